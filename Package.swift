@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One set of settings for every target: Swift 6 mode, explicit `any`, internal imports.
+let settings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "EnRoute",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "OrderTracking", targets: ["OrderTracking"]),
+        .library(name: "RideHailing", targets: ["RideHailing"]),
+        .library(name: "AppleAdapters", targets: ["AppleAdapters"]),
+    ],
+    targets: []
+)
+
+// MARK: - C libraries (each wrapped by exactly one Swift module)
+
+package.targets += [
+    .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+]
+
+// MARK: - Shared
+
+package.targets += [
+    /// Wire types used by the server and every client: one definition each.
+    .target(name: "EnRouteModels", swiftSettings: settings),
+]
+
+// MARK: - Client
+
+package.targets += [
+    /// The client kit's transport contract (HTTPClient, SSE parsing) and its URLSession implementation.
+    .target(name: "ClientKit", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// An HTTPClient over libcurl, for Linux tools and the simulator.
+    .target(name: "CurlTransport", dependencies: ["CCurl", "ClientKit"], swiftSettings: settings),
+    /// Seed 000: live order tracking for the customer.
+    .target(name: "OrderTracking", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
+    /// Seeds 002 and 003: the rider app and the ride tracking view model.
+    .target(name: "RideHailing", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
+    /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
+    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing"], swiftSettings: settings),
+]
+
+// MARK: - Tests
+
+package.targets += [
+    /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
+    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit"], swiftSettings: settings),
+    .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),
+]

@@ -1,0 +1,1 @@
+// Work in progress: Apple adapters, compiled only on Apple platforms.

@@ -1,0 +1,2 @@
+// Work in progress: the libcurl HTTPClient (issue 4).
+import CCurl

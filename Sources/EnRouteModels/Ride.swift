@@ -1,0 +1,144 @@
+public import Foundation
+
+/// A point on the map, in degrees (seed 002).
+public struct Coordinate: Codable, Sendable, Equatable, Hashable {
+    public let lat: Double
+    public let lng: Double
+    public init(lat: Double, lng: Double) { self.lat = lat; self.lng = lng }
+
+    /// True when both parts are finite and inside the globe's ranges.
+    public var isValid: Bool { lat.isFinite && lng.isFinite && (-90...90).contains(lat) && (-180...180).contains(lng) }
+}
+
+/// The driver's position as the rider sees it; `seq` grows with each update (seed 002).
+public struct DriverLocation: Codable, Sendable, Equatable {
+    public let coordinate: Coordinate
+    /// Degrees, 0 = north.
+    public let heading: Double
+    public let timestamp: Date
+    public let seq: Int64
+    public init(coordinate: Coordinate, heading: Double, timestamp: Date, seq: Int64) {
+        self.coordinate = coordinate; self.heading = heading; self.timestamp = timestamp; self.seq = seq
+    }
+}
+
+/// The assigned driver as shown to the rider (seed 002).
+public struct Driver: Codable, Sendable, Equatable {
+    public let id, name, carModel, plate: String
+    public let rating: Double
+    public let photoURL: URL
+    public init(id: String, name: String, carModel: String, plate: String, rating: Double, photoURL: URL) {
+        self.id = id; self.name = name; self.carModel = carModel; self.plate = plate; self.rating = rating; self.photoURL = photoURL
+    }
+}
+
+/// An amount in minor units; never a Double (seed 002).
+public struct Money: Codable, Sendable, Equatable, Hashable {
+    /// Cents, or the currency's smallest unit.
+    public let amountMinor: Int
+    /// ISO 4217 code, e.g. "USD".
+    public let currency: String
+    public init(amountMinor: Int, currency: String) { self.amountMinor = amountMinor; self.currency = currency }
+}
+
+/// A ride's state (seed 002).
+public enum TripState: String, Codable, Sendable, CaseIterable {
+    case searching, driverAssigned, driverArrived, onTrip
+    case completed, cancelled, noDriversFound
+
+    /// True until the ride reaches completed, cancelled or noDriversFound.
+    public var isActive: Bool {
+        switch self {
+        case .searching, .driverAssigned, .driverArrived, .onTrip: true
+        case .completed, .cancelled, .noDriversFound: false
+        }
+    }
+}
+
+/// The ride as the rider's app sees it (seed 002).
+public struct Trip: Codable, Sendable, Identifiable, Equatable {
+    public let id: String
+    public var state: TripState
+    public let pickup: Coordinate
+    public let dropoff: Coordinate
+    public var driver: Driver?
+    public var etaSeconds: Int?
+    public var fare: Money?
+    /// The server adds 1 on every change.
+    public var version: Int
+
+    public init(id: String, state: TripState, pickup: Coordinate, dropoff: Coordinate, driver: Driver? = nil,
+                etaSeconds: Int? = nil, fare: Money? = nil, version: Int) {
+        self.id = id; self.state = state; self.pickup = pickup; self.dropoff = dropoff
+        self.driver = driver; self.etaSeconds = etaSeconds; self.fare = fare; self.version = version
+    }
+}
+
+/// What the rider asks for (seed 002).
+public struct TripRequest: Codable, Sendable, Equatable {
+    public let pickup: Coordinate
+    public let dropoff: Coordinate
+    /// "economy", "xl", ...
+    public let productID: String
+    public init(pickup: Coordinate, dropoff: Coordinate, productID: String) {
+        self.pickup = pickup; self.dropoff = dropoff; self.productID = productID
+    }
+}
+
+/// Body of `POST /v1/estimates` (seed 002).
+public struct EstimateRequest: Codable, Sendable, Equatable {
+    public let pickup: Coordinate
+    public let dropoff: Coordinate
+    public init(pickup: Coordinate, dropoff: Coordinate) { self.pickup = pickup; self.dropoff = dropoff }
+}
+
+/// One product's price and pickup time before a request (seed 002).
+public struct Estimate: Codable, Sendable, Equatable {
+    public let productID: String
+    public let fare: Money
+    public let etaSeconds: Int
+    public init(productID: String, fare: Money, etaSeconds: Int) {
+        self.productID = productID; self.fare = fare; self.etaSeconds = etaSeconds
+    }
+}
+
+/// One message on a ride's live channel (seed 002).
+public enum TripEvent: Sendable, Equatable {
+    case tripUpdated(Trip)
+    case driverMoved(DriverLocation)
+
+    /// The SSE `event:` name / WebSocket `type` for this event.
+    public var name: String {
+        switch self {
+        case .tripUpdated: "tripUpdated"
+        case .driverMoved: "driverMoved"
+        }
+    }
+
+    /// The event's JSON payload (the Trip or the DriverLocation).
+    public func payload() throws -> Data {
+        let encoder = WireCoding.encoder()
+        switch self {
+        case .tripUpdated(let trip): return try encoder.encode(trip)
+        case .driverMoved(let location): return try encoder.encode(location)
+        }
+    }
+
+    /// Rebuilds an event from its name and JSON payload; nil for an unknown name.
+    public static func decode(name: String, payload: Data) throws -> TripEvent? {
+        let decoder = WireCoding.decoder()
+        switch name {
+        case "tripUpdated": return .tripUpdated(try decoder.decode(Trip.self, from: payload))
+        case "driverMoved": return .driverMoved(try decoder.decode(DriverLocation.self, from: payload))
+        default: return nil
+        }
+    }
+}
+
+/// A WebSocket frame on the live channel: `{"type": "tripUpdated", "id": "7", "data": {...}}`.
+public struct LiveEnvelope<Payload: Codable & Sendable>: Codable, Sendable {
+    public let type: String
+    public let id: String
+    public let data: Payload
+    public init(type: String, id: String, data: Payload) { self.type = type; self.id = id; self.data = data }
+}

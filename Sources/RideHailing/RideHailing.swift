@@ -1,0 +1,1 @@
+// Work in progress (issue 5).

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages EnRoute needs, only those dpkg reports absent.
+# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench]...
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+build=(pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev)
+test=(tmux python3 curl)
+bench=(nginx wrk)
+
+want=()
+for group in "${@:-build}"; do
+  case "$group" in
+    build) want+=("${build[@]}") ;;
+    test)  want+=("${build[@]}" "${test[@]}") ;;
+    bench) want+=("${build[@]}" "${bench[@]}") ;;
+    *) echo "unknown group: $group" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "installing: ${missing[*]}"
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
