@@ -32,6 +32,15 @@ package.targets += [
 package.targets += [
     /// Wire types used by the server and every client: one definition each.
     .target(name: "EnRouteModels", swiftSettings: settings),
+    /// OpenSSL's libcrypto behind a small Swift surface (SHA-1, HMAC, JWT signing).
+    .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"], swiftSettings: settings),
+]
+
+// MARK: - Server
+
+package.targets += [
+    /// libmicrohttpd behind async handlers, a router, SSE and WebSocket.
+    .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
 ]
 
 // MARK: - Client
@@ -49,12 +58,19 @@ package.targets += [
     .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing"], swiftSettings: settings),
 ]
 
+// MARK: - Tools
+
+package.targets += [
+    .executableTarget(name: "enroute", dependencies: ["HTTPEngine"], swiftSettings: settings),
+]
+
 // MARK: - Tests
 
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
     .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),

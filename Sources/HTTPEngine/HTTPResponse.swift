@@ -1,0 +1,62 @@
+public import Foundation
+public import EnRouteModels
+
+/// What a handler answers: a status, headers and one of three kinds of body.
+public struct HTTPResponse: Sendable {
+    /// The body kinds the engine can send.
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// A Server-Sent Events stream produced by the closure until it returns or the client leaves.
+        case eventStream(EventStream)
+        /// A WebSocket session run by the closure after the 101 answer.
+        case webSocket(@Sendable (WebSocket) async -> Void)
+    }
+
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Body
+
+    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {
+        self.status = status; self.headers = headers; self.body = body
+    }
+
+    /// A 2xx JSON answer encoded with the wire coder.
+    public static func json(_ value: some Encodable, status: Int = 200) throws -> HTTPResponse {
+        let bytes = try Array(WireCoding.encoder().encode(value))
+        return .jsonBytes(bytes, status: status)
+    }
+
+    /// A JSON answer from bytes already encoded.
+    public static func jsonBytes(_ bytes: [UInt8], status: Int = 200) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json")
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
+    }
+
+    /// A body-less answer such as 204.
+    public static func empty(_ status: Int = 204) -> HTTPResponse { HTTPResponse(status: status) }
+
+    /// A text answer with the given media type.
+    public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8", status: Int = 200) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", contentType)
+        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(text.utf8)))
+    }
+
+    /// An SSE answer whose events come from `produce`.
+    public static func eventStream(_ produce: @escaping @Sendable (EventStreamWriter) async throws -> Void) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: EventStream.headers, body: .eventStream(EventStream(produce: produce)))
+    }
+
+    /// A WebSocket answer (101) whose session runs in `session`.
+    public static func webSocket(_ session: @escaping @Sendable (WebSocket) async -> Void) -> HTTPResponse {
+        HTTPResponse(status: 101, body: .webSocket(session))
+    }
+
+    /// The body bytes of a `.bytes` answer; empty for streams.
+    public var bodyBytes: [UInt8] {
+        if case .bytes(let bytes) = body { return bytes }
+        return []
+    }
+}

@@ -1,0 +1,543 @@
+import Foundation
+import Synchronization
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Settings for `HTTPServer`; the defaults suit production.
+public struct HTTPServerConfiguration: Sendable {
+    /// IPv4 address to listen on.
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free one (read it back from `HTTPServer.port`).
+    public var port: UInt16 = 8080
+    /// Threads in libmicrohttpd's pool.
+    public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Open connections beyond this get 503 with `Retry-After` and are closed.
+    public var connectionLimit = 20_000
+    /// Seconds a connection may sit idle (or trickle a request) before it is closed; streams are exempt.
+    public var idleTimeoutSeconds: UInt32 = 30
+    /// Async handlers running at once beyond this get 503 with `Retry-After`.
+    public var maxInFlight = 4_096
+    /// Per-connection memory pool for headers and buffers, in bytes.
+    public var connectionMemoryLimit = 32 * 1024
+    /// How often an idle SSE stream gets a heartbeat comment.
+    public var heartbeatInterval: Duration = .seconds(15)
+    /// The `retry:` sent at the start of every SSE stream.
+    public var sseRetryMilliseconds = 3_000
+    /// An SSE client further behind than this many bytes is disconnected.
+    public var maxStreamBuffer = 256 * 1024
+    /// Largest WebSocket message accepted; larger ones close with 1009.
+    public var maxWebSocketMessage = 64 * 1024
+    /// A WebSocket client further behind than this many bytes is disconnected.
+    public var maxWebSocketOutbound = 1024 * 1024
+    /// How long shutdown waits for in-flight requests and streams.
+    public var shutdownGrace: Duration = .seconds(10)
+
+    public init() {}
+}
+
+/// Errors starting the server.
+public enum HTTPServerError: Error, CustomStringConvertible {
+    case cannotStart(host: String, port: UInt16)
+    public var description: String {
+        switch self {
+        case .cannotStart(let host, let port): "could not listen on \(host):\(port) (in use, or no permission)"
+        }
+    }
+}
+
+/// An HTTP/1.1 server on libmicrohttpd: async handlers via suspend/resume, SSE, WebSocket, metrics.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: HTTPServerConfiguration
+    public let metrics: MetricsRegistry
+    private let router: Router
+    private let clock: any Clock<Duration>
+    private var daemon: OpaquePointer?
+    private let reactor = SocketReactor()
+    private let inFlight = Atomic<Int>(0)
+    private let openStreams = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
+    fileprivate let openConnections = Atomic<Int>(0)
+    private let streams = Mutex<[ObjectIdentifier: MHDEventSink]>([:])
+    private var listenPort: UInt16 = 0
+
+    /// A server for `router`; `clock` paces SSE heartbeats.
+    public init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+                metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock<Duration> = ContinuousClock()) {
+        self.router = router
+        self.configuration = configuration
+        self.metrics = metrics
+        self.clock = clock
+        metrics.gauge("enroute_open_sse_streams", help: "Server-Sent Event streams open now.") { [weak self] in
+            Double(self?.openStreams.load(ordering: .relaxed) ?? 0)
+        }
+        metrics.gauge("enroute_open_websockets", help: "WebSocket sessions open now.") { [reactor] in Double(reactor.count) }
+        metrics.gauge("enroute_requests_in_flight", help: "Async handlers running now.") { [weak self] in
+            Double(self?.inFlight.load(ordering: .relaxed) ?? 0)
+        }
+    }
+
+    deinit {
+        if let daemon { MHD_stop_daemon(daemon) }
+        reactor.stop()
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var port: UInt16 { listenPort }
+
+    /// Open SSE streams now.
+    public var openStreamCount: Int { openStreams.load(ordering: .relaxed) }
+
+    /// Binds and starts serving on the pool's threads.
+    public func start() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = configuration.port.bigEndian
+        inet_pton(AF_INET, configuration.host, &addr.sin_addr)
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_TURBO.rawValue | MHD_ALLOW_UPGRADE.rawValue | MHD_USE_ITC.rawValue
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        daemon = withUnsafePointer(to: &addr) { addrPtr in
+            addrPtr.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                let args: [any CVarArg] = [
+                    CInt(MHD_OPTION.THREAD_POOL_SIZE.rawValue), CUnsignedInt(configuration.threads),
+                    // Headroom above the cap so that excess clients can be told 503 rather than left hanging.
+                    CInt(MHD_OPTION.CONNECTION_LIMIT.rawValue), CUnsignedInt(configuration.connectionLimit + 256),
+                    CInt(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), CUnsignedInt(configuration.idleTimeoutSeconds),
+                    CInt(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(configuration.connectionMemoryLimit),
+                    CInt(MHD_OPTION.LISTEN_BACKLOG_SIZE.rawValue), CUnsignedInt(4096),
+                    CInt(MHD_OPTION.SOCK_ADDR.rawValue), sa,
+                    CInt(MHD_OPTION.NOTIFY_COMPLETED.rawValue), unsafeBitCast(completedCallback, to: OpaquePointer.self), OpaquePointer(me),
+                    CInt(MHD_OPTION.NOTIFY_CONNECTION.rawValue), unsafeBitCast(connectionCallback, to: OpaquePointer.self), OpaquePointer(me),
+                    CInt(MHD_OPTION.END.rawValue),
+                ]
+                return withVaList(args) { va in
+                    MHD_start_daemon_va(flags, configuration.port, nil, nil, accessCallback, me, va)
+                }
+            }
+        }
+        guard let daemon else { throw HTTPServerError.cannotStart(host: configuration.host, port: configuration.port) }
+        listenPort = enroute_mhd_bound_port(daemon)
+    }
+
+    /// Stops accepting, lets in-flight requests finish, ends streams cleanly, then stops.
+    public func shutdown() async {
+        guard let daemon, !draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        for sink in streams.withLock({ Array($0.values) }) { sink.finish() }
+        for socket in reactor.all { socket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down") }
+        let deadline = ContinuousClock.now.advanced(by: configuration.shutdownGrace)
+        while ContinuousClock.now < deadline,
+              inFlight.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0 || reactor.count > 0 {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+        reactor.stop()
+    }
+
+    // MARK: - Request lifecycle (called on libmicrohttpd's threads)
+
+    fileprivate func access(_ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                            slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let existing = slot.pointee else {
+            let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
+            slot.pointee = Unmanaged.passRetained(context).toOpaque()
+            return begin(context)
+        }
+        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let size = uploadSize.pointee
+            uploadSize.pointee = 0
+            switch context.phase {
+            case .receiving:
+                guard let upload else { return .YES }
+                context.request.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+                if context.request.body.count > context.bodyLimit {
+                    // libmicrohttpd cannot answer mid-upload: discard the rest, answer 413 at the end.
+                    context.phase = .rejected(discarded: context.request.body.count)
+                    context.request.body = []
+                }
+                return .YES
+            case .rejected(let discarded):
+                // Past a bounded amount of discarding, just drop the connection.
+                guard discarded + size <= 16 * context.bodyLimit + 1_048_576 else { return .NO }
+                context.phase = .rejected(discarded: discarded + size)
+                return .YES
+            case .running, .done:
+                return .YES
+            }
+        }
+        switch context.phase {
+        case .receiving: return dispatch(context)
+        case .rejected: return queue(HTTPError.payloadTooLarge(limit: context.bodyLimit).response, for: context)
+        case .running: return context.takeReady().map { queue($0, for: context) } ?? .YES
+        case .done: return .YES
+        }
+    }
+
+    private func begin(_ context: RequestContext) -> MHD_Result {
+        if openConnections.load(ordering: .relaxed) > configuration.connectionLimit {
+            context.phase = .done
+            var response = HTTPError.unavailable(retryAfterSeconds: 1, detail: "Too many connections; try again shortly.").response
+            response.headers.add("Connection", "close")
+            return queue(response, for: context)
+        }
+        context.request.headers = Self.values(context.connection, kind: .HEADER_KIND)
+        context.request.query = Dictionary(Self.values(context.connection, kind: .GET_ARGUMENT_KIND).map { ($0.name, $0.value) },
+                                           uniquingKeysWith: { first, _ in first })
+        context.resolution = router.resolve(method: context.request.method, path: context.request.path)
+        if case .route(let route, let parameters) = context.resolution {
+            context.bodyLimit = route.bodyLimit
+            context.request.pathParameters = parameters
+            context.request.routePattern = route.pattern
+        } else {
+            context.bodyLimit = Router.defaultBodyLimit
+        }
+        if let length = context.request.headers["Content-Length"].flatMap(Int.init), length > context.bodyLimit {
+            context.phase = .done
+            return queue(HTTPError.payloadTooLarge(limit: context.bodyLimit).response, for: context)
+        }
+        return .YES
+    }
+
+    private func dispatch(_ context: RequestContext) -> MHD_Result {
+        let request = context.request
+        switch context.resolution {
+        case .notFound, .none:
+            context.phase = .done
+            return queue(HTTPError.notFound().response, for: context)
+        case .methodNotAllowed(let allow):
+            context.phase = .done
+            return queue(Router.methodNotAllowed(allow).response, for: context)
+        case .route(let route, _):
+            if draining.load(ordering: .relaxed) {
+                context.phase = .done
+                var response = HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is restarting.").response
+                response.headers.add("Connection", "close")
+                return queue(response, for: context)
+            }
+            switch route.handler {
+            case .sync(let handle):
+                context.phase = .done
+                return queue(Router.run { try handle(request) }, for: context)
+            case .async(let handle):
+                if inFlight.wrappingAdd(1, ordering: .relaxed).newValue > configuration.maxInFlight {
+                    inFlight.wrappingSubtract(1, ordering: .relaxed)
+                    context.phase = .done
+                    return queue(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is busy; try again shortly.").response, for: context)
+                }
+                context.phase = .running
+                context.task = Task {
+                    let response: HTTPResponse
+                    do { response = try await handle(request) } catch { response = Router.answer(for: error) }
+                    self.inFlight.wrappingSubtract(1, ordering: .relaxed)
+                    context.complete(response)
+                }
+                if let ready = context.suspendUnlessReady() { return queue(ready, for: context) }
+                return .YES
+            }
+        }
+    }
+
+    private func queue(_ response: HTTPResponse, for context: RequestContext) -> MHD_Result {
+        context.phase = .done
+        let connection = context.connection
+        var status = response.status
+        let mhdResponse: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            mhdResponse = bytes.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .eventStream(let stream):
+            let sink = MHDEventSink(connection: connection, maxBuffered: configuration.maxStreamBuffer, server: self)
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 4096, sseReader, Unmanaged.passRetained(sink).toOpaque(), sseFree)
+            _ = enroute_mhd_set_timeout(connection, 0)
+            openStreams.wrappingAdd(1, ordering: .relaxed)
+            streams.withLock { $0[ObjectIdentifier(sink)] = sink }
+            let clock = self.clock, interval = configuration.heartbeatInterval, retry = configuration.sseRetryMilliseconds
+            sink.start(
+                producer: Task { await stream.run(sink: sink, retryMilliseconds: retry) },
+                heartbeat: Task {
+                    while !Task.isCancelled {
+                        do { try await clock.sleep(for: interval) } catch { return }
+                        guard sink.write(Array(": heartbeat\n\n".utf8)) else { return }
+                    }
+                })
+            if draining.load(ordering: .relaxed) { sink.finish() }
+        case .webSocket(let session):
+            let headers = context.request.headers
+            guard headers["Sec-WebSocket-Version"] == "13" else {
+                var error = HTTPError(status: 426, title: "Upgrade Required", detail: "Only WebSocket version 13 is supported.")
+                error.headers.add("Sec-WebSocket-Version", "13")
+                return queue(error.response, for: context)
+            }
+            guard let key = headers["Sec-WebSocket-Key"], Data(base64Encoded: key.trimmingCharacters(in: .whitespaces))?.count == 16,
+                  headers["Connection"]?.lowercased().contains("upgrade") == true else {
+                return queue(HTTPError.badRequest("A WebSocket upgrade needs Connection: Upgrade and a 16-byte Sec-WebSocket-Key.").response, for: context)
+            }
+            let upgrade = UpgradeContext(server: self, session: session)
+            mhdResponse = MHD_create_response_for_upgrade(upgradeCallback, Unmanaged.passRetained(upgrade).toOpaque())
+            MHD_add_response_header(mhdResponse, "Upgrade", "websocket")
+            MHD_add_response_header(mhdResponse, "Sec-WebSocket-Accept", WebSocketCodec.acceptValue(forKey: key))
+            status = 101
+        }
+        guard let mhdResponse else { return .NO }
+        for field in response.headers { MHD_add_response_header(mhdResponse, field.name, field.value) }
+        let result = MHD_queue_response(connection, UInt32(status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
+        let route = context.request.routePattern.isEmpty ? "unmatched" : context.request.routePattern
+        let labels = ["route": route, "method": context.request.method]
+        metrics.increment("enroute_http_requests_total", labels: labels.merging(["status": String(status)]) { a, _ in a },
+                          help: "HTTP requests answered, by route, method and status.")
+        metrics.observe("enroute_http_request_duration_seconds", seconds: context.elapsedSeconds, labels: labels,
+                        help: "Time from request start to the answer being queued.")
+        return result
+    }
+
+    fileprivate func streamEnded(_ sink: MHDEventSink) {
+        streams.withLock { $0[ObjectIdentifier(sink)] = nil }
+        openStreams.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    fileprivate func upgraded(_ context: UpgradeContext, fd: Int32, handle: OpaquePointer, extra: [UInt8]) {
+        var continuation: AsyncStream<WebSocketMessage>.Continuation!
+        let messages = AsyncStream<WebSocketMessage>(bufferingPolicy: .bufferingNewest(1024)) { continuation = $0 }
+        let sessionTask = Mutex<Task<Void, Never>?>(nil)
+        let socket = UpgradedSocket(fd: fd, handle: handle, reactor: reactor, maxMessageSize: configuration.maxWebSocketMessage,
+                                    maxOutbound: configuration.maxWebSocketOutbound, continuation: continuation,
+                                    onFinish: { sessionTask.withLock { $0?.cancel() } })
+        reactor.add(socket)
+        let webSocket = WebSocket(messages: messages, transport: socket)
+        let session = context.session
+        sessionTask.withLock { $0 = Task { await session(webSocket); if webSocket.isOpen { webSocket.close() } } }
+        if !extra.isEmpty { socket.feed(extra) }
+        if draining.load(ordering: .relaxed) { socket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down") }
+    }
+
+    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
+        final class Box { var headers = HTTPHeaders() }
+        let box = Box()
+        let iterator: MHD_KeyValueIterator = { cls, _, key, value in
+            let box = Unmanaged<Box>.fromOpaque(cls!).takeUnretainedValue()
+            if let key { box.headers.add(String(cString: key), value.map { String(cString: $0) } ?? "") }
+            return .YES
+        }
+        withExtendedLifetime(box) {
+            _ = MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(box).toOpaque())
+        }
+        return box.headers
+    }
+}
+
+// MARK: - Per-request state
+
+/// One request's state across libmicrohttpd's repeated calls and the handler's task.
+final class RequestContext: @unchecked Sendable {
+    enum Phase: Equatable { case receiving, rejected(discarded: Int), running, done }
+
+    let connection: OpaquePointer
+    let started = ContinuousClock.now
+    var request: HTTPRequest
+    var resolution: Router.Resolution?
+    var bodyLimit = Router.defaultBodyLimit
+    // Touched only on the connection's thread.
+    var phase = Phase.receiving
+    var task: Task<Void, Never>?
+
+    private struct Shared {
+        var ready: HTTPResponse?
+        var suspended = false
+        var closed = false
+    }
+    private let shared = Mutex(Shared())
+
+    init(connection: OpaquePointer, method: String, path: String) {
+        self.connection = connection
+        self.request = HTTPRequest(method: method, path: path)
+    }
+
+    var elapsedSeconds: Double {
+        let d = ContinuousClock.now - started
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// Called by the handler's task; resumes the connection if it is waiting.
+    func complete(_ response: HTTPResponse) {
+        shared.withLock { s in
+            guard !s.closed else { return }
+            s.ready = response
+            if s.suspended {
+                s.suspended = false
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+
+    /// Suspends the connection unless the answer is already there, in which case returns it.
+    func suspendUnlessReady() -> HTTPResponse? {
+        shared.withLock { s in
+            if let ready = s.ready { s.ready = nil; return ready }
+            s.suspended = true
+            MHD_suspend_connection(connection)
+            return nil
+        }
+    }
+
+    func takeReady() -> HTTPResponse? {
+        shared.withLock { s in
+            defer { s.ready = nil }
+            return s.ready
+        }
+    }
+
+    /// The connection is gone: never resume it again, and stop the handler.
+    func close() {
+        shared.withLock { $0.closed = true }
+        task?.cancel()
+    }
+}
+
+/// The upgrade handler's context, holding the session closure until the socket is handed over.
+final class UpgradeContext: @unchecked Sendable {
+    let server: HTTPServer
+    let session: @Sendable (WebSocket) async -> Void
+    init(server: HTTPServer, session: @escaping @Sendable (WebSocket) async -> Void) { self.server = server; self.session = session }
+}
+
+/// An SSE stream on a libmicrohttpd connection: a bounded buffer, drained by the content reader.
+final class MHDEventSink: EventSink, @unchecked Sendable {
+    private struct State {
+        var buffer: [UInt8] = []
+        var suspended = false
+        var finished = false
+        var overflowed = false
+        var released = false
+        var producer: Task<Void, Never>?
+        var heartbeat: Task<Void, Never>?
+    }
+
+    private let connection: OpaquePointer
+    private let maxBuffered: Int
+    private weak var server: HTTPServer?
+    private let state = Mutex(State())
+
+    init(connection: OpaquePointer, maxBuffered: Int, server: HTTPServer) {
+        self.connection = connection
+        self.maxBuffered = maxBuffered
+        self.server = server
+    }
+
+    func start(producer: Task<Void, Never>, heartbeat: Task<Void, Never>) {
+        let cancel = state.withLock { s -> Bool in
+            s.producer = producer
+            s.heartbeat = heartbeat
+            return s.released
+        }
+        if cancel { producer.cancel(); heartbeat.cancel() }
+    }
+
+    func write(_ bytes: [UInt8]) -> Bool {
+        state.withLock { s in
+            guard !s.finished, !s.released else { return false }
+            if s.buffer.count + bytes.count > maxBuffered {
+                // Too far behind: drop this client rather than buffer without limit.
+                s.overflowed = true
+                s.finished = true
+                s.buffer.removeAll()
+            } else {
+                s.buffer.append(contentsOf: bytes)
+            }
+            if s.suspended {
+                s.suspended = false
+                MHD_resume_connection(connection)
+            }
+            return !s.overflowed
+        }
+    }
+
+    func finish() {
+        state.withLock { s in
+            guard !s.finished else { return }
+            s.finished = true
+            if s.suspended, !s.released {
+                s.suspended = false
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+
+    /// libmicrohttpd asks for the next bytes; 0 means "suspended until a write resumes us".
+    func read(into destination: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        state.withLock { s in
+            if !s.buffer.isEmpty {
+                let n = min(max, s.buffer.count)
+                s.buffer.withUnsafeBytes { raw in
+                    UnsafeMutableRawPointer(destination).copyMemory(from: raw.baseAddress!, byteCount: n)
+                }
+                s.buffer.removeFirst(n)
+                return n
+            }
+            if s.finished { return s.overflowed ? Int(MHD_CONTENT_READER_END_WITH_ERROR) : Int(MHD_CONTENT_READER_END_OF_STREAM) }
+            s.suspended = true
+            MHD_suspend_connection(connection)
+            return 0
+        }
+    }
+
+    /// The response is gone (client left or stream ended): stop the producer and heartbeat.
+    func released() {
+        let tasks = state.withLock { s -> [Task<Void, Never>] in
+            s.released = true
+            s.finished = true
+            s.suspended = false
+            return [s.producer, s.heartbeat].compactMap { $0 }
+        }
+        for task in tasks { task.cancel() }
+        server?.streamEnded(self)
+    }
+}
+
+// MARK: - C callbacks
+
+private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
+    return server.access(connection!, url: url!, method: method!, upload: upload, uploadSize: uploadSize!, slot: slot!)
+}
+
+private let completedCallback: MHD_RequestCompletedCallback = { _, _, slot, _ in
+    guard let slot, let raw = slot.pointee else { return }
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
+    context.close()
+    slot.pointee = nil
+}
+
+private let connectionCallback: MHD_NotifyConnectionCallback = { cls, _, _, code in
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
+    if code == .CONNECTION_NOTIFY_STARTED {
+        server.openConnections.wrappingAdd(1, ordering: .relaxed)
+    } else {
+        server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+    }
+}
+
+private let sseReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
+    let sink = Unmanaged<MHDEventSink>.fromOpaque(cls!).takeUnretainedValue()
+    return sink.read(into: buffer!, max: max)
+}
+
+private let sseFree: MHD_ContentReaderFreeCallback = { cls in
+    let sink = Unmanaged<MHDEventSink>.fromOpaque(cls!).takeRetainedValue()
+    sink.released()
+}
+
+private let upgradeCallback: MHD_UpgradeHandler = { cls, _, _, extra, extraSize, fd, urh in
+    let context = Unmanaged<UpgradeContext>.fromOpaque(cls!).takeRetainedValue()
+    let bytes = extra.map { Array(UnsafeRawBufferPointer(start: $0, count: extraSize)) } ?? []
+    context.server.upgraded(context, fd: fd, handle: urh!, extra: bytes)
+}

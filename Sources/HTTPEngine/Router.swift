@@ -1,0 +1,147 @@
+/// A request handler: synchronous ones run on the engine's thread and must not block.
+public enum Handler: Sendable {
+    /// Answers at once from memory, without a hop to a Swift task (hot read paths).
+    case sync(@Sendable (HTTPRequest) throws -> HTTPResponse)
+    /// May suspend; runs in its own task while the connection waits.
+    case async(@Sendable (HTTPRequest) async throws -> HTTPResponse)
+}
+
+/// One registered route.
+public struct Route: Sendable {
+    public let method: String
+    public let pattern: String
+    public let handler: Handler
+    /// Largest body accepted, in bytes; larger ones get 413.
+    public let bodyLimit: Int
+}
+
+/// Methods and path patterns (`/v1/trips/{id}`) mapped to handlers; 404 and 405 with `Allow` otherwise.
+public struct Router: Sendable {
+    /// What a method and path resolve to.
+    public enum Resolution: Sendable {
+        case route(Route, parameters: [String: String])
+        case notFound
+        case methodNotAllowed(allow: [String])
+    }
+
+    private final class Node: @unchecked Sendable {
+        var literals: [String: Node] = [:]
+        var parameter: (name: String, node: Node)?
+        var routes: [String: Route] = [:]
+    }
+
+    private let root = Node()
+    /// The body limit for routes that don't set one: 64 KiB.
+    public static let defaultBodyLimit = 64 * 1024
+
+    public init() {}
+
+    /// Registers a handler; `{name}` segments capture path parameters.
+    public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: Handler) {
+        var node = root
+        for segment in Self.segments(pattern) {
+            if segment.hasPrefix("{"), segment.hasSuffix("}") {
+                let name = String(segment.dropFirst().dropLast())
+                if let existing = node.parameter {
+                    precondition(existing.name == name, "conflicting parameter names at \(pattern)")
+                    node = existing.node
+                } else {
+                    let next = Node()
+                    node.parameter = (name, next)
+                    node = next
+                }
+            } else if let next = node.literals[segment] {
+                node = next
+            } else {
+                let next = Node()
+                node.literals[segment] = next
+                node = next
+            }
+        }
+        precondition(node.routes[method] == nil, "duplicate route \(method) \(pattern)")
+        node.routes[method] = Route(method: method, pattern: pattern, handler: handler, bodyLimit: bodyLimit)
+    }
+
+    /// Registers an async GET handler.
+    public mutating func get(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("GET", pattern, .async(handler))
+    }
+
+    /// Registers an async POST handler.
+    public mutating func post(_ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("POST", pattern, bodyLimit: bodyLimit, .async(handler))
+    }
+
+    /// Registers an async PUT handler.
+    public mutating func put(_ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("PUT", pattern, bodyLimit: bodyLimit, .async(handler))
+    }
+
+    /// Registers an async DELETE handler.
+    public mutating func delete(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add("DELETE", pattern, .async(handler))
+    }
+
+    /// Finds the route for a method and path.
+    public func resolve(method: String, path: String) -> Resolution {
+        var node = root
+        var parameters: [String: String] = [:]
+        for segment in Self.segments(path) {
+            if let next = node.literals[segment] {
+                node = next
+            } else if let (name, next) = node.parameter {
+                parameters[name] = segment
+                node = next
+            } else {
+                return .notFound
+            }
+        }
+        if let route = node.routes[method] { return .route(route, parameters: parameters) }
+        if method == "HEAD", let route = node.routes["GET"] { return .route(route, parameters: parameters) }
+        if node.routes.isEmpty { return .notFound }
+        return .methodNotAllowed(allow: node.routes.keys.sorted())
+    }
+
+    /// Runs the whole request through routing and its handler, always producing an answer.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch resolve(method: request.method, path: request.path) {
+        case .notFound:
+            return HTTPError.notFound().response
+        case .methodNotAllowed(let allow):
+            return Self.methodNotAllowed(allow).response
+        case .route(let route, let parameters):
+            var request = request
+            request.pathParameters = parameters
+            request.routePattern = route.pattern
+            if request.body.count > route.bodyLimit { return HTTPError.payloadTooLarge(limit: route.bodyLimit).response }
+            switch route.handler {
+            case .sync(let handle): return Self.run { try handle(request) }
+            case .async(let handle):
+                do { return try await handle(request) } catch { return Self.answer(for: error) }
+            }
+        }
+    }
+
+    /// 405 with the `Allow` header.
+    public static func methodNotAllowed(_ allow: [String]) -> HTTPError {
+        var headers = HTTPHeaders()
+        headers.add("Allow", allow.joined(separator: ", "))
+        return HTTPError(status: 405, title: "Method Not Allowed", detail: "Use \(allow.joined(separator: " or ")).", headers: headers)
+    }
+
+    /// Runs a synchronous handler, turning thrown errors into problem answers.
+    static func run(_ body: () throws -> HTTPResponse) -> HTTPResponse {
+        do { return try body() } catch { return answer(for: error) }
+    }
+
+    /// The answer for an error a handler threw: its problem, or a bare 500.
+    static func answer(for error: any Error) -> HTTPResponse {
+        if let http = error as? HTTPError { return http.response }
+        if error is CancellationError { return HTTPError.unavailable(retryAfterSeconds: 1, detail: "The request was cancelled.").response }
+        return HTTPError.internalError.response
+    }
+
+    static func segments(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One epoll loop for every upgraded socket: libmicrohttpd stops polling a socket once it is upgraded.
+final class SocketReactor: @unchecked Sendable {
+    private let epfd: Int32
+    private let wakeFD: Int32
+    private let sockets = Mutex<[Int32: UpgradedSocket]>([:])
+    private let stopped = Atomic<Bool>(false)
+    private var thread: Thread?
+
+    init() {
+        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        var ev = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &ev)
+        // The thread holds the reactor until `stop()` ends its loop.
+        let thread = Thread { self.loop() }
+        thread.name = "enroute-ws-reactor"
+        thread.start()
+        self.thread = thread
+    }
+
+    /// Number of sockets being served.
+    var count: Int { sockets.withLock { $0.count } }
+
+    func add(_ socket: UpgradedSocket) {
+        sockets.withLock { $0[socket.fd] = socket }
+        var ev = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: socket.fd))
+        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, socket.fd, &ev)
+    }
+
+    func setWantsWrite(_ socket: UpgradedSocket, _ wants: Bool) {
+        var events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+        if wants { events |= EPOLLOUT.rawValue }
+        var ev = epoll_event(events: events, data: epoll_data_t(fd: socket.fd))
+        _ = epoll_ctl(epfd, EPOLL_CTL_MOD, socket.fd, &ev)
+    }
+
+    func remove(_ socket: UpgradedSocket) {
+        _ = epoll_ctl(epfd, EPOLL_CTL_DEL, socket.fd, nil)
+        sockets.withLock { $0[socket.fd] = nil }
+    }
+
+    /// Every open socket, for shutdown.
+    var all: [UpgradedSocket] { sockets.withLock { Array($0.values) } }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    private func loop() {
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !stopped.load(ordering: .acquiring) {
+            let n = epoll_wait(epfd, &events, Int32(events.count), 1000)
+            if n < 0 { if errno == EINTR { continue } else { break } }
+            for i in 0..<Int(n) {
+                let fd = events[i].data.fd
+                if fd == wakeFD {
+                    var value: UInt64 = 0
+                    _ = Glibc.read(wakeFD, &value, 8)
+                    continue
+                }
+                guard let socket = sockets.withLock({ $0[fd] }) else { continue }
+                let flags = events[i].events
+                if flags & EPOLLOUT.rawValue != 0 { socket.writable() }
+                if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+                    socket.readable(buffer: &buffer)
+                }
+            }
+        }
+        close(epfd)
+        close(wakeFD)
+    }
+}
+
+/// An upgraded connection's socket, driven by the reactor; writes may come from any thread.
+final class UpgradedSocket: WebSocketTransport, @unchecked Sendable {
+    private struct State {
+        var codec: WebSocketCodec
+        var outbound: [UInt8] = []
+        var wantsWrite = false
+        var closeAfterFlush = false
+        var finished = false
+    }
+
+    let fd: Int32
+    private let handle: OpaquePointer
+    private let reactor: SocketReactor
+    private let state: Mutex<State>
+    private let continuation: AsyncStream<WebSocketMessage>.Continuation
+    private let maxOutbound: Int
+    private let onFinish: @Sendable () -> Void
+
+    init(fd: Int32, handle: OpaquePointer, reactor: SocketReactor, maxMessageSize: Int, maxOutbound: Int,
+         continuation: AsyncStream<WebSocketMessage>.Continuation, onFinish: @escaping @Sendable () -> Void) {
+        self.fd = fd
+        self.handle = handle
+        self.reactor = reactor
+        self.state = Mutex(State(codec: WebSocketCodec(maxMessageSize: maxMessageSize)))
+        self.continuation = continuation
+        self.maxOutbound = maxOutbound
+        self.onFinish = onFinish
+        let flags = fcntl(fd, F_GETFL, 0)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    var isOpen: Bool { state.withLock { !$0.finished && !$0.codec.closeSent } }
+
+    func write(_ frame: [UInt8]) -> Bool {
+        let ok = state.withLock { s -> Bool in
+            guard !s.finished, !s.codec.closeSent else { return false }
+            if s.outbound.count + frame.count > maxOutbound {
+                // A reader this far behind is dropped, not buffered without limit.
+                s.closeAfterFlush = true
+                s.outbound.removeAll()
+                return false
+            }
+            s.outbound.append(contentsOf: frame)
+            flushLocked(&s)
+            return true
+        }
+        if !ok { finishIfDone() }
+        return ok
+    }
+
+    func close(code: UInt16, reason: String) {
+        state.withLock { s in
+            guard !s.finished, let frame = s.codec.startClose(code: code, reason: reason) else { return }
+            s.outbound.append(contentsOf: frame)
+            flushLocked(&s)
+        }
+        // The client should answer with its own close; don't wait for it forever.
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(2))
+            self?.state.withLock { $0.closeAfterFlush = true }
+            self?.finishIfDone(force: true)
+        }
+    }
+
+    /// Feeds byted from a single socket fed in; data from `extra` comes first.
+    func feed(_ bytes: [UInt8]) {
+        let actions = state.withLock { $0.codec.receive(bytes) }
+        perform(actions)
+    }
+
+    func readable(buffer: inout [UInt8]) {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                feed(Array(buffer[0..<n]))
+                continue
+            }
+            if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                state.withLock { $0.closeAfterFlush = true; $0.outbound.removeAll() }
+                finishIfDone(force: true)
+            }
+            return
+        }
+    }
+
+    func writable() {
+        state.withLock { flushLocked(&$0) }
+        finishIfDone()
+    }
+
+    private func perform(_ actions: [WebSocketCodec.Action]) {
+        for action in actions {
+            switch action {
+            case .deliver(let message):
+                continuation.yield(message)
+            case .write(let bytes):
+                state.withLock { s in
+                    s.outbound.append(contentsOf: bytes)
+                    flushLocked(&s)
+                }
+            case .closeAfterWrite(let bytes, _):
+                state.withLock { s in
+                    s.outbound.append(contentsOf: bytes)
+                    s.closeAfterFlush = true
+                    flushLocked(&s)
+                }
+            }
+        }
+        finishIfDone()
+    }
+
+    private func flushLocked(_ s: inout State) {
+        while !s.outbound.isEmpty {
+            let n = s.outbound.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                s.outbound.removeFirst(n)
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                break
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                s.outbound.removeAll()
+                s.closeAfterFlush = true
+                break
+            }
+        }
+        let wants = !s.outbound.isEmpty
+        if wants != s.wantsWrite {
+            s.wantsWrite = wants
+            reactor.setWantsWrite(self, wants)
+        }
+    }
+
+    private func finishIfDone(force: Bool = false) {
+        let finish = state.withLock { s -> Bool in
+            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return false }
+            s.finished = true
+            return true
+        }
+        guard finish else { return }
+        reactor.remove(self)
+        continuation.finish()
+        _ = enroute_mhd_upgrade_close(handle)
+        onFinish()
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+import Synchronization
+import TestSupport
+@testable import HTTPEngine
+
+/// A few live-socket tests of the engine itself; everything else goes through the router in-process.
+@Suite(.serialized) struct HTTPServerLiveTests {
+    final class Probe: Sendable {
+        let cancelled = AsyncStream<Void>.makeStream()
+        let lastEventID = Mutex<String?>(nil)
+    }
+
+    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, clock: ManualClock = ManualClock(),
+                 probe: Probe = Probe()) throws -> HTTPServer {
+        var router = Router()
+        router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
+        router.post("/upload", bodyLimit: 1024) { req in .text("got \(req.body.count)") }
+        router.get("/events") { req in
+            probe.lastEventID.withLock { $0 = req.headers["Last-Event-ID"] }
+            return .eventStream { writer in
+                try writer.send(event: "hello", id: "1", data: "first")
+                await withTaskCancellationHandler {
+                    let (never, _) = AsyncStream<Void>.makeStream()
+                    for await _ in never {}
+                } onCancel: {
+                    probe.cancelled.continuation.yield()
+                }
+            }
+        }
+        router.get("/ws") { _ in
+            .webSocket { ws in
+                for await message in ws.messages {
+                    switch message {
+                    case .text(let t): try? ws.send(text: t)
+                    case .binary(let b): try? ws.send(binary: b)
+                    }
+                }
+            }
+        }
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        config.threads = 2
+        configure(&config)
+        let server = HTTPServer(router: router, configuration: config, clock: clock)
+        try server.start()
+        return server
+    }
+
+    func upgrade(_ client: TCPTestClient) throws {
+        client.write("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        try client.read(untilContains: "\r\n\r\n")
+        #expect(client.text.hasPrefix("HTTP/1.1 101"))
+        #expect(client.text.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="))
+        client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
+    }
+
+    @Test func keepAliveServesManyRequestsOnOneConnection() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        for _ in 0..<3 {
+            client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
+            #expect(response.headers["connection"]?.lowercased() != "close")
+        }
+        #expect(!client.closedByPeer)
+        await server.shutdown()
+    }
+
+    @Test func oversizeBodyIs413ProblemBothDeclaredAndChunked() async throws {
+        let server = try makeSUT()
+        let declared = try TCPTestClient(port: server.port)
+        declared.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
+        let first = try declared.readResponse()
+        #expect(first.status == 413)
+        #expect(first.headers["content-type"] == "application/problem+json")
+
+        let chunked = try TCPTestClient(port: server.port)
+        let body = String(repeating: "a", count: 1025)
+        chunked.write("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(String(body.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n")
+        #expect(try chunked.readResponse().status == 413)
+
+        let fits = try TCPTestClient(port: server.port)
+        fits.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "b", count: 1024))
+        let ok = try fits.readResponse()
+        #expect(ok.status == 200)
+        #expect(String(decoding: ok.body, as: UTF8.self) == "got 1024")
+        await server.shutdown()
+    }
+
+    @Test func malformedRequestLineIs400() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /json HTTP/1.1 trailing-garbage\r\nHost: x\r\n\r\n")
+        try client.read(untilContains: "\r\n\r\n")
+        #expect(client.text.hasPrefix("HTTP/1.1 400"))
+        await server.shutdown()
+    }
+
+    @Test func unknownRouteIs404OverTheWire() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 404)
+        #expect(response.headers["content-type"] == "application/problem+json")
+        await server.shutdown()
+    }
+
+    @Test func slowClientIsDisconnectedAfterTheIdleTimeout() async throws {
+        let server = try makeSUT { $0.idleTimeoutSeconds = 1 }
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /json HTTP/1.1\r\nHo")
+        try client.readUntilClosed(limit: 8)
+        #expect(client.closedByPeer)
+        await server.shutdown()
+    }
+
+    @Test func connectionsBeyondTheCapGet503AndAreClosed() async throws {
+        let server = try makeSUT { $0.connectionLimit = 2; $0.threads = 1 }
+        let a = try TCPTestClient(port: server.port), b = try TCPTestClient(port: server.port)
+        for client in [a, b] {
+            client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        let c = try TCPTestClient(port: server.port)
+        c.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = try c.readResponse()
+        #expect(refused.status == 503)
+        #expect(refused.headers["retry-after"] == "1")
+        try c.readUntilClosed()
+        #expect(c.closedByPeer)
+        await server.shutdown()
+    }
+
+    @Test func eventStreamSendsHeadersRetryHeartbeatAndPassesLastEventID() async throws {
+        let clock = ManualClock()
+        let probe = Probe()
+        let server = try makeSUT({ $0.heartbeatInterval = .seconds(15) }, clock: clock, probe: probe)
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: 41\r\n\r\n")
+        try client.read(untilContains: "data: first\n\n")
+        let text = client.text.lowercased()
+        #expect(text.contains("content-type: text/event-stream"))
+        #expect(text.contains("cache-control: no-store"))
+        #expect(text.contains("x-accel-buffering: no"))
+        #expect(client.text.contains("retry: 3000\n\nid: 1\nevent: hello\ndata: first\n\n"))
+        #expect(probe.lastEventID.withLock { $0 } == "41")
+
+        await clock.sleepers(atLeast: 1)
+        await clock.advance(by: .seconds(15))
+        try client.read(untilContains: ": heartbeat")
+        await server.shutdown()
+    }
+
+    @Test func clientLeavingCancelsTheProducer() async throws {
+        let clock = ManualClock()
+        let probe = Probe()
+        let server = try makeSUT(clock: clock, probe: probe)
+        var client: TCPTestClient? = try TCPTestClient(port: server.port)
+        client!.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        try client!.read(untilContains: "data: first")
+        client = nil   // closes the socket
+        // The next heartbeat write finds the socket gone, and the producer is cancelled.
+        var iterator = probe.cancelled.stream.makeAsyncIterator()
+        let waiter = Task { await iterator.next() != nil }
+        while server.openStreamCount > 0 {
+            await clock.sleepers(atLeast: 1)
+            await clock.advance(by: .seconds(15))
+            await Task.yield()
+        }
+        #expect(await waiter.value)
+        await server.shutdown()
+    }
+
+    @Test func webSocketEchoesMaskedFramesAndAnswersPing() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        try upgrade(client)
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("hello".utf8)))
+        let echo = try client.readWebSocketFrame()
+        #expect(echo.opcode == 0x1 && echo.payload == Array("hello".utf8))
+
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x9, payload: [9, 8, 7]))
+        let pong = try client.readWebSocketFrame()
+        #expect(pong.opcode == 0xA && pong.payload == [9, 8, 7])
+
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x2, payload: Array(repeating: 5, count: 40_000), fin: false)
+                     + TCPTestClient.webSocketFrame(opcode: 0x0, payload: Array(repeating: 6, count: 10)))
+        let big = try client.readWebSocketFrame()
+        #expect(big.opcode == 0x2 && big.payload.count == 40_010)
+
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE8]))
+        let close = try client.readWebSocketFrame()
+        #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE8])
+        try client.readUntilClosed()
+        #expect(client.closedByPeer)
+        await server.shutdown()
+    }
+
+    @Test(arguments: [
+        (TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array(repeating: 65, count: 2_000)), UInt16(1009)),
+        (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [0xC3, 0x28]), 1007),
+        (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [65], masked: false), 1002),
+    ] as [([UInt8], UInt16)])
+    func webSocketViolationsCloseWithTheirCode(frame: [UInt8], code: UInt16) async throws {
+        let server = try makeSUT { $0.maxWebSocketMessage = 1_000 }
+        let client = try TCPTestClient(port: server.port)
+        try upgrade(client)
+        client.write(frame)
+        let close = try client.readWebSocketFrame()
+        #expect(close.opcode == 0x8)
+        #expect(UInt16(close.payload[0]) << 8 | UInt16(close.payload[1]) == code)
+        try client.readUntilClosed()
+        await server.shutdown()
+    }
+
+    @Test func upgradeWithoutVersion13Is426() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 426)
+        #expect(response.headers["sec-websocket-version"] == "13")
+        await server.shutdown()
+    }
+
+    @Test func shutdownEndsOpenStreamsCleanlyAndClosesWebSockets() async throws {
+        let server = try makeSUT()
+        let sse = try TCPTestClient(port: server.port)
+        sse.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        try sse.read(untilContains: "data: first")
+        let ws = try TCPTestClient(port: server.port)
+        try upgrade(ws)
+
+        await server.shutdown()
+        try sse.read(untilContains: "\r\n0\r\n\r\n")   // the chunked stream's clean end
+        let close = try ws.readWebSocketFrame()
+        #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE9])
+        #expect(server.openStreamCount == 0)
+        #expect(throws: (any Error).self) { _ = try TCPTestClient(port: server.port) }
+    }
+}
