@@ -41,6 +41,10 @@ package.targets += [
 package.targets += [
     /// libmicrohttpd behind async handlers, a router, SSE and WebSocket.
     .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
+    /// The trip service: domain, state machines, idempotency, authorization and the HTTP API.
+    .target(name: "EnRouteServer", dependencies: ["EnRouteModels", "HTTPEngine", "EnRouteCrypto"], swiftSettings: settings),
+    /// SQLite adapters for the server's repositories.
+    .target(name: "EnRouteStorage", dependencies: ["CSQLite", "EnRouteServer", "EnRouteModels"], swiftSettings: settings),
 ]
 
 // MARK: - Client
@@ -61,7 +65,12 @@ package.targets += [
 // MARK: - Tools
 
 package.targets += [
-    .executableTarget(name: "enroute", dependencies: ["HTTPEngine"], swiftSettings: settings),
+    .executableTarget(
+        name: "enroute",
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto"],
+        resources: [.copy("Resources/openapi.yaml")],
+        swiftSettings: settings
+    ),
 ]
 
 // MARK: - Tests

@@ -1,0 +1,71 @@
+public import Foundation
+
+/// A trip as providers, merchants and ops see it: the whole state without customer-only detail.
+public struct TripSnapshot: Codable, Sendable, Equatable {
+    public let id: String
+    /// "ride" or "delivery".
+    public let kind: String
+    public let version: Int
+    /// The state in the trip's own vocabulary (`driverAssigned`, `picking`, ...).
+    public let status: String
+    public let problem: String?
+    public let pickup: Coordinate
+    public let dropoff: Coordinate
+    public let providerId: String?
+    public let merchantId: String?
+    /// Deliveries: pending, preparing or ready.
+    public let merchantStep: String?
+    public let readyAt: Date?
+    public let items: [OrderItem]?
+    public let productID: String?
+    public let etaEarliest: Date?
+    public let etaLatest: Date?
+    public let cancelledBy: String?
+    public let cancelReason: String?
+    public let createdAt: Date
+    public let updatedAt: Date
+
+    public init(id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate, dropoff: Coordinate,
+                providerId: String?, merchantId: String?, merchantStep: String?, readyAt: Date?, items: [OrderItem]?, productID: String?,
+                etaEarliest: Date?, etaLatest: Date?, cancelledBy: String?, cancelReason: String?, createdAt: Date, updatedAt: Date) {
+        self.id = id; self.kind = kind; self.version = version; self.status = status; self.problem = problem
+        self.pickup = pickup; self.dropoff = dropoff; self.providerId = providerId; self.merchantId = merchantId
+        self.merchantStep = merchantStep; self.readyAt = readyAt; self.items = items; self.productID = productID
+        self.etaEarliest = etaEarliest; self.etaLatest = etaLatest; self.cancelledBy = cancelledBy; self.cancelReason = cancelReason
+        self.createdAt = createdAt; self.updatedAt = updatedAt
+    }
+}
+
+/// `GET /v1/ops/trips`, `GET /v1/provider/trips/active`, `GET /v1/merchant/orders`.
+public struct TripSnapshotList: Codable, Sendable, Equatable {
+    public let trips: [TripSnapshot]
+    public init(trips: [TripSnapshot]) { self.trips = trips }
+}
+
+/// A 409 answer: a problem document whose `trip` member carries the real current trip.
+public struct ConflictProblem<Current: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
+    public let type: String
+    public let title: String
+    public let status: Int
+    public let detail: String
+    public let trip: Current
+    public init(detail: String, trip: Current, type: String = "https://enroute.invalid/problems/move-refused") {
+        self.type = type; self.title = "Conflict"; self.status = 409; self.detail = detail; self.trip = trip
+    }
+}
+
+/// `POST /v1/provider/locations` answer.
+public struct LocationBatchResult: Codable, Sendable, Equatable {
+    public let batchId: String
+    /// Fixes kept from this batch.
+    public let accepted: Int
+    /// Fixes dropped (older than the last kept, implausible, or duplicates).
+    public let dropped: Int
+    public init(batchId: String, accepted: Int, dropped: Int) { self.batchId = batchId; self.accepted = accepted; self.dropped = dropped }
+}
+
+/// `POST /v1/ops/trips/{id}/problem` body: a message shows a problem, null clears it.
+public struct ProblemReport: Codable, Sendable, Equatable {
+    public let message: String?
+    public init(message: String?) { self.message = message }
+}

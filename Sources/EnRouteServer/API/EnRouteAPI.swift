@@ -1,0 +1,446 @@
+public import Foundation
+public import HTTPEngine
+public import EnRouteModels
+import EnRouteCrypto
+
+/// The HTTP API of the trip service: every route of seeds 000, 002 and 004 over `TripService`.
+public struct EnRouteAPI: Sendable {
+    public let service: TripService
+    public let auth: Authenticator
+    public let metrics: MetricsRegistry
+    public let wire: WireMapping
+    /// The OpenAPI document served at `/openapi.yaml`.
+    public let openAPI: String
+    /// Answers readiness: true when the store can be read.
+    public let ready: @Sendable () -> Bool
+
+    public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, openAPI: String = "",
+                ready: @escaping @Sendable () -> Bool = { true }) {
+        self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
+        self.wire = WireMapping(directory: service.directory)
+    }
+
+    /// A router with every route registered.
+    public func router() -> Router {
+        var r = Router()
+        addSystemRoutes(&r)
+        addRideRoutes(&r)
+        addOrderRoutes(&r)
+        addProviderRoutes(&r)
+        addMerchantRoutes(&r)
+        addOpsRoutes(&r)
+        return r
+    }
+
+    // MARK: - System
+
+    private func addSystemRoutes(_ r: inout Router) {
+        r.add("GET", "/healthz", .sync { _ in .jsonBytes(Array(#"{"status":"ok"}"#.utf8)) })
+        r.add("GET", "/readyz", .sync { [ready] _ in
+            ready() ? .jsonBytes(Array(#"{"status":"ready"}"#.utf8))
+                : HTTPError.unavailable(retryAfterSeconds: 1, detail: "The store is not reachable.").response
+        })
+        r.add("GET", "/metrics", .sync { [metrics] _ in
+            .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        })
+        r.add("GET", "/openapi.yaml", .sync { [openAPI] _ in .text(openAPI, contentType: "application/yaml") })
+    }
+
+    // MARK: - Rides (seed 002)
+
+    private func addRideRoutes(_ r: inout Router) {
+        r.post("/v1/estimates") { req in
+            _ = try auth.account(for: req)
+            let body = try req.decode(EstimateRequest.self)
+            try map { try TripService.validate(body.pickup, "/pickup"); try TripService.validate(body.dropoff, "/dropoff") }
+            return try .json(service.estimator.estimates(pickup: body.pickup, dropoff: body.dropoff))
+        }
+        r.post("/v1/trips") { req in
+            let account = try auth.account(for: req, roles: [.customer])
+            let body = try req.decode(TripRequest.self)
+            return try await idempotent(req, account, required: true, render: rideRender(created: true)) { ctx in
+                try await service.requestRide(body, by: account, idempotency: ctx)
+            }
+        }
+        r.get("/v1/trips/active") { req in
+            let account = try auth.account(for: req, roles: [.customer])
+            guard let trip = service.activeTrips(customer: account.id).first(where: { $0.kind == .ride }) else { return .empty(204) }
+            return try .json(wire.ride(trip, now: service.currentTime()))
+        }
+        r.get("/v1/trips/{id}") { req in
+            let account = try auth.account(for: req)
+            let trip = try ride(req.parameter("id"), account)
+            return try .json(wire.ride(trip, now: service.currentTime()))
+        }
+        r.post("/v1/trips/{id}/cancel") { req in
+            let account = try auth.account(for: req, roles: [.customer, .ops])
+            let id = try req.parameter("id")
+            let reason = req.body.isEmpty ? nil : try req.decode(CancelRequest.self).reason
+            _ = try ride(id, account)
+            return try await idempotent(req, account, required: false, render: rideRender(created: false)) { ctx in
+                try await service.move(id, .cancel(reason: reason ?? "cancelled by the rider"), by: account, idempotency: ctx)
+            }
+        }
+        r.get("/v1/trips/{id}/events") { req in
+            let account = try auth.account(for: req)
+            let id = try req.parameter("id")
+            _ = try ride(id, account)
+            return liveStream(req, id: id, account: account, events: rideEvents)
+        }
+    }
+
+    private func ride(_ id: String, _ account: Account) throws -> TripRecord {
+        let trip = try map { try service.trip(id, for: account) }
+        guard trip.kind == .ride else { throw HTTPError.notFound() }
+        return trip
+    }
+
+    private func rideRender(created: Bool) -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
+        { [wire, service] result in
+            switch result {
+            case .success(let trip):
+                return Self.stored(status: created ? 201 : 200, json: wire.ride(trip, now: service.currentTime()))
+            case .failure(let error):
+                return Self.stored(Self.httpError(error) { wire.ride($0, now: service.currentTime()) })
+            }
+        }
+    }
+
+    /// The events a ride's watcher gets: the trip on every version, the driver on every new fix.
+    private func rideEvents(_ trip: TripRecord, _ last: inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])] {
+        var out: [(String, String, [UInt8])] = []
+        let encoder = WireCoding.encoder()
+        if trip.version > last.version {
+            if let data = try? encoder.encode(wire.ride(trip, now: service.currentTime())) { out.append(("tripUpdated", "\(trip.version)", Array(data))) }
+        }
+        if let location = wire.driverLocation(trip), location.seq > last.seq, trip.status.isActive,
+           let data = try? encoder.encode(location) {
+            out.append(("driverMoved", "\(trip.version).\(location.seq)", Array(data)))
+        }
+        last = (max(last.version, trip.version), max(last.seq, trip.providerFix?.seq ?? 0))
+        return out
+    }
+
+    // MARK: - Orders (seed 000)
+
+    private func addOrderRoutes(_ r: inout Router) {
+        r.post("/v1/orders") { req in
+            let account = try auth.account(for: req, roles: [.customer])
+            let body = try req.decode(PlaceOrderRequest.self)
+            return try await idempotent(req, account, required: true, render: orderRender(status: 201)) { ctx in
+                try await service.placeOrder(body, by: account, idempotency: ctx)
+            }
+        }
+        r.get("/v1/orders/active") { req in
+            let account = try auth.account(for: req, roles: [.customer])
+            let now = service.currentTime()
+            let orders = service.activeTrips(customer: account.id).filter { $0.kind == .delivery }.map { wire.tracking($0, now: now) }
+            return try .json(ActiveOrdersDTO(orders: orders))
+        }
+        // The hot read path: answered from memory on the engine's thread, without a task hop.
+        r.add("GET", "/v1/orders/{id}/tracking", .sync { req in
+            let account = try auth.account(for: req)
+            let trip = try order(req.parameter("id"), account)
+            return .jsonBytes(TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))
+        })
+        r.put("/v1/orders/{id}/live-activity-token") { req in
+            let account = try auth.account(for: req, roles: [.customer])
+            let id = try req.parameter("id")
+            let body = try req.decode(LiveActivityTokenRequest.self)
+            _ = try order(id, account)
+            try await mapAsync { try await service.setLiveActivityToken(body.token, order: id, by: account) }
+            return .empty(204)
+        }
+        r.post("/v1/orders/{id}/cancel") { req in
+            let account = try auth.account(for: req, roles: [.customer, .ops])
+            let id = try req.parameter("id")
+            let reason = req.body.isEmpty ? nil : try req.decode(CancelRequest.self).reason
+            _ = try order(id, account)
+            return try await idempotent(req, account, required: false, render: orderRender(status: 200)) { ctx in
+                try await service.move(id, .cancel(reason: reason ?? "Cancelled by you"), by: account, idempotency: ctx)
+            }
+        }
+        r.get("/v1/orders/{id}/events") { req in
+            let account = try auth.account(for: req)
+            let id = try req.parameter("id")
+            _ = try order(id, account)
+            return liveStream(req, id: id, account: account, events: trackingEvents)
+        }
+    }
+
+    private func order(_ id: String, _ account: Account) throws -> TripRecord {
+        let trip = try map { try service.trip(id, for: account) }
+        guard trip.kind == .delivery else { throw HTTPError.notFound() }
+        return trip
+    }
+
+    private func orderRender(status: Int) -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
+        { [wire, service] result in
+            switch result {
+            case .success(let trip):
+                return StoredResponse(status: status, contentType: "application/json",
+                                      body: TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))
+            case .failure(let error):
+                return Self.stored(Self.httpError(error) { wire.tracking($0, now: service.currentTime()) })
+            }
+        }
+    }
+
+    /// A new snapshot on every version or rider fix.
+    private func trackingEvents(_ trip: TripRecord, _ last: inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])] {
+        let seq = trip.providerFix?.seq ?? 0
+        guard trip.version > last.version || seq > last.seq else { return [] }
+        last = (max(last.version, trip.version), max(last.seq, seq))
+        return [("tracking", seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)", TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))]
+    }
+
+    // MARK: - Live streams (SSE and WebSocket on the same path)
+
+    typealias EventMapper = @Sendable (TripRecord, inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])]
+
+    /// The first event is always the current trip (the resync), then every change until the trip ends.
+    /// `Last-Event-ID` needs no replay: the resync carries everything missed.
+    private func liveStream(_ req: HTTPRequest, id: String, account: Account, events: @escaping EventMapper) -> HTTPResponse {
+        let service = self.service
+        @Sendable func run(_ emit: @Sendable (String, String, [UInt8]) throws -> Void) async throws {
+            let updates = service.hub.subscribe(id)
+            var last: (version: Int, seq: Int64) = (0, 0)
+            var current = try service.trip(id, for: account)
+            for event in events(current, &last) { try emit(event.name, event.id, event.data) }
+            if !current.status.isActive { return }
+            for await trip in updates {
+                current = trip
+                for event in events(current, &last) { try emit(event.name, event.id, event.data) }
+                if !current.status.isActive { return }
+            }
+        }
+        if req.isWebSocketUpgrade {
+            return .webSocket { ws in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try? await run { name, eventID, data in
+                            try ws.send(text: "{\"type\":\"\(name)\",\"id\":\"\(eventID)\",\"data\":" + String(decoding: data, as: UTF8.self) + "}")
+                        }
+                    }
+                    group.addTask { for await _ in ws.messages {} }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+        return .eventStream { writer in
+            try await run { name, eventID, data in try writer.send(event: name, id: eventID, data: String(decoding: data, as: UTF8.self)) }
+        }
+    }
+
+    // MARK: - Providers (seed 004)
+
+    private func addProviderRoutes(_ r: inout Router) {
+        r.post("/v1/provider/trips/{id}/accept") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            let id = try req.parameter("id")
+            return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
+                try await service.move(id, .assignProvider(account.id), by: account, idempotency: ctx)
+            }
+        }
+        r.post("/v1/provider/trips/{id}/steps") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            let id = try req.parameter("id")
+            let body = try req.decode(StepRequest.self)
+            guard !body.changeId.isEmpty, body.changeId.count <= 128 else { throw HTTPError.invalid("/changeId", "must be 1 to 128 characters") }
+            if let position = body.position { try map { try TripService.validate(position, "/position") } }
+            let current = try map { try service.trip(id, for: account) }
+            let move = try Self.providerStep(body.step, kind: current.kind)
+            let trip = try await mapAsync {
+                try await service.move(id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId)
+            } refused: { wire.snapshot($0) }
+            return try .json(wire.snapshot(trip))
+        }
+        r.get("/v1/provider/trips/active") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.snapshot)))
+        }
+        r.post("/v1/provider/locations") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            let body = try req.decode(LocationBatch.self)
+            guard !body.batchId.isEmpty else { throw HTTPError.invalid("/batchId", "must not be empty") }
+            guard body.fixes.count <= 100 else { throw HTTPError.invalid("/fixes", "at most 100 fixes per batch") }
+            for (i, fix) in body.fixes.enumerated() {
+                try map { try TripService.validate(fix.coordinate, "/fixes/\(i)") }
+                guard fix.accuracy >= 0, fix.accuracy.isFinite else { throw HTTPError.invalid("/fixes/\(i)/accuracy", "must be a non-negative number") }
+            }
+            var kept = 0
+            for fix in body.fixes.sorted(by: { $0.recordedAt < $1.recordedAt }) where service.recordFix(fix, provider: account.id) != nil {
+                kept += 1
+            }
+            return try .json(LocationBatchResult(batchId: body.batchId, accepted: kept, dropped: body.fixes.count - kept))
+        }
+    }
+
+    static func providerStep(_ step: String, kind: TripKind) throws(HTTPError) -> TripMove {
+        switch (kind, step) {
+        case (.ride, "driverArrived"): return .ride(.driverArrived)
+        case (.ride, "onTrip"): return .ride(.onTrip)
+        case (.ride, "completed"): return .ride(.completed)
+        case (.delivery, "onTheWay"): return .delivery(.onTheWay)
+        case (.delivery, "arriving"): return .delivery(.arriving)
+        case (.delivery, "delivered"): return .delivery(.delivered)
+        case (_, "cancelled"): return .cancel(reason: "The provider gave up the trip")
+        case (.ride, _): throw HTTPError.invalid("/step", "must be driverArrived, onTrip, completed or cancelled for a ride")
+        case (.delivery, _): throw HTTPError.invalid("/step", "must be onTheWay, arriving, delivered or cancelled for a delivery")
+        }
+    }
+
+    private func snapshotRender() -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
+        { [wire] result in
+            switch result {
+            case .success(let trip): return Self.stored(status: 200, json: wire.snapshot(trip))
+            case .failure(let error): return Self.stored(Self.httpError(error) { wire.snapshot($0) })
+            }
+        }
+    }
+
+    // MARK: - Merchants
+
+    private func addMerchantRoutes(_ r: inout Router) {
+        r.post("/v1/merchant/orders/{id}/accept") { req in
+            let account = try auth.account(for: req, roles: [.merchant])
+            let id = try req.parameter("id")
+            let body = try req.decode(MerchantAcceptRequest.self)
+            guard (1...240).contains(body.preparationMinutes) else { throw HTTPError.invalid("/preparationMinutes", "must be between 1 and 240") }
+            return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
+                try await service.move(id, .merchantAccept(preparationMinutes: body.preparationMinutes), by: account, idempotency: ctx)
+            }
+        }
+        r.post("/v1/merchant/orders/{id}/ready") { req in
+            let account = try auth.account(for: req, roles: [.merchant])
+            let id = try req.parameter("id")
+            return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
+                try await service.move(id, .merchantReady, by: account, idempotency: ctx)
+            }
+        }
+        r.get("/v1/merchant/orders") { req in
+            let account = try auth.account(for: req, roles: [.merchant])
+            let trips = try service.store.trips(status: nil, limit: 500).filter { $0.merchantId == account.id && $0.status.isActive }
+            return try .json(TripSnapshotList(trips: trips.map(wire.snapshot)))
+        }
+    }
+
+    // MARK: - Ops
+
+    private func addOpsRoutes(_ r: inout Router) {
+        r.get("/v1/ops/trips") { req in
+            _ = try auth.account(for: req, roles: [.ops])
+            let state = req.query["state"].flatMap { $0.isEmpty ? nil : $0 }
+            if let state, TripState(rawValue: state) == nil, DeliveryStatus(rawValue: state) == nil {
+                throw HTTPError.invalid("/state", "is not a trip state")
+            }
+            let limit = min(1000, max(1, req.query["limit"].flatMap(Int.init) ?? 200))
+            return try .json(TripSnapshotList(trips: service.store.trips(status: state, limit: limit).map(wire.snapshot)))
+        }
+        r.post("/v1/ops/trips/{id}/problem") { req in
+            let account = try auth.account(for: req, roles: [.ops])
+            let id = try req.parameter("id")
+            let body = try req.decode(ProblemReport.self)
+            let move: TripMove = body.message.map { .reportProblem($0) } ?? .clearProblem
+            return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
+                try await service.move(id, move, by: account, idempotency: ctx)
+            }
+        }
+    }
+
+    // MARK: - Idempotency and errors
+
+    /// Runs a mutation under its `Idempotency-Key` (protocols.md §7.3): replays a stored answer,
+    /// 409 while the first is running, 422 for the same key with another body; 400 when required and missing.
+    private func idempotent(_ req: HTTPRequest, _ account: Account, required: Bool,
+                            render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
+                            _ operation: (IdempotencyContext?) async throws -> TripRecord) async throws -> HTTPResponse {
+        guard let raw = req.headers["Idempotency-Key"] else {
+            if required { throw HTTPError(status: 400, title: "Bad Request", detail: "This request needs an Idempotency-Key header (a UUID).") }
+            do {
+                return Self.response(render(.success(try await operation(nil))))
+            } catch let error as TripError {
+                return Self.response(render(.failure(error)))
+            }
+        }
+        let key = raw.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard (8...255).contains(key.count), key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw HTTPError.badRequest("The Idempotency-Key must be 8 to 255 visible ASCII characters, such as a UUID.")
+        }
+        let scope = IdempotencyScope(accountId: account.id, method: req.method, path: req.path, key: key.lowercased())
+        let context = IdempotencyContext(scope: scope, fingerprint: Digest.sha256(req.body).map { String(format: "%02x", $0) }.joined(),
+                                         render: render)
+        switch try await service.claim(context) {
+        case .replay(let stored):
+            var response = Self.response(stored)
+            response.headers.add("Idempotent-Replayed", "true")
+            return response
+        case .inFlight:
+            throw HTTPError(status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry shortly.")
+        case .mismatch:
+            throw HTTPError(status: 422, title: "Unprocessable Content", detail: "This Idempotency-Key was used with a different request body.")
+        case .proceed:
+            do {
+                return Self.response(render(.success(try await operation(context))))
+            } catch let error as TripError {
+                switch error {
+                case .refused, .alreadyActive:
+                    return Self.response(render(.failure(error)))   // stored with the move's transaction
+                default:
+                    await service.release(context)
+                    throw Self.httpError(error) { _ in "" }
+                }
+            } catch {
+                await service.release(context)
+                throw error
+            }
+        }
+    }
+
+    /// The HTTP error for a trip error; a 409 carries the real trip in the trip's wire shape.
+    static func httpError<T: Codable & Sendable & Equatable>(_ error: TripError, _ view: (TripRecord) -> T) -> HTTPError {
+        switch error {
+        case .notFound:
+            return .notFound("No such trip.")
+        case .forbidden(let detail):
+            return .forbidden(detail)
+        case .invalid(let pointer, let detail):
+            return .invalid(pointer, detail)
+        case .refused(let refusal, let trip):
+            var e = HTTPError(status: 409, title: "Conflict", detail: refusal.reason)
+            e.body = (try? WireCoding.encoder().encode(ConflictProblem(detail: refusal.reason, trip: view(trip)))).map(Array.init)
+            e.headers.set("Content-Type", "application/problem+json")
+            return e
+        case .alreadyActive(let trip):
+            let detail = "You already have an active trip; finish or cancel it first."
+            var e = HTTPError(status: 409, title: "Conflict", detail: detail)
+            e.body = (try? WireCoding.encoder().encode(ConflictProblem(detail: detail, trip: view(trip), type: "https://enroute.invalid/problems/already-active"))).map(Array.init)
+            return e
+        }
+    }
+
+    private func map<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as TripError { throw Self.httpError(error) { wire.snapshot($0) } }
+    }
+
+    private func mapAsync<T>(_ body: () async throws -> T, refused view: ((TripRecord) -> TripSnapshot)? = nil) async throws -> T {
+        do { return try await body() } catch let error as TripError { throw Self.httpError(error) { (view ?? wire.snapshot)($0) } }
+    }
+
+    static func stored(status: Int, json: some Encodable) -> StoredResponse {
+        StoredResponse(status: status, contentType: "application/json", body: (try? WireCoding.encoder().encode(json)).map(Array.init) ?? [])
+    }
+
+    static func stored(_ error: HTTPError) -> StoredResponse {
+        let response = error.response
+        return StoredResponse(status: response.status, contentType: response.headers["Content-Type"] ?? "application/problem+json", body: response.bodyBytes)
+    }
+
+    static func response(_ stored: StoredResponse) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", stored.contentType)
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(status: stored.status, headers: headers, body: .bytes(stored.body))
+    }
+}

@@ -1,0 +1,109 @@
+public import Foundation
+public import EnRouteModels
+import HTTPEngine
+
+/// Turns the backend's trip record into each audience's wire shape.
+public struct WireMapping: Sendable {
+    public let directory: any PartyDirectory
+    public init(directory: any PartyDirectory) { self.directory = directory }
+
+    /// Seed 002's `Trip`, for the rider.
+    public func ride(_ trip: TripRecord, now: Date) -> Trip {
+        let state: TripState
+        if case .ride(let s) = trip.status { state = s } else { state = .searching }
+        let eta = trip.etaLatest.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) }
+        return Trip(id: trip.id, state: state, pickup: trip.pickup, dropoff: trip.dropoff,
+                    driver: trip.providerId.map { directory.provider(id: $0).driver }, etaSeconds: eta,
+                    fare: trip.fare ?? trip.quote, version: trip.version)
+    }
+
+    /// Seed 000's tracking snapshot, for the customer of a delivery.
+    public func tracking(_ trip: TripRecord, now: Date) -> TrackingDTO {
+        var status: OrderStatusWire = .placed
+        if case .delivery(let s) = trip.status { status = OrderStatusWire(rawValue: s.rawValue) ?? .placed }
+        var message: String?
+        if let problem = trip.problem, trip.status.isActive {
+            status = .problem
+            message = problem
+        } else if status == .cancelled {
+            message = trip.cancellation?.reason
+        }
+        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map { TrackingDTO.ETA(earliest: $0, latest: $1) }
+        var rider: TrackingDTO.Rider?
+        // The rider is shown once she has left the hub.
+        if case .delivery(let s) = trip.status, s == .onTheWay || s == .arriving, let provider = trip.providerId, let fix = trip.providerFix {
+            rider = TrackingDTO.Rider(firstName: directory.provider(id: provider).firstName, lat: fix.coordinate.lat, lng: fix.coordinate.lng,
+                                      recordedAt: fix.recordedAt)
+        }
+        return TrackingDTO(orderId: trip.id, version: trip.version, status: status, problem: message, eta: eta, rider: rider,
+                           destination: trip.dropoff, generatedAt: now)
+    }
+
+    /// The party-neutral view for providers, merchants and ops.
+    public func snapshot(_ trip: TripRecord) -> TripSnapshot {
+        TripSnapshot(id: trip.id, kind: trip.kind.rawValue, version: trip.version, status: trip.status.name, problem: trip.problem,
+                     pickup: trip.pickup, dropoff: trip.dropoff, providerId: trip.providerId, merchantId: trip.merchantId,
+                     merchantStep: trip.merchantStep?.rawValue, readyAt: trip.readyAt, items: trip.items, productID: trip.productID,
+                     etaEarliest: trip.etaEarliest, etaLatest: trip.etaLatest, cancelledBy: trip.cancellation?.by.rawValue,
+                     cancelReason: trip.cancellation?.reason, createdAt: trip.createdAt, updatedAt: trip.updatedAt)
+    }
+
+    /// The rider's view of the driver's latest fix.
+    public func driverLocation(_ trip: TripRecord) -> DriverLocation? {
+        trip.providerFix.map { DriverLocation(coordinate: $0.coordinate, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq) }
+    }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}
+
+/// The tracking JSON written by hand for the hot path; decodes to exactly what `WireCoding` would produce.
+public enum TrackingJSON {
+    /// `dto` as compact JSON bytes with the seed's keys and explicit nulls.
+    public static func encode(_ dto: TrackingDTO) -> [UInt8] {
+        var out = "{\"orderId\":"
+        out.reserveCapacity(460)
+        string(dto.orderId, into: &out)
+        out += ",\"version\":\(dto.version),\"status\":\"\(dto.status.rawValue)\",\"problem\":"
+        if let problem = dto.problem { string(problem, into: &out) } else { out += "null" }
+        out += ",\"eta\":"
+        if let eta = dto.eta {
+            out += "{\"earliest\":\"\(ISO8601.format(eta.earliest))\",\"latest\":\"\(ISO8601.format(eta.latest))\"}"
+        } else {
+            out += "null"
+        }
+        out += ",\"rider\":"
+        if let rider = dto.rider {
+            out += "{\"firstName\":"
+            string(rider.firstName, into: &out)
+            out += ",\"lat\":\(number(rider.lat)),\"lng\":\(number(rider.lng)),\"recordedAt\":\"\(ISO8601.format(rider.recordedAt))\"}"
+        } else {
+            out += "null"
+        }
+        out += ",\"destination\":{\"lat\":\(number(dto.destination.lat)),\"lng\":\(number(dto.destination.lng))}"
+        out += ",\"generatedAt\":\"\(ISO8601.format(dto.generatedAt))\"}"
+        return Array(out.utf8)
+    }
+
+    private static func number(_ v: Double) -> String {
+        v.isFinite ? "\(v)" : "null"
+    }
+
+    private static func string(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

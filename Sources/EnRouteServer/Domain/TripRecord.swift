@@ -1,0 +1,130 @@
+public import Foundation
+public import EnRouteModels
+
+/// Rides or deliveries: the two variants of a trip.
+public enum TripKind: String, Codable, Sendable, CaseIterable {
+    case ride, delivery
+}
+
+/// A delivery's status underneath the wire's `problem` overlay (seed 000).
+public enum DeliveryStatus: String, Codable, Sendable, CaseIterable {
+    case placed, picking, onTheWay, arriving, delivered, cancelled
+
+    /// Delivered and cancelled never reopen.
+    public var isTerminal: Bool { self == .delivered || self == .cancelled }
+}
+
+/// The merchant's steps, which happen while the order is picking (seed 004).
+public enum MerchantStep: String, Codable, Sendable, CaseIterable {
+    case pending, preparing, ready
+}
+
+/// A trip's state in its own vocabulary.
+public enum TripStatus: Sendable, Equatable, Hashable, Codable {
+    case ride(TripState)
+    case delivery(DeliveryStatus)
+
+    /// The state's name as the API spells it (`driverAssigned`, `onTheWay`, ...).
+    public var name: String {
+        switch self {
+        case .ride(let s): s.rawValue
+        case .delivery(let s): s.rawValue
+        }
+    }
+
+    /// True until the trip has finished one way or another.
+    public var isActive: Bool {
+        switch self {
+        case .ride(let s): s.isActive
+        case .delivery(let s): !s.isTerminal
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        if let s = TripState(rawValue: text) { self = .ride(s) }
+        else if let s = DeliveryStatus(rawValue: text) { self = .delivery(s) }
+        else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown status \(text)")) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(name)
+    }
+}
+
+/// The provider's latest kept position on the trip.
+public struct ProviderFix: Codable, Sendable, Equatable {
+    public var coordinate: Coordinate
+    public var heading: Double
+    public var speed: Double
+    public var recordedAt: Date
+    /// Grows with every fix kept for this trip.
+    public var seq: Int64
+    public init(coordinate: Coordinate, heading: Double, speed: Double, recordedAt: Date, seq: Int64) {
+        self.coordinate = coordinate; self.heading = heading; self.speed = speed; self.recordedAt = recordedAt; self.seq = seq
+    }
+}
+
+/// Who ended the trip and why.
+public struct Cancellation: Codable, Sendable, Equatable {
+    public var by: Party
+    public var reason: String
+    public init(by: Party, reason: String) { self.by = by; self.reason = reason }
+}
+
+/// The backend's one record of a trip; every change bumps `version`.
+public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
+    public let id: String
+    public let kind: TripKind
+    public var version: Int
+    public var status: TripStatus
+    public var customerId: String
+    public var providerId: String?
+    public var merchantId: String?
+    public var pickup: Coordinate
+    public var dropoff: Coordinate
+    /// Rides: the product asked for ("economy", "xl").
+    public var productID: String?
+    /// Deliveries: the basket.
+    public var items: [OrderItem]?
+    public var merchantStep: MerchantStep?
+    /// Deliveries: when the merchant said the goods would be ready.
+    public var readyAt: Date?
+    /// A non-terminal problem the server reports over the status ("Rider delayed").
+    public var problem: String?
+    public var cancellation: Cancellation?
+    public var providerFix: ProviderFix?
+    /// Arrival window at the current target (pickup, then destination), as absolute times.
+    public var etaEarliest: Date?
+    public var etaLatest: Date?
+    /// The price quoted before confirming (filled by the pricing issue).
+    public var quote: Money?
+    /// The final price (filled by the pricing issue).
+    public var fare: Money?
+    /// Deliveries: the ActivityKit push token the customer's app registered.
+    public var liveActivityToken: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: String, kind: TripKind, status: TripStatus, customerId: String, pickup: Coordinate, dropoff: Coordinate,
+                createdAt: Date) {
+        self.id = id; self.kind = kind; self.version = 1; self.status = status; self.customerId = customerId
+        self.pickup = pickup; self.dropoff = dropoff; self.createdAt = createdAt; self.updatedAt = createdAt
+    }
+
+    /// True when `account` is one of the trip's parties, or ops.
+    public func isVisible(to account: Account) -> Bool {
+        switch account.role {
+        case .ops, .backend: true
+        case .customer: customerId == account.id
+        case .provider: providerId == account.id
+        case .merchant: merchantId == account.id
+        }
+    }
+
+    /// The party role `account` plays on this trip, if any.
+    public func party(of account: Account) -> Party? {
+        isVisible(to: account) ? account.role : nil
+    }
+}

@@ -1,0 +1,13 @@
+/// Why the trip service did not do what was asked.
+public enum TripError: Error, Sendable, Equatable {
+    /// No such trip, or not the caller's to see: the same answer either way.
+    case notFound
+    /// The move is not allowed now; the real trip is attached.
+    case refused(MoveRefusal, TripRecord)
+    /// A field of the request is wrong (JSON Pointer and what is wrong).
+    case invalid(pointer: String, detail: String)
+    /// The caller's role may not do this at all.
+    case forbidden(String)
+    /// The customer already has an active trip of this kind.
+    case alreadyActive(TripRecord)
+}

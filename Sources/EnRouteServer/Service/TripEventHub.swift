@@ -1,0 +1,39 @@
+import Synchronization
+
+/// Fans every change of a trip out to whoever watches it, at once and in order.
+///
+/// Each watcher has its own bounded buffer that keeps the newest records: a watcher that falls
+/// behind skips intermediate records (the latest one carries the whole state) rather than growing.
+public final class TripEventHub: Sendable {
+    private struct Watcher {
+        let continuation: AsyncStream<TripRecord>.Continuation
+    }
+    private let watchers = Mutex<[String: [UInt64: Watcher]]>([:])
+    private let nextID = Atomic<UInt64>(0)
+    private let bufferSize: Int
+
+    public init(bufferSize: Int = 64) { self.bufferSize = bufferSize }
+
+    /// Records of trip `id` published from now on; ends when the caller stops iterating.
+    public func subscribe(_ id: String) -> AsyncStream<TripRecord> {
+        let (stream, continuation) = AsyncStream<TripRecord>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+        let key = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        watchers.withLock { $0[id, default: [:]][key] = Watcher(continuation: continuation) }
+        continuation.onTermination = { [weak self] _ in
+            self?.watchers.withLock { all in
+                all[id]?[key] = nil
+                if all[id]?.isEmpty == true { all[id] = nil }
+            }
+        }
+        return stream
+    }
+
+    /// Sends a record to every watcher of its trip.
+    public func publish(_ trip: TripRecord) {
+        let targets = watchers.withLock { $0[trip.id].map { Array($0.values) } ?? [] }
+        for watcher in targets { watcher.continuation.yield(trip) }
+    }
+
+    /// How many streams watch trip `id` now.
+    public func watcherCount(_ id: String) -> Int { watchers.withLock { $0[id]?.count ?? 0 } }
+}

@@ -1,0 +1,298 @@
+public import Foundation
+public import EnRouteModels
+import Synchronization
+
+/// An idempotency key in use for one request: its scope, its body's fingerprint, and how to render
+/// the answer to remember, so that the answer is stored in the same transaction as the change.
+public struct IdempotencyContext: Sendable {
+    public let scope: IdempotencyScope
+    public let fingerprint: String
+    public let render: @Sendable (Result<TripRecord, TripError>) -> StoredResponse
+
+    public init(scope: IdempotencyScope, fingerprint: String, render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse) {
+        self.scope = scope; self.fingerprint = fingerprint; self.render = render
+    }
+}
+
+/// What to do with a request that carries an idempotency key.
+public enum IdempotencyClaim: Sendable, Equatable {
+    /// First sight of the key: go ahead.
+    case proceed
+    /// Already answered: send this again, unchanged.
+    case replay(StoredResponse)
+    /// The first request with this key is still running.
+    case inFlight
+    /// The key was used with a different body.
+    case mismatch
+}
+
+/// The trip service: owns every trip as a versioned state machine (seed 004 §44.4).
+///
+/// Every move is one transaction: load, check, apply, bump, log, remember the key. Reads are served
+/// from memory; changes are published to watchers after they commit.
+public final class TripService: Sendable {
+    private struct Cache {
+        var trips: [String: TripRecord] = [:]
+        var activeByCustomer: [String: Set<String>] = [:]
+        var activeByProvider: [String: Set<String>] = [:]
+    }
+
+    public let store: any TripStore
+    public let hub: TripEventHub
+    public let directory: any PartyDirectory
+    public let estimator: any TripEstimator
+    private let now: @Sendable () -> Date
+    private let ids: any IDGenerator
+    private let cache = Mutex(Cache())
+    /// An in-flight key older than this is taken to belong to a request that died.
+    public let idempotencyLockTimeout: TimeInterval = 60
+    /// Keys are kept this long (protocols.md §4.2).
+    public let idempotencyRetention: TimeInterval = 24 * 3600
+
+    public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
+                estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator = RandomIDGenerator(),
+                now: @escaping @Sendable () -> Date) {
+        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids; self.now = now
+    }
+
+    /// Loads every unfinished trip into memory; call once at start.
+    public func warm() throws {
+        let active = try store.activeTrips()
+        cache.withLock { c in for trip in active { Self.remember(trip, in: &c) } }
+    }
+
+    /// The current time as the service sees it.
+    public func currentTime() -> Date { now() }
+
+    // MARK: - Idempotency
+
+    /// Claims `context`'s key, or says how to answer without running the request.
+    public func claim(_ context: IdempotencyContext) async throws -> IdempotencyClaim {
+        let at = now(), lock = idempotencyLockTimeout, retention = idempotencyRetention
+        return try await store.transaction { tx in
+            if let existing = try tx.idempotency(context.scope), existing.createdAt > at.addingTimeInterval(-retention) {
+                if existing.fingerprint != context.fingerprint { return .mismatch }
+                if let response = existing.response { return .replay(response) }
+                if existing.createdAt > at.addingTimeInterval(-lock) { return .inFlight }
+            }
+            try tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: nil, createdAt: at))
+            return .proceed
+        }
+    }
+
+    /// Forgets a claimed key whose request failed before changing anything, so a retry runs again.
+    public func release(_ context: IdempotencyContext) async {
+        _ = try? await store.transaction { tx in try tx.deleteIdempotency(context.scope) }
+    }
+
+    private static func finish(_ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date) throws {
+        guard let context else { return }
+        try tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: context.render(result), createdAt: at))
+    }
+
+    // MARK: - Creating trips
+
+    /// A customer asks for a ride (seed 002 `POST /v1/trips`).
+    public func requestRide(_ request: TripRequest, by account: Account, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+        guard account.role == .customer else { throw TripError.forbidden("Only customers request rides.") }
+        try Self.validate(request.pickup, "/pickup")
+        try Self.validate(request.dropoff, "/dropoff")
+        guard estimator.products.contains(request.productID) else {
+            throw TripError.invalid(pointer: "/productID", detail: "must be one of \(estimator.products.joined(separator: ", "))")
+        }
+        let at = now()
+        var trip = TripRecord(id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
+                              pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
+        trip.productID = request.productID
+        trip.quote = estimator.estimates(pickup: request.pickup, dropoff: request.dropoff).first { $0.productID == request.productID }?.fare
+        let existing = activeTrips(customer: account.id).first { $0.kind == .ride }
+        return try await create(trip, existingActive: existing, by: account, idempotency: idempotency)
+    }
+
+    /// A customer places a delivery order (`POST /v1/orders`).
+    public func placeOrder(_ request: PlaceOrderRequest, by account: Account, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+        guard account.role == .customer else { throw TripError.forbidden("Only customers place orders.") }
+        guard let merchant = directory.merchant(id: request.merchantId) else {
+            throw TripError.invalid(pointer: "/merchantId", detail: "no merchant with id \(request.merchantId)")
+        }
+        guard !request.items.isEmpty else { throw TripError.invalid(pointer: "/items", detail: "must list at least one item") }
+        for (i, item) in request.items.enumerated() {
+            if item.sku.trimmingCharacters(in: .whitespaces).isEmpty { throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "must not be empty") }
+            if item.quantity < 1 || item.quantity > 99 { throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99") }
+        }
+        try Self.validate(request.destination, "/destination")
+        let at = now()
+        var trip = TripRecord(id: ids.next(), kind: .delivery, status: .delivery(.placed), customerId: account.id,
+                              pickup: merchant.location, dropoff: request.destination, createdAt: at)
+        trip.merchantId = merchant.id
+        trip.items = request.items
+        trip.merchantStep = .pending
+        trip = estimator.refreshETA(trip, now: at)
+        return try await create(trip, existingActive: nil, by: account, idempotency: idempotency)
+    }
+
+    private func create(_ trip: TripRecord, existingActive: TripRecord?, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
+        let at = trip.createdAt
+        let result: Result<TripRecord, TripError> = try await store.transaction { tx in
+            let result: Result<TripRecord, TripError>
+            if let existingActive {
+                result = .failure(.alreadyActive(existingActive))
+            } else {
+                try tx.insert(trip)
+                try tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name,
+                                             actorRole: account.role, actorId: account.id, serverTime: at))
+                result = .success(trip)
+            }
+            try Self.finish(tx, idempotency, result, at: at)
+            return result
+        }
+        let created = try result.get()
+        commit(created)
+        return created
+    }
+
+    // MARK: - Moves
+
+    /// Applies a move for `account`; provider steps carry a change id and the device's time.
+    ///
+    /// A change id seen before returns the trip without applying it again. A refused move throws
+    /// `TripError.refused` with the real trip.
+    public func move(_ tripId: String, _ move: TripMove, by account: Account, deviceTime: Date? = nil, changeId: String? = nil,
+                     idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+        let at = now()
+        let cached = cache.withLock { $0.trips[tripId] }
+        let estimator = self.estimator
+        let party = account.role
+        let result: Result<TripRecord, TripError>? = try await store.transaction { tx in
+            guard var trip = try tx.trip(tripId) else { return nil }
+            let canSee: Bool
+            if case .assignProvider = move, party == .provider {
+                canSee = trip.providerId == nil || trip.providerId == account.id
+            } else {
+                canSee = trip.isVisible(to: account)
+            }
+            guard canSee else { return nil }
+            // The latest fix lives in memory between changes; keep it on the stored record.
+            if let fix = cached?.providerFix, cached?.providerId == trip.providerId,
+               fix.recordedAt > (trip.providerFix?.recordedAt ?? .distantPast) {
+                trip.providerFix = fix
+            }
+            if let changeId, try tx.change(tripId: tripId, changeId: changeId) != nil {
+                return .success(trip)
+            }
+            let result: Result<TripRecord, TripError>
+            switch TripRules.apply(move, to: trip, by: party, actorId: account.id, at: at) {
+            case .failure(let refusal):
+                result = .failure(.refused(refusal, trip))
+            case .success(var next):
+                next = estimator.refreshETA(next, now: at)
+                try tx.update(next)
+                try tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
+                                             actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
+                result = .success(next)
+            }
+            try Self.finish(tx, idempotency, result, at: at)
+            return result
+        }
+        guard let result else { throw TripError.notFound }
+        if case .failure(.refused(_, let current)) = result { remember(current) }
+        let trip = try result.get()
+        commit(trip)
+        return trip
+    }
+
+    /// Keeps the customer's Live Activity push token on the order (no version change).
+    public func setLiveActivityToken(_ token: String, order: String, by account: Account) async throws {
+        guard token.count >= 16, token.count <= 512, token.allSatisfy(\.isHexDigit) else {
+            throw TripError.invalid(pointer: "/token", detail: "must be the push token as hex")
+        }
+        let updated: TripRecord? = try await store.transaction { tx in
+            guard var trip = try tx.trip(order), trip.kind == .delivery, trip.customerId == account.id || account.role == .ops else { return nil }
+            trip.liveActivityToken = token.lowercased()
+            try tx.update(trip)
+            return trip
+        }
+        guard let updated else { throw TripError.notFound }
+        remember(updated)
+    }
+
+    // MARK: - Live location
+
+    /// Puts a provider's newest fix on their active trip and tells its watchers; older fixes are ignored.
+    @discardableResult
+    public func recordFix(_ fix: LocationFix, provider: String) -> TripRecord? {
+        let at = now()
+        let estimator = self.estimator
+        let updated: TripRecord? = cache.withLock { c in
+            guard let id = c.activeByProvider[provider]?.max(by: { (c.trips[$0]?.createdAt ?? .distantPast) < (c.trips[$1]?.createdAt ?? .distantPast) }),
+                  var trip = c.trips[id] else { return nil }
+            if let last = trip.providerFix, last.recordedAt >= fix.recordedAt { return nil }
+            trip.providerFix = ProviderFix(coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed, recordedAt: fix.recordedAt,
+                                           seq: (trip.providerFix?.seq ?? 0) + 1)
+            trip = estimator.refreshETA(trip, now: at)
+            c.trips[id] = trip
+            return trip
+        }
+        if let updated { hub.publish(updated) }
+        return updated
+    }
+
+    // MARK: - Reads
+
+    /// The trip if `account` may see it; `TripError.notFound` otherwise.
+    public func trip(_ id: String, for account: Account) throws -> TripRecord {
+        guard let trip = try cached(id), trip.isVisible(to: account) else { throw TripError.notFound }
+        return trip
+    }
+
+    /// The trip by id regardless of who asks (for the service's own use).
+    public func cached(_ id: String) throws -> TripRecord? {
+        if let hit = cache.withLock({ $0.trips[id] }) { return hit }
+        guard let stored = try store.trip(id: id) else { return nil }
+        remember(stored)
+        return stored
+    }
+
+    /// The customer's unfinished trips, newest first.
+    public func activeTrips(customer: String) -> [TripRecord] {
+        cache.withLock { c in (c.activeByCustomer[customer] ?? []).compactMap { c.trips[$0] } }
+            .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    /// The provider's unfinished trips, newest first.
+    public func activeTrips(provider: String) -> [TripRecord] {
+        cache.withLock { c in (c.activeByProvider[provider] ?? []).compactMap { c.trips[$0] } }
+            .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    // MARK: - Internals
+
+    private func commit(_ trip: TripRecord) {
+        remember(trip)
+        hub.publish(trip)
+    }
+
+    private func remember(_ trip: TripRecord) {
+        cache.withLock { Self.remember(trip, in: &$0) }
+    }
+
+    private static func remember(_ trip: TripRecord, in c: inout Cache) {
+        if let old = c.trips[trip.id], old.version > trip.version { return }
+        if let old = c.trips[trip.id], let provider = old.providerId, provider != trip.providerId || !trip.status.isActive {
+            c.activeByProvider[provider]?.remove(trip.id)
+        }
+        c.trips[trip.id] = trip
+        if trip.status.isActive {
+            c.activeByCustomer[trip.customerId, default: []].insert(trip.id)
+            if let provider = trip.providerId { c.activeByProvider[provider, default: []].insert(trip.id) }
+        } else {
+            c.activeByCustomer[trip.customerId]?.remove(trip.id)
+            if let provider = trip.providerId { c.activeByProvider[provider]?.remove(trip.id) }
+        }
+    }
+
+    static func validate(_ c: Coordinate, _ pointer: String) throws {
+        guard c.lat.isFinite, (-90...90).contains(c.lat) else { throw TripError.invalid(pointer: pointer + "/lat", detail: "must be between -90 and 90") }
+        guard c.lng.isFinite, (-180...180).contains(c.lng) else { throw TripError.invalid(pointer: pointer + "/lng", detail: "must be between -180 and 180") }
+    }
+}

@@ -1,0 +1,60 @@
+public import Foundation
+import Synchronization
+
+/// A `TripStore` in memory, for tests: transactions run on a copy and replace the state on success.
+public final class InMemoryTripStore: TripStore {
+    struct State: Sendable {
+        var trips: [String: TripRecord] = [:]
+        var changes: [String: [ChangeLogEntry]] = [:]
+        var keys: [IdempotencyScope: IdempotencyRecord] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T {
+        try state.withLock { s in
+            let tx = Transaction(state: s)
+            let result = try body(tx)
+            s = tx.state
+            return result
+        }
+    }
+
+    public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id] } }
+
+    public func trips(status: String?, limit: Int) throws -> [TripRecord] {
+        state.withLock { s in
+            Array(s.trips.values.filter { status == nil || $0.status.name == status }
+                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(limit))
+        }
+    }
+
+    public func activeTrips() throws -> [TripRecord] { state.withLock { $0.trips.values.filter(\.status.isActive) } }
+
+    public func changes(tripId: String) throws -> [ChangeLogEntry] { state.withLock { $0.changes[tripId] ?? [] } }
+
+    public func purgeIdempotency(before cutoff: Date) async throws {
+        state.withLock { s in s.keys = s.keys.filter { $0.value.createdAt >= cutoff } }
+    }
+
+    private final class Transaction: TripTransaction {
+        var state: State
+        init(state: State) { self.state = state }
+
+        func trip(_ id: String) throws -> TripRecord? { state.trips[id] }
+        func insert(_ trip: TripRecord) throws {
+            precondition(state.trips[trip.id] == nil, "duplicate trip id")
+            state.trips[trip.id] = trip
+        }
+        func update(_ trip: TripRecord) throws { state.trips[trip.id] = trip }
+        func append(_ change: ChangeLogEntry) throws { state.changes[change.tripId, default: []].append(change) }
+        func change(tripId: String, changeId: String) throws -> ChangeLogEntry? {
+            state.changes[tripId]?.first { $0.changeId == changeId }
+        }
+        func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord? { state.keys[scope] }
+        func save(_ record: IdempotencyRecord) throws { state.keys[record.scope] = record }
+        func deleteIdempotency(_ scope: IdempotencyScope) throws { state.keys[scope] = nil }
+    }
+}

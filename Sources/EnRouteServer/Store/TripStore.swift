@@ -1,0 +1,83 @@
+public import Foundation
+
+/// One applied change in a trip's log, written in the same transaction as the change.
+public struct ChangeLogEntry: Codable, Sendable, Equatable {
+    public let tripId: String
+    public let version: Int
+    public let status: String
+    public let actorRole: Party
+    public let actorId: String
+    /// When the server applied it.
+    public let serverTime: Date
+    /// When the device says it happened (provider steps).
+    public let deviceTime: Date?
+    /// The provider's change id, unique per trip.
+    public let changeId: String?
+
+    public init(tripId: String, version: Int, status: String, actorRole: Party, actorId: String, serverTime: Date,
+                deviceTime: Date? = nil, changeId: String? = nil) {
+        self.tripId = tripId; self.version = version; self.status = status; self.actorRole = actorRole
+        self.actorId = actorId; self.serverTime = serverTime; self.deviceTime = deviceTime; self.changeId = changeId
+    }
+}
+
+/// An answer remembered for an idempotency key, replayed unchanged.
+public struct StoredResponse: Codable, Sendable, Equatable {
+    public let status: Int
+    public let contentType: String
+    public let body: [UInt8]
+    public init(status: Int, contentType: String, body: [UInt8]) { self.status = status; self.contentType = contentType; self.body = body }
+}
+
+/// Idempotency keys are scoped to account, method and path (protocols.md §7.3).
+public struct IdempotencyScope: Sendable, Hashable, Codable {
+    public let accountId: String
+    public let method: String
+    public let path: String
+    public let key: String
+    public init(accountId: String, method: String, path: String, key: String) {
+        self.accountId = accountId; self.method = method; self.path = path; self.key = key
+    }
+}
+
+/// The stored state of one idempotency key.
+public struct IdempotencyRecord: Sendable, Equatable, Codable {
+    public let scope: IdempotencyScope
+    /// SHA-256 of the request body, hex.
+    public let fingerprint: String
+    /// nil while the first request is still running.
+    public var response: StoredResponse?
+    public let createdAt: Date
+    public init(scope: IdempotencyScope, fingerprint: String, response: StoredResponse?, createdAt: Date) {
+        self.scope = scope; self.fingerprint = fingerprint; self.response = response; self.createdAt = createdAt
+    }
+}
+
+/// What a transaction can read and write; everything commits together or not at all.
+public protocol TripTransaction {
+    func trip(_ id: String) throws -> TripRecord?
+    func insert(_ trip: TripRecord) throws
+    func update(_ trip: TripRecord) throws
+    func append(_ change: ChangeLogEntry) throws
+    /// The log entry written for a provider's change id, if it was applied.
+    func change(tripId: String, changeId: String) throws -> ChangeLogEntry?
+    func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord?
+    func save(_ record: IdempotencyRecord) throws
+    func deleteIdempotency(_ scope: IdempotencyScope) throws
+}
+
+/// Durable trips, their change log and idempotency keys. SQLite now; PostgreSQL later, same shape.
+public protocol TripStore: Sendable {
+    /// Runs `body` as one transaction, serialised with every other; rolls back if it throws.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T
+    /// Reads one trip (safe from any thread).
+    func trip(id: String) throws -> TripRecord?
+    /// Trips for the console, newest first, optionally only those in one status.
+    func trips(status: String?, limit: Int) throws -> [TripRecord]
+    /// Every trip that has not finished (loaded into memory at start).
+    func activeTrips() throws -> [TripRecord]
+    /// A trip's change log, oldest first.
+    func changes(tripId: String) throws -> [ChangeLogEntry]
+    /// Drops idempotency keys created before `cutoff`.
+    func purgeIdempotency(before cutoff: Date) async throws
+}

@@ -1,0 +1,154 @@
+public import Foundation
+import CSQLite
+
+/// An error from SQLite, with its message.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// One SQLite connection with a statement cache. Not thread-safe: its owner serialises use.
+public final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database at `path` in WAL mode.
+    public init(path: String, readOnly: Bool = false) throws {
+        let flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(handle)
+            throw SQLiteError(code: rc, message: "\(message) (\(path))")
+        }
+        sqlite3_busy_timeout(handle, 5_000)
+        if !readOnly {
+            try execute("PRAGMA journal_mode=WAL")
+            // WAL + NORMAL loses nothing when the process dies; only an OS crash can drop the last commits.
+            try execute("PRAGMA synchronous=NORMAL")
+            try execute("PRAGMA foreign_keys=ON")
+        }
+    }
+
+    deinit {
+        statements.values.forEach { $0.finalize() }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements without results.
+    public func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &error)
+        if rc != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? "exec failed"
+            sqlite3_free(error)
+            throw SQLiteError(code: rc, message: message)
+        }
+    }
+
+    /// A prepared statement for `sql`, reset and cached for reuse.
+    public func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
+        let statement = SQLiteStatement(raw, db: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `values` bound in order, for statements without results.
+    public func run(_ sql: String, _ values: [SQLiteValue]) throws {
+        let statement = try self.statement(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Rows of `sql` with `values` bound, each read by `row`.
+    public func query<T>(_ sql: String, _ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> T) throws -> [T] {
+        let statement = try self.statement(sql)
+        try statement.bind(values)
+        var out: [T] = []
+        while try statement.step() { out.append(try row(statement)) }
+        return out
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func lastError(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown")
+    }
+}
+
+/// A value bound to a statement parameter.
+public enum SQLiteValue {
+    case null, integer(Int64), real(Double), text(String), blob([UInt8])
+}
+
+/// A prepared statement; columns are read by index while positioned on a row.
+public final class SQLiteStatement {
+    private let raw: OpaquePointer
+    private unowned let db: SQLiteDatabase
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ raw: OpaquePointer, db: SQLiteDatabase) { self.raw = raw; self.db = db }
+
+    func finalize() { sqlite3_finalize(raw) }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    /// Binds values to `?1`, `?2`, ...
+    public func bind(_ values: [SQLiteValue]) throws {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(raw, index)
+            case .integer(let v): rc = sqlite3_bind_int64(raw, index, v)
+            case .real(let v): rc = sqlite3_bind_double(raw, index, v)
+            case .text(let v): rc = sqlite3_bind_text(raw, index, v, -1, Self.transient)
+            case .blob(let v): rc = v.withUnsafeBytes { sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), Self.transient) }
+            }
+            guard rc == SQLITE_OK else { throw db.lastError(rc) }
+        }
+    }
+
+    /// Advances to the next row; false when done.
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(raw)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw db.lastError(rc)
+    }
+
+    public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+    public func text(_ column: Int32) -> String? {
+        guard let p = sqlite3_column_text(raw, column) else { return nil }
+        return String(cString: p)
+    }
+    public func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(raw, column))
+        guard count > 0, let p = sqlite3_column_blob(raw, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: count))
+    }
+}

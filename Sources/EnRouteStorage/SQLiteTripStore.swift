@@ -1,0 +1,188 @@
+public import Foundation
+public import EnRouteServer
+import EnRouteModels
+import Synchronization
+
+/// The trip store on SQLite (WAL): one writer connection on a serial queue, one reader for lookups.
+public final class SQLiteTripStore: TripStore, @unchecked Sendable {
+    private let writer: SQLiteDatabase
+    private let reader: Mutex<SQLiteDatabase>
+    private let queue = DispatchQueue(label: "enroute.sqlite.writer")
+    public let path: String
+
+    /// Schema migrations, applied in order once each.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE trips (
+            id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL, version INTEGER NOT NULL,
+            customer_id TEXT NOT NULL, provider_id TEXT, merchant_id TEXT, active INTEGER NOT NULL,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL, record BLOB NOT NULL);
+        CREATE INDEX trips_status ON trips(status, created_at);
+        CREATE INDEX trips_created ON trips(created_at);
+        CREATE INDEX trips_active ON trips(active) WHERE active = 1;
+        CREATE TABLE trip_changes (
+            trip_id TEXT NOT NULL REFERENCES trips(id), version INTEGER NOT NULL, status TEXT NOT NULL,
+            actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time REAL NOT NULL, device_time REAL, change_id TEXT,
+            PRIMARY KEY (trip_id, version));
+        CREATE UNIQUE INDEX trip_changes_change ON trip_changes(trip_id, change_id) WHERE change_id IS NOT NULL;
+        CREATE TABLE idempotency_keys (
+            account_id TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL, status INTEGER, content_type TEXT, body BLOB, created_at REAL NOT NULL,
+            PRIMARY KEY (account_id, method, path, key));
+        CREATE INDEX idempotency_created ON idempotency_keys(created_at);
+        """,
+    ]
+
+    /// Opens or creates the database at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        self.path = path
+        let writer = try SQLiteDatabase(path: path)
+        try writer.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
+        let applied = Set(try writer.query("SELECT version FROM schema_migrations") { Int($0.int(0)) })
+        for (index, sql) in Self.migrations.enumerated() where !applied.contains(index + 1) {
+            try writer.transaction {
+                try writer.execute(sql)
+                try writer.run("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+                               [.integer(Int64(index + 1)), .real(Date().timeIntervalSince1970)])
+            }
+        }
+        self.writer = writer
+        reader = Mutex(try SQLiteDatabase(path: path))
+    }
+
+    /// The schema version now in force.
+    public var schemaVersion: Int { Self.migrations.count }
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                let db = self.writer
+                continuation.resume(with: Result { try db.transaction { try body(Transaction(db: db)) } })
+            }
+        }
+    }
+
+    public func trip(id: String) throws -> TripRecord? {
+        try reader.withLock { db in try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try Self.decode($0.blob(0)) }.first }
+    }
+
+    public func trips(status: String?, limit: Int) throws -> [TripRecord] {
+        try reader.withLock { db in
+            if let status {
+                return try db.query("SELECT record FROM trips WHERE status = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
+                                    [.text(status), .integer(Int64(limit))]) { try Self.decode($0.blob(0)) }
+            }
+            return try db.query("SELECT record FROM trips ORDER BY created_at DESC, id DESC LIMIT ?1", [.integer(Int64(limit))]) {
+                try Self.decode($0.blob(0))
+            }
+        }
+    }
+
+    public func activeTrips() throws -> [TripRecord] {
+        try reader.withLock { db in try db.query("SELECT record FROM trips WHERE active = 1") { try Self.decode($0.blob(0)) } }
+    }
+
+    public func changes(tripId: String) throws -> [ChangeLogEntry] {
+        try reader.withLock { db in
+            try db.query("""
+                SELECT version, status, actor_role, actor_id, server_time, device_time, change_id
+                FROM trip_changes WHERE trip_id = ?1 ORDER BY version
+                """, [.text(tripId)]) { row in
+                ChangeLogEntry(tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
+                               actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
+                               serverTime: Date(timeIntervalSince1970: row.double(4)),
+                               deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: row.text(6))
+            }
+        }
+    }
+
+    public func purgeIdempotency(before cutoff: Date) async throws {
+        try await transaction { tx in
+            try (tx as! Transaction).db.run("DELETE FROM idempotency_keys WHERE created_at < ?1", [.real(cutoff.timeIntervalSince1970)])
+        }
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> TripRecord {
+        try WireCoding.decoder().decode(TripRecord.self, from: Data(bytes))
+    }
+
+    static func encode(_ trip: TripRecord) throws -> [UInt8] {
+        Array(try WireCoding.encoder().encode(trip))
+    }
+
+    final class Transaction: TripTransaction {
+        let db: SQLiteDatabase
+        init(db: SQLiteDatabase) { self.db = db }
+
+        func trip(_ id: String) throws -> TripRecord? {
+            try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try SQLiteTripStore.decode($0.blob(0)) }.first
+        }
+
+        func insert(_ trip: TripRecord) throws {
+            try db.run("""
+                INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, created_at, updated_at, record)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """, values(trip))
+        }
+
+        func update(_ trip: TripRecord) throws {
+            try db.run("""
+                UPDATE trips SET kind = ?2, status = ?3, version = ?4, customer_id = ?5, provider_id = ?6, merchant_id = ?7,
+                active = ?8, created_at = ?9, updated_at = ?10, record = ?11 WHERE id = ?1
+                """, values(trip))
+        }
+
+        private func values(_ trip: TripRecord) throws -> [SQLiteValue] {
+            [.text(trip.id), .text(trip.kind.rawValue), .text(trip.status.name), .integer(Int64(trip.version)), .text(trip.customerId),
+             trip.providerId.map { .text($0) } ?? .null, trip.merchantId.map { .text($0) } ?? .null, .integer(trip.status.isActive ? 1 : 0),
+             .real(trip.createdAt.timeIntervalSince1970), .real(trip.updatedAt.timeIntervalSince1970), .blob(try SQLiteTripStore.encode(trip))]
+        }
+
+        func append(_ change: ChangeLogEntry) throws {
+            try db.run("""
+                INSERT INTO trip_changes (trip_id, version, status, actor_role, actor_id, server_time, device_time, change_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """, [.text(change.tripId), .integer(Int64(change.version)), .text(change.status), .text(change.actorRole.rawValue),
+                      .text(change.actorId), .real(change.serverTime.timeIntervalSince1970),
+                      change.deviceTime.map { .real($0.timeIntervalSince1970) } ?? .null, change.changeId.map { .text($0) } ?? .null])
+        }
+
+        func change(tripId: String, changeId: String) throws -> ChangeLogEntry? {
+            try db.query("""
+                SELECT version, status, actor_role, actor_id, server_time, device_time FROM trip_changes
+                WHERE trip_id = ?1 AND change_id = ?2
+                """, [.text(tripId), .text(changeId)]) { row in
+                ChangeLogEntry(tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
+                               actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
+                               serverTime: Date(timeIntervalSince1970: row.double(4)),
+                               deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: changeId)
+            }.first
+        }
+
+        func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord? {
+            try db.query("""
+                SELECT fingerprint, status, content_type, body, created_at FROM idempotency_keys
+                WHERE account_id = ?1 AND method = ?2 AND path = ?3 AND key = ?4
+                """, [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)]) { row in
+                IdempotencyRecord(scope: scope, fingerprint: row.text(0) ?? "",
+                                  response: row.isNull(1) ? nil : StoredResponse(status: Int(row.int(1)), contentType: row.text(2) ?? "", body: row.blob(3)),
+                                  createdAt: Date(timeIntervalSince1970: row.double(4)))
+            }.first
+        }
+
+        func save(_ record: IdempotencyRecord) throws {
+            let s = record.scope
+            try db.run("""
+                INSERT OR REPLACE INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, body, created_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                """, [.text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
+                      record.response.map { .integer(Int64($0.status)) } ?? .null, record.response.map { .text($0.contentType) } ?? .null,
+                      record.response.map { .blob($0.body) } ?? .null, .real(record.createdAt.timeIntervalSince1970)])
+        }
+
+        func deleteIdempotency(_ scope: IdempotencyScope) throws {
+            try db.run("DELETE FROM idempotency_keys WHERE account_id = ?1 AND method = ?2 AND path = ?3 AND key = ?4",
+                       [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)])
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// `enroute <command>`: dispatches to the subcommands.
+enum CommandLineTool {
+    static let help = """
+    enroute: the EnRoute on-demand platform.
+
+    Usage: enroute <command> [options]
+
+    Commands:
+      serve     Run the backend (HTTP API, live streams, storage).
+      token     Mint a development bearer token for an account and role.
+
+    Run `enroute <command> --help` for a command's options.
+    """
+
+    static func run(_ args: [String]) async -> Int32 {
+        guard let command = args.first, !["-h", "--help", "help"].contains(command) else {
+            print(help)
+            return args.isEmpty ? 64 : 0
+        }
+        let rest = Array(args.dropFirst())
+        do {
+            switch command {
+            case "serve": return try await ServeCommand.run(rest)
+            case "token": return try TokenCommand.run(rest)
+            default:
+                FileHandle.standardError.write(Data("enroute: unknown command '\(command)'\n\n\(help)\n".utf8))
+                return 64
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("enroute \(command): \(error.description)\n".utf8))
+            return 64
+        } catch {
+            FileHandle.standardError.write(Data("enroute \(command): \(error)\n".utf8))
+            return 1
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import EnRouteCrypto
+
+/// Finds the JWT secret: `--secret`, `ENROUTE_JWT_SECRET`, or a random one kept beside the database.
+enum Secrets {
+    static func jwtSecret(_ options: Options, database: String) throws -> String {
+        if let secret = options.string("secret", env: "ENROUTE_JWT_SECRET") {
+            guard secret.utf8.count >= 16 else { throw CLIError("the JWT secret must be at least 16 bytes") }
+            return secret
+        }
+        let path = database + ".secret"
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), existing.count >= 32 {
+            return existing
+        }
+        let secret = Digest.randomBytes(32).map { String(format: "%02x", $0) }.joined()
+        guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CLIError("cannot write the JWT secret to \(path); pass --secret or ENROUTE_JWT_SECRET")
+        }
+        return secret
+    }
+}

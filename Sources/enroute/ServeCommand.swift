@@ -1,0 +1,84 @@
+import Foundation
+import Dispatch
+import HTTPEngine
+import EnRouteServer
+import EnRouteStorage
+
+/// `enroute serve`: the backend on one machine, SQLite underneath.
+enum ServeCommand {
+    static let help = """
+    Usage: enroute serve [options]
+
+    Runs the EnRoute backend: the trip API, live streams (SSE and WebSocket), /healthz, /readyz, /metrics.
+    Every option can also come from the environment variable named beside it.
+
+      --host ADDR       Address to listen on (ENROUTE_HOST, default 127.0.0.1).
+      --port N          TCP port (ENROUTE_PORT, default 8080; 0 picks a free one).
+      --db PATH         SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite).
+      --secret S        HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
+                        default: a random secret kept in PATH.secret, which `enroute token` reads too).
+      --threads N       HTTP worker threads (ENROUTE_THREADS, default: one per core).
+      --max-connections N  Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000).
+      --idle-timeout S  Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30).
+
+    SIGTERM or SIGINT stops accepting, finishes requests in flight, ends streams cleanly and exits 0.
+    """
+
+    static func run(_ args: [String]) async throws -> Int32 {
+        let options = try Options(args)
+        if options.has("help") { print(help); return 0 }
+        var config = HTTPServerConfiguration()
+        config.host = options.string("host", env: "ENROUTE_HOST") ?? "127.0.0.1"
+        if let port = try options.int("port", env: "ENROUTE_PORT") {
+            guard (0...65535).contains(port) else { throw CLIError("--port must be 0...65535") }
+            config.port = UInt16(port)
+        }
+        if let threads = try options.int("threads", env: "ENROUTE_THREADS") { config.threads = max(1, threads) }
+        if let limit = try options.int("max-connections", env: "ENROUTE_MAX_CONNECTIONS") { config.connectionLimit = max(1, limit) }
+        if let idle = try options.int("idle-timeout", env: "ENROUTE_IDLE_TIMEOUT") { config.idleTimeoutSeconds = UInt32(max(1, idle)) }
+        let database = options.string("db", env: "ENROUTE_DB") ?? "./enroute.sqlite"
+        let secret = try Secrets.jwtSecret(options, database: database)
+
+        let store = try SQLiteTripStore(path: database)
+        let now: @Sendable () -> Date = { Date() }
+        let service = TripService(store: store, now: now)
+        try service.warm()
+        let metrics = MetricsRegistry()
+        let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
+                             openAPI: OpenAPIDocument.text(), ready: {
+                                 do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
+                             })
+        let server = HTTPServer(router: api.router(), configuration: config, metrics: metrics)
+        try server.start()
+        log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(store.schemaVersion))")
+
+        let stop = AsyncStream<Int32>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
+            source.setEventHandler { stop.continuation.yield(sig) }
+            source.resume()
+            sources.append(source)
+        }
+        // Old idempotency keys are dropped hourly.
+        let purge = Task {
+            while !Task.isCancelled {
+                try? await store.purgeIdempotency(before: now().addingTimeInterval(-service.idempotencyRetention))
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
+        var signals = stop.stream.makeAsyncIterator()
+        let received = await signals.next() ?? SIGTERM
+        log("received signal \(received); draining")
+        purge.cancel()
+        await server.shutdown()
+        log("stopped cleanly")
+        _ = sources
+        return 0
+    }
+
+    static func log(_ message: String) {
+        FileHandle.standardError.write(Data("[enroute] \(ISO8601DateFormatter().string(from: Date())) \(message)\n".utf8))
+    }
+}
