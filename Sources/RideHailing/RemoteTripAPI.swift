@@ -1,0 +1,69 @@
+public import Foundation
+public import ClientKit
+public import EnRouteModels
+
+/// `TripAPI` over the EnRoute HTTP API; non-2xx answers throw `APIError`.
+public struct RemoteTripAPI: TripAPI {
+    private let client: any HTTPClient
+    private let server: APIServer
+
+    /// An API that sends through `client` to `server`, with its credentials.
+    public init(client: any HTTPClient, server: APIServer) {
+        self.client = client
+        self.server = server
+    }
+
+    /// `POST /v1/estimates`.
+    public func estimate(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate] {
+        let request = try await server.request("POST", "/v1/estimates", json: EstimateRequest(pickup: pickup, dropoff: dropoff))
+        return try await client.send(request).decode([Estimate].self)
+    }
+
+    /// `POST /v1/trips` with an `Idempotency-Key` header.
+    public func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
+        let http = try await server.request("POST", "/v1/trips", json: request,
+                                            headers: ["Idempotency-Key": idempotencyKey.uuidString])
+        return try await client.send(http).decode(Trip.self)
+    }
+
+    /// `GET /v1/trips/active`; 204 means no active trip.
+    public func activeTrip() async throws -> Trip? {
+        let response = try await client.send(await server.request("GET", "/v1/trips/active"))
+        if response.status == 204 { return nil }
+        return try response.decode(Trip.self)
+    }
+
+    /// `GET /v1/trips/{id}`.
+    public func trip(id: String) async throws -> Trip {
+        try await client.send(await server.request("GET", "/v1/trips/\(Self.segment(id))")).decode(Trip.self)
+    }
+
+    /// `POST /v1/trips/{id}/cancel` without a reason.
+    public func cancel(tripID: String) async throws -> Trip {
+        try await cancel(tripID: tripID, reason: nil)
+    }
+
+    /// `POST /v1/trips/{id}/cancel`, with a `CancelRequest` body when there is a reason; 409 once it is too late.
+    public func cancel(tripID: String, reason: String?) async throws -> Trip {
+        let path = "/v1/trips/\(Self.segment(tripID))/cancel"
+        let request = if let reason {
+            try await server.request("POST", path, json: CancelRequest(reason: reason))
+        } else {
+            await server.request("POST", path)
+        }
+        return try await client.send(request).decode(Trip.self)
+    }
+
+    /// `GET /v1/drivers/nearby?lat=..&lng=..`.
+    public func nearbyDrivers(around point: Coordinate) async throws -> [Coordinate] {
+        let request = await server.request("GET", "/v1/drivers/nearby?lat=\(point.lat)&lng=\(point.lng)")
+        return try await client.send(request).decode([Coordinate].self)
+    }
+
+    /// One path segment, percent-encoded so an id cannot change the path.
+    static func segment(_ value: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}

@@ -1,0 +1,83 @@
+import EnRouteModels
+
+/// The `enroute ride` screen as plain text lines: state, driver, ETA, fare and the animated marker.
+public enum RideScreen {
+    /// The lines to print for `state`, with the marker as drawn at this moment.
+    public static func render(_ state: TripViewState, marker: MarkerFrame?) -> [String] {
+        var lines: [String] = []
+        if let trip = state.trip {
+            lines.append("Trip \(trip.id) · \(title(trip.state)) (v\(trip.version))")
+            if let driver = trip.driver {
+                lines.append("Driver: \(driver.name) · \(driver.carModel) \(driver.plate) · ★ \(decimal(driver.rating, places: 1))")
+            }
+            if let eta = trip.etaSeconds, trip.state.isActive {
+                lines.append("\(trip.state == .onTrip ? "Arrival" : "Pickup") in \(duration(seconds: eta))")
+            }
+            if let fare = trip.fare { lines.append("Fare: \(money(fare))") }
+            if let marker {
+                let arrow = compassArrows[Int((marker.heading / 45).rounded()) % 8]
+                lines.append("Car: \(decimal(marker.coordinate.lat, places: 5)), \(decimal(marker.coordinate.lng, places: 5)) "
+                             + "\(arrow) \(Int(marker.heading.rounded()) % 360)° \(compass(marker.heading))"
+                             + (marker.isAnimating ? " (moving)" : ""))
+            }
+        } else if !state.estimates.isEmpty {
+            lines.append("Choose a ride:")
+            for estimate in state.estimates {
+                lines.append("  \(estimate.productID): \(money(estimate.fare)), pickup in \(duration(seconds: estimate.etaSeconds))")
+            }
+        } else {
+            lines.append(state.isRequesting ? "Requesting a ride…" : "No ride yet.")
+        }
+        if state.isRequesting, state.trip != nil { lines.append("Requesting a ride…") }
+        if state.isCancelling { lines.append("Cancelling…") }
+        if let error = state.errorMessage { lines.append("! \(error)") }
+        return lines
+    }
+
+    /// The rider-facing name of a state.
+    static func title(_ state: TripState) -> String {
+        switch state {
+        case .searching: "Finding your driver…"
+        case .driverAssigned: "Driver on the way"
+        case .driverArrived: "Driver is here"
+        case .onTrip: "On the way"
+        case .completed: "Arrived"
+        case .cancelled: "Cancelled"
+        case .noDriversFound: "No drivers available"
+        }
+    }
+
+    /// "45 s", "4 min 10 s", "12 min".
+    static func duration(seconds: Int) -> String {
+        let minutes = seconds / 60, rest = seconds % 60
+        if minutes == 0 { return "\(rest) s" }
+        return rest == 0 ? "\(minutes) min" : "\(minutes) min \(rest) s"
+    }
+
+    /// "USD 12.50"; minor units as two decimals except for currencies without them.
+    static func money(_ money: Money) -> String {
+        if zeroDecimalCurrencies.contains(money.currency) { return "\(money.currency) \(money.amountMinor)" }
+        let sign = money.amountMinor < 0 ? "-" : ""
+        let cents = abs(money.amountMinor)
+        let fraction = cents % 100
+        return "\(money.currency) \(sign)\(cents / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    /// "N", "NE", ... for a heading in degrees.
+    static func compass(_ heading: Double) -> String {
+        compassNames[Int((heading / 45).rounded()) % 8]
+    }
+
+    private static func decimal(_ value: Double, places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = Int((abs(value) * scale).rounded())
+        let whole = scaled / Int(scale), fraction = String(scaled % Int(scale))
+        let padded = String(repeating: "0", count: places - fraction.count) + fraction
+        return "\(value < 0 && scaled != 0 ? "-" : "")\(whole).\(padded)"
+    }
+
+    private static let zeroDecimalCurrencies: Set<String> = ["JPY", "KRW", "ISK", "CLP", "VND"]
+    private static let compassNames = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+    private static let compassArrows = ["↑", "↗", "→", "↘", "↓", "↙", "←", "↖"]
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import EnRouteModels
+import TestSupport
+@testable import RideHailing
+
+@MainActor
+@Suite struct LiveRideServiceTests {
+    private func makeSUT() -> (LiveRideService, FakeTripAPI, FakeLiveTripChannel) {
+        let log = CallLog()
+        let api = FakeTripAPI(log: log)
+        let channel = FakeLiveTripChannel(log: log, acceptsConnections: true)
+        return (LiveRideService(api: api, channel: channel, clock: ManualClock()), api, channel)
+    }
+
+    /// The update's sequence is the trip version; the ETA is the server's for that version.
+    @Test func driverMovesBecomeUpdatesCarryingTheTripsVersionAndETA() async throws {
+        let (service, api, channel) = makeSUT()
+        api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 240) } }
+        var updates = service.driverUpdates(rideID: "T-1").makeAsyncIterator()
+        try await waitUntil("connected") { channel.connectionCount == 1 }
+
+        let location = Fixtures.location(seq: 8, lat: Fixtures.pickup.lat + 0.001, lng: Fixtures.pickup.lng)
+        channel.connection(0).yield(.driverMoved(location))
+        let update = try #require(await updates.next())
+
+        #expect(update.sequence == 3)
+        #expect(update.position == location.coordinate)
+        #expect(update.metersAway == 111)                     // 0.001° of latitude
+        #expect(try await service.eta(for: update) == .seconds(240))
+    }
+
+    @Test(arguments: [(TripState.driverArrived, RideOutcome.driverArrived), (.onTrip, .driverArrived),
+                      (.cancelled, .cancelled), (.noDriversFound, .cancelled)])
+    func theUpdatesEndWithTheRide(state: TripState, outcome: RideOutcome) async throws {
+        let (service, api, channel) = makeSUT()
+        api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 240) } }
+        let updates = service.driverUpdates(rideID: "T-1")
+        try await waitUntil("connected") { channel.connectionCount == 1 }
+        channel.connection(0).yield(.tripUpdated(Fixtures.trip(state, version: 4)))
+
+        for await _ in updates {}
+        #expect(await service.outcome(rideID: "T-1") == outcome)
+        #expect(channel.isClosed(0))
+    }
+
+    @Test func aRideTheServerCancelsShowsAsCancelledOnTheTrackingScreen() async throws {
+        let (service, api, channel) = makeSUT()
+        api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 90) } }
+        let viewModel = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
+                                              logger: RecordingRideLogger())
+        let tracking = Task { await viewModel.track() }
+        try await waitUntil("connected") { channel.connectionCount == 1 }
+        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1)))
+        try await waitUntil("ETA") { viewModel.eta == .seconds(90) }
+        #expect(viewModel.showsArrivingBanner)
+
+        channel.connection(0).yield(.tripUpdated(Fixtures.trip(.cancelled, version: 4)))
+        await tracking.value
+        #expect(viewModel.status == .cancelled)
+    }
+
+    @Test func cancelRideCancelsTheTrip() async throws {
+        let (service, api, _) = makeSUT()
+        api.expect { $0.cancel = { _ in Fixtures.trip(.cancelled, version: 2) } }
+        try await service.cancelRide(rideID: "T-1")
+        #expect(api.log.all == ["cancel(T-1)"])
+    }
+
+    @Test func theRouteIsAStraightLineFromPickupToDropoff() async throws {
+        let (service, api, _) = makeSUT()
+        api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 2) } }
+        #expect(try RouteDecoder.decode(try await service.routeData(rideID: "T-1")) == [Fixtures.pickup, Fixtures.dropoff])
+    }
+}

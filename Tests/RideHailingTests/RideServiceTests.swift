@@ -1,0 +1,31 @@
+import Testing
+import EnRouteModels
+import TestSupport
+@testable import RideHailing
+
+@Suite struct RideServiceTests {
+    private let waypoints = [RideService.Waypoint(position: Coordinate(lat: 1, lng: 1), metersAway: 800),
+                             RideService.Waypoint(position: Coordinate(lat: 2, lng: 2), metersAway: 0)]
+
+    @Test func sendsOneWaypointPerIntervalThenFinishes() async throws {
+        let clock = ManualClock()
+        let service = RideService(clock: clock, waypoints: waypoints)
+        var updates = service.driverUpdates(rideID: "R-1").makeAsyncIterator()
+
+        await clock.sleepers(atLeast: 1)
+        await clock.advance(by: .seconds(1))
+        let first = try #require(await updates.next())
+        #expect(first == DriverUpdate(sequence: 1, position: Coordinate(lat: 1, lng: 1), metersAway: 800))
+        #expect(try await service.eta(for: first) == .seconds(100))
+
+        await clock.sleepers(atLeast: 1)
+        await clock.advance(by: .seconds(1))
+        #expect(await updates.next()?.sequence == 2)
+        #expect(await updates.next() == nil)
+    }
+
+    @Test func theRouteIsTheWaypoints() async throws {
+        let service = RideService(clock: ManualClock(), waypoints: waypoints)
+        #expect(try RouteDecoder.decode(try await service.routeData(rideID: "R-1")) == waypoints.map(\.position))
+    }
+}
