@@ -31,6 +31,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
             PRIMARY KEY (account_id, method, path, key));
         CREATE INDEX idempotency_created ON idempotency_keys(created_at);
         """,
+        """
+        CREATE TABLE outbox (
+            id TEXT PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL, created_at REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0, not_before REAL NOT NULL);
+        CREATE INDEX outbox_due ON outbox(topic, not_before);
+        """,
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date.
@@ -99,6 +105,29 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     public func purgeIdempotency(before cutoff: Date) async throws {
         try await transaction { tx in
             try (tx as! Transaction).db.run("DELETE FROM idempotency_keys WHERE created_at < ?1", [.real(cutoff.timeIntervalSince1970)])
+        }
+    }
+
+    public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
+        try reader.withLock { db in
+            try db.query("""
+                SELECT id, payload, created_at, attempts, not_before FROM outbox
+                WHERE topic = ?1 AND not_before <= ?2 ORDER BY created_at, id LIMIT ?3
+                """, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
+                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
+                              attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
+            }
+        }
+    }
+
+    public func completeOutbox(id: String) async throws {
+        try await transaction { tx in try (tx as! Transaction).db.run("DELETE FROM outbox WHERE id = ?1", [.text(id)]) }
+    }
+
+    public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
+        try await transaction { tx in
+            try (tx as! Transaction).db.run("UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
+                                            [.text(id), .integer(Int64(attempts)), .real(notBefore.timeIntervalSince1970)])
         }
     }
 
@@ -178,6 +207,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
                 """, [.text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
                       record.response.map { .integer(Int64($0.status)) } ?? .null, record.response.map { .text($0.contentType) } ?? .null,
                       record.response.map { .blob($0.body) } ?? .null, .real(record.createdAt.timeIntervalSince1970)])
+        }
+
+        func enqueue(_ message: OutboxMessage) throws {
+            try db.run("INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                       [.text(message.id), .text(message.topic), .blob(message.payload), .real(message.createdAt.timeIntervalSince1970),
+                        .integer(Int64(message.attempts)), .real(message.notBefore.timeIntervalSince1970)])
         }
 
         func deleteIdempotency(_ scope: IdempotencyScope) throws {

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 public import HTTPEngine
-public import EnRouteModels
+import EnRouteModels
 import EnRouteCrypto
 
 /// The HTTP API of the trip service: every route of seeds 000, 002 and 004 over `TripService`.

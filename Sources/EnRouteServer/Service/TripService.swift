@@ -26,6 +26,13 @@ public enum IdempotencyClaim: Sendable, Equatable {
     case mismatch
 }
 
+/// Sees every trip change inside the change's own transaction, to record side effects atomically
+/// (for example, push notifications into the outbox).
+public protocol TripChangeObserver: Sendable {
+    /// Called after `new` is written; `old` is nil for a new trip. Throwing rolls the change back.
+    func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) throws
+}
+
 /// The trip service: owns every trip as a versioned state machine (seed 004 §44.4).
 ///
 /// Every move is one transaction: load, check, apply, bump, log, remember the key. Reads are served
@@ -44,6 +51,7 @@ public final class TripService: Sendable {
     private let now: @Sendable () -> Date
     private let ids: any IDGenerator
     private let cache = Mutex(Cache())
+    private let observers: [any TripChangeObserver]
     /// An in-flight key older than this is taken to belong to a request that died.
     public let idempotencyLockTimeout: TimeInterval = 60
     /// Keys are kept this long (protocols.md §4.2).
@@ -51,8 +59,9 @@ public final class TripService: Sendable {
 
     public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
                 estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator = RandomIDGenerator(),
-                now: @escaping @Sendable () -> Date) {
-        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids; self.now = now
+                observers: [any TripChangeObserver] = [], now: @escaping @Sendable () -> Date) {
+        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids
+        self.observers = observers; self.now = now
     }
 
     /// Loads every unfinished trip into memory; call once at start.
@@ -133,6 +142,7 @@ public final class TripService: Sendable {
 
     private func create(_ trip: TripRecord, existingActive: TripRecord?, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
         let at = trip.createdAt
+        let observers = self.observers
         let result: Result<TripRecord, TripError> = try await store.transaction { tx in
             let result: Result<TripRecord, TripError>
             if let existingActive {
@@ -141,6 +151,7 @@ public final class TripService: Sendable {
                 try tx.insert(trip)
                 try tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name,
                                              actorRole: account.role, actorId: account.id, serverTime: at))
+                for observer in observers { try observer.tripChanged(from: nil, to: trip, in: tx) }
                 result = .success(trip)
             }
             try Self.finish(tx, idempotency, result, at: at)
@@ -162,6 +173,7 @@ public final class TripService: Sendable {
         let at = now()
         let cached = cache.withLock { $0.trips[tripId] }
         let estimator = self.estimator
+        let observers = self.observers
         let party = account.role
         let result: Result<TripRecord, TripError>? = try await store.transaction { tx in
             guard var trip = try tx.trip(tripId) else { return nil }
@@ -189,6 +201,7 @@ public final class TripService: Sendable {
                 try tx.update(next)
                 try tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
                                              actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
+                for observer in observers { try observer.tripChanged(from: trip, to: next, in: tx) }
                 result = .success(next)
             }
             try Self.finish(tx, idempotency, result, at: at)

@@ -7,6 +7,7 @@ public final class InMemoryTripStore: TripStore {
         var trips: [String: TripRecord] = [:]
         var changes: [String: [ChangeLogEntry]] = [:]
         var keys: [IdempotencyScope: IdempotencyRecord] = [:]
+        var outbox: [String: OutboxMessage] = [:]
     }
 
     private let state = Mutex(State())
@@ -39,6 +40,22 @@ public final class InMemoryTripStore: TripStore {
         state.withLock { s in s.keys = s.keys.filter { $0.value.createdAt >= cutoff } }
     }
 
+    public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
+        state.withLock { s in
+            Array(s.outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit))
+        }
+    }
+
+    public func completeOutbox(id: String) async throws { state.withLock { $0.outbox[id] = nil } }
+
+    public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
+        state.withLock { s in
+            s.outbox[id]?.attempts = attempts
+            s.outbox[id]?.notBefore = notBefore
+        }
+    }
+
     private final class Transaction: TripTransaction {
         var state: State
         init(state: State) { self.state = state }
@@ -56,5 +73,6 @@ public final class InMemoryTripStore: TripStore {
         func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord? { state.keys[scope] }
         func save(_ record: IdempotencyRecord) throws { state.keys[record.scope] = record }
         func deleteIdempotency(_ scope: IdempotencyScope) throws { state.keys[scope] = nil }
+        func enqueue(_ message: OutboxMessage) throws { state.outbox[message.id] = message }
     }
 }

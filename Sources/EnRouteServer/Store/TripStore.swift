@@ -53,6 +53,24 @@ public struct IdempotencyRecord: Sendable, Equatable, Codable {
     }
 }
 
+/// A side effect recorded in the same transaction as the change that caused it (push notifications,
+/// Live Activity updates), delivered later by a sender that drains the outbox.
+public struct OutboxMessage: Codable, Sendable, Equatable {
+    public let id: String
+    /// Which sender handles it, e.g. "apns".
+    public let topic: String
+    public let payload: [UInt8]
+    public let createdAt: Date
+    public var attempts: Int
+    /// Not to be sent before this time (backoff).
+    public var notBefore: Date
+
+    public init(id: String, topic: String, payload: [UInt8], createdAt: Date, attempts: Int = 0, notBefore: Date? = nil) {
+        self.id = id; self.topic = topic; self.payload = payload; self.createdAt = createdAt
+        self.attempts = attempts; self.notBefore = notBefore ?? createdAt
+    }
+}
+
 /// What a transaction can read and write; everything commits together or not at all.
 public protocol TripTransaction {
     func trip(_ id: String) throws -> TripRecord?
@@ -64,6 +82,8 @@ public protocol TripTransaction {
     func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord?
     func save(_ record: IdempotencyRecord) throws
     func deleteIdempotency(_ scope: IdempotencyScope) throws
+    /// Adds a message to the outbox; it commits with the change.
+    func enqueue(_ message: OutboxMessage) throws
 }
 
 /// Durable trips, their change log and idempotency keys. SQLite now; PostgreSQL later, same shape.
@@ -80,4 +100,10 @@ public protocol TripStore: Sendable {
     func changes(tripId: String) throws -> [ChangeLogEntry]
     /// Drops idempotency keys created before `cutoff`.
     func purgeIdempotency(before cutoff: Date) async throws
+    /// Up to `limit` outbox messages of `topic` due at `now`, oldest first.
+    func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage]
+    /// Removes a delivered (or abandoned) message.
+    func completeOutbox(id: String) async throws
+    /// Puts a message back for a later attempt.
+    func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws
 }
