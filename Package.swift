@@ -62,6 +62,10 @@ package.targets += [
     .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing"], swiftSettings: settings),
 ]
 
+// MARK: - Notifications (seed 001)
+
+// (filled in by the push notifications work)
+
 // MARK: - Tools
 
 package.targets += [
@@ -77,9 +81,10 @@ package.targets += [
 
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
-    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit"], swiftSettings: settings),
+    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteServer"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
+    .testTarget(name: "EnRouteServerTests", dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),

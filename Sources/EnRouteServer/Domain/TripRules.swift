@@ -43,6 +43,7 @@ public enum TripRules {
 
     private static func applyRide(_ move: TripMove, _ state: TripState, _ trip: inout TripRecord, _ party: Party, _ actor: String) -> MoveRefusal? {
         let isAssigned = party == .provider && trip.providerId == actor
+        let isCustomer = party == .customer && trip.customerId == actor
         switch (state, move) {
         case (.searching, .assignProvider(let provider)) where party == .provider && provider == actor || isBackend(party):
             trip.providerId = provider
@@ -60,9 +61,9 @@ public enum TripRules {
             trip.providerId = nil
             trip.providerFix = nil
             trip.status = .ride(.searching)
-        case (.searching, .cancel(let reason)) where party == .customer || isBackend(party),
-             (.driverAssigned, .cancel(let reason)) where party == .customer || isBackend(party),
-             (.driverArrived, .cancel(let reason)) where party == .customer || isAssigned || isBackend(party):
+        case (.searching, .cancel(let reason)) where isCustomer || isBackend(party),
+             (.driverAssigned, .cancel(let reason)) where isCustomer || isBackend(party),
+             (.driverArrived, .cancel(let reason)) where isCustomer || isAssigned || isBackend(party):
             trip.status = .ride(.cancelled)
             trip.cancellation = Cancellation(by: party, reason: reason)
         default:
@@ -77,6 +78,7 @@ public enum TripRules {
                                       _ actor: String, _ now: Date) -> MoveRefusal? {
         let isCourier = party == .provider && trip.providerId == actor
         let isMerchant = party == .merchant && trip.merchantId == actor
+        let isCustomer = party == .customer && trip.customerId == actor
         let label = trip.problem == nil ? status.rawValue : "\(status.rawValue) with a problem"
         switch (status, move) {
         case (.placed, .merchantAccept(let minutes)) where isMerchant:
@@ -107,8 +109,8 @@ public enum TripRules {
             trip.providerId = nil
             trip.providerFix = nil
             if status != .placed { trip.status = .delivery(.picking) }
-        case (.placed, .cancel(let reason)) where party == .customer || isMerchant || isBackend(party),
-             (.picking, .cancel(let reason)) where party == .customer || isMerchant || isBackend(party),
+        case (.placed, .cancel(let reason)) where isCustomer || isMerchant || isBackend(party),
+             (.picking, .cancel(let reason)) where isCustomer || isMerchant || isBackend(party),
              (.onTheWay, .cancel(let reason)) where isBackend(party),
              (.arriving, .cancel(let reason)) where isBackend(party):
             trip.status = .delivery(.cancelled)
