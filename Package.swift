@@ -64,14 +64,28 @@ package.targets += [
 
 // MARK: - Notifications (seed 001)
 
-// (filled in by the push notifications work)
+package.targets += [
+    /// Push notifications on the server: devices, opens, the push outbox and its sender, APNs over HTTP/2.
+    .target(name: "EnRouteNotifications",
+            dependencies: ["EnRouteServer", "EnRouteStorage", "EnRouteModels", "EnRouteCrypto", "HTTPEngine", "CCurl"],
+            swiftSettings: settings),
+    /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
+    .target(name: "NotificationsKit", dependencies: ["ClientKit", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    .testTarget(name: "EnRouteNotificationsTests",
+                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteServer", "EnRouteStorage", "EnRouteCrypto",
+                               "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
+                swiftSettings: settings),
+    .testTarget(name: "NotificationsKitTests",
+                dependencies: ["NotificationsKit", "EnRouteNotifications", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
+                swiftSettings: settings),
+]
 
 // MARK: - Tools
 
 package.targets += [
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto"],
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -85,7 +99,7 @@ package.targets += [
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "EnRouteServerTests", dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
-    .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),
 ]

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import EnRouteModels
+import EnRouteServer
+import TestSupport
+
+@Suite struct IdempotencyTests {
+    @Test func theFirstResponseIsReplayedUnchangedOnRetry() async throws {
+        let backend = TestBackend()
+        let token = backend.token("c1", .customer)
+        let first = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-00000001"])
+        await backend.clock.advance(by: .seconds(30))
+        let again = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-00000001"])
+        #expect(first.status == 201)
+        #expect(again.status == 201)
+        #expect(again.body == first.body)
+        #expect(again.headers["Idempotent-Replayed"] == "true")
+        #expect(try backend.store.trips(status: nil, limit: 10).count == 1)
+    }
+
+    @Test func aStoredErrorIsReplayedToo() async throws {
+        let backend = TestBackend()
+        let token = backend.token("c1", .customer)
+        _ = try await backend.requestRide("c1")
+        // A second active ride is refused with 409, and that answer is what the key remembers.
+        let refused = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-refused"])
+        #expect(refused.status == 409)
+        let replay = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-refused"])
+        #expect(replay.status == 409)
+        #expect(replay.body == refused.body)
+    }
+
+    @Test func theSameKeyWithAnotherBodyIs422() async throws {
+        let backend = TestBackend()
+        let token = backend.token("c1", .customer)
+        _ = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-00000002"])
+        let other = TestBackend.rideBody.replacingOccurrences(of: "economy", with: "xl")
+        let r = await backend.call("POST", "/v1/trips", token: token, json: other, headers: ["Idempotency-Key": "key-00000002"])
+        #expect(r.status == 422)
+        #expect(try backend.store.trips(status: nil, limit: 10).count == 1)
+    }
+
+    @Test func aRetryWhileTheFirstIsRunningGets409() async throws {
+        let backend = TestBackend()
+        let scope = IdempotencyScope(accountId: "c1", method: "POST", path: "/v1/trips", key: "key-inflight")
+        let context = IdempotencyContext(scope: scope, fingerprint: "f", render: { _ in StoredResponse(status: 201, contentType: "", body: []) })
+        #expect(try await backend.service.claim(context) == .proceed)
+        #expect(try await backend.service.claim(context) == .inFlight)
+        // A claim left by a request that died is taken over after the lock timeout.
+        await backend.clock.advance(by: .seconds(61))
+        #expect(try await backend.service.claim(context) == .proceed)
+    }
+
+    @Test func keysAreScopedToTheAccount() async throws {
+        let backend = TestBackend()
+        let a = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: TestBackend.rideBody, headers: ["Idempotency-Key": "shared-key-1"])
+        let b = await backend.call("POST", "/v1/trips", token: backend.token("c2", .customer), json: TestBackend.rideBody, headers: ["Idempotency-Key": "shared-key-1"])
+        #expect(a.status == 201 && b.status == 201)
+        #expect(json(a.body)["id"] as? String != json(b.body)["id"] as? String)
+    }
+
+    @Test func keysExpireAfter24Hours() async throws {
+        let backend = TestBackend()
+        let token = backend.token("c1", .customer)
+        let first = await backend.call("POST", "/v1/orders", token: token, json: TestBackend.orderBody, headers: ["Idempotency-Key": "order-key-1"])
+        await backend.clock.advance(by: .seconds(24 * 3600 + 1))
+        let later = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: TestBackend.orderBody, headers: ["Idempotency-Key": "order-key-1"])
+        #expect(first.status == 201 && later.status == 201)
+        #expect(json(first.body)["orderId"] as? String != json(later.body)["orderId"] as? String)
+    }
+
+    @Test func createsWithoutAKeyAre400AndChangeNothing() async throws {
+        let backend = TestBackend()
+        let ride = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: TestBackend.rideBody)
+        let order = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: TestBackend.orderBody)
+        #expect(ride.status == 400 && order.status == 400)
+        #expect(ride.headers["Content-Type"] == "application/problem+json")
+        #expect(try backend.store.trips(status: nil, limit: 10).isEmpty)
+    }
+
+    /// 200 concurrent creates with one key make exactly one trip, and every answer is that trip or a 409.
+    @Test func twoHundredConcurrentCreatesWithOneKeyMakeOneTrip() async throws {
+        let backend = TestBackend()
+        let token = backend.token("c1", .customer)
+        let results = await withTaskGroup(of: (Int, String?).self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    let r = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "one-key-for-all"])
+                    return (r.status, json(r.body)["id"] as? String)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(try backend.store.trips(status: nil, limit: 500).count == 1)
+        let ids = Set(results.compactMap(\.1))
+        #expect(ids.count == 1)
+        #expect(results.allSatisfy { $0.0 == 201 || $0.0 == 409 })
+        #expect(results.contains { $0.0 == 201 })
+    }
+}
