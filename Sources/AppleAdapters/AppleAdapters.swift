@@ -1,1 +1,0 @@
-// Work in progress: Apple adapters, compiled only on Apple platforms.

@@ -1,0 +1,107 @@
+import Foundation
+public import ClientKit
+public import Observation
+
+/// The tracking screen's brain: turns the store's snapshot and the current time into one view state.
+///
+/// A tick every 5 seconds on the injected clock re-asks the freshness policy, so "Updated 40 s ago" grows
+/// without new data.
+@MainActor @Observable
+public final class OrderTrackingViewModel {
+    /// The order this screen follows.
+    public let order: OrderID
+    @ObservationIgnored private let store: OrderTrackingStore
+    @ObservationIgnored private let freshness: TrackingFreshnessPolicy
+    @ObservationIgnored private let clock: any DateProvider
+    @ObservationIgnored private let ticks: any Clock<Duration>
+    @ObservationIgnored private let tickInterval: Duration
+    @ObservationIgnored private var ticking: Task<Void, Never>?
+    private var now: Date
+    private var cameraFollows = true
+
+    /// A view model for `order`; `clock` says what time it is, `ticks` paces the re-wording.
+    public init(order: OrderID, store: OrderTrackingStore, freshness: TrackingFreshnessPolicy, clock: any DateProvider,
+                ticks: any Clock<Duration>, tickInterval: Duration = .seconds(5)) {
+        self.order = order
+        self.store = store
+        self.freshness = freshness
+        self.clock = clock
+        self.ticks = ticks
+        self.tickInterval = tickInterval
+        self.now = clock.now()
+    }
+
+    /// The one value the screen draws.
+    public var viewState: OrderTrackingViewState {
+        Self.makeViewState(store.state(of: order), lastStep: store.lastStep(of: order), now: now,
+                           freshness: freshness, cameraFollows: cameraFollows)
+    }
+
+    /// Starts the tick; returns when the calling task is cancelled or `onDisappear()` runs.
+    public func onAppear() async {
+        ticking?.cancel()
+        let task = Task { [weak self, ticks, tickInterval] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                self.now = self.clock.now()
+                do { try await ticks.sleep(for: tickInterval, tolerance: nil) } catch { return }
+            }
+        }
+        ticking = task
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+
+    /// Stops the tick.
+    public func onDisappear() {
+        ticking?.cancel()
+        ticking = nil
+    }
+
+    /// The user panned: the camera stops framing rider and home by itself.
+    public func userMovedMap() {
+        cameraFollows = false
+    }
+
+    static func makeViewState(_ state: TrackingState, lastStep: OrderStep?, now: Date, freshness: TrackingFreshnessPolicy,
+                              cameraFollows: Bool) -> OrderTrackingViewState {
+        guard case .loaded(let snapshot) = state else {
+            let title = state == .loading ? "Getting your order…" : "Tracking isn't available right now"
+            return OrderTrackingViewState(title: title, steps: [], eta: "", riderPin: .hidden, banner: nil,
+                                          destination: nil, cameraFollows: cameraFollows)
+        }
+        let title: String
+        let eta: String
+        let banner: String?
+        let reached = snapshot.status.step ?? lastStep
+        var current = reached
+        switch snapshot.status {
+        case .delivered:
+            (title, eta, banner) = ("Delivered", "Delivered", nil)
+        case .cancelled(let reason):
+            current = nil
+            (title, eta, banner) = ("Cancelled", "", reason.isEmpty ? "Your order was cancelled" : "Cancelled: \(reason)")
+        case .problem(let message):
+            title = reached?.title ?? "Your order"
+            eta = freshness.text(for: freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: now))
+            banner = message
+        case .placed, .picking, .onTheWay, .arriving:
+            title = reached?.title ?? ""
+            eta = freshness.text(for: freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: now))
+            banner = nil
+        }
+        let steps = OrderStep.allCases.map { step -> OrderTrackingViewState.StepRow in
+            let progress: OrderTrackingViewState.StepRow.Progress
+            if let current, step == current {
+                progress = .current
+            } else if let reached, step <= reached {
+                progress = .done
+            } else {
+                progress = .upcoming
+            }
+            return .init(step: step, progress: progress)
+        }
+        let pin = snapshot.status.isTerminal ? RiderPin.hidden : freshness.pin(for: snapshot.rider, now: now)
+        return OrderTrackingViewState(title: title, steps: steps, eta: eta, riderPin: pin, banner: banner,
+                                      destination: snapshot.destination, cameraFollows: cameraFollows)
+    }
+}

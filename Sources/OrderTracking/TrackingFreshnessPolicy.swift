@@ -1,0 +1,68 @@
+public import Foundation
+
+/// A pure rule for what the user may be told about old data and lateness.
+///
+/// Times are worded in the injected locale and time zone, so tests and screens agree.
+public struct TrackingFreshnessPolicy: Sendable {
+    /// A fix younger than this is shown as live.
+    public var liveFor: TimeInterval = 20
+    /// A fix younger than this is shown dimmed with its age; older ones are hidden.
+    public var staleFor: TimeInterval = 120
+    /// A snapshot at least this old says "ETA updating" instead of its window.
+    public var etaTrustedFor: TimeInterval = 120
+
+    private let timeStyle: Date.FormatStyle
+
+    /// A policy that words times for `locale` in `timeZone`.
+    public init(locale: Locale, timeZone: TimeZone) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        timeStyle = Date.FormatStyle(date: .omitted, time: .shortened, locale: locale, calendar: calendar, timeZone: timeZone)
+    }
+
+    /// < 20 s live · < 2 min stale with its age · older hidden
+    public func pin(for fix: RiderFix?, now: Date) -> RiderPin {
+        guard let fix else { return .hidden }
+        // A fix from a phone whose clock runs ahead counts as brand new, never as a negative age.
+        let age = max(0, now.timeIntervalSince(fix.recordedAt))
+        if age < liveFor { return .live(fix) }
+        if age < staleFor { return .stale(fix, label: Self.ageLabel(age)) }
+        return .hidden
+    }
+
+    /// a range · running late after the latest · updating when old
+    public func eta(_ eta: ClosedRange<Date>?, generatedAt: Date, now: Date) -> ETAWording {
+        if now.timeIntervalSince(generatedAt) >= etaTrustedFor { return .updating }
+        guard let eta else { return .unknown }
+        if now > eta.upperBound { return .runningLate }
+        // Never promise a time already behind us, and never a single minute.
+        let earliest = Self.floorToMinute(max(eta.lowerBound, now))
+        var latest = Self.ceilToMinute(eta.upperBound)
+        if latest <= earliest { latest = earliest.addingTimeInterval(60) }
+        return .window(earliest...latest)
+    }
+
+    /// "Arriving 18:42–18:46" · "Running a little late" · "ETA updating" · "Arrival time to follow".
+    public func text(for wording: ETAWording) -> String {
+        switch wording {
+        case .window(let window): "Arriving \(window.lowerBound.formatted(timeStyle))–\(window.upperBound.formatted(timeStyle))"
+        case .runningLate: "Running a little late"
+        case .updating: "ETA updating"
+        case .unknown: "Arrival time to follow"
+        }
+    }
+
+    /// "Updated 40 s ago" under a minute, "Updated 1 min ago" after.
+    static func ageLabel(_ age: TimeInterval) -> String {
+        let seconds = Int(age.rounded(.down))
+        return seconds < 60 ? "Updated \(seconds) s ago" : "Updated \(seconds / 60) min ago"
+    }
+
+    private static func floorToMinute(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
+    }
+
+    private static func ceilToMinute(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.up) * 60)
+    }
+}
