@@ -74,6 +74,7 @@ package.targets += [
     .testTarget(name: "EnRouteNotificationsTests",
                 dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteServer", "EnRouteStorage", "EnRouteCrypto",
                                "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
+                exclude: ["Fixtures"],
                 swiftSettings: settings),
     .testTarget(name: "NotificationsKitTests",
                 dependencies: ["NotificationsKit", "EnRouteNotifications", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
@@ -98,7 +99,11 @@ package.targets += [
     .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteServer"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
-    .testTarget(name: "EnRouteServerTests", dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteServerTests",
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport"],
+        swiftSettings: settings
+    ),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),
