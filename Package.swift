@@ -64,29 +64,14 @@ package.targets += [
 
 // MARK: - Notifications (seed 001)
 
-package.targets += [
-    /// Push notifications on the server: devices, opens, the push outbox and its sender, APNs over HTTP/2.
-    .target(name: "EnRouteNotifications",
-            dependencies: ["EnRouteServer", "EnRouteStorage", "EnRouteModels", "EnRouteCrypto", "HTTPEngine", "CCurl"],
-            swiftSettings: settings),
-    /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
-    .target(name: "NotificationsKit", dependencies: ["ClientKit", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
-    .testTarget(name: "EnRouteNotificationsTests",
-                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteServer", "EnRouteStorage", "EnRouteCrypto",
-                               "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
-                exclude: ["Fixtures"],
-                swiftSettings: settings),
-    .testTarget(name: "NotificationsKitTests",
-                dependencies: ["NotificationsKit", "EnRouteNotifications", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
-                swiftSettings: settings),
-]
+// (filled in by the push notifications work)
 
 // MARK: - Tools
 
 package.targets += [
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications"],
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
