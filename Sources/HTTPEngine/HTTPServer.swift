@@ -20,7 +20,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Async handlers running at once beyond this get 503 with `Retry-After`.
     public var maxInFlight = 4_096
     /// Per-connection memory pool for headers and buffers, in bytes.
-    public var connectionMemoryLimit = 32 * 1024
+    public var connectionMemoryLimit = 16 * 1024
     /// How often an idle SSE stream gets a heartbeat comment.
     public var heartbeatInterval: Duration = .seconds(15)
     /// The `retry:` sent at the start of every SSE stream.
@@ -61,6 +61,7 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate let openConnections = Atomic<Int>(0)
     private let streams = Mutex<[ObjectIdentifier: MHDEventSink]>([:])
     private var listenPort: UInt16 = 0
+    private var heartbeat: Task<Void, Never>?
 
     /// A server for `router`; `clock` paces SSE heartbeats.
     public init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
@@ -79,6 +80,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     deinit {
+        heartbeat?.cancel()
         if let daemon { MHD_stop_daemon(daemon) }
         reactor.stop()
     }
@@ -120,6 +122,20 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let daemon else { throw HTTPServerError.cannotStart(host: configuration.host, port: configuration.port) }
         listenPort = enroute_mhd_bound_port(daemon)
+        startHeartbeat()
+    }
+
+    // One timer for every open stream, rather than a sleeping task per stream.
+    private func startHeartbeat() {
+        let clock = self.clock, interval = configuration.heartbeatInterval
+        heartbeat = Task { [weak self] in
+            let comment = Array(": heartbeat\n\n".utf8)
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let self else { return }
+                for sink in self.streams.withLock({ Array($0.values) }) { _ = sink.write(comment) }
+            }
+        }
     }
 
     /// Stops accepting, lets in-flight requests finish, ends streams cleanly, then stops.
@@ -136,6 +152,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         MHD_stop_daemon(daemon)
         self.daemon = nil
+        heartbeat?.cancel()
         reactor.stop()
     }
 
@@ -260,15 +277,8 @@ public final class HTTPServer: @unchecked Sendable {
             _ = enroute_mhd_set_timeout(connection, 0)
             openStreams.wrappingAdd(1, ordering: .relaxed)
             streams.withLock { $0[ObjectIdentifier(sink)] = sink }
-            let clock = self.clock, interval = configuration.heartbeatInterval, retry = configuration.sseRetryMilliseconds
-            sink.start(
-                producer: Task { await stream.run(sink: sink, retryMilliseconds: retry) },
-                heartbeat: Task {
-                    while !Task.isCancelled {
-                        do { try await clock.sleep(for: interval) } catch { return }
-                        guard sink.write(Array(": heartbeat\n\n".utf8)) else { return }
-                    }
-                })
+            let retry = configuration.sseRetryMilliseconds
+            sink.start(producer: Task { await stream.run(sink: sink, retryMilliseconds: retry) })
             if draining.load(ordering: .relaxed) { sink.finish() }
         case .webSocket(let session):
             let headers = context.request.headers
@@ -419,7 +429,6 @@ final class MHDEventSink: EventSink, @unchecked Sendable {
         var overflowed = false
         var released = false
         var producer: Task<Void, Never>?
-        var heartbeat: Task<Void, Never>?
     }
 
     private let connection: OpaquePointer
@@ -433,13 +442,12 @@ final class MHDEventSink: EventSink, @unchecked Sendable {
         self.server = server
     }
 
-    func start(producer: Task<Void, Never>, heartbeat: Task<Void, Never>) {
+    func start(producer: Task<Void, Never>) {
         let cancel = state.withLock { s -> Bool in
             s.producer = producer
-            s.heartbeat = heartbeat
             return s.released
         }
-        if cancel { producer.cancel(); heartbeat.cancel() }
+        if cancel { producer.cancel() }
     }
 
     func write(_ bytes: [UInt8]) -> Bool {
@@ -492,13 +500,13 @@ final class MHDEventSink: EventSink, @unchecked Sendable {
 
     /// The response is gone (client left or stream ended): stop the producer and heartbeat.
     func released() {
-        let tasks = state.withLock { s -> [Task<Void, Never>] in
+        let producer = state.withLock { s -> Task<Void, Never>? in
             s.released = true
             s.finished = true
             s.suspended = false
-            return [s.producer, s.heartbeat].compactMap { $0 }
+            return s.producer
         }
-        for task in tasks { task.cancel() }
+        producer?.cancel()
         server?.streamEnded(self)
     }
 }

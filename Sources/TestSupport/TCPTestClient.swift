@@ -5,8 +5,10 @@ import Glibc
 
 /// A blocking loopback TCP client for live-socket tests: write raw bytes, read until a condition holds.
 ///
-/// Reads wait on the socket with a deadline (a guard against a hung test), never on a timer.
+/// Reads wait on the socket with a deadline (a guard against a hung test), never on a timer, and run on
+/// the client's own queue so that a waiting test never blocks Swift's cooperative thread pool.
 public final class TCPTestClient: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "enroute.tcp-test-client")
     public enum Failure: Error { case connect(Int32), timedOut(received: String) }
 
     private let fd: Int32
@@ -48,8 +50,19 @@ public final class TCPTestClient: @unchecked Sendable {
     @discardableResult
     public func write(_ text: String) -> Bool { write(Array(text.utf8)) }
 
+    /// Runs blocking socket work on the client's queue.
+    private func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// Reads until `done` holds for what has been received, the peer closes, or `limit` passes (then throws).
-    public func read(until done: ([UInt8]) -> Bool, limit: TimeInterval = 10) throws {
+    public func read(until done: @escaping @Sendable ([UInt8]) -> Bool, limit: TimeInterval = 10) async throws {
+        try await offPool { try self.readBlocking(until: done, limit: limit) }
+    }
+
+    private func readBlocking(until done: ([UInt8]) -> Bool, limit: TimeInterval) throws {
         let deadline = Date().addingTimeInterval(limit)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !done(received) {
@@ -66,14 +79,14 @@ public final class TCPTestClient: @unchecked Sendable {
     }
 
     /// Reads until the received text contains `marker`.
-    public func read(untilContains marker: String, limit: TimeInterval = 10) throws {
+    public func read(untilContains marker: String, limit: TimeInterval = 10) async throws {
         let needle = Array(marker.utf8)
-        try read(until: { $0.firstRange(of: needle) != nil }, limit: limit)
+        try await read(until: { $0.firstRange(of: needle) != nil }, limit: limit)
     }
 
     /// Reads until the server closes the connection.
-    public func readUntilClosed(limit: TimeInterval = 10) throws {
-        try read(until: { _ in false }, limit: limit)
+    public func readUntilClosed(limit: TimeInterval = 10) async throws {
+        try await read(until: { _ in false }, limit: limit)
     }
 
     /// Received bytes as text.
@@ -83,9 +96,13 @@ public final class TCPTestClient: @unchecked Sendable {
     public func consume(_ count: Int) { received.removeFirst(min(count, received.count)) }
 
     /// Reads one complete HTTP/1.1 response with a Content-Length body and consumes it.
-    public func readResponse(limit: TimeInterval = 10) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    public func readResponse(limit: TimeInterval = 10) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+        try await offPool { try self.readResponseBlocking(limit: limit) }
+    }
+
+    private func readResponseBlocking(limit: TimeInterval) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
         let separator = Array("\r\n\r\n".utf8)
-        try read(until: { $0.firstRange(of: separator) != nil }, limit: limit)
+        try readBlocking(until: { $0.firstRange(of: separator) != nil }, limit: limit)
         guard let end = received.firstRange(of: separator) else { throw Failure.timedOut(received: text + " (closed: \(closedByPeer), errno \(closeErrno))") }
         let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
@@ -97,7 +114,7 @@ public final class TCPTestClient: @unchecked Sendable {
         }
         let length = Int(headers["content-length"] ?? "0") ?? 0
         let bodyStart = end.upperBound
-        try read(until: { $0.count >= bodyStart + length }, limit: limit)
+        try readBlocking(until: { $0.count >= bodyStart + length }, limit: limit)
         let body = Array(received[bodyStart..<min(received.count, bodyStart + length)])
         consume(bodyStart + length)
         return (status, headers, body)
@@ -123,7 +140,11 @@ public final class TCPTestClient: @unchecked Sendable {
     }
 
     /// Reads one unmasked server frame and consumes it: (opcode, payload).
-    public func readWebSocketFrame(limit: TimeInterval = 10) throws -> (opcode: UInt8, payload: [UInt8]) {
+    public func readWebSocketFrame(limit: TimeInterval = 10) async throws -> (opcode: UInt8, payload: [UInt8]) {
+        try await offPool { try self.readWebSocketFrameBlocking(limit: limit) }
+    }
+
+    private func readWebSocketFrameBlocking(limit: TimeInterval) throws -> (opcode: UInt8, payload: [UInt8]) {
         func header(_ b: [UInt8]) -> (Int, Int)? {
             guard b.count >= 2 else { return nil }
             let len = Int(b[1] & 0x7F)
@@ -134,7 +155,7 @@ public final class TCPTestClient: @unchecked Sendable {
             for i in 2..<10 { v = v << 8 | Int(b[i]) }
             return (10, v)
         }
-        try read(until: { b in header(b).map { b.count >= $0.0 + $0.1 } ?? false }, limit: limit)
+        try readBlocking(until: { b in header(b).map { b.count >= $0.0 + $0.1 } ?? false }, limit: limit)
         guard let (h, len) = header(received), received.count >= h + len else { throw Failure.timedOut(received: text) }
         let frame = (received[0] & 0x0F, Array(received[h..<(h + len)]))
         consume(h + len)

@@ -39,6 +39,16 @@ enum ServeCommand {
         let database = options.string("db", env: "ENROUTE_DB") ?? "./enroute.sqlite"
         let secret = try Secrets.jwtSecret(options, database: database)
 
+        // Signals are caught before anything listens, so a SIGTERM at any moment drains cleanly.
+        let stop = AsyncStream<Int32>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
+            source.setEventHandler { stop.continuation.yield(sig) }
+            source.resume()
+            sources.append(source)
+        }
         let store = try SQLiteTripStore(path: database)
         let now: @Sendable () -> Date = { Date() }
         let service = TripService(store: store, now: now)
@@ -52,15 +62,6 @@ enum ServeCommand {
         try server.start()
         log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(store.schemaVersion))")
 
-        let stop = AsyncStream<Int32>.makeStream()
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            source.setEventHandler { stop.continuation.yield(sig) }
-            source.resume()
-            sources.append(source)
-        }
         // Old idempotency keys are dropped hourly.
         let purge = Task {
             while !Task.isCancelled {

@@ -47,9 +47,9 @@ import TestSupport
         return server
     }
 
-    func upgrade(_ client: TCPTestClient) throws {
+    func upgrade(_ client: TCPTestClient) async throws {
         client.write("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-        try client.read(untilContains: "\r\n\r\n")
+        try await client.read(untilContains: "\r\n\r\n")
         #expect(client.text.hasPrefix("HTTP/1.1 101"))
         #expect(client.text.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="))
         client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
@@ -60,7 +60,7 @@ import TestSupport
         let client = try TCPTestClient(port: server.port)
         for _ in 0..<3 {
             client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
-            let response = try client.readResponse()
+            let response = try await client.readResponse()
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
             #expect(response.headers["connection"]?.lowercased() != "close")
@@ -73,18 +73,18 @@ import TestSupport
         let server = try makeSUT()
         let declared = try TCPTestClient(port: server.port)
         declared.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
-        let first = try declared.readResponse()
+        let first = try await declared.readResponse()
         #expect(first.status == 413)
         #expect(first.headers["content-type"] == "application/problem+json")
 
         let chunked = try TCPTestClient(port: server.port)
         let body = String(repeating: "a", count: 1025)
         chunked.write("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(String(body.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n")
-        #expect(try chunked.readResponse().status == 413)
+        #expect(try await chunked.readResponse().status == 413)
 
         let fits = try TCPTestClient(port: server.port)
         fits.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "b", count: 1024))
-        let ok = try fits.readResponse()
+        let ok = try await fits.readResponse()
         #expect(ok.status == 200)
         #expect(String(decoding: ok.body, as: UTF8.self) == "got 1024")
         await server.shutdown()
@@ -94,7 +94,7 @@ import TestSupport
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
         client.write("GET /json HTTP/1.1 trailing-garbage\r\nHost: x\r\n\r\n")
-        try client.read(untilContains: "\r\n\r\n")
+        try await client.read(untilContains: "\r\n\r\n")
         #expect(client.text.hasPrefix("HTTP/1.1 400"))
         await server.shutdown()
     }
@@ -103,7 +103,7 @@ import TestSupport
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
         client.write("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
-        let response = try client.readResponse()
+        let response = try await client.readResponse()
         #expect(response.status == 404)
         #expect(response.headers["content-type"] == "application/problem+json")
         await server.shutdown()
@@ -113,7 +113,7 @@ import TestSupport
         let server = try makeSUT { $0.idleTimeoutSeconds = 1 }
         let client = try TCPTestClient(port: server.port)
         client.write("GET /json HTTP/1.1\r\nHo")
-        try client.readUntilClosed(limit: 8)
+        try await client.readUntilClosed(limit: 8)
         #expect(client.closedByPeer)
         await server.shutdown()
     }
@@ -123,14 +123,14 @@ import TestSupport
         let a = try TCPTestClient(port: server.port), b = try TCPTestClient(port: server.port)
         for client in [a, b] {
             client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try client.readResponse().status == 200)
+            #expect(try await client.readResponse().status == 200)
         }
         let c = try TCPTestClient(port: server.port)
         c.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
-        let refused = try c.readResponse()
+        let refused = try await c.readResponse()
         #expect(refused.status == 503)
         #expect(refused.headers["retry-after"] == "1")
-        try c.readUntilClosed()
+        try await c.readUntilClosed()
         #expect(c.closedByPeer)
         await server.shutdown()
     }
@@ -141,7 +141,7 @@ import TestSupport
         let server = try makeSUT({ $0.heartbeatInterval = .seconds(15) }, clock: clock, probe: probe)
         let client = try TCPTestClient(port: server.port)
         client.write("GET /events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: 41\r\n\r\n")
-        try client.read(untilContains: "data: first\n\n")
+        try await client.read(untilContains: "data: first\n\n")
         let text = client.text.lowercased()
         #expect(text.contains("content-type: text/event-stream"))
         #expect(text.contains("cache-control: no-store"))
@@ -151,7 +151,7 @@ import TestSupport
 
         await clock.sleepers(atLeast: 1)
         await clock.advance(by: .seconds(15))
-        try client.read(untilContains: ": heartbeat")
+        try await client.read(untilContains: ": heartbeat")
         await server.shutdown()
     }
 
@@ -161,7 +161,7 @@ import TestSupport
         let server = try makeSUT(clock: clock, probe: probe)
         var client: TCPTestClient? = try TCPTestClient(port: server.port)
         client!.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-        try client!.read(untilContains: "data: first")
+        try await client!.read(untilContains: "data: first")
         client = nil   // closes the socket
         // The next heartbeat write finds the socket gone, and the producer is cancelled.
         var iterator = probe.cancelled.stream.makeAsyncIterator()
@@ -178,24 +178,24 @@ import TestSupport
     @Test func webSocketEchoesMaskedFramesAndAnswersPing() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
-        try upgrade(client)
+        try await upgrade(client)
         client.write(TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("hello".utf8)))
-        let echo = try client.readWebSocketFrame()
+        let echo = try await client.readWebSocketFrame()
         #expect(echo.opcode == 0x1 && echo.payload == Array("hello".utf8))
 
         client.write(TCPTestClient.webSocketFrame(opcode: 0x9, payload: [9, 8, 7]))
-        let pong = try client.readWebSocketFrame()
+        let pong = try await client.readWebSocketFrame()
         #expect(pong.opcode == 0xA && pong.payload == [9, 8, 7])
 
         client.write(TCPTestClient.webSocketFrame(opcode: 0x2, payload: Array(repeating: 5, count: 40_000), fin: false)
                      + TCPTestClient.webSocketFrame(opcode: 0x0, payload: Array(repeating: 6, count: 10)))
-        let big = try client.readWebSocketFrame()
+        let big = try await client.readWebSocketFrame()
         #expect(big.opcode == 0x2 && big.payload.count == 40_010)
 
         client.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE8]))
-        let close = try client.readWebSocketFrame()
+        let close = try await client.readWebSocketFrame()
         #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE8])
-        try client.readUntilClosed()
+        try await client.readUntilClosed()
         #expect(client.closedByPeer)
         await server.shutdown()
     }
@@ -208,12 +208,12 @@ import TestSupport
     func webSocketViolationsCloseWithTheirCode(frame: [UInt8], code: UInt16) async throws {
         let server = try makeSUT { $0.maxWebSocketMessage = 1_000 }
         let client = try TCPTestClient(port: server.port)
-        try upgrade(client)
+        try await upgrade(client)
         client.write(frame)
-        let close = try client.readWebSocketFrame()
+        let close = try await client.readWebSocketFrame()
         #expect(close.opcode == 0x8)
         #expect(UInt16(close.payload[0]) << 8 | UInt16(close.payload[1]) == code)
-        try client.readUntilClosed()
+        try await client.readUntilClosed()
         await server.shutdown()
     }
 
@@ -221,7 +221,7 @@ import TestSupport
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
         client.write("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
-        let response = try client.readResponse()
+        let response = try await client.readResponse()
         #expect(response.status == 426)
         #expect(response.headers["sec-websocket-version"] == "13")
         await server.shutdown()
@@ -231,13 +231,13 @@ import TestSupport
         let server = try makeSUT()
         let sse = try TCPTestClient(port: server.port)
         sse.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-        try sse.read(untilContains: "data: first")
+        try await sse.read(untilContains: "data: first")
         let ws = try TCPTestClient(port: server.port)
-        try upgrade(ws)
+        try await upgrade(ws)
 
         await server.shutdown()
-        try sse.read(untilContains: "\r\n0\r\n\r\n")   // the chunked stream's clean end
-        let close = try ws.readWebSocketFrame()
+        try await sse.read(untilContains: "\r\n0\r\n\r\n")   // the chunked stream's clean end
+        let close = try await ws.readWebSocketFrame()
         #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE9])
         #expect(server.openStreamCount == 0)
         #expect(throws: (any Error).self) { _ = try TCPTestClient(port: server.port) }
