@@ -59,22 +59,39 @@ package.targets += [
     /// Seeds 002 and 003: the rider app and the ride tracking view model.
     .target(name: "RideHailing", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
     /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
-    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing"], swiftSettings: settings),
+    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit"], swiftSettings: settings),
 ]
 
 // MARK: - Notifications (seed 001)
 
-// (filled in by the push notifications work)
+package.targets += [
+    /// Push notifications on the server: devices, opens, the push outbox and its sender, APNs over HTTP/2.
+    .target(name: "EnRouteNotifications",
+            dependencies: ["EnRouteServer", "EnRouteStorage", "EnRouteModels", "EnRouteCrypto", "HTTPEngine", "CCurl"],
+            swiftSettings: settings),
+    /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
+    .target(name: "NotificationsKit", dependencies: ["ClientKit", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    .testTarget(name: "EnRouteNotificationsTests",
+                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteServer", "EnRouteStorage", "EnRouteCrypto",
+                               "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
+                exclude: ["Fixtures"],
+                swiftSettings: settings),
+    .testTarget(name: "NotificationsKitTests",
+                dependencies: ["NotificationsKit", "EnRouteNotifications", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
+                swiftSettings: settings),
+]
 
 // MARK: - Tools
 
 package.targets += [
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto"],
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
+    /// The HTTP engine's benchmark harness (bench/http-engine.sh).
+    .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
 ]
 
 // MARK: - Tests

@@ -3,6 +3,7 @@ import Dispatch
 import HTTPEngine
 import EnRouteServer
 import EnRouteStorage
+import EnRouteNotifications
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -20,6 +21,13 @@ enum ServeCommand {
       --threads N       HTTP worker threads (ENROUTE_THREADS, default: one per core).
       --max-connections N  Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000).
       --idle-timeout S  Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30).
+
+    Push notifications (APNs token auth; give all four, or none to log pushes instead of sending them):
+      --apns-key-id ID  The 10-character key id of the .p8 signing key (ENROUTE_APNS_KEY_ID).
+      --apns-team-id ID The 10-character Apple team id (ENROUTE_APNS_TEAM_ID).
+      --apns-key PATH   The AuthKey_<id>.p8 file downloaded from the developer portal (ENROUTE_APNS_KEY).
+      --apns-topic ID   The app's bundle id, e.g. com.enroute.app (ENROUTE_APNS_TOPIC).
+    Each device's registration says sandbox or production, and its pushes go to that APNs host.
 
     SIGTERM or SIGINT stops accepting, finishes requests in flight, ends streams cleanly and exits 0.
     """
@@ -51,15 +59,23 @@ enum ServeCommand {
         }
         let store = try SQLiteTripStore(path: database)
         let now: @Sendable () -> Date = { Date() }
-        let service = TripService(store: store, now: now)
+        let notifications = try SQLiteNotificationRepository(path: database)
+        let directory = StaticDirectory.helsinkiDemo
+        let service = TripService(store: store, directory: directory, observers: [OrderPushPlanner(directory: directory)], now: now)
         try service.warm()
         let metrics = MetricsRegistry()
         let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
                              openAPI: OpenAPIDocument.text(), ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
                              })
-        let server = HTTPServer(router: api.router(), configuration: config, metrics: metrics)
+        var router = api.router()
+        NotificationsAPI(auth: api.auth, devices: notifications, ledger: notifications, metrics: metrics, now: now).register(into: &router)
+        let sender = PushSender(store: store, devices: notifications, ledger: notifications, gateway: try pushGateway(options, now: now),
+                                clock: ContinuousClock(), now: now, metrics: metrics, log: { log($0) })
+        let server = HTTPServer(router: router, configuration: config, metrics: metrics)
         try server.start()
+        // The push outbox survives restarts; the sender resumes whatever is due.
+        let sending = Task { await sender.run() }
         log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(store.schemaVersion))")
 
         // Old idempotency keys are dropped hourly.
@@ -73,10 +89,36 @@ enum ServeCommand {
         let received = await signals.next() ?? SIGTERM
         log("received signal \(received); draining")
         purge.cancel()
+        sending.cancel()
         await server.shutdown()
         log("stopped cleanly")
         _ = sources
         return 0
+    }
+
+    /// APNs when all four settings are given, a log line per push when none is.
+    static func pushGateway(_ options: Options, now: @escaping @Sendable () -> Date) throws -> any PushGateway {
+        let keyID = options.string("apns-key-id", env: "ENROUTE_APNS_KEY_ID")
+        let teamID = options.string("apns-team-id", env: "ENROUTE_APNS_TEAM_ID")
+        let keyPath = options.string("apns-key", env: "ENROUTE_APNS_KEY")
+        let topic = options.string("apns-topic", env: "ENROUTE_APNS_TOPIC")
+        let given = [keyID, teamID, keyPath, topic].compactMap { $0 }
+        if given.isEmpty {
+            log("APNs is not configured: pushes are logged, not sent (see --apns-key-id, --apns-team-id, --apns-key, --apns-topic)")
+            return LogPushGateway(log: { log($0) })
+        }
+        guard let keyID, let teamID, let keyPath, let topic else {
+            throw CLIError("APNs needs all of --apns-key-id, --apns-team-id, --apns-key and --apns-topic")
+        }
+        guard let pem = try? String(contentsOfFile: keyPath, encoding: .utf8) else { throw CLIError("cannot read the APNs key \(keyPath)") }
+        do {
+            let client = try APNsClient(configuration: APNsConfiguration(keyID: keyID, teamID: teamID, privateKeyPEM: pem, topic: topic),
+                                        transport: CurlAPNsTransport(), now: now, log: { log($0) })
+            log("APNs configured: key \(keyID), team \(teamID), topic \(topic)")
+            return client
+        } catch {
+            throw CLIError("the APNs key \(keyPath) is not a P-256 .p8 key: \(error)")
+        }
     }
 
     static func log(_ message: String) {

@@ -1,0 +1,55 @@
+public import Foundation
+
+/// What one outbox message asks the sender to do; stored as JSON in the outbox.
+public struct PushJob: Codable, Sendable, Equatable {
+    /// The two kinds of push the outbox carries.
+    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity }
+
+    public var kind: Kind
+    public var orderId: String
+    /// The customer the order belongs to; order pushes go to this account's devices.
+    public var accountId: String
+    public var orderVersion: Int
+    /// Do not deliver after this time.
+    public var expiresAt: Date
+
+    // Order updates
+    public var stage: OrderStage?
+    public var notificationId: String?
+    public var riderFirstName: String?
+    public var imageUrl: String?
+
+    // Live Activities
+    public var liveActivityToken: String?
+    /// "update" or "end".
+    public var event: String?
+    public var priority: Int?
+    /// The snapshot's generatedAt, epoch seconds.
+    public var timestamp: Int?
+    public var staleDate: Int?
+    /// The wire status shown on the card (`OrderStatusWire`'s raw value).
+    public var status: String?
+    public var etaLatest: Int?
+
+    public init(kind: Kind, orderId: String, accountId: String, orderVersion: Int, expiresAt: Date) {
+        self.kind = kind; self.orderId = orderId; self.accountId = accountId; self.orderVersion = orderVersion; self.expiresAt = expiresAt
+    }
+
+    /// The outbox topic the APNs sender drains.
+    public static let topic = "apns"
+
+    /// The job as outbox bytes.
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return Array(try encoder.encode(self))
+    }
+
+    /// Reads outbox bytes.
+    public static func decode(_ bytes: [UInt8]) throws -> PushJob {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(PushJob.self, from: Data(bytes))
+    }
+}

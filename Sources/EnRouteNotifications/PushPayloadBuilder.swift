@@ -1,0 +1,74 @@
+public import Foundation
+import EnRouteCrypto
+
+/// Builds the exact APNs payloads of seed 001 (order updates) and seed 000 (Live Activities).
+public struct PushPayloadBuilder: Sendable {
+    /// APNs' limit for everything but VoIP (protocols.md §1.6).
+    public static let maximumPayloadBytes = 4096
+    /// The HPKE `info` both sides use for the `secret` field.
+    public static let secretInfo = Array("EnRoute push secret v1".utf8)
+
+    /// Why a payload could not be built.
+    public enum BuildError: Error, Equatable { case tooLarge(Int), incomplete(String) }
+
+    public init() {}
+
+    /// The order update for one device. `secret` is the rider's first name sealed with HPKE to the
+    /// device's public key, with the notification id as associated data; base64 of enc ‖ ciphertext.
+    public func orderUpdate(_ job: PushJob, device: DeviceRecord) throws -> [UInt8] {
+        guard let stage = job.stage, let notificationId = job.notificationId else { throw BuildError.incomplete("stage and notificationId") }
+        var aps: [String: Any] = [
+            "alert": ["title": stage.title, "body": stage.genericBody],
+            "mutable-content": 1,
+            "category": "ORDER_UPDATE",
+            "thread-id": "order-\(job.orderId)",
+        ]
+        if stage.isTimeSensitive { aps["interruption-level"] = "time-sensitive" }
+        var root: [String: Any] = [
+            "aps": aps,
+            "notificationId": notificationId,
+            "accountId": job.accountId,
+            "route": "orders/\(job.orderId)",
+            "orderVersion": job.orderVersion,
+        ]
+        if let name = job.riderFirstName, let key = device.publicKey, key.count == X25519.keyLength {
+            let sealed = try HPKE.seal(Array(name.utf8), to: key, info: Self.secretInfo, aad: Array(notificationId.utf8))
+            root["secret"] = Data(sealed).base64EncodedString()
+        }
+        if let image = job.imageUrl { root["imageUrl"] = image }
+        return try Self.encode(root)
+    }
+
+    /// The ActivityKit push: `update` with a stale-date, or `end` with the final content.
+    public func liveActivity(_ job: PushJob) throws -> [UInt8] {
+        guard let event = job.event, let timestamp = job.timestamp, let status = job.status else {
+            throw BuildError.incomplete("event, timestamp and status")
+        }
+        var state: [String: Any] = ["status": status]
+        if let eta = job.etaLatest { state["etaLatest"] = eta }
+        var aps: [String: Any] = ["timestamp": timestamp, "event": event, "content-state": state]
+        if let stale = job.staleDate { aps["stale-date"] = stale }
+        return try Self.encode(["aps": aps])
+    }
+
+    /// `apns-collapse-id` for an order stage: `order-{id}-{stage}`, hashed down when over 64 bytes.
+    public static func collapseID(orderId: String, stage: OrderStage) -> String {
+        let id = "order-\(orderId)-\(stage.rawValue)"
+        if id.utf8.count <= 64 { return id }
+        let digest = Digest.sha256(Array(orderId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        return "order-\(digest)-\(stage.rawValue)"
+    }
+
+    /// A stable lowercase UUID for (message, token), so a retried push keeps its `apns-id`.
+    public static func apnsID(message: String, token: String) -> String {
+        let b = Digest.sha256(Array("\(message)|\(token)".utf8)).map { String(format: "%02x", $0) }.joined()
+        let c = Array(b)
+        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
+    }
+
+    private static func encode(_ object: [String: Any]) throws -> [UInt8] {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        guard data.count <= maximumPayloadBytes else { throw BuildError.tooLarge(data.count) }
+        return Array(data)
+    }
+}

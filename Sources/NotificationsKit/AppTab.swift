@@ -1,0 +1,4 @@
+/// The root's tabs.
+public enum AppTab: String, Hashable, Sendable, CaseIterable {
+    case home, orders, account
+}

@@ -1,0 +1,20 @@
+import EnRouteCrypto
+import Synchronization
+
+/// A `KeyStore` in memory (tests, Linux tools); iOS uses the keychain adapter.
+public final class InMemoryKeyStore: KeyStore {
+    private let pair = Mutex<(privateKey: [UInt8], publicKey: [UInt8])?>(nil)
+
+    public init() {}
+
+    public func makeKeyPair() async throws -> [UInt8] {
+        let privateKey = X25519.generatePrivateKey()
+        let publicKey = try X25519.publicKey(for: privateKey)
+        pair.withLock { $0 = (privateKey, publicKey) }
+        return publicKey
+    }
+
+    public func publicKey() async -> [UInt8]? { pair.withLock { $0?.publicKey } }
+    public func privateKey() async -> [UInt8]? { pair.withLock { $0?.privateKey } }
+    public func deleteKeyPair() async { pair.withLock { $0 = nil } }
+}

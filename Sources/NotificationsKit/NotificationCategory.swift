@@ -1,0 +1,16 @@
+/// A notification type and its one button; both open the app (`.foreground`).
+public struct NotificationCategory: Hashable, Sendable {
+    public let identifier: String
+    public let actionIdentifier: String
+    public let actionTitle: String
+
+    public static let trackOrderAction = "TRACK_ORDER"
+    public static let seeOfferAction = "SEE_OFFER"
+
+    /// Order updates, with "Track order".
+    public static let orderUpdate = NotificationCategory(identifier: "ORDER_UPDATE", actionIdentifier: trackOrderAction, actionTitle: "Track order")
+    /// Offers, with "See offer".
+    public static let offer = NotificationCategory(identifier: "OFFER", actionIdentifier: seeOfferAction, actionTitle: "See offer")
+    /// Every category the app declares at launch.
+    public static let all: Set<NotificationCategory> = [.orderUpdate, .offer]
+}

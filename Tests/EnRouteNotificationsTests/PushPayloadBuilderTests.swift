@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import EnRouteCrypto
+import EnRouteNotifications
+import NotificationsKit
+
+@Suite struct PushPayloadBuilderTests {
+    static let at = Date(timeIntervalSince1970: 1_792_521_480)
+
+    static func job(_ stage: OrderStage, rider: String? = "Ana") -> PushJob {
+        var job = PushJob(kind: .orderUpdate, orderId: "8F3K", accountId: "a1", orderVersion: 7, expiresAt: at.addingTimeInterval(3600))
+        job.stage = stage
+        job.notificationId = "8F3K.7"
+        job.riderFirstName = rider
+        job.imageUrl = rider == nil ? nil : "https://img.enroute.invalid/rider/12.jpg"
+        return job
+    }
+
+    static func device(publicKey: [UInt8]?) -> DeviceRecord {
+        DeviceRecord(token: String(repeating: "ab", count: 32), accountId: "a1", platform: "ios", environment: .production,
+                     appVersion: "4.2.0", publicKey: publicKey, registeredAt: at)
+    }
+
+    @Test func orderUpdateHasExactlyTheSeedsKeysWithAGenericAlert() throws {
+        let key = try X25519.publicKey(for: X25519.generatePrivateKey())
+        let bytes = try PushPayloadBuilder().orderUpdate(Self.job(.onTheWay), device: Self.device(publicKey: key))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(Set(root.keys) == ["aps", "notificationId", "accountId", "route", "orderVersion", "secret", "imageUrl"])
+        let aps = try #require(root["aps"] as? [String: Any])
+        #expect(aps["mutable-content"] as? Int == 1)
+        #expect(aps["category"] as? String == "ORDER_UPDATE")
+        #expect(aps["thread-id"] as? String == "order-8F3K")
+        #expect(aps["interruption-level"] == nil)
+        #expect((aps["alert"] as? [String: String]) == ["title": "On the way", "body": "Your order is on the way"])
+        #expect(root["route"] as? String == "orders/8F3K")
+        #expect(root["orderVersion"] as? Int == 7)
+        #expect(root["accountId"] as? String == "a1")
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("Ana"), "no personal text in clear")
+    }
+
+    @Test func theSecretOpensWithTheClientKitAndTheDeviceKey() throws {
+        let privateKey = X25519.generatePrivateKey()
+        let bytes = try PushPayloadBuilder().orderUpdate(Self.job(.arriving), device: Self.device(publicKey: try X25519.publicKey(for: privateKey)))
+        let payload = try #require(NotificationPayload(json: bytes))
+        let secret = try #require(payload.secret)
+        #expect(NotificationSecret.open(secret, notificationID: "8F3K.7", privateKey: privateKey) == "Ana")
+        #expect(NotificationSecret.open(secret, notificationID: "8F3K.8", privateKey: privateKey) == nil, "bound to its notification")
+        #expect(NotificationSecret.open(secret, notificationID: "8F3K.7", privateKey: X25519.generatePrivateKey()) == nil)
+    }
+
+    @Test func riderArrivingIsTimeSensitiveAndNothingElseIs() throws {
+        for stage in OrderStage.allCases {
+            let bytes = try PushPayloadBuilder().orderUpdate(Self.job(stage), device: Self.device(publicKey: nil))
+            let aps = try #require((try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["aps"] as? [String: Any])
+            #expect((aps["interruption-level"] as? String == "time-sensitive") == (stage == .arriving), "\(stage)")
+        }
+    }
+
+    @Test func withoutADeviceKeyThereIsNoSecret() throws {
+        let bytes = try PushPayloadBuilder().orderUpdate(Self.job(.onTheWay), device: Self.device(publicKey: nil))
+        #expect(NotificationPayload(json: bytes)?.secret == nil)
+    }
+
+    @Test func everyGenericBodyHasAClientTemplateOrStandsAlone() {
+        for stage in OrderStage.allCases where stage.namesRider {
+            #expect(PersonalisedCopy.body(generic: stage.genericBody, riderName: "Ana")?.contains("Ana") == true, "\(stage)")
+        }
+    }
+
+    @Test func payloadsNeverExceedFourKilobytes() throws {
+        var job = Self.job(.onTheWay)
+        job.imageUrl = "https://img.enroute.invalid/" + String(repeating: "x", count: 5000)
+        #expect(throws: PushPayloadBuilder.BuildError.self) { try PushPayloadBuilder().orderUpdate(job, device: Self.device(publicKey: nil)) }
+        let normal = try PushPayloadBuilder().orderUpdate(Self.job(.onTheWay), device: Self.device(publicKey: try X25519.publicKey(for: X25519.generatePrivateKey())))
+        #expect(normal.count <= 4096)
+    }
+
+    @Test(arguments: ["8F3K", String(repeating: "Z", count: 80)])
+    func collapseIDsStayWithinSixtyFourBytes(orderId: String) {
+        for stage in OrderStage.allCases {
+            let id = PushPayloadBuilder.collapseID(orderId: orderId, stage: stage)
+            #expect(id.utf8.count <= 64)
+            #expect(id.hasPrefix("order-") && id.hasSuffix("-\(stage.rawValue)"))
+        }
+        #expect(PushPayloadBuilder.collapseID(orderId: "8F3K", stage: .onTheWay) == "order-8F3K-onTheWay")
+    }
+
+    @Test func liveActivityUpdateMatchesSeedZero() throws {
+        var job = PushJob(kind: .liveActivity, orderId: "8F3K", accountId: "a1", orderVersion: 8, expiresAt: Self.at)
+        job.event = "update"; job.timestamp = 1_792_521_480; job.staleDate = 1_792_521_660; job.status = "arriving"; job.etaLatest = 1_792_521_960
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(try PushPayloadBuilder().liveActivity(job))) as? [String: Any])
+        #expect(Set(object.keys) == ["aps"])
+        let aps = try #require(object["aps"] as? [String: Any])
+        #expect(aps["timestamp"] as? Int == 1_792_521_480)
+        #expect(aps["event"] as? String == "update")
+        #expect(aps["stale-date"] as? Int == 1_792_521_660)
+        #expect((aps["content-state"] as? [String: Any])?["status"] as? String == "arriving")
+        #expect((aps["content-state"] as? [String: Any])?["etaLatest"] as? Int == 1_792_521_960)
+    }
+
+    @Test func apnsIDsAreStableLowercaseUUIDs() {
+        let a = PushPayloadBuilder.apnsID(message: "m1", token: "t1")
+        #expect(a == PushPayloadBuilder.apnsID(message: "m1", token: "t1"))
+        #expect(a != PushPayloadBuilder.apnsID(message: "m1", token: "t2"))
+        #expect(UUID(uuidString: a) != nil && a == a.lowercased())
+    }
+}

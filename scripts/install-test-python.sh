@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Python modules the test fixtures need (the APNs stand-in: h2, cryptography), only those missing.
+# Idempotent and non-interactive. Usage: scripts/install-test-python.sh
+set -euo pipefail
+PY="${PYTHON:-python3}"
+
+missing=()
+"$PY" -c "import h2" >/dev/null 2>&1 || missing+=("h2")
+"$PY" -c "import cryptography" >/dev/null 2>&1 || missing+=("cryptography")
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing Python modules: ${missing[*]}"
+# A Debian system Python refuses pip without --break-system-packages (PEP 668); a pyenv or venv Python does not need it.
+if "$PY" -c "import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')) else 1)"; then
+  "$PY" -m pip install --quiet --break-system-packages "${missing[@]}"
+else
+  "$PY" -m pip install --quiet "${missing[@]}"
+fi
