@@ -92,6 +92,20 @@ public final class TCPTestClient: @unchecked Sendable {
     /// Received bytes as text.
     public var text: String { String(decoding: received, as: UTF8.self) }
 
+    /// The body received so far after the head, with chunked framing removed (complete chunks only).
+    public var dechunkedBody: String {
+        guard let head = received.firstRange(of: Array("\r\n\r\n".utf8)) else { return "" }
+        var rest = Array(received[head.upperBound...])
+        var body: [UInt8] = []
+        while let line = rest.firstRange(of: Array("\r\n".utf8)),
+              let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self), radix: 16),
+              size > 0, rest.count >= line.upperBound + size + 2 {
+            body += rest[line.upperBound..<(line.upperBound + size)]
+            rest.removeFirst(line.upperBound + size + 2)
+        }
+        return String(decoding: body, as: UTF8.self)
+    }
+
     /// Drops the first `count` received bytes.
     public func consume(_ count: Int) { received.removeFirst(min(count, received.count)) }
 

@@ -1,0 +1,27 @@
+# EnRoute: `make demo` runs the platform on a fresh machine, `make test` runs every test.
+SHELL := /bin/bash
+SWIFT ?= swift
+
+.PHONY: demo test build deps bench clean
+
+deps:
+	@scripts/install-deps.sh build
+
+build: deps
+	$(SWIFT) build -c release --product enroute
+
+demo: deps
+	@scripts/demo.sh
+
+test:
+	@scripts/install-deps.sh test
+	@if [ -x scripts/install-test-python.sh ]; then scripts/install-test-python.sh; fi
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench:
+	@bench/http-engine.sh
+	@bench/tracking-get.sh
+
+clean:
+	rm -rf .build .demo

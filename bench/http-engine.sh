@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# HTTP engine against nginx, in one run: the same 450-byte JSON over keep-alive, wrk alternating
+# between the two for several rounds; then 5,000 idle SSE streams and the server's RSS per stream.
+# Prints requests/s, p50 and p99 for each and the ratios (medians of rounds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; STREAMS="${STREAMS:-5000}"
+NGINX_PORT=18090; ENGINE_PORT=18091
+scripts/install-deps.sh bench
+swift build -c release --product engine-bench >/dev/null
+BIN="$(swift build -c release --show-bin-path)/engine-bench"
+
+WORK=$(mktemp -d); mkdir -p "$WORK/www" "$WORK/logs"
+python3 - "$WORK/www/bench.json" <<'PY'
+import json, sys
+doc = {"orderId": "8F3K2Q9ZP4XW", "version": 7, "status": "onTheWay", "problem": None,
+       "eta": {"earliest": "2026-10-20T18:42:00Z", "latest": "2026-10-20T18:46:00Z"},
+       "rider": {"firstName": "Ana", "lat": 52.520008, "lng": 13.404954, "recordedAt": "2026-10-20T18:37:55Z"},
+       "destination": {"lat": 52.530011, "lng": 13.410122}, "generatedAt": "2026-10-20T18:38:00Z",
+       "pad": ""}
+text = json.dumps(doc, separators=(",", ":"))
+doc["pad"] = "x" * (450 - len(text))
+open(sys.argv[1], "w").write(json.dumps(doc, separators=(",", ":")))
+PY
+cat > "$WORK/nginx.conf" <<NGINX
+worker_processes $(nproc);
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location = /bench.json { root $WORK/www; default_type application/json; add_header Cache-Control no-store; }
+  }
+}
+NGINX
+ulimit -n 65536 2>/dev/null || true
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+"$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" > "$WORK/engine.log" 2>&1 &
+ENGINE=$!
+cleanup() { kill "$ENGINE" 2>/dev/null || true; nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ENGINE_PORT/bench.json" >/dev/null && curl -sf "http://127.0.0.1:$NGINX_PORT/bench.json" >/dev/null && break; sleep 0.1; done
+cmp <(curl -s "http://127.0.0.1:$ENGINE_PORT/bench.json") <(curl -s "http://127.0.0.1:$NGINX_PORT/bench.json") || { echo "bodies differ" >&2; exit 1; }
+
+declare -A URL=([nginx]="http://127.0.0.1:$NGINX_PORT/bench.json" [engine-async]="http://127.0.0.1:$ENGINE_PORT/bench.json" [engine-sync]="http://127.0.0.1:$ENGINE_PORT/bench-sync.json")
+for t in nginx engine-async engine-sync; do wrk -t1 -c"$CONNECTIONS" -d2s "${URL[$t]}" >/dev/null; done
+for round in $(seq 1 "$ROUNDS"); do
+  for t in nginx engine-async engine-sync; do
+    wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${URL[$t]}" > "$WORK/$t.$round.txt"
+  done
+done
+
+python3 - "$WORK" "$ROUNDS" "$ENGINE" "$ENGINE_PORT" "$STREAMS" <<'PY'
+import asyncio, sys
+sys.path.insert(0, "bench")
+from lib import parse_wrk, summarize, hold_sse, rss_kib
+work, rounds, pid, port, streams = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rows = {t: summarize(t, [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)])
+        for t in ["nginx", "engine-async", "engine-sync"]}
+for t in rows:
+    bad = [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)]
+    assert all(b["non2xx"] == 0 for b in bad), f"{t}: non-2xx answers"
+base = rows["nginx"]
+print(f"GET 450-byte JSON, keep-alive, wrk -t1 -c64, {rounds} alternating rounds (medians)")
+print(f"{'target':14} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'rps ratio':>10} {'p99 ratio':>10}   rounds")
+for t, r in rows.items():
+    print(f"{t:14} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
+
+async def sse():
+    before = rss_kib(pid)
+    held = await hold_sse(port, "/events", streams)
+    await asyncio.sleep(1)
+    after = rss_kib(pid)
+    print(f"\n{streams} idle SSE streams held: RSS {before/1024:.1f} MiB -> {after/1024:.1f} MiB, "
+          f"{(after - before) * 1024 / streams / 1000:.1f} KB per stream")
+    for r, w in held:
+        w.close()
+asyncio.run(sse())
+PY
