@@ -6,7 +6,7 @@ public struct HTTPError: Error, Sendable {
     public var problem: Problem
     /// Extra headers, e.g. `Allow` or `Retry-After`.
     public var headers: HTTPHeaders
-    /// A JSON body to send instead of the problem (e.g. a 409 carrying the real trip).
+    /// A problem body with extension members to send instead (e.g. a 409 carrying the real trip).
     public var body: [UInt8]?
 
     public var status: Int { problem.status }
@@ -89,8 +89,10 @@ public struct HTTPError: Error, Sendable {
     /// The answer this error stands for.
     public var response: HTTPResponse {
         var h = headers
+        h.set("Cache-Control", "no-store")
         if let body {
-            h.set("Content-Type", "application/json")
+            // A custom body is still a problem document (with extension members) unless it says otherwise.
+            h.set("Content-Type", headers["Content-Type"] ?? "application/problem+json")
             return HTTPResponse(status: status, headers: h, body: .bytes(body))
         }
         h.set("Content-Type", "application/problem+json")

@@ -22,7 +22,8 @@ public enum TripRules {
     private static func isBackend(_ party: Party) -> Bool { party == .backend || party == .ops }
 
     private static func refuse(_ move: TripMove, _ state: String, _ party: Party) -> MoveRefusal {
-        MoveRefusal("A \(party.rawValue) cannot \(describe(move)) while the trip is \(state).")
+        let who = party == .ops ? "Ops" : "The \(party.rawValue)"
+        return MoveRefusal("\(who) cannot \(describe(move)) while the trip is \(state).")
     }
 
     static func describe(_ move: TripMove) -> String {

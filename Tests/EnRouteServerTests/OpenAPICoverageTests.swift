@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import EnRouteServer
+import HTTPEngine
+import TestSupport
+
+/// docs/openapi.yaml against the router the server really builds: every route documented, nothing documented that is not routed.
+@Suite struct OpenAPICoverageTests {
+    /// One method on one path template, as `GET /v1/trips/{id}`.
+    struct Operation: Hashable, CustomStringConvertible {
+        let method: String
+        let path: String
+        var description: String { "\(method) \(path)" }
+    }
+
+    /// Every route `EnRouteAPI.router()` registers today, written out from EnRouteAPI.swift.
+    /// A route added or removed there must be added or removed here and in the document.
+    static let registeredRoutes: [Operation] = [
+        // System
+        Operation(method: "GET", path: "/healthz"),
+        Operation(method: "GET", path: "/readyz"),
+        Operation(method: "GET", path: "/metrics"),
+        Operation(method: "GET", path: "/openapi.yaml"),
+        // Rides (seed 002)
+        Operation(method: "POST", path: "/v1/estimates"),
+        Operation(method: "POST", path: "/v1/trips"),
+        Operation(method: "GET", path: "/v1/trips/active"),
+        Operation(method: "GET", path: "/v1/trips/{id}"),
+        Operation(method: "POST", path: "/v1/trips/{id}/cancel"),
+        Operation(method: "GET", path: "/v1/trips/{id}/events"),
+        // Orders (seed 000)
+        Operation(method: "POST", path: "/v1/orders"),
+        Operation(method: "GET", path: "/v1/orders/active"),
+        Operation(method: "GET", path: "/v1/orders/{id}/tracking"),
+        Operation(method: "PUT", path: "/v1/orders/{id}/live-activity-token"),
+        Operation(method: "POST", path: "/v1/orders/{id}/cancel"),
+        Operation(method: "GET", path: "/v1/orders/{id}/events"),
+        // Providers (seed 004)
+        Operation(method: "POST", path: "/v1/provider/trips/{id}/accept"),
+        Operation(method: "POST", path: "/v1/provider/trips/{id}/steps"),
+        Operation(method: "GET", path: "/v1/provider/trips/active"),
+        Operation(method: "POST", path: "/v1/provider/locations"),
+        // Merchants
+        Operation(method: "POST", path: "/v1/merchant/orders/{id}/accept"),
+        Operation(method: "POST", path: "/v1/merchant/orders/{id}/ready"),
+        Operation(method: "GET", path: "/v1/merchant/orders"),
+        // Ops
+        Operation(method: "GET", path: "/v1/ops/trips"),
+        Operation(method: "POST", path: "/v1/ops/trips/{id}/problem"),
+    ]
+
+    /// The repository's root, two levels above this file's folder.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func documentText() throws -> String {
+        try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+    }
+
+    /// The operations under `paths:`, found by line: path keys are `  /...:`, method keys `    get:` and the like.
+    static func documentedOperations(in text: String) -> [Operation] {
+        var operations: [Operation] = []
+        var inPaths = false
+        var path: String?
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
+            if let first = line.first, !first.isWhitespace, first != "#" {
+                inPaths = line.hasPrefix("paths:")
+                path = nil
+                continue
+            }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /"), !line.hasPrefix("   "), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                let key = line.dropFirst(4).dropLast()
+                if ["get", "post", "put", "delete", "patch"].contains(key) {
+                    operations.append(Operation(method: key.uppercased(), path: path))
+                }
+            }
+        }
+        return operations
+    }
+
+    /// The path with each `{name}` segment filled with a sample value no literal route uses.
+    static func samplePath(_ template: String) -> String {
+        template.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("{") && $0.hasSuffix("}") ? "sample-\($0.dropFirst().dropLast())" : String($0) }
+            .joined(separator: "/")
+    }
+
+    /// What the real router does with an operation: the route it lands on, or why it lands on none.
+    enum Resolution {
+        case route(Operation)
+        case unrouted(String)
+    }
+
+    static func resolution(of operation: Operation, by router: Router) -> Resolution {
+        switch router.resolve(method: operation.method, path: samplePath(operation.path)) {
+        case .route(let route, _): .route(Operation(method: route.method, path: route.pattern))
+        case .notFound: .unrouted("404, no such path")
+        case .methodNotAllowed(let allow): .unrouted("405, allow \(allow.joined(separator: ", "))")
+        }
+    }
+
+    @Test func theDocumentListsEachOperationOnce() throws {
+        let documented = Self.documentedOperations(in: try Self.documentText())
+        #expect(documented.count >= Self.registeredRoutes.count)
+        #expect(Set(documented).count == documented.count, "an operation is listed twice")
+    }
+
+    /// Probes the real router with each documented operation: it must land on exactly that route, not on a neighbour.
+    @Test func everyDocumentedOperationExistsOnTheRouter() throws {
+        let router = TestBackend().router
+        let documented = Self.documentedOperations(in: try Self.documentText())
+        #expect(!documented.isEmpty)
+        for operation in documented {
+            switch Self.resolution(of: operation, by: router) {
+            case .route(let resolved):
+                #expect(resolved == operation, "\(operation) is documented but routes to \(resolved)")
+            case .unrouted(let reason):
+                Issue.record("\(operation) is documented but the router answers: \(reason)")
+            }
+        }
+    }
+
+    @Test func everyRegisteredRouteIsDocumented() throws {
+        let documented = Set(Self.documentedOperations(in: try Self.documentText()))
+        for route in Self.registeredRoutes {
+            #expect(documented.contains(route), "\(route) is registered but not documented")
+        }
+    }
+
+    /// Keeps the hand-written list honest: each entry is a real route, and the document adds none beyond it.
+    @Test func theRegisteredListMatchesTheRouterAndTheDocument() throws {
+        let router = TestBackend().router
+        for route in Self.registeredRoutes {
+            switch Self.resolution(of: route, by: router) {
+            case .route(let resolved): #expect(resolved == route, "\(route) routes to \(resolved)")
+            case .unrouted(let reason): Issue.record("\(route) is listed as registered but the router answers: \(reason)")
+            }
+        }
+        let documented = Set(Self.documentedOperations(in: try Self.documentText()))
+        let extra = documented.subtracting(Self.registeredRoutes).map(\.description).sorted()
+        #expect(extra.isEmpty, "documented but not in the registered list: \(extra)")
+    }
+
+    @Test func theServerServesTheDocumentAtOpenAPIYaml() async throws {
+        let text = try Self.documentText()
+        let backend = TestBackend()
+        let api = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: MetricsRegistry(), openAPI: text)
+        let response = await api.router().respond(to: HTTPRequest(method: "GET", path: "/openapi.yaml"))
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "application/yaml")
+        #expect(String(decoding: response.bodyBytes, as: UTF8.self) == text)
+    }
+
+    /// The executable ships Sources/enroute/Resources/openapi.yaml, a link to the document.
+    @Test func theShippedResourceIsTheDocument() throws {
+        let resource = Self.root.appendingPathComponent("Sources/enroute/Resources/openapi.yaml")
+        #expect(try String(contentsOf: resource, encoding: .utf8) == Self.documentText())
+    }
+}
