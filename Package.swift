@@ -86,7 +86,8 @@ package.targets += [
 package.targets += [
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications"],
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications",
+                       "OrderTracking", "RideHailing", "ClientKit", "CurlTransport"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),

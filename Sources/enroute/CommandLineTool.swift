@@ -10,6 +10,8 @@ enum CommandLineTool {
     Commands:
       serve     Run the backend (HTTP API, live streams, storage).
       token     Mint a development bearer token for an account and role.
+      track     Follow a delivery as the customer sees it (terminal tracking screen).
+      ride      Request a ride and watch it live (terminal rider app).
 
     Run `enroute <command> --help` for a command's options.
     """
@@ -24,6 +26,8 @@ enum CommandLineTool {
             switch command {
             case "serve": return try await ServeCommand.run(rest)
             case "token": return try TokenCommand.run(rest)
+            case "track": return try await TrackCommand.run(rest)
+            case "ride": return try await RideCommand.run(rest)
             default:
                 FileHandle.standardError.write(Data("enroute: unknown command '\(command)'\n\n\(help)\n".utf8))
                 return 64

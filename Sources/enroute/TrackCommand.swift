@@ -1,0 +1,52 @@
+import Foundation
+import ClientKit
+import CurlTransport
+import OrderTracking
+
+/// `enroute track <order-id>`: the customer's tracking screen in a terminal, on the client kit.
+enum TrackCommand {
+    static let help = """
+    Usage: enroute track <order-id> [--server URL] [--token T] [--events]
+
+    Follows one delivery with the same store, polling engine and view model the iOS app uses, and
+    redraws its screen in place: the steps, the ETA wording, the rider pin and its age, any banner,
+    and "Offline" while the server cannot be reached. Ends when the order is delivered or cancelled.
+
+      --server URL   The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080).
+      --token T      A customer's bearer token (ENROUTE_TOKEN); see `enroute token`.
+      --events       Also follow the server's SSE stream for sub-second updates.
+    """
+
+    @MainActor
+    static func run(_ args: [String]) async throws -> Int32 {
+        let options = try Options(args, switches: ["help", "events"])
+        if options.has("help") { print(help); return 0 }
+        guard let raw = options.positional.first else { throw CLIError("an order id is required\n\n\(help)") }
+        let (url, token) = try Terminal.server(options)
+        let order = OrderID(raw)
+        let clock = ContinuousClock()
+        let repository = RemoteOrderTrackingRepository(http: CurlHTTPClient(), server: APIServer(baseURL: url, credentials: StaticAccessToken(token)),
+                                                       clock: clock)
+        let store = OrderTrackingStore(tracking: repository)
+        let storeTask = Task { await store.start() }
+        let engine = TrackingPollingEngine(tracking: repository, lifecycle: ManualAppLifecycle(phase: .foreground), network: ManualNetworkStatus(),
+                                           clock: clock)
+        engine.start()
+        engine.follow(order)
+        let events = options.has("events") ? Task { try? await repository.followEvents(of: order) } : nil
+        let viewModel = OrderTrackingViewModel(order: order, store: store,
+                                               freshness: TrackingFreshnessPolicy(locale: .current, timeZone: .current),
+                                               clock: SystemDateProvider(), ticks: clock)
+        let ticking = Task { await viewModel.onAppear() }
+        defer {
+            ticking.cancel(); events?.cancel(); storeTask.cancel()
+            viewModel.onDisappear()
+            engine.stop()
+        }
+        while true {
+            Terminal.redraw(["EnRoute · order \(raw)", ""] + TrackerScreen.render(viewModel.viewState, offline: engine.isFailing))
+            if case .loaded(let tracking) = store.state(of: order), tracking.status.isTerminal { return 0 }
+            try await clock.sleep(for: .seconds(1))
+        }
+    }
+}
