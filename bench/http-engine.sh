@@ -10,7 +10,7 @@ scripts/install-deps.sh bench
 swift build -c release --product engine-bench >/dev/null
 BIN="$(swift build -c release --show-bin-path)/engine-bench"
 
-WORK=$(mktemp -d); mkdir -p "$WORK/www" "$WORK/logs"
+WORK=$(mktemp -d); mkdir -p "$WORK/www" "$WORK/logs"; chmod 755 "$WORK"   # nginx workers read it
 python3 - "$WORK/www/bench.json" <<'PY'
 import json, sys
 doc = {"orderId": "8F3K2Q9ZP4XW", "version": 7, "status": "onTheWay", "problem": None,
@@ -36,6 +36,7 @@ http {
 }
 NGINX
 ulimit -n 65536 2>/dev/null || true
+chmod -R a+rX "$WORK/www"
 nginx -c "$WORK/nginx.conf" -p "$WORK"
 "$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" > "$WORK/engine.log" 2>&1 &
 ENGINE=$!

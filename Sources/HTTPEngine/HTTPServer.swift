@@ -20,7 +20,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Async handlers running at once beyond this get 503 with `Retry-After`.
     public var maxInFlight = 4_096
     /// Per-connection memory pool for headers and buffers, in bytes.
-    public var connectionMemoryLimit = 16 * 1024
+    public var connectionMemoryLimit = 8 * 1024
     /// How often an idle SSE stream gets a heartbeat comment.
     public var heartbeatInterval: Duration = .seconds(15)
     /// The `retry:` sent at the start of every SSE stream.
@@ -273,7 +273,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
         case .eventStream(let stream):
             let sink = MHDEventSink(connection: connection, maxBuffered: configuration.maxStreamBuffer, server: self)
-            mhdResponse = MHD_create_response_from_callback(UInt64.max, 4096, sseReader, Unmanaged.passRetained(sink).toOpaque(), sseFree)
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 1024, sseReader, Unmanaged.passRetained(sink).toOpaque(), sseFree)
             _ = enroute_mhd_set_timeout(connection, 0)
             openStreams.wrappingAdd(1, ordering: .relaxed)
             streams.withLock { $0[ObjectIdentifier(sink)] = sink }
@@ -301,12 +301,8 @@ public final class HTTPServer: @unchecked Sendable {
         for field in response.headers { MHD_add_response_header(mhdResponse, field.name, field.value) }
         let result = MHD_queue_response(connection, UInt32(status), mhdResponse)
         MHD_destroy_response(mhdResponse)
-        let route = context.request.routePattern.isEmpty ? "unmatched" : context.request.routePattern
-        let labels = ["route": route, "method": context.request.method]
-        metrics.increment("enroute_http_requests_total", labels: labels.merging(["status": String(status)]) { a, _ in a },
-                          help: "HTTP requests answered, by route, method and status.")
-        metrics.observe("enroute_http_request_duration_seconds", seconds: context.elapsedSeconds, labels: labels,
-                        help: "Time from request start to the answer being queued.")
+        metrics.recordRequest(route: context.request.routePattern.isEmpty ? "unmatched" : context.request.routePattern,
+                              method: context.request.method, status: status, seconds: context.elapsedSeconds)
         return result
     }
 

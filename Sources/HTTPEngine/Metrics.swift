@@ -9,7 +9,13 @@ public final class MetricsRegistry: Sendable {
         var sum = 0.0
     }
 
+    private struct RouteKey: Hashable {
+        let route: String
+        let method: String
+    }
+
     private struct State {
+        var requests: [RouteKey: (statuses: [Int: Int], latency: Histogram)] = [:]
         var help: [String: (type: String, text: String)] = [:]
         var counters: [String: [String: Double]] = [:]
         var histograms: [String: [String: Histogram]] = [:]
@@ -22,6 +28,20 @@ public final class MetricsRegistry: Sendable {
     private let state = Mutex(State())
 
     public init() {}
+
+    /// Counts one answered request and its latency: the engine's hot path, so no label strings are built here.
+    public func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        let key = RouteKey(route: route, method: method)
+        let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 })
+        state.withLock { s in
+            var entry = s.requests[key] ?? ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))
+            entry.statuses[status, default: 0] += 1
+            if let bucket { entry.latency.buckets[bucket] += 1 }
+            entry.latency.count += 1
+            entry.latency.sum += seconds
+            s.requests[key] = entry
+        }
+    }
 
     /// Adds `value` to a counter with the given labels.
     public func increment(_ name: String, labels: [String: String] = [:], by value: Double = 1, help: String = "") {
@@ -60,7 +80,19 @@ public final class MetricsRegistry: Sendable {
 
     /// Everything in the Prometheus text exposition format (version 0.0.4).
     public func render() -> String {
-        let snapshot = state.withLock { $0 }
+        var snapshot = state.withLock { $0 }
+        // Fold the request fast path into ordinary counter and histogram series.
+        if !snapshot.requests.isEmpty {
+            snapshot.help["enroute_http_requests_total"] = ("counter", "HTTP requests answered, by route, method and status.")
+            snapshot.help["enroute_http_request_duration_seconds"] = ("histogram", "Time from request start to the answer being queued.")
+            for (key, entry) in snapshot.requests {
+                for (status, count) in entry.statuses {
+                    let labels = Self.labelText(["route": key.route, "method": key.method, "status": String(status)])
+                    snapshot.counters["enroute_http_requests_total", default: [:]][labels] = Double(count)
+                }
+                snapshot.histograms["enroute_http_request_duration_seconds", default: [:]][Self.labelText(["route": key.route, "method": key.method])] = entry.latency
+            }
+        }
         var out = ""
         for name in snapshot.help.keys.sorted() {
             let (type, text) = snapshot.help[name]!
