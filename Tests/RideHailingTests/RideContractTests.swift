@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import Synchronization
+import ClientKit
+import EnRouteModels
+import EnRouteServer
+import TestSupport
+@testable import RideHailing
+
+/// The rider kit against the real trip service in-process: the two sides cannot drift.
+@MainActor @Suite struct RideContractTests {
+    /// An HTTP client that loses chosen answers or drops the first live stream, over the real router.
+    final class FlakyClient: HTTPClient, @unchecked Sendable {
+        let inner: InProcessHTTPClient
+        let loseAnswers = Mutex(0)
+        let dropStreamsAfter = Mutex<[Int]>([])
+        let streamsOpened = Mutex(0)
+        let tripPosts = Mutex(0)
+
+        init(_ inner: InProcessHTTPClient) { self.inner = inner }
+
+        func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+            let response = try await inner.send(request)
+            if request.method == "POST", request.url.path == "/v1/trips" {
+                tripPosts.withLock { $0 += 1 }
+                // The server did the work; the client never hears back.
+                if loseAnswers.withLock({ n in defer { n = max(0, n - 1) }; return n > 0 }) {
+                    throw HTTPClientError.network("connection reset")
+                }
+            }
+            return response
+        }
+
+        func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+            streamsOpened.withLock { $0 += 1 }
+            let limit = dropStreamsAfter.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            let upstream = inner.events(request)
+            return AsyncThrowingStream { continuation in
+                let task = Task {
+                    var count = 0
+                    do {
+                        for try await event in upstream {
+                            continuation.yield(event)
+                            count += 1
+                            if let limit, count >= limit { throw HTTPClientError.network("stream dropped") }
+                        }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
+    }
+
+    struct SilentLogger: RideLogger { func warning(_ message: String) {} }
+
+    func makeSUT() -> (TestBackend, FlakyClient, TripViewModel) {
+        let backend = TestBackend()
+        let (http, server) = backend.client("c1", .customer)
+        let flaky = FlakyClient(http)
+        let vm = TripViewModel(api: RemoteTripAPI(client: flaky, server: server), channel: SSELiveTripChannel(client: flaky, server: server),
+                               clock: backend.clock, logger: SilentLogger())
+        return (backend, flaky, vm)
+    }
+
+    /// Waits for a condition the code under test brings about, yielding instead of sleeping.
+    func eventually(_ what: String, _ condition: () -> Bool) async {
+        for _ in 0..<20_000 where !condition() { await Task.yield() }
+        #expect(condition(), "\(what)")
+    }
+
+    static let request = TripRequest(pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy")
+
+    func move(_ backend: TestBackend, _ trip: String, _ step: String) async {
+        let r = await backend.call("POST", "/v1/provider/trips/\(trip)/steps", token: backend.token("p1", .provider),
+                                   json: #"{"changeId":"\#(UUID().uuidString)","step":"\#(step)","deviceTime":"2026-10-20T18:40:00Z"}"#)
+        #expect(r.status == 200, "\(step)")
+    }
+
+    @Test func aRetriedRequestWithOneKeyCreatesOneTrip() async throws {
+        let (backend, flaky, vm) = makeSUT()
+        flaky.loseAnswers.withLock { $0 = 1 }
+        let requesting = Task { await vm.requestRide(Self.request) }
+        await backend.clock.sleepers(atLeast: 1)   // the 1 s pause before the second attempt
+        await backend.clock.advance(by: .seconds(1))
+        await requesting.value
+        #expect(flaky.tripPosts.withLock { $0 } == 2)
+        #expect(try backend.store.trips(status: nil, limit: 10).count == 1)
+        #expect(vm.state.trip?.id == (try backend.store.trips(status: nil, limit: 10).first?.id))
+        vm.stopLive()
+    }
+
+    @Test func resyncThenStreamSeesEveryVersionInOrderAcrossAWholeRide() async throws {
+        let (backend, flaky, vm) = makeSUT()
+        await vm.requestRide(Self.request)
+        let trip = try #require(vm.state.trip)
+        await eventually("the live stream is attached") { backend.service.hub.watcherCount(trip.id) > 0 }
+        var seen: [Int] = [trip.version]
+        let accepted = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        #expect(accepted.status == 200)
+        await eventually("version 2 shown") { vm.state.trip?.version == 2 }
+        seen.append(vm.state.trip?.version ?? 0)
+        for (step, version) in [("driverArrived", 3), ("onTrip", 4), ("completed", 5)] {
+            await move(backend, trip.id, step)
+            await eventually("version \(version) shown") { vm.state.trip?.version == version }
+            seen.append(vm.state.trip?.version ?? 0)
+        }
+        await vm.waitForLiveToEnd()
+        #expect(seen == [1, 2, 3, 4, 5])
+        #expect(vm.state.trip?.state == .completed)
+        #expect(vm.state.trip?.driver?.id == "p1")
+        #expect(flaky.streamsOpened.withLock { $0 } == 1)
+    }
+
+    @Test func aDroppedStreamReconnectsWithBackoffAndResyncs() async throws {
+        let (backend, flaky, vm) = makeSUT()
+        flaky.dropStreamsAfter.withLock { $0 = [1] }   // the first stream breaks right after its resync event
+        await vm.requestRide(Self.request)
+        let trip = try #require(vm.state.trip)
+        await backend.clock.sleepers(atLeast: 1)        // backing off after the drop
+        // While the rider is disconnected the driver accepts and arrives: nothing is replayed, the resync carries it.
+        _ = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        await move(backend, trip.id, "driverArrived")
+        #expect(vm.state.trip?.version == 1)
+        await backend.clock.advance(by: .seconds(2))     // first backoff: 2 s
+        await eventually("resynced to version 3") { vm.state.trip?.version == 3 }
+        #expect(vm.state.trip?.state == .driverArrived)
+        await eventually("streaming again") { backend.service.hub.watcherCount(trip.id) > 0 }
+        #expect(flaky.streamsOpened.withLock { $0 } == 2)
+        await move(backend, trip.id, "onTrip")
+        await eventually("live again") { vm.state.trip?.version == 4 }
+        vm.stopLive()
+    }
+}
