@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# GET /v1/orders/{id}/tracking with its auth check, over 10,000 stored orders, against nginx serving
+# one such snapshot as a static file, in one run (alternating wrk rounds). Prints req/s, p50, p99, ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; ORDERS="${ORDERS:-10000}"; CUSTOMERS="${CUSTOMERS:-100}"
+NGINX_PORT=18093; SERVER_PORT=18092
+scripts/install-deps.sh bench
+swift build -c release --product enroute >/dev/null
+BIN="$(swift build -c release --show-bin-path)/enroute"
+WORK=$(mktemp -d); mkdir -p "$WORK/www/v1/orders/SAMPLE" "$WORK/logs"; chmod 755 "$WORK"   # nginx workers read it
+SECRET="bench-secret-$(date +%s%N)"
+ulimit -n 65536 2>/dev/null || true
+"$BIN" serve --port "$SERVER_PORT" --db "$WORK/bench.sqlite" --secret "$SECRET" > "$WORK/server.log" 2>&1 &
+SERVER=$!
+cat > "$WORK/nginx.conf" <<NGINX
+worker_processes $(nproc);
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / { root $WORK/www; default_type application/json; add_header Cache-Control no-store; }
+  }
+}
+NGINX
+cleanup() { kill "$SERVER" 2>/dev/null || true; nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$SERVER_PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+echo "seeding $ORDERS orders for $CUSTOMERS customers..."
+for c in $(seq 1 "$CUSTOMERS"); do
+  printf 'c%s\t%s\n' "$c" "$("$BIN" token --secret "$SECRET" --account "c$c" --role customer)"
+done > "$WORK/tokens.tsv"
+python3 - "$WORK" "$SERVER_PORT" "$ORDERS" <<'PY'
+import http.client, json, sys, uuid
+work, port, orders = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+tokens = [line.rstrip("\n").split("\t") for line in open(f"{work}/tokens.tsv")]
+conn = http.client.HTTPConnection("127.0.0.1", port)
+body = json.dumps({"merchantId": "m1", "items": [{"sku": "coffee", "quantity": 2}], "destination": {"lat": 60.1841, "lng": 24.9497}})
+with open(f"{work}/requests.txt", "w") as out:
+    for i in range(orders):
+        account, token = tokens[i % len(tokens)]
+        conn.request("POST", "/v1/orders", body, {"Authorization": f"Bearer {token}", "Content-Type": "application/json",
+                                                  "Idempotency-Key": str(uuid.uuid4())})
+        r = conn.getresponse(); data = r.read()
+        assert r.status == 201, (r.status, data)
+        order = json.loads(data)["orderId"]
+        out.write(f"/v1/orders/{order}/tracking\t{token}\n")
+        if i == 0:
+            open(f"{work}/www/v1/orders/SAMPLE/tracking", "wb").write(data)
+PY
+cat > "$WORK/requests.lua" <<LUA
+local reqs = {}
+for line in io.lines("$WORK/requests.txt") do
+  local path, token = line:match("([^\t]+)\t([^\t]+)")
+  reqs[#reqs + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
+end
+local n = 0
+request = function()
+  n = n + 1
+  return reqs[(n * 7919) % #reqs + 1]
+end
+LUA
+cat > "$WORK/nginx.lua" <<LUA
+local token = io.open("$WORK/tokens.tsv"):read("*l"):match("\t(.+)")
+local req = wrk.format("GET", "/v1/orders/SAMPLE/tracking", { ["Authorization"] = "Bearer " .. token })
+request = function() return req end
+LUA
+chmod -R a+rX "$WORK/www"
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$NGINX_PORT/v1/orders/SAMPLE/tracking" >/dev/null && break; sleep 0.1; done
+wrk -t1 -c"$CONNECTIONS" -d2s -s "$WORK/requests.lua" "http://127.0.0.1:$SERVER_PORT" >/dev/null
+wrk -t1 -c"$CONNECTIONS" -d2s -s "$WORK/nginx.lua" "http://127.0.0.1:$NGINX_PORT" >/dev/null
+for round in $(seq 1 "$ROUNDS"); do
+  wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/nginx.lua" "http://127.0.0.1:$NGINX_PORT" > "$WORK/nginx.$round.txt"
+  wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/requests.lua" "http://127.0.0.1:$SERVER_PORT" > "$WORK/enroute.$round.txt"
+done
+python3 - "$WORK" "$ROUNDS" "$ORDERS" <<'PY'
+import sys
+sys.path.insert(0, "bench")
+from lib import parse_wrk, summarize
+work, rounds, orders = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = {}
+for t in ["nginx", "enroute"]:
+    runs = [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)]
+    assert all(r["non2xx"] == 0 for r in runs), f"{t}: non-2xx answers"
+    rows[t] = summarize(t, runs)
+base = rows["nginx"]
+print(f"GET /v1/orders/{{id}}/tracking with auth over {orders} orders vs nginx static snapshot; wrk -t1 -c64, {rounds} alternating rounds (medians)")
+print(f"{'target':10} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'rps ratio':>10} {'p99 ratio':>10}   rounds")
+for t, r in rows.items():
+    print(f"{t:10} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
+PY
