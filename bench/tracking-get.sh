@@ -52,21 +52,27 @@ with open(f"{work}/requests.txt", "w") as out:
         if i == 0:
             open(f"{work}/www/v1/orders/SAMPLE/tracking", "wb").write(data)
 PY
+# Requests are built in init(), once wrk has set the Host header.
 cat > "$WORK/requests.lua" <<LUA
 local reqs = {}
-for line in io.lines("$WORK/requests.txt") do
-  local path, token = line:match("([^\t]+)\t([^\t]+)")
-  reqs[#reqs + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
-end
 local n = 0
+init = function(args)
+  for line in io.lines("$WORK/requests.txt") do
+    local path, token = line:match("([^\t]+)\t([^\t]+)")
+    reqs[#reqs + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
+  end
+end
 request = function()
   n = n + 1
   return reqs[(n * 7919) % #reqs + 1]
 end
 LUA
 cat > "$WORK/nginx.lua" <<LUA
-local token = io.open("$WORK/tokens.tsv"):read("*l"):match("\t(.+)")
-local req = wrk.format("GET", "/v1/orders/SAMPLE/tracking", { ["Authorization"] = "Bearer " .. token })
+local req
+init = function(args)
+  local token = io.open("$WORK/tokens.tsv"):read("*l"):match("\t(.+)")
+  req = wrk.format("GET", "/v1/orders/SAMPLE/tracking", { ["Authorization"] = "Bearer " .. token })
+end
 request = function() return req end
 LUA
 chmod -R a+rX "$WORK/www"
@@ -86,7 +92,7 @@ work, rounds, orders = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
 for t in ["nginx", "enroute"]:
     runs = [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)]
-    assert all(r["non2xx"] == 0 for r in runs), f"{t}: non-2xx answers"
+    assert all(r["non2xx"] == 0 for r in runs), f"{t}: non-2xx answers:\n" + open(f"{work}/{t}.1.txt").read()
     rows[t] = summarize(t, runs)
 base = rows["nginx"]
 print(f"GET /v1/orders/{{id}}/tracking with auth over {orders} orders vs nginx static snapshot; wrk -t1 -c64, {rounds} alternating rounds (medians)")

@@ -32,8 +32,15 @@ public enum WireCoding {
 public enum ISO8601 {
     /// `2026-10-20T18:42:00Z`, or `2026-10-20T18:42:00.250Z` when the time has milliseconds.
     public static func format(_ date: Date) -> String {
-        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
-        var millis = Int64(totalMillis)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the ISO 8601 form of `date` as UTF-8 bytes (for hand-written JSON on hot paths).
+    public static func append(_ date: Date, to out: inout [UInt8]) {
+        var millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = millis / 1000
         millis -= seconds * 1000
         if millis < 0 { millis += 1000; seconds -= 1 }
@@ -41,10 +48,19 @@ public enum ISO8601 {
         var rem = seconds - days * 86_400
         if rem < 0 { rem += 86_400; days -= 1 }
         let (y, m, d) = civil(fromDays: days)
-        let hh = rem / 3600, mm = (rem % 3600) / 60, ss = rem % 60
-        var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(hh, 2) + ":" + pad(mm, 2) + ":" + pad(ss, 2)
-        if millis != 0 { out += "." + pad(millis, 3) }
-        return out + "Z"
+        digits(y, 4, &out); out.append(0x2D); digits(m, 2, &out); out.append(0x2D); digits(d, 2, &out)
+        out.append(0x54)
+        digits(rem / 3600, 2, &out); out.append(0x3A); digits((rem % 3600) / 60, 2, &out); out.append(0x3A); digits(rem % 60, 2, &out)
+        if millis != 0 { out.append(0x2E); digits(millis, 3, &out) }
+        out.append(0x5A)
+    }
+
+    private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
+        guard value >= 0 else { out.append(contentsOf: Array(String(value).utf8)); return }
+        var v = value, buffer: [UInt8] = []
+        repeat { buffer.append(UInt8(v % 10) + 0x30); v /= 10 } while v > 0
+        if buffer.count < width { out.append(contentsOf: repeatElement(0x30, count: width - buffer.count)) }
+        out.append(contentsOf: buffer.reversed())
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`; nil when the text is not such a time.
@@ -85,11 +101,6 @@ public enum ISO8601 {
         let days = days(fromCivil: y, mo, d)
         let seconds = days * 86_400 + h * 3600 + mi * 60 + s - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
-    }
-
-    private static func pad(_ v: Int64, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     // Howard Hinnant's civil-from-days algorithms (proleptic Gregorian calendar).

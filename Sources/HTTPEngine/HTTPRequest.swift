@@ -9,7 +9,22 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// The first value for `name`, compared case-insensitively.
     public subscript(_ name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// ASCII case-insensitive equality: header names are ASCII, and Foundation's comparison is slow on the hot path.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count where x[i] != y[i] {
+                    let l = x[i] | 0x20
+                    guard l == y[i] | 0x20, l >= 0x61, l <= 0x7A else { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// Appends a field.
@@ -17,7 +32,7 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Replaces every field called `name` with one.
     public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { Self.sameName($0.name, name) }
         fields.append((name, value))
     }
 

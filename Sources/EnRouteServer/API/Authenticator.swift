@@ -24,10 +24,9 @@ public final class Authenticator: Sendable {
 
     /// The account behind the request's bearer token; 401 when absent, malformed, forged or expired.
     public func account(for request: HTTPRequest) throws(HTTPError) -> Account {
-        guard let header = request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let header = request.headers["Authorization"], let token = Self.bearerToken(header) else {
             throw HTTPError.unauthorized("Send a bearer token in the Authorization header.")
         }
-        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let at = now()
         if let hit = verified.withLock({ $0[token] }), hit.expires > at { return hit.account }
         let claims: [String: Any]
@@ -49,6 +48,17 @@ public final class Authenticator: Sendable {
             cache[token] = (account, expires)
         }
         return account
+    }
+
+    /// The token of a `Bearer <token>` header value, scheme case-insensitive; nil otherwise.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > 7, zip(bytes.prefix(6), scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[6] == 0x20 else { return nil }
+        var start = 7, end = bytes.count
+        while start < end, bytes[start] == 0x20 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 { end -= 1 }
+        return start < end ? String(decoding: bytes[start..<end], as: UTF8.self) : nil
     }
 
     /// The account, which must have one of `roles`; 403 otherwise.

@@ -63,47 +63,71 @@ private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
 public enum TrackingJSON {
     /// `dto` as compact JSON bytes with the seed's keys and explicit nulls.
     public static func encode(_ dto: TrackingDTO) -> [UInt8] {
-        var out = "{\"orderId\":"
-        out.reserveCapacity(460)
-        string(dto.orderId, into: &out)
-        out += ",\"version\":\(dto.version),\"status\":\"\(dto.status.rawValue)\",\"problem\":"
-        if let problem = dto.problem { string(problem, into: &out) } else { out += "null" }
-        out += ",\"eta\":"
+        var out: [UInt8] = []
+        out.reserveCapacity(480)
+        raw(#"{"orderId":"#, &out)
+        string(dto.orderId, &out)
+        raw(#","version":"#, &out)
+        raw(String(dto.version), &out)
+        raw(#","status":""#, &out)
+        raw(dto.status.rawValue, &out)
+        raw(#"","problem":"#, &out)
+        if let problem = dto.problem { string(problem, &out) } else { raw("null", &out) }
+        raw(#","eta":"#, &out)
         if let eta = dto.eta {
-            out += "{\"earliest\":\"\(ISO8601.format(eta.earliest))\",\"latest\":\"\(ISO8601.format(eta.latest))\"}"
+            raw(#"{"earliest":""#, &out)
+            ISO8601.append(eta.earliest, to: &out)
+            raw(#"","latest":""#, &out)
+            ISO8601.append(eta.latest, to: &out)
+            raw(#""}"#, &out)
         } else {
-            out += "null"
+            raw("null", &out)
         }
-        out += ",\"rider\":"
+        raw(#","rider":"#, &out)
         if let rider = dto.rider {
-            out += "{\"firstName\":"
-            string(rider.firstName, into: &out)
-            out += ",\"lat\":\(number(rider.lat)),\"lng\":\(number(rider.lng)),\"recordedAt\":\"\(ISO8601.format(rider.recordedAt))\"}"
+            raw(#"{"firstName":"#, &out)
+            string(rider.firstName, &out)
+            raw(#","lat":"#, &out)
+            number(rider.lat, &out)
+            raw(#","lng":"#, &out)
+            number(rider.lng, &out)
+            raw(#","recordedAt":""#, &out)
+            ISO8601.append(rider.recordedAt, to: &out)
+            raw(#""}"#, &out)
         } else {
-            out += "null"
+            raw("null", &out)
         }
-        out += ",\"destination\":{\"lat\":\(number(dto.destination.lat)),\"lng\":\(number(dto.destination.lng))}"
-        out += ",\"generatedAt\":\"\(ISO8601.format(dto.generatedAt))\"}"
-        return Array(out.utf8)
+        raw(#","destination":{"lat":"#, &out)
+        number(dto.destination.lat, &out)
+        raw(#","lng":"#, &out)
+        number(dto.destination.lng, &out)
+        raw(#"},"generatedAt":""#, &out)
+        ISO8601.append(dto.generatedAt, to: &out)
+        raw(#""}"#, &out)
+        return out
     }
 
-    private static func number(_ v: Double) -> String {
-        v.isFinite ? "\(v)" : "null"
+    private static func raw(_ s: String, _ out: inout [UInt8]) { out.append(contentsOf: s.utf8) }
+
+    private static func number(_ v: Double, _ out: inout [UInt8]) {
+        raw(v.isFinite ? "\(v)" : "null", &out)
     }
 
-    private static func string(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
+    private static func string(_ s: String, _ out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in s.utf8 {
+            switch byte {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
             }
         }
-        out += "\""
+        out.append(0x22)
     }
 }
