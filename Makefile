@@ -18,6 +18,7 @@ test:
 	@if [ -x scripts/install-test-python.sh ]; then scripts/install-test-python.sh; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 
 bench:
 	@bench/http-engine.sh

@@ -42,13 +42,26 @@ public final class OrderTrackingStore {
     }
 
     /// Keeps `incoming` if the policy says it is newer; returns whether it did.
+    ///
+    /// At the same version (the same status) a later snapshot still brings a fresher ETA and
+    /// `generatedAt`, and a later fix moves the pin: positions and estimates change between versions.
     @discardableResult
     func apply(_ incoming: OrderTracking) -> Bool {
         let current = snapshots[incoming.orderID]
-        guard status.shouldReplace(current, with: incoming) else { return false }
-        var accepted = incoming
-        if let kept = current?.rider, let fix = incoming.rider, kept.recordedAt > fix.recordedAt {
-            accepted = incoming.replacingRider(kept)
+        var accepted: OrderTracking
+        if status.shouldReplace(current, with: incoming) {
+            accepted = incoming
+        } else if let current, !current.status.isTerminal, incoming.version == current.version {
+            let fresher = incoming.generatedAt > current.generatedAt
+            let newerFix = (incoming.rider?.recordedAt ?? .distantPast) > (current.rider?.recordedAt ?? .distantPast)
+            guard fresher || newerFix else { return false }
+            accepted = fresher ? incoming : current.replacingRider(incoming.rider)
+            if accepted.rider == nil { accepted = accepted.replacingRider(current.rider) }
+        } else {
+            return false
+        }
+        if let kept = current?.rider, let fix = accepted.rider, kept.recordedAt > fix.recordedAt {
+            accepted = accepted.replacingRider(kept)
         }
         snapshots[incoming.orderID] = accepted
         if let step = accepted.status.step { lastSteps[incoming.orderID] = step }

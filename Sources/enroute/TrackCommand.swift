@@ -15,6 +15,9 @@ enum TrackCommand {
       --server URL   The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080).
       --token T      A customer's bearer token (ENROUTE_TOKEN); see `enroute token`.
       --events       Also follow the server's SSE stream for sub-second updates.
+
+    SIGUSR1 sends the tracker to the background (polling stops, as in a suspended app) and SIGUSR2
+    brings it back to the foreground (it fetches at once).
     """
 
     @MainActor
@@ -29,8 +32,16 @@ enum TrackCommand {
                                                        clock: clock)
         let store = OrderTrackingStore(tracking: repository)
         let storeTask = Task { await store.start() }
-        let engine = TrackingPollingEngine(tracking: repository, lifecycle: ManualAppLifecycle(phase: .foreground), network: ManualNetworkStatus(),
-                                           clock: clock)
+        let lifecycle = ManualAppLifecycle(phase: .foreground)
+        let engine = TrackingPollingEngine(tracking: repository, lifecycle: lifecycle, network: ManualNetworkStatus(), clock: clock)
+        var phaseSignals: [any DispatchSourceSignal] = []
+        for (sig, phase) in [(SIGUSR1, AppPhase.background), (SIGUSR2, AppPhase.foreground)] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
+            source.setEventHandler { MainActor.assumeIsolated { lifecycle.set(phase) } }
+            source.resume()
+            phaseSignals.append(source)
+        }
         engine.start()
         engine.follow(order)
         let events = options.has("events") ? Task { try? await repository.followEvents(of: order) } : nil
@@ -42,9 +53,11 @@ enum TrackCommand {
             ticking.cancel(); events?.cancel(); storeTask.cancel()
             viewModel.onDisappear()
             engine.stop()
+            phaseSignals.forEach { $0.cancel() }
         }
         while true {
-            Terminal.redraw(["EnRoute · order \(raw)", ""] + TrackerScreen.render(viewModel.viewState, offline: engine.isFailing))
+            let background = lifecycle.phase == .background ? ["(in the background: not polling)"] : []
+            Terminal.redraw(["EnRoute · order \(raw)", ""] + TrackerScreen.render(viewModel.viewState, offline: engine.isFailing) + background)
             if case .loaded(let tracking) = store.state(of: order), tracking.status.isTerminal { return 0 }
             try await clock.sleep(for: .seconds(1))
         }
