@@ -54,4 +54,4 @@ later=$(screen | grep -o 'Updated [0-9]* s ago' | grep -o '[0-9]*')
 echo "ok: the age grew from $first s to $later s"; passed=$((passed + 1))
 wait_for 'Rider: not shown' 130; passed=$((passed + 1))
 wait_for 'Running a little late' 60; passed=$((passed + 1))
-echo "tracker-tmux: $passed passed, 0 failed"
+echo "terminal tracker in tmux: all $passed checks passed"
