@@ -34,6 +34,8 @@ package.targets += [
     .target(name: "EnRouteModels", swiftSettings: settings),
     /// OpenSSL's libcrypto behind a small Swift surface (SHA-1, HMAC, JWT signing).
     .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"], swiftSettings: settings),
+    /// SQLite behind a small Swift surface (connection, statements, transactions), for the server's stores and the provider's device store.
+    .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: settings),
 ]
 
 // MARK: - Server
@@ -44,7 +46,7 @@ package.targets += [
     /// The trip service: domain, state machines, idempotency, authorization and the HTTP API.
     .target(name: "EnRouteServer", dependencies: ["EnRouteModels", "HTTPEngine", "EnRouteCrypto"], swiftSettings: settings),
     /// SQLite adapters for the server's repositories.
-    .target(name: "EnRouteStorage", dependencies: ["CSQLite", "EnRouteServer", "EnRouteModels"], swiftSettings: settings),
+    .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteServer", "EnRouteModels"], swiftSettings: settings),
 ]
 
 // MARK: - Client
@@ -58,8 +60,10 @@ package.targets += [
     .target(name: "OrderTracking", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
     /// Seeds 002 and 003: the rider app and the ride tracking view model.
     .target(name: "RideHailing", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
+    /// Seed 004: the provider's app logic (point buffer, step outbox, offers, session) and the merchant's orders.
+    .target(name: "ProviderKit", dependencies: ["ClientKit", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
     /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
-    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit"], swiftSettings: settings),
+    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit", "ProviderKit"], swiftSettings: settings),
 ]
 
 // MARK: - Notifications (seed 001)
@@ -87,12 +91,15 @@ package.targets += [
     .executableTarget(
         name: "enroute",
         dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications",
-                       "OrderTracking", "RideHailing", "ClientKit", "CurlTransport"],
+                       "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
     /// The HTTP engine's benchmark harness (bench/http-engine.sh).
     .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
+    /// The dispatch and live-location benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh).
+    .executableTarget(name: "server-bench", dependencies: ["EnRouteServer", "EnRouteStorage", "SQLiteKit", "EnRouteModels", "HTTPEngine"],
+                      swiftSettings: settings),
 ]
 
 // MARK: - Tests
@@ -110,4 +117,5 @@ package.targets += [
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
 ]

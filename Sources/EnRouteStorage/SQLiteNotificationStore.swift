@@ -1,4 +1,5 @@
 public import Foundation
+import SQLiteKit
 import Synchronization
 
 /// Device tokens and sent notifications on SQLite, in their own tables (created idempotently). It may

@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteServer
 import EnRouteModels
+import SQLiteKit
 import Synchronization
 
 /// The trip store on SQLite (WAL): one writer connection on a serial queue, one reader for lookups.
@@ -36,6 +37,14 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
             id TEXT PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL, created_at REAL NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0, not_before REAL NOT NULL);
         CREATE INDEX outbox_due ON outbox(topic, not_before);
+        """,
+        // Each trip's path of kept location fixes (SQLitePathStore); one row per trip and device time.
+        """
+        CREATE TABLE trip_paths (
+            trip_id TEXT NOT NULL, recorded_at REAL NOT NULL, provider_id TEXT NOT NULL,
+            lat REAL NOT NULL, lng REAL NOT NULL, heading REAL NOT NULL, speed REAL NOT NULL, accuracy REAL NOT NULL,
+            received_at REAL NOT NULL,
+            PRIMARY KEY (trip_id, recorded_at)) WITHOUT ROWID;
         """,
     ]
 

@@ -10,6 +10,7 @@ enum CommandLineTool {
     Commands:
       serve     Run the backend (HTTP API, live streams, storage).
       token     Mint a development bearer token for an account and role.
+      drive     A terminal provider: go online, accept offers, drive a route, report steps.
       track     Follow a delivery as the customer sees it (terminal tracking screen).
       ride      Request a ride and watch it live (terminal rider app).
 
@@ -26,6 +27,7 @@ enum CommandLineTool {
             switch command {
             case "serve": return try await ServeCommand.run(rest)
             case "token": return try TokenCommand.run(rest)
+            case "drive": return try await DriveCommand.run(rest)
             case "track": return try await TrackCommand.run(rest)
             case "ride": return try await RideCommand.run(rest)
             default:

@@ -22,6 +22,14 @@ enum ServeCommand {
       --max-connections N  Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000).
       --idle-timeout S  Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30).
 
+    Dispatch and live location:
+      --offer-timeout S       Seconds a provider has to answer an offer (ENROUTE_OFFER_TIMEOUT, default 15).
+      --dispatch-candidates N Offers per search before giving up (ENROUTE_DISPATCH_CANDIDATES, default 5).
+      --dispatch-limit S      Seconds one search may last (ENROUTE_DISPATCH_LIMIT, default 120); a ride then
+                              ends in noDriversFound.
+      --delivery-retry S      Seconds before a delivery's search starts over (ENROUTE_DELIVERY_RETRY, default 60).
+      --fix-lifetime S        Seconds a provider's latest position counts (ENROUTE_FIX_LIFETIME, default 120).
+
     Push notifications (APNs token auth; give all four, or none to log pushes instead of sending them):
       --apns-key-id ID  The 10-character key id of the .p8 signing key (ENROUTE_APNS_KEY_ID).
       --apns-team-id ID The 10-character Apple team id (ENROUTE_APNS_TEAM_ID).
@@ -64,8 +72,11 @@ enum ServeCommand {
         let service = TripService(store: store, directory: directory, observers: [OrderPushPlanner(directory: directory)], now: now)
         try service.warm()
         let metrics = MetricsRegistry()
+        let providers = ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock(),
+                                           paths: try SQLitePathStore(tripStore: store), policy: try dispatchPolicy(options),
+                                           fixLifetime: TimeInterval(try positive(options, "fix-lifetime", env: "ENROUTE_FIX_LIFETIME") ?? 120))
         let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
-                             openAPI: OpenAPIDocument.text(), ready: {
+                             openAPI: OpenAPIDocument.text(), providers: providers, ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
                              })
         var router = api.router()
@@ -76,6 +87,8 @@ enum ServeCommand {
         try server.start()
         // The push outbox survives restarts; the sender resumes whatever is due.
         let sending = Task { await sender.run() }
+        // Trips still waiting for a provider when the server stopped are searched for again.
+        try providers.dispatcher.start()
         log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(store.schemaVersion))")
 
         // Old idempotency keys are dropped hourly.
@@ -90,10 +103,27 @@ enum ServeCommand {
         log("received signal \(received); draining")
         purge.cancel()
         sending.cancel()
+        providers.dispatcher.stop()
         await server.shutdown()
         log("stopped cleanly")
         _ = sources
         return 0
+    }
+
+    /// The dispatcher's limits from flags and environment, defaults otherwise.
+    static func dispatchPolicy(_ options: Options) throws -> DispatchPolicy {
+        var policy = DispatchPolicy()
+        if let s = try positive(options, "offer-timeout", env: "ENROUTE_OFFER_TIMEOUT") { policy.offerTimeout = .seconds(s) }
+        if let n = try positive(options, "dispatch-candidates", env: "ENROUTE_DISPATCH_CANDIDATES") { policy.maxCandidates = n }
+        if let s = try positive(options, "dispatch-limit", env: "ENROUTE_DISPATCH_LIMIT") { policy.searchLimit = .seconds(s) }
+        if let s = try positive(options, "delivery-retry", env: "ENROUTE_DELIVERY_RETRY") { policy.deliveryRetry = .seconds(s) }
+        return policy
+    }
+
+    static func positive(_ options: Options, _ name: String, env: String) throws -> Int? {
+        guard let value = try options.int(name, env: env) else { return nil }
+        guard value > 0 else { throw CLIError("--\(name) must be at least 1") }
+        return value
     }
 
     /// APNs when all four settings are given, a log line per push when none is.

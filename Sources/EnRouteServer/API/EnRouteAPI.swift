@@ -13,11 +13,17 @@ public struct EnRouteAPI: Sendable {
     public let openAPI: String
     /// Answers readiness: true when the store can be read.
     public let ready: @Sendable () -> Bool
+    /// Presence, location ingest, dispatch and the providers' streams.
+    public let providers: ProviderOperations
+    private let encodedEvents = EncodedEventCache()
 
+    /// The API over `service`; without `providers`, an in-memory provider side on the continuous
+    /// clock whose dispatch starts only when `providers.dispatcher.start()` is called.
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, openAPI: String = "",
-                ready: @escaping @Sendable () -> Bool = { true }) {
+                providers: ProviderOperations? = nil, ready: @escaping @Sendable () -> Bool = { true }) {
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.wire = WireMapping(directory: service.directory)
+        self.providers = providers ?? ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock())
     }
 
     /// A router with every route registered.
@@ -54,6 +60,11 @@ public struct EnRouteAPI: Sendable {
             let body = try req.decode(EstimateRequest.self)
             try map { try TripService.validate(body.pickup, "/pickup"); try TripService.validate(body.dropoff, "/dropoff") }
             return try .json(service.estimator.estimates(pickup: body.pickup, dropoff: body.dropoff))
+        }
+        r.get("/v1/drivers/nearby") { req in
+            _ = try auth.account(for: req)
+            let center = Coordinate(lat: try Self.coordinateQuery(req, "lat", range: -90...90), lng: try Self.coordinateQuery(req, "lng", range: -180...180))
+            return try .json(providers.nearby(center))
         }
         r.post("/v1/trips") { req in
             let account = try auth.account(for: req, roles: [.customer])
@@ -107,15 +118,19 @@ public struct EnRouteAPI: Sendable {
     }
 
     /// The events a ride's watcher gets: the trip on every version, the driver on every new fix.
+    /// Each body is encoded once per change and shared by every watcher of the trip.
     private func rideEvents(_ trip: TripRecord, _ last: inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])] {
         var out: [(String, String, [UInt8])] = []
-        let encoder = WireCoding.encoder()
-        if trip.version > last.version {
-            if let data = try? encoder.encode(wire.ride(trip, now: service.currentTime())) { out.append(("tripUpdated", "\(trip.version)", Array(data))) }
+        if trip.version > last.version, let data = encodedEvents.bytes("tripUpdated", tripId: trip.id, version: trip.version, seq: 0, {
+            (try? WireCoding.encoder().encode(wire.ride(trip, now: service.currentTime()))).map(Array.init)
+        }) {
+            out.append(("tripUpdated", "\(trip.version)", data))
         }
         if let location = wire.driverLocation(trip), location.seq > last.seq, trip.status.isActive,
-           let data = try? encoder.encode(location) {
-            out.append(("driverMoved", "\(trip.version).\(location.seq)", Array(data)))
+           let data = encodedEvents.bytes("driverMoved", tripId: trip.id, version: 0, seq: location.seq, {
+               (try? WireCoding.encoder().encode(location)).map(Array.init)
+           }) {
+            out.append(("driverMoved", "\(trip.version).\(location.seq)", data))
         }
         last = (max(last.version, trip.version), max(last.seq, trip.providerFix?.seq ?? 0))
         return out
@@ -239,9 +254,40 @@ public struct EnRouteAPI: Sendable {
         r.post("/v1/provider/trips/{id}/accept") { req in
             let account = try auth.account(for: req, roles: [.provider])
             let id = try req.parameter("id")
-            return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
-                try await service.move(id, .assignProvider(account.id), by: account, idempotency: ctx)
+            switch providers.dispatcher.tripAccept(id, by: account.id) {
+            case .offer(let offerId):
+                return try await acceptOffer(offerId, account)
+            case .offeredElsewhere:
+                let trip = try map { () throws -> TripRecord in
+                    guard let trip = try service.cached(id), trip.providerId == nil || trip.providerId == account.id else { throw TripError.notFound }
+                    return trip
+                }
+                throw Self.httpError(.refused(MoveRefusal("The trip is on offer to another provider."), trip)) { wire.snapshot($0) }
+            case .firstCome:
+                return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
+                    try await service.move(id, .assignProvider(account.id), by: account, idempotency: ctx)
+                }
             }
+        }
+        r.post("/v1/provider/availability") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            let body = try req.decode(AvailabilityRequest.self)
+            if let position = body.position { try map { try TripService.validate(position, "/position") } }
+            return try .json(providers.setAvailability(body, provider: account.id))
+        }
+        r.get("/v1/provider/events") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            return providerStream(req, provider: account.id)
+        }
+        r.post("/v1/provider/offers/{offerId}/accept") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            return try await acceptOffer(try req.parameter("offerId"), account)
+        }
+        r.post("/v1/provider/offers/{offerId}/decline") { req in
+            let account = try auth.account(for: req, roles: [.provider])
+            let offerId = try req.parameter("offerId")
+            do { try providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound { throw HTTPError.notFound("No such offer.") }
+            return .empty(204)
         }
         r.post("/v1/provider/trips/{id}/steps") { req in
             let account = try auth.account(for: req, roles: [.provider])
@@ -269,12 +315,59 @@ public struct EnRouteAPI: Sendable {
                 try map { try TripService.validate(fix.coordinate, "/fixes/\(i)") }
                 guard fix.accuracy >= 0, fix.accuracy.isFinite else { throw HTTPError.invalid("/fixes/\(i)/accuracy", "must be a non-negative number") }
             }
-            var kept = 0
-            for fix in body.fixes.sorted(by: { $0.recordedAt < $1.recordedAt }) where service.recordFix(fix, provider: account.id) != nil {
-                kept += 1
+            do {
+                return try .json(try await providers.ingest.ingest(body, provider: account.id))
+            } catch {
+                throw HTTPError.unavailable(retryAfterSeconds: 1, detail: "The batch could not be stored; send it again with the same batchId.")
             }
-            return try .json(LocationBatchResult(batchId: body.batchId, accepted: kept, dropped: body.fixes.count - kept))
         }
+    }
+
+    /// Accepts an offer now: 200 with the trip, 409 with the real trip when it is over, 404 when it was never the caller's.
+    private func acceptOffer(_ offerId: String, _ account: Account) async throws -> HTTPResponse {
+        do {
+            return try .json(wire.snapshot(try await providers.dispatcher.accept(offerId: offerId, by: account.id)))
+        } catch is OfferNotFound {
+            throw HTTPError.notFound("No such offer.")
+        } catch let error as TripError {
+            throw Self.httpError(error) { wire.snapshot($0) }
+        }
+    }
+
+    /// A provider's live stream: the live offer and active trips first, then offers, withdrawals and
+    /// trip changes until the client leaves. SSE, or WebSocket on the same path.
+    private func providerStream(_ req: HTTPRequest, provider: String) -> HTTPResponse {
+        let providers = self.providers
+        @Sendable func run(_ emit: @Sendable (String, String, [UInt8]) throws -> Void) async throws {
+            let updates = providers.events.subscribe(provider)
+            for event in providers.resync(provider: provider) { try emit(event.name, event.id, event.data) }
+            for await event in updates { try emit(event.name, event.id, event.data) }
+        }
+        if req.isWebSocketUpgrade {
+            return .webSocket { ws in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try? await run { name, eventID, data in
+                            try ws.send(text: "{\"type\":\"\(name)\",\"id\":\"\(eventID)\",\"data\":" + String(decoding: data, as: UTF8.self) + "}")
+                        }
+                    }
+                    group.addTask { for await _ in ws.messages {} }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+        return .eventStream { writer in
+            try await run { name, eventID, data in try writer.send(event: name, id: eventID, data: String(decoding: data, as: UTF8.self)) }
+        }
+    }
+
+    /// A required coordinate query parameter; 422 naming it when missing or out of range.
+    static func coordinateQuery(_ req: HTTPRequest, _ name: String, range: ClosedRange<Double>) throws(HTTPError) -> Double {
+        guard let text = req.query[name], let value = Double(text), value.isFinite, range.contains(value) else {
+            throw HTTPError.invalid("/\(name)", "must be a number between \(Int(range.lowerBound)) and \(Int(range.upperBound))")
+        }
+        return value
     }
 
     static func providerStep(_ step: String, kind: TripKind) throws(HTTPError) -> TripMove {

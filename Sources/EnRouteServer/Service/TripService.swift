@@ -52,6 +52,7 @@ public final class TripService: Sendable {
     private let ids: any IDGenerator
     private let cache = Mutex(Cache())
     private let observers: [any TripChangeObserver]
+    private let commitListeners = Mutex<[@Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void]>([])
     /// An in-flight key older than this is taken to belong to a request that died.
     public let idempotencyLockTimeout: TimeInterval = 60
     /// Keys are kept this long (protocols.md §4.2).
@@ -158,7 +159,7 @@ public final class TripService: Sendable {
             return result
         }
         let created = try result.get()
-        commit(created)
+        commit(created, previous: nil)
         return created
     }
 
@@ -175,7 +176,7 @@ public final class TripService: Sendable {
         let estimator = self.estimator
         let observers = self.observers
         let party = account.role
-        let result: Result<TripRecord, TripError>? = try await store.transaction { tx in
+        let outcome: (result: Result<TripRecord, TripError>, previous: TripRecord)? = try await store.transaction { tx in
             guard var trip = try tx.trip(tripId) else { return nil }
             let canSee: Bool
             if case .assignProvider = move, party == .provider {
@@ -190,7 +191,7 @@ public final class TripService: Sendable {
                 trip.providerFix = fix
             }
             if let changeId, try tx.change(tripId: tripId, changeId: changeId) != nil {
-                return .success(trip)
+                return (.success(trip), trip)
             }
             let result: Result<TripRecord, TripError>
             switch TripRules.apply(move, to: trip, by: party, actorId: account.id, at: at) {
@@ -205,12 +206,12 @@ public final class TripService: Sendable {
                 result = .success(next)
             }
             try Self.finish(tx, idempotency, result, at: at)
-            return result
+            return (result, trip)
         }
-        guard let result else { throw TripError.notFound }
+        guard let (result, previous) = outcome else { throw TripError.notFound }
         if case .failure(.refused(_, let current)) = result { remember(current) }
         let trip = try result.get()
-        commit(trip)
+        commit(trip, previous: previous, changed: trip.version != previous.version)
         return trip
     }
 
@@ -278,11 +279,27 @@ public final class TripService: Sendable {
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
     }
 
+    /// True when the provider has no unfinished trip.
+    public func isIdle(provider: String) -> Bool {
+        cache.withLock { $0.activeByProvider[provider]?.isEmpty ?? true }
+    }
+
+    // MARK: - Commit listeners
+
+    /// Calls `listener` after every committed creation (`old` nil) or change, in commit order per trip.
+    /// It runs on the committing task and must not block (dispatch and provider streams hand work off).
+    public func onCommit(_ listener: @escaping @Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void) {
+        commitListeners.withLock { $0.append(listener) }
+    }
+
     // MARK: - Internals
 
-    private func commit(_ trip: TripRecord) {
+    private func commit(_ trip: TripRecord, previous: TripRecord?, changed: Bool = true) {
         remember(trip)
         hub.publish(trip)
+        // A replayed change id commits nothing new.
+        guard changed else { return }
+        for listener in commitListeners.withLock({ $0 }) { listener(previous, trip) }
     }
 
     private func remember(_ trip: TripRecord) {

@@ -1,10 +1,13 @@
-public import Foundation
+import Foundation
 import CSQLite
 
 /// An error from SQLite, with its message.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The SQLite result code.
     public let code: Int32
+    /// SQLite's explanation.
     public let message: String
+    /// "SQLite error CODE: MESSAGE".
     public var description: String { "SQLite error \(code): \(message)" }
 }
 
@@ -31,13 +34,19 @@ public final class SQLiteDatabase {
         }
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Closes the connection; later calls throw. Safe to call twice.
+    public func close() {
         statements.values.forEach { $0.finalize() }
+        statements = [:]
         sqlite3_close_v2(handle)
+        handle = nil
     }
 
     /// Runs one or more statements without results.
     public func execute(_ sql: String) throws {
+        guard handle != nil else { throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed") }
         var error: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &error)
         if rc != SQLITE_OK {
@@ -53,6 +62,7 @@ public final class SQLiteDatabase {
             cached.reset()
             return cached
         }
+        guard handle != nil else { throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed") }
         var raw: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
         guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
@@ -139,13 +149,18 @@ public final class SQLiteStatement {
         throw db.lastError(rc)
     }
 
+    /// The column as an integer.
     public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    /// The column as a double.
     public func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
+    /// True when the column is NULL.
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+    /// The column as UTF-8 text; nil when NULL.
     public func text(_ column: Int32) -> String? {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
         return String(cString: p)
     }
+    /// The column's bytes; empty when NULL.
     public func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(raw, column))
         guard count > 0, let p = sqlite3_column_blob(raw, column) else { return [] }

@@ -1,0 +1,17 @@
+/// The dispatcher's limits (seed 004 §44.4 "Matching and dispatch").
+public struct DispatchPolicy: Sendable, Equatable {
+    /// How long a provider has to answer an offer.
+    public var offerTimeout: Duration = .seconds(15)
+    /// Offers made in one search before giving up.
+    public var maxCandidates: Int = 5
+    /// How long one search may last before giving up.
+    public var searchLimit: Duration = .seconds(120)
+    /// After a delivery's search gives up, the wait before the next search (deliveries are never abandoned by dispatch).
+    public var deliveryRetry: Duration = .seconds(60)
+    /// Only providers this close to the pickup are candidates, in metres.
+    public var searchRadius: Double = 10_000
+    /// How many of the nearest candidates the ranking sees.
+    public var shortlist: Int = 10
+
+    public init() {}
+}

@@ -1,0 +1,402 @@
+public import Foundation
+public import EnRouteModels
+public import HTTPEngine
+import Synchronization
+
+/// No live or recent offer with this id was ever this provider's.
+public struct OfferNotFound: Error, Sendable, Equatable {}
+
+/// Matching and dispatch (seed 004 §44.4): for each trip that needs a provider, offers it to one
+/// candidate at a time with a time limit, moving on when an offer is declined, runs out or is
+/// withdrawn.
+///
+/// Each search is a task that reacts to signals (offer ended, trip changed, supply changed, timer),
+/// so that a decline moves on at once and a cancelled trip stops its search at once. A ride whose
+/// search makes `maxCandidates` offers or lasts `searchLimit` without an accept ends in
+/// `noDriversFound`; a delivery stays placed or picking, and its search starts over after
+/// `deliveryRetry`. Which provider holds a trip is decided by the trip's state machine in one
+/// transaction, so two providers never both hold it, whatever the offers say.
+public final class Dispatcher: Sendable {
+    enum Signal: Sendable {
+        case offerEnded(offerId: String, OfferEnding)
+        case tripChanged
+        case supplyChanged
+        case timer(UInt64)
+    }
+
+    private struct Search {
+        let signals: AsyncStream<Signal>.Continuation
+        var task: Task<Void, Never>?
+        var waitingForSupply = false
+    }
+
+    private struct State {
+        var book = OfferBook()
+        var searches: [String: Search] = [:]
+        /// Providers who gave a trip back are not asked for it again while it waits.
+        var gaveUp: [String: Set<String>] = [:]
+        var started = false
+    }
+
+    /// How the backend appears in the change log when dispatch gives up on a ride.
+    public static let account = Account(id: "dispatch", role: .backend)
+
+    public let policy: DispatchPolicy
+    private let service: TripService
+    private let presence: ProviderPresence
+    private let events: ProviderEventHub
+    private let ranking: any CandidateRanking
+    private let clock: any Clock<Duration>
+    private let ids: any IDGenerator
+    private let metrics: MetricsRegistry
+    private let now: @Sendable () -> Date
+    private let state = Mutex(State())
+    private let timers = Atomic<UInt64>(0)
+
+    public init(service: TripService, presence: ProviderPresence, events: ProviderEventHub, ranking: any CandidateRanking = StraightLineRanking(),
+                policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>, ids: any IDGenerator, metrics: MetricsRegistry,
+                now: @escaping @Sendable () -> Date) {
+        self.service = service; self.presence = presence; self.events = events; self.ranking = ranking; self.policy = policy
+        self.clock = clock; self.ids = ids; self.metrics = metrics; self.now = now
+    }
+
+    // MARK: - Lifecycle
+
+    /// Starts dispatching: every trip created or handed back from now on, and every stored trip that
+    /// still needs a provider (after a restart). Calling it again does nothing.
+    public func start() throws {
+        let first = state.withLock { s -> Bool in
+            defer { s.started = true }
+            return !s.started
+        }
+        guard first else { return }
+        service.onCommit { [weak self] old, new in self?.tripCommitted(from: old, to: new) }
+        for trip in try service.store.activeTrips() where Self.needsProvider(trip) { begin(trip.id) }
+    }
+
+    /// Stops every search (shutdown); live offers stay in the book and simply run out.
+    public func stop() {
+        let searches = state.withLock { s -> [Search] in
+            s.started = false
+            defer { s.searches = [:] }
+            return Array(s.searches.values)
+        }
+        for search in searches { search.signals.finish(); search.task?.cancel() }
+    }
+
+    /// How many searches are running.
+    public var activeSearches: Int { state.withLock { $0.searches.count } }
+
+    // MARK: - What providers do
+
+    /// The provider's live offer, if they hold one.
+    public func liveOffer(heldBy provider: String) -> Offer? { state.withLock { $0.book.liveOffer(heldBy: provider)?.offer } }
+
+    /// The live offer out for a trip, if any.
+    public func liveOffer(forTrip tripId: String) -> Offer? { state.withLock { $0.book.liveOffer(forTrip: tripId)?.offer } }
+
+    /// Accepts an offer now (never queued): the trip, with the provider assigned.
+    ///
+    /// Throws `OfferNotFound` when the offer was never this provider's, and `TripError.refused` with the
+    /// real trip after it expired, was declined or withdrawn, or the trip went to someone else.
+    public func accept(offerId: String, by provider: String) async throws -> TripRecord {
+        let at = now()
+        let (claim, expired) = state.withLock { s -> (OfferBook.Claim, OfferBook.Live?) in
+            let before = s.book.live[offerId]
+            let claim = s.book.claim(offerId, by: provider, now: at)
+            if case .ended(let ended) = claim, ended.ending == .expired, let before, s.book.live[offerId] == nil {
+                return (claim, before)
+            }
+            return (claim, nil)
+        }
+        if let expired { ended(expired, .expired, notify: true) }
+        switch claim {
+        case .notFound:
+            throw OfferNotFound()
+        case .busy(let tripId):
+            throw TripError.refused(MoveRefusal("This offer is already being accepted."), try current(tripId))
+        case .ended(let past):
+            let trip = try current(past.tripId)
+            // A retried accept of an offer that was accepted answers as the first did.
+            if past.ending == .accepted, trip.providerId == provider, trip.status.isActive { return trip }
+            throw TripError.refused(MoveRefusal(Self.explain(past.ending)), trip)
+        case .claimed(let live):
+            do {
+                let trip = try await service.move(live.offer.tripId, .assignProvider(provider), by: Account(id: provider, role: .provider))
+                finish(offerId, .accepted)
+                return trip
+            } catch let error as TripError {
+                // The trip was cancelled or taken first-come meanwhile: the offer is over.
+                finish(offerId, .withdrawn)
+                throw error
+            } catch {
+                state.withLock { $0.book.unclaim(offerId) }
+                throw error
+            }
+        }
+    }
+
+    /// Declines an offer; dispatch moves to the next candidate at once. Declining an ended offer does nothing.
+    public func decline(offerId: String, by provider: String) throws {
+        let outcome = state.withLock { s -> (found: Bool, closed: OfferBook.Live?) in
+            if let live = s.book.live[offerId], live.providerId == provider {
+                return (true, s.book.close(offerId, .declined, unlessAccepting: true))
+            }
+            return (s.book.ending(of: offerId)?.providerId == provider, nil)
+        }
+        guard outcome.found else { throw OfferNotFound() }
+        if let closed = outcome.closed { ended(closed, .declined, notify: false) }
+    }
+
+    /// How `POST /v1/provider/trips/{id}/accept` should take a trip for `provider`.
+    public enum TripAccept: Sendable, Equatable {
+        /// The provider holds the trip's live offer: accept that.
+        case offer(String)
+        /// No offer is out for the trip: first come, first served by the state machine.
+        case firstCome
+        /// The trip is on offer to another provider.
+        case offeredElsewhere
+    }
+
+    /// Whether a direct accept of `tripId` by `provider` goes through its offer, first-come, or not at all.
+    public func tripAccept(_ tripId: String, by provider: String) -> TripAccept {
+        state.withLock { s in
+            guard let live = s.book.liveOffer(forTrip: tripId) else { return .firstCome }
+            return live.providerId == provider ? .offer(live.offer.offerId) : .offeredElsewhere
+        }
+    }
+
+    /// The provider went offline: their live offer is withdrawn and its search moves on.
+    public func providerWentOffline(_ provider: String) {
+        let closed = state.withLock { s -> OfferBook.Live? in
+            guard let offerId = s.book.byProvider[provider] else { return nil }
+            return s.book.close(offerId, .withdrawn, unlessAccepting: true)
+        }
+        if let closed { ended(closed, .withdrawn, notify: true) }
+    }
+
+    /// A provider became findable: searches waiting for supply look again.
+    public func supplyChanged() {
+        state.withLock { s in
+            for (id, search) in s.searches where search.waitingForSupply {
+                s.searches[id]?.waitingForSupply = false
+                search.signals.yield(.supplyChanged)
+            }
+        }
+    }
+
+    // MARK: - Trip changes
+
+    private func tripCommitted(from old: TripRecord?, to new: TripRecord) {
+        let running = state.withLock { s -> Bool? in
+            if let quitter = old?.providerId, new.providerId == nil { s.gaveUp[new.id, default: []].insert(quitter) }
+            if !new.status.isActive { s.gaveUp[new.id] = nil }
+            guard s.started else { return nil }
+            guard let search = s.searches[new.id] else { return false }
+            search.signals.yield(.tripChanged)
+            return true
+        }
+        // A new trip, or one whose provider gave it back: search.
+        if running == false, Self.needsProvider(new) { begin(new.id) }
+    }
+
+    /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.
+    static func needsProvider(_ trip: TripRecord) -> Bool {
+        guard trip.providerId == nil else { return false }
+        switch trip.status {
+        case .ride(.searching), .delivery(.placed), .delivery(.picking): return true
+        default: return false
+        }
+    }
+
+    // MARK: - Searches
+
+    private func begin(_ tripId: String) {
+        let (signals, continuation) = AsyncStream<Signal>.makeStream()
+        let excluding = state.withLock { s -> Set<String>? in
+            guard s.started, s.searches[tripId] == nil else { return nil }
+            s.searches[tripId] = Search(signals: continuation)
+            return s.gaveUp[tripId] ?? []
+        }
+        guard let excluding else { return }
+        let task = Task { [self] in
+            await run(tripId, signals, continuation, excluding: excluding)
+            end(tripId)
+        }
+        let stopped = state.withLock { s -> Bool in
+            s.searches[tripId]?.task = task
+            return s.searches[tripId] == nil
+        }
+        if stopped { task.cancel() }
+    }
+
+    private func end(_ tripId: String) {
+        let restart = state.withLock { s -> Bool in
+            s.searches[tripId]?.signals.finish()
+            s.searches[tripId] = nil
+            return s.started
+        }
+        // A change that arrived while the search was finishing may have handed the trip back.
+        if restart, let trip = try? service.cached(tripId), Self.needsProvider(trip) { begin(tripId) }
+    }
+
+    private enum RoundOutcome { case done, exhausted }
+
+    private func run(_ tripId: String, _ signals: AsyncStream<Signal>, _ continuation: AsyncStream<Signal>.Continuation,
+                     excluding: Set<String>) async {
+        var inbox = signals.makeAsyncIterator()
+        var excluded = excluding
+        while !Task.isCancelled {
+            guard case .exhausted = await round(tripId, &inbox, continuation, excluded: &excluded),
+                  !Task.isCancelled, let trip = waiting(tripId) else { return }
+            if trip.kind == .ride {
+                metrics.increment("enroute_dispatch_searches_total", labels: ["result": "noProviderFound"], help: "Dispatch searches by how they ended.")
+                _ = try? await service.move(tripId, .noProviderFound, by: Self.account)
+                return
+            }
+            metrics.increment("enroute_dispatch_searches_total", labels: ["result": "retryLater"], help: "Dispatch searches by how they ended.")
+            excluded = state.withLock { $0.gaveUp[tripId] ?? [] }
+            let timer = startTimer(policy.deliveryRetry, continuation)
+            defer { timer.task.cancel() }
+            waitLoop: while let signal = await inbox.next() {
+                switch signal {
+                case .timer(let token) where token == timer.token: break waitLoop
+                case .tripChanged where waiting(tripId) == nil: return
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// One search: at most `maxCandidates` offers within `searchLimit`.
+    private func round(_ tripId: String, _ inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation,
+                       excluded: inout Set<String>) async -> RoundOutcome {
+        let deadline = now().addingTimeInterval(Self.seconds(policy.searchLimit))
+        var offered = 0
+        while offered < policy.maxCandidates {
+            guard !Task.isCancelled, let trip = waiting(tripId) else { return .done }
+            let remaining = deadline.timeIntervalSince(now())
+            guard remaining > 0 else { return .exhausted }
+            // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
+            state.withLock { $0.searches[tripId]?.waitingForSupply = true }
+            guard let candidate = await bestCandidate(for: trip, excluding: excluded) else {
+                // Nobody to ask: wait for a provider to become findable, until the deadline.
+                let timer = startTimer(.milliseconds(Int64((remaining * 1000).rounded(.up))), continuation)
+                defer { timer.task.cancel() }
+                while let signal = await inbox.next() {
+                    switch signal {
+                    case .supplyChanged: break
+                    case .timer(let token) where token == timer.token: return .exhausted
+                    case .tripChanged where waiting(tripId) == nil: return .done
+                    default: continue
+                    }
+                    break
+                }
+                if Task.isCancelled { return .done }
+                continue
+            }
+            excluded.insert(candidate.providerId)
+            let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: trip.pickup, dropoff: trip.dropoff,
+                              expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
+            guard state.withLock({ $0.book.open(offer, to: candidate.providerId) }) else { continue }
+            offered += 1
+            events.send("offer", offer, to: candidate.providerId)
+            switch await outcome(of: offer, inbox: &inbox, continuation) {
+            case .accepted: return .done
+            case .declined, .expired, .withdrawn: continue
+            }
+        }
+        return .exhausted
+    }
+
+    /// Waits until the offer ends: answered, run out, withdrawn, or its trip no longer needs anyone.
+    private func outcome(of offer: Offer, inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation) async -> OfferEnding {
+        let timer = startTimer(policy.offerTimeout, continuation)
+        defer { timer.task.cancel() }
+        while let signal = await inbox.next() {
+            switch signal {
+            case .offerEnded(let id, let ending) where id == offer.offerId:
+                return ending
+            case .timer(let token) where token == timer.token:
+                if let closed = state.withLock({ $0.book.close(offer.offerId, .expired, unlessAccepting: true) }) {
+                    ended(closed, .expired, notify: true, signal: false)
+                    return .expired
+                }
+                // Being accepted right now: the accept decides.
+            case .tripChanged where waiting(offer.tripId) == nil:
+                if let closed = state.withLock({ $0.book.close(offer.offerId, .withdrawn, unlessAccepting: true) }) {
+                    ended(closed, .withdrawn, notify: true, signal: false)
+                    return .withdrawn
+                }
+            default:
+                continue
+            }
+        }
+        // The search was stopped.
+        return .withdrawn
+    }
+
+    private func bestCandidate(for trip: TripRecord, excluding excluded: Set<String>) async -> DispatchCandidate? {
+        let holding = state.withLock { Set($0.book.byProvider.keys) }
+        let service = self.service
+        let hits = presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) { id in
+            !excluded.contains(id) && !holding.contains(id) && service.isIdle(provider: id)
+        }
+        guard !hits.isEmpty else { return nil }
+        let candidates = hits.map { DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance) }
+        return await ranking.rank(candidates, pickup: trip.pickup).first
+    }
+
+    // MARK: - Helpers
+
+    /// The trip while it still needs a provider.
+    private func waiting(_ tripId: String) -> TripRecord? {
+        guard let trip = try? service.cached(tripId), Self.needsProvider(trip) else { return nil }
+        return trip
+    }
+
+    private func current(_ tripId: String) throws -> TripRecord {
+        guard let trip = try service.cached(tripId) else { throw TripError.notFound }
+        return trip
+    }
+
+    /// Ends a claimed offer after its accept finished.
+    private func finish(_ offerId: String, _ ending: OfferEnding) {
+        if let closed = state.withLock({ $0.book.close(offerId, ending) }) { ended(closed, ending, notify: false) }
+    }
+
+    /// Counts an ended offer, tells its holder when it was taken back, and wakes its search.
+    private func ended(_ offer: OfferBook.Live, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
+        metrics.increment("enroute_dispatch_offers_total", labels: ["ending": ending.rawValue], help: "Offers made, by how they ended.")
+        if notify { events.send("offerWithdrawn", OfferWithdrawn(offerId: offer.offer.offerId, tripId: offer.offer.tripId), to: offer.providerId) }
+        if signal { _ = state.withLock { $0.searches[offer.offer.tripId]?.signals.yield(.offerEnded(offerId: offer.offer.offerId, ending)) } }
+    }
+
+    private func startTimer(_ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation) -> (token: UInt64, task: Task<Void, Never>) {
+        let token = timers.wrappingAdd(1, ordering: .relaxed).newValue
+        let clock = self.clock
+        let task = Task {
+            do { try await Self.sleep(clock, duration) } catch { return }
+            continuation.yield(.timer(token))
+        }
+        return (token, task)
+    }
+
+    private static func sleep(_ clock: some Clock<Duration>, _ duration: Duration) async throws {
+        try await clock.sleep(for: duration)
+    }
+
+    static func seconds(_ d: Duration) -> TimeInterval {
+        let (s, atto) = d.components
+        return Double(s) + Double(atto) / 1e18
+    }
+
+    static func explain(_ ending: OfferEnding) -> String {
+        switch ending {
+        case .accepted: "This offer was accepted, and the trip has moved on since."
+        case .declined: "This offer was declined."
+        case .expired: "This offer has expired."
+        case .withdrawn: "This offer was withdrawn: the trip was cancelled or taken by another provider."
+        }
+    }
+}

@@ -1,0 +1,97 @@
+public import Foundation
+public import EnRouteModels
+public import HTTPEngine
+import Synchronization
+
+/// Location ingest (seed 004 §44.4): each provider's batches, applied once, filtered, stored, fanned out.
+///
+/// A batch is sorted by `recordedAt` and each fix judged against the last kept one; implausible fixes
+/// are dropped and counted by reason in `/metrics`. Kept fixes on a trip are stored on its path before
+/// the batch is acknowledged; then the newest becomes the provider's position for dispatch and the
+/// nearby map, and each reaches the trip's watchers. A batch id seen among the provider's recent
+/// batches gets its first answer again without being applied twice.
+public final class LocationIngest: Sendable {
+    private struct Track {
+        var last: LocationFix?
+        var recent: [(id: String, result: LocationBatchResult)] = []
+    }
+
+    /// How many recent batch ids per provider are remembered; an older resend is harmless all the
+    /// same, because its fixes are no newer than the last kept one.
+    public let batchMemory: Int
+    private let tracks = Mutex<[String: Track]>([:])
+    private let service: TripService
+    private let presence: ProviderPresence
+    private let paths: any PathStore
+    private let policy: FixPlausibilityPolicy
+    private let metrics: MetricsRegistry
+    private let supplyChanged: @Sendable () -> Void
+    private let now: @Sendable () -> Date
+
+    /// An ingest feeding `presence` and `service`, storing paths in `paths`; `supplyChanged` is
+    /// called when a provider becomes findable again.
+    public init(service: TripService, presence: ProviderPresence, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
+                metrics: MetricsRegistry, batchMemory: Int = 8, supplyChanged: @escaping @Sendable () -> Void = {},
+                now: @escaping @Sendable () -> Date) {
+        self.service = service; self.presence = presence; self.paths = paths; self.policy = policy; self.metrics = metrics
+        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.now = now
+    }
+
+    /// Applies one batch from `provider`; throws only when the path could not be stored (the batch
+    /// is then forgotten, so that a resend applies it).
+    public func ingest(_ batch: LocationBatch, provider: String) async throws -> LocationBatchResult {
+        let at = now()
+        let policy = self.policy, memory = batchMemory
+        let sorted = batch.fixes.sorted { $0.recordedAt < $1.recordedAt }
+        let outcome = tracks.withLock { all -> (replay: LocationBatchResult?, kept: [LocationFix], drops: [FixDropReason: Int], previous: LocationFix?) in
+            var track = all[provider] ?? Track()
+            if let seen = track.recent.first(where: { $0.id == batch.batchId }) { return (seen.result, [], [:], nil) }
+            let previous = track.last
+            var kept: [LocationFix] = []
+            var drops: [FixDropReason: Int] = [:]
+            kept.reserveCapacity(sorted.count)
+            for fix in sorted {
+                if let reason = policy.judge(fix, after: track.last, now: at) {
+                    drops[reason, default: 0] += 1
+                } else {
+                    kept.append(fix)
+                    track.last = fix
+                }
+            }
+            track.recent.append((batch.batchId, LocationBatchResult(batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)))
+            if track.recent.count > memory { track.recent.removeFirst(track.recent.count - memory) }
+            all[provider] = track
+            return (nil, kept, drops, previous)
+        }
+        if let replay = outcome.replay {
+            metrics.increment("enroute_location_batches_replayed_total", help: "Location batches answered again without being applied.")
+            return replay
+        }
+        let kept = outcome.kept
+        let result = LocationBatchResult(batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)
+        for (reason, count) in outcome.drops {
+            metrics.increment("enroute_location_fixes_dropped_total", labels: ["reason": reason.rawValue], by: Double(count),
+                              help: "Location fixes dropped by the plausibility filters, by reason.")
+        }
+        guard let newest = kept.last else { return result }
+        metrics.increment("enroute_location_fixes_accepted_total", by: Double(kept.count), help: "Location fixes kept.")
+        if let trip = service.activeTrips(provider: provider).first {
+            let points = kept.map {
+                PathPoint(tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading, speed: $0.speed,
+                          accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: at)
+            }
+            do {
+                try await paths.append(points)
+            } catch {
+                tracks.withLock { all in
+                    all[provider]?.recent.removeAll { $0.id == batch.batchId }
+                    if all[provider]?.last == newest { all[provider]?.last = outcome.previous }
+                }
+                throw error
+            }
+        }
+        if presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged() }
+        for fix in kept { service.recordFix(fix, provider: provider) }
+        return result
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+public import EnRouteServer
+import SQLiteKit
+import Synchronization
+
+/// Trip paths on SQLite, in the trip database's `trip_paths` table, with group commit.
+///
+/// Appends that arrive while a write is running are gathered and written together in the next
+/// transaction, so many providers' batches share one commit; each caller returns once its points
+/// are committed. The table comes from `SQLiteTripStore`'s migrations: open the trip store first.
+public final class SQLitePathStore: PathStore, @unchecked Sendable {
+    private struct Pending {
+        var points: [PathPoint] = []
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var scheduled = false
+    }
+
+    private let writer: SQLiteDatabase
+    private let reader: Mutex<SQLiteDatabase>
+    private let queue = DispatchQueue(label: "enroute.sqlite.paths")
+    private let pending = Mutex(Pending())
+
+    private static let insert = """
+        INSERT OR IGNORE INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, received_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        """
+
+    /// Opens the paths of the trip database `tripStore` has brought up to date.
+    public convenience init(tripStore: SQLiteTripStore) throws { try self.init(path: tripStore.path) }
+
+    /// Opens the paths in the database at `path`, whose schema must already include `trip_paths`.
+    public init(path: String) throws {
+        writer = try SQLiteDatabase(path: path)
+        reader = Mutex(try SQLiteDatabase(path: path))
+        _ = try writer.query("SELECT 1 FROM trip_paths LIMIT 1") { _ in 1 }
+    }
+
+    public func append(_ points: [PathPoint]) async throws {
+        guard !points.isEmpty else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let schedule = pending.withLock { p -> Bool in
+                p.points += points
+                p.waiters.append(continuation)
+                defer { p.scheduled = true }
+                return !p.scheduled
+            }
+            if schedule { queue.async { self.drain() } }
+        }
+    }
+
+    public func path(tripId: String) async throws -> [PathPoint] {
+        try reader.withLock { db in
+            try db.query("""
+                SELECT provider_id, lat, lng, heading, speed, accuracy, recorded_at, received_at FROM trip_paths
+                WHERE trip_id = ?1 ORDER BY recorded_at
+                """, [.text(tripId)]) { row in
+                PathPoint(tripId: tripId, providerId: row.text(0) ?? "", lat: row.double(1), lng: row.double(2), heading: row.double(3),
+                          speed: row.double(4), accuracy: row.double(5), recordedAt: Date(timeIntervalSince1970: row.double(6)),
+                          receivedAt: Date(timeIntervalSince1970: row.double(7)))
+            }
+        }
+    }
+
+    /// Writes everything gathered so far in one transaction (on the writer queue).
+    private func drain() {
+        let batch = pending.withLock { p -> Pending in
+            defer { p = Pending() }
+            return p
+        }
+        let db = writer
+        let result = Result {
+            try db.transaction {
+                for point in batch.points {
+                    try db.run(Self.insert, [.text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId),
+                                             .real(point.lat), .real(point.lng), .real(point.heading), .real(point.speed),
+                                             .real(point.accuracy), .real(point.receivedAt.timeIntervalSince1970)])
+                }
+            }
+        }
+        for waiter in batch.waiters { waiter.resume(with: result) }
+    }
+}

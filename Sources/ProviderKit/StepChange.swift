@@ -1,0 +1,26 @@
+public import Foundation
+public import EnRouteModels
+
+/// One state change queued in the outbox (seed 004 `StateChange`): sent as-is until the server answers.
+public struct StepChange: Codable, Sendable, Equatable {
+    /// Unique per change; the server applies a resent change id once.
+    public let changeId: String
+    /// The trip the step belongs to.
+    public let tripId: String
+    /// The step reported.
+    public let step: ProviderStep
+    /// When the provider tapped, by the device's clock.
+    public let deviceTime: Date
+    /// The last kept position when the provider tapped.
+    public let position: Coordinate?
+
+    /// A change as `reportStep` records it.
+    public init(changeId: String, tripId: String, step: ProviderStep, deviceTime: Date, position: Coordinate?) {
+        self.changeId = changeId; self.tripId = tripId; self.step = step; self.deviceTime = deviceTime; self.position = position
+    }
+
+    /// The request body for `POST /v1/provider/trips/{id}/steps`.
+    public var request: StepRequest {
+        StepRequest(changeId: changeId, step: step.rawValue, deviceTime: deviceTime, position: position)
+    }
+}

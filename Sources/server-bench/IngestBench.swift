@@ -1,0 +1,128 @@
+import Foundation
+import EnRouteModels
+import EnRouteServer
+import EnRouteStorage
+import HTTPEngine
+import SQLiteKit
+
+/// Location ingest with the path persisted (SQLite, group commit), in batches of 50, against raw SQLite
+/// inserts of the same rows into the same table in the same run.
+struct IngestBench {
+    let providers: Int
+    let batches: Int
+    let batchSize: Int
+    let concurrency: Int
+    let seconds: Double
+    let directory: String
+
+    init(_ args: BenchArguments) {
+        providers = args.int("providers", 200)
+        batches = args.int("batches", 50)
+        batchSize = args.int("batch", 50)
+        concurrency = args.int("concurrency", 32)
+        seconds = args.double("seconds", 60)
+        directory = args.string("dir", NSTemporaryDirectory())
+    }
+
+    func run() async throws {
+        let base = URL(fileURLWithPath: directory).appendingPathComponent("ingest-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+
+        // The service over its own database, one assigned ride per provider.
+        let store = try SQLiteTripStore(path: base.appendingPathComponent("service.sqlite").path)
+        let service = TripService(store: store, now: { Date() })
+        let operations = ProviderOperations(service: service, metrics: MetricsRegistry(), clock: ContinuousClock(),
+                                            paths: try SQLitePathStore(tripStore: store), jitterSeed: 1)
+        var tripIds: [String] = []
+        for i in 0..<providers {
+            let ride = try await service.requestRide(TripRequest(pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95),
+                                                                 productID: "economy"), by: Account(id: "c\(i)", role: .customer))
+            _ = try await service.move(ride.id, .assignProvider("p\(i)"), by: Account(id: "p\(i)", role: .provider))
+            tripIds.append(ride.id)
+        }
+
+        // Every provider drives north at 11 m/s, a fix a second, ending before now.
+        let start = Date().addingTimeInterval(-Double(batches * batchSize) - 60)
+        let work: [[LocationBatch]] = (0..<providers).map { p in
+            (0..<batches).map { b in
+                LocationBatch(batchId: "p\(p)-b\(b)", fixes: (0..<batchSize).map { j in
+                    let n = b * batchSize + j
+                    return LocationFix(lat: 60.0 + Double(p) * 0.001 + Double(n) * 0.0001, lng: 24.9, heading: 0, speed: 11, accuracy: 5,
+                                       recordedAt: start.addingTimeInterval(Double(n)))
+                })
+            }
+        }
+        let rows: [[PathPoint]] = work.enumerated().flatMap { p, list in
+            list.map { batch in
+                batch.fixes.map { PathPoint(tripId: tripIds[p], providerId: "p\(p)", lat: $0.lat, lng: $0.lng, heading: $0.heading, speed: $0.speed,
+                                            accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: Date()) }
+            }
+        }
+        let total = providers * batches * batchSize
+        print("ingest bench: \(providers) providers x \(batches) batches x \(batchSize) fixes = \(total) fixes, \(concurrency) concurrent uploaders")
+
+        let rawPerBatch = try rawInserts(rows, path: base.appendingPathComponent("raw50.sqlite").path, rowsPerTransaction: batchSize)
+        print(String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch))
+
+        let deadline = Percentiles.now() + seconds
+        let t0 = Percentiles.now()
+        let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for w in 0..<concurrency {
+                group.addTask {
+                    var kept = 0
+                    for b in 0..<batches {
+                        for p in stride(from: w, to: providers, by: concurrency) {
+                            if Percentiles.now() > deadline { return kept }
+                            kept += try await operations.ingest.ingest(work[p][b], provider: "p\(p)").accepted
+                        }
+                    }
+                    return kept
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = Percentiles.now() - t0
+        let stored = try SQLiteDatabase(path: store.path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
+        let rate = Double(accepted) / elapsed
+        print(String(format: "ingest (filters, presence, fan-out, path): %10.0f fixes/s  (%d accepted in %.2f s, %d path rows stored)",
+                     rate, accepted, elapsed, stored))
+
+        let rawBulk = try rawInserts(rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
+        print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
+        print(String(format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
+        print(String(format: "ratio ingest / raw (per 5000): %.2fx", rate / rawBulk))
+        print(String(format: "ratio ingest / goal 200000 fixes/s: %.2fx", rate / 200_000))
+        if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
+    }
+
+    /// Inserts `rows` batch by batch into a fresh database with the service's schema; rows per second.
+    private func rawInserts(_ batches: [[PathPoint]], path: String, rowsPerTransaction: Int) throws -> Double {
+        _ = try SQLiteTripStore(path: path)
+        let db = try SQLiteDatabase(path: path)
+        let sql = """
+            INSERT OR IGNORE INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, received_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """
+        // The same order as the ingest: batch b of every provider, then b + 1.
+        let perProvider = batches.count / providers
+        var ordered: [PathPoint] = []
+        ordered.reserveCapacity(batches.count * batchSize)
+        for b in 0..<perProvider { for p in 0..<providers { ordered += batches[p * perProvider + b] } }
+        let deadline = Percentiles.now() + seconds
+        let t0 = Percentiles.now()
+        var written = 0
+        for chunk in stride(from: 0, to: ordered.count, by: rowsPerTransaction) where Percentiles.now() < deadline {
+            let slice = ordered[chunk..<min(ordered.count, chunk + rowsPerTransaction)]
+            try db.transaction {
+                for point in slice {
+                    try db.run(sql, [.text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId), .real(point.lat),
+                                     .real(point.lng), .real(point.heading), .real(point.speed), .real(point.accuracy),
+                                     .real(point.receivedAt.timeIntervalSince1970)])
+                }
+            }
+            written += slice.count
+        }
+        return Double(written) / (Percentiles.now() - t0)
+    }
+}

@@ -1,0 +1,18 @@
+// The dispatch and live-location benchmarks' harness: `server-bench ingest|candidates|fanout [--name value ...]`.
+// Each prints its figures and a ratio against the goal from one run (bench/ingest.sh, bench/candidates.sh, bench/fanout.sh).
+import Foundation
+
+let arguments = BenchArguments(Array(CommandLine.arguments.dropFirst()))
+do {
+    switch arguments.command {
+    case "ingest": try await IngestBench(arguments).run()
+    case "candidates": await CandidatesBench(arguments).run()
+    case "fanout": try FanoutBench(arguments).run()
+    default:
+        FileHandle.standardError.write(Data("usage: server-bench ingest|candidates|fanout [--name value ...]\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("server-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,272 @@
+import Foundation
+import Testing
+import EnRouteModels
+import EnRouteServer
+import TestSupport
+
+/// Timed, exclusive offers (seed 004 §44.4 "Matching and dispatch"), on a manual clock.
+@Suite(.timeLimit(.minutes(1))) struct DispatchTests {
+    func makeSUT(_ configure: (inout DispatchPolicy) -> Void = { _ in }) throws -> ProviderBackend {
+        var policy = DispatchPolicy()
+        configure(&policy)
+        return try ProviderBackend(policy: policy)
+    }
+
+    /// Waits until the trip reaches `status` (published by the service), without sleeping.
+    func waitFor(_ sut: ProviderBackend, _ tripId: String, status: String) async throws -> TripRecord {
+        let updates = sut.service.hub.subscribe(tripId)
+        if let trip = try sut.trip(tripId), trip.status.name == status { return trip }
+        for await trip in updates where trip.status.name == status { return trip }
+        throw Failure("the trip never reached \(status)")
+    }
+
+    func decodeTrip(_ body: [UInt8]) throws -> TripSnapshot {
+        try WireCoding.decoder().decode(TripSnapshot.self, from: Data(body))
+    }
+
+    func decodeConflict(_ body: [UInt8]) throws -> ConflictProblem<TripSnapshot> {
+        try WireCoding.decoder().decode(ConflictProblem<TripSnapshot>.self, from: Data(body))
+    }
+
+    @Test func theNearestOnlineIdleProviderGetsTheOfferFirst() async throws {
+        let sut = try makeSUT()
+        // p0 is nearest but busy on another trip, p9 is near but offline.
+        let other = try await sut.requestRide("c0")
+        #expect(await sut.call("POST", "/v1/provider/trips/\(other.id)/accept", as: "p0", .provider).status == 200)
+        await sut.online("p0", at: ProviderBackend.north(50))
+        await sut.online("p9", at: ProviderBackend.north(80))
+        await sut.offline("p9")
+        await sut.online("far", at: ProviderBackend.north(3_000))
+        await sut.online("near", at: ProviderBackend.north(400))
+        var near = ProviderInbox(sut.providers, "near")
+        let trip = try await sut.requestRide()
+        let offer = try await near.offer()
+        #expect(offer.tripId == trip.id)
+        #expect(offer.pickup == trip.pickup && offer.dropoff == trip.dropoff)
+        #expect(offer.expiresAt == sut.clock.date.addingTimeInterval(15))
+        #expect(sut.providers.dispatcher.liveOffer(heldBy: "far") == nil)
+        #expect(sut.providers.dispatcher.liveOffer(forTrip: trip.id) == offer)
+    }
+
+    @Test func aDeclineMovesToTheNextCandidateAtOnce() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("p2", at: ProviderBackend.north(200))
+        var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
+        let trip = try await sut.requestRide()
+        let first = try await p1.offer()
+        #expect(await sut.call("POST", "/v1/provider/offers/\(first.offerId)/decline", as: "p1", .provider).status == 204)
+        let second = try await p2.offer()   // no clock advance: the decline moved dispatch on
+        #expect(second.tripId == trip.id && second.offerId != first.offerId)
+        let accepted = await sut.call("POST", "/v1/provider/offers/\(second.offerId)/accept", as: "p2", .provider)
+        #expect(accepted.status == 200)
+        let snapshot = try decodeTrip(accepted.body)
+        #expect(snapshot.status == "driverAssigned" && snapshot.providerId == "p2")
+        // The declined offer is over for p1: 409 with the real trip.
+        let late = await sut.call("POST", "/v1/provider/offers/\(first.offerId)/accept", as: "p1", .provider)
+        #expect(late.status == 409)
+        #expect(try decodeConflict(late.body).trip.providerId == "p2")
+    }
+
+    @Test func anUnansweredOfferRunsOutAndTheNextCandidateIsAsked() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("p2", at: ProviderBackend.north(200))
+        var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
+        let trip = try await sut.requestRide()
+        let first = try await p1.offer()
+        await sut.clock.sleepers(atLeast: 1)
+        await sut.clock.advance(by: .seconds(15))
+        let withdrawn = try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data))
+        #expect(withdrawn == OfferWithdrawn(offerId: first.offerId, tripId: trip.id))
+        let second = try await p2.offer()
+        #expect(second.expiresAt == sut.clock.date.addingTimeInterval(15))
+        // After expiresAt the accept is refused with the real state, still searching.
+        let late = await sut.call("POST", "/v1/provider/offers/\(first.offerId)/accept", as: "p1", .provider)
+        #expect(late.status == 409)
+        let conflict = try decodeConflict(late.body)
+        #expect(conflict.trip.status == "searching" && conflict.trip.id == trip.id)
+        #expect(conflict.detail.contains("expired"))
+        #expect(sut.metrics.counter("enroute_dispatch_offers_total", labels: ["ending": "expired"]) == 1)
+    }
+
+    @Test func afterNCandidatesTheRideEndsInNoDriversFound() async throws {
+        let sut = try makeSUT { $0.maxCandidates = 3 }
+        for i in 1...4 { await sut.online("p\(i)", at: ProviderBackend.north(Double(i) * 100)) }
+        var inboxes = (1...4).map { ProviderInbox(sut.providers, "p\($0)") }
+        let trip = try await sut.requestRide()
+        for i in 0..<3 {
+            _ = try await inboxes[i].offer()
+            await sut.clock.sleepers(atLeast: 1)
+            await sut.clock.advance(by: .seconds(15))
+        }
+        let ended = try await waitFor(sut, trip.id, status: "noDriversFound")
+        #expect(ended.providerId == nil)
+        #expect(sut.providers.dispatcher.liveOffer(heldBy: "p4") == nil, "the fourth provider is never asked")
+        let log = try sut.backend.store.changes(tripId: trip.id)
+        #expect(log.last?.actorRole == .backend && log.last?.status == "noDriversFound")
+    }
+
+    @Test func afterTSecondsWithoutSupplyTheRideEndsInNoDriversFound() async throws {
+        let sut = try makeSUT()
+        let trip = try await sut.requestRide()
+        await sut.clock.sleepers(atLeast: 1)
+        await sut.clock.advance(by: .seconds(119))
+        #expect(try sut.trip(trip.id)?.status == .ride(.searching))
+        await sut.clock.advance(by: .seconds(1))
+        _ = try await waitFor(sut, trip.id, status: "noDriversFound")
+    }
+
+    @Test func aProviderComingOnlineDuringTheSearchGetsTheOfferAtOnce() async throws {
+        let sut = try makeSUT()
+        let trip = try await sut.requestRide()
+        await sut.clock.sleepers(atLeast: 1)
+        var p1 = ProviderInbox(sut.providers, "p1")
+        await sut.online("p1", at: ProviderBackend.north(300))
+        #expect(try await p1.offer().tripId == trip.id)
+    }
+
+    @Test func goingOfflineWithdrawsTheOfferAndMovesOn() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("p2", at: ProviderBackend.north(200))
+        var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
+        _ = try await sut.requestRide()
+        let offer = try await p1.offer()
+        await sut.offline("p1")
+        #expect(try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data)).offerId == offer.offerId)
+        _ = try await p2.offer()
+        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 409)
+    }
+
+    @Test func theCustomerCancellingWithdrawsTheOffer() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        var p1 = ProviderInbox(sut.providers, "p1")
+        let trip = try await sut.requestRide()
+        let offer = try await p1.offer()
+        #expect(await sut.call("POST", "/v1/trips/\(trip.id)/cancel", as: "c1", .customer).status == 200)
+        #expect(try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data)).offerId == offer.offerId)
+        let late = await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider)
+        #expect(late.status == 409)
+        #expect(try decodeConflict(late.body).trip.status == "cancelled")
+        // The search ends once the cancel reached it.
+        while sut.providers.dispatcher.activeSearches > 0 { await Task.yield() }
+    }
+
+    @Test func anOfferIsOnlyItsHoldersToAccept() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("p2", at: ProviderBackend.north(200))
+        var p1 = ProviderInbox(sut.providers, "p1")
+        let trip = try await sut.requestRide()
+        let offer = try await p1.offer()
+        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p2", .provider).status == 404)
+        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/decline", as: "p2", .provider).status == 404)
+        #expect(await sut.call("POST", "/v1/provider/offers/nope/accept", as: "p1", .provider).status == 404)
+        // A direct accept by someone else while the offer is out is refused with the real trip.
+        let direct = await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p2", .provider)
+        #expect(direct.status == 409)
+        #expect(try decodeConflict(direct.body).trip.status == "searching")
+        // The holder's direct accept takes the offer.
+        #expect(await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p1", .provider).status == 200)
+        #expect(try sut.trip(trip.id)?.providerId == "p1")
+        // A retried accept of the accepted offer answers as the first did.
+        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 200)
+    }
+
+    /// Exclusivity: the holder's accepts race 99 direct accepts from others; one provider ends up with the trip.
+    @Test func oneHundredConcurrentAcceptsLeaveExactlyOneProviderHoldingTheTrip() async throws {
+        let sut = try makeSUT()
+        await sut.online("p0", at: ProviderBackend.north(10))
+        for i in 1..<100 { await sut.online("p\(i)", at: ProviderBackend.north(Double(i) * 20 + 100)) }
+        var p0 = ProviderInbox(sut.providers, "p0")
+        let trip = try await sut.requestRide()
+        let offer = try await p0.offer()
+        let statuses = await withTaskGroup(of: (String, Int).self) { group in
+            for i in 0..<100 {
+                group.addTask {
+                    if i % 2 == 0 {
+                        return ("p0", await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p0", .provider).status)
+                    }
+                    let provider = "p\(i)"
+                    let path = i % 4 == 1 ? "/v1/provider/trips/\(trip.id)/accept" : "/v1/provider/offers/\(offer.offerId)/accept"
+                    return (provider, await sut.call("POST", path, as: provider, .provider).status)
+                }
+            }
+            var out: [(String, Int)] = []
+            for await result in group { out.append(result) }
+            return out
+        }
+        let winners = Set(statuses.filter { $0.1 == 200 }.map(\.0))
+        #expect(winners == ["p0"])
+        #expect(statuses.allSatisfy { [200, 404, 409].contains($0.1) })
+        let held = try #require(try sut.trip(trip.id))
+        #expect(held.providerId == "p0" && held.status == .ride(.driverAssigned))
+        let assignments = try sut.backend.store.changes(tripId: trip.id).filter { $0.status == "driverAssigned" }
+        #expect(assignments.count == 1)
+        #expect((1..<100).allSatisfy { sut.service.activeTrips(provider: "p\($0)").isEmpty })
+    }
+
+    @Test func oneHundredConcurrentDirectAcceptsWithoutOffersAssignOneProvider() async throws {
+        let sut = try ProviderBackend(startDispatch: false)
+        let trip = try await sut.requestRide()
+        let statuses = await withTaskGroup(of: (String, Int).self) { group in
+            for i in 0..<100 {
+                group.addTask { ("p\(i)", await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p\(i)", .provider).status) }
+            }
+            var out: [(String, Int)] = []
+            for await result in group { out.append(result) }
+            return out
+        }
+        let winners = statuses.filter { $0.1 == 200 }.map(\.0)
+        #expect(winners.count == 1)
+        #expect(try sut.trip(trip.id)?.providerId == winners.first)
+        // The losers no longer see an unassigned trip: 404, or 409 if they read it just before.
+        #expect(statuses.filter { $0.1 != 200 }.allSatisfy { [404, 409].contains($0.1) })
+    }
+
+    @Test func aDriverGivingUpSendsTheRideBackToDispatchWithoutThem() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("p2", at: ProviderBackend.north(200))
+        var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
+        let trip = try await sut.requestRide()
+        let offer = try await p1.offer()
+        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 200)
+        #expect(await sut.backend.step(trip.id, "cancelled", provider: "p1").status == 200)
+        #expect(try await p2.offer().tripId == trip.id)
+    }
+
+    @Test func aDeliveryThatFindsNobodyStaysPlacedAndIsSearchedAgainLater() async throws {
+        let sut = try makeSUT()
+        let order = try await sut.backend.placeOrder()
+        await sut.clock.sleepers(atLeast: 1)
+        await sut.clock.advance(by: .seconds(120))
+        // The retry wait is now the one sleeper; the order is untouched.
+        await sut.clock.sleepers(atLeast: 1)
+        #expect(try sut.trip(order.orderId)?.status == .delivery(.placed))
+        #expect(sut.metrics.counter("enroute_dispatch_searches_total", labels: ["result": "retryLater"]) == 1)
+        var courier = ProviderInbox(sut.providers, "r1")
+        await sut.online("r1", at: Coordinate(lat: 60.1690, lng: 24.9320))
+        await sut.clock.advance(by: .seconds(60))
+        let offer = try await courier.offer()
+        #expect(offer.tripId == order.orderId)
+        let accepted = await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "r1", .provider)
+        #expect(accepted.status == 200)
+        let snapshot = try decodeTrip(accepted.body)
+        #expect(snapshot.status == "placed" && snapshot.providerId == "r1")
+    }
+
+    @Test func aProviderOnAnOfferIsNotOfferedASecondTrip() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        var p1 = ProviderInbox(sut.providers, "p1")
+        let first = try await sut.requestRide("c1")
+        #expect(try await p1.offer().tripId == first.id)
+        let second = try await sut.requestRide("c2")
+        await sut.clock.sleepers(atLeast: 2)
+        #expect(sut.providers.dispatcher.liveOffer(forTrip: second.id) == nil)
+        #expect(sut.providers.dispatcher.liveOffer(heldBy: "p1")?.tripId == first.id)
+    }
+}
