@@ -36,7 +36,9 @@ public final class OrderPushPlanner: TripChangeObserver {
                                                   payload: try alertJob(stage, new, at).encoded(), createdAt: at))
         }
         if let job = liveActivityJob(from: old, to: new, status: status, at: at) {
-            try transaction.enqueue(OutboxMessage(id: "apns.la.\(new.id).\(new.version)", topic: PushJob.topic,
+            // Drift between versions has no version of its own: its time keeps the outbox id unique.
+            let id = job.priority == 5 ? "apns.la.\(new.id).\(new.version).\(Int(at.timeIntervalSince1970))" : "apns.la.\(new.id).\(new.version)"
+            try transaction.enqueue(OutboxMessage(id: id, topic: PushJob.topic,
                                                   payload: try job.encoded(), createdAt: at))
         }
         if status.isTerminal { _ = drift.withLock { $0.removeValue(forKey: new.id) } }

@@ -91,7 +91,10 @@ public final class LocationIngest: Sendable {
             }
         }
         if presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged() }
-        for fix in kept { service.recordFix(fix, provider: provider) }
+        var moved: TripRecord?
+        for fix in kept { moved = service.recordFix(fix, provider: provider) ?? moved }
+        // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
+        if let moved { _ = try? await service.persistETADrift(of: moved.id) }
         return result
     }
 }

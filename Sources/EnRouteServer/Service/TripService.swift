@@ -251,6 +251,31 @@ public final class TripService: Sendable {
         return updated
     }
 
+    /// How far a fix-driven ETA must move from the stored one before it is written down (and
+    /// observers, such as the Live Activity planner, see the drift in a transaction).
+    public var etaDriftToPersist: TimeInterval { 60 }
+
+    /// Stores the ETA a fix moved, when it drifted enough from the stored one: no version change,
+    /// one transaction, observers called with the stored record as `old`. Returns whether it wrote.
+    @discardableResult
+    public func persistETADrift(of tripId: String) async throws -> Bool {
+        guard let current = cache.withLock({ $0.trips[tripId] }), current.status.isActive, let latest = current.etaLatest else { return false }
+        let threshold = etaDriftToPersist, at = now()
+        let observers = self.observers
+        return try await store.transaction { tx in
+            guard let stored = try tx.trip(tripId), stored.version == current.version,
+                  abs(latest.timeIntervalSince(stored.etaLatest ?? .distantPast)) >= threshold else { return false }
+            var next = stored
+            next.etaEarliest = current.etaEarliest
+            next.etaLatest = current.etaLatest
+            next.providerFix = current.providerFix
+            next.updatedAt = at
+            try tx.update(next)
+            for observer in observers { try observer.tripChanged(from: stored, to: next, in: tx) }
+            return true
+        }
+    }
+
     // MARK: - Reads
 
     /// The trip if `account` may see it; `TripError.notFound` otherwise.
