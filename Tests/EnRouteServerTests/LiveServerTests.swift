@@ -105,11 +105,12 @@ import TestSupport
         await live.server.shutdown()
     }
 
-    @Test func theLiveStreamAlsoSpeaksWebSocket() async throws {
+    @Test(arguments: ["/v1/trips/{id}/events", "/v1/trips/{id}"])
+    func theLiveStreamAlsoSpeaksWebSocket(path: String) async throws {
         let live = try makeSUT()
         let trip = try await live.send("c1", .customer, "POST", "/v1/trips", json: TestBackend.rideBody, headers: ["Idempotency-Key": UUID().uuidString]).decode(Trip.self)
         let client = try TCPTestClient(port: live.server.port)
-        client.write("GET /v1/trips/\(trip.id)/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(live.backend.token("c1", .customer))\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        client.write("GET \(path.replacingOccurrences(of: "{id}", with: trip.id)) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(live.backend.token("c1", .customer))\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         try await client.read(untilContains: "\r\n\r\n")
         #expect(client.text.hasPrefix("HTTP/1.1 101"))
         client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)

@@ -81,6 +81,8 @@ public struct EnRouteAPI: Sendable {
         r.get("/v1/trips/{id}") { req in
             let account = try auth.account(for: req)
             let trip = try ride(req.parameter("id"), account)
+            // Seed 002's live channel connects its WebSocket to the trip itself; the same stream as /events.
+            if req.isWebSocketUpgrade { return liveStream(req, id: trip.id, account: account, events: rideEvents) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
         r.post("/v1/trips/{id}/cancel") { req in
