@@ -111,7 +111,8 @@ package.targets += [
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteServerTests",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport"],
+        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport",
+                       "EnRouteNotifications"],
         swiftSettings: settings
     ),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),

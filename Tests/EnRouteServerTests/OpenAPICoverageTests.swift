@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import EnRouteServer
+import EnRouteNotifications
 import HTTPEngine
 import TestSupport
 
@@ -13,7 +14,8 @@ import TestSupport
         var description: String { "\(method) \(path)" }
     }
 
-    /// Every route `EnRouteAPI.router()` registers today, written out from EnRouteAPI.swift.
+    /// Every route the server registers today, written out from EnRouteAPI.swift (`EnRouteAPI.router()`)
+    /// and NotificationsAPI.swift (`NotificationsAPI.register(into:)`).
     /// A route added or removed there must be added or removed here and in the document.
     static let registeredRoutes: [Operation] = [
         // System
@@ -23,6 +25,7 @@ import TestSupport
         Operation(method: "GET", path: "/openapi.yaml"),
         // Rides (seed 002)
         Operation(method: "POST", path: "/v1/estimates"),
+        Operation(method: "GET", path: "/v1/drivers/nearby"),
         Operation(method: "POST", path: "/v1/trips"),
         Operation(method: "GET", path: "/v1/trips/active"),
         Operation(method: "GET", path: "/v1/trips/{id}"),
@@ -37,6 +40,10 @@ import TestSupport
         Operation(method: "GET", path: "/v1/orders/{id}/events"),
         // Providers (seed 004)
         Operation(method: "POST", path: "/v1/provider/trips/{id}/accept"),
+        Operation(method: "POST", path: "/v1/provider/availability"),
+        Operation(method: "GET", path: "/v1/provider/events"),
+        Operation(method: "POST", path: "/v1/provider/offers/{offerId}/accept"),
+        Operation(method: "POST", path: "/v1/provider/offers/{offerId}/decline"),
         Operation(method: "POST", path: "/v1/provider/trips/{id}/steps"),
         Operation(method: "GET", path: "/v1/provider/trips/active"),
         Operation(method: "POST", path: "/v1/provider/locations"),
@@ -47,7 +54,21 @@ import TestSupport
         // Ops
         Operation(method: "GET", path: "/v1/ops/trips"),
         Operation(method: "POST", path: "/v1/ops/trips/{id}/problem"),
+        // Notifications (seed 001), registered by NotificationsAPI
+        Operation(method: "PUT", path: "/v1/devices/{token}"),
+        Operation(method: "DELETE", path: "/v1/devices/{token}"),
+        Operation(method: "POST", path: "/v1/notifications/{id}/opened"),
     ]
+
+    /// The router as `enroute serve` builds it (Sources/enroute/ServeCommand.swift): `EnRouteAPI.router()`,
+    /// then the notification routes registered into it, here over in-memory repositories.
+    static func serverRouter() -> Router {
+        let backend = TestBackend()
+        var router = backend.api.router()
+        NotificationsAPI(auth: backend.api.auth, devices: InMemoryDeviceRepository(), ledger: InMemoryNotificationLedger(),
+                         metrics: backend.api.metrics, now: { backend.clock.date }).register(into: &router)
+        return router
+    }
 
     /// The repository's root, two levels above this file's folder.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -110,7 +131,7 @@ import TestSupport
 
     /// Probes the real router with each documented operation: it must land on exactly that route, not on a neighbour.
     @Test func everyDocumentedOperationExistsOnTheRouter() throws {
-        let router = TestBackend().router
+        let router = Self.serverRouter()
         let documented = Self.documentedOperations(in: try Self.documentText())
         #expect(!documented.isEmpty)
         for operation in documented {
@@ -132,7 +153,7 @@ import TestSupport
 
     /// Keeps the hand-written list honest: each entry is a real route, and the document adds none beyond it.
     @Test func theRegisteredListMatchesTheRouterAndTheDocument() throws {
-        let router = TestBackend().router
+        let router = Self.serverRouter()
         for route in Self.registeredRoutes {
             switch Self.resolution(of: route, by: router) {
             case .route(let resolved): #expect(resolved == route, "\(route) routes to \(resolved)")
