@@ -85,27 +85,38 @@ public struct EnRouteAPI: Sendable {
             if req.isWebSocketUpgrade { return liveStream(req, id: trip.id, account: account, events: rideEvents) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
-        r.post("/v1/trips/{id}/cancel") { req in
+        addCancelAndEvents(&r, kind: .ride, prefix: "/v1/trips", render: rideRender(created: false),
+                           defaultReason: "cancelled by the rider", events: rideEvents)
+    }
+
+    private func ride(_ id: String, _ account: Account) throws -> TripRecord { try trip(id, account, kind: .ride) }
+
+    /// The trip if `account` may see it and it is of `kind`: rides and orders never answer for each other.
+    private func trip(_ id: String, _ account: Account, kind: TripKind) throws -> TripRecord {
+        let trip = try map { try service.trip(id, for: account) }
+        guard trip.kind == kind else { throw HTTPError.notFound() }
+        return trip
+    }
+
+    /// `POST {prefix}/{id}/cancel` and the live stream `GET {prefix}/{id}/events`, alike for rides and orders.
+    private func addCancelAndEvents(_ r: inout Router, kind: TripKind, prefix: String,
+                                    render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
+                                    defaultReason: String, events: @escaping EventMapper) {
+        r.post("\(prefix)/{id}/cancel") { req in
             let account = try auth.account(for: req, roles: [.customer, .ops])
             let id = try req.parameter("id")
             let reason = req.body.isEmpty ? nil : try req.decode(CancelRequest.self).reason
-            _ = try ride(id, account)
-            return try await idempotent(req, account, required: false, render: rideRender(created: false)) { ctx in
-                try await service.move(id, .cancel(reason: reason ?? "cancelled by the rider"), by: account, idempotency: ctx)
+            _ = try trip(id, account, kind: kind)
+            return try await idempotent(req, account, required: false, render: render) { ctx in
+                try await service.move(id, .cancel(reason: reason ?? defaultReason), by: account, idempotency: ctx)
             }
         }
-        r.get("/v1/trips/{id}/events") { req in
+        r.get("\(prefix)/{id}/events") { req in
             let account = try auth.account(for: req)
             let id = try req.parameter("id")
-            _ = try ride(id, account)
-            return liveStream(req, id: id, account: account, events: rideEvents)
+            _ = try trip(id, account, kind: kind)
+            return liveStream(req, id: id, account: account, events: events)
         }
-    }
-
-    private func ride(_ id: String, _ account: Account) throws -> TripRecord {
-        let trip = try map { try service.trip(id, for: account) }
-        guard trip.kind == .ride else { throw HTTPError.notFound() }
-        return trip
     }
 
     private func rideRender(created: Bool) -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
@@ -168,28 +179,11 @@ public struct EnRouteAPI: Sendable {
             try await mapAsync { try await service.setLiveActivityToken(body.token, order: id, by: account) }
             return .empty(204)
         }
-        r.post("/v1/orders/{id}/cancel") { req in
-            let account = try auth.account(for: req, roles: [.customer, .ops])
-            let id = try req.parameter("id")
-            let reason = req.body.isEmpty ? nil : try req.decode(CancelRequest.self).reason
-            _ = try order(id, account)
-            return try await idempotent(req, account, required: false, render: orderRender(status: 200)) { ctx in
-                try await service.move(id, .cancel(reason: reason ?? "Cancelled by you"), by: account, idempotency: ctx)
-            }
-        }
-        r.get("/v1/orders/{id}/events") { req in
-            let account = try auth.account(for: req)
-            let id = try req.parameter("id")
-            _ = try order(id, account)
-            return liveStream(req, id: id, account: account, events: trackingEvents)
-        }
+        addCancelAndEvents(&r, kind: .delivery, prefix: "/v1/orders", render: orderRender(status: 200),
+                           defaultReason: "Cancelled by you", events: trackingEvents)
     }
 
-    private func order(_ id: String, _ account: Account) throws -> TripRecord {
-        let trip = try map { try service.trip(id, for: account) }
-        guard trip.kind == .delivery else { throw HTTPError.notFound() }
-        return trip
-    }
+    private func order(_ id: String, _ account: Account) throws -> TripRecord { try trip(id, account, kind: .delivery) }
 
     private func orderRender(status: Int) -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
         { [wire, service] result in
