@@ -86,7 +86,7 @@ import TestSupport
     /// or a reopened order.
     @Test(arguments: [1 as UInt64, 2, 3, 4])
     func neverShowsOlderDataWhateverTheArrivalOrder(seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         for _ in 0..<250 {
             let sequence = Self.randomHistory(using: &random)
             var arrivals = sequence + (0..<Int.random(in: 0...8, using: &random)).map { _ in sequence.randomElement(using: &random)! }
@@ -114,7 +114,7 @@ import TestSupport
 
     /// Versions 1…n; the rider appears partway; fixes jitter, so a newer version can carry an older fix;
     /// sometimes a terminal status with nonsense after it.
-    private static func randomHistory(using random: inout SeededGenerator) -> [OrderTracking] {
+    private static func randomHistory(using random: inout SeededRandom) -> [OrderTracking] {
         let count = Int.random(in: 2...12, using: &random)
         let riderFrom = Int.random(in: 1...count, using: &random)
         let stages: [OrderStatus] = [.placed, .picking, .onTheWay, .arriving, .problem(message: "Rider delayed"),

@@ -155,18 +155,6 @@ final class FakeHTTPClient: HTTPClient {
     }
 }
 
-/// A deterministic generator for property tests (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension TrackingFreshnessPolicy {
     /// 24-hour times in UTC, for tests that don't care about locale.

@@ -225,22 +225,28 @@ public struct EnRouteAPI: Sendable {
                 if !current.status.isActive { return }
             }
         }
-        if req.isWebSocketUpgrade {
-            return .webSocket { ws in
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try? await run { name, eventID, data in
-                            try ws.send(text: "{\"type\":\"\(name)\",\"id\":\"\(eventID)\",\"data\":" + String(decoding: data, as: UTF8.self) + "}")
-                        }
-                    }
-                    group.addTask { for await _ in ws.messages {} }
-                    await group.next()
-                    group.cancelAll()
-                }
+        return Self.live(req, run)
+    }
+
+    /// One event source served as SSE, or as WebSocket JSON frames `{"type","id","data"}` when the
+    /// request asks to upgrade; the session ends when the source does or the client leaves.
+    static func live(_ req: HTTPRequest, _ run: @escaping @Sendable (@Sendable (String, String, [UInt8]) throws -> Void) async throws -> Void) -> HTTPResponse {
+        guard req.isWebSocketUpgrade else {
+            return .eventStream { writer in
+                try await run { name, eventID, data in try writer.send(event: name, id: eventID, data: String(decoding: data, as: UTF8.self)) }
             }
         }
-        return .eventStream { writer in
-            try await run { name, eventID, data in try writer.send(event: name, id: eventID, data: String(decoding: data, as: UTF8.self)) }
+        return .webSocket { ws in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try? await run { name, eventID, data in
+                        try ws.send(text: "{\"type\":\"\(name)\",\"id\":\"\(eventID)\",\"data\":" + String(decoding: data, as: UTF8.self) + "}")
+                    }
+                }
+                group.addTask { for await _ in ws.messages {} }
+                await group.next()
+                group.cancelAll()
+            }
         }
     }
 
@@ -339,23 +345,7 @@ public struct EnRouteAPI: Sendable {
             for event in providers.resync(provider: provider) { try emit(event.name, event.id, event.data) }
             for await event in updates { try emit(event.name, event.id, event.data) }
         }
-        if req.isWebSocketUpgrade {
-            return .webSocket { ws in
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try? await run { name, eventID, data in
-                            try ws.send(text: "{\"type\":\"\(name)\",\"id\":\"\(eventID)\",\"data\":" + String(decoding: data, as: UTF8.self) + "}")
-                        }
-                    }
-                    group.addTask { for await _ in ws.messages {} }
-                    await group.next()
-                    group.cancelAll()
-                }
-            }
-        }
-        return .eventStream { writer in
-            try await run { name, eventID, data in try writer.send(event: name, id: eventID, data: String(decoding: data, as: UTF8.self)) }
-        }
+        return Self.live(req, run)
     }
 
     /// A required coordinate query parameter; 422 naming it when missing or out of range.

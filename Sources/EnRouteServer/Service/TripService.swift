@@ -221,7 +221,7 @@ public final class TripService: Sendable {
             throw TripError.invalid(pointer: "/token", detail: "must be the push token as hex")
         }
         let updated: TripRecord? = try await store.transaction { tx in
-            guard var trip = try tx.trip(order), trip.kind == .delivery, trip.customerId == account.id || account.role == .ops else { return nil }
+            guard var trip = try tx.trip(order), trip.kind == .delivery, trip.customerId == account.id else { return nil }
             trip.liveActivityToken = token.lowercased()
             try tx.update(trip)
             return trip
