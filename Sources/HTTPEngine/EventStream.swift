@@ -11,16 +11,35 @@ public struct EventStream: Sendable {
         return h
     }
 
-    let produce: @Sendable (EventStreamWriter) async throws -> Void
+    /// Where the events come from: a task writing them, or a channel the stream joins.
+    enum Source: Sendable {
+        case producer(@Sendable (EventStreamWriter) async throws -> Void)
+        case channel(@Sendable (any LiveMember) -> Void)
+    }
+    let source: Source
 
-    public init(produce: @escaping @Sendable (EventStreamWriter) async throws -> Void) { self.produce = produce }
+    public init(produce: @escaping @Sendable (EventStreamWriter) async throws -> Void) { source = .producer(produce) }
 
-    /// Runs the producer against `sink`, writing the `retry:` preamble first; returns when it ends.
-    func run(sink: any EventSink, retryMilliseconds: Int) async {
-        let writer = EventStreamWriter(sink: sink)
-        guard sink.write(Array("retry: \(retryMilliseconds)\n\n".utf8)) else { return }
-        do { try await produce(writer) } catch {}
-        sink.finish()
+    init(join: @escaping @Sendable (any LiveMember) -> Void) { source = .channel(join) }
+
+    /// The `retry:` preamble every stream starts with.
+    static func preamble(retryMilliseconds: Int) -> [UInt8] { Array("retry: \(retryMilliseconds)\n\n".utf8) }
+
+    /// Starts the stream on `sink` after the preamble: a producer task (returned, to be cancelled when
+    /// the client leaves), or a channel membership that needs no task.
+    func start(sink: any EventSink & LiveMember, retryMilliseconds: Int) -> Task<Void, Never>? {
+        guard sink.write(Self.preamble(retryMilliseconds: retryMilliseconds)) else { return nil }
+        switch source {
+        case .producer(let produce):
+            let writer = EventStreamWriter(sink: sink)
+            return Task {
+                do { try await produce(writer) } catch {}
+                sink.finish()
+            }
+        case .channel(let join):
+            join(sink)
+            return nil
+        }
     }
 }
 
@@ -51,32 +70,70 @@ public struct EventStreamWriter: Sendable {
 
     /// The wire form of one event: `id`, optional `event`, one `data:` line per line of `data`.
     static func encode(event: String?, id: String, data: String) -> [UInt8] {
-        var text = "id: \(id)\n"
-        if let event { text += "event: \(event)\n" }
-        for line in data.split(separator: "\n", omittingEmptySubsequences: false) {
-            text += "data: \(line)\n"
+        encode(event: event, id: id, data: Array(data.utf8))
+    }
+
+    static func encode(event: String?, id: String, data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + id.utf8.count + (event?.utf8.count ?? 0) + 24)
+        out += Array("id: ".utf8) + Array(id.utf8) + [10]
+        if let event { out += Array("event: ".utf8) + Array(event.utf8) + [10] }
+        for line in data.split(separator: 10, omittingEmptySubsequences: false) {
+            out += Array("data: ".utf8)
+            out += line
+            out.append(10)
         }
-        text += "\n"
-        return Array(text.utf8)
+        out.append(10)
+        return out
     }
 }
 
 /// An in-memory sink: the bytes come out as an AsyncStream (used for in-process clients and tests).
-final class MemoryEventSink: EventSink, @unchecked Sendable {
+final class MemoryEventSink: EventSink, LiveMember, @unchecked Sendable {
+    private struct State {
+        var open = true
+        var gone = false
+        var leave: (@Sendable () -> Void)?
+    }
     private let continuation: AsyncStream<[UInt8]>.Continuation
-    private let open = Atomic<Bool>(true)
+    private let state = Mutex(State())
 
     init(continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
 
     func write(_ bytes: [UInt8]) -> Bool {
-        guard open.load(ordering: .acquiring) else { return false }
-        if case .terminated = continuation.yield(bytes) { open.store(false, ordering: .releasing); return false }
+        guard state.withLock({ $0.open }) else { return false }
+        if case .terminated = continuation.yield(bytes) { state.withLock { $0.open = false }; return false }
         return true
     }
 
     func finish() {
-        open.store(false, ordering: .releasing)
+        // Ended by its producer or its channel, which drops it itself: no leave call back into it.
+        state.withLock { $0.open = false; $0.leave = nil }
         continuation.finish()
+    }
+
+    func deliver(_ frames: LiveFrames) -> Bool { write(frames.sse) }
+
+    func end() { finish() }
+
+    func onLeave(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.gone { return true }
+            s.leave = handler
+            return false
+        }
+        if now { handler() }
+    }
+
+    /// The consumer went away.
+    func consumerLeft() {
+        let handler = state.withLock { s -> (@Sendable () -> Void)? in
+            s.open = false
+            s.gone = true
+            defer { s.leave = nil }
+            return s.leave
+        }
+        handler?()
     }
 }
 
@@ -86,8 +143,13 @@ extension EventStream {
     public func bytes(retryMilliseconds: Int = 3000) -> AsyncStream<[UInt8]> {
         AsyncStream { continuation in
             let sink = MemoryEventSink(continuation: continuation)
-            let task = Task { await self.run(sink: sink, retryMilliseconds: retryMilliseconds) }
-            continuation.onTermination = { _ in task.cancel() }
+            let producer = Mutex<Task<Void, Never>?>(nil)
+            continuation.onTermination = { _ in
+                producer.withLock { $0?.cancel() }
+                sink.consumerLeft()
+            }
+            let task = start(sink: sink, retryMilliseconds: retryMilliseconds)
+            producer.withLock { $0 = task }
         }
     }
 }

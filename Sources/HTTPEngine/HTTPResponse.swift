@@ -8,8 +8,8 @@ public struct HTTPResponse: Sendable {
         case bytes([UInt8])
         /// A Server-Sent Events stream produced by the closure until it returns or the client leaves.
         case eventStream(EventStream)
-        /// A WebSocket session run by the closure after the 101 answer.
-        case webSocket(@Sendable (WebSocket) async -> Void)
+        /// A WebSocket session after the 101 answer.
+        case webSocket(WebSocketSession)
     }
 
     public var status: Int
@@ -51,7 +51,7 @@ public struct HTTPResponse: Sendable {
 
     /// A WebSocket answer (101) whose session runs in `session`.
     public static func webSocket(_ session: @escaping @Sendable (WebSocket) async -> Void) -> HTTPResponse {
-        HTTPResponse(status: 101, body: .webSocket(session))
+        HTTPResponse(status: 101, body: .webSocket(WebSocketSession(session)))
     }
 
     /// The body bytes of a `.bytes` answer; empty for streams.

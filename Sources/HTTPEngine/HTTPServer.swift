@@ -159,10 +159,11 @@ public final class HTTPServer: @unchecked Sendable {
     // MARK: - Request lifecycle (called on libmicrohttpd's threads)
 
     fileprivate func access(_ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
-                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                            version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let existing = slot.pointee else {
-            let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url))
+            let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url),
+                                         chunkedReplies: version.map { Self.repliesChunked(version: String(cString: $0)) } ?? false)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             return begin(context)
         }
@@ -272,13 +273,13 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .eventStream(let stream):
-            let sink = MHDEventSink(connection: connection, maxBuffered: configuration.maxStreamBuffer, server: self)
+            let sink = MHDEventSink(connection: connection, chunked: context.chunkedReplies, maxBuffered: configuration.maxStreamBuffer,
+                                    reactor: reactor, server: self)
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 1024, sseReader, Unmanaged.passRetained(sink).toOpaque(), sseFree)
             _ = enroute_mhd_set_timeout(connection, 0)
             openStreams.wrappingAdd(1, ordering: .relaxed)
             streams.withLock { $0[ObjectIdentifier(sink)] = sink }
-            let retry = configuration.sseRetryMilliseconds
-            sink.start(producer: Task { await stream.run(sink: sink, retryMilliseconds: retry) })
+            sink.start(producer: stream.start(sink: sink, retryMilliseconds: configuration.sseRetryMilliseconds))
             if draining.load(ordering: .relaxed) { sink.finish() }
         case .webSocket(let session):
             let headers = context.request.headers
@@ -319,11 +320,24 @@ public final class HTTPServer: @unchecked Sendable {
                                     maxOutbound: configuration.maxWebSocketOutbound, continuation: continuation,
                                     onFinish: { sessionTask.withLock { $0?.cancel() } })
         reactor.add(socket)
-        let webSocket = WebSocket(messages: messages, transport: socket)
-        let session = context.session
-        sessionTask.withLock { $0 = Task { await session(webSocket); if webSocket.isOpen { webSocket.close() } } }
+        switch context.session.kind {
+        case .run(let session):
+            let webSocket = WebSocket(messages: messages, transport: socket)
+            sessionTask.withLock { $0 = Task { await session(webSocket); if webSocket.isOpen { webSocket.close() } } }
+        case .channel(let join):
+            // A channel member only listens: what the client sends (other than control frames) is dropped.
+            continuation.finish()
+            join(socket)
+        }
         if !extra.isEmpty { socket.feed(extra) }
         if draining.load(ordering: .relaxed) { socket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down") }
+    }
+
+    /// Whether libmicrohttpd frames a body of unknown length in chunks for this HTTP version (1.1 and
+    /// later 1.x), rather than ending it by closing the connection (1.0).
+    static func repliesChunked(version: String) -> Bool {
+        guard version.hasPrefix("HTTP/1."), let minor = Int(version.dropFirst(7)) else { return false }
+        return minor >= 1
     }
 
     private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
@@ -363,9 +377,13 @@ final class RequestContext: @unchecked Sendable {
     }
     private let shared = Mutex(Shared())
 
-    init(connection: OpaquePointer, method: String, path: String) {
+    /// True when a streamed answer goes out in HTTP/1.1 chunks.
+    let chunkedReplies: Bool
+
+    init(connection: OpaquePointer, method: String, path: String, chunkedReplies: Bool) {
         self.connection = connection
         self.request = HTTPRequest(method: method, path: path)
+        self.chunkedReplies = chunkedReplies
     }
 
     var elapsedSeconds: Double {
@@ -412,33 +430,53 @@ final class RequestContext: @unchecked Sendable {
 /// The upgrade handler's context, holding the session closure until the socket is handed over.
 final class UpgradeContext: @unchecked Sendable {
     let server: HTTPServer
-    let session: @Sendable (WebSocket) async -> Void
-    init(server: HTTPServer, session: @escaping @Sendable (WebSocket) async -> Void) { self.server = server; self.session = session }
+    let session: WebSocketSession
+    init(server: HTTPServer, session: WebSocketSession) { self.server = server; self.session = session }
 }
 
-/// An SSE stream on a libmicrohttpd connection: a bounded buffer, drained by the content reader.
-final class MHDEventSink: EventSink, @unchecked Sendable {
+/// An SSE stream on a libmicrohttpd connection.
+///
+/// libmicrohttpd sends the headers and whatever is queued; once the queue is empty the connection is
+/// suspended there and, from then on, events are written to the socket directly (framed as HTTP/1.1
+/// chunks when the reply is chunked) by whoever publishes them, with the reactor watching for room
+/// and hang-up. Waking libmicrohttpd for every event would cost an eventfd write per stream and a
+/// walk of every suspended connection per wake-up. To end the stream the connection is resumed and
+/// libmicrohttpd writes the last chunk (or closes, after an error).
+final class MHDEventSink: EventSink, LiveMember, ReactorSocket, @unchecked Sendable {
+    private enum Mode { case engine, direct }
+
     private struct State {
+        /// Engine mode: bytes for the content reader. Direct mode: framed bytes the socket has not taken yet.
         var buffer: [UInt8] = []
+        var mode = Mode.engine
         var suspended = false
         var finished = false
-        var overflowed = false
+        var failed = false
         var released = false
+        var wantsWrite = false
         var producer: Task<Void, Never>?
+        var leave: (@Sendable () -> Void)?
     }
 
     private let connection: OpaquePointer
+    private let chunked: Bool
     private let maxBuffered: Int
+    private let reactor: SocketReactor
     private weak var server: HTTPServer?
     private let state = Mutex(State())
+    /// The client socket, once libmicrohttpd has handed the stream over; -1 before.
+    private(set) var fd: Int32 = -1
 
-    init(connection: OpaquePointer, maxBuffered: Int, server: HTTPServer) {
+    init(connection: OpaquePointer, chunked: Bool, maxBuffered: Int, reactor: SocketReactor, server: HTTPServer) {
         self.connection = connection
+        self.chunked = chunked
         self.maxBuffered = maxBuffered
+        self.reactor = reactor
         self.server = server
     }
 
-    func start(producer: Task<Void, Never>) {
+    func start(producer: Task<Void, Never>?) {
+        guard let producer else { return }
         let cancel = state.withLock { s -> Bool in
             s.producer = producer
             return s.released
@@ -446,22 +484,23 @@ final class MHDEventSink: EventSink, @unchecked Sendable {
         if cancel { producer.cancel() }
     }
 
+    // MARK: Writing (any thread)
+
     func write(_ bytes: [UInt8]) -> Bool {
         state.withLock { s in
-            guard !s.finished, !s.released else { return false }
-            if s.buffer.count + bytes.count > maxBuffered {
-                // Too far behind: drop this client rather than buffer without limit.
-                s.overflowed = true
-                s.finished = true
-                s.buffer.removeAll()
-            } else {
-                s.buffer.append(contentsOf: bytes)
+            switch s.mode {
+            case .engine: return queueLocked(&s, bytes)
+            case .direct: return sendLocked(&s, chunked ? LiveFrames.chunk(bytes) : bytes)
             }
-            if s.suspended {
-                s.suspended = false
-                MHD_resume_connection(connection)
+        }
+    }
+
+    func deliver(_ frames: LiveFrames) -> Bool {
+        state.withLock { s in
+            switch s.mode {
+            case .engine: return queueLocked(&s, frames.sse)
+            case .direct: return sendLocked(&s, chunked ? frames.sseChunk : frames.sse)
             }
-            return !s.overflowed
         }
     }
 
@@ -469,14 +508,115 @@ final class MHDEventSink: EventSink, @unchecked Sendable {
         state.withLock { s in
             guard !s.finished else { return }
             s.finished = true
-            if s.suspended, !s.released {
-                s.suspended = false
-                MHD_resume_connection(connection)
+            switch s.mode {
+            case .engine:
+                resumeLocked(&s)
+            case .direct:
+                if s.buffer.isEmpty { handBackLocked(&s, failed: false) }
             }
         }
     }
 
-    /// libmicrohttpd asks for the next bytes; 0 means "suspended until a write resumes us".
+    func end() { finish() }
+
+    func onLeave(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.released { return true }
+            s.leave = handler
+            return false
+        }
+        if now { handler() }
+    }
+
+    private func queueLocked(_ s: inout State, _ bytes: [UInt8]) -> Bool {
+        guard !s.finished, !s.released else { return false }
+        if s.buffer.count + bytes.count > maxBuffered {
+            // Too far behind: drop this client rather than buffer without limit.
+            s.failed = true
+            s.finished = true
+            s.buffer.removeAll()
+            resumeLocked(&s)
+            return false
+        }
+        s.buffer.append(contentsOf: bytes)
+        resumeLocked(&s)
+        return true
+    }
+
+    private func sendLocked(_ s: inout State, _ bytes: [UInt8]) -> Bool {
+        guard !s.finished, !s.released else { return false }
+        if !s.buffer.isEmpty {
+            guard s.buffer.count + bytes.count <= maxBuffered else {
+                handBackLocked(&s, failed: true)
+                return false
+            }
+            s.buffer.append(contentsOf: bytes)
+            return true
+        }
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if sent == bytes.count { return true }
+        if sent < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
+            handBackLocked(&s, failed: true)
+            return false
+        }
+        s.buffer = Array(bytes[max(0, sent)...])
+        setWantsWriteLocked(&s, true)
+        return true
+    }
+
+    private func resumeLocked(_ s: inout State) {
+        guard s.suspended, !s.released else { return }
+        s.suspended = false
+        MHD_resume_connection(connection)
+    }
+
+    private func setWantsWriteLocked(_ s: inout State, _ wants: Bool) {
+        guard s.wantsWrite != wants else { return }
+        s.wantsWrite = wants
+        reactor.setWantsWrite(self, wants, input: false)
+    }
+
+    /// Leaves direct mode: libmicrohttpd takes the connection back to end the reply (or to close it).
+    private func handBackLocked(_ s: inout State, failed: Bool) {
+        guard s.mode == .direct else { return }
+        reactor.remove(self)
+        s.mode = .engine
+        s.wantsWrite = false
+        s.finished = true
+        if failed { s.failed = true }
+        s.buffer.removeAll()
+        resumeLocked(&s)
+    }
+
+    // MARK: The reactor (its thread)
+
+    func writable() {
+        state.withLock { s in
+            guard s.mode == .direct, !s.released else { return }
+            while !s.buffer.isEmpty {
+                let sent = s.buffer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                if sent > 0 { s.buffer.removeFirst(sent); continue }
+                if sent < 0, errno == EINTR { continue }
+                if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+                handBackLocked(&s, failed: true)
+                return
+            }
+            setWantsWriteLocked(&s, false)
+            if s.finished { handBackLocked(&s, failed: false) }
+        }
+    }
+
+    /// The client hung up (or the socket failed): end at once rather than at the next write.
+    func readable(buffer: inout [UInt8]) {
+        state.withLock { s in
+            guard s.mode == .direct, !s.released else { return }
+            handBackLocked(&s, failed: true)
+        }
+    }
+
+    // MARK: libmicrohttpd (its thread)
+
+    /// libmicrohttpd asks for the next bytes; 0 means "suspended": the stream is then written directly.
     func read(into destination: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         state.withLock { s in
             if !s.buffer.isEmpty {
@@ -487,31 +627,45 @@ final class MHDEventSink: EventSink, @unchecked Sendable {
                 s.buffer.removeFirst(n)
                 return n
             }
-            if s.finished { return s.overflowed ? Int(MHD_CONTENT_READER_END_WITH_ERROR) : Int(MHD_CONTENT_READER_END_OF_STREAM) }
+            if s.finished { return s.failed ? Int(MHD_CONTENT_READER_END_WITH_ERROR) : Int(MHD_CONTENT_READER_END_OF_STREAM) }
+            // Everything libmicrohttpd had is on the socket now; it stays idle until resumed.
             s.suspended = true
             MHD_suspend_connection(connection)
+            if fd < 0 { fd = enroute_mhd_client_fd(connection) }
+            if fd >= 0 {
+                // Small events must leave at once, whatever corking the engine left on the socket.
+                var on: Int32 = 1, off: Int32 = 0
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &off, socklen_t(MemoryLayout<Int32>.size))
+                s.mode = .direct
+                reactor.add(self, input: false)
+            }
             return 0
         }
     }
 
-    /// The response is gone (client left or stream ended): stop the producer and heartbeat.
+    /// The response is gone (client left or stream ended): stop the producer and tell the channel.
     func released() {
-        let producer = state.withLock { s -> Task<Void, Never>? in
+        let (producer, leave) = state.withLock { s -> (Task<Void, Never>?, (@Sendable () -> Void)?) in
+            if s.mode == .direct { reactor.remove(self); s.mode = .engine }
             s.released = true
             s.finished = true
             s.suspended = false
-            return s.producer
+            s.buffer.removeAll()
+            defer { s.leave = nil }
+            return (s.producer, s.leave)
         }
         producer?.cancel()
+        leave?()
         server?.streamEnded(self)
     }
 }
 
 // MARK: - C callbacks
 
-private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, version, upload, uploadSize, slot in
     let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
-    return server.access(connection!, url: url!, method: method!, upload: upload, uploadSize: uploadSize!, slot: slot!)
+    return server.access(connection!, url: url!, method: method!, version: version, upload: upload, uploadSize: uploadSize!, slot: slot!)
 }
 
 private let completedCallback: MHD_RequestCompletedCallback = { _, _, slot, _ in

@@ -5,11 +5,22 @@ import CMicroHTTPD
 import Glibc
 #endif
 
-/// One epoll loop for every upgraded socket: libmicrohttpd stops polling a socket once it is upgraded.
+/// A socket the reactor polls for its owner: an upgraded WebSocket, or an SSE connection written directly.
+protocol ReactorSocket: AnyObject, Sendable {
+    var fd: Int32 { get }
+    /// Input, hang-up or error on the socket.
+    func readable(buffer: inout [UInt8])
+    /// Room to write again.
+    func writable()
+}
+
+/// One epoll loop for the sockets libmicrohttpd does not poll: upgraded WebSockets, and SSE
+/// connections that are suspended in libmicrohttpd while their events are written directly.
 final class SocketReactor: @unchecked Sendable {
     private let epfd: Int32
     private let wakeFD: Int32
-    private let sockets = Mutex<[Int32: UpgradedSocket]>([:])
+    private let sockets = Mutex<[Int32: any ReactorSocket]>([:])
+    private let webSockets = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private var thread: Thread?
 
@@ -20,39 +31,53 @@ final class SocketReactor: @unchecked Sendable {
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &ev)
         // The thread holds the reactor until `stop()` ends its loop.
         let thread = Thread { self.loop() }
-        thread.name = "enroute-ws-reactor"
+        thread.name = "enroute-reactor"
         thread.start()
         self.thread = thread
     }
 
-    /// Number of sockets being served.
-    var count: Int { sockets.withLock { $0.count } }
+    /// Number of WebSockets being served.
+    var count: Int { webSockets.load(ordering: .relaxed) }
 
-    func add(_ socket: UpgradedSocket) {
+    /// Starts polling `socket` for input and hang-up (`input` false: hang-up and errors only).
+    func add(_ socket: any ReactorSocket, input: Bool = true) {
         sockets.withLock { $0[socket.fd] = socket }
-        var ev = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: socket.fd))
+        if socket is UpgradedSocket { webSockets.wrappingAdd(1, ordering: .relaxed) }
+        var ev = epoll_event(events: Self.mask(input: input, output: false), data: epoll_data_t(fd: socket.fd))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, socket.fd, &ev)
     }
 
-    func setWantsWrite(_ socket: UpgradedSocket, _ wants: Bool) {
-        var events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
-        if wants { events |= EPOLLOUT.rawValue }
-        var ev = epoll_event(events: events, data: epoll_data_t(fd: socket.fd))
+    /// Adds or drops interest in room to write.
+    func setWantsWrite(_ socket: any ReactorSocket, _ wants: Bool, input: Bool = true) {
+        var ev = epoll_event(events: Self.mask(input: input, output: wants), data: epoll_data_t(fd: socket.fd))
         _ = epoll_ctl(epfd, EPOLL_CTL_MOD, socket.fd, &ev)
     }
 
-    func remove(_ socket: UpgradedSocket) {
+    /// Stops polling `socket`; after this returns the reactor calls it no more.
+    func remove(_ socket: any ReactorSocket) {
         _ = epoll_ctl(epfd, EPOLL_CTL_DEL, socket.fd, nil)
-        sockets.withLock { $0[socket.fd] = nil }
+        let removed = sockets.withLock { all -> Bool in
+            guard let current = all[socket.fd], current === socket else { return false }
+            all[socket.fd] = nil
+            return true
+        }
+        if removed, socket is UpgradedSocket { webSockets.wrappingSubtract(1, ordering: .relaxed) }
     }
 
-    /// Every open socket, for shutdown.
-    var all: [UpgradedSocket] { sockets.withLock { Array($0.values) } }
+    /// Every open WebSocket, for shutdown.
+    var all: [UpgradedSocket] { sockets.withLock { $0.values.compactMap { $0 as? UpgradedSocket } } }
 
     func stop() {
         stopped.store(true, ordering: .releasing)
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    private static func mask(input: Bool, output: Bool) -> UInt32 {
+        var events = EPOLLRDHUP.rawValue
+        if input { events |= EPOLLIN.rawValue }
+        if output { events |= EPOLLOUT.rawValue }
+        return events
     }
 
     private func loop() {
@@ -82,13 +107,14 @@ final class SocketReactor: @unchecked Sendable {
 }
 
 /// An upgraded connection's socket, driven by the reactor; writes may come from any thread.
-final class UpgradedSocket: WebSocketTransport, @unchecked Sendable {
+final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unchecked Sendable {
     private struct State {
         var codec: WebSocketCodec
         var outbound: [UInt8] = []
         var wantsWrite = false
         var closeAfterFlush = false
         var finished = false
+        var leave: (@Sendable () -> Void)?
     }
 
     let fd: Int32
@@ -115,20 +141,22 @@ final class UpgradedSocket: WebSocketTransport, @unchecked Sendable {
     var isOpen: Bool { state.withLock { !$0.finished && !$0.codec.closeSent } }
 
     func write(_ frame: [UInt8]) -> Bool {
-        let ok = state.withLock { s -> Bool in
-            guard !s.finished, !s.codec.closeSent else { return false }
-            if s.outbound.count + frame.count > maxOutbound {
-                // A reader this far behind is dropped, not buffered without limit.
-                s.closeAfterFlush = true
-                s.outbound.removeAll()
-                return false
-            }
-            s.outbound.append(contentsOf: frame)
-            flushLocked(&s)
-            return true
-        }
+        let ok = state.withLock { enqueueLocked(&$0, frame) }
         if !ok { finishIfDone() }
         return ok
+    }
+
+    private func enqueueLocked(_ s: inout State, _ frame: [UInt8]) -> Bool {
+        guard !s.finished, !s.codec.closeSent else { return false }
+        if s.outbound.count + frame.count > maxOutbound {
+            // A reader this far behind is dropped, not buffered without limit.
+            s.closeAfterFlush = true
+            s.outbound.removeAll()
+            return false
+        }
+        s.outbound.append(contentsOf: frame)
+        flushLocked(&s)
+        return true
     }
 
     func close(code: UInt16, reason: String) {
@@ -215,15 +243,44 @@ final class UpgradedSocket: WebSocketTransport, @unchecked Sendable {
     }
 
     private func finishIfDone(force: Bool = false) {
-        let finish = state.withLock { s -> Bool in
-            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return false }
+        let (finish, leave) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
+            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return (false, nil) }
             s.finished = true
-            return true
+            defer { s.leave = nil }
+            return (true, s.leave)
         }
         guard finish else { return }
         reactor.remove(self)
         continuation.finish()
         _ = enroute_mhd_upgrade_close(handle)
         onFinish()
+        leave?()
+    }
+
+    // MARK: LiveMember
+
+    func deliver(_ frames: LiveFrames) -> Bool {
+        let ok = state.withLock { s -> Bool in
+            let ok = enqueueLocked(&s, frames.webSocket)
+            // The channel drops a member whose delivery failed; it must not be called back from inside.
+            if !ok { s.leave = nil }
+            return ok
+        }
+        if !ok { finishIfDone() }
+        return ok
+    }
+
+    func end() {
+        state.withLock { $0.leave = nil }
+        close(code: WebSocketCloseCode.normal, reason: "")
+    }
+
+    func onLeave(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.finished { return true }
+            s.leave = handler
+            return false
+        }
+        if now { handler() }
     }
 }

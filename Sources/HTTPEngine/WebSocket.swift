@@ -36,3 +36,17 @@ protocol WebSocketTransport: Sendable {
     func close(code: UInt16, reason: String)
     var isOpen: Bool { get }
 }
+
+/// What runs on an upgraded connection: a session task, or membership of a live channel.
+public struct WebSocketSession: Sendable {
+    enum Kind: Sendable {
+        case run(@Sendable (WebSocket) async -> Void)
+        case channel(@Sendable (any LiveMember) -> Void)
+    }
+    let kind: Kind
+
+    /// A session run by `body` until it returns or the connection closes.
+    public init(_ body: @escaping @Sendable (WebSocket) async -> Void) { kind = .run(body) }
+
+    init(join: @escaping @Sendable (any LiveMember) -> Void) { kind = .channel(join) }
+}

@@ -96,7 +96,7 @@ import TestSupport
         let (backend, flaky, vm) = makeSUT()
         await vm.requestRide(Self.request)
         let trip = try #require(vm.state.trip)
-        await eventually("the live stream is attached") { backend.service.hub.watcherCount(trip.id) > 0 }
+        await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
         var seen: [Int] = [trip.version]
         let accepted = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
         #expect(accepted.status == 200)
@@ -127,7 +127,7 @@ import TestSupport
         await backend.clock.advance(by: .seconds(2))     // first backoff: 2 s
         await eventually("resynced to version 3") { vm.state.trip?.version == 3 }
         #expect(vm.state.trip?.state == .driverArrived)
-        await eventually("streaming again") { backend.service.hub.watcherCount(trip.id) > 0 }
+        await eventually("streaming again") { backend.api.watcherCount(trip.id) > 0 }
         #expect(flaky.streamsOpened.withLock { $0 } == 2)
         await move(backend, trip.id, "onTrip")
         await eventually("live again") { vm.state.trip?.version == 4 }

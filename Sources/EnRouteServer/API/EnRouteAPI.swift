@@ -15,7 +15,7 @@ public struct EnRouteAPI: Sendable {
     public let ready: @Sendable () -> Bool
     /// Presence, location ingest, dispatch and the providers' streams.
     public let providers: ProviderOperations
-    private let encodedEvents = EncodedEventCache()
+    private let liveStreams: TripLiveStreams
 
     /// The API over `service`; without `providers`, an in-memory provider side on the continuous
     /// clock whose dispatch starts only when `providers.dispatcher.start()` is called.
@@ -23,6 +23,7 @@ public struct EnRouteAPI: Sendable {
                 providers: ProviderOperations? = nil, ready: @escaping @Sendable () -> Bool = { true }) {
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.wire = WireMapping(directory: service.directory)
+        self.liveStreams = TripLiveStreams(service: service, wire: wire)
         self.providers = providers ?? ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock())
     }
 
@@ -82,11 +83,11 @@ public struct EnRouteAPI: Sendable {
             let account = try auth.account(for: req)
             let trip = try ride(req.parameter("id"), account)
             // Seed 002's live channel connects its WebSocket to the trip itself; the same stream as /events.
-            if req.isWebSocketUpgrade { return liveStream(req, id: trip.id, account: account, events: rideEvents) }
+            if req.isWebSocketUpgrade { return liveStreams.stream(req, tripId: trip.id) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
         addCancelAndEvents(&r, kind: .ride, prefix: "/v1/trips", render: rideRender(created: false),
-                           defaultReason: "cancelled by the rider", events: rideEvents)
+                           defaultReason: "cancelled by the rider")
     }
 
     private func ride(_ id: String, _ account: Account) throws -> TripRecord { try trip(id, account, kind: .ride) }
@@ -101,7 +102,7 @@ public struct EnRouteAPI: Sendable {
     /// `POST {prefix}/{id}/cancel` and the live stream `GET {prefix}/{id}/events`, alike for rides and orders.
     private func addCancelAndEvents(_ r: inout Router, kind: TripKind, prefix: String,
                                     render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
-                                    defaultReason: String, events: @escaping EventMapper) {
+                                    defaultReason: String) {
         r.post("\(prefix)/{id}/cancel") { req in
             let account = try auth.account(for: req, roles: [.customer, .ops])
             let id = try req.parameter("id")
@@ -115,7 +116,7 @@ public struct EnRouteAPI: Sendable {
             let account = try auth.account(for: req)
             let id = try req.parameter("id")
             _ = try trip(id, account, kind: kind)
-            return liveStream(req, id: id, account: account, events: events)
+            return liveStreams.stream(req, tripId: id)
         }
     }
 
@@ -128,25 +129,6 @@ public struct EnRouteAPI: Sendable {
                 return Self.stored(Self.httpError(error) { wire.ride($0, now: service.currentTime()) })
             }
         }
-    }
-
-    /// The events a ride's watcher gets: the trip on every version, the driver on every new fix.
-    /// Each body is encoded once per change and shared by every watcher of the trip.
-    private func rideEvents(_ trip: TripRecord, _ last: inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])] {
-        var out: [(String, String, [UInt8])] = []
-        if trip.version > last.version, let data = encodedEvents.bytes("tripUpdated", tripId: trip.id, version: trip.version, seq: 0, {
-            (try? WireCoding.encoder().encode(wire.ride(trip, now: service.currentTime()))).map(Array.init)
-        }) {
-            out.append(("tripUpdated", "\(trip.version)", data))
-        }
-        if let location = wire.driverLocation(trip), location.seq > last.seq, trip.status.isActive,
-           let data = encodedEvents.bytes("driverMoved", tripId: trip.id, version: 0, seq: location.seq, {
-               (try? WireCoding.encoder().encode(location)).map(Array.init)
-           }) {
-            out.append(("driverMoved", "\(trip.version).\(location.seq)", data))
-        }
-        last = (max(last.version, trip.version), max(last.seq, trip.providerFix?.seq ?? 0))
-        return out
     }
 
     // MARK: - Orders (seed 000)
@@ -180,7 +162,7 @@ public struct EnRouteAPI: Sendable {
             return .empty(204)
         }
         addCancelAndEvents(&r, kind: .delivery, prefix: "/v1/orders", render: orderRender(status: 200),
-                           defaultReason: "Cancelled by you", events: trackingEvents)
+                           defaultReason: "Cancelled by you")
     }
 
     private func order(_ id: String, _ account: Account) throws -> TripRecord { try trip(id, account, kind: .delivery) }
@@ -197,36 +179,10 @@ public struct EnRouteAPI: Sendable {
         }
     }
 
-    /// A new snapshot on every version or rider fix.
-    private func trackingEvents(_ trip: TripRecord, _ last: inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])] {
-        let seq = trip.providerFix?.seq ?? 0
-        guard trip.version > last.version || seq > last.seq else { return [] }
-        last = (max(last.version, trip.version), max(last.seq, seq))
-        return [("tracking", seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)", TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))]
-    }
-
     // MARK: - Live streams (SSE and WebSocket on the same path)
 
-    typealias EventMapper = @Sendable (TripRecord, inout (version: Int, seq: Int64)) -> [(name: String, id: String, data: [UInt8])]
-
-    /// The first event is always the current trip (the resync), then every change until the trip ends.
-    /// `Last-Event-ID` needs no replay: the resync carries everything missed.
-    private func liveStream(_ req: HTTPRequest, id: String, account: Account, events: @escaping EventMapper) -> HTTPResponse {
-        let service = self.service
-        @Sendable func run(_ emit: @Sendable (String, String, [UInt8]) throws -> Void) async throws {
-            let updates = service.hub.subscribe(id)
-            var last: (version: Int, seq: Int64) = (0, 0)
-            var current = try service.trip(id, for: account)
-            for event in events(current, &last) { try emit(event.name, event.id, event.data) }
-            if !current.status.isActive { return }
-            for await trip in updates {
-                current = trip
-                for event in events(current, &last) { try emit(event.name, event.id, event.data) }
-                if !current.status.isActive { return }
-            }
-        }
-        return Self.live(req, run)
-    }
+    /// Streams following trip `id` now (its SSE and WebSocket watchers).
+    public func watcherCount(_ id: String) -> Int { liveStreams.watcherCount(id) }
 
     /// One event source served as SSE, or as WebSocket JSON frames `{"type","id","data"}` when the
     /// request asks to upgrade; the session ends when the source does or the client leaves.

@@ -9,6 +9,7 @@ public final class TripEventHub: Sendable {
         let continuation: AsyncStream<TripRecord>.Continuation
     }
     private let watchers = Mutex<[String: [UInt64: Watcher]]>([:])
+    private let listeners = Mutex<[@Sendable (TripRecord) -> Void]>([])
     private let nextID = Atomic<UInt64>(0)
     private let bufferSize: Int
 
@@ -28,8 +29,14 @@ public final class TripEventHub: Sendable {
         return stream
     }
 
-    /// Sends a record to every watcher of its trip.
+    /// Calls `listener` with every record published, on the publisher's thread, before the streams get it.
+    public func onPublish(_ listener: @escaping @Sendable (TripRecord) -> Void) {
+        listeners.withLock { $0.append(listener) }
+    }
+
+    /// Sends a record to every listener and every watcher of its trip.
     public func publish(_ trip: TripRecord) {
+        for listener in listeners.withLock({ $0 }) { listener(trip) }
         let targets = watchers.withLock { $0[trip.id].map { Array($0.values) } ?? [] }
         for watcher in targets { watcher.continuation.yield(trip) }
     }

@@ -1,0 +1,81 @@
+import Foundation
+import HTTPEngine
+import EnRouteModels
+
+/// The live streams of trips (`GET /v1/trips/{id}/events`, `GET /v1/orders/{id}/events` and the
+/// ride's WebSocket): one group per watched trip, fed by the trip service's hub. Each change is
+/// encoded once and written to every watcher of the trip from the committing thread.
+///
+/// A ride's watchers get `tripUpdated` on every version and `driverMoved` on every new fix; an
+/// order's get a `tracking` snapshot on either. The first events are always the current trip (the
+/// resync), so `Last-Event-ID` needs no replay; a finished trip's streams end after its final state.
+final class TripLiveStreams: Sendable {
+    /// A group's shared state: the newest record seen, and what its members have been sent.
+    struct State: Sendable {
+        var latest: TripRecord
+        var sentVersion = 0
+        var sentSeq: Int64 = 0
+
+        init(latest: TripRecord) { self.latest = latest }
+
+        /// Takes in a published record: the highest version wins, and a newer fix is kept either way.
+        mutating func merge(_ trip: TripRecord) {
+            let newerFix = (trip.providerFix?.seq ?? 0) > (latest.providerFix?.seq ?? 0)
+            if trip.version > latest.version {
+                let fix = newerFix ? trip.providerFix : latest.providerFix
+                latest = trip
+                latest.providerFix = fix
+            } else if newerFix {
+                latest.providerFix = trip.providerFix
+            }
+        }
+    }
+
+    private let channels: LiveChannels<String, State>
+
+    init(service: TripService, wire: WireMapping) {
+        channels = LiveChannels(
+            initial: { id in (try? service.cached(id)).map { State(latest: $0) } },
+            opening: { state in
+                var fresh = State(latest: state.latest)
+                return LiveUpdate(events: Self.events(&fresh, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
+            })
+        service.hub.onPublish { [channels] trip in
+            channels.publish(trip.id) { state in
+                state.merge(trip)
+                return LiveUpdate(events: Self.events(&state, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
+            }
+        }
+    }
+
+    /// The live answer for a trip the caller may see: SSE, or WebSocket when the request upgrades.
+    func stream(_ request: HTTPRequest, tripId: String) -> HTTPResponse { channels.stream(request, key: tripId) }
+
+    /// Streams following the trip now.
+    func watcherCount(_ tripId: String) -> Int { channels.memberCount(tripId) }
+
+    /// The events `state.latest` owes members that have had `sentVersion`/`sentSeq`, which it then advances.
+    static func events(_ state: inout State, wire: WireMapping, now: Date) -> [LiveEvent] {
+        let trip = state.latest
+        let seq = trip.providerFix?.seq ?? 0
+        var out: [LiveEvent] = []
+        switch trip.kind {
+        case .ride:
+            if trip.version > state.sentVersion, let data = try? WireCoding.encoder().encode(wire.ride(trip, now: now)) {
+                out.append(LiveEvent(name: "tripUpdated", id: "\(trip.version)", data: Array(data)))
+            }
+            if let location = wire.driverLocation(trip), location.seq > state.sentSeq, trip.status.isActive,
+               let data = try? WireCoding.encoder().encode(location) {
+                out.append(LiveEvent(name: "driverMoved", id: "\(trip.version).\(location.seq)", data: Array(data)))
+            }
+        case .delivery:
+            if trip.version > state.sentVersion || seq > state.sentSeq {
+                out.append(LiveEvent(name: "tracking", id: seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)",
+                                     data: TrackingJSON.encode(wire.tracking(trip, now: now))))
+            }
+        }
+        state.sentVersion = max(state.sentVersion, trip.version)
+        state.sentSeq = max(state.sentSeq, seq)
+        return out
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HTTPEngine
+
+/// Live channels over real sockets: SSE written directly once libmicrohttpd has sent the headers,
+/// handed back to it at the end, and WebSocket members.
+@Suite(.serialized) struct LiveChannelsSocketTests {
+    let channels = LiveChannelsTests.counters()
+
+    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
+        var router = Router()
+        router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
+        router.get("/live/{key}") { [channels] req in channels.stream(req, key: try req.parameter("key")) }
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        config.threads = 2
+        configure(&config)
+        let server = HTTPServer(router: router, configuration: config)
+        try server.start()
+        return server
+    }
+
+    /// Waits for `condition`, failing after `seconds`; for effects that happen on the engine's threads.
+    func eventually(_ what: Comment, seconds: Double = 10, _ condition: () -> Bool) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else { Issue.record("timed out waiting: \(what)"); return }
+            await Task.yield()
+        }
+    }
+
+    @Test func sseEventsArriveAsChunksAndTheConnectionServesAgainAfterTheEnd() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /live/k HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: "data: {\"n\":0}")
+        #expect(client.text.lowercased().contains("transfer-encoding: chunked"))
+        for _ in 0..<3 { LiveChannelsTests.bump(channels) }
+        try await client.read(untilContains: "data: {\"n\":3}")
+        LiveChannelsTests.bump(channels, ends: true)
+        try await client.read(untilContains: "\r\n0\r\n\r\n")
+        #expect(client.dechunkedBody == "retry: 3000\n\n"
+                + "id: 0\nevent: snapshot\ndata: {\"n\":0}\n\n" + "id: 1\nevent: count\ndata: {\"n\":1}\n\n"
+                + "id: 2\nevent: count\ndata: {\"n\":2}\n\n" + "id: 3\nevent: count\ndata: {\"n\":3}\n\n"
+                + "id: 4\nevent: count\ndata: {\"n\":4}\n\n")
+        // libmicrohttpd has the connection back: keep-alive goes on.
+        client.consume(client.received.count)
+        client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        let next = try await client.readResponse()
+        #expect(next.status == 200)
+        #expect(String(decoding: next.body, as: UTF8.self) == #"{"ok":true}"#)
+        await eventually("the stream is closed") { server.openStreamCount == 0 }
+        await server.shutdown()
+    }
+
+    @Test func aClientHangingUpLeavesTheGroupWithoutWaitingForAWrite() async throws {
+        let server = try makeSUT()
+        var client: TCPTestClient? = try TCPTestClient(port: server.port)
+        client!.write("GET /live/gone HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await client!.read(untilContains: "data: {\"n\":0}")
+        #expect(channels.memberCount("gone") == 1)
+        client = nil   // closes the socket
+        await eventually("the member left") { channels.memberCount("gone") == 0 && server.openStreamCount == 0 }
+        #expect(channels.channelCount == 0)
+        await server.shutdown()
+    }
+
+    @Test func aReaderThatFallsTooFarBehindIsDroppedNotBuffered() async throws {
+        let server = try makeSUT { $0.maxStreamBuffer = 64 * 1024 }
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /live/slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: "data: {\"n\":0}")
+        // The client reads nothing more; 48 MB of events outgrow every socket buffer and the stream's own.
+        let big = Array(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        var published = 0
+        while channels.memberCount("slow") > 0, published < 768 {
+            channels.publish("slow") { n in
+                n += 1
+                return LiveUpdate(events: [LiveEvent(name: "big", id: "\(n)", data: big)])
+            }
+            published += 1
+        }
+        #expect(channels.memberCount("slow") == 0, "still a member after \(published) events")
+        try await client.readUntilClosed(limit: 20)
+        #expect(client.closedByPeer)
+        #expect(!client.received.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "a dropped stream must not end cleanly")
+        await server.shutdown()
+    }
+
+    @Test func anHTTP10ClientGetsThePlainStreamClosedAtTheEnd() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /live/old HTTP/1.0\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: "data: {\"n\":0}")
+        LiveChannelsTests.bump(channels, "old", ends: true)
+        try await client.readUntilClosed()
+        let text = client.text
+        #expect(!text.lowercased().contains("transfer-encoding: chunked"))
+        #expect(text.hasSuffix("retry: 3000\n\nid: 0\nevent: snapshot\ndata: {\"n\":0}\n\nid: 1\nevent: count\ndata: {\"n\":1}\n\n"))
+        await server.shutdown()
+    }
+
+    @Test func aWebSocketMemberGetsJSONFramesThenANormalClose() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /live/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        try await client.read(untilContains: "\r\n\r\n")
+        #expect(client.text.hasPrefix("HTTP/1.1 101"))
+        client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
+        let opening = try await client.readWebSocketFrame()
+        #expect(opening.opcode == 0x1 && String(decoding: opening.payload, as: UTF8.self) == #"{"type":"snapshot","id":"0","data":{"n":0}}"#)
+        // What the client sends is ignored; pings are still answered.
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("hi".utf8)))
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x9, payload: [1]))
+        let pong = try await client.readWebSocketFrame()
+        #expect(pong.opcode == 0xA)
+        LiveChannelsTests.bump(channels, "ws", ends: true)
+        let last = try await client.readWebSocketFrame()
+        #expect(String(decoding: last.payload, as: UTF8.self) == #"{"type":"count","id":"1","data":{"n":1}}"#)
+        let close = try await client.readWebSocketFrame()
+        #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE8])
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE8]))
+        try await client.readUntilClosed()
+        #expect(channels.channelCount == 0)
+        await server.shutdown()
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HTTPEngine
+
+/// Live channels in memory: what a member sees, in what order, and when groups come and go.
+@Suite struct LiveChannelsTests {
+    /// A counter per key: the opening is a snapshot of it, each publish bumps it and sends the new value.
+    static func counters(initial: @escaping @Sendable (String) -> Int? = { _ in 0 }) -> LiveChannels<String, Int> {
+        LiveChannels(initial: initial, opening: { n in LiveUpdate(events: [event("snapshot", n)]) })
+    }
+
+    static func event(_ name: String, _ n: Int) -> LiveEvent {
+        LiveEvent(name: name, id: "\(n)", data: Array(#"{"n":\#(n)}"#.utf8))
+    }
+
+    static func bump(_ channels: LiveChannels<String, Int>, _ key: String = "k", ends: Bool = false) {
+        channels.publish(key) { n in
+            n += 1
+            return LiveUpdate(events: [event("count", n)], ends: ends)
+        }
+    }
+
+    /// The raw SSE text of a member joined in memory.
+    static func member(_ channels: LiveChannels<String, Int>, _ key: String = "k") -> AsyncStream<[UInt8]> {
+        guard case .eventStream(let stream) = channels.stream(HTTPRequest(method: "GET", path: "/live"), key: key).body else {
+            Issue.record("not an event stream")
+            return AsyncStream { $0.finish() }
+        }
+        return stream.bytes(retryMilliseconds: 1000)
+    }
+
+    static func ids(_ text: String) -> [Int] {
+        text.split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? Int($0.dropFirst(4)) : nil }
+    }
+
+    @Test func aMemberGetsTheOpeningThenEveryPublishInOrderUntilTheEnd() async {
+        let channels = Self.counters { _ in 41 }
+        let stream = Self.member(channels)
+        #expect(channels.memberCount("k") == 1)
+        Self.bump(channels)
+        Self.bump(channels)
+        Self.bump(channels, ends: true)
+        var text = ""
+        for await chunk in stream { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(text == "retry: 1000\n\n"
+                + "id: 41\nevent: snapshot\ndata: {\"n\":41}\n\n"
+                + "id: 42\nevent: count\ndata: {\"n\":42}\n\n"
+                + "id: 43\nevent: count\ndata: {\"n\":43}\n\n"
+                + "id: 44\nevent: count\ndata: {\"n\":44}\n\n")
+        #expect(channels.channelCount == 0)
+    }
+
+    @Test func publishingWithNobodyFollowingChangesNothingAndTheNextJoinerStartsFromInitial() async {
+        let reads = Counter()
+        let channels = Self.counters { _ in reads.next() * 10 }
+        Self.bump(channels)
+        #expect(channels.channelCount == 0)
+        #expect(reads.value == 0)
+        var iterator = Self.member(channels).makeAsyncIterator()
+        _ = await iterator.next()   // retry
+        let opening = await iterator.next().map { String(decoding: $0, as: UTF8.self) }
+        #expect(opening == "id: 10\nevent: snapshot\ndata: {\"n\":10}\n\n")
+    }
+
+    @Test func theLastMemberLeavingForgetsTheGroup() async {
+        let channels = Self.counters()
+        var first: AsyncStream<[UInt8]>.AsyncIterator? = Self.member(channels).makeAsyncIterator()
+        var second: AsyncStream<[UInt8]>.AsyncIterator? = Self.member(channels).makeAsyncIterator()
+        _ = await first?.next()
+        _ = await second?.next()
+        #expect(channels.memberCount("k") == 2)
+        first = nil
+        #expect(channels.memberCount("k") == 1)
+        #expect(channels.channelCount == 1)
+        second = nil
+        #expect(channels.channelCount == 0)
+    }
+
+    @Test func aKeyWithNothingToFollowEndsTheStreamAtOnce() async {
+        let channels = Self.counters { _ in nil }
+        var text = ""
+        for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(text == "retry: 1000\n\n")
+        #expect(channels.channelCount == 0)
+    }
+
+    @Test func anOpeningThatEndsSendsItsEventsAndLeavesNoGroup() async {
+        let channels = LiveChannels<String, Int>(initial: { _ in 7 }, opening: { n in LiveUpdate(events: [Self.event("final", n)], ends: true) })
+        var text = ""
+        for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(Self.ids(text) == [7])
+        #expect(channels.channelCount == 0)
+    }
+
+    @Test func membersJoiningWhilePublishesRunMissNothingAndSeeNothingTwice() async {
+        // The source of truth (like a trip store) moves first; the group follows it, as the hub does.
+        let source = Counter()
+        let publishes = 300
+        let channels = LiveChannels<String, Int>(initial: { _ in source.value }, opening: { n in
+            LiveUpdate(events: [Self.event("snapshot", n)], ends: n >= publishes)
+        })
+        let members = await withTaskGroup(of: [Int]?.self) { group -> [[Int]] in
+            for _ in 0..<40 {
+                group.addTask {
+                    var text = ""
+                    for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
+                    return Self.ids(text)
+                }
+            }
+            group.addTask {
+                for k in 1...publishes {
+                    let n = source.next()
+                    channels.publish("k") { state in
+                        // A group made after the source moved already has this count in its opening.
+                        guard n > state else { return LiveUpdate() }
+                        state = n
+                        return LiveUpdate(events: [Self.event("count", n)], ends: n >= publishes)
+                    }
+                    if k % 10 == 0 { await Task.yield() }
+                }
+                return nil
+            }
+            var all: [[Int]] = []
+            for await ids in group { if let ids { all.append(ids) } }
+            return all
+        }
+        #expect(members.count == 40)
+        for ids in members {
+            // From its opening snapshot on, each member sees every count exactly once, in order, to the end.
+            #expect(!ids.isEmpty && ids == Array(ids[0]...publishes), "member starting at \(ids.first ?? -1)")
+        }
+    }
+
+    @Test func framesAreBuiltOncePerTransport() {
+        let frames = LiveFrames([LiveEvent(name: "tick", id: "3", data: Array(#"{"a":1}"#.utf8))])
+        let sse = "id: 3\nevent: tick\ndata: {\"a\":1}\n\n"
+        #expect(String(decoding: frames.sse, as: UTF8.self) == sse)
+        #expect(String(decoding: frames.sseChunk, as: UTF8.self) == String(sse.utf8.count, radix: 16, uppercase: true) + "\r\n" + sse + "\r\n")
+        let json = #"{"type":"tick","id":"3","data":{"a":1}}"#
+        #expect(frames.webSocket == [0x81, UInt8(json.utf8.count)] + Array(json.utf8))
+    }
+
+    @Test func multiLineDataBecomesOneDataLinePerLine() {
+        let frames = LiveFrames([LiveEvent(name: "note", id: "1", data: Array("a\nb".utf8))])
+        #expect(String(decoding: frames.sse, as: UTF8.self) == "id: 1\nevent: note\ndata: a\ndata: b\n\n")
+    }
+}
+
+/// A thread-safe counter for closures the channel calls.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func next() -> Int { count.withLock { $0 += 1; return $0 } }
+}
