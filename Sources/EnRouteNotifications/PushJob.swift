@@ -1,13 +1,15 @@
 public import Foundation
+public import EnRouteModels
 
 /// What one outbox message asks the sender to do; stored as JSON in the outbox.
 public struct PushJob: Codable, Sendable, Equatable {
-    /// The two kinds of push the outbox carries.
-    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity }
+    /// The kinds of push the outbox carries.
+    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity, offer }
 
     public var kind: Kind
+    /// The order (for an offer, the trip) the push is about.
     public var orderId: String
-    /// The customer the order belongs to; order pushes go to this account's devices.
+    /// Whose devices get it: the order's customer, or the provider an offer was made to.
     public var accountId: String
     public var orderVersion: Int
     /// Do not deliver after this time.
@@ -31,8 +33,20 @@ public struct PushJob: Codable, Sendable, Equatable {
     public var status: String?
     public var etaLatest: Int?
 
+    // Offers
+    /// The offer as the provider's live stream sent it.
+    public var offer: Offer?
+
     public init(kind: Kind, orderId: String, accountId: String, orderVersion: Int, expiresAt: Date) {
         self.kind = kind; self.orderId = orderId; self.accountId = accountId; self.orderVersion = orderVersion; self.expiresAt = expiresAt
+    }
+
+    /// The push for an offer made to `provider`: it expires with the offer.
+    public static func offer(_ offer: Offer, to provider: String) -> PushJob {
+        var job = PushJob(kind: .offer, orderId: offer.tripId, accountId: provider, orderVersion: 0, expiresAt: offer.expiresAt)
+        job.offer = offer
+        job.notificationId = "offer.\(offer.offerId)"
+        return job
     }
 
     /// The outbox topic the APNs sender drains.

@@ -1,7 +1,8 @@
 public import Foundation
 import EnRouteCrypto
+import EnRouteModels
 
-/// Builds the exact APNs payloads of seed 001 (order updates) and seed 000 (Live Activities).
+/// Builds the exact APNs payloads of seed 001 (order updates), seed 000 (Live Activities) and seed 004 (offers).
 public struct PushPayloadBuilder: Sendable {
     /// APNs' limit for everything but VoIP (protocols.md §1.6).
     public static let maximumPayloadBytes = 4096
@@ -51,12 +52,39 @@ public struct PushPayloadBuilder: Sendable {
         return try Self.encode(["aps": aps])
     }
 
+    /// The offer alert for its provider (category `OFFER`, "See offer"): the offer's fields at the top level
+    /// under the live stream's wire names, so the app decodes a push and an `offer` event alike.
+    public func offer(_ job: PushJob) throws -> [UInt8] {
+        guard let offer = job.offer, let notificationId = job.notificationId else { throw BuildError.incomplete("offer and notificationId") }
+        guard var root = try JSONSerialization.jsonObject(with: WireCoding.encoder().encode(offer)) as? [String: Any] else {
+            throw BuildError.incomplete("offer")
+        }
+        root["aps"] = [
+            "alert": ["title": "New trip offer", "body": "A trip is waiting for you. Tap to see it before the offer runs out."],
+            "category": "OFFER",
+            "thread-id": "offers",
+            // The offer lasts seconds: it breaks through Focus like "rider arriving".
+            "interruption-level": "time-sensitive",
+        ] as [String: Any]
+        root["notificationId"] = notificationId
+        root["accountId"] = job.accountId
+        root["route"] = "offers/\(offer.offerId)"
+        return try Self.encode(root)
+    }
+
     /// `apns-collapse-id` for an order stage: `order-{id}-{stage}`, hashed down when over 64 bytes.
     public static func collapseID(orderId: String, stage: OrderStage) -> String {
-        let id = "order-\(orderId)-\(stage.rawValue)"
-        if id.utf8.count <= 64 { return id }
-        let digest = Digest.sha256(Array(orderId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
-        return "order-\(digest)-\(stage.rawValue)"
+        bounded("order", orderId, suffix: "-\(stage.rawValue)")
+    }
+
+    /// `apns-collapse-id` for an offer: `offer-{id}`, hashed down when over 64 bytes.
+    public static func collapseID(offerId: String) -> String { bounded("offer", offerId, suffix: "") }
+
+    private static func bounded(_ prefix: String, _ id: String, suffix: String) -> String {
+        let full = "\(prefix)-\(id)\(suffix)"
+        if full.utf8.count <= 64 { return full }
+        let digest = Digest.sha256(Array(id.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        return "\(prefix)-\(digest)\(suffix)"
     }
 
     /// A stable lowercase UUID for (message, token), so a retried push keeps its `apns-id`.

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Delivery is at least once: a message leaves the outbox only after every target was handled, so a
 /// sender killed mid-drain resends on restart (APNs' collapse id and the app's notification id absorb
-/// the repeat). Time comes from the injected clock and `now`.
+/// the repeat). A message is never sent or retried past its expiry, nor an offer's once the offer has
+/// ended. Time comes from the injected clock and `now`.
 public final class PushSender: Sendable {
     private let store: any TripStore
     private let devices: any DeviceRepository
@@ -19,25 +20,63 @@ public final class PushSender: Sendable {
     private let policy: PushRetryPolicy
     private let builder = PushPayloadBuilder()
     private let log: @Sendable (String) -> Void
+    private let offerIsOpen: @Sendable (_ offerId: String, _ providerId: String) -> Bool
+    /// A `wake()` waiting for the run loop's pause, or the paused loop waiting for one.
+    private let wakeup = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     /// Targets already delivered per message, so a retry goes only to the rest (lost on restart, harmlessly).
     private let delivered = Mutex<[String: Set<String>]>([:])
     public let batchSize: Int
     public let pollInterval: Duration
 
+    /// A sender over `store`'s outbox; `offerIsOpen` says whether an offer is still open for its provider
+    /// (without it, offer jobs are dropped unsent).
     public init(store: any TripStore, devices: any DeviceRepository, ledger: any NotificationLedger, gateway: any PushGateway,
                 clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: MetricsRegistry? = nil,
                 policy: PushRetryPolicy = PushRetryPolicy(), batchSize: Int = 50, pollInterval: Duration = .seconds(1),
+                offerIsOpen: @escaping @Sendable (_ offerId: String, _ providerId: String) -> Bool = { _, _ in false },
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.store = store; self.devices = devices; self.ledger = ledger; self.gateway = gateway; self.clock = clock
         self.now = now; self.metrics = metrics; self.policy = policy; self.batchSize = max(1, batchSize)
-        self.pollInterval = pollInterval; self.log = log
+        self.pollInterval = pollInterval; self.offerIsOpen = offerIsOpen; self.log = log
     }
 
-    /// Drains and then polls every `pollInterval` until the task is cancelled.
+    /// Drains, then again after `pollInterval` or as soon as `wake()` is called, until the task is cancelled.
     public func run() async {
         while !Task.isCancelled {
             _ = try? await drain()
-            do { try await clock.sleep(for: pollInterval) } catch { return }
+            await pause()
+        }
+    }
+
+    /// Makes `run()` drain now rather than at its next poll (an offer lasts seconds); a no-op without `run()`.
+    public func wake() {
+        let waiter = wakeup.withLock { w -> CheckedContinuation<Void, Never>? in
+            guard let waiter = w.waiter else { w.pending = true; return nil }
+            w.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns after `pollInterval` on the clock, on `wake()` (also one that came during the drain), or on cancellation.
+    private func pause() async {
+        let clock = self.clock, interval = pollInterval
+        let timer = Task { [weak self] in
+            do { try await clock.sleep(for: interval) } catch { return }
+            self?.wake()
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = wakeup.withLock { w -> Bool in
+                    if w.pending { w.pending = false; return true }
+                    w.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            wake()
         }
     }
 
@@ -65,6 +104,9 @@ public final class PushSender: Sendable {
             return try await complete(message, result: "unreadable")
         }
         if now() > job.expiresAt { return try await complete(message, result: "expired") }
+        if job.kind == .offer, !(job.offer.map { offerIsOpen($0.offerId, job.accountId) } ?? false) {
+            return try await complete(message, result: "offerEnded")
+        }
         let targets = try await self.targets(for: job)
         var retry: (RetryReason, String)?
         for target in targets where !(delivered.withLock { $0[message.id]?.contains(target.token) ?? false }) {
@@ -79,13 +121,11 @@ public final class PushSender: Sendable {
             switch outcome {
             case .delivered:
                 delivered.withLock { _ = $0[message.id, default: []].insert(target.token) }
-                if job.kind == .orderUpdate, let id = job.notificationId, let stage = job.stage {
-                    try await ledger.recordSent(SentNotification(id: id, accountId: job.accountId, campaign: "orderUpdates",
-                                                                 stage: stage.rawValue, sentAt: now()))
-                }
+                if let sent = sentNotification(job) { try await ledger.recordSent(sent) }
             case .tokenInvalid(let since):
                 let at = since.map { Date(timeIntervalSince1970: $0) } ?? now()
-                if job.kind == .orderUpdate, try await devices.removeUnlessRegistered(after: at, token: target.token) {
+                // A Live Activity token is not a device token: only device tokens are removed.
+                if target.device != nil, try await devices.removeUnlessRegistered(after: at, token: target.token) {
                     log("push: removed dead device token \(target.token.prefix(8))…")
                 }
             case .rejected(let reason):
@@ -102,8 +142,10 @@ public final class PushSender: Sendable {
         }
         let delay = policy.delay(after: attempts, reason: why)
         let (seconds, atto) = delay.components
-        try await store.rescheduleOutbox(id: message.id, attempts: attempts,
-                                         notBefore: now().addingTimeInterval(Double(seconds) + Double(atto) / 1e18))
+        let notBefore = now().addingTimeInterval(Double(seconds) + Double(atto) / 1e18)
+        // A retry that could only come after the expiry is never made.
+        if notBefore > job.expiresAt { return try await complete(message, result: "expired") }
+        try await store.rescheduleOutbox(id: message.id, attempts: attempts, notBefore: notBefore)
         metrics?.increment("enroute_push_retries_total", labels: ["reason": why.rawValue], help: "Outbox messages put back for a later attempt.")
         return false
     }
@@ -117,12 +159,12 @@ public final class PushSender: Sendable {
 
     private struct Target { let token: String; let environment: APNsEnvironment; let device: DeviceRecord? }
 
-    /// Order updates go to the account's devices as registered now; Live Activity pushes to the
-    /// activity's token, on the environment of the account's newest device.
+    /// Order updates and offers go to the account's devices as registered now; Live Activity pushes to
+    /// the activity's token, on the environment of the account's newest device.
     private func targets(for job: PushJob) async throws -> [Target] {
         let registered = try await devices.devices(accountId: job.accountId)
         switch job.kind {
-        case .orderUpdate:
+        case .orderUpdate, .offer:
             return registered.map { Target(token: $0.token, environment: $0.environment, device: $0) }
         case .liveActivity:
             guard let token = job.liveActivityToken else { return [] }
@@ -141,6 +183,26 @@ public final class PushSender: Sendable {
         case .liveActivity:
             return APNsPush(token: target.token, environment: target.environment, pushType: .liveactivity, priority: job.priority ?? 10,
                             expiration: job.expiresAt, collapseID: nil, apnsID: id, payload: try builder.liveActivity(job))
+        case .offer:
+            // APNs keeps it no longer than the offer lasts: an expired offer is never shown.
+            guard let offer = job.offer else { throw PushPayloadBuilder.BuildError.incomplete("offer") }
+            return APNsPush(token: target.token, environment: target.environment, pushType: .alert, priority: 10,
+                            expiration: offer.expiresAt, collapseID: PushPayloadBuilder.collapseID(offerId: offer.offerId),
+                            apnsID: id, payload: try builder.offer(job))
+        }
+    }
+
+    /// What the ledger remembers of a delivered push, so that its open can be counted.
+    private func sentNotification(_ job: PushJob) -> SentNotification? {
+        guard let id = job.notificationId else { return nil }
+        switch job.kind {
+        case .orderUpdate:
+            guard let stage = job.stage else { return nil }
+            return SentNotification(id: id, accountId: job.accountId, campaign: "orderUpdates", stage: stage.rawValue, sentAt: now())
+        case .offer:
+            return SentNotification(id: id, accountId: job.accountId, campaign: "tripOffers", stage: "", sentAt: now())
+        case .liveActivity:
+            return nil
         }
     }
 

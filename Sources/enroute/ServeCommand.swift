@@ -4,6 +4,7 @@ import HTTPEngine
 import EnRouteServer
 import EnRouteStorage
 import EnRouteNotifications
+import Synchronization
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -72,17 +73,25 @@ enum ServeCommand {
         let service = TripService(store: store, directory: directory, observers: [OrderPushPlanner(directory: directory)], now: now)
         try service.warm()
         let metrics = MetricsRegistry()
+        // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
+        // whether the offer is still open when it sends.
+        let lateSender = Late<PushSender>()
+        let offers = OfferPushPlanner(store: store, devices: notifications, now: now, queued: { lateSender.value?.wake() }, log: { log($0) })
         let providers = ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock(),
                                            paths: try SQLitePathStore(tripStore: store), policy: try dispatchPolicy(options),
-                                           fixLifetime: TimeInterval(try positive(options, "fix-lifetime", env: "ENROUTE_FIX_LIFETIME") ?? 120))
+                                           fixLifetime: TimeInterval(try positive(options, "fix-lifetime", env: "ENROUTE_FIX_LIFETIME") ?? 120),
+                                           offers: offers)
+        let sender = PushSender(store: store, devices: notifications, ledger: notifications, gateway: try pushGateway(options, now: now),
+                                clock: ContinuousClock(), now: now, metrics: metrics,
+                                offerIsOpen: { offerId, provider in providers.dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
+                                log: { log($0) })
+        lateSender.value = sender
         let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
                              openAPI: OpenAPIDocument.text(), providers: providers, ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
                              })
         var router = api.router()
         NotificationsAPI(auth: api.auth, devices: notifications, ledger: notifications, metrics: metrics, now: now).register(into: &router)
-        let sender = PushSender(store: store, devices: notifications, ledger: notifications, gateway: try pushGateway(options, now: now),
-                                clock: ContinuousClock(), now: now, metrics: metrics, log: { log($0) })
         let server = HTTPServer(router: router, configuration: config, metrics: metrics)
         try server.start()
         // The push outbox survives restarts; the sender resumes whatever is due.
@@ -153,5 +162,14 @@ enum ServeCommand {
 
     static func log(_ message: String) {
         FileHandle.standardError.write(Data("[enroute] \(ISO8601DateFormatter().string(from: Date())) \(message)\n".utf8))
+    }
+}
+
+/// A value set once after the closures that read it were made (the push sender and dispatch need each other).
+private final class Late<Value: Sendable>: Sendable {
+    private let box = Mutex<Value?>(nil)
+    var value: Value? {
+        get { box.withLock { $0 } }
+        set { box.withLock { $0 = newValue } }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import EnRouteCrypto
+import EnRouteModels
 import EnRouteNotifications
 import NotificationsKit
 
@@ -96,6 +97,30 @@ import NotificationsKit
         #expect(aps["stale-date"] as? Int == 1_792_521_660)
         #expect((aps["content-state"] as? [String: Any])?["status"] as? String == "arriving")
         #expect((aps["content-state"] as? [String: Any])?["etaLatest"] as? Int == 1_792_521_960)
+    }
+
+    @Test func anOfferPushCarriesTheOfferEventsFieldsUnderTheOfferCategory() throws {
+        let offer = Offer(offerId: "K7Q2", tripId: "T9", pickup: Coordinate(lat: 60.1699, lng: 24.9384),
+                          dropoff: Coordinate(lat: 60.1841, lng: 24.9497), expiresAt: Self.at.addingTimeInterval(15.25))
+        let bytes = try PushPayloadBuilder().offer(PushJob.offer(offer, to: "p1"))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(Set(root.keys) == ["aps", "offerId", "tripId", "pickup", "dropoff", "expiresAt", "notificationId", "accountId", "route"])
+        #expect(root["expiresAt"] as? String == "2026-10-20T18:38:15.250Z", "ISO 8601, as on the live stream")
+        #expect(try WireCoding.decoder().decode(Offer.self, from: Data(bytes)) == offer)
+        let aps = try #require(root["aps"] as? [String: Any])
+        #expect(aps["category"] as? String == "OFFER")
+        #expect(aps["interruption-level"] as? String == "time-sensitive")
+        #expect(aps["mutable-content"] == nil, "nothing for the service extension to do")
+        let payload = try #require(NotificationPayload(json: bytes))
+        #expect(payload.route == .offer("K7Q2") && payload.notificationID == "offer.K7Q2" && payload.accountID == "p1")
+    }
+
+    @Test(arguments: ["K7Q2", String(repeating: "Z", count: 80)])
+    func offerCollapseIDsAreOnePerOfferWithinSixtyFourBytes(offerId: String) {
+        let id = PushPayloadBuilder.collapseID(offerId: offerId)
+        #expect(id.utf8.count <= 64 && id.hasPrefix("offer-"))
+        #expect(id != PushPayloadBuilder.collapseID(offerId: offerId + "1"))
+        #expect(PushPayloadBuilder.collapseID(offerId: "K7Q2") == "offer-K7Q2")
     }
 
     @Test func apnsIDsAreStableLowercaseUUIDs() {

@@ -45,6 +45,7 @@ public final class Dispatcher: Sendable {
     private let service: TripService
     private let presence: ProviderPresence
     private let events: ProviderEventHub
+    private let offers: (any OfferObserver)?
     private let ranking: any CandidateRanking
     private let clock: any Clock<Duration>
     private let ids: any IDGenerator
@@ -53,10 +54,11 @@ public final class Dispatcher: Sendable {
     private let state = Mutex(State())
     private let timers = Atomic<UInt64>(0)
 
-    public init(service: TripService, presence: ProviderPresence, events: ProviderEventHub, ranking: any CandidateRanking = StraightLineRanking(),
-                policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>, ids: any IDGenerator, metrics: MetricsRegistry,
-                now: @escaping @Sendable () -> Date) {
-        self.service = service; self.presence = presence; self.events = events; self.ranking = ranking; self.policy = policy
+    /// `offers` hears of each offer after the live stream (the platform push); nil sends offers on the stream only.
+    public init(service: TripService, presence: ProviderPresence, events: ProviderEventHub, offers: (any OfferObserver)? = nil,
+                ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>,
+                ids: any IDGenerator, metrics: MetricsRegistry, now: @escaping @Sendable () -> Date) {
+        self.service = service; self.presence = presence; self.events = events; self.offers = offers; self.ranking = ranking; self.policy = policy
         self.clock = clock; self.ids = ids; self.metrics = metrics; self.now = now
     }
 
@@ -301,6 +303,7 @@ public final class Dispatcher: Sendable {
             guard state.withLock({ $0.book.open(offer, to: candidate.providerId) }) else { continue }
             offered += 1
             events.send("offer", offer, to: candidate.providerId)
+            await offers?.offerMade(offer, to: candidate.providerId)
             switch await outcome(of: offer, inbox: &inbox, continuation) {
             case .accepted: return .done
             case .declined, .expired, .withdrawn: continue

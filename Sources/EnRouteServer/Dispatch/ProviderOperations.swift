@@ -23,16 +23,17 @@ public final class ProviderOperations: Sendable {
     /// - Parameters:
     ///   - clock: offer time limits and search deadlines sleep on it.
     ///   - ids: offer ids.
+    ///   - offers: hears of each offer after the provider's live stream (the platform push).
     ///   - jitterSeed: the secret behind the nearby map's per-provider offsets.
     public init(service: TripService, metrics: MetricsRegistry, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
                 policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
                 ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
-                ids: any IDGenerator = RandomIDGenerator(), jitterSeed: UInt64 = .random(in: .min ... .max)) {
+                ids: any IDGenerator = RandomIDGenerator(), offers: (any OfferObserver)? = nil, jitterSeed: UInt64 = .random(in: .min ... .max)) {
         let now: @Sendable () -> Date = { service.currentTime() }
         let presence = ProviderPresence(fixLifetime: fixLifetime, now: now)
         let events = ProviderEventHub()
-        let dispatcher = Dispatcher(service: service, presence: presence, events: events, ranking: ranking, policy: policy, clock: clock,
-                                    ids: ids, metrics: metrics, now: now)
+        let dispatcher = Dispatcher(service: service, presence: presence, events: events, offers: offers, ranking: ranking, policy: policy,
+                                    clock: clock, ids: ids, metrics: metrics, now: now)
         self.presence = presence
         self.events = events
         self.dispatcher = dispatcher

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import EnRouteModels
+import EnRouteNotifications
+import EnRouteServer
+import HTTPEngine
+import TestSupport
+
+/// A backend with dispatch and the offer push planner on a manual clock: provider p1 goes online
+/// near the pickup, a customer asks for a ride, and dispatch offers it to p1.
+struct OfferFlow {
+    let backend: TestBackend
+    let providers: ProviderOperations
+    let devices: InMemoryDeviceRepository
+    let ledger: InMemoryNotificationLedger
+    let metrics: MetricsRegistry
+    let router: Router
+    let provider = "p1"
+
+    static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
+    static let rideBody = #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#
+
+    /// `queued` runs after the planner writes each job.
+    init(queued: @escaping @Sendable () -> Void = {}) throws {
+        let backend = TestBackend(), devices = InMemoryDeviceRepository(), ledger = InMemoryNotificationLedger(), metrics = MetricsRegistry()
+        let clock = backend.clock
+        let planner = OfferPushPlanner(store: backend.store, devices: devices, now: { clock.date }, queued: queued)
+        providers = ProviderOperations(service: backend.service, metrics: metrics, clock: clock, ids: SequentialIDGenerator(prefix: "OF"),
+                                       offers: planner, jitterSeed: 7)
+        var router = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: metrics, providers: providers).router()
+        NotificationsAPI(auth: backend.auth, devices: devices, ledger: ledger, metrics: metrics, now: { clock.date }).register(into: &router)
+        self.backend = backend; self.devices = devices; self.ledger = ledger; self.metrics = metrics
+        self.router = router
+        try providers.dispatcher.start()
+    }
+
+    var clock: ManualClock { backend.clock }
+
+    /// A sender over this backend's outbox that asks dispatch whether an offer is still open, unless told otherwise.
+    func sender(gateway: any PushGateway, pollClock: (any Clock<Duration>)? = nil,
+                offerIsOpen: (@Sendable (String, String) -> Bool)? = nil) -> PushSender {
+        let clock = self.clock, dispatcher = providers.dispatcher
+        return PushSender(store: backend.store, devices: devices, ledger: ledger, gateway: gateway, clock: pollClock ?? clock,
+                          now: { clock.date }, metrics: metrics,
+                          offerIsOpen: offerIsOpen ?? { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId })
+    }
+
+    /// Registers `token` for the provider through the API, as the provider's app does at launch.
+    func registerDevice(_ token: String, environment: String = "sandbox") async throws {
+        let r = await call("PUT", "/v1/devices/\(token)", as: provider, .provider,
+                           json: #"{"platform":"ios","environment":"\#(environment)","appVersion":"4.2.0"}"#)
+        try #require(r.status == 204, "register: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+    }
+
+    /// p1 goes online, a ride is requested, and the offer p1's live stream carries is returned once
+    /// dispatch has finished making it (its timer is running).
+    func offer() async throws -> Offer {
+        var events = providers.events.subscribe(provider).makeAsyncIterator()
+        _ = providers.setAvailability(AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
+                                      provider: provider)
+        let ride = await call("POST", "/v1/trips", as: "c1", .customer, json: Self.rideBody, headers: ["Idempotency-Key": UUID().uuidString])
+        try #require(ride.status == 201, "request ride: \(ride.status) \(String(decoding: ride.body, as: UTF8.self))")
+        while let event = await events.next() {
+            guard event.name == "offer" else { continue }
+            let offer = try WireCoding.decoder().decode(Offer.self, from: Data(event.data))
+            await clock.sleepers(atLeast: 1)
+            return offer
+        }
+        throw OfferFlowFailure.noOffer
+    }
+
+    /// Every message waiting in the push outbox.
+    func outbox() async throws -> [OutboxMessage] {
+        try await backend.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 100)
+    }
+
+    /// Sends a request through the router as `account`.
+    func call(_ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
+              headers: [String: String] = [:]) async -> (status: Int, body: [UInt8]) {
+        var h = HTTPHeaders(headers.map { ($0.key, $0.value) })
+        h.add("Authorization", "Bearer \(backend.token(account, role))")
+        if json != nil { h.add("Content-Type", "application/json") }
+        let response = await router.respond(to: HTTPRequest(method: method, path: path, headers: h, body: Array((json ?? "").utf8)))
+        return (response.status, response.bodyBytes)
+    }
+
+    enum OfferFlowFailure: Error { case noOffer }
+}
