@@ -6,7 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 build=(pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev)
 test=(tmux python3 curl)
-bench=(nginx wrk)
+bench=(nginx wrk libnginx-mod-nchan)
 
 want=()
 for group in "${@:-build}"; do
