@@ -90,25 +90,22 @@ public struct EventStreamWriter: Sendable {
 
 /// An in-memory sink: the bytes come out as an AsyncStream (used for in-process clients and tests).
 final class MemoryEventSink: EventSink, LiveMember, @unchecked Sendable {
-    private struct State {
-        var open = true
-        var gone = false
-        var leave: (@Sendable () -> Void)?
-    }
     private let continuation: AsyncStream<[UInt8]>.Continuation
-    private let state = Mutex(State())
+    private let open = Atomic<Bool>(true)
+    private let leave = LeaveNotice()
 
     init(continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
 
     func write(_ bytes: [UInt8]) -> Bool {
-        guard state.withLock({ $0.open }) else { return false }
-        if case .terminated = continuation.yield(bytes) { state.withLock { $0.open = false }; return false }
+        guard open.load(ordering: .acquiring) else { return false }
+        if case .terminated = continuation.yield(bytes) { open.store(false, ordering: .releasing); return false }
         return true
     }
 
     func finish() {
-        // Ended by its producer or its channel, which drops it itself: no leave call back into it.
-        state.withLock { $0.open = false; $0.leave = nil }
+        // Ended by its producer or its channel, which drops it itself.
+        open.store(false, ordering: .releasing)
+        leave.cancel()
         continuation.finish()
     }
 
@@ -116,24 +113,12 @@ final class MemoryEventSink: EventSink, LiveMember, @unchecked Sendable {
 
     func end() { finish() }
 
-    func onLeave(_ handler: @escaping @Sendable () -> Void) {
-        let now = state.withLock { s -> Bool in
-            if s.gone { return true }
-            s.leave = handler
-            return false
-        }
-        if now { handler() }
-    }
+    func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }
 
     /// The consumer went away.
     func consumerLeft() {
-        let handler = state.withLock { s -> (@Sendable () -> Void)? in
-            s.open = false
-            s.gone = true
-            defer { s.leave = nil }
-            return s.leave
-        }
-        handler?()
+        open.store(false, ordering: .releasing)
+        leave.fire()
     }
 }
 

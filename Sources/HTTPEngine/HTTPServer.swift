@@ -455,11 +455,11 @@ final class MHDEventSink: EventSink, LiveMember, ReactorSocket, @unchecked Senda
         var released = false
         var wantsWrite = false
         var producer: Task<Void, Never>?
-        var leave: (@Sendable () -> Void)?
     }
 
     private let connection: OpaquePointer
     private let chunked: Bool
+    private let leave = LeaveNotice()
     private let maxBuffered: Int
     private let reactor: SocketReactor
     private weak var server: HTTPServer?
@@ -519,14 +519,7 @@ final class MHDEventSink: EventSink, LiveMember, ReactorSocket, @unchecked Senda
 
     func end() { finish() }
 
-    func onLeave(_ handler: @escaping @Sendable () -> Void) {
-        let now = state.withLock { s -> Bool in
-            if s.released { return true }
-            s.leave = handler
-            return false
-        }
-        if now { handler() }
-    }
+    func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }
 
     private func queueLocked(_ s: inout State, _ bytes: [UInt8]) -> Bool {
         guard !s.finished, !s.released else { return false }
@@ -646,17 +639,16 @@ final class MHDEventSink: EventSink, LiveMember, ReactorSocket, @unchecked Senda
 
     /// The response is gone (client left or stream ended): stop the producer and tell the channel.
     func released() {
-        let (producer, leave) = state.withLock { s -> (Task<Void, Never>?, (@Sendable () -> Void)?) in
+        let producer = state.withLock { s -> Task<Void, Never>? in
             if s.mode == .direct { reactor.remove(self); s.mode = .engine }
             s.released = true
             s.finished = true
             s.suspended = false
             s.buffer.removeAll()
-            defer { s.leave = nil }
-            return (s.producer, s.leave)
+            return s.producer
         }
         producer?.cancel()
-        leave?()
+        leave.fire()
         server?.streamEnded(self)
     }
 }

@@ -187,6 +187,34 @@ protocol LiveMember: AnyObject, Sendable {
     func onLeave(_ handler: @escaping @Sendable () -> Void)
 }
 
+/// A member's leave handler: set once by the channel, run once when the member goes away by itself
+/// (at once if it already has), and dropped when the channel itself ends or drops the member.
+final class LeaveNotice: Sendable {
+    private let state = Mutex<(gone: Bool, handler: (@Sendable () -> Void)?)>((false, nil))
+
+    func set(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.gone { return true }
+            s.handler = handler
+            return false
+        }
+        if now { handler() }
+    }
+
+    /// The member went away by itself: tell the channel (call outside the member's own lock).
+    func fire() {
+        let handler = state.withLock { s -> (@Sendable () -> Void)? in
+            s.gone = true
+            defer { s.handler = nil }
+            return s.handler
+        }
+        handler?()
+    }
+
+    /// The channel ended or dropped the member itself, under its lock: no call back into it.
+    func cancel() { state.withLock { $0.handler = nil } }
+}
+
 /// An update's events framed once for each transport a member may use.
 struct LiveFrames: Sendable {
     /// `text/event-stream` bytes.

@@ -114,7 +114,6 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
         var wantsWrite = false
         var closeAfterFlush = false
         var finished = false
-        var leave: (@Sendable () -> Void)?
     }
 
     let fd: Int32
@@ -124,6 +123,7 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
     private let continuation: AsyncStream<WebSocketMessage>.Continuation
     private let maxOutbound: Int
     private let onFinish: @Sendable () -> Void
+    private let leave = LeaveNotice()
 
     init(fd: Int32, handle: OpaquePointer, reactor: SocketReactor, maxMessageSize: Int, maxOutbound: Int,
          continuation: AsyncStream<WebSocketMessage>.Continuation, onFinish: @escaping @Sendable () -> Void) {
@@ -243,44 +243,35 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
     }
 
     private func finishIfDone(force: Bool = false) {
-        let (finish, leave) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
-            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return (false, nil) }
+        let finish = state.withLock { s -> Bool in
+            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return false }
             s.finished = true
-            defer { s.leave = nil }
-            return (true, s.leave)
+            return true
         }
         guard finish else { return }
         reactor.remove(self)
         continuation.finish()
         _ = enroute_mhd_upgrade_close(handle)
         onFinish()
-        leave?()
+        leave.fire()
     }
 
     // MARK: LiveMember
 
     func deliver(_ frames: LiveFrames) -> Bool {
-        let ok = state.withLock { s -> Bool in
-            let ok = enqueueLocked(&s, frames.webSocket)
+        let ok = state.withLock { enqueueLocked(&$0, frames.webSocket) }
+        if !ok {
             // The channel drops a member whose delivery failed; it must not be called back from inside.
-            if !ok { s.leave = nil }
-            return ok
+            leave.cancel()
+            finishIfDone()
         }
-        if !ok { finishIfDone() }
         return ok
     }
 
     func end() {
-        state.withLock { $0.leave = nil }
+        leave.cancel()
         close(code: WebSocketCloseCode.normal, reason: "")
     }
 
-    func onLeave(_ handler: @escaping @Sendable () -> Void) {
-        let now = state.withLock { s -> Bool in
-            if s.finished { return true }
-            s.leave = handler
-            return false
-        }
-        if now { handler() }
-    }
+    func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }
 }
