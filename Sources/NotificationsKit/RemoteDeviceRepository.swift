@@ -1,5 +1,6 @@
 import Foundation
 public import ClientKit
+import EnRouteModels
 
 /// Keeps the server's record of this phone's token right: `PUT /v1/devices/{token}` on change,
 /// `DELETE /v1/devices/{token}` at sign-out (seed 001, card 8). The account comes from the auth header.
@@ -26,8 +27,8 @@ public actor RemoteDeviceRepository: DeviceRegistration {
         guard let account else { return }
         let wanted = Registration(token: token, account: account, publicKey: await keys.publicKey())
         guard wanted != lastSuccess else { return }
-        let body = Body(platform: "ios", environment: device.environment, appVersion: device.appVersion,
-                        publicKey: wanted.publicKey.map { Data($0).base64EncodedString() })
+        let body = DeviceRegistrationBody(platform: "ios", environment: device.environment, appVersion: device.appVersion,
+                                          publicKey: wanted.publicKey.map { Data($0).base64EncodedString() })
         let request = try await server.request("PUT", "/v1/devices/\(token.hex)", json: body, timeout: .seconds(15))
         try await http.send(request).requireSuccess()
         lastSuccess = wanted
@@ -38,12 +39,5 @@ public actor RemoteDeviceRepository: DeviceRegistration {
         let request = await server.request("DELETE", "/v1/devices/\(token.hex)", timeout: .seconds(15))
         try await http.send(request).requireSuccess()
         lastSuccess = nil
-    }
-
-    private struct Body: Encodable {
-        let platform: String
-        let environment: String
-        let appVersion: String
-        let publicKey: String?
     }
 }

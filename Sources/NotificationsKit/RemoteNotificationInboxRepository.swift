@@ -1,5 +1,6 @@
 import Foundation
 public import ClientKit
+import EnRouteModels
 import Synchronization
 
 /// Holds taps until the UI takes them, drops repeats by ID, and reports each open with
@@ -90,7 +91,7 @@ public actor RemoteNotificationInboxRepository: NotificationInbox, NotificationO
                 do { try await clock.sleep(for: retryDelays[attempt - 1]) } catch { return }
             }
             do {
-                let request = try await server.request("POST", path, json: ["action": tap.action.rawValue], timeout: .seconds(10))
+                let request = try await server.request("POST", path, json: NotificationOpenedBody(action: tap.action.rawValue), timeout: .seconds(10))
                 let response = try await http.send(request)
                 // 2xx landed; other 4xx will never land (unknown id, another account): stop either way.
                 if response.status < 500, response.status != 408, response.status != 429 { return }

@@ -1,3 +1,5 @@
+// Seed 001's request bodies, shared by the server's NotificationsAPI and the client's NotificationsKit.
+
 /// `PUT /v1/devices/{token}` body (seed 001).
 public struct DeviceRegistrationBody: Codable, Sendable, Equatable {
     /// "ios".
@@ -11,4 +13,11 @@ public struct DeviceRegistrationBody: Codable, Sendable, Equatable {
     public init(platform: String, environment: String, appVersion: String, publicKey: String?) {
         self.platform = platform; self.environment = environment; self.appVersion = appVersion; self.publicKey = publicKey
     }
+}
+
+/// `POST /v1/notifications/{id}/opened` body: which action opened it.
+public struct NotificationOpenedBody: Codable, Sendable, Equatable {
+    /// "open" (the body), "trackOrder" or "seeOffer" (the buttons).
+    public let action: String
+    public init(action: String) { self.action = action }
 }
