@@ -163,7 +163,7 @@ public final class HTTPServer: @unchecked Sendable {
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let existing = slot.pointee else {
             let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url),
-                                         chunkedReplies: version.map { Self.repliesChunked(version: String(cString: $0)) } ?? false)
+                                         chunkedReplies: version.map(Self.repliesChunked) ?? false)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             return begin(context)
         }
@@ -335,9 +335,17 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Whether libmicrohttpd frames a body of unknown length in chunks for this HTTP version (1.1 and
     /// later 1.x), rather than ending it by closing the connection (1.0).
-    static func repliesChunked(version: String) -> Bool {
-        guard version.hasPrefix("HTTP/1."), let minor = Int(version.dropFirst(7)) else { return false }
-        return minor >= 1
+    /// Read in place: this runs for every request.
+    static func repliesChunked(version: UnsafePointer<CChar>) -> Bool {
+        let prefix = "HTTP/1.".utf8
+        var i = 0
+        for byte in prefix {
+            guard UInt8(bitPattern: version[i]) == byte else { return false }
+            i += 1
+        }
+        // "HTTP/1.1" or a later minor version.
+        let minor = UInt8(bitPattern: version[i])
+        return minor >= UInt8(ascii: "1") && minor <= UInt8(ascii: "9")
     }
 
     private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
