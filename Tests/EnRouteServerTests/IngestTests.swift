@@ -3,6 +3,7 @@ import Testing
 import EnRouteModels
 import EnRouteServer
 import EnRouteStorage
+import HTTPEngine
 import TestSupport
 
 /// Location ingest: batches applied once, in order, through the plausibility filters, onto the trip's path.
@@ -121,6 +122,25 @@ import TestSupport
         _ = try await sut.upload("p1", batch: "b1", [sut.fix(north: 10, after: -1), sut.fix(north: 30, after: 0)])
         #expect(await updates.next()?.providerFix?.seq == 1)
         #expect(await updates.next()?.providerFix?.coordinate == ProviderBackend.north(30))
+    }
+
+    @Test func aBatchReachesEachLiveWatcherAsOneWriteWithEveryStepInOrder() async throws {
+        let sut = try makeSUT()
+        let trip = try await assignedRide(sut)
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer \(sut.token("c1", .customer))")
+        let response = await sut.router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/\(trip.id)/events", headers: headers))
+        guard case .eventStream(let stream) = response.body else { Issue.record("not a stream: \(response.status)"); return }
+        var writes = stream.bytes().makeAsyncIterator()
+        _ = await writes.next()   // retry:
+        let opening = await writes.next().map { String(decoding: $0, as: UTF8.self) } ?? ""
+        #expect(opening.contains("event: tripUpdated") && !opening.contains("driverMoved"))
+        let batch = [sut.fix(north: 10, after: -3), sut.fix(north: 20, after: -2), sut.fix(north: 30, after: -1)]
+        #expect(try await sut.upload("p1", batch: "b1", batch).result?.accepted == 3)
+        let write = await writes.next().map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let ids = write.split(separator: "\n").filter { $0.hasPrefix("id: ") }
+        #expect(ids == ["id: 2.1", "id: 2.2", "id: 2.3"], "one write carrying every fix of the batch: \(write)")
+        #expect(write.components(separatedBy: "event: driverMoved").count == 4)
     }
 
     @Test func aBatchOverOneHundredFixesOrWithABadFieldIs422() async throws {

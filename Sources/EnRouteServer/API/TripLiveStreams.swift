@@ -13,10 +13,15 @@ final class TripLiveStreams: Sendable {
     /// A group's shared state: the newest record seen, and what its members have been sent.
     struct State: Sendable {
         var latest: TripRecord
-        var sentVersion = 0
-        var sentSeq: Int64 = 0
+        var sentVersion: Int
+        var sentSeq: Int64
 
-        init(latest: TripRecord) { self.latest = latest }
+        /// A group starts where its first member's opening leaves it: everything in `latest` sent.
+        init(latest: TripRecord) {
+            self.latest = latest
+            sentVersion = latest.version
+            sentSeq = latest.providerFix?.seq ?? 0
+        }
 
         /// Takes in a published record: the highest version wins, and a newer fix is kept either way.
         mutating func merge(_ trip: TripRecord) {
@@ -37,13 +42,23 @@ final class TripLiveStreams: Sendable {
         channels = LiveChannels(
             initial: { id in (try? service.cached(id)).map { State(latest: $0) } },
             opening: { state in
-                var fresh = State(latest: state.latest)
+                // A joining member has been sent nothing yet.
+                var fresh = state
+                fresh.sentVersion = 0
+                fresh.sentSeq = 0
                 return LiveUpdate(events: Self.events(&fresh, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
             })
-        service.hub.onPublish { [channels] trip in
-            channels.publish(trip.id) { state in
-                state.merge(trip)
-                return LiveUpdate(events: Self.events(&state, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
+        // A batch of fixes is one update: each step's events, framed together, one write per watcher.
+        service.hub.onPublish { [channels] steps in
+            guard let id = steps.first?.id else { return }
+            channels.publish(id) { state in
+                let now = service.currentTime()
+                var events: [LiveEvent] = []
+                for trip in steps {
+                    state.merge(trip)
+                    events += Self.events(&state, wire: wire, now: now)
+                }
+                return LiveUpdate(events: events, ends: !state.latest.status.isActive)
             }
         }
     }

@@ -91,8 +91,7 @@ public final class LocationIngest: Sendable {
             }
         }
         if presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged() }
-        var moved: TripRecord?
-        for fix in kept { moved = service.recordFix(fix, provider: provider) ?? moved }
+        let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
         if let moved { _ = try? await service.persistETADrift(of: moved.id) }
         return result

@@ -9,7 +9,7 @@ public final class TripEventHub: Sendable {
         let continuation: AsyncStream<TripRecord>.Continuation
     }
     private let watchers = Mutex<[String: [UInt64: Watcher]]>([:])
-    private let listeners = Mutex<[@Sendable (TripRecord) -> Void]>([])
+    private let listeners = Mutex<[@Sendable ([TripRecord]) -> Void]>([])
     private let nextID = Atomic<UInt64>(0)
     private let bufferSize: Int
 
@@ -29,16 +29,18 @@ public final class TripEventHub: Sendable {
         return stream
     }
 
-    /// Calls `listener` with every record published, on the publisher's thread, before the streams get it.
-    public func onPublish(_ listener: @escaping @Sendable (TripRecord) -> Void) {
+    /// Calls `listener` with every publish (records of one trip, oldest first), on the publisher's
+    /// thread, before the streams get them.
+    public func onPublish(_ listener: @escaping @Sendable ([TripRecord]) -> Void) {
         listeners.withLock { $0.append(listener) }
     }
 
-    /// Sends a record to every listener and every watcher of its trip.
-    public func publish(_ trip: TripRecord) {
-        for listener in listeners.withLock({ $0 }) { listener(trip) }
-        let targets = watchers.withLock { $0[trip.id].map { Array($0.values) } ?? [] }
-        for watcher in targets { watcher.continuation.yield(trip) }
+    /// Sends successive records of one trip (oldest first) to every listener and every watcher of it.
+    public func publish(_ steps: [TripRecord]) {
+        guard let id = steps.first?.id else { return }
+        for listener in listeners.withLock({ $0 }) { listener(steps) }
+        let targets = watchers.withLock { $0[id].map { Array($0.values) } ?? [] }
+        for watcher in targets { for trip in steps { watcher.continuation.yield(trip) } }
     }
 
     /// How many streams watch trip `id` now.

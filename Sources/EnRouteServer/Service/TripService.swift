@@ -235,20 +235,31 @@ public final class TripService: Sendable {
     /// Puts a provider's newest fix on their active trip and tells its watchers; older fixes are ignored.
     @discardableResult
     public func recordFix(_ fix: LocationFix, provider: String) -> TripRecord? {
+        recordFixes([fix], provider: provider)
+    }
+
+    /// Puts a provider's fixes (oldest first) on their active trip, one after another, and tells its
+    /// watchers once with every step, so a batch costs each watcher one write. Returns the trip as left.
+    @discardableResult
+    public func recordFixes(_ fixes: [LocationFix], provider: String) -> TripRecord? {
         let at = now()
         let estimator = self.estimator
-        let updated: TripRecord? = cache.withLock { c in
+        let steps: [TripRecord] = cache.withLock { c in
             guard let id = c.activeByProvider[provider]?.max(by: { (c.trips[$0]?.createdAt ?? .distantPast) < (c.trips[$1]?.createdAt ?? .distantPast) }),
-                  var trip = c.trips[id] else { return nil }
-            if let last = trip.providerFix, last.recordedAt >= fix.recordedAt { return nil }
-            trip.providerFix = ProviderFix(coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed, recordedAt: fix.recordedAt,
-                                           seq: (trip.providerFix?.seq ?? 0) + 1)
-            trip = estimator.refreshETA(trip, now: at)
+                  var trip = c.trips[id] else { return [] }
+            var steps: [TripRecord] = []
+            for fix in fixes {
+                if let last = trip.providerFix, last.recordedAt >= fix.recordedAt { continue }
+                trip.providerFix = ProviderFix(coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed, recordedAt: fix.recordedAt,
+                                               seq: (trip.providerFix?.seq ?? 0) + 1)
+                trip = estimator.refreshETA(trip, now: at)
+                steps.append(trip)
+            }
             c.trips[id] = trip
-            return trip
+            return steps
         }
-        if let updated { hub.publish(updated) }
-        return updated
+        if !steps.isEmpty { hub.publish(steps) }
+        return steps.last
     }
 
     /// How far a fix-driven ETA must move from the stored one before it is written down (and
@@ -321,7 +332,7 @@ public final class TripService: Sendable {
 
     private func commit(_ trip: TripRecord, previous: TripRecord?, changed: Bool = true) {
         remember(trip)
-        hub.publish(trip)
+        hub.publish([trip])
         // A replayed change id commits nothing new.
         guard changed else { return }
         for listener in commitListeners.withLock({ $0 }) { listener(previous, trip) }
