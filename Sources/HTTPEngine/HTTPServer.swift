@@ -31,6 +31,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxWebSocketMessage = 64 * 1024
     /// A WebSocket client further behind than this many bytes is disconnected.
     public var maxWebSocketOutbound = 1024 * 1024
+    /// How long a WebSocket close waits for the client's own close frame before cutting the connection.
+    public var webSocketCloseTimeout: Duration = .seconds(2)
     /// How long shutdown waits for in-flight requests and streams.
     public var shutdownGrace: Duration = .seconds(10)
 
@@ -63,7 +65,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var listenPort: UInt16 = 0
     private var heartbeat: Task<Void, Never>?
 
-    /// A server for `router`; `clock` paces SSE heartbeats.
+    /// A server for `router`; `clock` paces SSE heartbeats and times WebSocket close handshakes.
     public init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
                 metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock<Duration> = ContinuousClock()) {
         self.router = router
@@ -318,6 +320,7 @@ public final class HTTPServer: @unchecked Sendable {
         let sessionTask = Mutex<Task<Void, Never>?>(nil)
         let socket = UpgradedSocket(fd: fd, handle: handle, reactor: reactor, maxMessageSize: configuration.maxWebSocketMessage,
                                     maxOutbound: configuration.maxWebSocketOutbound, continuation: continuation,
+                                    clock: clock, closeTimeout: configuration.webSocketCloseTimeout,
                                     onFinish: { sessionTask.withLock { $0?.cancel() } })
         reactor.add(socket)
         switch context.session.kind {

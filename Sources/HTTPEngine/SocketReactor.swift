@@ -124,9 +124,15 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
     private let maxOutbound: Int
     private let onFinish: @Sendable () -> Void
     private let leave = LeaveNotice()
+    private let clock: any Clock<Duration>
+    private let closeTimeout: Duration
 
+    /// `clock` times the close handshake: a client that does not answer a close within `closeTimeout` is cut off.
     init(fd: Int32, handle: OpaquePointer, reactor: SocketReactor, maxMessageSize: Int, maxOutbound: Int,
-         continuation: AsyncStream<WebSocketMessage>.Continuation, onFinish: @escaping @Sendable () -> Void) {
+         continuation: AsyncStream<WebSocketMessage>.Continuation, clock: any Clock<Duration>, closeTimeout: Duration,
+         onFinish: @escaping @Sendable () -> Void) {
+        self.clock = clock
+        self.closeTimeout = closeTimeout
         self.fd = fd
         self.handle = handle
         self.reactor = reactor
@@ -166,8 +172,8 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
             flushLocked(&s)
         }
         // The client should answer with its own close; don't wait for it forever.
-        Task { [weak self] in
-            try? await Task.sleep(for: .seconds(2))
+        Task { [weak self, clock, closeTimeout] in
+            do { try await clock.sleep(for: closeTimeout) } catch { return }
             self?.state.withLock { $0.closeAfterFlush = true }
             self?.finishIfDone(force: true)
         }

@@ -120,6 +120,11 @@ import TestSupport
         _ = try await live.send("c1", .customer, "POST", "/v1/trips/\(trip.id)/cancel")
         let second = try WireCoding.decoder().decode(LiveEnvelope<Trip>.self, from: Data(await client.readWebSocketFrame().payload))
         #expect(second.data.state == .cancelled && second.id == "2")
+        // A finished trip's stream ends with a normal close; answering it ends the connection.
+        let close = try await client.readWebSocketFrame()
+        #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE8])
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE8]))
+        try await client.readUntilClosed()
         await live.server.shutdown()
     }
 }

@@ -235,11 +235,35 @@ import TestSupport
         let ws = try TCPTestClient(port: server.port)
         try await upgrade(ws)
 
-        await server.shutdown()
+        let shutdown = Task { await server.shutdown() }
         try await sse.read(untilContains: "\r\n0\r\n\r\n")   // the chunked stream's clean end
         let close = try await ws.readWebSocketFrame()
         #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE9])
+        ws.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE9]))   // the client's answer ends it
+        try await ws.readUntilClosed()
+        await shutdown.value
         #expect(server.openStreamCount == 0)
         #expect(throws: (any Error).self) { _ = try TCPTestClient(port: server.port) }
+    }
+
+    @Test func aWebSocketClientThatNeverAnswersACloseIsCutOffWhenTheClockSaysSo() async throws {
+        let clock = ManualClock()
+        let server = try makeSUT({ $0.webSocketCloseTimeout = .seconds(2) }, clock: clock)
+        let client = try TCPTestClient(port: server.port)
+        try await upgrade(client)
+        // The echo session ends when its messages do; a close from the server starts the handshake.
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("hi".utf8)))
+        _ = try await client.readWebSocketFrame()
+        let shutdown = Task { await server.shutdown() }
+        let close = try await client.readWebSocketFrame()
+        #expect(close.opcode == 0x8)
+        // No answer from the client: the connection stays until the timeout passes on the clock
+        // (two sleepers: the SSE heartbeat and the close timer).
+        await clock.sleepers(atLeast: 2)
+        #expect(!client.closedByPeer)
+        await clock.advance(by: .seconds(2))
+        try await client.readUntilClosed()
+        #expect(client.closedByPeer)
+        await shutdown.value
     }
 }
