@@ -141,6 +141,13 @@ import TestSupport
         let frame = try await client.readWebSocketFrame()
         let envelope = try WireCoding.decoder().decode(LiveEnvelope<Offer>.self, from: Data(frame.payload))
         #expect(envelope.type == "offer" && envelope.data.tripId == trip.id && !envelope.id.isEmpty)
-        await live.server.shutdown()
+        // Shutting down says "going away"; the client's answer ends the connection at once.
+        let shutdown = Task { await live.server.shutdown() }
+        var close = try await client.readWebSocketFrame()
+        while close.opcode != 0x8 { close = try await client.readWebSocketFrame() }
+        #expect(close.payload.prefix(2) == [0x03, 0xE9])
+        client.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE9]))
+        try await client.readUntilClosed()
+        await shutdown.value
     }
 }
