@@ -87,6 +87,26 @@ import TestSupport
 
     /// Another account's token gets 404 on every trip and order endpoint, never a 403 that confirms the trip exists.
     @Test(arguments: [
+        (nil as String?, 200), ("1", 200), ("2", 204), ("2.7", 204), ("junk", 200),
+    ])
+    func aReconnectToAFinishedTripThatHasItsFinalStateIs204(lastEventID: String?, status: Int) async throws {
+        let backend = TestBackend()
+        let ride = try await backend.requestRide("c1")
+        #expect(await backend.call("POST", "/v1/trips/\(ride.id)/cancel", token: backend.token("c1", .customer)).status == 200)
+        let headers = lastEventID.map { ["Last-Event-ID": $0] } ?? [:]
+        let reconnect = await backend.call("GET", "/v1/trips/\(ride.id)/events", token: backend.token("c1", .customer), headers: headers)
+        // 204 tells an EventSource to stop; otherwise the stream sends the final state and ends.
+        #expect(reconnect.status == status, "Last-Event-ID \(lastEventID ?? "none")")
+    }
+
+    @Test func anActiveTripsStreamIgnoresAnAheadLastEventID() async throws {
+        let backend = TestBackend()
+        let order = try await backend.placeOrder("c1")
+        let r = await backend.call("GET", "/v1/orders/\(order.orderId)/events", token: backend.token("c1", .customer), headers: ["Last-Event-ID": "99"])
+        #expect(r.status == 200)
+    }
+
+    @Test(arguments: [
         ("GET", "/v1/trips/{ride}", Party.customer, nil as String?),
         ("POST", "/v1/trips/{ride}/cancel", .customer, nil),
         ("GET", "/v1/trips/{ride}/events", .customer, nil),

@@ -115,7 +115,13 @@ public struct EnRouteAPI: Sendable {
         r.get("\(prefix)/{id}/events") { req in
             let account = try auth.account(for: req)
             let id = try req.parameter("id")
-            _ = try trip(id, account, kind: kind)
+            let current = try trip(id, account, kind: kind)
+            // A browser's EventSource reconnects after every close; once it has the final state, 204
+            // tells it to stop (HTML's SSE processing model) instead of replaying the end forever.
+            if !current.status.isActive, !req.isWebSocketUpgrade,
+               let last = req.headers["Last-Event-ID"], let seen = Self.version(ofEventID: last), seen >= current.version {
+                return .empty(204)
+            }
             return liveStreams.stream(req, tripId: id)
         }
     }
@@ -180,6 +186,11 @@ public struct EnRouteAPI: Sendable {
     }
 
     // MARK: - Live streams (SSE and WebSocket on the same path)
+
+    /// The trip version an event id names: `7` or `7.12` (a fix after version 7).
+    static func version(ofEventID id: String) -> Int? {
+        Int(id.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
 
     /// Streams following trip `id` now (its SSE and WebSocket watchers).
     public func watcherCount(_ id: String) -> Int { liveStreams.watcherCount(id) }
