@@ -54,6 +54,35 @@ import TestSupport
         await server.shutdown()
     }
 
+    @Test func membersComingAndGoingDuringPublishesLeaveTheStayersWhole() async throws {
+        let server = try makeSUT()
+        var stayers: [TCPTestClient] = []
+        for _ in 0..<40 {
+            let client = try TCPTestClient(port: server.port)
+            client.write("GET /live/busy HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await client.read(untilContains: "data: {\"n\":0}")
+            stayers.append(client)
+        }
+        let publishes = 200
+        for k in 1...publishes {
+            LiveChannelsTests.bump(channels, "busy", ends: k == publishes)
+            if k % 4 == 0, k < publishes {
+                // Someone opens the stream and hangs up, while the publishes go on.
+                let passer = try TCPTestClient(port: server.port)
+                passer.write("GET /live/busy HTTP/1.1\r\nHost: x\r\n\r\n")
+                try await passer.read(untilContains: "data: {")
+            }
+        }
+        for client in stayers {
+            try await client.read(untilContains: "\r\n0\r\n\r\n")
+            let ids = LiveChannelsTests.ids(client.dechunkedBody)
+            #expect(ids == Array(0...publishes), "a stayer saw \(ids.count) events")
+        }
+        await eventually("every stream closed") { server.openStreamCount == 0 }
+        #expect(channels.channelCount == 0)
+        await server.shutdown()
+    }
+
     @Test func aClientHangingUpLeavesTheGroupWithoutWaitingForAWrite() async throws {
         let server = try makeSUT()
         var client: TCPTestClient? = try TCPTestClient(port: server.port)
