@@ -42,6 +42,9 @@ public final class TripService: Sendable {
         var trips: [String: TripRecord] = [:]
         var activeByCustomer: [String: Set<String>] = [:]
         var activeByProvider: [String: Set<String>] = [:]
+        /// Per active cached trip, the ETA the store holds and when the trip was last written (fixes move
+        /// the cached ETA without writing).
+        var stored: [String: (eta: Date?, at: Date)] = [:]
     }
 
     public let store: any TripStore
@@ -266,15 +269,26 @@ public final class TripService: Sendable {
     /// observers, such as the Live Activity planner, see the drift in a transaction).
     public var etaDriftToPersist: TimeInterval { 60 }
 
-    /// Stores the ETA a fix moved, when it drifted enough from the stored one: no version change,
-    /// one transaction, observers called with the stored record as `old`. Returns whether it wrote.
+    /// The least time between a trip's last write and a drift write: at most one a minute per trip,
+    /// however fast its fixes come (the watchers get every fix's ETA live, unwritten).
+    public var etaDriftMinInterval: TimeInterval { 60 }
+
+    /// Stores the ETA a fix moved, when it drifted enough from the stored one and the trip was not
+    /// written in the last `etaDriftMinInterval`: no version change, one transaction, observers
+    /// called with the stored record as `old`. Returns whether it wrote.
     @discardableResult
     public func persistETADrift(of tripId: String) async throws -> Bool {
-        guard let current = cache.withLock({ $0.trips[tripId] }), current.status.isActive, let latest = current.etaLatest else { return false }
-        let threshold = etaDriftToPersist, at = now()
+        let known = cache.withLock { c in c.trips[tripId].map { ($0, c.stored[tripId]) } }
+        guard let (current, stored) = known, current.status.isActive, let latest = current.etaLatest else { return false }
+        let threshold = etaDriftToPersist, interval = etaDriftMinInterval, at = now()
+        // Decided in memory for nearly every batch, without a transaction.
+        if let stored {
+            if at.timeIntervalSince(stored.at) < interval { return false }
+            if let eta = stored.eta, abs(latest.timeIntervalSince(eta)) < threshold { return false }
+        }
         let observers = self.observers
-        return try await store.transaction { tx in
-            guard let stored = try tx.trip(tripId), stored.version == current.version,
+        let wrote = try await store.transaction { tx in
+            guard let stored = try tx.trip(tripId), stored.version == current.version, at.timeIntervalSince(stored.updatedAt) >= interval,
                   abs(latest.timeIntervalSince(stored.etaLatest ?? .distantPast)) >= threshold else { return false }
             var next = stored
             next.etaEarliest = current.etaEarliest
@@ -285,6 +299,8 @@ public final class TripService: Sendable {
             for observer in observers { try observer.tripChanged(from: stored, to: next, in: tx) }
             return true
         }
+        if wrote { cache.withLock { c in if c.trips[tripId]?.version == current.version { c.stored[tripId] = (latest, at) } } }
+        return wrote
     }
 
     // MARK: - Reads
@@ -348,6 +364,7 @@ public final class TripService: Sendable {
             c.activeByProvider[provider]?.remove(trip.id)
         }
         c.trips[trip.id] = trip
+        c.stored[trip.id] = trip.status.isActive ? (trip.etaLatest, trip.updatedAt) : nil
         if trip.status.isActive {
             c.activeByCustomer[trip.customerId, default: []].insert(trip.id)
             if let provider = trip.providerId { c.activeByProvider[provider, default: []].insert(trip.id) }
