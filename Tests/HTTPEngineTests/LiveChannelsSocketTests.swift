@@ -83,6 +83,28 @@ import TestSupport
         await server.shutdown()
     }
 
+    @Test func aStreamWhoseOpeningEndsItIsWholeAndTheConnectionServesAgain() async throws {
+        let finished = LiveChannels<String, Int>(initial: { _ in 9 }, opening: { n in
+            LiveUpdate(events: [LiveChannelsTests.event("final", n)], ends: true)
+        })
+        var router = Router()
+        router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
+        router.get("/done") { req in finished.stream(req, key: "k") }
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        let server = HTTPServer(router: router, configuration: config)
+        try server.start()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /done HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: "\r\n0\r\n\r\n")
+        #expect(client.dechunkedBody == "retry: 3000\n\nid: 9\nevent: final\ndata: {\"n\":9}\n\n")
+        client.consume(client.received.count)
+        client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        #expect(finished.channelCount == 0)
+        await server.shutdown()
+    }
+
     @Test func aClientHangingUpLeavesTheGroupWithoutWaitingForAWrite() async throws {
         let server = try makeSUT()
         var client: TCPTestClient? = try TCPTestClient(port: server.port)
