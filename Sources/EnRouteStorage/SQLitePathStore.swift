@@ -15,9 +15,8 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
         var scheduled = false
     }
 
-    private let writer: SQLiteDatabase
+    private let writer: SQLiteWriter
     private let reader: Mutex<SQLiteDatabase>
-    private let queue = DispatchQueue(label: "enroute.sqlite.paths")
     private let pending = Mutex(Pending())
 
     private static let insert = """
@@ -25,14 +24,20 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         """
 
-    /// Opens the paths of the trip database `tripStore` has brought up to date.
-    public convenience init(tripStore: SQLiteTripStore) throws { try self.init(path: tripStore.path) }
+    /// Opens the paths of the trip database `tripStore` has brought up to date, written through its
+    /// writer: trips and paths take turns on one connection instead of contending for SQLite's lock.
+    public convenience init(tripStore: SQLiteTripStore) throws { try self.init(writer: tripStore.writer, path: tripStore.path) }
 
-    /// Opens the paths in the database at `path`, whose schema must already include `trip_paths`.
-    public init(path: String) throws {
-        writer = try SQLiteDatabase(path: path)
+    /// Opens the paths in the database at `path`, whose schema must already include `trip_paths`,
+    /// with a writer of their own.
+    public convenience init(path: String) throws {
+        try self.init(writer: SQLiteWriter(path: path, label: "enroute.sqlite.paths"), path: path)
+    }
+
+    private init(writer: SQLiteWriter, path: String) throws {
+        self.writer = writer
         reader = Mutex(try SQLiteDatabase(path: path))
-        _ = try writer.query("SELECT 1 FROM trip_paths LIMIT 1") { _ in 1 }
+        _ = try reader.withLock { db in try db.query("SELECT 1 FROM trip_paths LIMIT 1") { _ in 1 } }
     }
 
     public func append(_ points: [PathPoint]) async throws {
@@ -44,7 +49,7 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
                 defer { p.scheduled = true }
                 return !p.scheduled
             }
-            if schedule { queue.async { self.drain() } }
+            if schedule { writer.async { self.drain($0) } }
         }
     }
 
@@ -62,12 +67,11 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
     }
 
     /// Writes everything gathered so far in one transaction (on the writer queue).
-    private func drain() {
+    private func drain(_ db: SQLiteDatabase) {
         let batch = pending.withLock { p -> Pending in
             defer { p = Pending() }
             return p
         }
-        let db = writer
         let result = Result {
             try db.transaction {
                 for point in batch.points {

@@ -6,9 +6,9 @@ import Synchronization
 
 /// The trip store on SQLite (WAL): one writer connection on a serial queue, one reader for lookups.
 public final class SQLiteTripStore: TripStore, @unchecked Sendable {
-    private let writer: SQLiteDatabase
+    /// Shared with the path store over the same file (`SQLitePathStore(tripStore:)`).
+    let writer: SQLiteWriter
     private let reader: Mutex<SQLiteDatabase>
-    private let queue = DispatchQueue(label: "enroute.sqlite.writer")
     public let path: String
 
     /// Schema migrations, applied in order once each.
@@ -51,7 +51,8 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// Opens or creates the database at `path` and brings its schema up to date.
     public init(path: String) throws {
         self.path = path
-        let writer = try SQLiteDatabase(path: path)
+        let shared = try SQLiteWriter(path: path, label: "enroute.sqlite.writer")
+        let writer = shared.db
         try writer.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
         let applied = Set(try writer.query("SELECT version FROM schema_migrations") { Int($0.int(0)) })
         for (index, sql) in Self.migrations.enumerated() where !applied.contains(index + 1) {
@@ -61,7 +62,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
                                [.integer(Int64(index + 1)), .real(Date().timeIntervalSince1970)])
             }
         }
-        self.writer = writer
+        self.writer = shared
         reader = Mutex(try SQLiteDatabase(path: path))
     }
 
@@ -70,8 +71,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                let db = self.writer
+            writer.async { db in
                 continuation.resume(with: Result { try db.transaction { try body(Transaction(db: db)) } })
             }
         }

@@ -67,6 +67,19 @@ struct IngestBench {
 
         let deadline = Percentiles.now() + seconds
         let t0 = Percentiles.now()
+        // Alongside the uploads, one trip written at a time, as state changes are: how long each
+        // transaction takes while paths are being stored into the same database.
+        let probeTrip = tripIds[0]
+        let probe = Task { () -> [Double] in
+            var latencies: [Double] = []
+            while !Task.isCancelled {
+                let start = Percentiles.now()
+                _ = try? await store.transaction { tx in if let trip = try tx.trip(probeTrip) { try tx.update(trip) } }
+                latencies.append(Percentiles.now() - start)
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return latencies
+        }
         let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
             for w in 0..<concurrency {
                 group.addTask {
@@ -83,10 +96,14 @@ struct IngestBench {
             return try await group.reduce(0, +)
         }
         let elapsed = Percentiles.now() - t0
+        probe.cancel()
+        let writes = Percentiles(await probe.value)
         let stored = try SQLiteDatabase(path: store.path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
         let rate = Double(accepted) / elapsed
         print(String(format: "ingest (filters, presence, fan-out, path): %10.0f fixes/s  (%d accepted in %.2f s, %d path rows stored)",
                      rate, accepted, elapsed, stored))
+        print(String(format: "a trip write meanwhile: %d writes  p50 %.2f ms  p99 %.2f ms  max %.2f ms",
+                     writes.sorted.count, writes(50) * 1e3, writes(99) * 1e3, writes(100) * 1e3))
 
         let rawBulk = try rawInserts(rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
         print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
