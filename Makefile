@@ -16,13 +16,13 @@ demo: deps
 test:
 	@scripts/install-deps.sh test
 	@if [ -x scripts/install-test-python.sh ]; then scripts/install-test-python.sh; fi
+	python3 -m openapi_spec_validator docs/openapi.yaml
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 
 bench:
-	@bench/http-engine.sh
-	@bench/tracking-get.sh
+	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done
 
 clean:
 	rm -rf .build .demo

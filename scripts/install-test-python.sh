@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Python modules the test fixtures need (the APNs stand-in: h2, cryptography), only those missing.
+# Installs the Python modules the tests need, only those missing: the APNs stand-in's h2 and
+# cryptography, and openapi-spec-validator for docs/openapi.yaml.
 # Idempotent and non-interactive. Usage: scripts/install-test-python.sh
 set -euo pipefail
 PY="${PYTHON:-python3}"
@@ -7,6 +8,7 @@ PY="${PYTHON:-python3}"
 missing=()
 "$PY" -c "import h2" >/dev/null 2>&1 || missing+=("h2")
 "$PY" -c "import cryptography" >/dev/null 2>&1 || missing+=("cryptography")
+"$PY" -c "import openapi_spec_validator" >/dev/null 2>&1 || missing+=("openapi-spec-validator")
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing Python modules: ${missing[*]}"
