@@ -9,11 +9,18 @@ import Synchronization
 /// transaction, so many providers' batches share one commit; each caller returns once its points
 /// are committed. The table comes from `SQLiteTripStore`'s migrations: open the trip store first.
 public final class SQLitePathStore: PathStore, @unchecked Sendable {
+    private struct Append {
+        let points: [PathPoint]
+        let waiter: CheckedContinuation<Void, any Error>
+    }
+
     private struct Pending {
-        var points: [PathPoint] = []
-        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var appends: [Append] = []
         var scheduled = false
     }
+
+    /// Rows per transaction at most (whole appends), so a trip's own write waits behind short commits.
+    static var rowsPerCommit: Int { 512 }
 
     private let writer: SQLiteWriter
     private let reader: Mutex<SQLiteDatabase>
@@ -44,8 +51,7 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
         guard !points.isEmpty else { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let schedule = pending.withLock { p -> Bool in
-                p.points += points
-                p.waiters.append(continuation)
+                p.appends.append(Append(points: points, waiter: continuation))
                 defer { p.scheduled = true }
                 return !p.scheduled
             }
@@ -66,21 +72,30 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
         }
     }
 
-    /// Writes everything gathered so far in one transaction (on the writer queue).
+    /// Writes what has gathered, up to `rowsPerCommit` rows of whole appends, in one transaction (on the
+    /// writer queue), and queues itself again behind other writers while appends remain.
     private func drain(_ db: SQLiteDatabase) {
-        let batch = pending.withLock { p -> Pending in
-            defer { p = Pending() }
-            return p
+        let (batch, more) = pending.withLock { p -> ([Append], Bool) in
+            var rows = 0, count = 0
+            while count < p.appends.count, rows < Self.rowsPerCommit {
+                rows += p.appends[count].points.count
+                count += 1
+            }
+            let batch = Array(p.appends.prefix(count))
+            p.appends.removeFirst(count)
+            p.scheduled = !p.appends.isEmpty
+            return (batch, p.scheduled)
         }
         let result = Result {
             try db.transaction {
-                for point in batch.points {
+                for point in batch.lazy.flatMap(\.points) {
                     try db.run(Self.insert, [.text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId),
                                              .real(point.lat), .real(point.lng), .real(point.heading), .real(point.speed),
                                              .real(point.accuracy), .real(point.receivedAt.timeIntervalSince1970)])
                 }
             }
         }
-        for waiter in batch.waiters { waiter.resume(with: result) }
+        for append in batch { append.waiter.resume(with: result) }
+        if more { writer.async { self.drain($0) } }
     }
 }

@@ -179,4 +179,28 @@ import TestSupport
         let reopened = try SQLitePathStore(path: trips.path)
         #expect(try await reopened.path(tripId: "T1").count == 50)
     }
+
+    @Test func manyAppendsAtOnceAreCommittedInShortTurnsWithTheTripStoresOwnWrites() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let trips = try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path)
+        let paths = try SQLitePathStore(tripStore: trips)
+        let start = Date(timeIntervalSince1970: 1_792_520_000)
+        // 40 appends of 100 rows: more than a turn's worth, so the writer goes round several times,
+        // and trip transactions queued meanwhile run between the turns.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for batch in 0..<40 {
+                group.addTask {
+                    try await paths.append((0..<100).map { i in
+                        PathPoint(tripId: "T\(batch % 4)", providerId: "p1", lat: 60, lng: 24.9, heading: 0, speed: 7, accuracy: 5,
+                                  recordedAt: start.addingTimeInterval(Double(batch * 100 + i)), receivedAt: start)
+                    })
+                }
+                if batch % 10 == 0 { group.addTask { _ = try await trips.transaction { tx in try tx.trip("none") } } }
+            }
+            try await group.waitForAll()
+        }
+        for trip in 0..<4 { #expect(try await paths.path(tripId: "T\(trip)").count == 1_000) }
+    }
 }
