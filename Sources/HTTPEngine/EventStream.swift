@@ -60,7 +60,12 @@ public struct EventStreamWriter: Sendable {
 
     /// Sends one event; throws `EventStreamClosed` once the client is gone or too slow.
     public func send(event: String? = nil, id: String, data: String) throws {
-        guard sink.write(Self.encode(event: event, id: id, data: data)) else { throw EventStreamClosed() }
+        try write(Self.encode(event: event, id: id, data: Array(data.utf8)))
+    }
+
+    /// Writes bytes already in `text/event-stream` form.
+    func write(_ bytes: [UInt8]) throws {
+        guard sink.write(bytes) else { throw EventStreamClosed() }
     }
 
     /// Sends a comment line (ignored by clients; keeps proxies from timing out).
@@ -69,10 +74,6 @@ public struct EventStreamWriter: Sendable {
     }
 
     /// The wire form of one event: `id`, optional `event`, one `data:` line per line of `data`.
-    static func encode(event: String?, id: String, data: String) -> [UInt8] {
-        encode(event: event, id: id, data: Array(data.utf8))
-    }
-
     static func encode(event: String?, id: String, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(data.count + id.utf8.count + (event?.utf8.count ?? 0) + 24)

@@ -54,6 +54,24 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: 101, body: .webSocket(WebSocketSession(session)))
     }
 
+    /// A live answer from one producer of events: SSE, or WebSocket text frames `{"type","id","data"}`
+    /// (framed as channel members get them) when `request` asks to upgrade. Ends when the producer
+    /// returns or the client leaves; what a WebSocket client sends, other than control frames, is ignored.
+    public static func live(_ request: HTTPRequest,
+                            _ produce: @escaping @Sendable (_ emit: @Sendable (LiveEvent) throws -> Void) async throws -> Void) -> HTTPResponse {
+        guard request.isWebSocketUpgrade else {
+            return .eventStream { writer in try await produce { try writer.write(LiveFrames.sse([$0])) } }
+        }
+        return .webSocket { ws in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await produce { try ws.write(frames: LiveFrames.webSocket([$0])) } }
+                group.addTask { for await _ in ws.messages {} }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
     /// The body bytes of a `.bytes` answer; empty for streams.
     public var bodyBytes: [UInt8] {
         if case .bytes(let bytes) = body { return bytes }

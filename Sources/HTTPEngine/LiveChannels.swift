@@ -92,6 +92,9 @@ public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Send
     }
 }
 
+/// Threads a large group's writes are split over.
+private let liveWriters = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+
 /// One group's state and members; every delivery happens under its lock, so members see updates in order.
 final class LiveChannel<State: Sendable>: Sendable {
     /// How a join went: in the group, not in it (ended by its opening, or already gone), or the group had ended.
@@ -159,7 +162,7 @@ final class LiveChannel<State: Sendable>: Sendable {
     /// Writes `frames` to every member, on as many threads as there are cores when the group is large;
     /// returns the members that are gone.
     private static func deliver(_ frames: LiveFrames, to members: [any LiveMember]) -> [ObjectIdentifier] {
-        let parts = members.count >= parallelThreshold ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        let parts = members.count >= parallelThreshold ? liveWriters : 1
         let gone = Mutex<[ObjectIdentifier]>([])
         let write = { @Sendable (part: Int) in
             var failed: [ObjectIdentifier] = []
@@ -225,10 +228,19 @@ struct LiveFrames: Sendable {
     let webSocket: [UInt8]
 
     init(_ events: [LiveEvent]) {
-        var sse: [UInt8] = []
-        var ws: [UInt8] = []
-        for event in events {
-            sse += EventStreamWriter.encode(event: event.name, id: event.id, data: event.data)
+        sse = Self.sse(events)
+        sseChunk = Self.chunk(sse)
+        webSocket = Self.webSocket(events)
+    }
+
+    /// The events as `text/event-stream` bytes.
+    static func sse(_ events: [LiveEvent]) -> [UInt8] {
+        events.reduce(into: []) { $0 += EventStreamWriter.encode(event: $1.name, id: $1.id, data: $1.data) }
+    }
+
+    /// One WebSocket text frame per event, carrying `{"type","id","data"}`.
+    static func webSocket(_ events: [LiveEvent]) -> [UInt8] {
+        events.reduce(into: []) { frames, event in
             var json = Array(#"{"type":""#.utf8)
             json += Array(event.name.utf8)
             json += Array(#"","id":""#.utf8)
@@ -236,11 +248,8 @@ struct LiveFrames: Sendable {
             json += Array(#"","data":"#.utf8)
             json += event.data
             json.append(UInt8(ascii: "}"))
-            ws += WebSocketCodec.frame(opcode: 0x1, payload: json)
+            frames += WebSocketCodec.frame(opcode: 0x1, payload: json)
         }
-        self.sse = sse
-        self.sseChunk = Self.chunk(sse)
-        self.webSocket = ws
     }
 
     /// `bytes` as one chunk of a chunked HTTP/1.1 body.

@@ -16,6 +16,11 @@ public final class WebSocket: Sendable {
         guard transport.write(WebSocketCodec.frame(opcode: 0x1, payload: Array(text.utf8))) else { throw EventStreamClosed() }
     }
 
+    /// Writes frames already encoded.
+    func write(frames: [UInt8]) throws {
+        guard transport.write(frames) else { throw EventStreamClosed() }
+    }
+
     /// Sends a binary message.
     public func send(binary: [UInt8]) throws {
         guard transport.write(WebSocketCodec.frame(opcode: 0x2, payload: binary)) else { throw EventStreamClosed() }

@@ -195,28 +195,6 @@ public struct EnRouteAPI: Sendable {
     /// Streams following trip `id` now (its SSE and WebSocket watchers).
     public func watcherCount(_ id: String) -> Int { liveStreams.watcherCount(id) }
 
-    /// One event source served as SSE, or as WebSocket JSON frames `{"type","id","data"}` when the
-    /// request asks to upgrade; the session ends when the source does or the client leaves.
-    static func live(_ req: HTTPRequest, _ run: @escaping @Sendable (@Sendable (String, String, [UInt8]) throws -> Void) async throws -> Void) -> HTTPResponse {
-        guard req.isWebSocketUpgrade else {
-            return .eventStream { writer in
-                try await run { name, eventID, data in try writer.send(event: name, id: eventID, data: String(decoding: data, as: UTF8.self)) }
-            }
-        }
-        return .webSocket { ws in
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try? await run { name, eventID, data in
-                        try ws.send(text: "{\"type\":\"\(name)\",\"id\":\"\(eventID)\",\"data\":" + String(decoding: data, as: UTF8.self) + "}")
-                    }
-                }
-                group.addTask { for await _ in ws.messages {} }
-                await group.next()
-                group.cancelAll()
-            }
-        }
-    }
-
     // MARK: - Providers (seed 004)
 
     private func addProviderRoutes(_ r: inout Router) {
@@ -307,12 +285,11 @@ public struct EnRouteAPI: Sendable {
     /// trip changes until the client leaves. SSE, or WebSocket on the same path.
     private func providerStream(_ req: HTTPRequest, provider: String) -> HTTPResponse {
         let providers = self.providers
-        @Sendable func run(_ emit: @Sendable (String, String, [UInt8]) throws -> Void) async throws {
+        return .live(req) { emit in
             let updates = providers.events.subscribe(provider)
-            for event in providers.resync(provider: provider) { try emit(event.name, event.id, event.data) }
-            for await event in updates { try emit(event.name, event.id, event.data) }
+            for event in providers.resync(provider: provider) { try emit(LiveEvent(name: event.name, id: event.id, data: event.data)) }
+            for await event in updates { try emit(LiveEvent(name: event.name, id: event.id, data: event.data)) }
         }
-        return Self.live(req, run)
     }
 
     /// A required coordinate query parameter; 422 naming it when missing or out of range.

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// Fans every change of a trip out to whoever watches it, at once and in order.
+/// Fans every change of a trip out at once and in order: to listeners on the committing thread (the
+/// API's live streams), and to subscribers as an AsyncStream.
 ///
-/// Each watcher has its own bounded buffer that keeps the newest records: a watcher that falls
-/// behind skips intermediate records (the latest one carries the whole state) rather than growing.
+/// Each subscriber has its own bounded buffer that keeps the newest records: one that falls behind
+/// skips intermediate records (the latest one carries the whole state) rather than growing.
 public final class TripEventHub: Sendable {
     private struct Watcher {
         let continuation: AsyncStream<TripRecord>.Continuation
@@ -42,7 +43,4 @@ public final class TripEventHub: Sendable {
         let targets = watchers.withLock { $0[id].map { Array($0.values) } ?? [] }
         for watcher in targets { for trip in steps { watcher.continuation.yield(trip) } }
     }
-
-    /// How many streams watch trip `id` now.
-    public func watcherCount(_ id: String) -> Int { watchers.withLock { $0[id]?.count ?? 0 } }
 }

@@ -235,14 +235,9 @@ public final class TripService: Sendable {
 
     // MARK: - Live location
 
-    /// Puts a provider's newest fix on their active trip and tells its watchers; older fixes are ignored.
-    @discardableResult
-    public func recordFix(_ fix: LocationFix, provider: String) -> TripRecord? {
-        recordFixes([fix], provider: provider)
-    }
-
-    /// Puts a provider's fixes (oldest first) on their active trip, one after another, and tells its
-    /// watchers once with every step, so a batch costs each watcher one write. Returns the trip as left.
+    /// Puts a provider's fixes (oldest first) on their active trip, one after another, skipping any no
+    /// newer than the trip's, and tells its watchers once with every step, so a batch costs each
+    /// watcher one write. Returns the trip as left, or nil when nothing changed.
     @discardableResult
     public func recordFixes(_ fixes: [LocationFix], provider: String) -> TripRecord? {
         let at = now()
