@@ -152,11 +152,16 @@ import TestSupport
         #expect(try await sut.upload("p1", batch: "b2", [bad]).status == 422)
     }
 
-    @Test func theSQLitePathStoreKeepsEachTripsPathOnceAndInOrder() async throws {
+    /// A trip store in a fresh temporary folder, which the caller removes.
+    static func tripDatabase() throws -> (SQLiteTripStore, URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return (try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path), dir)
+    }
+
+    @Test func theSQLitePathStoreKeepsEachTripsPathOnceAndInOrder() async throws {
+        let (trips, dir) = try Self.tripDatabase()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let trips = try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path)
         let store = try SQLitePathStore(tripStore: trips)
         let start = Date(timeIntervalSince1970: 1_792_520_000)
         func point(_ trip: String, _ i: Int) -> PathPoint {
@@ -180,11 +185,9 @@ import TestSupport
         #expect(try await reopened.path(tripId: "T1").count == 50)
     }
 
-    @Test func manyAppendsAtOnceAreCommittedInShortTurnsWithTheTripStoresOwnWrites() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    @Test func manyAppendsAtOnceAreAllCommittedAcrossSeveralTurnsOfTheSharedWriter() async throws {
+        let (trips, dir) = try Self.tripDatabase()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let trips = try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path)
         let paths = try SQLitePathStore(tripStore: trips)
         let start = Date(timeIntervalSince1970: 1_792_520_000)
         // 40 appends of 100 rows: more than a turn's worth, so the writer goes round several times,

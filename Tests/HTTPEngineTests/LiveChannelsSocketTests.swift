@@ -8,10 +8,13 @@ import TestSupport
 @Suite(.serialized) struct LiveChannelsSocketTests {
     let channels = LiveChannelsTests.counters()
 
-    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
+    /// A server with `/json` and `/live/{key}` following `channels` (the suite's counters by default).
+    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+                 channels: LiveChannels<String, Int>? = nil) throws -> HTTPServer {
+        let channels = channels ?? self.channels
         var router = Router()
         router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
-        router.get("/live/{key}") { [channels] req in channels.stream(req, key: try req.parameter("key")) }
+        router.get("/live/{key}") { req in channels.stream(req, key: try req.parameter("key")) }
         var config = HTTPServerConfiguration()
         config.port = 0
         config.threads = 2
@@ -87,15 +90,9 @@ import TestSupport
         let finished = LiveChannels<String, Int>(initial: { _ in 9 }, opening: { n in
             LiveUpdate(events: [LiveChannelsTests.event("final", n)], ends: true)
         })
-        var router = Router()
-        router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
-        router.get("/done") { req in finished.stream(req, key: "k") }
-        var config = HTTPServerConfiguration()
-        config.port = 0
-        let server = HTTPServer(router: router, configuration: config)
-        try server.start()
+        let server = try makeSUT(channels: finished)
         let client = try TCPTestClient(port: server.port)
-        client.write("GET /done HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.write("GET /live/k HTTP/1.1\r\nHost: x\r\n\r\n")
         try await client.read(untilContains: "\r\n0\r\n\r\n")
         #expect(client.dechunkedBody == "retry: 3000\n\nid: 9\nevent: final\ndata: {\"n\":9}\n\n")
         client.consume(client.received.count)
