@@ -61,7 +61,8 @@ kill "$(cat "$WORK/nginx.pid")"; rm -f "$WORK/nginx.pid"
 PIDS+=($!); wait_port "$PORT"
 CUSTOMER=$("$BIN/enroute" token --db "$WORK/fanout.sqlite" --account c-fanout --role customer)
 PROVIDER=$("$BIN/enroute" token --db "$WORK/fanout.sqlite" --account p-fanout --role provider)
-client --target enroute --port "$PORT" --customer-token "$CUSTOMER" --provider-token "$PROVIDER"
+OPS=$("$BIN/enroute" token --db "$WORK/fanout.sqlite" --account ops-fanout --role ops)
+client --target enroute --port "$PORT" --customer-token "$CUSTOMER" --provider-token "$PROVIDER" --provider-account p-fanout --ops-token "$OPS"
 
 python3 - "$WORK/results" <<'PY'
 import sys

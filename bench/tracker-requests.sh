@@ -17,7 +17,7 @@ PORT=""
 for _ in $(seq 1 200); do PORT=$(grep -o '127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | cut -d: -f2 || true); [ -n "$PORT" ] && break; sleep 0.05; done
 API="http://127.0.0.1:$PORT"
 token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
-CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant)
+CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant); OPS=$(token ops-1 ops)
 post() { curl -sf -X POST "$API$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' ${3:+-d "$3"} "${@:4}" >/dev/null; }
 ORDER=$(curl -sf -X POST "$API/v1/orders" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' -H "Idempotency-Key: bench-$$-1" \
   -d '{"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["orderId"])')
@@ -32,7 +32,7 @@ post "/v1/merchant/orders/$ORDER/accept" "$MERCHANT" '{"preparationMinutes":20}'
 TRACKER=$!
 echo "tracker requests per order-minute, measured over ${WINDOW}s windows"
 measure picking 4
-post "/v1/provider/trips/$ORDER/accept" "$COURIER"
+post "/v1/ops/trips/$ORDER/assign" "$OPS" "{\"providerId\":\"rider-1\"}"
 post "/v1/merchant/orders/$ORDER/ready" "$MERCHANT"
 post "/v1/provider/trips/$ORDER/steps" "$COURIER" "{\"changeId\":\"s1\",\"step\":\"onTheWay\",\"deviceTime\":\"$(date -u +%FT%TZ)\"}"
 measure "on the way" 12

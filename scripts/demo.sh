@@ -25,14 +25,33 @@ call() { local method=$1 path=$2 tok=$3; shift 3; curl -s -X "$method" "$API$pat
 field() { python3 -c "import sys, json; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
 now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
+# The first event on the provider's live stream that names an offer: its offerId.
+first_offer() {
+  python3 - "$API/v1/provider/events" "$1" <<'PY'
+import sys, json, urllib.request
+req = urllib.request.Request(sys.argv[1], headers={"Authorization": "Bearer " + sys.argv[2], "Accept": "text/event-stream"})
+with urllib.request.urlopen(req, timeout=20) as stream:
+    event = None
+    for raw in stream:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("event:"): event = line[6:].strip()
+        elif line.startswith("data:") and event == "offer":
+            print(json.loads(line[5:])["offerId"]); break
+PY
+}
+
+say "0. A courier goes online beside Kamppi Kitchen"
+call POST /v1/provider/availability "$COURIER" -d '{"online":true,"position":{"lat":60.1690,"lng":24.9318}}' >/dev/null
 say "1. Ana orders two coffees from Kamppi Kitchen (Idempotency-Key required)"
 ORDER=$(call POST /v1/orders "$CUSTOMER" -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" \
   -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1841,"lng":24.9497}}')
 echo "$ORDER"
 ID=$(echo "$ORDER" | field orderId)
-say "2. The merchant accepts with a 10-minute preparation time; a courier accepts; the goods are ready"
+say "2. The merchant accepts with a 10-minute preparation time; dispatch offers the order to the courier, who accepts; the goods are ready"
 call POST "/v1/merchant/orders/$ID/accept" "$MERCHANT" -d '{"preparationMinutes":10}' >/dev/null
-call POST "/v1/provider/trips/$ID/accept" "$COURIER" >/dev/null
+OFFER=$(first_offer "$COURIER")
+echo "offer $OFFER"
+call POST "/v1/provider/offers/$OFFER/accept" "$COURIER" >/dev/null
 call POST "/v1/merchant/orders/$ID/ready" "$MERCHANT" >/dev/null
 call GET "/v1/orders/$ID/tracking" "$CUSTOMER"
 say "3. The courier collects the goods and reports a position"

@@ -69,3 +69,11 @@ public struct ProblemReport: Codable, Sendable, Equatable {
     public let message: String?
     public init(message: String?) { self.message = message }
 }
+
+/// `POST /v1/ops/trips/{id}/assign` body: ops hands a waiting trip to a provider, outside dispatch.
+public struct AssignRequest: Codable, Sendable, Equatable {
+    public let providerId: String
+    /// Why ops stepped in; kept in the server's log with the assignment.
+    public let reason: String?
+    public init(providerId: String, reason: String? = nil) { self.providerId = providerId; self.reason = reason }
+}

@@ -46,6 +46,10 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
             received_at REAL NOT NULL,
             PRIMARY KEY (trip_id, recorded_at)) WITHOUT ROWID;
         """,
+        // The one-active-ride rule reads a customer's unfinished trips inside the creating transaction.
+        """
+        CREATE INDEX trips_customer_active ON trips(customer_id, kind, created_at) WHERE active = 1;
+        """,
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date.
@@ -111,6 +115,14 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
     }
 
+    public func releaseUnansweredIdempotency() async throws -> Int {
+        try await transaction { tx in
+            let db = (tx as! Transaction).db
+            try db.run("DELETE FROM idempotency_keys WHERE status IS NULL", [])
+            return db.changes
+        }
+    }
+
     public func purgeIdempotency(before cutoff: Date) async throws {
         try await transaction { tx in
             try (tx as! Transaction).db.run("DELETE FROM idempotency_keys WHERE created_at < ?1", [.real(cutoff.timeIntervalSince1970)])
@@ -154,6 +166,13 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
 
         func trip(_ id: String) throws -> TripRecord? {
             try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try SQLiteTripStore.decode($0.blob(0)) }.first
+        }
+
+        func activeTrip(customer: String, kind: TripKind) throws -> TripRecord? {
+            try db.query("""
+                SELECT record FROM trips WHERE customer_id = ?1 AND kind = ?2 AND active = 1
+                ORDER BY created_at DESC, id DESC LIMIT 1
+                """, [.text(customer), .text(kind.rawValue)]) { try SQLiteTripStore.decode($0.blob(0)) }.first
         }
 
         func insert(_ trip: TripRecord) throws {

@@ -78,6 +78,9 @@ public final class SQLiteDatabase {
         while try statement.step() {}
     }
 
+    /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// Rows of `sql` with `values` bound, each read by `row`.
     public func query<T>(_ sql: String, _ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> T) throws -> [T] {
         let statement = try self.statement(sql)

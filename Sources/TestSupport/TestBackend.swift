@@ -47,6 +47,11 @@ public struct TestBackend: Sendable {
         return (response.status, response.headers, response.bodyBytes)
     }
 
+    /// Ops hands `tripId` to `provider` (`POST /v1/ops/trips/{id}/assign`), as a test's stand-in for an accepted offer.
+    public func assign(_ tripId: String, to provider: String) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        await call("POST", "/v1/ops/trips/\(tripId)/assign", token: token("ops", .ops), json: #"{"providerId":"\#(provider)"}"#)
+    }
+
     static func split(_ path: String) -> (String, [String: String]) {
         guard let q = path.firstIndex(of: "?") else { return (path, [:]) }
         var query: [String: String] = [:]

@@ -71,7 +71,8 @@ enum ServeCommand {
         let notifications = try SQLiteNotificationRepository(path: database)
         let directory = StaticDirectory.helsinkiDemo
         let service = TripService(store: store, directory: directory, observers: [OrderPushPlanner(directory: directory)], now: now)
-        try service.warm()
+        let released = try await service.warm()
+        if released > 0 { log("released \(released) idempotency key(s) left in flight by the previous run") }
         let metrics = MetricsRegistry()
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
         // whether the offer is still open when it sends.
@@ -89,7 +90,7 @@ enum ServeCommand {
         let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
                              openAPI: OpenAPIDocument.text(), providers: providers, ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
-                             })
+                             }, onOverride: { log("override: \($0)") })
         var router = api.router()
         NotificationsAPI(auth: api.auth, devices: notifications, ledger: notifications, metrics: metrics, now: now).register(into: &router)
         let server = HTTPServer(router: router, configuration: config, metrics: metrics)

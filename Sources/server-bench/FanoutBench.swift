@@ -19,6 +19,8 @@ struct FanoutBench {
     let target: String
     let customerToken: String
     let providerToken: String
+    let opsToken: String
+    let providerAccount: String
     let watchers: Int
     let fixes: Int
     let seconds: Double
@@ -28,6 +30,8 @@ struct FanoutBench {
         target = args.string("target", "enroute")
         customerToken = args.string("customer-token")
         providerToken = args.string("provider-token")
+        opsToken = args.string("ops-token")
+        providerAccount = args.string("provider-account", "bench-provider")
         watchers = args.int("watchers", 10_000)
         fixes = args.int("fixes", 100)
         seconds = args.double("seconds", 120)
@@ -48,8 +52,10 @@ struct FanoutBench {
             let created = try control.request("POST", "/v1/trips", token: customerToken, headers: ["Idempotency-Key": "fanout-\(getpid())-\(Int(Date().timeIntervalSince1970))"],
                                               body: #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#)
             guard created.status == 201, let tripId = Self.field("id", in: created.body) else { throw Failure(description: "create ride: \(created.status) \(created.body)") }
-            let accepted = try control.request("POST", "/v1/provider/trips/\(tripId)/accept", token: providerToken)
-            guard accepted.status == 200 else { throw Failure(description: "accept: \(accepted.status) \(accepted.body)") }
+            // Ops hands the ride to the bench's provider (no dispatch round in the measurement).
+            let assigned = try control.request("POST", "/v1/ops/trips/\(tripId)/assign", token: opsToken,
+                                               body: #"{"providerId":"\#(providerAccount)"}"#)
+            guard assigned.status == 200 else { throw Failure(description: "assign: \(assigned.status) \(assigned.body)") }
             let origin = Date()
             let token = providerToken
             return Plan(watch: Array("GET /v1/trips/\(tripId)/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(customerToken)\r\n\r\n".utf8),

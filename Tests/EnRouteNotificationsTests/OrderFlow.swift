@@ -38,7 +38,7 @@ struct OrderFlow {
     func accept() async throws { try await call("POST", "/v1/merchant/orders/\(orderId)/accept", "m1", .merchant, #"{"preparationMinutes":10}"#) }
     /// The rider takes the order and the merchant marks it ready.
     func riderAndReady() async throws {
-        try await call("POST", "/v1/provider/trips/\(orderId)/accept", "r1", .provider, nil)
+        try await call("POST", "/v1/ops/trips/\(orderId)/assign", "ops", .ops, #"{"providerId":"r1"}"#)
         try await call("POST", "/v1/merchant/orders/\(orderId)/ready", "m1", .merchant, nil)
     }
     /// A rider step: onTheWay, arriving, delivered.

@@ -32,7 +32,7 @@ import TestSupport
         let sut = try makeSUT()
         // p0 is nearest but busy on another trip, p9 is near but offline.
         let other = try await sut.requestRide("c0")
-        #expect(await sut.call("POST", "/v1/provider/trips/\(other.id)/accept", as: "p0", .provider).status == 200)
+        #expect(await sut.assign(other.id, to: "p0").status == 200)
         await sut.online("p0", at: ProviderBackend.north(50))
         await sut.online("p9", at: ProviderBackend.north(80))
         await sut.offline("p9")
@@ -164,10 +164,11 @@ import TestSupport
         #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p2", .provider).status == 404)
         #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/decline", as: "p2", .provider).status == 404)
         #expect(await sut.call("POST", "/v1/provider/offers/nope/accept", as: "p1", .provider).status == 404)
-        // A direct accept by someone else while the offer is out is refused with the real trip.
+        // A direct accept by someone else while the offer is out finds nothing of theirs, and leaks nothing.
         let direct = await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p2", .provider)
-        #expect(direct.status == 409)
-        #expect(try decodeConflict(direct.body).trip.status == "searching")
+        #expect(direct.status == 404)
+        #expect(json(direct.body)["trip"] == nil)
+        #expect(try sut.trip(trip.id)?.status == .ride(.searching))
         // The holder's direct accept takes the offer.
         #expect(await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p1", .provider).status == 200)
         #expect(try sut.trip(trip.id)?.providerId == "p1")
@@ -208,22 +209,54 @@ import TestSupport
         #expect((1..<100).allSatisfy { sut.service.activeTrips(provider: "p\($0)").isEmpty })
     }
 
-    @Test func oneHundredConcurrentDirectAcceptsWithoutOffersAssignOneProvider() async throws {
+    /// Issue 18, defect 4: a provider who was never offered a trip cannot take it by id, online or not.
+    @Test func oneHundredConcurrentDirectAcceptsWithoutOffersTakeNothing() async throws {
         let sut = try ProviderBackend(startDispatch: false)
         let trip = try await sut.requestRide()
-        let statuses = await withTaskGroup(of: (String, Int).self) { group in
+        let statuses = await withTaskGroup(of: Int.self) { group in
             for i in 0..<100 {
-                group.addTask { ("p\(i)", await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p\(i)", .provider).status) }
+                group.addTask { await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p\(i)", .provider).status }
             }
-            var out: [(String, Int)] = []
-            for await result in group { out.append(result) }
+            var out: [Int] = []
+            for await status in group { out.append(status) }
             return out
         }
-        let winners = statuses.filter { $0.1 == 200 }.map(\.0)
-        #expect(winners.count == 1)
-        #expect(try sut.trip(trip.id)?.providerId == winners.first)
-        // The losers no longer see an unassigned trip: 404, or 409 if they read it just before.
-        #expect(statuses.filter { $0.1 != 200 }.allSatisfy { [404, 409].contains($0.1) })
+        #expect(statuses.allSatisfy { $0 == 404 })
+        let unchanged = try #require(try sut.trip(trip.id))
+        #expect(unchanged.providerId == nil && unchanged.status == .ride(.searching))
+        #expect(try sut.backend.store.changes(tripId: trip.id).count == 1)
+    }
+
+    @Test func aProviderOnlineNearbyButNotOfferedCannotSnipeATripAroundDispatch() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("sniper", at: ProviderBackend.north(5_000))
+        var p1 = ProviderInbox(sut.providers, "p1")
+        let trip = try await sut.requestRide()
+        _ = try await p1.offer()
+        #expect(await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "sniper", .provider).status == 404)
+        #expect(try sut.trip(trip.id)?.providerId == nil)
+    }
+
+    @Test func opsCanAssignAWaitingTripAndTheOverrideIsLoggedAsOps() async throws {
+        let sut = try makeSUT()
+        await sut.online("p1", at: ProviderBackend.north(100))
+        var p1 = ProviderInbox(sut.providers, "p1")
+        let trip = try await sut.requestRide()
+        let offer = try await p1.offer()
+        // Only ops may override.
+        #expect(await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "p2", .provider, json: #"{"providerId":"p2"}"#).status == 403)
+        #expect(await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "ops1", .ops, json: #"{"providerId":" "}"#).status == 422)
+        let assigned = await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "ops1", .ops,
+                                      json: #"{"providerId":"p2","reason":"customer asked for this driver"}"#)
+        #expect(assigned.status == 200)
+        #expect(try decodeTrip(assigned.body).providerId == "p2")
+        let log = try sut.backend.store.changes(tripId: trip.id)
+        #expect(log.last?.status == "driverAssigned" && log.last?.actorRole == .ops && log.last?.actorId == "ops1")
+        // The offer that was out is over: its holder's accept is refused with the real trip.
+        let late = await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider)
+        #expect(late.status == 409)
+        #expect(try decodeConflict(late.body).trip.providerId == "p2")
     }
 
     @Test func aDriverGivingUpSendsTheRideBackToDispatchWithoutThem() async throws {

@@ -78,6 +78,7 @@ import EnRouteStorage
         let auth = Authenticator(secret: Self.secret, now: { Date() })
         let http = CurlHTTPClient(defaultTimeout: .seconds(5))
         let merchant = try auth.token(account: "m1", role: .merchant)
+        let ops = try auth.token(account: "ops1", role: .ops)
 
         let server = try Server(database: database)
         let ledger = Ledger()
@@ -93,7 +94,7 @@ import EnRouteStorage
                     let order = try created.decode(TrackingDTO.self).orderId
                     ledger.creates.withLock { $0.append(Ack(key: key, customer: customer, orderId: order)) }
                     _ = try await Self.call(http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/accept", json: #"{"preparationMinutes":5}"#)
-                    _ = try await Self.call(http, port: port, token: providerToken, "POST", "/v1/provider/trips/\(order)/accept")
+                    _ = try await Self.call(http, port: port, token: ops, "POST", "/v1/ops/trips/\(order)/assign", json: #"{"providerId":"\#(provider)"}"#)
                     _ = try await Self.call(http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/ready")
                     let change = "step-\(w)-\(i)"
                     let step = try await Self.call(http, port: port, token: providerToken, "POST", "/v1/provider/trips/\(order)/steps",

@@ -22,6 +22,7 @@ import TestSupport
         func activeTrips() throws -> [TripRecord] { try base.activeTrips() }
         func changes(tripId: String) throws -> [ChangeLogEntry] { try base.changes(tripId: tripId) }
         func purgeIdempotency(before cutoff: Date) async throws { try await base.purgeIdempotency(before: cutoff) }
+        func releaseUnansweredIdempotency() async throws -> Int { try await base.releaseUnansweredIdempotency() }
         func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] { try await base.dueOutbox(topic: topic, now: now, limit: limit) }
         func completeOutbox(id: String) async throws { try await base.completeOutbox(id: id) }
         func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {

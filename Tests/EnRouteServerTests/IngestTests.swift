@@ -13,7 +13,7 @@ import TestSupport
     /// A ride assigned to `provider` by a direct accept.
     func assignedRide(_ sut: ProviderBackend, provider: String = "p1") async throws -> Trip {
         let trip = try await sut.requestRide()
-        #expect(await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: provider, .provider).status == 200)
+        #expect(await sut.assign(trip.id, to: provider).status == 200)
         return trip
     }
 

@@ -55,7 +55,7 @@ import TestSupport
         // The stream always opens with the current trip; wait for the watcher to be attached before moving.
         while live.backend.api.watcherCount(trip.id) == 0 { await Task.yield() }
 
-        #expect(try await live.send("p1", .provider, "POST", "/v1/provider/trips/\(trip.id)/accept").status == 200)
+        #expect(try await live.send("ops", .ops, "POST", "/v1/ops/trips/\(trip.id)/assign", json: #"{"providerId":"p1"}"#).status == 200)
         let fix = #"{"batchId":"b1","fixes":[{"lat":60.171,"lng":24.939,"heading":45,"speed":7,"accuracy":5,"recordedAt":"\#(ISO8601.format(live.backend.clock.date))"}]}"#
         #expect(try await live.send("p1", .provider, "POST", "/v1/provider/locations", json: fix).status == 200)
         for step in ["driverArrived", "onTrip", "completed"] {
@@ -84,7 +84,7 @@ import TestSupport
         while live.backend.api.watcherCount(order.orderId) == 0 { await Task.yield() }
 
         #expect(try await live.send("m1", .merchant, "POST", "/v1/merchant/orders/\(order.orderId)/accept", json: #"{"preparationMinutes":10}"#).status == 200)
-        #expect(try await live.send("p1", .provider, "POST", "/v1/provider/trips/\(order.orderId)/accept").status == 200)
+        #expect(try await live.send("ops", .ops, "POST", "/v1/ops/trips/\(order.orderId)/assign", json: #"{"providerId":"p1"}"#).status == 200)
         #expect(try await live.send("m1", .merchant, "POST", "/v1/merchant/orders/\(order.orderId)/ready").status == 200)
         for step in ["onTheWay", "arriving", "delivered"] {
             let body = #"{"changeId":"\#(UUID().uuidString)","step":"\#(step)","deviceTime":"2026-10-20T18:40:00Z"}"#

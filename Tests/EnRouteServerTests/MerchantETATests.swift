@@ -21,7 +21,7 @@ import TestSupport
 
         // Ten minutes later a courier close to the merchant sends a fix: the estimate still waits for the goods.
         await backend.clock.advance(by: .seconds(600))
-        #expect(await backend.call("POST", "/v1/provider/trips/\(order.orderId)/accept", token: backend.token("r1", .provider)).status == 200)
+        #expect(await backend.assign(order.orderId, to: "r1").status == 200)
         let fix = #"{"batchId":"b1","fixes":[{"lat":60.1690,"lng":24.9318,"heading":0,"speed":3,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
         #expect(await backend.call("POST", "/v1/provider/locations", token: backend.token("r1", .provider), json: fix).status == 200)
         let moving = try #require(try backend.service.cached(order.orderId))

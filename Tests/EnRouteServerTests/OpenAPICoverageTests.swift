@@ -53,6 +53,7 @@ import TestSupport
         Operation(method: "GET", path: "/v1/merchant/orders"),
         // Ops
         Operation(method: "GET", path: "/v1/ops/trips"),
+        Operation(method: "POST", path: "/v1/ops/trips/{id}/assign"),
         Operation(method: "POST", path: "/v1/ops/trips/{id}/problem"),
         // Notifications (seed 001), registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),

@@ -20,8 +20,9 @@ struct ProviderBackend {
     /// Pickups and positions in central Helsinki.
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
-    init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true) throws {
-        backend = TestBackend()
+    init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
+         store: any TripStore = InMemoryTripStore()) throws {
+        backend = TestBackend(store: store)
         paths = InMemoryPathStore()
         metrics = MetricsRegistry()
         providers = ProviderOperations(service: backend.service, metrics: metrics, clock: backend.clock, paths: paths, policy: policy,
@@ -31,6 +32,11 @@ struct ProviderBackend {
     }
 
     func token(_ account: String, _ role: Party) -> String { backend.token(account, role) }
+
+    /// Ops hands `tripId` to `provider`, outside dispatch.
+    func assign(_ tripId: String, to provider: String) async -> (status: Int, body: [UInt8]) {
+        await call("POST", "/v1/ops/trips/\(tripId)/assign", as: "ops", .ops, json: #"{"providerId":"\#(provider)"}"#)
+    }
 
     /// Sends a request through this backend's router.
     func call(_ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,

@@ -36,7 +36,7 @@ import TestSupport
     @Test func aReconnectingProviderSeesItsActiveTrips() async throws {
         let sut = try ProviderBackend(startDispatch: false)
         let trip = try await sut.requestRide()
-        #expect(await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p1", .provider).status == 200)
+        #expect(await sut.assign(trip.id, to: "p1").status == 200)
         var events = await sut.stream("p1", .provider, "/v1/provider/events").makeAsyncIterator()
         let first = try #require(try await events.next())
         #expect(first.event == "tripUpdated")

@@ -9,7 +9,7 @@ import TestSupport
         let backend = TestBackend()
         let trip = try await backend.requestRide()
         #expect(trip.state == .searching && trip.version == 1)
-        let accept = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        let accept = await backend.assign(trip.id, to: "p1")
         #expect(accept.status == 200)
         for step in ["driverArrived", "onTrip", "completed"] {
             #expect(await backend.step(trip.id, step).status == 200, "\(step)")
@@ -22,7 +22,8 @@ import TestSupport
         let log = try backend.store.changes(tripId: trip.id)
         #expect(log.map(\.version) == [1, 2, 3, 4, 5])
         #expect(log.map(\.status) == ["searching", "driverAssigned", "driverArrived", "onTrip", "completed"])
-        #expect(log.map(\.actorRole) == [.customer, .provider, .provider, .provider, .provider])
+        // Ops handed the ride over (no dispatch runs here); the provider made every step after.
+        #expect(log.map(\.actorRole) == [.customer, .ops, .provider, .provider, .provider])
         #expect(await backend.call("GET", "/v1/trips/active", token: backend.token("c1", .customer)).status == 204)
     }
 
@@ -31,7 +32,7 @@ import TestSupport
         let trip = try await backend.requestRide()
         let r = await backend.step(trip.id, "onTrip")   // not assigned to anyone yet: p1 cannot see it
         #expect(r.status == 404)
-        _ = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        _ = await backend.assign(trip.id, to: "p1")
         let early = await backend.step(trip.id, "completed")
         #expect(early.status == 409)
         let body = json(early.body)
@@ -43,7 +44,7 @@ import TestSupport
     @Test func providerStepsAreIdempotentByChangeIdAndKeepTheDeviceTime() async throws {
         let backend = TestBackend()
         let trip = try await backend.requestRide()
-        _ = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        _ = await backend.assign(trip.id, to: "p1")
         let first = await backend.step(trip.id, "driverArrived", changeId: "chg-1", deviceTime: "2026-10-20T18:39:12Z")
         let resent = await backend.step(trip.id, "driverArrived", changeId: "chg-1", deviceTime: "2026-10-20T18:39:12Z")
         #expect(first.status == 200 && resent.status == 200)
@@ -58,7 +59,7 @@ import TestSupport
         let backend = TestBackend()
         let order = try await backend.placeOrder()
         let merchant = backend.token("m1", .merchant)
-        _ = await backend.call("POST", "/v1/provider/trips/\(order.orderId)/accept", token: backend.token("p1", .provider))
+        _ = await backend.assign(order.orderId, to: "p1")
         _ = await backend.call("POST", "/v1/merchant/orders/\(order.orderId)/accept", token: merchant, json: #"{"preparationMinutes":10}"#)
         _ = await backend.call("POST", "/v1/merchant/orders/\(order.orderId)/ready", token: merchant)
         // Taps made in a basement arrive minutes later, in order: still allowed, so applied with their device times.
@@ -77,7 +78,7 @@ import TestSupport
     @Test func aLateStepAfterTheCustomerCancelledIsRefusedWithTheRealState() async throws {
         let backend = TestBackend()
         let trip = try await backend.requestRide()
-        _ = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        _ = await backend.assign(trip.id, to: "p1")
         let cancel = await backend.call("POST", "/v1/trips/\(trip.id)/cancel", token: backend.token("c1", .customer))
         #expect(cancel.status == 200)
         let late = await backend.step(trip.id, "driverArrived")
@@ -125,7 +126,7 @@ import TestSupport
         let backend = TestBackend()
         let ride = try await backend.requestRide("c1")
         let order = try await backend.placeOrder("c1")
-        _ = await backend.call("POST", "/v1/provider/trips/\(ride.id)/accept", token: backend.token("p1", .provider))
+        _ = await backend.assign(ride.id, to: "p1")
         let path = template.replacingOccurrences(of: "{ride}", with: ride.id).replacingOccurrences(of: "{order}", with: order.orderId)
             .replacingOccurrences(of: "{assigned}", with: ride.id)
         let stranger = backend.token(role == .customer ? "c2" : role == .provider ? "p2" : "m2", role)
@@ -189,7 +190,7 @@ import TestSupport
         #expect(order.status == .placed)
         let merchant = backend.token("m1", .merchant), provider = backend.token("p1", .provider), customer = backend.token("c1", .customer)
         #expect(await backend.call("POST", "/v1/merchant/orders/\(order.orderId)/accept", token: merchant, json: #"{"preparationMinutes":8}"#).status == 200)
-        #expect(await backend.call("POST", "/v1/provider/trips/\(order.orderId)/accept", token: provider).status == 200)
+        #expect(await backend.assign(order.orderId, to: "p1").status == 200)
         #expect(await backend.call("POST", "/v1/merchant/orders/\(order.orderId)/ready", token: merchant).status == 200)
         #expect(await backend.step(order.orderId, "onTheWay").status == 200)
         let fix = #"{"batchId":"b1","fixes":[{"lat":60.175,"lng":24.94,"heading":90,"speed":6,"accuracy":8,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#

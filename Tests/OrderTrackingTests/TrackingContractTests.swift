@@ -40,7 +40,7 @@ import TestSupport
         await eventually("picking") { loaded(store, id)?.status == .picking }
         #expect(loaded(store, id)?.eta != nil)
 
-        _ = await backend.call("POST", "/v1/provider/trips/\(orderID)/accept", token: provider)
+        _ = await backend.assign(orderID, to: "p1")
         _ = await backend.call("POST", "/v1/merchant/orders/\(orderID)/ready", token: merchant)
         _ = await backend.call("POST", "/v1/provider/trips/\(orderID)/steps", token: provider,
                                json: #"{"changeId":"s1","step":"onTheWay","deviceTime":"2026-10-20T18:40:00Z"}"#)

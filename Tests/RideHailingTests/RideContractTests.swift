@@ -98,7 +98,7 @@ import TestSupport
         let trip = try #require(vm.state.trip)
         await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
         var seen: [Int] = [trip.version]
-        let accepted = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        let accepted = await backend.assign(trip.id, to: "p1")
         #expect(accepted.status == 200)
         await eventually("version 2 shown") { vm.state.trip?.version == 2 }
         seen.append(vm.state.trip?.version ?? 0)
@@ -121,7 +121,7 @@ import TestSupport
         let trip = try #require(vm.state.trip)
         await backend.clock.sleepers(atLeast: 1)        // backing off after the drop
         // While the rider is disconnected the driver accepts and arrives: nothing is replayed, the resync carries it.
-        _ = await backend.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: backend.token("p1", .provider))
+        _ = await backend.assign(trip.id, to: "p1")
         await move(backend, trip.id, "driverArrived")
         #expect(vm.state.trip?.version == 1)
         await backend.clock.advance(by: .seconds(2))     // first backoff: 2 s

@@ -21,7 +21,7 @@ done
 [ -n "$PORT" ] || { echo "server did not start"; cat "$WORK/server.log"; exit 1; }
 API="http://127.0.0.1:$PORT"
 token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
-CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant)
+CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant); OPS=$(token ops-1 ops)
 post() { curl -sf -X POST "$API$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' ${3:+-d "$3"} "${@:4}"; }
 ORDER=$(post /v1/orders "$CUSTOMER" '{"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}}' \
   -H "Idempotency-Key: tmux-$$-order" | python3 -c 'import json,sys; print(json.load(sys.stdin)["orderId"])')
@@ -40,7 +40,7 @@ passed=0
 wait_for '\[>\] Order placed' 20; passed=$((passed + 1))
 post "/v1/merchant/orders/$ORDER/accept" "$MERCHANT" '{"preparationMinutes":5}' >/dev/null
 wait_for '\[>\] Picking your items' 20; passed=$((passed + 1))
-post "/v1/provider/trips/$ORDER/accept" "$COURIER" >/dev/null
+post "/v1/ops/trips/$ORDER/assign" "$OPS" "{\"providerId\":\"rider-1\"}" >/dev/null
 post "/v1/merchant/orders/$ORDER/ready" "$MERCHANT" >/dev/null
 post "/v1/provider/trips/$ORDER/steps" "$COURIER" "{\"changeId\":\"s1\",\"step\":\"onTheWay\",\"deviceTime\":\"$(date -u +%FT%TZ)\"}" >/dev/null
 wait_for '\[>\] On the way' 20; passed=$((passed + 1))

@@ -3,6 +3,17 @@ public import HTTPEngine
 import EnRouteModels
 import EnRouteCrypto
 
+/// Ops handing a trip to a provider outside dispatch: who, which trip, to whom, and why.
+public struct OpsOverride: Sendable, Equatable, CustomStringConvertible {
+    public let opsId: String
+    public let tripId: String
+    public let providerId: String
+    public let reason: String?
+    public var description: String {
+        "ops \(opsId) assigned trip \(tripId) to provider \(providerId)" + (reason.map { ": \($0)" } ?? " (no reason given)")
+    }
+}
+
 /// The HTTP API of the trip service: every route of seeds 000, 002 and 004 over `TripService`.
 public struct EnRouteAPI: Sendable {
     public let service: TripService
@@ -16,12 +27,16 @@ public struct EnRouteAPI: Sendable {
     /// Presence, location ingest, dispatch and the providers' streams.
     public let providers: ProviderOperations
     private let liveStreams: TripLiveStreams
+    /// Hears of every ops override (a direct assignment), for the server's log.
+    private let onOverride: @Sendable (OpsOverride) -> Void
 
     /// The API over `service`; without `providers`, an in-memory provider side on the continuous
     /// clock whose dispatch starts only when `providers.dispatcher.start()` is called.
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, openAPI: String = "",
-                providers: ProviderOperations? = nil, ready: @escaping @Sendable () -> Bool = { true }) {
+                providers: ProviderOperations? = nil, ready: @escaping @Sendable () -> Bool = { true },
+                onOverride: @escaping @Sendable (OpsOverride) -> Void = { _ in }) {
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
+        self.onOverride = onOverride
         self.wire = WireMapping(directory: service.directory)
         self.liveStreams = TripLiveStreams(service: service, wire: wire)
         self.providers = providers ?? ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock())
@@ -204,16 +219,13 @@ public struct EnRouteAPI: Sendable {
             switch providers.dispatcher.tripAccept(id, by: account.id) {
             case .offer(let offerId):
                 return try await acceptOffer(offerId, account)
-            case .offeredElsewhere:
-                let trip = try map { () throws -> TripRecord in
-                    guard let trip = try service.cached(id), trip.providerId == nil || trip.providerId == account.id else { throw TripError.notFound }
-                    return trip
+            case .notOffered:
+                // A retried accept of a trip this provider already holds answers as the first did.
+                if let held = try map({ try service.cached(id) }), held.providerId == account.id, held.status.isActive {
+                    return try .json(wire.snapshot(held))
                 }
-                throw Self.httpError(.refused(MoveRefusal("The trip is on offer to another provider."), trip)) { wire.snapshot($0) }
-            case .firstCome:
-                return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
-                    try await service.move(id, .assignProvider(account.id), by: account, idempotency: ctx)
-                }
+                // Never offered to this provider (or the offer is over): the trip is not theirs to see.
+                throw HTTPError.notFound("No offer of this trip is open for you.")
             }
         }
         r.post("/v1/provider/availability") { req in
@@ -361,6 +373,19 @@ public struct EnRouteAPI: Sendable {
             let limit = min(1000, max(1, req.query["limit"].flatMap(Int.init) ?? 200))
             return try .json(TripSnapshotList(trips: service.store.trips(status: state, limit: limit).map(wire.snapshot)))
         }
+        // The ops override of dispatch: hands a waiting trip to a provider, in the change log as ops.
+        r.post("/v1/ops/trips/{id}/assign") { req in
+            let account = try auth.account(for: req, roles: [.ops])
+            let id = try req.parameter("id")
+            let body = try req.decode(AssignRequest.self)
+            let provider = body.providerId.trimmingCharacters(in: .whitespaces)
+            guard !provider.isEmpty, provider.count <= 128 else { throw HTTPError.invalid("/providerId", "must be 1 to 128 characters") }
+            return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
+                let trip = try await service.move(id, .assignProvider(provider), by: account, idempotency: ctx)
+                overrides(OpsOverride(opsId: account.id, tripId: id, providerId: provider, reason: body.reason))
+                return trip
+            }
+        }
         r.post("/v1/ops/trips/{id}/problem") { req in
             let account = try auth.account(for: req, roles: [.ops])
             let id = try req.parameter("id")
@@ -370,6 +395,11 @@ public struct EnRouteAPI: Sendable {
                 try await service.move(id, move, by: account, idempotency: ctx)
             }
         }
+    }
+
+    private func overrides(_ override: OpsOverride) {
+        metrics.increment("enroute_ops_overrides_total", labels: ["kind": "assign"], help: "Trips ops assigned outside dispatch.")
+        onOverride(override)
     }
 
     // MARK: - Idempotency and errors
@@ -392,8 +422,7 @@ public struct EnRouteAPI: Sendable {
             throw HTTPError.badRequest("The Idempotency-Key must be 8 to 255 visible ASCII characters, such as a UUID.")
         }
         let scope = IdempotencyScope(accountId: account.id, method: req.method, path: req.path, key: key.lowercased())
-        let context = IdempotencyContext(scope: scope, fingerprint: Digest.sha256(req.body).map { String(format: "%02x", $0) }.joined(),
-                                         render: render)
+        let context = IdempotencyContext(scope: scope, fingerprint: Self.fingerprint(req.body), render: render)
         switch try await service.claim(context) {
         case .replay(let stored):
             var response = Self.response(stored)
@@ -419,6 +448,11 @@ public struct EnRouteAPI: Sendable {
                 throw error
             }
         }
+    }
+
+    /// The fingerprint an idempotency key remembers of a request body: its SHA-256, hex.
+    public static func fingerprint(_ body: [UInt8]) -> String {
+        Digest.sha256(body).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The HTTP error for a trip error; a 409 carries the real trip in the trip's wire shape.

@@ -128,8 +128,12 @@ public final class Dispatcher: Sendable {
                 finish(offerId, .accepted)
                 return trip
             } catch let error as TripError {
-                // The trip was cancelled or taken first-come meanwhile: the offer is over.
+                // The trip was cancelled or assigned by ops meanwhile: the offer is over, and its holder
+                // learns the trip's real state (the move hides a trip that went to someone else).
                 finish(offerId, .withdrawn)
+                if case .notFound = error, let trip = try? current(live.offer.tripId) {
+                    throw TripError.refused(MoveRefusal(Self.explain(.withdrawn)), trip)
+                }
                 throw error
             } catch {
                 state.withLock { $0.book.unclaim(offerId) }
@@ -154,17 +158,16 @@ public final class Dispatcher: Sendable {
     public enum TripAccept: Sendable, Equatable {
         /// The provider holds the trip's live offer: accept that.
         case offer(String)
-        /// No offer is out for the trip: first come, first served by the state machine.
-        case firstCome
-        /// The trip is on offer to another provider.
-        case offeredElsewhere
+        /// The provider holds no live offer of the trip: nothing to accept (a provider takes only what
+        /// dispatch offered them; ops can assign a trip directly).
+        case notOffered
     }
 
-    /// Whether a direct accept of `tripId` by `provider` goes through its offer, first-come, or not at all.
+    /// Whether `provider` holds the live offer of `tripId`, which a direct accept then takes.
     public func tripAccept(_ tripId: String, by provider: String) -> TripAccept {
         state.withLock { s in
-            guard let live = s.book.liveOffer(forTrip: tripId) else { return .firstCome }
-            return live.providerId == provider ? .offer(live.offer.offerId) : .offeredElsewhere
+            guard let live = s.book.liveOffer(forTrip: tripId), live.providerId == provider else { return .notOffered }
+            return .offer(live.offer.offerId)
         }
     }
 

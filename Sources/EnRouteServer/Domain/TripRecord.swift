@@ -20,7 +20,7 @@ public enum MerchantStep: String, Codable, Sendable, CaseIterable {
 }
 
 /// A trip's state in its own vocabulary.
-public enum TripStatus: Sendable, Equatable, Hashable, Codable {
+public enum TripStatus: Sendable, Equatable, Hashable, Encodable {
     case ride(TripState)
     case delivery(DeliveryStatus)
 
@@ -40,11 +40,14 @@ public enum TripStatus: Sendable, Equatable, Hashable, Codable {
         }
     }
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        if let s = TripState(rawValue: text) { self = .ride(s) }
-        else if let s = DeliveryStatus(rawValue: text) { self = .delivery(s) }
-        else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown status \(text)")) }
+    /// The state named `name` in `kind`'s machine; nil when that machine has no such state.
+    ///
+    /// Both machines have a `cancelled`, so a name alone never decides the machine: the trip's kind does.
+    public init?(name: String, kind: TripKind) {
+        switch kind {
+        case .ride: guard let s = TripState(rawValue: name) else { return nil }; self = .ride(s)
+        case .delivery: guard let s = DeliveryStatus(rawValue: name) else { return nil }; self = .delivery(s)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -111,6 +114,38 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
                 createdAt: Date) {
         self.id = id; self.kind = kind; self.version = 1; self.status = status; self.customerId = customerId
         self.pickup = pickup; self.dropoff = dropoff; self.createdAt = createdAt; self.updatedAt = createdAt
+    }
+
+    /// Decodes the status in the machine of the record's own kind (a delivery's `cancelled` stays a delivery's).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        kind = try c.decode(TripKind.self, forKey: .kind)
+        version = try c.decode(Int.self, forKey: .version)
+        let name = try c.decode(String.self, forKey: .status)
+        guard let status = TripStatus(name: name, kind: kind) else {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription: "\(name) is not a \(kind.rawValue) state")
+        }
+        self.status = status
+        customerId = try c.decode(String.self, forKey: .customerId)
+        providerId = try c.decodeIfPresent(String.self, forKey: .providerId)
+        merchantId = try c.decodeIfPresent(String.self, forKey: .merchantId)
+        pickup = try c.decode(Coordinate.self, forKey: .pickup)
+        dropoff = try c.decode(Coordinate.self, forKey: .dropoff)
+        productID = try c.decodeIfPresent(String.self, forKey: .productID)
+        items = try c.decodeIfPresent([OrderItem].self, forKey: .items)
+        merchantStep = try c.decodeIfPresent(MerchantStep.self, forKey: .merchantStep)
+        readyAt = try c.decodeIfPresent(Date.self, forKey: .readyAt)
+        problem = try c.decodeIfPresent(String.self, forKey: .problem)
+        cancellation = try c.decodeIfPresent(Cancellation.self, forKey: .cancellation)
+        providerFix = try c.decodeIfPresent(ProviderFix.self, forKey: .providerFix)
+        etaEarliest = try c.decodeIfPresent(Date.self, forKey: .etaEarliest)
+        etaLatest = try c.decodeIfPresent(Date.self, forKey: .etaLatest)
+        quote = try c.decodeIfPresent(Money.self, forKey: .quote)
+        fare = try c.decodeIfPresent(Money.self, forKey: .fare)
+        liveActivityToken = try c.decodeIfPresent(String.self, forKey: .liveActivityToken)
+        createdAt = try c.decode(Date.self, forKey: .createdAt)
+        updatedAt = try c.decode(Date.self, forKey: .updatedAt)
     }
 
     /// True when `account` is one of the trip's parties, or ops.

@@ -68,10 +68,14 @@ public final class TripService: Sendable {
         self.observers = observers; self.now = now
     }
 
-    /// Loads every unfinished trip into memory; call once at start.
-    public func warm() throws {
+    /// Loads every unfinished trip into memory and releases the idempotency keys of requests that died
+    /// with the previous process (their retries run at once instead of waiting out the lock); call once
+    /// at start, before serving. Returns how many keys were released.
+    @discardableResult
+    public func warm() async throws -> Int {
         let active = try store.activeTrips()
         cache.withLock { c in for trip in active { Self.remember(trip, in: &c) } }
+        return try await store.releaseUnansweredIdempotency()
     }
 
     /// The current time as the service sees it.
@@ -118,8 +122,7 @@ public final class TripService: Sendable {
                               pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
         trip.productID = request.productID
         trip.quote = estimator.estimates(pickup: request.pickup, dropoff: request.dropoff).first { $0.productID == request.productID }?.fare
-        let existing = activeTrips(customer: account.id).first { $0.kind == .ride }
-        return try await create(trip, existingActive: existing, by: account, idempotency: idempotency)
+        return try await create(trip, oneActive: true, by: account, idempotency: idempotency)
     }
 
     /// A customer places a delivery order (`POST /v1/orders`).
@@ -141,15 +144,17 @@ public final class TripService: Sendable {
         trip.items = request.items
         trip.merchantStep = .pending
         trip = estimator.refreshETA(trip, now: at)
-        return try await create(trip, existingActive: nil, by: account, idempotency: idempotency)
+        return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
     }
 
-    private func create(_ trip: TripRecord, existingActive: TripRecord?, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
+    /// Inserts `trip`; with `oneActive`, only when the customer has no unfinished trip of its kind,
+    /// decided inside the inserting transaction so concurrent requests cannot both pass.
+    private func create(_ trip: TripRecord, oneActive: Bool, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
         let at = trip.createdAt
         let observers = self.observers
         let result: Result<TripRecord, TripError> = try await store.transaction { tx in
             let result: Result<TripRecord, TripError>
-            if let existingActive {
+            if oneActive, let existingActive = try tx.activeTrip(customer: trip.customerId, kind: trip.kind) {
                 result = .failure(.alreadyActive(existingActive))
             } else {
                 try tx.insert(trip)

@@ -36,6 +36,14 @@ public final class InMemoryTripStore: TripStore {
 
     public func changes(tripId: String) throws -> [ChangeLogEntry] { state.withLock { $0.changes[tripId] ?? [] } }
 
+    public func releaseUnansweredIdempotency() async throws -> Int {
+        state.withLock { s in
+            let before = s.keys.count
+            s.keys = s.keys.filter { $0.value.response != nil }
+            return before - s.keys.count
+        }
+    }
+
     public func purgeIdempotency(before cutoff: Date) async throws {
         state.withLock { s in s.keys = s.keys.filter { $0.value.createdAt >= cutoff } }
     }
@@ -61,6 +69,10 @@ public final class InMemoryTripStore: TripStore {
         init(state: State) { self.state = state }
 
         func trip(_ id: String) throws -> TripRecord? { state.trips[id] }
+        func activeTrip(customer: String, kind: TripKind) throws -> TripRecord? {
+            state.trips.values.filter { $0.customerId == customer && $0.kind == kind && $0.status.isActive }
+                .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
         func insert(_ trip: TripRecord) throws {
             precondition(state.trips[trip.id] == nil, "duplicate trip id")
             state.trips[trip.id] = trip

@@ -74,6 +74,9 @@ public struct OutboxMessage: Codable, Sendable, Equatable {
 /// What a transaction can read and write; everything commits together or not at all.
 public protocol TripTransaction {
     func trip(_ id: String) throws -> TripRecord?
+    /// The customer's newest unfinished trip of `kind`, read inside the transaction (by an index), so
+    /// that the one-active-ride rule is decided where the insert happens.
+    func activeTrip(customer: String, kind: TripKind) throws -> TripRecord?
     func insert(_ trip: TripRecord) throws
     func update(_ trip: TripRecord) throws
     func append(_ change: ChangeLogEntry) throws
@@ -98,6 +101,9 @@ public protocol TripStore: Sendable {
     func activeTrips() throws -> [TripRecord]
     /// A trip's change log, oldest first.
     func changes(tripId: String) throws -> [ChangeLogEntry]
+    /// Forgets every key whose first request had not answered yet: called once at start, when no
+    /// request of this store can still be running (the process that held them is gone). Returns how many.
+    func releaseUnansweredIdempotency() async throws -> Int
     /// Drops idempotency keys created before `cutoff`.
     func purgeIdempotency(before cutoff: Date) async throws
     /// Up to `limit` outbox messages of `topic` due at `now`, oldest first.

@@ -58,7 +58,7 @@ extension TestBackend {
         guard created.status == 201, let id = (try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["id"] as? String else {
             throw BackendFailure("request ride: \(created.status) \(String(decoding: created.body, as: UTF8.self))")
         }
-        let accepted = await call("POST", "/v1/provider/trips/\(id)/accept", token: token(provider, .provider))
+        let accepted = await assign(id, to: provider)
         guard accepted.status == 200 else { throw BackendFailure("accept: \(accepted.status) \(String(decoding: accepted.body, as: UTF8.self))") }
         return try WireCoding.decoder().decode(TripSnapshot.self, from: Data(accepted.body))
     }

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+import ClientKit
+import EnRouteModels
+import EnRouteServer
+import EnRouteStorage
+import TestSupport
+
+/// Defects found by outside probing (issue 18), each reproduced as it was found, on the SQLite store
+/// that `enroute serve` runs on.
+@Suite struct ProbingRegressionTests {
+    /// A fresh database file in its own folder, removed by the caller's `defer`.
+    static func database() throws -> (path: String, folder: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-probing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder.appendingPathComponent("enroute.sqlite").path, folder)
+    }
+
+    // MARK: - Defect 1: one active ride per customer
+
+    @Test(arguments: ["sqlite", "memory"])
+    func fiftyConcurrentRideRequestsFromOneCustomerCreateExactlyOneRide(storeKind: String) async throws {
+        let db = try Self.database()
+        defer { try? FileManager.default.removeItem(at: db.folder) }
+        let store: any TripStore = storeKind == "sqlite" ? try SQLiteTripStore(path: db.path) : InMemoryTripStore()
+        let backend = TestBackend(store: store)
+        let token = backend.token("c1", .customer)
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for i in 0..<50 {
+                group.addTask {
+                    await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "burst-key-\(i)"]).status
+                }
+            }
+            var out: [Int] = []
+            for await status in group { out.append(status) }
+            return out
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 1)
+        #expect(statuses.filter { $0 == 409 }.count == 49)
+        let active = try store.activeTrips().filter { $0.customerId == "c1" && $0.kind == .ride }
+        #expect(active.count == 1)
+        // The refusals name the one active ride.
+        let again = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "burst-key-late"])
+        #expect(again.status == 409)
+        #expect(try WireCoding.decoder().decode(ConflictProblem<Trip>.self, from: Data(again.body)).trip.id == active.first?.id)
+        // Orders are not limited by the ride rule.
+        _ = try await backend.placeOrder("c1")
+        _ = try await backend.placeOrder("c1")
+    }
+
+    // MARK: - Defect 2: a state that both machines have decodes into the trip's own
+
+    /// Every state of both machines, as a record that reached it.
+    static func everyState() -> [TripRecord] {
+        let at = Date(timeIntervalSince1970: 1_792_520_000)
+        let pickup = Coordinate(lat: 60.1699, lng: 24.9384), dropoff = Coordinate(lat: 60.1841, lng: 24.9497)
+        var records: [TripRecord] = []
+        for state in TripState.allCases {
+            var trip = TripRecord(id: "ride-\(state.rawValue)", kind: .ride, status: .ride(state), customerId: "c1", pickup: pickup, dropoff: dropoff, createdAt: at)
+            trip.productID = "economy"
+            if state == .cancelled { trip.cancellation = Cancellation(by: .customer, reason: "changed my mind") }
+            if state != .searching && state != .noDriversFound && state != .cancelled { trip.providerId = "p1" }
+            records.append(trip)
+        }
+        for state in DeliveryStatus.allCases {
+            var trip = TripRecord(id: "order-\(state.rawValue)", kind: .delivery, status: .delivery(state), customerId: "c1", pickup: pickup, dropoff: dropoff,
+                                  createdAt: at)
+            trip.merchantId = "m1"
+            trip.items = [OrderItem(sku: "coffee", quantity: 1)]
+            trip.merchantStep = state == .placed ? .pending : .ready
+            if state == .cancelled { trip.cancellation = Cancellation(by: .customer, reason: "Cancelled by you") }
+            records.append(trip)
+        }
+        return records
+    }
+
+    @Test func everyStateOfBothMachinesSurvivesStoreRestartAndEveryWireShape() async throws {
+        let db = try Self.database()
+        defer { try? FileManager.default.removeItem(at: db.folder) }
+        let originals = Self.everyState()
+        #expect(originals.count == TripState.allCases.count + DeliveryStatus.allCases.count)
+        do {
+            let store = try SQLiteTripStore(path: db.path)
+            for trip in originals { try await store.transaction { tx in try tx.insert(trip) } }
+        }
+        // A restart: a new store on the same file, and a service warmed from it.
+        let reopened = try SQLiteTripStore(path: db.path)
+        let backend = TestBackend(store: reopened)
+        try await backend.service.warm()
+        let wire = WireMapping(directory: StaticDirectory.helsinkiDemo)
+        for original in originals {
+            let decoded = try #require(try reopened.trip(id: original.id))
+            #expect(decoded == original, "\(original.id) came back as \(decoded.status)")
+            #expect(try backend.service.cached(original.id)?.status == original.status)
+            #expect(wire.snapshot(decoded).status == original.status.name)
+            switch original.status {
+            case .ride(let state):
+                #expect(wire.ride(decoded, now: backend.clock.date).state == state)
+            case .delivery(let state):
+                let tracking = wire.tracking(decoded, now: backend.clock.date)
+                #expect(tracking.status.rawValue == state.rawValue)
+                #expect(tracking.problem == (state == .cancelled ? "Cancelled by you" : nil))
+                // The bytes the hot path sends say the same.
+                let bytes = TrackingJSON.encode(tracking)
+                #expect(json(bytes)["status"] as? String == state.rawValue)
+            }
+        }
+    }
+
+    @Test func aStatusNameOutsideTheTripsOwnMachineIsACorruptRecordNotAGuess() throws {
+        let bytes = Data(#"{"id":"x","kind":"delivery","version":1,"status":"driverAssigned","customerId":"c1","pickup":{"lat":0,"lng":0},"dropoff":{"lat":0,"lng":0},"createdAt":"2026-10-20T18:40:00Z","updatedAt":"2026-10-20T18:40:00Z"}"#.utf8)
+        #expect(throws: DecodingError.self) { try WireCoding.decoder().decode(TripRecord.self, from: bytes) }
+    }
+
+    @Test func aCancelledOrderReadsCancelledInItsStreamIn409sAndAfterARestart() async throws {
+        let db = try Self.database()
+        defer { try? FileManager.default.removeItem(at: db.folder) }
+        let sut = try ProviderBackend(startDispatch: false, store: try SQLiteTripStore(path: db.path))
+        let order = try await sut.backend.placeOrder("c1")
+        #expect(await sut.call("POST", "/v1/orders/\(order.orderId)/cancel", as: "c1", .customer).status == 200)
+        // A second cancel is refused with the real order in the 409.
+        let again = await sut.call("POST", "/v1/orders/\(order.orderId)/cancel", as: "c1", .customer)
+        #expect(again.status == 409)
+        let conflict = try WireCoding.decoder().decode(ConflictProblem<TrackingDTO>.self, from: Data(again.body))
+        #expect(conflict.trip.status == .cancelled && conflict.trip.problem == "Cancelled by you")
+        // The live stream's final event.
+        var events = await sut.stream("c1", .customer, "/v1/orders/\(order.orderId)/events").makeAsyncIterator()
+        var last: ServerSentEvent?
+        while let event = try await events.next() { last = event }
+        let final = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(try #require(last).data.utf8))
+        #expect(final.status == .cancelled)
+        // After a restart on the same database.
+        let restarted = TestBackend(store: try SQLiteTripStore(path: db.path))
+        try await restarted.service.warm()
+        let read = await restarted.call("GET", "/v1/orders/\(order.orderId)/tracking", token: restarted.token("c1", .customer))
+        #expect(read.status == 200)
+        let tracking = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(read.body))
+        #expect(tracking.status == .cancelled && tracking.problem == "Cancelled by you")
+    }
+
+    // MARK: - Defect 3: keys held by a dead process are released at start
+
+    @Test func aRetryOfARequestInFlightAtACrashRunsAtOnceAfterTheRestart() async throws {
+        let db = try Self.database()
+        defer { try? FileManager.default.removeItem(at: db.folder) }
+        let key = "crash-key-0001"
+        do {
+            // The first process claims the key, then dies before answering.
+            let first = TestBackend(store: try SQLiteTripStore(path: db.path))
+            let scope = IdempotencyScope(accountId: "c1", method: "POST", path: "/v1/trips", key: key)
+            let fingerprint = EnRouteAPI.fingerprint(Array(TestBackend.rideBody.utf8))
+            let claim = try await first.service.claim(IdempotencyContext(scope: scope, fingerprint: fingerprint) { _ in
+                StoredResponse(status: 500, contentType: "text/plain", body: [])
+            })
+            #expect(claim == .proceed)
+            // Still the same process: a concurrent retry is told to wait.
+            #expect(await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: TestBackend.rideBody,
+                                     headers: ["Idempotency-Key": key]).status == 409)
+        }
+        let restarted = TestBackend(store: try SQLiteTripStore(path: db.path))
+        #expect(try await restarted.service.warm() == 1)
+        // No waiting out the lock: the retry runs now, and exactly once.
+        let retry = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
+                                         headers: ["Idempotency-Key": key])
+        #expect(retry.status == 201)
+        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
+                                          headers: ["Idempotency-Key": key])
+        #expect(replay.status == 201 && replay.headers["Idempotent-Replayed"] == "true" && replay.body == retry.body)
+        #expect(try restarted.store.activeTrips().count == 1)
+    }
+
+    @Test func answeredKeysSurviveTheRestartAndStillReplay() async throws {
+        let db = try Self.database()
+        defer { try? FileManager.default.removeItem(at: db.folder) }
+        let first = TestBackend(store: try SQLiteTripStore(path: db.path))
+        let created = await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: TestBackend.rideBody,
+                                       headers: ["Idempotency-Key": "answered-key-1"])
+        #expect(created.status == 201)
+        let restarted = TestBackend(store: try SQLiteTripStore(path: db.path))
+        #expect(try await restarted.service.warm() == 0)
+        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
+                                          headers: ["Idempotency-Key": "answered-key-1"])
+        #expect(replay.status == 201 && replay.body == created.body)
+    }
+}
