@@ -14,11 +14,13 @@ public struct TestBackend: Sendable {
 
     /// A backend over `store` (in memory by default) whose time is `clock`.
     public init(clock: ManualClock = ManualClock(), store: any TripStore = InMemoryTripStore(),
-                observers: [any TripChangeObserver] = [], directory: any PartyDirectory = StaticDirectory.helsinkiDemo) {
+                observers: [any TripChangeObserver] = [], directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
+                endedCacheLimit: Int = 10_000) {
         self.clock = clock
         self.store = store
         let now: @Sendable () -> Date = { clock.date }
-        service = TripService(store: store, directory: directory, ids: SequentialIDGenerator(prefix: "T"), observers: observers, now: now)
+        service = TripService(store: store, directory: directory, ids: SequentialIDGenerator(prefix: "T"), observers: observers,
+                              endedCacheLimit: endedCacheLimit, now: now)
         auth = Authenticator(secret: "test-secret-0123456789abcdef", now: now)
         api = EnRouteAPI(service: service, auth: auth, metrics: MetricsRegistry())
         router = api.router()

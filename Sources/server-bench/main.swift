@@ -1,4 +1,4 @@
-// The dispatch and live-location benchmarks' harness: `server-bench ingest|candidates|fanout|fanout-floor [--name value ...]`.
+// The dispatch and live-location benchmarks' harness: `server-bench ingest|candidates|fanout|fanout-floor|soak [--name value ...]`.
 // Each prints its figures and a ratio against the goal from one run (bench/ingest.sh, bench/candidates.sh, bench/fanout.sh).
 import Foundation
 
@@ -9,8 +9,9 @@ do {
     case "candidates": await CandidatesBench(arguments).run()
     case "fanout": try FanoutBench(arguments).run()
     case "fanout-floor": try FanoutFloor(arguments).run()
+    case "soak": try SoakBench(arguments).run()
     default:
-        FileHandle.standardError.write(Data("usage: server-bench ingest|candidates|fanout|fanout-floor [--name value ...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: server-bench ingest|candidates|fanout|fanout-floor|soak [--name value ...]\n".utf8))
         exit(64)
     }
 } catch {

@@ -182,4 +182,35 @@ import TestSupport
                                           headers: ["Idempotency-Key": "answered-key-1"])
         #expect(replay.status == 201 && replay.body == created.body)
     }
+
+    // MARK: - Defect 5: ended trips do not stay in memory
+
+    @Test func memoryHoldsActiveTripsAndABoundedFewEndedOnesHoweverManyHaveRun() async throws {
+        let sut = try ProviderBackend(startDispatch: true, store: InMemoryTripStore(), endedCacheLimit: 50)
+        var ended: [String] = []
+        for i in 0..<400 {
+            let customer = "soak-c\(i % 40)", provider = "soak-p\(i % 40)"
+            let ride = try await sut.backend.requestRide(customer)
+            #expect(await sut.assign(ride.id, to: provider).status == 200)
+            if i % 4 == 0 {
+                #expect(await sut.call("POST", "/v1/trips/\(ride.id)/cancel", as: customer, .customer).status == 200)
+            } else {
+                for step in ["driverArrived", "onTrip", "completed"] { #expect(await sut.backend.step(ride.id, step, provider: provider).status == 200) }
+            }
+            ended.append(ride.id)
+        }
+        let open = try await sut.backend.requestRide("soak-open")
+        #expect(sut.service.cachedTripCount <= 50 + 1)
+        #expect(sut.providers.dispatcher.activeSearches <= 1)
+        // Nothing ended is lost: an evicted trip is read from the store, and only its parties see it.
+        let first = await sut.call("GET", "/v1/trips/\(ended[0])", as: "soak-c0", .customer)
+        #expect(first.status == 200 && json(first.body)["state"] as? String == "cancelled")
+        #expect(await sut.call("GET", "/v1/trips/\(ended[0])", as: "soak-c1", .customer).status == 404)
+        // Reading old trips does not grow memory past the bound either.
+        for id in ended.prefix(200) { _ = try sut.service.cached(id) }
+        #expect(sut.service.cachedTripCount <= 50 + 1)
+        #expect(try sut.service.cached(open.id)?.status == .ride(.searching))
+        #expect(sut.service.activeTrips(customer: "soak-open").map(\.id) == [open.id])
+        #expect(sut.service.activeTrips(customer: "soak-c0").isEmpty)
+    }
 }

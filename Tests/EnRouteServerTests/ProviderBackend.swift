@@ -21,8 +21,8 @@ struct ProviderBackend {
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
     init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
-         store: any TripStore = InMemoryTripStore()) throws {
-        backend = TestBackend(store: store)
+         store: any TripStore = InMemoryTripStore(), endedCacheLimit: Int = 10_000) throws {
+        backend = TestBackend(store: store, endedCacheLimit: endedCacheLimit)
         paths = InMemoryPathStore()
         metrics = MetricsRegistry()
         providers = ProviderOperations(service: backend.service, metrics: metrics, clock: backend.clock, paths: paths, policy: policy,

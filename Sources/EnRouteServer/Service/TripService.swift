@@ -45,6 +45,10 @@ public final class TripService: Sendable {
         /// Per active cached trip, the ETA the store holds and when the trip was last written (fixes move
         /// the cached ETA without writing).
         var stored: [String: (eta: Date?, at: Date)] = [:]
+        /// Ended trips still in `trips`, oldest first: a short memory for the reads that follow an end,
+        /// bounded by `endedCacheLimit`; older ones are read from the store.
+        var ended: [String] = []
+        var endedHead = 0
     }
 
     public let store: any TripStore
@@ -60,13 +64,19 @@ public final class TripService: Sendable {
     public let idempotencyLockTimeout: TimeInterval = 60
     /// Keys are kept this long (protocols.md §4.2).
     public let idempotencyRetention: TimeInterval = 24 * 3600
+    /// How many ended trips stay in memory for the reads that follow their end; memory holds every
+    /// active trip and at most this many ended ones, however many trips have run.
+    public let endedCacheLimit: Int
 
     public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
                 estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator = RandomIDGenerator(),
-                observers: [any TripChangeObserver] = [], now: @escaping @Sendable () -> Date) {
+                observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, now: @escaping @Sendable () -> Date) {
         self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids
-        self.observers = observers; self.now = now
+        self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.now = now
     }
+
+    /// How many trips memory holds now (every active one, and recently ended ones up to `endedCacheLimit`).
+    public var cachedTripCount: Int { cache.withLock { $0.trips.count } }
 
     /// Loads every unfinished trip into memory and releases the idempotency keys of requests that died
     /// with the previous process (their retries run at once instead of waiting out the lock); call once
@@ -74,7 +84,8 @@ public final class TripService: Sendable {
     @discardableResult
     public func warm() async throws -> Int {
         let active = try store.activeTrips()
-        cache.withLock { c in for trip in active { Self.remember(trip, in: &c) } }
+        let limit = endedCacheLimit
+        cache.withLock { c in for trip in active { Self.remember(trip, in: &c, endedLimit: limit) } }
         return try await store.releaseUnansweredIdempotency()
     }
 
@@ -355,13 +366,15 @@ public final class TripService: Sendable {
     }
 
     private func remember(_ trip: TripRecord) {
-        cache.withLock { Self.remember(trip, in: &$0) }
+        let limit = endedCacheLimit
+        cache.withLock { Self.remember(trip, in: &$0, endedLimit: limit) }
     }
 
-    private static func remember(_ trip: TripRecord, in c: inout Cache) {
+    private static func remember(_ trip: TripRecord, in c: inout Cache, endedLimit: Int) {
         if let old = c.trips[trip.id], old.version > trip.version { return }
+        let wasKnownEnded = c.trips[trip.id].map { !$0.status.isActive } ?? false
         if let old = c.trips[trip.id], let provider = old.providerId, provider != trip.providerId || !trip.status.isActive {
-            c.activeByProvider[provider]?.remove(trip.id)
+            Self.forget(provider, trip.id, in: &c.activeByProvider)
         }
         c.trips[trip.id] = trip
         c.stored[trip.id] = trip.status.isActive ? (trip.etaLatest, trip.updatedAt) : nil
@@ -369,9 +382,28 @@ public final class TripService: Sendable {
             c.activeByCustomer[trip.customerId, default: []].insert(trip.id)
             if let provider = trip.providerId { c.activeByProvider[provider, default: []].insert(trip.id) }
         } else {
-            c.activeByCustomer[trip.customerId]?.remove(trip.id)
-            if let provider = trip.providerId { c.activeByProvider[provider]?.remove(trip.id) }
+            Self.forget(trip.customerId, trip.id, in: &c.activeByCustomer)
+            if let provider = trip.providerId { Self.forget(provider, trip.id, in: &c.activeByProvider) }
+            if !wasKnownEnded { c.ended.append(trip.id) }
+            // Keep at most `endedLimit` ended trips; the oldest go first (an active one is never dropped).
+            while c.ended.count - c.endedHead > endedLimit {
+                let oldest = c.ended[c.endedHead]
+                c.endedHead += 1
+                if let kept = c.trips[oldest], !kept.status.isActive { c.trips[oldest] = nil }
+            }
+            if c.endedHead > 1024, c.endedHead * 2 > c.ended.count {
+                c.ended.removeFirst(c.endedHead)
+                c.endedHead = 0
+            }
         }
+    }
+
+    /// Removes `tripId` from `owner`'s set, and the set itself once empty, so that accounts that come
+    /// and go leave nothing behind.
+    private static func forget(_ owner: String, _ tripId: String, in index: inout [String: Set<String>]) {
+        guard var set = index[owner] else { return }
+        set.remove(tripId)
+        index[owner] = set.isEmpty ? nil : set
     }
 
     static func validate(_ c: Coordinate, _ pointer: String) throws {

@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+import EnRouteServer
+
+/// `server-bench soak`: creates, runs and ends TRIPS trips against a live `enroute serve` over
+/// keep-alive connections, and prints the server's resident memory every REPORT trips.
+///
+/// Each worker runs one trip at a time for a customer that changes every 100 trips (accounts come
+/// and go): a ride assigned by ops, one location batch, then completed (three in four) or cancelled
+/// by the customer; every tenth trip is a delivery through merchant accept, ready and delivered.
+struct SoakBench {
+    let port: UInt16
+    let secret: String
+    let trips: Int
+    let report: Int
+    let workers: Int
+    let serverPID: Int32
+
+    init(_ args: BenchArguments) {
+        port = UInt16(args.int("port", 18_300))
+        secret = args.string("secret")
+        trips = args.int("trips", 200_000)
+        report = args.int("report", 50_000)
+        workers = max(1, args.int("workers", 8))
+        serverPID = Int32(args.int("pid", 0))
+    }
+
+    /// The resident set of `pid` in KiB, from /proc.
+    static func rssKiB(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return -1 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+    }
+
+    func run() throws {
+        guard !secret.isEmpty, serverPID > 0 else { throw FanoutBench.Failure(description: "soak needs --secret and --pid") }
+        let auth = Authenticator(secret: secret, now: { Date() })
+        let ops = try auth.token(account: "soak-ops", role: .ops, lifetime: 86_400)
+        let merchant = try auth.token(account: "m1", role: .merchant, lifetime: 86_400)
+        let done = Atomic<Int>(0), failures = Atomic<Int>(0)
+        let firstError = Mutex<String?>(nil)
+        let start = Date()
+        FileHandle.standardOutput.write(Data(String(format: "soak: %d trips, %d workers; RSS at start %.1f MiB\n", trips, workers,
+                                                    Double(Self.rssKiB(serverPID)) / 1024).utf8))
+        let perWorker = (trips + workers - 1) / workers
+        let group = DispatchGroup()
+        for w in 0..<workers {
+            let count = min(perWorker, trips - w * perWorker)
+            guard count > 0 else { continue }
+            group.enter()
+            Thread.detachNewThread { [self] in
+                defer { group.leave() }
+                do {
+                    let connection = try FanoutBench.Connection(port: port)
+                    let provider = "soak-p\(w)"
+                    let providerToken = try auth.token(account: provider, role: .provider, lifetime: 86_400)
+                    var customerToken = ""
+                    for i in 0..<count {
+                        if i % 100 == 0 { customerToken = try auth.token(account: "soak-c\(w)-\(i / 100)", role: .customer, lifetime: 86_400) }
+                        do {
+                            try runTrip(connection, w: w, i: i, customer: customerToken, provider: provider, providerToken: providerToken,
+                                        ops: ops, merchant: merchant)
+                        } catch {
+                            failures.wrappingAdd(1, ordering: .relaxed)
+                            firstError.withLock { if $0 == nil { $0 = "\(error)" } }
+                        }
+                        let total = done.wrappingAdd(1, ordering: .relaxed).newValue
+                        if total % report == 0 {
+                            let line = String(format: "after %7d trips: RSS %7.1f MiB  (%.0f trips/s)\n", total, Double(Self.rssKiB(serverPID)) / 1024,
+                                              Double(total) / Date().timeIntervalSince(start))
+                            FileHandle.standardOutput.write(Data(line.utf8))
+                        }
+                    }
+                } catch {
+                    firstError.withLock { if $0 == nil { $0 = "\(error)" } }
+                }
+            }
+        }
+        group.wait()
+        let failed = failures.load(ordering: .relaxed)
+        print("soak: \(done.load(ordering: .relaxed)) trips in \(Int(Date().timeIntervalSince(start))) s, \(failed) failed"
+              + (firstError.withLock { $0 }.map { "; first error: \($0)" } ?? ""))
+        if failed > 0 { throw FanoutBench.Failure(description: "\(failed) trips failed") }
+    }
+
+    private func runTrip(_ c: FanoutBench.Connection, w: Int, i: Int, customer: String, provider: String, providerToken: String,
+                         ops: String, merchant: String) throws {
+        func expect(_ r: (status: Int, body: String), _ status: Int, _ what: String) throws {
+            guard r.status == status else { throw FanoutBench.Failure(description: "\(what): \(r.status) \(r.body.prefix(200))") }
+        }
+        let key = ["Idempotency-Key": "soak-\(serverPID)-\(w)-\(i)"]
+        let assign = #"{"providerId":"\#(provider)"}"#
+        func step(_ id: String, _ name: String) throws {
+            try expect(c.request("POST", "/v1/provider/trips/\(id)/steps", token: providerToken,
+                                 body: #"{"changeId":"\#(w)-\#(i)-\#(name)","step":"\#(name)","deviceTime":"2026-10-20T18:40:00Z"}"#), 200, name)
+        }
+        func fix(_ n: Int) throws {
+            let at = ISO8601DateFormatter().string(from: Date())
+            try expect(c.request("POST", "/v1/provider/locations", token: providerToken,
+                                 body: #"{"batchId":"\#(w)-\#(i)-\#(n)","fixes":[{"lat":60.17,"lng":24.94,"heading":0,"speed":5,"accuracy":5,"recordedAt":"\#(at)"}]}"#),
+                       200, "locations")
+        }
+        if i % 10 == 9 {
+            let created = try c.request("POST", "/v1/orders", token: customer, headers: key,
+                                        body: #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.18,"lng":24.95}}"#)
+            try expect(created, 201, "place order")
+            guard let id = FanoutBench.field("orderId", in: created.body) else { throw FanoutBench.Failure(description: "no orderId") }
+            try expect(c.request("POST", "/v1/merchant/orders/\(id)/accept", token: merchant, body: #"{"preparationMinutes":5}"#), 200, "merchant accept")
+            try expect(c.request("POST", "/v1/ops/trips/\(id)/assign", token: ops, body: assign), 200, "assign")
+            try expect(c.request("POST", "/v1/merchant/orders/\(id)/ready", token: merchant), 200, "ready")
+            try step(id, "onTheWay")
+            try fix(0)
+            try step(id, "delivered")
+            return
+        }
+        let created = try c.request("POST", "/v1/trips", token: customer, headers: key,
+                                    body: #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#)
+        try expect(created, 201, "request ride")
+        guard let id = FanoutBench.field("id", in: created.body) else { throw FanoutBench.Failure(description: "no id") }
+        try expect(c.request("POST", "/v1/ops/trips/\(id)/assign", token: ops, body: assign), 200, "assign")
+        if i % 4 == 3 {
+            try expect(c.request("POST", "/v1/trips/\(id)/cancel", token: customer), 200, "cancel")
+            return
+        }
+        try step(id, "driverArrived")
+        try step(id, "onTrip")
+        try fix(0)
+        try step(id, "completed")
+    }
+}
