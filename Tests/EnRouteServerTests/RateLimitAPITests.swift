@@ -8,9 +8,9 @@ import TestSupport
 @Suite struct RateLimitAPITests {
     func makeSUT(_ limits: RateLimits = .standard) -> TestBackend { TestBackend(rateLimits: limits) }
 
-    func placeOrder(_ backend: TestBackend, _ customer: String = "c1") async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+    func placeOrder(_ backend: TestBackend, _ customer: String = "c1", key: String = UUID().uuidString) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
         await backend.call("POST", "/v1/orders", token: backend.token(customer, .customer), json: TestBackend.orderBody,
-                           headers: ["Idempotency-Key": UUID().uuidString])
+                           headers: ["Idempotency-Key": key])
     }
 
     @Test func theEleventhCreateInAMinuteIs429WithRetryAfterAndTheRateLimitFields() async throws {
@@ -21,7 +21,7 @@ import TestSupport
             #expect(r.headers["RateLimit-Limit"] == "10" && r.headers["RateLimit-Remaining"] == String(9 - i))
         }
         await backend.clock.advance(by: .seconds(1))
-        let refused = await placeOrder(backend)
+        let refused = await placeOrder(backend, key: "retried-after-429")
         #expect(refused.status == 429)
         #expect(refused.headers["Content-Type"] == "application/problem+json")
         #expect(refused.headers["Retry-After"] == "5")
@@ -34,9 +34,11 @@ import TestSupport
         #expect(problem.type == "https://enroute.invalid/problems/rate-limited")
         #expect(problem.detail == "Too many creates requests from this account: at most 10 per 60 s. Retry in 5 s.")
 
+        // The 429 was not stored under the key: the same request, once allowed, is done for the first time.
         await backend.clock.advance(by: .seconds(5))
-        let after = await placeOrder(backend)
+        let after = await placeOrder(backend, key: "retried-after-429")
         #expect(after.status == 201)
+        #expect(after.headers["Idempotent-Replayed"] == nil)
         #expect(after.headers["RateLimit-Remaining"] == "0")
     }
 
@@ -97,6 +99,31 @@ import TestSupport
             let r = await backend.call("GET", "/v1/orders/\(id)/tracking", token: backend.token("c1", .customer))
             #expect(r.status == 200 && r.headers["RateLimit-Limit"] == nil)
         }
+    }
+
+    /// The document lists 429 on exactly the routes that answer with the `RateLimit-*` fields.
+    @Test func theDocumentLists429OnExactlyTheLimitedRoutes() async throws {
+        let backend = makeSUT(RateLimits(Dictionary(uniqueKeysWithValues: RateLimitClass.allCases.map { ($0, RateLimit(100, per: .seconds(60))) })))
+        var limited: Set<String> = []
+        for route in OpenAPICoverageTests.registeredRoutes {
+            let r = await backend.call(route.method, OpenAPICoverageTests.samplePath(route.path), token: backend.token("someone", .customer), json: "{}")
+            if r.headers["RateLimit-Limit"] != nil { limited.insert(route.description) }
+        }
+        #expect(limited.count == 15)
+        #expect(Self.operationsWith429(in: try OpenAPICoverageTests.documentText()) == limited)
+    }
+
+    /// `METHOD /path` of each operation in the document whose responses include `'429'`.
+    static func operationsWith429(in text: String) -> Set<String> {
+        var found: Set<String> = []
+        var path = "", method = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("components:") { break }
+            if line.hasPrefix("  /"), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()) }
+            if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") { method = line.dropFirst(4).dropLast().uppercased() }
+            if line == "        '429':" { found.insert("\(method) \(path)") }
+        }
+        return found
     }
 
     /// Every limited route, with its class at one request a minute: the first passes the limiter (whatever
