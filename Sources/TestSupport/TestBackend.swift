@@ -12,17 +12,18 @@ public struct TestBackend: Sendable {
     public let api: EnRouteAPI
     public let router: Router
 
-    /// A backend over `store` (in memory by default) whose time is `clock`.
+    /// A backend over `store` (in memory by default) whose time is `clock`; `rateLimits` (none by
+    /// default, so tests may create freely) run on the same clock.
     public init(clock: ManualClock = ManualClock(), store: any TripStore = InMemoryTripStore(),
                 observers: [any TripChangeObserver] = [], directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
-                endedCacheLimit: Int = 10_000) {
+                endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off) {
         self.clock = clock
         self.store = store
         let now: @Sendable () -> Date = { clock.date }
         service = TripService(store: store, directory: directory, ids: SequentialIDGenerator(prefix: "T"), observers: observers,
                               endedCacheLimit: endedCacheLimit, now: now)
         auth = Authenticator(secret: "test-secret-0123456789abcdef", now: now)
-        api = EnRouteAPI(service: service, auth: auth, metrics: MetricsRegistry())
+        api = EnRouteAPI(service: service, auth: auth, metrics: MetricsRegistry(), rateLimiter: RateLimiter(rateLimits, clock: clock))
         router = api.router()
     }
 

@@ -22,6 +22,9 @@ enum ServeCommand {
       --threads N       HTTP worker threads (ENROUTE_THREADS, default: one per core).
       --max-connections N  Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000).
       --idle-timeout S  Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30).
+      --rate-limits L   Per-account limits (ENROUTE_RATE_LIMITS): off, or class=N/PERIOD entries over the
+                        defaults creates=10/60s,steps=120/60s,locations=600/60s,estimates=60/60s
+                        (a class=off entry lifts one class); over the limit a request gets 429.
 
     Dispatch and live location:
       --offer-timeout S       Seconds a provider has to answer an offer (ENROUTE_OFFER_TIMEOUT, default 15).
@@ -55,6 +58,10 @@ enum ServeCommand {
         if let idle = try options.int("idle-timeout", env: "ENROUTE_IDLE_TIMEOUT") { config.idleTimeoutSeconds = UInt32(max(1, idle)) }
         let database = options.string("db", env: "ENROUTE_DB") ?? "./enroute.sqlite"
         let secret = try Secrets.jwtSecret(options, database: database)
+        let rateLimits = try options.string("rate-limits", env: "ENROUTE_RATE_LIMITS").map { text in
+            do { return try RateLimits.parse(text) } catch { throw CLIError("--rate-limits: \(error)") }
+        } ?? .standard
+        log("rate limits per account: \(rateLimits)")
 
         // Signals are caught before anything listens, so a SIGTERM at any moment drains cleanly.
         let stop = AsyncStream<Int32>.makeStream()
@@ -88,7 +95,8 @@ enum ServeCommand {
                                 log: { log($0) })
         lateSender.value = sender
         let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
-                             openAPI: OpenAPIDocument.text(), providers: providers, ready: {
+                             openAPI: OpenAPIDocument.text(), providers: providers,
+                             rateLimiter: RateLimiter(rateLimits, clock: ContinuousClock()), ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
                              }, onOverride: { log("override: \($0)") })
         var router = api.router()

@@ -27,7 +27,8 @@ struct ProviderBackend {
         metrics = MetricsRegistry()
         providers = ProviderOperations(service: backend.service, metrics: metrics, clock: backend.clock, paths: paths, policy: policy,
                                        fixLifetime: fixLifetime, ids: SequentialIDGenerator(prefix: "O"), jitterSeed: 42)
-        router = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: metrics, providers: providers).router()
+        router = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: metrics, providers: providers,
+                            rateLimiter: RateLimiter(.off, clock: backend.clock)).router()
         if startDispatch { try providers.dispatcher.start() }
     }
 

@@ -26,17 +26,20 @@ public struct EnRouteAPI: Sendable {
     public let ready: @Sendable () -> Bool
     /// Presence, location ingest, dispatch and the providers' streams.
     public let providers: ProviderOperations
+    /// Per-account limits on creates, steps, location batches and estimates.
+    public let rateLimiter: RateLimiter
     private let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
     private let onOverride: @Sendable (OpsOverride) -> Void
 
     /// The API over `service`; without `providers`, an in-memory provider side on the continuous
-    /// clock whose dispatch starts only when `providers.dispatcher.start()` is called.
+    /// clock whose dispatch starts only when `providers.dispatcher.start()` is called. The standard
+    /// rate limits apply on the continuous clock unless `rateLimiter` says otherwise.
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, openAPI: String = "",
-                providers: ProviderOperations? = nil, ready: @escaping @Sendable () -> Bool = { true },
-                onOverride: @escaping @Sendable (OpsOverride) -> Void = { _ in }) {
+                providers: ProviderOperations? = nil, rateLimiter: RateLimiter = RateLimiter(.standard, clock: ContinuousClock()),
+                ready: @escaping @Sendable () -> Bool = { true }, onOverride: @escaping @Sendable (OpsOverride) -> Void = { _ in }) {
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
-        self.onOverride = onOverride
+        self.rateLimiter = rateLimiter; self.onOverride = onOverride
         self.wire = WireMapping(directory: service.directory)
         self.liveStreams = TripLiveStreams(service: service, wire: wire)
         self.providers = providers ?? ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock())
@@ -71,24 +74,24 @@ public struct EnRouteAPI: Sendable {
     // MARK: - Rides (seed 002)
 
     private func addRideRoutes(_ r: inout Router) {
-        r.post("/v1/estimates") { req in
+        r.post("/v1/estimates", limited(.estimates) { req in
             _ = try auth.account(for: req)
             let body = try req.decode(EstimateRequest.self)
             try map { try TripService.validate(body.pickup, "/pickup"); try TripService.validate(body.dropoff, "/dropoff") }
             return try .json(service.estimator.estimates(pickup: body.pickup, dropoff: body.dropoff))
-        }
+        })
         r.get("/v1/drivers/nearby") { req in
             _ = try auth.account(for: req)
             let center = Coordinate(lat: try Self.coordinateQuery(req, "lat", range: -90...90), lng: try Self.coordinateQuery(req, "lng", range: -180...180))
             return try .json(providers.nearby(center))
         }
-        r.post("/v1/trips") { req in
+        r.post("/v1/trips", limited(.creates) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let body = try req.decode(TripRequest.self)
             return try await idempotent(req, account, required: true, render: rideRender(created: true)) { ctx in
                 try await service.requestRide(body, by: account, idempotency: ctx)
             }
-        }
+        })
         r.get("/v1/trips/active") { req in
             let account = try auth.account(for: req, roles: [.customer])
             guard let trip = service.activeTrips(customer: account.id).first(where: { $0.kind == .ride }) else { return .empty(204) }
@@ -118,7 +121,7 @@ public struct EnRouteAPI: Sendable {
     private func addCancelAndEvents(_ r: inout Router, kind: TripKind, prefix: String,
                                     render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
                                     defaultReason: String) {
-        r.post("\(prefix)/{id}/cancel") { req in
+        r.post("\(prefix)/{id}/cancel", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.customer, .ops])
             let id = try req.parameter("id")
             let reason = req.body.isEmpty ? nil : try req.decode(CancelRequest.self).reason
@@ -126,7 +129,7 @@ public struct EnRouteAPI: Sendable {
             return try await idempotent(req, account, required: false, render: render) { ctx in
                 try await service.move(id, .cancel(reason: reason ?? defaultReason), by: account, idempotency: ctx)
             }
-        }
+        })
         r.get("\(prefix)/{id}/events") { req in
             let account = try auth.account(for: req)
             let id = try req.parameter("id")
@@ -155,13 +158,13 @@ public struct EnRouteAPI: Sendable {
     // MARK: - Orders (seed 000)
 
     private func addOrderRoutes(_ r: inout Router) {
-        r.post("/v1/orders") { req in
+        r.post("/v1/orders", limited(.creates) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let body = try req.decode(PlaceOrderRequest.self)
             return try await idempotent(req, account, required: true, render: orderRender(status: 201)) { ctx in
                 try await service.placeOrder(body, by: account, idempotency: ctx)
             }
-        }
+        })
         r.get("/v1/orders/active") { req in
             let account = try auth.account(for: req, roles: [.customer])
             let now = service.currentTime()
@@ -174,14 +177,14 @@ public struct EnRouteAPI: Sendable {
             let trip = try order(req.parameter("id"), account)
             return .jsonBytes(TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))
         })
-        r.put("/v1/orders/{id}/live-activity-token") { req in
+        r.put("/v1/orders/{id}/live-activity-token", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let id = try req.parameter("id")
             let body = try req.decode(LiveActivityTokenRequest.self)
             _ = try order(id, account)
             try await mapAsync { try await service.setLiveActivityToken(body.token, order: id, by: account) }
             return .empty(204)
-        }
+        })
         addCancelAndEvents(&r, kind: .delivery, prefix: "/v1/orders", render: orderRender(status: 200),
                            defaultReason: "Cancelled by you")
     }
@@ -213,7 +216,7 @@ public struct EnRouteAPI: Sendable {
     // MARK: - Providers (seed 004)
 
     private func addProviderRoutes(_ r: inout Router) {
-        r.post("/v1/provider/trips/{id}/accept") { req in
+        r.post("/v1/provider/trips/{id}/accept", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let id = try req.parameter("id")
             switch providers.dispatcher.tripAccept(id, by: account.id) {
@@ -227,28 +230,28 @@ public struct EnRouteAPI: Sendable {
                 // Never offered to this provider (or the offer is over): the trip is not theirs to see.
                 throw HTTPError.notFound("No offer of this trip is open for you.")
             }
-        }
-        r.post("/v1/provider/availability") { req in
+        })
+        r.post("/v1/provider/availability", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let body = try req.decode(AvailabilityRequest.self)
             if let position = body.position { try map { try TripService.validate(position, "/position") } }
             return try .json(providers.setAvailability(body, provider: account.id))
-        }
+        })
         r.get("/v1/provider/events") { req in
             let account = try auth.account(for: req, roles: [.provider])
             return providerStream(req, provider: account.id)
         }
-        r.post("/v1/provider/offers/{offerId}/accept") { req in
+        r.post("/v1/provider/offers/{offerId}/accept", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             return try await acceptOffer(try req.parameter("offerId"), account)
-        }
-        r.post("/v1/provider/offers/{offerId}/decline") { req in
+        })
+        r.post("/v1/provider/offers/{offerId}/decline", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let offerId = try req.parameter("offerId")
             do { try providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound { throw HTTPError.notFound("No such offer.") }
             return .empty(204)
-        }
-        r.post("/v1/provider/trips/{id}/steps") { req in
+        })
+        r.post("/v1/provider/trips/{id}/steps", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let id = try req.parameter("id")
             let body = try req.decode(StepRequest.self)
@@ -260,12 +263,12 @@ public struct EnRouteAPI: Sendable {
                 try await service.move(id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId)
             } refused: { wire.snapshot($0) }
             return try .json(wire.snapshot(trip))
-        }
+        })
         r.get("/v1/provider/trips/active") { req in
             let account = try auth.account(for: req, roles: [.provider])
             return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.snapshot)))
         }
-        r.post("/v1/provider/locations") { req in
+        r.post("/v1/provider/locations", limited(.locations) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let body = try req.decode(LocationBatch.self)
             guard !body.batchId.isEmpty else { throw HTTPError.invalid("/batchId", "must not be empty") }
@@ -279,7 +282,7 @@ public struct EnRouteAPI: Sendable {
             } catch {
                 throw HTTPError.unavailable(retryAfterSeconds: 1, detail: "The batch could not be stored; send it again with the same batchId.")
             }
-        }
+        })
     }
 
     /// Accepts an offer now: 200 with the trip, 409 with the real trip when it is over, 404 when it was never the caller's.
@@ -338,7 +341,7 @@ public struct EnRouteAPI: Sendable {
     // MARK: - Merchants
 
     private func addMerchantRoutes(_ r: inout Router) {
-        r.post("/v1/merchant/orders/{id}/accept") { req in
+        r.post("/v1/merchant/orders/{id}/accept", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.merchant])
             let id = try req.parameter("id")
             let body = try req.decode(MerchantAcceptRequest.self)
@@ -346,14 +349,14 @@ public struct EnRouteAPI: Sendable {
             return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
                 try await service.move(id, .merchantAccept(preparationMinutes: body.preparationMinutes), by: account, idempotency: ctx)
             }
-        }
-        r.post("/v1/merchant/orders/{id}/ready") { req in
+        })
+        r.post("/v1/merchant/orders/{id}/ready", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.merchant])
             let id = try req.parameter("id")
             return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
                 try await service.move(id, .merchantReady, by: account, idempotency: ctx)
             }
-        }
+        })
         r.get("/v1/merchant/orders") { req in
             let account = try auth.account(for: req, roles: [.merchant])
             let trips = try service.store.trips(status: nil, limit: 500).filter { $0.merchantId == account.id && $0.status.isActive }
@@ -374,7 +377,7 @@ public struct EnRouteAPI: Sendable {
             return try .json(TripSnapshotList(trips: service.store.trips(status: state, limit: limit).map(wire.snapshot)))
         }
         // The ops override of dispatch: hands a waiting trip to a provider, in the change log as ops.
-        r.post("/v1/ops/trips/{id}/assign") { req in
+        r.post("/v1/ops/trips/{id}/assign", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.ops])
             let id = try req.parameter("id")
             let body = try req.decode(AssignRequest.self)
@@ -385,8 +388,8 @@ public struct EnRouteAPI: Sendable {
                 overrides(OpsOverride(opsId: account.id, tripId: id, providerId: provider, reason: body.reason))
                 return trip
             }
-        }
-        r.post("/v1/ops/trips/{id}/problem") { req in
+        })
+        r.post("/v1/ops/trips/{id}/problem", limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.ops])
             let id = try req.parameter("id")
             let body = try req.decode(ProblemReport.self)
@@ -394,7 +397,15 @@ public struct EnRouteAPI: Sendable {
             return try await idempotent(req, account, required: false, render: snapshotRender()) { ctx in
                 try await service.move(id, move, by: account, idempotency: ctx)
             }
-        }
+        })
+    }
+
+    // MARK: - Rate limits
+
+    /// `handler` under `kind`'s per-account limit; the account is the bearer token's.
+    private func limited(_ kind: RateLimitClass, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
+        -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
+        rateLimiter.limiting(kind, account: { [auth] in try? auth.account(for: $0).id }, handler)
     }
 
     private func overrides(_ override: OpsOverride) {
