@@ -26,6 +26,7 @@ enum ServeCommand {
                 A retired secret whose tokens still verify while the secret rotates; repeatable
                 (ENROUTE_JWT_PREVIOUS_SECRETS, comma-separated). Tokens name their key by kid.
                 """),
+            .value("token-leeway", "S", env: "ENROUTE_JWT_LEEWAY", "Clock skew allowed on a token's exp, nbf and iat (ENROUTE_JWT_LEEWAY, default 30)."),
             .value("threads", "N", env: "ENROUTE_THREADS", "HTTP worker threads (ENROUTE_THREADS, default: one per core)."),
             .value("max-connections", "N", env: "ENROUTE_MAX_CONNECTIONS", "Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000)."),
             .value("idle-timeout", "S", env: "ENROUTE_IDLE_TIMEOUT", "Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30)."),
@@ -69,6 +70,7 @@ enum ServeCommand {
         let database = options.string("db") ?? "./enroute.sqlite"
         let secret = try Secrets.jwtSecret(options, database: database)
         let previousSecrets = try Secrets.previousSecrets(options)
+        let leeway = TimeInterval(try options.int("token-leeway", in: 0...3600) ?? 30)
         let gateway = try pushGateway(options, now: { Date() })
 
         // Signals are caught before anything listens, so a SIGTERM at any moment drains cleanly.
@@ -101,7 +103,7 @@ enum ServeCommand {
                                 offerIsOpen: { offerId, provider in providers.dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
                                 log: { log($0) })
         lateSender.value = sender
-        let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, previousSecrets: previousSecrets, now: now), metrics: metrics,
+        let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, previousSecrets: previousSecrets, leeway: leeway, now: now), metrics: metrics,
                              openAPI: OpenAPIDocument.text(), providers: providers, ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
                              })
