@@ -118,5 +118,7 @@ package.targets += [
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),
+    /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
+    .testTarget(name: "enrouteTests", dependencies: ["enroute"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
 ]

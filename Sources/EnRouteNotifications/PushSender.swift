@@ -8,7 +8,8 @@ import Synchronization
 /// Delivery is at least once: a message leaves the outbox only after every target was handled, so a
 /// sender killed mid-drain resends on restart (APNs' collapse id and the app's notification id absorb
 /// the repeat). A message is never sent or retried past its expiry, nor an offer's once the offer has
-/// ended. Time comes from the injected clock and `now`.
+/// ended. A Live Activity push older than one already delivered to that activity is dropped, so its
+/// timestamps only rise. Time comes from the injected clock and `now`.
 public final class PushSender: Sendable {
     private let store: any TripStore
     private let devices: any DeviceRepository
@@ -25,6 +26,9 @@ public final class PushSender: Sendable {
     private let wakeup = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     /// Targets already delivered per message, so a retry goes only to the rest (lost on restart, harmlessly).
     private let delivered = Mutex<[String: Set<String>]>([:])
+    /// The newest Live Activity push delivered per activity token, as (timestamp, order version); an older one
+    /// still waiting (a retry) is dropped, so an activity's timestamps only rise. In memory, pruned by age.
+    private let newestActivity = Mutex<[String: (timestamp: Int, version: Int)]>([:])
     public let batchSize: Int
     public let pollInterval: Duration
 
@@ -104,6 +108,7 @@ public final class PushSender: Sendable {
             return try await complete(message, result: "unreadable")
         }
         if now() > job.expiresAt { return try await complete(message, result: "expired") }
+        if isSuperseded(job) { return try await complete(message, result: "superseded") }
         if job.kind == .offer, !(job.offer.map { offerIsOpen($0.offerId, job.accountId) } ?? false) {
             return try await complete(message, result: "offerEnded")
         }
@@ -121,6 +126,7 @@ public final class PushSender: Sendable {
             switch outcome {
             case .delivered:
                 delivered.withLock { _ = $0[message.id, default: []].insert(target.token) }
+                if job.kind == .liveActivity { noteDelivered(job) }
                 if let sent = sentNotification(job) { try await ledger.recordSent(sent) }
             case .tokenInvalid(let since):
                 let at = since.map { Date(timeIntervalSince1970: $0) } ?? now()
@@ -148,6 +154,24 @@ public final class PushSender: Sendable {
         try await store.rescheduleOutbox(id: message.id, attempts: attempts, notBefore: notBefore)
         metrics?.increment("enroute_push_retries_total", labels: ["reason": why.rawValue], help: "Outbox messages put back for a later attempt.")
         return false
+    }
+
+    /// A Live Activity push older than one already delivered to the same activity.
+    private func isSuperseded(_ job: PushJob) -> Bool {
+        guard job.kind == .liveActivity, let token = job.liveActivityToken, let stamp = job.timestamp,
+              let newest = newestActivity.withLock({ $0[token] }) else { return false }
+        return (stamp, job.orderVersion) <= (newest.timestamp, newest.version)
+    }
+
+    private func noteDelivered(_ job: PushJob) {
+        guard let token = job.liveActivityToken, let stamp = job.timestamp else { return }
+        let horizon = Int(now().timeIntervalSince1970) - 12 * 3600
+        newestActivity.withLock { newest in
+            if let old = newest[token], (old.timestamp, old.version) >= (stamp, job.orderVersion) { return }
+            newest[token] = (stamp, job.orderVersion)
+            // Live Activity jobs live hours at most, so marks older than that can no longer matter.
+            if newest.count > 10_000 { newest = newest.filter { $0.value.timestamp > horizon } }
+        }
     }
 
     private func complete(_ message: OutboxMessage, result: String) async throws -> Bool {

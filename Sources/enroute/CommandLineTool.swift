@@ -17,6 +17,9 @@ enum CommandLineTool {
     Run `enroute <command> --help` for a command's options.
     """
 
+    static let commands = ["serve", "token", "drive", "track", "ride"]
+
+    /// Runs the command line; 0 on success, 64 (EX_USAGE) for a usage error, 1 for any other failure.
     static func run(_ args: [String]) async -> Int32 {
         guard let command = args.first, !["-h", "--help", "help"].contains(command) else {
             print(help)
@@ -31,7 +34,8 @@ enum CommandLineTool {
             case "track": return try await TrackCommand.run(rest)
             case "ride": return try await RideCommand.run(rest)
             default:
-                FileHandle.standardError.write(Data("enroute: unknown command '\(command)'\n\n\(help)\n".utf8))
+                let near = CommandSpec.closest(to: command, among: commands).map { " (did you mean \($0)?)" } ?? ""
+                FileHandle.standardError.write(Data("enroute: unknown command '\(command)'\(near)\n\n\(help)\n".utf8))
                 return 64
             }
         } catch let error as CLIError {

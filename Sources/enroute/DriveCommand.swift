@@ -8,55 +8,57 @@ import ProviderKit
 /// route feeding the point buffer, and reports each step through the outbox, printing what happens.
 @MainActor
 enum DriveCommand {
-    static let help = """
+    nonisolated static let spec = CommandSpec(name: "drive", synopsis: """
     Usage: enroute drive --server URL --token T [--route LAT,LNG;LAT,LNG;...] [--speed M/S] [options]
 
     A terminal driver or courier on the provider kit: goes online, accepts offers, drives to the pickup and on to the
     drop-off at a steady speed, and reports each step (arrived, picked up, dropped off / delivered). Positions go
     through the point buffer and steps through the outbox, both in a local SQLite file, exactly as the app does: a
     step is never lost, whatever the network does, and unsent ones are sent on the next start.
-
-      --server URL       The EnRoute server, e.g. http://127.0.0.1:8080 (env ENROUTE_SERVER).
-      --token T          A provider bearer token (env ENROUTE_TOKEN); mint one with
-                         `enroute token --account p1 --role provider`.
-      --route PTS        Waypoints driven between the pickup and the drop-off, `LAT,LNG;LAT,LNG;...`
-                         (quote it: `;` ends a shell command). Without it, the car drives straight lines.
-      --speed M/S        Driving speed in metres per second (default 12, about 43 km/h).
-      --start LAT,LNG    Where the provider waits when going online (default the first --route point, else
-                         central Helsinki).
-      --store PATH       The device store: point buffer and step outbox (default ./enroute-drive.sqlite).
-      --decline N        Decline the first N offers, to watch dispatch move on (default 0).
-      --once             Exit after one trip has finished.
-      --help             This text.
-
+    """, sections: [(nil, [
+        .value("server", "URL", env: "ENROUTE_SERVER", "The EnRoute server, e.g. http://127.0.0.1:8080 (env ENROUTE_SERVER)."),
+        .value("token", "T", env: "ENROUTE_TOKEN", """
+            A provider bearer token (env ENROUTE_TOKEN); mint one with
+            `enroute token --account p1 --role provider`.
+            """),
+        .value("route", "PTS", """
+            Waypoints driven between the pickup and the drop-off, `LAT,LNG;LAT,LNG;...`
+            (quote it: `;` ends a shell command). Without it, the car drives straight lines.
+            """),
+        .value("speed", "M/S", "Driving speed in metres per second (default 12, about 43 km/h)."),
+        .value("start", "LAT,LNG", """
+            Where the provider waits when going online (default the first --route point, else
+            central Helsinki).
+            """),
+        .value("store", "PATH", "The device store: point buffer and step outbox (default ./enroute-drive.sqlite)."),
+        .value("decline", "N", "Decline the first N offers, to watch dispatch move on (default 0)."),
+        .flag("once", "Exit after one trip has finished."),
+    ])], footer: """
     Ctrl-C (or SIGTERM) goes offline, tries once more to send buffered positions and steps, and exits.
-    """
+    """)
 
     static func run(_ args: [String]) async throws -> Int32 {
-        let options = try Options(args, switches: ["help", "once"])
-        if options.has("help") { print(help); return 0 }
-        guard let serverText = options.string("server", env: "ENROUTE_SERVER"), let baseURL = URL(string: serverText),
-              baseURL.scheme == "http" || baseURL.scheme == "https" else {
-            throw CLIError("--server must be an http(s) URL\n\n\(help)")
+        let options = try spec.parse(args)
+        if options.has("help") { print(spec.helpText); return 0 }
+        guard let (serverText, source) = options.sourced("server") else { throw CLIError("--server is required (see `enroute drive --help`)") }
+        guard let baseURL = URL(string: serverText), baseURL.scheme == "http" || baseURL.scheme == "https", baseURL.host != nil else {
+            throw CLIError("\(source) must be an http(s) URL, got '\(serverText)'")
         }
-        guard let token = options.string("token", env: "ENROUTE_TOKEN"), !token.isEmpty else {
-            throw CLIError("--token is required\n\n\(help)")
+        guard let token = options.string("token"), !token.isEmpty else {
+            throw CLIError("--token is required (see `enroute drive --help`)")
         }
         var waypoints: [Coordinate] = []
         if let text = options.string("route") {
             guard let parsed = ScriptedRoute.parse(text) else { throw CLIError("--route must be LAT,LNG;LAT,LNG;... with valid coordinates") }
             waypoints = parsed
         }
-        let speed = try options.string("speed").map { text -> Double in
-            guard let value = Double(text), value > 0, value < 100 else { throw CLIError("--speed must be metres per second between 0 and 100") }
-            return value
-        } ?? 12
+        let speed = try options.double("speed", in: 0.1...100) ?? 12
         var start = waypoints.first ?? Coordinate(lat: 60.1699, lng: 24.9384)
         if let text = options.string("start") {
             guard let point = ScriptedRoute.parse(text), point.count == 1 else { throw CLIError("--start must be LAT,LNG") }
             start = point[0]
         }
-        let declines = try options.int("decline") ?? 0
+        let declines = try options.int("decline", in: 0...Int.max) ?? 0
         let storePath = options.string("store") ?? "./enroute-drive.sqlite"
 
         let driver = try Driver(server: APIServer(baseURL: baseURL, credentials: StaticAccessToken(token)), storePath: storePath,

@@ -6,24 +6,22 @@ import RideHailing
 
 /// `enroute ride --from LAT,LNG --to LAT,LNG`: the rider app in a terminal, on the client kit.
 enum RideCommand {
-    static let help = """
+    static let spec = CommandSpec(name: "ride", synopsis: """
     Usage: enroute ride --from LAT,LNG --to LAT,LNG [--product ID] [--server URL] [--token T]
 
     Shows the estimates, requests a ride (one Idempotency-Key per request, reused on retries), then
     watches the trip live: its state, the driver, the ETA and the driver's marker interpolated between
     fixes. Ctrl-C cancels the ride (while it can still be cancelled) and exits.
-
-      --from LAT,LNG  Pickup.
-      --to LAT,LNG    Drop-off.
-      --product ID    economy (default) or xl.
-      --server URL    The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080).
-      --token T       A customer's bearer token (ENROUTE_TOKEN); see `enroute token`.
-    """
+    """, sections: [(nil, [
+        .value("from", "LAT,LNG", "Pickup."),
+        .value("to", "LAT,LNG", "Drop-off."),
+        .value("product", "ID", "economy (default) or xl."),
+    ] + Terminal.serverOptions(role: "customer"))])
 
     @MainActor
     static func run(_ args: [String]) async throws -> Int32 {
-        let options = try Options(args)
-        if options.has("help") { print(help); return 0 }
+        let options = try spec.parse(args)
+        if options.has("help") { print(spec.helpText); return 0 }
         let from = try Terminal.coordinate(options.string("from"), flag: "from")
         let to = try Terminal.coordinate(options.string("to"), flag: "to")
         let (url, token) = try Terminal.server(options)

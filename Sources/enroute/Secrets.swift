@@ -4,8 +4,8 @@ import EnRouteCrypto
 /// Finds the JWT secret: `--secret`, `ENROUTE_JWT_SECRET`, or a random one kept beside the database.
 enum Secrets {
     static func jwtSecret(_ options: Options, database: String) throws -> String {
-        if let secret = options.string("secret", env: "ENROUTE_JWT_SECRET") {
-            guard secret.utf8.count >= 16 else { throw CLIError("the JWT secret must be at least 16 bytes") }
+        if let (secret, source) = options.sourced("secret") {
+            guard secret.utf8.count >= 16 else { throw CLIError("\(source): the JWT secret must be at least 16 bytes") }
             return secret
         }
         let path = database + ".secret"
@@ -17,5 +17,14 @@ enum Secrets {
             throw CLIError("cannot write the JWT secret to \(path); pass --secret or ENROUTE_JWT_SECRET")
         }
         return secret
+    }
+
+    /// `--previous-secret` (repeatable) or `ENROUTE_JWT_PREVIOUS_SECRETS` (comma-separated): retired secrets that still verify.
+    static func previousSecrets(_ options: Options) throws -> [String] {
+        let secrets = options.strings("previous-secret")
+        if let short = secrets.first(where: { $0.utf8.count < 16 }) {
+            throw CLIError("a previous JWT secret must be at least 16 bytes (one is \(short.utf8.count))")
+        }
+        return secrets
     }
 }

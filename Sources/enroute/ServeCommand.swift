@@ -8,60 +8,79 @@ import Synchronization
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
-    static let help = """
+    static let spec = CommandSpec(name: "serve", synopsis: """
     Usage: enroute serve [options]
 
     Runs the EnRoute backend: the trip API, live streams (SSE and WebSocket), /healthz, /readyz, /metrics.
     Every option can also come from the environment variable named beside it.
-
-      --host ADDR       Address to listen on (ENROUTE_HOST, default 127.0.0.1).
-      --port N          TCP port (ENROUTE_PORT, default 8080; 0 picks a free one).
-      --db PATH         SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite).
-      --secret S        HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
-                        default: a random secret kept in PATH.secret, which `enroute token` reads too).
-      --threads N       HTTP worker threads (ENROUTE_THREADS, default: one per core).
-      --max-connections N  Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000).
-      --idle-timeout S  Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30).
-      --rate-limits L   Per-account limits (ENROUTE_RATE_LIMITS): off, or class=N/PERIOD entries over the
-                        defaults creates=10/60s,steps=120/60s,locations=600/60s,estimates=60/60s
-                        (a class=off entry lifts one class); over the limit a request gets 429.
-
-    Dispatch and live location:
-      --offer-timeout S       Seconds a provider has to answer an offer (ENROUTE_OFFER_TIMEOUT, default 15).
-      --dispatch-candidates N Offers per search before giving up (ENROUTE_DISPATCH_CANDIDATES, default 5).
-      --dispatch-limit S      Seconds one search may last (ENROUTE_DISPATCH_LIMIT, default 120); a ride then
-                              ends in noDriversFound.
-      --delivery-retry S      Seconds before a delivery's search starts over (ENROUTE_DELIVERY_RETRY, default 60).
-      --fix-lifetime S        Seconds a provider's latest position counts (ENROUTE_FIX_LIFETIME, default 120).
-
-    Push notifications (APNs token auth; give all four, or none to log pushes instead of sending them):
-      --apns-key-id ID  The 10-character key id of the .p8 signing key (ENROUTE_APNS_KEY_ID).
-      --apns-team-id ID The 10-character Apple team id (ENROUTE_APNS_TEAM_ID).
-      --apns-key PATH   The AuthKey_<id>.p8 file downloaded from the developer portal (ENROUTE_APNS_KEY).
-      --apns-topic ID   The app's bundle id, e.g. com.enroute.app (ENROUTE_APNS_TOPIC).
+    """, sections: [
+        (nil, [
+            .value("host", "ADDR", env: "ENROUTE_HOST", "Address to listen on (ENROUTE_HOST, default 127.0.0.1)."),
+            .value("port", "N", env: "ENROUTE_PORT", "TCP port (ENROUTE_PORT, default 8080; 0 picks a free one)."),
+            .value("db", "PATH", env: "ENROUTE_DB", "SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite)."),
+            .value("secret", "S", env: "ENROUTE_JWT_SECRET", """
+                HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
+                default: a random secret kept in PATH.secret, which `enroute token` reads too).
+                """),
+            .value("previous-secret", "S", env: "ENROUTE_JWT_PREVIOUS_SECRETS", repeatable: true, """
+                A retired secret whose tokens still verify while the secret rotates; repeatable
+                (ENROUTE_JWT_PREVIOUS_SECRETS, comma-separated). Tokens name their key by kid.
+                """),
+            .value("token-leeway", "S", env: "ENROUTE_JWT_LEEWAY", "Clock skew allowed on a token's exp, nbf and iat (ENROUTE_JWT_LEEWAY, default 30)."),
+            .value("threads", "N", env: "ENROUTE_THREADS", "HTTP worker threads (ENROUTE_THREADS, default: one per core)."),
+            .value("max-connections", "N", env: "ENROUTE_MAX_CONNECTIONS", "Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000)."),
+            .value("idle-timeout", "S", env: "ENROUTE_IDLE_TIMEOUT", "Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30)."),
+            .value("rate-limits", "L", env: "ENROUTE_RATE_LIMITS", """
+                Per-account limits (ENROUTE_RATE_LIMITS): off, or class=N/PERIOD entries over the
+                defaults creates=10/60s,steps=120/60s,locations=600/60s,estimates=60/60s
+                (a class=off entry lifts one class); over the limit a request gets 429.
+                """),
+        ]),
+        ("Dispatch and live location:", [
+            .value("offer-timeout", "S", env: "ENROUTE_OFFER_TIMEOUT", "Seconds a provider has to answer an offer (ENROUTE_OFFER_TIMEOUT, default 15)."),
+            .value("dispatch-candidates", "N", env: "ENROUTE_DISPATCH_CANDIDATES", "Offers per search before giving up (ENROUTE_DISPATCH_CANDIDATES, default 5)."),
+            .value("dispatch-limit", "S", env: "ENROUTE_DISPATCH_LIMIT", """
+                Seconds one search may last (ENROUTE_DISPATCH_LIMIT, default 120); a ride then
+                ends in noDriversFound.
+                """),
+            .value("delivery-retry", "S", env: "ENROUTE_DELIVERY_RETRY", "Seconds before a delivery's search starts over (ENROUTE_DELIVERY_RETRY, default 60)."),
+            .value("fix-lifetime", "S", env: "ENROUTE_FIX_LIFETIME", "Seconds a provider's latest position counts (ENROUTE_FIX_LIFETIME, default 120)."),
+        ]),
+        ("Push notifications (APNs token auth; give all four, or none to log pushes instead of sending them):", [
+            .value("apns-key-id", "ID", env: "ENROUTE_APNS_KEY_ID", "The 10-character key id of the .p8 signing key (ENROUTE_APNS_KEY_ID)."),
+            .value("apns-team-id", "ID", env: "ENROUTE_APNS_TEAM_ID", "The 10-character Apple team id (ENROUTE_APNS_TEAM_ID)."),
+            .value("apns-key", "PATH", env: "ENROUTE_APNS_KEY", "The AuthKey_<id>.p8 file downloaded from the developer portal (ENROUTE_APNS_KEY)."),
+            .value("apns-topic", "ID", env: "ENROUTE_APNS_TOPIC", "The app's bundle id, e.g. com.enroute.app (ENROUTE_APNS_TOPIC)."),
+            .value("apns-url", "URL", env: "ENROUTE_APNS_URL", """
+                Send every push to this https base URL instead of Apple's hosts, e.g. a local
+                stand-in (ENROUTE_APNS_URL).
+                """),
+            .value("apns-ca", "PATH", env: "ENROUTE_APNS_CA", "Also trust this PEM certificate for APNs, e.g. the stand-in's (ENROUTE_APNS_CA)."),
+        ]),
+    ], footer: """
     Each device's registration says sandbox or production, and its pushes go to that APNs host.
 
     SIGTERM or SIGINT stops accepting, finishes requests in flight, ends streams cleanly and exits 0.
-    """
+    """)
 
     static func run(_ args: [String]) async throws -> Int32 {
-        let options = try Options(args)
-        if options.has("help") { print(help); return 0 }
+        let options = try spec.parse(args)
+        if options.has("help") { print(spec.helpText); return 0 }
         var config = HTTPServerConfiguration()
-        config.host = options.string("host", env: "ENROUTE_HOST") ?? "127.0.0.1"
-        if let port = try options.int("port", env: "ENROUTE_PORT") {
-            guard (0...65535).contains(port) else { throw CLIError("--port must be 0...65535") }
-            config.port = UInt16(port)
-        }
-        if let threads = try options.int("threads", env: "ENROUTE_THREADS") { config.threads = max(1, threads) }
-        if let limit = try options.int("max-connections", env: "ENROUTE_MAX_CONNECTIONS") { config.connectionLimit = max(1, limit) }
-        if let idle = try options.int("idle-timeout", env: "ENROUTE_IDLE_TIMEOUT") { config.idleTimeoutSeconds = UInt32(max(1, idle)) }
-        let database = options.string("db", env: "ENROUTE_DB") ?? "./enroute.sqlite"
+        config.host = options.string("host") ?? "127.0.0.1"
+        if let port = try options.int("port", in: 0...65535) { config.port = UInt16(port) }
+        if let threads = try options.int("threads", in: 1...1024) { config.threads = threads }
+        if let limit = try options.int("max-connections", in: 1...Int.max) { config.connectionLimit = limit }
+        if let idle = try options.int("idle-timeout", in: 1...86_400) { config.idleTimeoutSeconds = UInt32(idle) }
+        let database = options.string("db") ?? "./enroute.sqlite"
         let secret = try Secrets.jwtSecret(options, database: database)
-        let rateLimits = try options.string("rate-limits", env: "ENROUTE_RATE_LIMITS").map { text in
+        let rateLimits = try options.string("rate-limits").map { text in
             do { return try RateLimits.parse(text) } catch { throw CLIError("--rate-limits: \(error)") }
         } ?? .standard
         log("rate limits per account: \(rateLimits)")
+        let previousSecrets = try Secrets.previousSecrets(options)
+        let leeway = TimeInterval(try options.int("token-leeway", in: 0...3600) ?? 30)
+        let gateway = try pushGateway(options, now: { Date() })
 
         // Signals are caught before anything listens, so a SIGTERM at any moment drains cleanly.
         let stop = AsyncStream<Int32>.makeStream()
@@ -87,14 +106,14 @@ enum ServeCommand {
         let offers = OfferPushPlanner(store: store, devices: notifications, now: now, queued: { lateSender.value?.wake() }, log: { log($0) })
         let providers = ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock(),
                                            paths: try SQLitePathStore(tripStore: store), policy: try dispatchPolicy(options),
-                                           fixLifetime: TimeInterval(try positive(options, "fix-lifetime", env: "ENROUTE_FIX_LIFETIME") ?? 120),
+                                           fixLifetime: TimeInterval(try options.int("fix-lifetime", in: 1...Int.max) ?? 120),
                                            offers: offers)
-        let sender = PushSender(store: store, devices: notifications, ledger: notifications, gateway: try pushGateway(options, now: now),
+        let sender = PushSender(store: store, devices: notifications, ledger: notifications, gateway: gateway,
                                 clock: ContinuousClock(), now: now, metrics: metrics,
                                 offerIsOpen: { offerId, provider in providers.dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
                                 log: { log($0) })
         lateSender.value = sender
-        let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, now: now), metrics: metrics,
+        let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, previousSecrets: previousSecrets, leeway: leeway, now: now), metrics: metrics,
                              openAPI: OpenAPIDocument.text(), providers: providers,
                              rateLimiter: RateLimiter(rateLimits, clock: ContinuousClock()), ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
@@ -131,27 +150,24 @@ enum ServeCommand {
     /// The dispatcher's limits from flags and environment, defaults otherwise.
     static func dispatchPolicy(_ options: Options) throws -> DispatchPolicy {
         var policy = DispatchPolicy()
-        if let s = try positive(options, "offer-timeout", env: "ENROUTE_OFFER_TIMEOUT") { policy.offerTimeout = .seconds(s) }
-        if let n = try positive(options, "dispatch-candidates", env: "ENROUTE_DISPATCH_CANDIDATES") { policy.maxCandidates = n }
-        if let s = try positive(options, "dispatch-limit", env: "ENROUTE_DISPATCH_LIMIT") { policy.searchLimit = .seconds(s) }
-        if let s = try positive(options, "delivery-retry", env: "ENROUTE_DELIVERY_RETRY") { policy.deliveryRetry = .seconds(s) }
+        if let s = try options.int("offer-timeout", in: 1...Int.max) { policy.offerTimeout = .seconds(s) }
+        if let n = try options.int("dispatch-candidates", in: 1...Int.max) { policy.maxCandidates = n }
+        if let s = try options.int("dispatch-limit", in: 1...Int.max) { policy.searchLimit = .seconds(s) }
+        if let s = try options.int("delivery-retry", in: 1...Int.max) { policy.deliveryRetry = .seconds(s) }
         return policy
-    }
-
-    static func positive(_ options: Options, _ name: String, env: String) throws -> Int? {
-        guard let value = try options.int(name, env: env) else { return nil }
-        guard value > 0 else { throw CLIError("--\(name) must be at least 1") }
-        return value
     }
 
     /// APNs when all four settings are given, a log line per push when none is.
     static func pushGateway(_ options: Options, now: @escaping @Sendable () -> Date) throws -> any PushGateway {
-        let keyID = options.string("apns-key-id", env: "ENROUTE_APNS_KEY_ID")
-        let teamID = options.string("apns-team-id", env: "ENROUTE_APNS_TEAM_ID")
-        let keyPath = options.string("apns-key", env: "ENROUTE_APNS_KEY")
-        let topic = options.string("apns-topic", env: "ENROUTE_APNS_TOPIC")
+        let keyID = options.string("apns-key-id")
+        let teamID = options.string("apns-team-id")
+        let keyPath = options.string("apns-key")
+        let topic = options.string("apns-topic")
+        let host = try apnsHost(options)
+        let caFile = options.string("apns-ca")
         let given = [keyID, teamID, keyPath, topic].compactMap { $0 }
         if given.isEmpty {
+            if host != nil || caFile != nil { throw CLIError("--apns-url and --apns-ca need the four APNs settings as well") }
             log("APNs is not configured: pushes are logged, not sent (see --apns-key-id, --apns-team-id, --apns-key, --apns-topic)")
             return LogPushGateway(log: { log($0) })
         }
@@ -161,12 +177,22 @@ enum ServeCommand {
         guard let pem = try? String(contentsOfFile: keyPath, encoding: .utf8) else { throw CLIError("cannot read the APNs key \(keyPath)") }
         do {
             let client = try APNsClient(configuration: APNsConfiguration(keyID: keyID, teamID: teamID, privateKeyPEM: pem, topic: topic),
-                                        transport: CurlAPNsTransport(), now: now, log: { log($0) })
-            log("APNs configured: key \(keyID), team \(teamID), topic \(topic)")
+                                        transport: CurlAPNsTransport(hosts: host.map { [.sandbox: $0, .production: $0] } ?? [:], caFile: caFile),
+                                        now: now, log: { log($0) })
+            log("APNs configured: key \(keyID), team \(teamID), topic \(topic)" + (host.map { ", every push to \($0)" } ?? ""))
             return client
         } catch {
             throw CLIError("the APNs key \(keyPath) is not a P-256 .p8 key: \(error)")
         }
+    }
+
+    /// `--apns-url`: an https base URL with a host and nothing after it.
+    static func apnsHost(_ options: Options) throws -> String? {
+        guard let (text, source) = options.sourced("apns-url") else { return nil }
+        guard let url = URL(string: text), url.scheme == "https", url.host != nil, url.path.isEmpty || url.path == "/", url.query == nil else {
+            throw CLIError("\(source) must be an https base URL such as https://127.0.0.1:8443, got '\(text)'")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
     static func log(_ message: String) {

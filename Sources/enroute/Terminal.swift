@@ -18,11 +18,19 @@ enum Terminal {
         return (parts[0], parts[1])
     }
 
+    /// `--server` and `--token`, which every client command takes.
+    static func serverOptions(role: String) -> [OptionSpec] {
+        [.value("server", "URL", env: "ENROUTE_SERVER", "The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080)."),
+         .value("token", "T", env: "ENROUTE_TOKEN", "A \(role)'s bearer token (ENROUTE_TOKEN); see `enroute token`.")]
+    }
+
     /// The server URL and bearer token every client command takes.
     static func server(_ options: Options) throws -> (URL, String) {
-        let text = options.string("server", env: "ENROUTE_SERVER") ?? "http://127.0.0.1:8080"
-        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else { throw CLIError("--server must be an http(s) URL") }
-        guard let token = options.string("token", env: "ENROUTE_TOKEN"), !token.isEmpty else {
+        let (text, source) = options.sourced("server") ?? ("http://127.0.0.1:8080", "--server")
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw CLIError("\(source) must be an http(s) URL, got '\(text)'")
+        }
+        guard let token = options.string("token"), !token.isEmpty else {
             throw CLIError("--token is required (mint one with `enroute token`)")
         }
         return (url, token)

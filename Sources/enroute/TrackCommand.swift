@@ -5,26 +5,24 @@ import OrderTracking
 
 /// `enroute track <order-id>`: the customer's tracking screen in a terminal, on the client kit.
 enum TrackCommand {
-    static let help = """
+    static let spec = CommandSpec(name: "track", synopsis: """
     Usage: enroute track <order-id> [--server URL] [--token T] [--events]
 
     Follows one delivery with the same store, polling engine and view model the iOS app uses, and
     redraws its screen in place: the steps, the ETA wording, the rider pin and its age, any banner,
     and "Offline" while the server cannot be reached. Ends when the order is delivered or cancelled.
-
-      --server URL   The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080).
-      --token T      A customer's bearer token (ENROUTE_TOKEN); see `enroute token`.
-      --events       Also follow the server's SSE stream for sub-second updates.
-
+    """, sections: [(nil, Terminal.serverOptions(role: "customer") + [
+        .flag("events", "Also follow the server's SSE stream for sub-second updates."),
+    ])], positionals: 1, footer: """
     SIGUSR1 sends the tracker to the background (polling stops, as in a suspended app) and SIGUSR2
     brings it back to the foreground (it fetches at once).
-    """
+    """)
 
     @MainActor
     static func run(_ args: [String]) async throws -> Int32 {
-        let options = try Options(args, switches: ["help", "events"])
-        if options.has("help") { print(help); return 0 }
-        guard let raw = options.positional.first else { throw CLIError("an order id is required\n\n\(help)") }
+        let options = try spec.parse(args)
+        if options.has("help") { print(spec.helpText); return 0 }
+        guard let raw = options.positional.first else { throw CLIError("an order id is required (see `enroute track --help`)") }
         let (url, token) = try Terminal.server(options)
         let order = OrderID(raw)
         let clock = ContinuousClock()

@@ -60,6 +60,19 @@ actor APNsStandIn {
         _ = try await command(["cmd": "script", "token": token, "responses": responses])
     }
 
+    /// How an outage looks to the client.
+    enum Outage: String, Sendable, CaseIterable { case refuse, serviceUnavailable = "503" }
+
+    /// Starts an outage: every connection dropped and new ones refused, or every request answered 503.
+    nonisolated func goDown(_ outage: Outage) async throws {
+        _ = try await command(["cmd": "down", "mode": outage.rawValue])
+    }
+
+    /// Ends the outage.
+    nonisolated func comeBack() async throws {
+        _ = try await command(["cmd": "up"])
+    }
+
     /// Every request received so far, in arrival order.
     nonisolated func received() async throws -> [[String: Any]] {
         try await command(["cmd": "received"])["received"] as? [[String: Any]] ?? []

@@ -51,6 +51,37 @@ import Synchronization
         try await sut.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 100)
     }
 
+    static func enqueueActivity(_ sut: SUT, version: Int, event: String = "update") async throws {
+        var job = PushJob(kind: .liveActivity, orderId: "O1", accountId: "c1", orderVersion: version, expiresAt: sut.clock.date.addingTimeInterval(180))
+        job.liveActivityToken = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+        job.event = event
+        job.priority = 10
+        job.timestamp = Int(sut.clock.date.timeIntervalSince1970)
+        job.status = event == "end" ? "delivered" : "arriving"
+        let message = OutboxMessage(id: "apns.la.O1.\(version)", topic: PushJob.topic, payload: try job.encoded(), createdAt: sut.clock.date)
+        try await sut.store.transaction { tx in try tx.enqueue(message) }
+    }
+
+    /// An update whose first attempt failed is not sent once a newer one for the same activity got through:
+    /// Live Activity timestamps only rise.
+    @Test func aRetriedLiveActivityUpdateOlderThanOneDeliveredIsDroppedUnsent() async throws {
+        let sut = Self.makeSUT(gateway: FakePushGateway(script: [.retry(.network, reason: "connection refused")], defaultOutcome: .delivered))
+        try await Self.register(sut, Self.tokenA)
+        try await Self.enqueueActivity(sut, version: 3)
+        try await sut.sender.drain()                          // fails; retried in 5 s
+        await sut.clock.advance(by: .seconds(2))
+        try await Self.enqueueActivity(sut, version: 4, event: "end")
+        try await sut.sender.drain()                          // the end goes through
+        await sut.clock.advance(by: .seconds(5))
+        try await sut.sender.drain()                          // the older update is due again
+        let stamps = sut.gateway.sent.compactMap { push in
+            ((try? JSONSerialization.jsonObject(with: Data(push.payload))) as? [String: Any]).flatMap { ($0["aps"] as? [String: Any])?["timestamp"] as? Int }
+        }
+        #expect(stamps.count == 2 && stamps == stamps.sorted(), "\(stamps)")
+        #expect(try await Self.pending(sut).isEmpty)
+        #expect(sut.metrics.counter("enroute_push_outbox_done_total", labels: ["result": "superseded"]) == 1)
+    }
+
     @Test func sendsToEveryDeviceOfTheAccountResolvedAtSendTime() async throws {
         let sut = Self.makeSUT(gateway: FakePushGateway(defaultOutcome: .delivered))
         try await Self.enqueue(sut)

@@ -4,50 +4,77 @@ public import HTTPEngine
 import Synchronization
 
 /// Bearer JWT (HS256) authentication: `sub` is the account id, `role` its party, `exp` its expiry.
+///
+/// A token must carry a numeric `exp` ahead of now, and any `nbf` or `iat` must not be ahead, each within
+/// `leeway`. Tokens carry a `kid` naming their key, so several secrets verify at once while the signing
+/// secret rotates: new tokens use the current secret, a known previous one still verifies, an unknown
+/// `kid` is refused, and a token without `kid` is checked against the current secret only.
 public final class Authenticator: Sendable {
-    private let signer: HS256Signer
+    private let keys: HS256KeySet
+    private let leeway: TimeInterval
     private let now: @Sendable () -> Date
     // Verified tokens, so hot paths skip the HMAC and JSON work; bounded.
     private let verified = Mutex<[String: (account: Account, expires: Date)]>([:])
     private let cacheLimit = 10_000
 
-    /// An authenticator for tokens signed with `secret`.
-    public init(secret: String, now: @escaping @Sendable () -> Date) {
-        self.signer = HS256Signer(secret: Array(secret.utf8))
+    /// An authenticator that signs with `secret` and also accepts tokens signed with any of `previousSecrets`;
+    /// `leeway` is the clock skew allowed on `exp`, `nbf` and `iat`.
+    public init(secret: String, previousSecrets: [String] = [], leeway: TimeInterval = 30, now: @escaping @Sendable () -> Date) {
+        func key(_ secret: String) -> HS256Signer {
+            HS256Signer(secret: Array(secret.utf8), keyID: HS256Signer.keyID(forSecret: Array(secret.utf8)))
+        }
+        self.keys = HS256KeySet(current: key(secret), previous: previousSecrets.map(key))
+        self.leeway = max(0, leeway)
         self.now = now
     }
 
-    /// Mints a token (the `enroute token` command and tests).
+    /// The `kid` of the current signing secret.
+    public var currentKeyID: String { keys.current.keyID ?? "" }
+
+    /// Mints a token with `kid`, `iat` and `exp` (the `enroute token` command and tests).
     public func token(account: String, role: Party, lifetime: TimeInterval = 24 * 3600) throws -> String {
-        try signer.sign(claims: ["sub": account, "role": role.rawValue, "exp": Int(now().addingTimeInterval(lifetime).timeIntervalSince1970)])
+        let issued = now()
+        return try keys.current.sign(claims: ["sub": account, "role": role.rawValue, "iat": Int(issued.timeIntervalSince1970),
+                                              "exp": Int(issued.addingTimeInterval(lifetime).timeIntervalSince1970)])
     }
 
-    /// The account behind the request's bearer token; 401 when absent, malformed, forged or expired.
+    /// The account behind the request's bearer token; 401 when absent, malformed, forged, expired or not yet valid.
     public func account(for request: HTTPRequest) throws(HTTPError) -> Account {
         guard let header = request.headers["Authorization"], let token = Self.bearerToken(header) else {
             throw HTTPError.unauthorized("Send a bearer token in the Authorization header.")
         }
         let at = now()
-        if let hit = verified.withLock({ $0[token] }), hit.expires > at { return hit.account }
+        if let hit = verified.withLock({ $0[token] }), hit.expires.addingTimeInterval(leeway) > at { return hit.account }
         let claims: [String: Any]
         do {
-            claims = try signer.verify(token, now: at)
-        } catch .expired {
-            throw HTTPError.unauthorized("The token has expired.")
+            claims = try keys.verify(token, now: at, leeway: leeway)
         } catch {
-            throw HTTPError.unauthorized("The token is not valid.")
+            throw HTTPError.unauthorized(Self.detail(error))
         }
         guard let sub = claims["sub"] as? String, !sub.isEmpty, let roleName = claims["role"] as? String,
               let role = Party(rawValue: roleName), role != .backend else {
             throw HTTPError.unauthorized("The token lacks a subject or a known role.")
         }
         let account = Account(id: sub, role: role)
-        let expires = (claims["exp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) } ?? at.addingTimeInterval(3600)
+        // Verification proved `exp` is a number.
+        let expires = Date(timeIntervalSince1970: (claims["exp"] as? NSNumber)?.doubleValue ?? 0)
         verified.withLock { cache in
             if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[token] = (account, expires)
         }
         return account
+    }
+
+    /// The 401's detail for each way a token fails.
+    static func detail(_ error: HS256Signer.VerificationError) -> String {
+        switch error {
+        case .malformed, .unsupportedAlgorithm, .badSignature: "The token is not valid."
+        case .unknownKey: "The token was signed with a key this server does not know (its kid)."
+        case .missingExpiry: "The token has no expiry: it needs a numeric exp claim."
+        case .expired: "The token has expired."
+        case .notYetValid: "The token is not valid yet (its nbf is in the future)."
+        case .issuedInFuture: "The token was issued in the future (its iat is ahead of the server's clock)."
+        }
     }
 
     /// The token of a `Bearer <token>` header value, scheme case-insensitive; nil otherwise.

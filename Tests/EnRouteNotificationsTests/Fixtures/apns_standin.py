@@ -8,6 +8,9 @@ scripted answer for the device token. Commands arrive as JSON lines on stdin, on
   {"cmd": "script", "token": "<hex>|*", "responses": [{"status": 410, "reason": "Unregistered", "timestamp": 1}]}
   {"cmd": "received"}   -> {"received": [ {connection, path, token, headers, payload, jwt, answer}, ... ]}
   {"cmd": "reset"}
+  {"cmd": "down", "mode": "refuse"|"503"}  -> an outage: drop every connection and refuse new ones, or answer
+                                              every request 503 ServiceUnavailable (logged with "down": true)
+  {"cmd": "up"}                            -> the outage ends
 It exits when stdin closes.
 """
 import argparse
@@ -33,6 +36,8 @@ lock = threading.Lock()
 received = []
 scripts = {}
 connection_count = [0]
+outage = [None]        # None, "refuse" or "503"
+live = set()           # open TLS sockets, closed when an outage starts
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -128,6 +133,8 @@ def serve_connection(args, public_key, sock, number):
     except (ConnectionError, ssl.SSLError, OSError):
         pass
     finally:
+        with lock:
+            live.discard(sock)
         sock.close()
 
 
@@ -138,7 +145,10 @@ def answer(args, public_key, conn, stream_id, request, number):
     status, reason, jwt = judge(args, public_key, headers, path, body)
     extra = {}
     with lock:
-        if status == 200:
+        down = outage[0] is not None
+        if down:
+            status, reason = 503, "ServiceUnavailable"
+        elif status == 200:
             queue = scripts.get(token) or scripts.get("*")
             if queue:
                 scripted = queue.pop(0)
@@ -152,7 +162,7 @@ def answer(args, public_key, conn, stream_id, request, number):
         received.append({
             "connection": number, "path": path, "token": token,
             "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
-            "payload": payload, "jwt": jwt, "answer": {"status": status, "reason": reason},
+            "payload": payload, "jwt": jwt, "answer": {"status": status, "reason": reason}, "down": down,
         })
     response_headers = [(":status", str(status)), ("apns-id", headers.get("apns-id", "00000000-0000-4000-a000-000000000000"))]
     if status == 200:
@@ -193,10 +203,16 @@ def main():
             try:
                 raw, _ = listener.accept()
                 raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                with lock:
+                    refused = outage[0] == "refuse"
+                if refused:
+                    raw.close()
+                    continue
                 tls = context.wrap_socket(raw, server_side=True)
             except (ssl.SSLError, OSError):
                 continue
             with lock:
+                live.add(tls)
                 connection_count[0] += 1
                 number = connection_count[0]
             threading.Thread(target=serve_connection, args=(args, public_key, tls, number), daemon=True).start()
@@ -214,6 +230,18 @@ def main():
                 reply = {"ok": True}
             elif command["cmd"] == "received":
                 reply = {"received": list(received)}
+            elif command["cmd"] == "down":
+                outage[0] = command.get("mode", "refuse")
+                if outage[0] == "refuse":
+                    for sock in list(live):
+                        try:
+                            sock.shutdown(socket.SHUT_RDWR)
+                        except OSError:
+                            pass
+                reply = {"ok": True}
+            elif command["cmd"] == "up":
+                outage[0] = None
+                reply = {"ok": True}
             elif command["cmd"] == "reset":
                 received.clear()
                 scripts.clear()

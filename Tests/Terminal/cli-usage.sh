@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The built `enroute` refuses an unknown flag or a malformed value before doing anything: exit status 64
+# (EX_USAGE) and a message naming the flag and the closest known one. Nothing listens, nothing is written.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN="${ENROUTE_BIN:-$(swift build --show-bin-path)/enroute}"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+expect_usage() {   # expect_usage MESSAGE COMMAND...
+  local message="$1"; shift
+  # The timeout turns a command that ignores the flag and starts serving into a failure, not a hang.
+  set +e; timeout 10 "$@" > out.txt 2> err.txt; local rc=$?; set -e
+  if [ "$rc" -ne 64 ]; then echo "FAIL: '$*' exited $rc, not 64"; cat err.txt; exit 1; fi
+  if ! grep -qF -- "$message" err.txt; then echo "FAIL: '$*' did not say: $message"; cat err.txt; exit 1; fi
+  echo "ok: $* -> 64, $message"
+}
+
+expect_usage "unknown option --prot (did you mean --port?)" "$BIN" serve --prot 8081
+expect_usage "unknown option --store" "$BIN" serve --store postgres://localhost/enroute
+expect_usage "ENROUTE_PORT must be a whole number, got 'abc'" env ENROUTE_PORT=abc "$BIN" serve
+expect_usage "--port must be 0...65535, got 70000" "$BIN" serve --port 70000
+expect_usage "unknown option --acount (did you mean --account?)" "$BIN" token --acount ana --role customer
+expect_usage "unknown option --event (did you mean --events?)" "$BIN" track o1 --event
+expect_usage "unknown option --form (did you mean --from?)" "$BIN" ride --form 60.1,24.9 --to 60.2,24.9
+expect_usage "--speed must be a number, got 'fast'" "$BIN" drive --server http://127.0.0.1:1 --token t --speed fast
+expect_usage "unknown command 'serv' (did you mean serve?)" "$BIN" serv
+[ ! -e enroute.sqlite ] || { echo "FAIL: a refused serve created a database"; exit 1; }
+echo "passed"
