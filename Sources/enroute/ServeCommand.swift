@@ -114,7 +114,7 @@ enum ServeCommand {
                                 log: { log($0) })
         lateSender.value = sender
         let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, previousSecrets: previousSecrets, leeway: leeway, now: now), metrics: metrics,
-                             openAPI: OpenAPIDocument.text(), providers: providers,
+                             openAPI: try OpenAPIDocument.text(), providers: providers,
                              rateLimiter: RateLimiter(rateLimits, clock: ContinuousClock()), ready: {
                                  do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
                              }, onOverride: { log("override: \($0)") })

@@ -176,9 +176,12 @@ import TestSupport
         #expect(String(decoding: response.bodyBytes, as: UTF8.self) == text)
     }
 
-    /// The executable ships Sources/enroute/Resources/openapi.yaml, a link to the document.
+    /// The executable ships Sources/enroute/Resources/openapi.yaml, the document itself (docs/openapi.yaml links to it),
+    /// so the resource bundle holds a real file, not a link that breaks once copied.
     @Test func theShippedResourceIsTheDocument() throws {
         let resource = Self.root.appendingPathComponent("Sources/enroute/Resources/openapi.yaml")
         #expect(try String(contentsOf: resource, encoding: .utf8) == Self.documentText())
+        let attributes = try FileManager.default.attributesOfItem(atPath: resource.path)
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
     }
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Soak: create, run and end TRIPS trips (default 200,000) through a live `enroute serve` and print its
+# resident memory every REPORT trips. The reference in the same run is the same server restarted on
+# the database the soak left behind: memory after the soak should be close to what a fresh process
+# needs for the same data, and flat after the first REPORT trips.
+# Trips: rides assigned by ops, one location batch, three in four completed and one cancelled; every
+# tenth a delivery through the merchant. Rate limits are off (the driver is one account per role).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TRIPS="${TRIPS:-200000}"; REPORT="${REPORT:-50000}"; WORKERS="${WORKERS:-8}"; PORT="${PORT:-18300}"
+SCRATCH="${SCRATCH:-.build}"
+scripts/install-deps.sh build
+swift build -c release --scratch-path "$SCRATCH" --product server-bench >/dev/null
+swift build -c release --scratch-path "$SCRATCH" --product enroute >/dev/null
+BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
+WORK=$(mktemp -d)
+SECRET="soak-secret-$(date +%s)-0123456789"
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
+rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+serve() {
+  "$BIN/enroute" serve --port "$PORT" --db "$WORK/soak.sqlite" --secret "$SECRET" --rate-limits off > "$WORK/server.log" 2>&1 &
+  SERVER=$!
+  wait_port "$PORT"
+}
+
+serve
+"$BIN/server-bench" soak --port "$PORT" --secret "$SECRET" --pid "$SERVER" --trips "$TRIPS" --report "$REPORT" --workers "$WORKERS" | tee "$WORK/soak.out"
+AFTER=$(rss_mib "$SERVER")
+kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
+
+# The reference: the same server, restarted on the same database, after one read.
+serve
+curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
+FRESH=$(rss_mib "$SERVER")
+kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
+
+FIRST=$(awk -v r="$REPORT" '$1 == "after" && $2 == r { print $5 }' "$WORK/soak.out")
+LAST=$(awk '$1 == "after" { v = $5 } END { print v }' "$WORK/soak.out")
+python3 - "$FIRST" "$LAST" "$AFTER" "$FRESH" "$REPORT" "$TRIPS" <<'PY'
+import sys
+first, last, after, fresh, report, trips = (float(x) for x in sys.argv[1:])
+grown = (last - first) * 1024 * 1024 / max(1, trips - report)
+print(f"RSS after {int(report):,} trips {first:.1f} MiB, after {int(trips):,} {last:.1f} MiB: {grown:.0f} bytes per trip after the first {int(report):,}")
+print(f"RSS at the end {after:.1f} MiB vs the same database in a fresh process {fresh:.1f} MiB: {after / fresh:.2f}x")
+PY
