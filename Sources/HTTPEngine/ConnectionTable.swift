@@ -39,6 +39,8 @@ struct ConnectionTable<Request> {
 
     private struct Entry {
         let fd: Int32
+        /// Order of arrival, to break ties between equal `since` times.
+        let serial: UInt64
         var phase: Phase
         /// When the phase began (the eviction order).
         var since: Duration
@@ -53,6 +55,7 @@ struct ConnectionTable<Request> {
     let limits: Limits
     private var entries: [UInt: Entry] = [:]
     private var evictedCount = 0
+    private var serials: UInt64 = 0
 
     init(limits: Limits) { self.limits = limits }
 
@@ -64,14 +67,16 @@ struct ConnectionTable<Request> {
 
     /// A new connection; past `limit`, the one that has waited longest for its request is shut down.
     mutating func opened(_ id: UInt, fd: Int32, now: Duration, limit: Int) -> Action? {
-        entries[id] = Entry(fd: fd, phase: .head, since: now, deadline: now + limits.header)
+        serials += 1
+        entries[id] = Entry(fd: fd, serial: serials, phase: .head, since: now, deadline: now + limits.header)
         guard liveCount > limit else { return nil }
         // Only connections still waiting for (or trickling) a request head give way: a handler at work
         // or a stream is never cut for a newcomer. The oldest of them is the likeliest slow client.
-        var victim: (id: UInt, since: Duration)?
+        var victim: (id: UInt, since: Duration, serial: UInt64)?
         for (key, entry) in entries where key != id && !entry.evicted
             && (entry.phase == .head || entry.phase == .awaitingRequest) {
-            if victim == nil || entry.since < victim!.since { victim = (key, entry.since) }
+            if let best = victim, (best.since, best.serial) < (entry.since, entry.serial) { continue }
+            victim = (key, entry.since, entry.serial)
         }
         guard let victim, var entry = entries[victim.id] else { return nil }
         entry.evicted = true

@@ -167,34 +167,45 @@ public final class HTTPServer: @unchecked Sendable {
         return { start.duration(to: clock.now) }
     }
 
-    /// Sleeps to each tick of a fixed schedule (not "a tick from now"), so a test clock advanced past
-    /// several ticks wakes the loop for each, and the last wake sees the final time.
-    private static func ticks<C: Clock>(on clock: C, every tick: C.Duration, _ body: () -> Bool) async where C.Duration == Duration {
-        var next = clock.now.advanced(by: tick)
-        while !Task.isCancelled {
-            do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
-            guard body() else { return }
-            next = next.advanced(by: tick)
+    /// Runs `body` at each tick of a fixed schedule that starts now, not when the task first runs, and
+    /// sleeps to each tick rather than "a tick from now": a test clock advanced past several ticks (even
+    /// before the task starts) wakes the loop for each, and the last wake sees the final time.
+    private static func repeating<C: Clock>(on clock: C, every tick: Duration,
+                                            _ body: @escaping @Sendable () -> Bool) -> Task<Void, Never> where C.Duration == Duration {
+        let first = clock.now.advanced(by: tick)
+        return Task {
+            var next = first
+            while !Task.isCancelled {
+                do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
+                guard body() else { return }
+                next = next.advanced(by: tick)
+            }
         }
     }
 
     // One timer for every stream's heartbeat and every connection's deadline, rather than a task each.
     private func startTimer() {
-        let clock = self.clock, interval = configuration.heartbeatInterval
-        timer = Task { [weak self] in
-            let comment = Array(": heartbeat\n\n".utf8)
-            var nextBeat = interval
-            await HTTPServer.ticks(on: clock, every: HTTPServer.timerTick) {
-                guard let self else { return false }
-                let now = self.elapsed()
-                if now >= nextBeat {
-                    nextBeat = max(nextBeat + interval, now)
-                    for sink in self.streams.withLock({ Array($0.values) }) { _ = sink.write(comment) }
-                }
-                self.enforceDeadlines(now: now)
-                return true
-            }
+        let clock: any Clock<Duration> = self.clock
+        let body: @Sendable () -> Bool = { [weak self] in
+            guard let self else { return false }
+            self.tick()
+            return true
         }
+        timer = Self.repeating(on: clock, every: Self.timerTick, body)
+    }
+
+    /// Touched only by the timer's task.
+    private var nextHeartbeat: Duration = .zero
+
+    private func tick() {
+        let now = elapsed(), interval = configuration.heartbeatInterval
+        if nextHeartbeat == .zero { nextHeartbeat = interval }
+        if now >= nextHeartbeat {
+            nextHeartbeat = max(nextHeartbeat + interval, now)
+            let comment = Array(": heartbeat\n\n".utf8)
+            for sink in streams.withLock({ Array($0.values) }) { _ = sink.write(comment) }
+        }
+        enforceDeadlines(now: now)
     }
 
     /// Closes connections past their receive deadlines and answers handlers past theirs.

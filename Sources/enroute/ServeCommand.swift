@@ -22,6 +22,9 @@ enum ServeCommand {
       --threads N       HTTP worker threads (ENROUTE_THREADS, default: one per core).
       --max-connections N  Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000).
       --idle-timeout S  Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30).
+      --header-timeout S  Seconds a request line and headers may take (ENROUTE_HEADER_TIMEOUT, default 10).
+      --body-timeout S  Seconds a request body may take after its headers (ENROUTE_BODY_TIMEOUT, default 30).
+      --request-deadline S  Seconds a handler may run before 503 (ENROUTE_REQUEST_DEADLINE, default 30).
 
     Dispatch and live location:
       --offer-timeout S       Seconds a provider has to answer an offer (ENROUTE_OFFER_TIMEOUT, default 15).
@@ -53,6 +56,9 @@ enum ServeCommand {
         if let threads = try options.int("threads", env: "ENROUTE_THREADS") { config.threads = max(1, threads) }
         if let limit = try options.int("max-connections", env: "ENROUTE_MAX_CONNECTIONS") { config.connectionLimit = max(1, limit) }
         if let idle = try options.int("idle-timeout", env: "ENROUTE_IDLE_TIMEOUT") { config.idleTimeoutSeconds = UInt32(max(1, idle)) }
+        if let s = try options.int("header-timeout", env: "ENROUTE_HEADER_TIMEOUT") { config.headerTimeout = .seconds(max(1, s)) }
+        if let s = try options.int("body-timeout", env: "ENROUTE_BODY_TIMEOUT") { config.bodyTimeout = .seconds(max(1, s)) }
+        if let s = try options.int("request-deadline", env: "ENROUTE_REQUEST_DEADLINE") { config.requestDeadline = .seconds(max(1, s)) }
         let database = options.string("db", env: "ENROUTE_DB") ?? "./enroute.sqlite"
         let secret = try Secrets.jwtSecret(options, database: database)
 

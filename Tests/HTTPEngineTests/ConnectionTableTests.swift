@@ -79,6 +79,13 @@ import Testing
         #expect(table.liveCount == 2)
     }
 
+    @Test func atEqualTimesTheEarliestArrivalGivesWay() {
+        var table = makeSUT()
+        for id in UInt(1)...3 { _ = table.opened(id, fd: Int32(10 + id), now: .zero, limit: 3) }
+        guard case .close(let fd)? = table.opened(4, fd: 14, now: .zero, limit: 3) else { Issue.record("nobody gave way"); return }
+        #expect(fd == 11)
+    }
+
     @Test func overTheCapWithNothingWaitingNobodyIsCut() {
         var table = makeSUT()
         _ = table.opened(1, fd: 11, now: .zero, limit: 1)
