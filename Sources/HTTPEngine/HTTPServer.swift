@@ -91,6 +91,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.metrics = metrics
         self.clock = clock
         self.elapsed = Self.elapsedReader(clock)
+        nextHeartbeat = configuration.heartbeatInterval
         connections = Mutex(ConnectionTable(limits: .init(header: configuration.headerTimeout, body: configuration.bodyTimeout,
                                                           idle: .seconds(Int(configuration.idleTimeoutSeconds)),
                                                           request: configuration.requestDeadline)))
@@ -194,12 +195,11 @@ public final class HTTPServer: @unchecked Sendable {
         timer = Self.repeating(on: clock, every: Self.timerTick, body)
     }
 
-    /// Touched only by the timer's task.
-    private var nextHeartbeat: Duration = .zero
+    /// When the next heartbeat is due; touched only by the timer's task.
+    private var nextHeartbeat: Duration
 
     private func tick() {
         let now = elapsed(), interval = configuration.heartbeatInterval
-        if nextHeartbeat == .zero { nextHeartbeat = interval }
         if now >= nextHeartbeat {
             nextHeartbeat = max(nextHeartbeat + interval, now)
             let comment = Array(": heartbeat\n\n".utf8)
@@ -210,22 +210,30 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes connections past their receive deadlines and answers handlers past theirs.
     func enforceDeadlines(now: Duration) {
-        let overdue = connections.withLock { table -> [RequestContext] in
-            var overdue: [RequestContext] = []
+        let (cut, overdue) = connections.withLock { table -> (Int, [RequestContext]) in
+            var cut = 0, overdue: [RequestContext] = []
             for action in table.expired(now: now) {
                 switch action {
-                case .close(let fd): Self.cut(fd)
+                case .close(let fd): Self.cut(fd); cut += 1
                 case .timeOut(let context): overdue.append(context)
                 }
             }
-            return overdue
+            return (cut, overdue)
         }
+        if cut > 0 { countCut(reason: "deadline", cut) }
         guard !overdue.isEmpty else { return }
+        metrics.increment("enroute_request_deadline_exceeded_total", by: Double(overdue.count),
+                          help: "Handlers answered 503 and cancelled at the request deadline.")
         let seconds = configuration.requestDeadline.components.seconds
         for context in overdue {
             context.timeOut(HTTPError.unavailable(retryAfterSeconds: 1,
                                                   detail: "The request took longer than its \(seconds)-second deadline; try again shortly.").response)
         }
+    }
+
+    private func countCut(reason: String, _ count: Int = 1) {
+        metrics.increment("enroute_connections_cut_total", labels: ["reason": reason], by: Double(count),
+                          help: "Connections closed by the server: past a receive deadline, or making way for a newcomer at the cap.")
     }
 
     /// Ends a connection libmicrohttpd owns: it sees the end on its next read and closes it itself.
@@ -456,9 +464,12 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func connectionOpened(_ connection: OpaquePointer) {
         let id = UInt(bitPattern: connection), now = elapsed(), fd = enroute_mhd_client_fd(connection)
         let limit = configuration.connectionLimit
-        connections.withLock { table in
-            if case .close(let victim)? = table.opened(id, fd: fd, now: now, limit: limit) { Self.cut(victim) }
+        let evicted = connections.withLock { table -> Bool in
+            guard case .close(let victim)? = table.opened(id, fd: fd, now: now, limit: limit) else { return false }
+            Self.cut(victim)
+            return true
         }
+        if evicted { countCut(reason: "evicted") }
     }
 
     fileprivate func connectionClosed(_ connection: OpaquePointer) {
@@ -511,6 +522,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// The percent-decoded path of a request target (the part before `?`), or nil when an escape is
     /// malformed or the path holds a NUL or another control character: such a path names nothing.
     static func decodedPath(_ target: String) -> String? {
+        // The usual target has nothing to decode or cut: use it as it is.
+        if !target.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") || $0 < 0x20 || $0 == 0x7F }) {
+            return target
+        }
         var raw = Array(target.utf8)
         if let query = raw.firstIndex(of: UInt8(ascii: "?")) { raw.removeSubrange(query...) }
         var bytes: [UInt8] = []

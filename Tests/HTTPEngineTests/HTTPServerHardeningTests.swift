@@ -155,6 +155,7 @@ import TestSupport
         await clock.advance(by: .seconds(2))
         try await client.readUntilClosed()
         #expect(client.closedByPeer)
+        #expect(server.metrics.counter("enroute_connections_cut_total", labels: ["reason": "deadline"]) == 1)
         await server.shutdown()
     }
 
@@ -213,6 +214,7 @@ import TestSupport
         try await slow[0].readUntilClosed()
         #expect(slow[0].closedByPeer)
         #expect(server.openConnectionCount <= 20)
+        #expect(server.metrics.counter("enroute_connections_cut_total", labels: ["reason": "evicted"]) >= 20)
         await server.shutdown()
     }
 
@@ -233,6 +235,7 @@ import TestSupport
         try expectProblem(response, status: 503)
         #expect(response.headers["retry-after"] == "1")
         #expect(await cancelled.next() != nil, "the handler saw its cancellation")
+        #expect(server.metrics.counter("enroute_request_deadline_exceeded_total") == 1)
         // The connection serves on.
         client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
