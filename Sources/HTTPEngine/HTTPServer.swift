@@ -128,6 +128,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds and starts serving on the pool's threads.
     public func start() throws {
         signal(SIGPIPE, SIG_IGN)
+        // Before the daemon runs, so that no request meets libmicrohttpd's own HTML error pages.
+        if !enroute_mhd_set_error_responder(protocolErrorResponder) {
+            FileHandle.standardError.write(Data("HTTPEngine: libmicrohttpd's own error pages are not replaced (MHD_queue_response is not interposed)\n".utf8))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = configuration.port.bigEndian
@@ -157,9 +161,6 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let daemon else { throw HTTPServerError.cannotStart(host: configuration.host, port: configuration.port) }
         listenPort = enroute_mhd_bound_port(daemon)
-        if !enroute_mhd_set_error_responder(protocolErrorResponder) {
-            FileHandle.standardError.write(Data("HTTPEngine: libmicrohttpd's own error pages are not replaced (MHD_queue_response is not interposed)\n".utf8))
-        }
         startTimer()
     }
 
