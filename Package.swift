@@ -25,6 +25,8 @@ package.targets += [
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    /// Puts problem+json bodies in place of libmicrohttpd's built-in HTML error pages (part of the HTTPEngine wrapper).
+    .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"]),
 ]
 
 // MARK: - Shared
@@ -42,7 +44,7 @@ package.targets += [
 
 package.targets += [
     /// libmicrohttpd behind async handlers, a router, SSE and WebSocket.
-    .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
+    .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
     /// The trip service: domain, state machines, idempotency, authorization and the HTTP API.
     .target(name: "EnRouteServer", dependencies: ["EnRouteModels", "HTTPEngine", "EnRouteCrypto"], swiftSettings: settings),
     /// SQLite adapters for the server's repositories.

@@ -49,6 +49,19 @@ public struct HTTPError: Error, Sendable {
         return HTTPError(status: 503, title: "Service Unavailable", detail: detail, headers: h)
     }
 
+    /// The answer for a request the engine could not parse, by the status libmicrohttpd chose.
+    static func protocolError(status: Int) -> HTTPError {
+        let (title, detail): (String, String) = switch status {
+        case 400: ("Bad Request", "The request is malformed: check its request line, headers, Content-Length and chunked framing.")
+        case 413: ("Content Too Large", "The request's declared body is too large.")
+        case 414: ("URI Too Long", "The request line is longer than this server accepts.")
+        case 431: ("Request Header Fields Too Large", "The request's headers are larger than this server accepts.")
+        case 505: ("HTTP Version Not Supported", "Use HTTP/1.1.")
+        default: ("Internal Server Error", "Something went wrong on our side.")
+        }
+        return HTTPError(status: status, title: title, detail: detail)
+    }
+
     /// 500 that says nothing about the inside.
     public static let internalError = HTTPError(status: 500, title: "Internal Server Error", detail: "Something went wrong on our side.")
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import CMicroHTTPD
+import CMicroHTTPDErrors
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,10 +14,20 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: UInt16 = 8080
     /// Threads in libmicrohttpd's pool.
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    /// Open connections beyond this get 503 with `Retry-After` and are closed.
+    /// Open connections beyond this get 503 with `Retry-After` and are closed; before that, a newcomer
+    /// over the cap makes the connection that has waited longest for its request head give way.
     public var connectionLimit = 20_000
-    /// Seconds a connection may sit idle (or trickle a request) before it is closed; streams are exempt.
+    /// Seconds a connection may sit idle before it is closed, and at most wait (however slowly bytes
+    /// trickle in) for its next request line after an answer; streams are exempt.
     public var idleTimeoutSeconds: UInt32 = 30
+    /// How long a request line and headers may take to arrive, from the accept (or from the request
+    /// line on a kept-alive connection); past it the connection is closed.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a request body may take to arrive after its headers; past it the connection is closed.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long an async handler may run before the client gets 503 with `Retry-After` and the handler
+    /// is cancelled; a stream's deadline ends once its handler has returned the stream.
+    public var requestDeadline: Duration = .seconds(30)
     /// Async handlers running at once beyond this get 503 with `Retry-After`.
     public var maxInFlight = 4_096
     /// Per-connection memory pool for headers and buffers, in bytes.
@@ -60,18 +71,33 @@ public final class HTTPServer: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     private let openStreams = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
-    fileprivate let openConnections = Atomic<Int>(0)
+    /// Every open connection's phase and deadline; `shutdown(2)` of an evicted or expired socket happens
+    /// under this lock, before libmicrohttpd's close notice (which takes it too) can free the descriptor.
+    private let connections: Mutex<ConnectionTable<RequestContext>>
+    /// Time on `clock` since the server was made.
+    private let elapsed: @Sendable () -> Duration
     private let streams = Mutex<[ObjectIdentifier: MHDEventSink]>([:])
     private var listenPort: UInt16 = 0
-    private var heartbeat: Task<Void, Never>?
+    private var timer: Task<Void, Never>?
+    /// How often the timer sends due heartbeats and enforces deadlines.
+    static let timerTick: Duration = .milliseconds(500)
 
-    /// A server for `router`; `clock` paces SSE heartbeats and times WebSocket close handshakes.
+    /// A server for `router`; `clock` paces SSE heartbeats, the receive and request deadlines, and times
+    /// WebSocket close handshakes.
     public init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
                 metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock<Duration> = ContinuousClock()) {
         self.router = router
         self.configuration = configuration
         self.metrics = metrics
         self.clock = clock
+        self.elapsed = Self.elapsedReader(clock)
+        nextHeartbeat = configuration.heartbeatInterval
+        connections = Mutex(ConnectionTable(limits: .init(header: configuration.headerTimeout, body: configuration.bodyTimeout,
+                                                          idle: .seconds(Int(configuration.idleTimeoutSeconds)),
+                                                          request: configuration.requestDeadline)))
+        metrics.gauge("enroute_open_connections", help: "Client connections open now.") { [weak self] in
+            Double(self?.connections.withLock { $0.liveCount } ?? 0)
+        }
         metrics.gauge("enroute_open_sse_streams", help: "Server-Sent Event streams open now.") { [weak self] in
             Double(self?.openStreams.load(ordering: .relaxed) ?? 0)
         }
@@ -82,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     deinit {
-        heartbeat?.cancel()
+        timer?.cancel()
         if let daemon { MHD_stop_daemon(daemon) }
         reactor.stop()
     }
@@ -93,9 +119,19 @@ public final class HTTPServer: @unchecked Sendable {
     /// Open SSE streams now.
     public var openStreamCount: Int { openStreams.load(ordering: .relaxed) }
 
+    /// Open connections counted against the cap.
+    public var openConnectionCount: Int { connections.withLock { $0.liveCount } }
+
+    /// Open connections now in `phase` (for tests that wait for the engine to see their clients).
+    func connectionCount(in phase: ConnectionTable<RequestContext>.Phase) -> Int { connections.withLock { $0.count(in: phase) } }
+
     /// Binds and starts serving on the pool's threads.
     public func start() throws {
         signal(SIGPIPE, SIG_IGN)
+        // Before the daemon runs, so that no request meets libmicrohttpd's own HTML error pages.
+        if !enroute_mhd_set_error_responder(protocolErrorResponder) {
+            FileHandle.standardError.write(Data("HTTPEngine: libmicrohttpd's own error pages are not replaced (MHD_queue_response is not interposed)\n".utf8))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = configuration.port.bigEndian
@@ -115,6 +151,7 @@ public final class HTTPServer: @unchecked Sendable {
                     CInt(MHD_OPTION.SOCK_ADDR.rawValue), sa,
                     CInt(MHD_OPTION.NOTIFY_COMPLETED.rawValue), unsafeBitCast(completedCallback, to: OpaquePointer.self), OpaquePointer(me),
                     CInt(MHD_OPTION.NOTIFY_CONNECTION.rawValue), unsafeBitCast(connectionCallback, to: OpaquePointer.self), OpaquePointer(me),
+                    CInt(MHD_OPTION.URI_LOG_CALLBACK.rawValue), unsafeBitCast(uriLogCallback, to: OpaquePointer.self), OpaquePointer(me),
                     CInt(MHD_OPTION.END.rawValue),
                 ]
                 return withVaList(args) { va in
@@ -124,20 +161,85 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let daemon else { throw HTTPServerError.cannotStart(host: configuration.host, port: configuration.port) }
         listenPort = enroute_mhd_bound_port(daemon)
-        startHeartbeat()
+        startTimer()
     }
 
-    // One timer for every open stream, rather than a sleeping task per stream.
-    private func startHeartbeat() {
-        let clock = self.clock, interval = configuration.heartbeatInterval
-        heartbeat = Task { [weak self] in
-            let comment = Array(": heartbeat\n\n".utf8)
+    private static func elapsedReader<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    /// Runs `body` at each tick of a fixed schedule that starts now, not when the task first runs, and
+    /// sleeps to each tick rather than "a tick from now": a test clock advanced past several ticks (even
+    /// before the task starts) wakes the loop for each, and the last wake sees the final time.
+    private static func repeating<C: Clock>(on clock: C, every tick: Duration,
+                                            _ body: @escaping @Sendable () -> Bool) -> Task<Void, Never> where C.Duration == Duration {
+        let first = clock.now.advanced(by: tick)
+        return Task {
+            var next = first
             while !Task.isCancelled {
-                do { try await clock.sleep(for: interval) } catch { return }
-                guard let self else { return }
-                for sink in self.streams.withLock({ Array($0.values) }) { _ = sink.write(comment) }
+                do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
+                guard body() else { return }
+                next = next.advanced(by: tick)
             }
         }
+    }
+
+    // One timer for every stream's heartbeat and every connection's deadline, rather than a task each.
+    private func startTimer() {
+        let clock: any Clock<Duration> = self.clock
+        let body: @Sendable () -> Bool = { [weak self] in
+            guard let self else { return false }
+            self.tick()
+            return true
+        }
+        timer = Self.repeating(on: clock, every: Self.timerTick, body)
+    }
+
+    /// When the next heartbeat is due; touched only by the timer's task.
+    private var nextHeartbeat: Duration
+
+    private func tick() {
+        let now = elapsed(), interval = configuration.heartbeatInterval
+        if now >= nextHeartbeat {
+            nextHeartbeat = max(nextHeartbeat + interval, now)
+            let comment = Array(": heartbeat\n\n".utf8)
+            for sink in streams.withLock({ Array($0.values) }) { _ = sink.write(comment) }
+        }
+        enforceDeadlines(now: now)
+    }
+
+    /// Closes connections past their receive deadlines and answers handlers past theirs.
+    func enforceDeadlines(now: Duration) {
+        let (cut, overdue) = connections.withLock { table -> (Int, [RequestContext]) in
+            var cut = 0, overdue: [RequestContext] = []
+            for action in table.expired(now: now) {
+                switch action {
+                case .close(let fd): Self.cut(fd); cut += 1
+                case .timeOut(let context): overdue.append(context)
+                }
+            }
+            return (cut, overdue)
+        }
+        if cut > 0 { countCut(reason: "deadline", cut) }
+        guard !overdue.isEmpty else { return }
+        metrics.increment("enroute_request_deadline_exceeded_total", by: Double(overdue.count),
+                          help: "Handlers answered 503 and cancelled at the request deadline.")
+        let seconds = configuration.requestDeadline.components.seconds
+        for context in overdue {
+            context.timeOut(HTTPError.unavailable(retryAfterSeconds: 1,
+                                                  detail: "The request took longer than its \(seconds)-second deadline; try again shortly.").response)
+        }
+    }
+
+    private func countCut(reason: String, _ count: Int = 1) {
+        metrics.increment("enroute_connections_cut_total", labels: ["reason": reason], by: Double(count),
+                          help: "Connections closed by the server: past a receive deadline, or making way for a newcomer at the cap.")
+    }
+
+    /// Ends a connection libmicrohttpd owns: it sees the end on its next read and closes it itself.
+    private static func cut(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Stops accepting, lets in-flight requests finish, ends streams cleanly, then stops.
@@ -154,7 +256,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         MHD_stop_daemon(daemon)
         self.daemon = nil
-        heartbeat?.cancel()
+        timer?.cancel()
         reactor.stop()
     }
 
@@ -163,13 +265,20 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func access(_ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
                             version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        guard let existing = slot.pointee else {
-            let context = RequestContext(connection: connection, method: String(cString: method), path: String(cString: url),
-                                         chunkedReplies: version.map(Self.repliesChunked) ?? false)
+        let context: RequestContext
+        if let existing = slot.pointee {
+            context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        } else {
+            // The request-line notice made the context; this is only a fallback.
+            context = RequestContext(connection: connection, target: String(cString: url))
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
+        }
+        if !context.begun {
+            context.begun = true
+            context.request.method = String(cString: method)
+            context.chunkedReplies = version.map(Self.repliesChunked) ?? false
             return begin(context)
         }
-        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
             uploadSize.pointee = 0
@@ -184,8 +293,9 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 return .YES
             case .rejected(let discarded):
-                // Past a bounded amount of discarding, just drop the connection.
-                guard discarded + size <= 16 * context.bodyLimit + 1_048_576 else { return .NO }
+                // The rest is read and thrown away so that the client gets its 413 (the body deadline
+                // still applies); past a bounded amount, just drop the connection.
+                guard discarded + size <= max(16 * context.bodyLimit, Self.maxDiscardedBody) else { return .NO }
                 context.phase = .rejected(discarded: discarded + size)
                 return .YES
             case .running, .done:
@@ -200,17 +310,36 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// The most of an over-limit body read and discarded to answer 413 rather than drop the connection.
+    static let maxDiscardedBody = 32 * 1024 * 1024
+
     private func begin(_ context: RequestContext) -> MHD_Result {
-        if openConnections.load(ordering: .relaxed) > configuration.connectionLimit {
+        let id = UInt(bitPattern: context.connection), now = elapsed()
+        let live = connections.withLock { table in
+            table.headersReceived(id, now: now)
+            return table.liveCount
+        }
+        if live > configuration.connectionLimit {
             context.phase = .done
             var response = HTTPError.unavailable(retryAfterSeconds: 1, detail: "Too many connections; try again shortly.").response
             response.headers.add("Connection", "close")
             return queue(response, for: context)
         }
         context.request.headers = Self.values(context.connection, kind: .HEADER_KIND)
+        // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
+        let hosts = context.request.headers.count { HTTPHeaders.sameName($0.name, "Host") }
+        if hosts > 1 || (hosts == 0 && context.chunkedReplies) {
+            return queue(HTTPError.badRequest(hosts > 1 ? "The request has more than one Host header."
+                                                        : "An HTTP/1.1 request needs a Host header.").response, for: context)
+        }
         context.request.query = Dictionary(Self.values(context.connection, kind: .GET_ARGUMENT_KIND).map { ($0.name, $0.value) },
                                            uniquingKeysWith: { first, _ in first })
-        context.resolution = router.resolve(method: context.request.method, path: context.request.path)
+        // The raw target, decoded here: libmicrohttpd's decoded path ends at a %00.
+        guard let path = Self.decodedPath(context.target) else {
+            return queue(HTTPError.notFound().response, for: context)
+        }
+        context.request.path = path
+        context.resolution = router.resolve(method: context.request.method, path: path)
         if case .route(let route, let parameters) = context.resolution {
             context.bodyLimit = route.bodyLimit
             context.request.pathParameters = parameters
@@ -252,12 +381,14 @@ public final class HTTPServer: @unchecked Sendable {
                     return queue(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is busy; try again shortly.").response, for: context)
                 }
                 context.phase = .running
-                context.task = Task {
+                context.start(Task {
                     let response: HTTPResponse
                     do { response = try await handle(request) } catch { response = Router.answer(for: error) }
                     self.inFlight.wrappingSubtract(1, ordering: .relaxed)
                     context.complete(response)
-                }
+                })
+                let id = UInt(bitPattern: context.connection), now = elapsed()
+                connections.withLock { $0.dispatched(id, request: context, now: now) }
                 if let ready = context.suspendUnlessReady() { return queue(ready, for: context) }
                 return .YES
             }
@@ -267,6 +398,14 @@ public final class HTTPServer: @unchecked Sendable {
     private func queue(_ response: HTTPResponse, for context: RequestContext) -> MHD_Result {
         context.phase = .done
         let connection = context.connection
+        let id = UInt(bitPattern: connection)
+        connections.withLock { table in
+            switch response.body {
+            case .bytes: table.answered(id)
+            case .eventStream: table.exempted(id, permanently: false)
+            case .webSocket: table.exempted(id, permanently: true)
+            }
+        }
         var status = response.status
         let mhdResponse: OpaquePointer?
         switch response.body {
@@ -307,6 +446,36 @@ public final class HTTPServer: @unchecked Sendable {
         metrics.recordRequest(route: context.request.routePattern.isEmpty ? "unmatched" : context.request.routePattern,
                               method: context.request.method, status: status, seconds: context.elapsedSeconds)
         return result
+    }
+
+    // MARK: - Connection notices (libmicrohttpd's threads)
+
+    /// libmicrohttpd has parsed a request line (before its headers): make the request's context.
+    fileprivate func requestLine(_ connection: OpaquePointer, target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
+        let id = UInt(bitPattern: connection), now = elapsed()
+        connections.withLock { $0.requestLineReceived(id, now: now) }
+        return Unmanaged.passRetained(RequestContext(connection: connection, target: String(cString: target))).toOpaque()
+    }
+
+    fileprivate func requestCompleted(_ connection: OpaquePointer) {
+        let id = UInt(bitPattern: connection), now = elapsed()
+        connections.withLock { $0.completed(id, now: now) }
+    }
+
+    fileprivate func connectionOpened(_ connection: OpaquePointer) {
+        let id = UInt(bitPattern: connection), now = elapsed(), fd = enroute_mhd_client_fd(connection)
+        let limit = configuration.connectionLimit
+        let evicted = connections.withLock { table -> Bool in
+            guard case .close(let victim)? = table.opened(id, fd: fd, now: now, limit: limit) else { return false }
+            Self.cut(victim)
+            return true
+        }
+        if evicted { countCut(reason: "evicted") }
+    }
+
+    fileprivate func connectionClosed(_ connection: OpaquePointer) {
+        let id = UInt(bitPattern: connection)
+        connections.withLock { $0.closed(id) }
     }
 
     fileprivate func streamEnded(_ sink: MHDEventSink) {
@@ -351,6 +520,41 @@ public final class HTTPServer: @unchecked Sendable {
         return minor >= UInt8(ascii: "1") && minor <= UInt8(ascii: "9")
     }
 
+    /// The percent-decoded path of a request target (the part before `?`), or nil when an escape is
+    /// malformed or the path holds a NUL or another control character: such a path names nothing.
+    static func decodedPath(_ target: String) -> String? {
+        // The usual target has nothing to decode or cut: use it as it is.
+        if !target.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") || $0 < 0x20 || $0 == 0x7F }) {
+            return target
+        }
+        var raw = Array(target.utf8)
+        if let query = raw.firstIndex(of: UInt8(ascii: "?")) { raw.removeSubrange(query...) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.count)
+        var i = 0
+        while i < raw.count {
+            var byte = raw[i]
+            if byte == UInt8(ascii: "%") {
+                guard i + 2 < raw.count, let high = hexValue(raw[i + 1]), let low = hexValue(raw[i + 2]) else { return nil }
+                byte = high << 4 | low
+                i += 2
+            }
+            if byte < 0x20 || byte == 0x7F { return nil }
+            bytes.append(byte)
+            i += 1
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
         final class Box { var headers = HTTPHeaders() }
         let box = Box()
@@ -374,27 +578,40 @@ final class RequestContext: @unchecked Sendable {
 
     let connection: OpaquePointer
     let started = ContinuousClock.now
+    /// The request target as sent, before any decoding.
+    let target: String
     var request: HTTPRequest
     var resolution: Router.Resolution?
     var bodyLimit = Router.defaultBodyLimit
     // Touched only on the connection's thread.
     var phase = Phase.receiving
-    var task: Task<Void, Never>?
+    var begun = false
+    /// True when a streamed answer goes out in HTTP/1.1 chunks (the client speaks HTTP/1.1 or later).
+    var chunkedReplies = false
 
     private struct Shared {
         var ready: HTTPResponse?
+        /// The first answer wins: the handler's, or the deadline's 503.
+        var answered = false
         var suspended = false
         var closed = false
+        var task: Task<Void, Never>?
     }
     private let shared = Mutex(Shared())
 
-    /// True when a streamed answer goes out in HTTP/1.1 chunks.
-    let chunkedReplies: Bool
-
-    init(connection: OpaquePointer, method: String, path: String, chunkedReplies: Bool) {
+    init(connection: OpaquePointer, target: String) {
         self.connection = connection
-        self.request = HTTPRequest(method: method, path: path)
-        self.chunkedReplies = chunkedReplies
+        self.target = target
+        self.request = HTTPRequest(method: "", path: "")
+    }
+
+    /// Holds the handler's task, to cancel it when the connection goes or the deadline passes.
+    func start(_ task: Task<Void, Never>) {
+        let cancel = shared.withLock { s in
+            s.task = task
+            return s.closed
+        }
+        if cancel { task.cancel() }
     }
 
     var elapsedSeconds: Double {
@@ -402,10 +619,11 @@ final class RequestContext: @unchecked Sendable {
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
-    /// Called by the handler's task; resumes the connection if it is waiting.
+    /// Called by the handler's task (or the deadline); resumes the connection if it is waiting.
     func complete(_ response: HTTPResponse) {
         shared.withLock { s in
-            guard !s.closed else { return }
+            guard !s.closed, !s.answered else { return }
+            s.answered = true
             s.ready = response
             if s.suspended {
                 s.suspended = false
@@ -431,9 +649,18 @@ final class RequestContext: @unchecked Sendable {
         }
     }
 
+    /// The handler overran its deadline: answer `response` now, and cancel the handler.
+    func timeOut(_ response: HTTPResponse) {
+        complete(response)
+        shared.withLock { $0.task }?.cancel()
+    }
+
     /// The connection is gone: never resume it again, and stop the handler.
     func close() {
-        shared.withLock { $0.closed = true }
+        let task = shared.withLock { s in
+            s.closed = true
+            return s.task
+        }
         task?.cancel()
     }
 }
@@ -671,20 +898,40 @@ private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, 
     return server.access(connection!, url: url!, method: method!, version: version, upload: upload, uploadSize: uploadSize!, slot: slot!)
 }
 
-private let completedCallback: MHD_RequestCompletedCallback = { _, _, slot, _ in
+private let completedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, _ in
+    if let connection { Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue().requestCompleted(connection) }
     guard let slot, let raw = slot.pointee else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     context.close()
     slot.pointee = nil
 }
 
-private let connectionCallback: MHD_NotifyConnectionCallback = { cls, _, _, code in
+private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let connection else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
     if code == .CONNECTION_NOTIFY_STARTED {
-        server.openConnections.wrappingAdd(1, ordering: .relaxed)
+        server.connectionOpened(connection)
     } else {
-        server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+        server.connectionClosed(connection)
     }
+}
+
+private let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    cls, uri, connection in
+    guard let uri, let connection else { return nil }
+    return Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue().requestLine(connection, target: uri)
+}
+
+/// The problem+json answer for an error libmicrohttpd detects before any handler runs.
+private let protocolErrorResponder: enroute_mhd_error_responder = { status in
+    let response = HTTPError.protocolError(status: Int(status)).response
+    let bytes = response.bodyBytes
+    let mhd = bytes.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let mhd else { return nil }
+    for field in response.headers { MHD_add_response_header(mhd, field.name, field.value) }
+    return mhd
 }
 
 private let sseReader: MHD_ContentReaderCallback = { cls, _, buffer, max in

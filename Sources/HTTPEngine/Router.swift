@@ -38,8 +38,9 @@ public struct Router: Sendable {
 
     /// Registers a handler; `{name}` segments capture path parameters.
     public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: Handler) {
+        guard let segments = Self.segments(pattern) else { preconditionFailure("malformed route pattern \(pattern)") }
         var node = root
-        for segment in Self.segments(pattern) {
+        for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}") {
                 let name = String(segment.dropFirst().dropLast())
                 if let existing = node.parameter {
@@ -82,11 +83,13 @@ public struct Router: Sendable {
         add("DELETE", pattern, .async(handler))
     }
 
-    /// Finds the route for a method and path.
+    /// Finds the route for a method and path, matched exactly: no empty segments (`//`, a trailing
+    /// slash) and no control characters.
     public func resolve(method: String, path: String) -> Resolution {
+        guard let segments = Self.segments(path) else { return .notFound }
         var node = root
         var parameters: [String: String] = [:]
-        for segment in Self.segments(path) {
+        for segment in segments {
             if let next = node.literals[segment] {
                 node = next
             } else if let (name, next) = node.parameter {
@@ -141,7 +144,18 @@ public struct Router: Sendable {
         return HTTPError.internalError.response
     }
 
-    static func segments(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    /// The segments of `/a/b`; nil for a path that is not exactly that shape.
+    static func segments(_ path: String) -> [String]? {
+        guard path.utf8.first == UInt8(ascii: "/") else { return nil }
+        if path.utf8.count == 1 { return [] }
+        if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return nil }
+        let parts = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        var segments: [String] = []
+        segments.reserveCapacity(parts.count)
+        for part in parts {
+            guard !part.isEmpty else { return nil }
+            segments.append(String(Substring(part)))
+        }
+        return segments
     }
 }

@@ -30,6 +30,9 @@ enum ServeCommand {
             .value("threads", "N", env: "ENROUTE_THREADS", "HTTP worker threads (ENROUTE_THREADS, default: one per core)."),
             .value("max-connections", "N", env: "ENROUTE_MAX_CONNECTIONS", "Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000)."),
             .value("idle-timeout", "S", env: "ENROUTE_IDLE_TIMEOUT", "Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30)."),
+            .value("header-timeout", "S", env: "ENROUTE_HEADER_TIMEOUT", "Seconds a request line and headers may take (ENROUTE_HEADER_TIMEOUT, default 10)."),
+            .value("body-timeout", "S", env: "ENROUTE_BODY_TIMEOUT", "Seconds a request body may take after its headers (ENROUTE_BODY_TIMEOUT, default 30)."),
+            .value("request-deadline", "S", env: "ENROUTE_REQUEST_DEADLINE", "Seconds a handler may run before 503 (ENROUTE_REQUEST_DEADLINE, default 30)."),
             .value("rate-limits", "L", env: "ENROUTE_RATE_LIMITS", """
                 Per-account limits (ENROUTE_RATE_LIMITS): off, or class=N/PERIOD entries over the
                 defaults creates=10/60s,steps=120/60s,locations=600/60s,estimates=60/60s
@@ -73,6 +76,9 @@ enum ServeCommand {
         if let limit = try options.int("max-connections", in: 1...Int.max) { config.connectionLimit = limit }
         if let idle = try options.int("idle-timeout", in: 1...86_400) { config.idleTimeoutSeconds = UInt32(idle) }
         let database = options.string("db") ?? "./enroute.sqlite"
+        if let s = try options.int("header-timeout", in: 1...3600) { config.headerTimeout = .seconds(s) }
+        if let s = try options.int("body-timeout", in: 1...3600) { config.bodyTimeout = .seconds(s) }
+        if let s = try options.int("request-deadline", in: 1...3600) { config.requestDeadline = .seconds(s) }
         let secret = try Secrets.jwtSecret(options, database: database)
         let rateLimits = try options.string("rate-limits").map { text in
             do { return try RateLimits.parse(text) } catch { throw CLIError("--rate-limits: \(error)") }

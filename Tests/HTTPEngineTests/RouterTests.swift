@@ -96,3 +96,23 @@ import EnRouteModels
         #expect(text == "retry: 1500\n\nid: 1\nevent: tripUpdated\ndata: {\"a\":1}\n\nid: 2\ndata: line1\ndata: line2\n\n")
     }
 }
+
+@Suite struct RouterExactPathTests {
+    func makeSUT() -> Router {
+        var router = Router()
+        router.get("/") { _ in .text("root") }
+        router.get("/v1/trips/{id}") { req in .text("trip \(try req.parameter("id"))") }
+        return router
+    }
+
+    @Test(arguments: ["//v1//trips//t1", "/v1/trips/t1/", "/v1//trips/t1", "v1/trips/t1", "/v1/trips/t1\u{0}junk", "/v1/trips/t\u{7F}", ""])
+    func aPathThatIsNotExactlyARouteIs404(path: String) async {
+        #expect(await makeSUT().respond(to: HTTPRequest(method: "GET", path: path)).status == 404)
+    }
+
+    @Test func exactPathsStillMatch() async {
+        let router = makeSUT()
+        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/t1")).bodyBytes, as: UTF8.self) == "trip t1")
+        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/")).bodyBytes, as: UTF8.self) == "root")
+    }
+}
