@@ -20,6 +20,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
+	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
 
 bench:
 	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done

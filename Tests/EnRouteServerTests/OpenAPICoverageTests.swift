@@ -124,6 +124,38 @@ import TestSupport
         }
     }
 
+    /// Each operation's `x-body-limit`, by the line it stands on under its method key.
+    static func documentedBodyLimits(in text: String) -> [Operation: Int] {
+        var limits: [Operation: Int] = [:]
+        var inPaths = false
+        var path: String?, method: String?
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = String(raw)
+            if let first = line.first, !first.isWhitespace, first != "#" { inPaths = line.hasPrefix("paths:"); continue }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /"), !line.hasPrefix("   "), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()); method = nil }
+            else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") { method = String(line.dropFirst(4).dropLast()).uppercased() }
+            else if line.hasPrefix("      x-body-limit: "), let path, let method, let value = Int(line.dropFirst(20)) {
+                limits[Operation(method: method, path: path)] = value
+            }
+        }
+        return limits
+    }
+
+    /// Every operation that takes a body states the router's limit for it, in bytes.
+    @Test func eachBodyLimitInTheDocumentIsTheRoutersOwn() throws {
+        let text = try Self.documentText()
+        let limits = Self.documentedBodyLimits(in: text)
+        #expect(limits.count == text.components(separatedBy: "\n      requestBody:").count - 1, "an operation with a body states no x-body-limit")
+        let router = Self.serverRouter()
+        for (operation, documented) in limits {
+            guard case .route(let route, _) = router.resolve(method: operation.method, path: Self.samplePath(operation.path)) else {
+                Issue.record("\(operation) is not routed"); continue
+            }
+            #expect(route.bodyLimit == documented, "\(operation): the router allows \(route.bodyLimit) bytes, the document says \(documented)")
+        }
+    }
+
     @Test func theDocumentListsEachOperationOnce() throws {
         let documented = Self.documentedOperations(in: try Self.documentText())
         #expect(documented.count >= Self.registeredRoutes.count)
