@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIPS="${TRIPS:-200000}"; REPORT="${REPORT:-50000}"; WORKERS="${WORKERS:-8}"; PORT="${PORT:-18300}"
+# SERVE_FLAGS: more `enroute serve` flags for both runs, e.g. "--ended-trip-cache 0".
 SCRATCH="${SCRATCH:-.build}"
 scripts/install-deps.sh build
 swift build -c release --scratch-path "$SCRATCH" --product server-bench >/dev/null
@@ -21,7 +22,7 @@ trap cleanup EXIT
 wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 serve() {
-  "$BIN/enroute" serve --port "$PORT" --db "$WORK/soak.sqlite" --secret "$SECRET" --rate-limits off > "$WORK/server.log" 2>&1 &
+  "$BIN/enroute" serve --port "$PORT" --db "$WORK/soak.sqlite" --secret "$SECRET" --rate-limits off ${SERVE_FLAGS:-} > "$WORK/server.log" 2>&1 &
   SERVER=$!
   wait_port "$PORT"
 }
@@ -39,6 +40,26 @@ kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
 
 FIRST=$(awk -v r="$REPORT" '$1 == "after" && $2 == r { print $5 }' "$WORK/soak.out")
 LAST=$(awk '$1 == "after" { v = $5 } END { print v }' "$WORK/soak.out")
+# A burst: BURST customers ask for a ride at once with nobody online; each search gives up after 10 s.
+BURST="${BURST:-50000}"
+rm -f "$WORK"/soak.sqlite*
+SERVE_FLAGS="${SERVE_FLAGS:-} --dispatch-limit 10" serve
+BASE=$(rss_mib "$SERVER")
+"$BIN/server-bench" soak --port "$PORT" --secret "$SECRET" --pid "$SERVER" --burst "$BURST" --workers "$WORKERS" | tee "$WORK/burst.out"
+SEARCHING=$(rss_mib "$SERVER")
+for _ in $(seq 1 120); do
+  curl -s "http://127.0.0.1:$PORT/metrics" | awk -v n="$BURST" '/^enroute_dispatch_searches_total\{result="noProviderFound"\}/ && $2 + 0 >= n { found = 1 } END { exit !found }' && break
+  sleep 1
+done
+ENDED=$(rss_mib "$SERVER")
+kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
+python3 - "$BASE" "$SEARCHING" "$ENDED" "$BURST" <<'PY'
+import sys
+base, searching, ended, burst = (float(x) for x in sys.argv[1:])
+print(f"burst of {int(burst):,} searching rides: RSS {base:.1f} -> {searching:.1f} MiB ({(searching - base) * 1048576 / burst:.0f} bytes per searching ride); "
+      f"after every search gave up: {ended:.1f} MiB")
+PY
+
 python3 - "$FIRST" "$LAST" "$AFTER" "$FRESH" "$REPORT" "$TRIPS" <<'PY'
 import sys
 first, last, after, fresh, report, trips = (float(x) for x in sys.argv[1:])

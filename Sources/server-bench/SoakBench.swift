@@ -15,6 +15,8 @@ struct SoakBench {
     let report: Int
     let workers: Int
     let serverPID: Int32
+    /// With `--burst N`: N customers each ask for a ride at once, and nothing else happens.
+    let burst: Int
 
     init(_ args: BenchArguments) {
         port = UInt16(args.int("port", 18_300))
@@ -23,6 +25,7 @@ struct SoakBench {
         report = args.int("report", 50_000)
         workers = max(1, args.int("workers", 8))
         serverPID = Int32(args.int("pid", 0))
+        burst = args.int("burst", 0)
     }
 
     /// The resident set of `pid` in KiB, from /proc.
@@ -37,6 +40,7 @@ struct SoakBench {
         let auth = Authenticator(secret: secret, now: { Date() })
         let ops = try auth.token(account: "soak-ops", role: .ops, lifetime: 86_400)
         let merchant = try auth.token(account: "m1", role: .merchant, lifetime: 86_400)
+        if burst > 0 { return try runBurst(auth) }
         let done = Atomic<Int>(0), failures = Atomic<Int>(0)
         let firstError = Mutex<String?>(nil)
         let start = Date()
@@ -81,6 +85,31 @@ struct SoakBench {
         print("soak: \(done.load(ordering: .relaxed)) trips in \(Int(Date().timeIntervalSince(start))) s, \(failed) failed"
               + (firstError.withLock { $0 }.map { "; first error: \($0)" } ?? ""))
         if failed > 0 { throw FanoutBench.Failure(description: "\(failed) trips failed") }
+    }
+
+    /// `burst` rides from as many customers, as fast as `workers` connections allow; they stay searching.
+    private func runBurst(_ auth: Authenticator) throws {
+        let failures = Atomic<Int>(0)
+        let start = Date()
+        let group = DispatchGroup()
+        for w in 0..<workers {
+            group.enter()
+            Thread.detachNewThread { [self] in
+                defer { group.leave() }
+                guard let connection = try? FanoutBench.Connection(port: port) else { failures.wrappingAdd(1, ordering: .relaxed); return }
+                for i in stride(from: w, to: burst, by: workers) {
+                    guard let token = try? auth.token(account: "burst-c\(i)", role: .customer, lifetime: 3600),
+                          let created = try? connection.request("POST", "/v1/trips", token: token, headers: ["Idempotency-Key": "burst-\(serverPID)-\(i)"],
+                                                                body: #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#),
+                          created.status == 201 else { failures.wrappingAdd(1, ordering: .relaxed); continue }
+                }
+            }
+        }
+        group.wait()
+        let failed = failures.load(ordering: .relaxed)
+        FileHandle.standardOutput.write(Data(String(format: "burst: %d rides searching after %.1f s (%d failed): RSS %.1f MiB\n", burst - failed,
+                                                    Date().timeIntervalSince(start), failed, Double(Self.rssKiB(serverPID)) / 1024).utf8))
+        if failed > 0 { throw FanoutBench.Failure(description: "\(failed) rides failed") }
     }
 
     private func runTrip(_ c: FanoutBench.Connection, w: Int, i: Int, customer: String, provider: String, providerToken: String,
