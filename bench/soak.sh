@@ -51,13 +51,14 @@ for _ in $(seq 1 120); do
   curl -s "http://127.0.0.1:$PORT/metrics" | awk -v n="$BURST" '/^enroute_dispatch_searches_total\{result="noProviderFound"\}/ && $2 + 0 >= n { found = 1 } END { exit !found }' && break
   sleep 1
 done
+sleep 35   # one period of the server's memory trim (30 s)
 ENDED=$(rss_mib "$SERVER")
 kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
 python3 - "$BASE" "$SEARCHING" "$ENDED" "$BURST" <<'PY'
 import sys
 base, searching, ended, burst = (float(x) for x in sys.argv[1:])
 print(f"burst of {int(burst):,} searching rides: RSS {base:.1f} -> {searching:.1f} MiB ({(searching - base) * 1048576 / burst:.0f} bytes per searching ride); "
-      f"after every search gave up: {ended:.1f} MiB")
+      f"after every search gave up and one trim period: {ended:.1f} MiB")
 PY
 
 python3 - "$FIRST" "$LAST" "$AFTER" "$FRESH" "$REPORT" "$TRIPS" <<'PY'

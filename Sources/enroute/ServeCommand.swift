@@ -73,7 +73,7 @@ enum ServeCommand {
     static func run(_ args: [String]) async throws -> Int32 {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
-        limitMallocArenas()
+        ProcessMemory.limitArenas()
         var config = HTTPServerConfiguration()
         config.host = options.string("host") ?? "127.0.0.1"
         if let port = try options.int("port", in: 0...65535) { config.port = UInt16(port) }
@@ -148,10 +148,18 @@ enum ServeCommand {
                 try? await Task.sleep(for: .seconds(3600))
             }
         }
+        // What a burst freed goes back to the system (a burst of searching rides otherwise holds its peak).
+        let trim = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(30))
+                ProcessMemory.trim()
+            }
+        }
         var signals = stop.stream.makeAsyncIterator()
         let received = await signals.next() ?? SIGTERM
         log("received signal \(received); draining")
         purge.cancel()
+        trim.cancel()
         sending.cancel()
         providers.dispatcher.stop()
         await server.shutdown()
@@ -206,20 +214,6 @@ enum ServeCommand {
             throw CLIError("\(source) must be an https base URL such as https://127.0.0.1:8443, got '\(text)'")
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
-    }
-
-    /// glibc gives each allocating thread its own arena, up to 8 per core, and keeps what they free: a
-    /// long-running server's resident memory then creeps although its heap stays flat (bench/soak.sh:
-    /// 142 bytes per trip after 50,000 with the default, flat with one arena per core). One arena per
-    /// core unless MALLOC_ARENA_MAX says otherwise.
-    static func limitMallocArenas() {
-        #if canImport(Glibc)
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
-              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        // mallopt(3) lives in <malloc.h>, which Glibc's Swift module does not export; M_ARENA_MAX is -8 there.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
-        #endif
     }
 
     static func log(_ message: String) {
