@@ -22,18 +22,17 @@ final class SocketReactor: @unchecked Sendable {
     private let sockets = Mutex<[Int32: any ReactorSocket]>([:])
     private let webSockets = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
-    private var thread: Thread?
 
     init() {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         var ev = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &ev)
-        // The thread holds the reactor until `stop()` ends its loop.
+        // The thread holds the reactor until `stop()` ends its loop; the reactor does not hold the
+        // thread (that cycle would outlive the loop).
         let thread = Thread { self.loop() }
         thread.name = "enroute-reactor"
         thread.start()
-        self.thread = thread
     }
 
     /// Number of WebSockets being served.
