@@ -4,7 +4,8 @@
 TSan on Linux cannot see Synchronization.Mutex: it locks with a raw futex, which TSan does not
 intercept, so two sections under the same Mutex look unordered. Mutex.withLock is inlined, so no
 frame of the Mutex itself is left to suppress by; what is left is the body's closure, whose mangled
-name ends in `zYu[K]YTXEfU_` (a closure taking `inout sending` state, typed throws: withLock's body).
+name ends in `z[_t][Yu][K]YTXEfU<n>_`: a non-escaping closure taking its state `inout` (`sending`) with
+typed throws, which is the shape of withLock's body (nothing else in EnRoute takes such a closure).
 A report counts as a Mutex false positive only when *every* access in it runs inside such a body;
 a race with one access outside any Mutex section is always reported. (TSan suppressions would hide a
 report as soon as either side matched, which is why this is not a suppression.)
