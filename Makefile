@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: demo test build deps bench clean
+.PHONY: demo test test-sanitizers build deps bench clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -22,8 +22,14 @@ test:
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
 
+# The suite under AddressSanitizer/LeakSanitizer and ThreadSanitizer (not part of `make test`: two
+# full builds). Builds go to .build-asan and .build-tsan; see scripts/test-sanitizers.sh.
+test-sanitizers:
+	@scripts/install-deps.sh test
+	SWIFT=$(SWIFT) scripts/test-sanitizers.sh
+
 bench:
 	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done
 
 clean:
-	rm -rf .build .demo
+	rm -rf .build .build-asan .build-tsan .demo

@@ -22,8 +22,7 @@ public final class CurlHTTPClient: HTTPClient {
         let transfer = try CurlTransfer(request: request, streaming: false, timeout: request.timeout ?? defaultTimeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.respond = { continuation.resume(with: $0) }
-                engine.submit(transfer)
+                engine.submit(transfer, respond: { continuation.resume(with: $0) })
             }
         } onCancel: {
             engine.cancel(transfer)

@@ -1,11 +1,17 @@
 import CCurl
+import ClientKit
 import Foundation
 import Synchronization
 
 /// One curl multi handle driven by one thread. Other threads hand transfers over through a locked inbox
 /// and wake the thread with `curl_multi_wakeup`; every easy handle is touched only on this thread.
 final class CurlMultiEngine: @unchecked Sendable {
-    private enum Command { case add(CurlTransfer), cancel(CurlTransfer) }
+    /// A reply handler travels with its transfer through the inbox and is set on the engine thread, so
+    /// the transfer's reply state is only ever touched there.
+    private enum Command {
+        case add(CurlTransfer, respond: (@Sendable (Result<HTTPClientResponse, any Error>) -> Void)?)
+        case cancel(CurlTransfer)
+    }
 
     private static let globalInit: Void = { _ = curl_global_init(3) }()  // CURL_GLOBAL_ALL
 
@@ -23,8 +29,10 @@ final class CurlMultiEngine: @unchecked Sendable {
         thread.start()
     }
 
-    /// Starts `transfer` on the engine thread.
-    func submit(_ transfer: CurlTransfer) { post(.add(transfer)) }
+    /// Starts `transfer` on the engine thread; `respond` (for a request, not a stream) gets its result there.
+    func submit(_ transfer: CurlTransfer, respond: (@Sendable (Result<HTTPClientResponse, any Error>) -> Void)? = nil) {
+        post(.add(transfer, respond: respond))
+    }
 
     /// Aborts `transfer` (before, during or after it runs) and fails it with `CancellationError`.
     func cancel(_ transfer: CurlTransfer) { post(.cancel(transfer)) }
@@ -48,7 +56,9 @@ final class CurlMultiEngine: @unchecked Sendable {
             }
             for command in commands {
                 switch command {
-                case .add(let transfer): add(transfer)
+                case .add(let transfer, let respond):
+                    if let respond { transfer.respond = respond }
+                    add(transfer)
                 case .cancel(let transfer): abort(transfer)
                 }
             }

@@ -5,7 +5,7 @@ import Foundation
 /// One request on one easy handle. Built on the caller's thread, then owned by the engine thread.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
-    /// Set before submission; called once on the engine thread.
+    /// Set on the engine thread when the transfer is added; called once there.
     var respond: ((Result<HTTPClientResponse, any Error>) -> Void)?
     /// Set before submission for a stream.
     var events: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation?

@@ -766,7 +766,14 @@ final class MHDEventSink: EventSink, LiveMember, ReactorSocket, @unchecked Senda
             s.failed = true
             s.finished = true
             s.buffer.removeAll()
-            resumeLocked(&s)
+            if s.suspended {
+                resumeLocked(&s)
+            } else {
+                // libmicrohttpd is waiting for room on a socket the client does not read, and would not ask
+                // for more (and see the end) until a timeout: shut the socket, so its next poll fails.
+                let socket = fd >= 0 ? fd : enroute_mhd_client_fd(connection)
+                if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+            }
             return false
         }
         s.buffer.append(contentsOf: bytes)

@@ -28,9 +28,19 @@ public struct Router: Sendable {
         var literals: [String: Node] = [:]
         var parameter: (name: String, node: Node)?
         var routes: [String: Route] = [:]
+
+        /// A copy of this subtree that shares no node with it.
+        func copy() -> Node {
+            let node = Node()
+            node.literals = literals.mapValues { $0.copy() }
+            node.parameter = parameter.map { ($0.name, $0.node.copy()) }
+            node.routes = routes
+            return node
+        }
     }
 
-    private let root = Node()
+    /// Copy-on-write: a copy of a router that gets a route no longer shares its tree with the original.
+    private var root = Node()
     /// The body limit for routes that don't set one: 64 KiB.
     public static let defaultBodyLimit = 64 * 1024
 
@@ -39,6 +49,7 @@ public struct Router: Sendable {
     /// Registers a handler; `{name}` segments capture path parameters.
     public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: Handler) {
         guard let segments = Self.segments(pattern) else { preconditionFailure("malformed route pattern \(pattern)") }
+        if !isKnownUniquelyReferenced(&root) { root = root.copy() }
         var node = root
         for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}") {

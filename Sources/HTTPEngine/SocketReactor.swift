@@ -22,18 +22,17 @@ final class SocketReactor: @unchecked Sendable {
     private let sockets = Mutex<[Int32: any ReactorSocket]>([:])
     private let webSockets = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
-    private var thread: Thread?
 
     init() {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         var ev = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &ev)
-        // The thread holds the reactor until `stop()` ends its loop.
+        // The thread holds the reactor until `stop()` ends its loop; the reactor does not hold the
+        // thread (that cycle would outlive the loop).
         let thread = Thread { self.loop() }
         thread.name = "enroute-reactor"
         thread.start()
-        self.thread = thread
     }
 
     /// Number of WebSockets being served.
@@ -114,6 +113,8 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
         var wantsWrite = false
         var closeAfterFlush = false
         var finished = false
+        /// Cuts off a client that does not answer our close; cancelled once the socket is finished.
+        var closeTimer: Task<Void, Never>?
     }
 
     let fd: Int32
@@ -172,11 +173,18 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
             flushLocked(&s)
         }
         // The client should answer with its own close; don't wait for it forever.
-        Task { [weak self, clock, closeTimeout] in
+        let timer = Task { [weak self, clock, closeTimeout] in
             do { try await clock.sleep(for: closeTimeout) } catch { return }
             self?.state.withLock { $0.closeAfterFlush = true }
             self?.finishIfDone(force: true)
         }
+        // A timer left asleep after the socket is done would keep its clock's sleeper (and a test's
+        // manual clock with everything it holds) alive.
+        let finished = state.withLock { s -> Bool in
+            if !s.finished { s.closeTimer?.cancel(); s.closeTimer = timer }
+            return s.finished
+        }
+        if finished { timer.cancel() }
     }
 
     /// Feeds byted from a single socket fed in; data from `extra` comes first.
@@ -249,12 +257,14 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
     }
 
     private func finishIfDone(force: Bool = false) {
-        let finish = state.withLock { s -> Bool in
-            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return false }
+        let (finish, timer) = state.withLock { s -> (Bool, Task<Void, Never>?) in
+            guard !s.finished, s.closeAfterFlush, s.outbound.isEmpty || force else { return (false, nil) }
             s.finished = true
-            return true
+            defer { s.closeTimer = nil }
+            return (true, s.closeTimer)
         }
         guard finish else { return }
+        timer?.cancel()
         reactor.remove(self)
         continuation.finish()
         _ = enroute_mhd_upgrade_close(handle)

@@ -163,6 +163,12 @@ enum ServeCommand {
         sending.cancel()
         providers.dispatcher.stop()
         await server.shutdown()
+        // Wait for the background tasks and break the sender ↔ dispatch cycle, so that everything is
+        // released before exit (LeakSanitizer checks at exit).
+        await sending.value
+        await purge.value
+        await trim.value
+        lateSender.value = nil
         log("stopped cleanly")
         _ = sources
         return 0

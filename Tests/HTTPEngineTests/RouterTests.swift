@@ -116,3 +116,17 @@ import EnRouteModels
         #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/")).bodyBytes, as: UTF8.self) == "root")
     }
 }
+
+/// A router is a value: routes added to a copy are not added to the original (they once shared one tree,
+/// so a copy's handlers could hold the owner of the original in a retain cycle).
+@Suite struct RouterValueTests {
+    @Test func aRouteAddedToACopyIsNotInTheOriginal() async {
+        var original = Router()
+        original.get("/a") { _ in .text("a") }
+        var copy = original
+        copy.get("/b") { _ in .text("b") }
+        #expect(await original.respond(to: HTTPRequest(method: "GET", path: "/b")).status == 404)
+        #expect(await copy.respond(to: HTTPRequest(method: "GET", path: "/b")).status == 200)
+        #expect(await copy.respond(to: HTTPRequest(method: "GET", path: "/a")).status == 200)
+    }
+}

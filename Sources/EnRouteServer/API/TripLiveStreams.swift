@@ -39,9 +39,12 @@ final class TripLiveStreams: Sendable {
     private let channels: LiveChannels<String, State>
 
     init(service: TripService, wire: WireMapping) {
+        // The service owns the hub that holds the listener below, so every closure here holds the
+        // service weakly: a strong capture would make a cycle that keeps the whole backend alive.
         channels = LiveChannels(
-            initial: { id in (try? service.cached(id)).map { State(latest: $0) } },
-            opening: { state in
+            initial: { [weak service] id in (try? service?.cached(id)).map { State(latest: $0) } },
+            opening: { [weak service] state in
+                guard let service else { return LiveUpdate(ends: true) }
                 // A joining member has been sent nothing yet.
                 var fresh = state
                 fresh.sentVersion = 0
@@ -49,8 +52,8 @@ final class TripLiveStreams: Sendable {
                 return LiveUpdate(events: Self.events(&fresh, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
             })
         // A batch of fixes is one update: each step's events, framed together, one write per watcher.
-        service.hub.onPublish { [channels] steps in
-            guard let id = steps.first?.id else { return }
+        service.hub.onPublish { [channels, weak service] steps in
+            guard let service, let id = steps.first?.id else { return }
             channels.publish(id) { state in
                 let now = service.currentTime()
                 var events: [LiveEvent] = []

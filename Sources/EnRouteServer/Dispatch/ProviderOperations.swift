@@ -51,6 +51,9 @@ public final class ProviderOperations: Sendable {
         }
     }
 
+    /// Searches hold the dispatcher until they end, so when the provider side goes away its searches stop.
+    deinit { dispatcher.stop() }
+
     /// Goes online or offline; going offline withdraws the provider's live offer.
     public func setAvailability(_ request: AvailabilityRequest, provider: String) -> AvailabilityState {
         let findable = presence.setOnline(provider, request.online, position: request.position)
