@@ -9,18 +9,13 @@ import ProviderKit
 @MainActor
 enum DriveCommand {
     nonisolated static let spec = CommandSpec(name: "drive", synopsis: """
-    Usage: enroute drive --server URL --token T [--route LAT,LNG;LAT,LNG;...] [--speed M/S] [options]
+    Usage: enroute drive --token T [--server URL] [--route LAT,LNG;LAT,LNG;...] [--speed M/S] [options]
 
     A terminal driver or courier on the provider kit: goes online, accepts offers, drives to the pickup and on to the
     drop-off at a steady speed, and reports each step (arrived, picked up, dropped off / delivered). Positions go
     through the point buffer and steps through the outbox, both in a local SQLite file, exactly as the app does: a
     step is never lost, whatever the network does, and unsent ones are sent on the next start.
-    """, sections: [(nil, [
-        .value("server", "URL", env: "ENROUTE_SERVER", "The EnRoute server, e.g. http://127.0.0.1:8080 (env ENROUTE_SERVER)."),
-        .value("token", "T", env: "ENROUTE_TOKEN", """
-            A provider bearer token (env ENROUTE_TOKEN); mint one with
-            `enroute token --account p1 --role provider`.
-            """),
+    """, sections: [(nil, Terminal.serverOptions(role: "provider") + [
         .value("route", "PTS", """
             Waypoints driven between the pickup and the drop-off, `LAT,LNG;LAT,LNG;...`
             (quote it: `;` ends a shell command). Without it, the car drives straight lines.
@@ -40,13 +35,8 @@ enum DriveCommand {
     static func run(_ args: [String]) async throws -> Int32 {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
-        guard let (serverText, source) = options.sourced("server") else { throw CLIError("--server is required (see `enroute drive --help`)") }
-        guard let baseURL = URL(string: serverText), baseURL.scheme == "http" || baseURL.scheme == "https", baseURL.host != nil else {
-            throw CLIError("\(source) must be an http(s) URL, got '\(serverText)'")
-        }
-        guard let token = options.string("token"), !token.isEmpty else {
-            throw CLIError("--token is required (see `enroute drive --help`)")
-        }
+        // The same --server default (http://127.0.0.1:8080) and token check as `track` and `ride`.
+        let (baseURL, token) = try Terminal.server(options)
         var waypoints: [Coordinate] = []
         if let text = options.string("route") {
             guard let parsed = ScriptedRoute.parse(text) else { throw CLIError("--route must be LAT,LNG;LAT,LNG;... with valid coordinates") }

@@ -23,6 +23,16 @@ import Testing
         #expect(await CommandLineTool.run([command, "--no-such-flag"]) == 64)
     }
 
+    /// `drive`, `track` and `ride` all default `--server` to the local server and need a token.
+    @Test(arguments: [TrackCommand.spec, RideCommand.spec, DriveCommand.spec])
+    func theClientCommandsDefaultTheServerAlike(spec: CommandSpec) throws {
+        let (url, token) = try Terminal.server(try spec.parse(["--token", "t"], environment: [:]))
+        #expect(url.absoluteString == "http://127.0.0.1:8080" && token == "t")
+        #expect(throws: CLIError("--token is required (mint one with `enroute token`)")) {
+            try Terminal.server(try spec.parse([], environment: [:]))
+        }
+    }
+
     @Test func aMalformedPortFromTheEnvironmentIsAUsageError() async throws {
         let options = try ServeCommand.spec.parse([], environment: ["ENROUTE_PORT": "abc"])
         #expect(throws: CLIError("ENROUTE_PORT must be a whole number, got 'abc'")) { try options.int("port", in: 0...65535) }
