@@ -39,7 +39,9 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
 /// `GET /v1/ops/trips`, `GET /v1/provider/trips/active`, `GET /v1/merchant/orders`.
 public struct TripSnapshotList: Codable, Sendable, Equatable {
     public let trips: [TripSnapshot]
-    public init(trips: [TripSnapshot]) { self.trips = trips }
+    /// Passed back as `?cursor=` for the next page of a paged list; absent on the last page (and on unpaged lists).
+    public let nextCursor: String?
+    public init(trips: [TripSnapshot], nextCursor: String? = nil) { self.trips = trips; self.nextCursor = nextCursor }
 }
 
 /// A 409 answer: a problem document whose `trip` member carries the real current trip.

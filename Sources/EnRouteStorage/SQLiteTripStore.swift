@@ -50,6 +50,14 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         """
         CREATE INDEX trips_customer_active ON trips(customer_id, kind, created_at) WHERE active = 1;
         """,
+        // List pages (`trips(_:after:limit:)`) walk these newest first by (created_at, id), from a cursor.
+        """
+        DROP INDEX trips_created;
+        DROP INDEX trips_status;
+        CREATE INDEX trips_newest ON trips(created_at, id);
+        CREATE INDEX trips_status_newest ON trips(status, created_at, id);
+        CREATE INDEX trips_merchant_active ON trips(merchant_id, created_at, id) WHERE active = 1;
+        """,
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date.
@@ -85,15 +93,42 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         try reader.withLock { db in try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try Self.decode($0.blob(0)) }.first }
     }
 
-    public func trips(status: String?, limit: Int) throws -> [TripRecord] {
+    public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
+        let rows = try reader.withLock { db in
+            let (sql, values) = Self.pageSQL(query, after: cursor, limit: limit)
+            return try db.query(sql, values) { row in (cursor: TripCursor(createdAt: row.double(0), id: row.text(1) ?? ""), trip: try Self.decode(row.blob(2))) }
+        }
+        // One row more than asked says whether a next page exists; the cursor is the key as stored, not as decoded.
+        let page = rows.prefix(max(0, limit))
+        return TripPage(trips: page.map(\.trip), next: rows.count > page.count ? page.last?.cursor : nil)
+    }
+
+    /// The statement of one list page and its values: a range of one index, newest first, one row over `limit`.
+    static func pageSQL(_ query: TripQuery, after cursor: TripCursor?, limit: Int) -> (String, [SQLiteValue]) {
+        var conditions: [String] = []
+        var values: [SQLiteValue] = [.integer(Int64(max(0, limit)) + 1)]
+        switch query {
+        case .all(status: nil): break
+        case .all(status: let status?):
+            values.append(.text(status))
+            conditions.append("status = ?\(values.count)")
+        case .merchantActive(let merchantId):
+            values.append(.text(merchantId))
+            conditions.append("merchant_id = ?\(values.count) AND active = 1")
+        }
+        if let cursor {
+            values += [.real(cursor.createdAt), .text(cursor.id)]
+            conditions.append("(created_at, id) < (?\(values.count - 1), ?\(values.count))")
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return ("SELECT created_at, id, record FROM trips\(filter) ORDER BY created_at DESC, id DESC LIMIT ?1", values)
+    }
+
+    /// SQLite's plan for one list page (`EXPLAIN QUERY PLAN`), one line per step: shows which index serves it.
+    public func queryPlan(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> [String] {
         try reader.withLock { db in
-            if let status {
-                return try db.query("SELECT record FROM trips WHERE status = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
-                                    [.text(status), .integer(Int64(limit))]) { try Self.decode($0.blob(0)) }
-            }
-            return try db.query("SELECT record FROM trips ORDER BY created_at DESC, id DESC LIMIT ?1", [.integer(Int64(limit))]) {
-                try Self.decode($0.blob(0))
-            }
+            let (sql, values) = Self.pageSQL(query, after: cursor, limit: limit)
+            return try db.query("EXPLAIN QUERY PLAN " + sql, values) { $0.text(3) ?? "" }
         }
     }
 

@@ -13,9 +13,24 @@ public struct RemoteMerchantAPI: MerchantOrdersAPI {
         self.server = server
     }
 
-    /// `GET /v1/merchant/orders`.
+    /// `GET /v1/merchant/orders`, every page: follows `nextCursor` until the last page.
     public func orders() async throws -> [TripSnapshot] {
-        try await client.send(await server.request("GET", "/v1/merchant/orders")).decode(TripSnapshotList.self).trips
+        var orders: [TripSnapshot] = []
+        var cursor: String?
+        var seen: Set<String> = []
+        repeat {
+            let path = "/v1/merchant/orders" + (cursor.map { "?cursor=\(Self.queryValue($0))" } ?? "")
+            let page = try await client.send(await server.request("GET", path)).decode(TripSnapshotList.self)
+            orders += page.trips
+            cursor = page.nextCursor
+            // A server that hands back a cursor it already gave would loop forever; its list ends there.
+            if let next = cursor, !seen.insert(next).inserted { cursor = nil }
+        } while cursor != nil
+        return orders
+    }
+
+    static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 
     /// `POST /v1/merchant/orders/{id}/accept` with the tap's `Idempotency-Key`.

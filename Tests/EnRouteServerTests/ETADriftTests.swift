@@ -18,7 +18,9 @@ import TestSupport
             return try await base.transaction(body)
         }
         func trip(id: String) throws -> TripRecord? { try base.trip(id: id) }
-        func trips(status: String?, limit: Int) throws -> [TripRecord] { try base.trips(status: status, limit: limit) }
+        func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
+            try base.trips(query, after: cursor, limit: limit)
+        }
         func activeTrips() throws -> [TripRecord] { try base.activeTrips() }
         func changes(tripId: String) throws -> [ChangeLogEntry] { try base.changes(tripId: tripId) }
         func purgeIdempotency(before cutoff: Date) async throws { try await base.purgeIdempotency(before: cutoff) }

@@ -17,6 +17,20 @@ import TestSupport
         return (viewModel, http)
     }
 
+    /// The server answers 50 orders a page; the client follows `nextCursor` to the last one.
+    @Test func listsEveryOrderAcrossThePagesOfTheMerchantList() async throws {
+        let backend = TestBackend()
+        var placed: [String] = []
+        for i in 0..<61 {
+            placed.append(try await backend.placedOrder(customer: "c\(i)"))
+            await backend.clock.advance(by: .seconds(1))
+        }
+        let (viewModel, http) = makeSUT(backend)
+        await viewModel.load()
+        #expect(viewModel.state.orders.map(\.id) == placed)
+        #expect(http.requests.filter { $0.request.url.path == "/v1/merchant/orders" }.count == 2)
+    }
+
     @Test func listsAcceptsWithAPreparationTimeAndMarksReady() async throws {
         let backend = TestBackend()
         let orderId = try await backend.placedOrder()

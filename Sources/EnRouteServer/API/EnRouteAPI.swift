@@ -359,8 +359,8 @@ public struct EnRouteAPI: Sendable {
         })
         r.get("/v1/merchant/orders") { req in
             let account = try auth.account(for: req, roles: [.merchant])
-            let trips = try service.store.trips(status: nil, limit: 500).filter { $0.merchantId == account.id && $0.status.isActive }
-            return try .json(TripSnapshotList(trips: trips.map(wire.snapshot)))
+            let page = try ListPage(req.query, defaultLimit: 50)
+            return try .json(ListPage.list(service.store.trips(.merchantActive(merchantId: account.id), after: page.cursor, limit: page.limit), wire))
         }
     }
 
@@ -373,8 +373,8 @@ public struct EnRouteAPI: Sendable {
             if let state, TripState(rawValue: state) == nil, DeliveryStatus(rawValue: state) == nil {
                 throw HTTPError.invalid("/state", "is not a trip state")
             }
-            let limit = min(1000, max(1, req.query["limit"].flatMap(Int.init) ?? 200))
-            return try .json(TripSnapshotList(trips: service.store.trips(status: state, limit: limit).map(wire.snapshot)))
+            let page = try ListPage(req.query, defaultLimit: ListPage.maxLimit)
+            return try .json(ListPage.list(service.store.trips(.all(status: state), after: page.cursor, limit: page.limit), wire))
         }
         // The ops override of dispatch: hands a waiting trip to a provider, in the change log as ops.
         r.post("/v1/ops/trips/{id}/assign", limited(.steps) { req in

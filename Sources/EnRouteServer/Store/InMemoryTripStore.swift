@@ -25,10 +25,13 @@ public final class InMemoryTripStore: TripStore {
 
     public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id] } }
 
-    public func trips(status: String?, limit: Int) throws -> [TripRecord] {
+    public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
         state.withLock { s in
-            Array(s.trips.values.filter { status == nil || $0.status.name == status }
-                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(limit))
+            let rows = s.trips.values
+                .filter { query.matches($0) && (cursor?.precedes(createdAt: $0.createdAt.timeIntervalSince1970, id: $0.id) ?? true) }
+                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+            let page = Array(rows.prefix(limit))
+            return TripPage(trips: page, next: rows.count > page.count ? page.last.map(TripCursor.init(after:)) : nil)
         }
     }
 

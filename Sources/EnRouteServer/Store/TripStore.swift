@@ -95,8 +95,9 @@ public protocol TripStore: Sendable {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T
     /// Reads one trip (safe from any thread).
     func trip(id: String) throws -> TripRecord?
-    /// Trips for the console, newest first, optionally only those in one status.
-    func trips(status: String?, limit: Int) throws -> [TripRecord]
+    /// Up to `limit` trips of `query` after `cursor` (from the start when nil), newest first by (created at, id),
+    /// read through an index; `next` is set when more rows follow.
+    func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage
     /// Every trip that has not finished (loaded into memory at start).
     func activeTrips() throws -> [TripRecord]
     /// A trip's change log, oldest first.
