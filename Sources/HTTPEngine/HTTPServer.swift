@@ -211,17 +211,20 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes connections past their receive deadlines and answers handlers past theirs.
     func enforceDeadlines(now: Duration) {
-        let (cut, overdue) = connections.withLock { table -> (Int, [RequestContext]) in
-            var cut = 0, overdue: [RequestContext] = []
+        let overdue = connections.withLock { table -> [RequestContext] in
+            var cuts: [Int32] = [], overdue: [RequestContext] = []
             for action in table.expired(now: now) {
                 switch action {
-                case .close(let fd): Self.cut(fd); cut += 1
+                case .close(let fd): cuts.append(fd)
                 case .timeOut(let context): overdue.append(context)
                 }
             }
-            return (cut, overdue)
+            // Counted before the sockets go, so whoever sees a connection end also sees it counted; cut
+            // under the table's lock, so no fd is reused by a new connection in between.
+            if !cuts.isEmpty { countCut(reason: "deadline", cuts.count) }
+            for fd in cuts { Self.cut(fd) }
+            return overdue
         }
-        if cut > 0 { countCut(reason: "deadline", cut) }
         guard !overdue.isEmpty else { return }
         metrics.increment("enroute_request_deadline_exceeded_total", by: Double(overdue.count),
                           help: "Handlers answered 503 and cancelled at the request deadline.")
@@ -465,12 +468,11 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func connectionOpened(_ connection: OpaquePointer) {
         let id = UInt(bitPattern: connection), now = elapsed(), fd = enroute_mhd_client_fd(connection)
         let limit = configuration.connectionLimit
-        let evicted = connections.withLock { table -> Bool in
-            guard case .close(let victim)? = table.opened(id, fd: fd, now: now, limit: limit) else { return false }
+        connections.withLock { table in
+            guard case .close(let victim)? = table.opened(id, fd: fd, now: now, limit: limit) else { return }
+            countCut(reason: "evicted")   // before the cut, as for deadlines
             Self.cut(victim)
-            return true
         }
-        if evicted { countCut(reason: "evicted") }
     }
 
     fileprivate func connectionClosed(_ connection: OpaquePointer) {
