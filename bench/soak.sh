@@ -11,8 +11,10 @@ TRIPS="${TRIPS:-200000}"; REPORT="${REPORT:-50000}"; WORKERS="${WORKERS:-8}"; PO
 # SERVE_FLAGS: more `enroute serve` flags for both runs, e.g. "--ended-trip-cache 0".
 SCRATCH="${SCRATCH:-.build}"
 scripts/install-deps.sh build
-swift build -c release --scratch-path "$SCRATCH" --product server-bench >/dev/null
-swift build -c release --scratch-path "$SCRATCH" --product enroute >/dev/null
+# swift build prints its errors on standard output: show them when it fails.
+build() { local out; out=$(swift build -c release --scratch-path "$SCRATCH" --product "$1" 2>&1) || { echo "$out" >&2; exit 1; }; }
+build server-bench
+build enroute
 BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
 WORK=$(mktemp -d)
 SECRET="soak-secret-$(date +%s)-0123456789"
