@@ -17,8 +17,14 @@ public struct DriverLocation: Codable, Sendable, Equatable {
     public let heading: Double
     public let timestamp: Date
     public let seq: Int64
-    public init(coordinate: Coordinate, heading: Double, timestamp: Date, seq: Int64) {
+    /// Seconds to the trip's next stop as the server computed them for this fix; absent from older servers.
+    public let etaSeconds: Int?
+    /// The same ETA as an absolute time (the latest arrival); absent from older servers.
+    public let etaLatest: Date?
+    /// A location; the ETA fields only when the server computed one for this fix.
+    public init(coordinate: Coordinate, heading: Double, timestamp: Date, seq: Int64, etaSeconds: Int? = nil, etaLatest: Date? = nil) {
         self.coordinate = coordinate; self.heading = heading; self.timestamp = timestamp; self.seq = seq
+        self.etaSeconds = etaSeconds; self.etaLatest = etaLatest
     }
 }
 

@@ -4,8 +4,9 @@ import Synchronization
 
 /// `RideTracking` over the real API: the tracking screen driven by `TripAPI` and a `LiveTripChannel`.
 ///
-/// An update's `sequence` is the trip's `version`, so an ETA (`trip.etaSeconds`) counts as newer exactly when
-/// the server's trip is. The stream ends when the driver arrives or the trip ends without a pickup.
+/// An update's ETA is the newest one from the trip's versions and the driver's fixes (`LiveETA`), and its `sequence`
+/// is `LiveETA.sequence`: it grows with a newer version or a newer fix, so a fix's ETA is shown without a version
+/// change. The stream ends when the driver arrives or the trip ends without a pickup.
 public final class LiveRideService: RideTracking {
     private let api: any TripAPI
     private let channel: any LiveTripChannel
@@ -27,15 +28,18 @@ public final class LiveRideService: RideTracking {
             var trip: Trip?
             var position: Coordinate?
             var lastSeq = Int64.min
+            var eta = LiveETA()
             await loop.run(tripID: rideID) { event in
                 switch event {
                 case .tripUpdated(let update):
                     guard update.version > trip?.version ?? .min else { return true }
                     trip = update
+                    eta.apply(update)
                 case .driverMoved(let location):
                     guard location.seq > lastSeq else { return true }
                     lastSeq = location.seq
                     position = location.coordinate
+                    eta.apply(location)
                 }
                 guard let trip else { return true }
                 if let outcome = Self.outcome(of: trip.state) {
@@ -43,9 +47,9 @@ public final class LiveRideService: RideTracking {
                     return false
                 }
                 if trip.state == .driverAssigned, let position {
-                    continuation.yield(DriverUpdate(sequence: trip.version, position: position,
+                    continuation.yield(DriverUpdate(sequence: eta.sequence, position: position,
                                                     metersAway: Int(position.distance(to: trip.pickup).rounded()),
-                                                    reportedETA: trip.etaSeconds.map { .seconds($0) }))
+                                                    reportedETA: eta.seconds.map { .seconds($0) }))
                 }
                 return true
             }
@@ -55,7 +59,7 @@ public final class LiveRideService: RideTracking {
         return stream
     }
 
-    /// The ETA the server sent with the update's trip version.
+    /// The newest ETA the server sent, with a trip version or a fix, as of the update.
     public func eta(for update: DriverUpdate) async throws -> Duration {
         guard let eta = update.reportedETA else { throw RideTrackingError.noETA }
         return eta

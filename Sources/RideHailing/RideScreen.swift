@@ -10,7 +10,7 @@ public enum RideScreen {
             if let driver = trip.driver {
                 lines.append("Driver: \(driver.name) · \(driver.carModel) \(driver.plate) · ★ \(decimal(driver.rating, places: 1))")
             }
-            if let eta = trip.etaSeconds, trip.state.isActive {
+            if let eta = state.etaSeconds, trip.state.isActive {
                 lines.append("\(trip.state == .onTrip ? "Arrival" : "Pickup") in \(duration(seconds: eta))")
             }
             if let fare = trip.fare { lines.append("Fare: \(money(fare))") }

@@ -130,9 +130,12 @@ public final class TripViewModel {
     private func apply(_ trip: Trip) {
         machine.apply(trip)
         state.trip = machine.trip
+        if let current = machine.trip { state.liveETA.apply(current) }
     }
 
+    /// Moves the marker, and takes the fix's ETA when it is newer than the one shown (no version change needed).
     private func move(_ location: DriverLocation) {
         if marker.handle(location) != .ignored { state.driverLocation = location }
+        state.liveETA.apply(location)
     }
 }

@@ -10,6 +10,8 @@ public struct TripViewState: Equatable, Sendable {
     public var trip: Trip?
     /// The latest accepted driver position; draw the marker from `TripViewModel.markerFrame()`.
     public var driverLocation: DriverLocation?
+    /// The newest ETA from the trip's versions and the driver's fixes, guarded against late answers.
+    public var liveETA = LiveETA()
     /// A request is in flight, retries included.
     public var isRequesting = false
     /// A cancel is in flight.
@@ -19,6 +21,12 @@ public struct TripViewState: Equatable, Sendable {
 
     /// The empty screen: no estimates, no trip.
     public init() {}
+
+    /// Seconds to the next stop: the live ETA for the current trip, else the trip's own.
+    public var etaSeconds: Int? {
+        guard let trip else { return nil }
+        return liveETA.tripID == trip.id ? liveETA.seconds : trip.etaSeconds
+    }
 
     /// True when the rider may request a ride now.
     public var canRequest: Bool { !isRequesting && trip?.state.isActive != true }

@@ -73,6 +73,22 @@ import Testing
         #expect(try TripEvent.decode(name: "unknown", payload: Data("{}".utf8)) == nil)
     }
 
+    @Test func aDriverLocationCarriesItsETAAndOneWithoutStillDecodes() throws {
+        let latest = Date(timeIntervalSince1970: 250)
+        let moved = DriverLocation(coordinate: .init(lat: 1, lng: 2), heading: 90, timestamp: Date(timeIntervalSince1970: 10), seq: 4,
+                                   etaSeconds: 240, etaLatest: latest)
+        let json = String(decoding: try WireCoding.encoder().encode(moved), as: UTF8.self)
+        #expect(json.contains("\"etaSeconds\":240"))
+        #expect(try WireCoding.decoder().decode(DriverLocation.self, from: Data(json.utf8)) == moved)
+        // A fixture or an older server without the ETA fields.
+        let old = #"{"coordinate":{"lat":1,"lng":2},"heading":90,"timestamp":"1970-01-01T00:00:10Z","seq":4}"#
+        let decoded = try WireCoding.decoder().decode(DriverLocation.self, from: Data(old.utf8))
+        #expect(decoded.seq == 4)
+        #expect(decoded.etaSeconds == nil && decoded.etaLatest == nil)
+        let bare = String(decoding: try WireCoding.encoder().encode(decoded), as: UTF8.self)
+        #expect(!bare.contains("eta"), "no ETA, no keys: \(bare)")
+    }
+
     @Test(arguments: [(91.0, 0.0, false), (-90.0, 180.0, true), (0.0, -181.0, false), (Double.nan, 0.0, false), (52.5, 13.4, true)])
     func coordinateValidity(lat: Double, lng: Double, valid: Bool) {
         #expect(Coordinate(lat: lat, lng: lng).isValid == valid)

@@ -13,7 +13,7 @@ import TestSupport
         return (LiveRideService(api: api, channel: channel, clock: ManualClock()), api, channel)
     }
 
-    /// The update's sequence is the trip version; the ETA is the server's for that version.
+    /// The update's sequence carries the trip version (in its high bits); the ETA is the server's for that version.
     @Test func driverMovesBecomeUpdatesCarryingTheTripsVersionAndETA() async throws {
         let (service, api, channel) = makeSUT()
         api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 240) } }
@@ -24,10 +24,31 @@ import TestSupport
         channel.connection(0).yield(.driverMoved(location))
         let update = try #require(await updates.next())
 
-        #expect(update.sequence == 3)
+        #expect(update.sequence >> 32 == 3)
         #expect(update.position == location.coordinate)
         #expect(update.metersAway == 111)                     // 0.001° of latitude
         #expect(try await service.eta(for: update) == .seconds(240))
+    }
+
+    /// Fixes carry the server's ETA: the tracking screen's ETA moves with them although the trip's version stays put,
+    /// and a late fix never brings an older ETA back.
+    @Test func aFixsETAMovesTheTrackingScreenWithoutAVersionChange() async throws {
+        let (service, api, channel) = makeSUT()
+        api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 400) } }
+        let viewModel = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
+                                              logger: RecordingRideLogger())
+        let tracking = Task { await viewModel.track() }
+        try await waitUntil("connected") { channel.connectionCount == 1 }
+        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))
+        try await waitUntil("first fix's ETA") { viewModel.eta == .seconds(380) }
+        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 350)))
+        try await waitUntil("second fix's ETA") { viewModel.eta == .seconds(350) }
+        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))   // late: dropped
+        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 3, eta: 100)))
+        try await waitUntil("third fix's ETA") { viewModel.eta == .seconds(100) }
+        #expect(viewModel.showsArrivingBanner)
+        tracking.cancel()
+        await tracking.value
     }
 
     @Test(arguments: [(TripState.driverArrived, RideOutcome.driverArrived), (.onTrip, .driverArrived),

@@ -114,6 +114,35 @@ import TestSupport
         #expect(flaky.streamsOpened.withLock { $0 } == 1)
     }
 
+    /// Issue 11 item 7: each fix's ETA reaches the rider on its `driverMoved`, so the ETA moves while the version stays.
+    @Test func fixesStreamInAndTheRidersETAMovesWithoutAVersionBump() async throws {
+        let (backend, _, vm) = makeSUT()
+        await vm.requestRide(Self.request)
+        let trip = try #require(vm.state.trip)
+        await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
+        #expect(await backend.assign(trip.id, to: "p1").status == 200)
+        await eventually("version 2 shown") { vm.state.trip?.version == 2 }
+
+        let provider = backend.token("p1", .provider)
+        var etas: [Int] = []
+        // 33 m every 5 s: a pace the ingest filters keep.
+        for (index, lat) in [60.1799, 60.1796, 60.1793].enumerated() {
+            await backend.clock.advance(by: .seconds(5))
+            let fix = #"{"lat":\#(lat),"lng":24.9384,"heading":180,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}"#
+            let posted = await backend.call("POST", "/v1/provider/locations", token: provider, json: #"{"batchId":"b\#(index)","fixes":[\#(fix)]}"#)
+            #expect(posted.status == 200)
+            await eventually("fix \(index + 1) applied") { vm.state.liveETA.seq == Int64(index + 1) }
+            let server = try #require(try backend.service.cached(trip.id))
+            let expected = try #require(server.etaLatest).timeIntervalSince(backend.clock.date).rounded(.up)
+            #expect(vm.state.etaSeconds == Int(expected), "the ETA the server computed for fix \(index + 1)")
+            #expect(vm.state.liveETA.latest == server.etaLatest)
+            etas.append(vm.state.etaSeconds ?? -1)
+        }
+        #expect(vm.state.trip?.version == 2, "no version bump")
+        #expect(etas == etas.sorted(by: >) && Set(etas).count == 3, "the ETA falls as the driver comes closer: \(etas)")
+        vm.stopLive()
+    }
+
     @Test func aDroppedStreamReconnectsWithBackoffAndResyncs() async throws {
         let (backend, flaky, vm) = makeSUT()
         flaky.dropStreamsAfter.withLock { $0 = [1] }   // the first stream breaks right after its resync event

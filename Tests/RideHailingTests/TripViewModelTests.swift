@@ -248,6 +248,27 @@ import TestSupport
         sut.viewModel.stopLive()
     }
 
+    @Test func aFixsETAMovesTheRidersETAWithoutAVersionChangeAndALateOneIsDropped() async throws {
+        let sut = makeSUT(acceptsConnections: true)
+        try await startLive(sut) { _ in Fixtures.trip(.driverAssigned, version: 2, eta: 300) }
+        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await waitUntil("the trip's ETA") { sut.viewModel.state.etaSeconds == 300 }
+
+        sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 280)))
+        try await waitUntil("first fix's ETA") { sut.viewModel.state.etaSeconds == 280 }
+        sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 3, eta: 240)))
+        sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 260)))   // late: dropped
+        try await waitUntil("newest fix's ETA") { sut.viewModel.state.liveETA.seq == 3 }
+        #expect(sut.viewModel.state.etaSeconds == 240)
+        #expect(sut.viewModel.state.trip?.version == 2)
+        #expect(RideScreen.render(sut.viewModel.state, marker: nil).contains("Pickup in 4 min"))
+
+        sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverArrived, version: 3, eta: 0)))   // a newer version wins
+        try await waitUntil("version 3") { sut.viewModel.state.trip?.version == 3 }
+        #expect(sut.viewModel.state.etaSeconds == 0)
+        sut.viewModel.stopLive()
+    }
+
     // MARK: - Cancel
 
     @Test func cancellingAppliesTheServersTripAndStopsTheLiveLoop() async throws {

@@ -6,7 +6,7 @@ import EnRouteModels
 /// ride's WebSocket): one group per watched trip, fed by the trip service's hub. Each change is
 /// encoded once and written to every watcher of the trip from the committing thread.
 ///
-/// A ride's watchers get `tripUpdated` on every version and `driverMoved` on every new fix; an
+/// A ride's watchers get `tripUpdated` on every version and `driverMoved` on every new fix (with that fix's ETA); an
 /// order's get a `tracking` snapshot on either. The first events are always the current trip (the
 /// resync), so `Last-Event-ID` needs no replay; a finished trip's streams end after its final state.
 final class TripLiveStreams: Sendable {
@@ -23,7 +23,8 @@ final class TripLiveStreams: Sendable {
             sentSeq = latest.providerFix?.seq ?? 0
         }
 
-        /// Takes in a published record: the highest version wins, and a newer fix is kept either way.
+        /// Takes in a published record: the highest version wins, and a newer fix is kept either way,
+        /// with the ETA computed for it when it belongs to the same version (an older version's ETA may aim elsewhere).
         mutating func merge(_ trip: TripRecord) {
             let newerFix = (trip.providerFix?.seq ?? 0) > (latest.providerFix?.seq ?? 0)
             if trip.version > latest.version {
@@ -32,6 +33,10 @@ final class TripLiveStreams: Sendable {
                 latest.providerFix = fix
             } else if newerFix {
                 latest.providerFix = trip.providerFix
+                if trip.version == latest.version {
+                    latest.etaEarliest = trip.etaEarliest
+                    latest.etaLatest = trip.etaLatest
+                }
             }
         }
     }
@@ -82,7 +87,7 @@ final class TripLiveStreams: Sendable {
             if trip.version > state.sentVersion, let data = try? WireCoding.encoder().encode(wire.ride(trip, now: now)) {
                 out.append(LiveEvent(name: "tripUpdated", id: "\(trip.version)", data: Array(data)))
             }
-            if let location = wire.driverLocation(trip), location.seq > state.sentSeq, trip.status.isActive,
+            if let location = wire.driverLocation(trip, now: now), location.seq > state.sentSeq, trip.status.isActive,
                let data = try? WireCoding.encoder().encode(location) {
                 out.append(LiveEvent(name: "driverMoved", id: "\(trip.version).\(location.seq)", data: Array(data)))
             }

@@ -48,9 +48,13 @@ public struct WireMapping: Sendable {
                      cancelReason: trip.cancellation?.reason, createdAt: trip.createdAt, updatedAt: trip.updatedAt)
     }
 
-    /// The rider's view of the driver's latest fix.
-    public func driverLocation(_ trip: TripRecord) -> DriverLocation? {
-        trip.providerFix.map { DriverLocation(coordinate: $0.coordinate, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq) }
+    /// The rider's view of the driver's latest fix, with the ETA the server computed for it (seconds counted from `now`).
+    public func driverLocation(_ trip: TripRecord, now: Date) -> DriverLocation? {
+        let eta = trip.etaLatest.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) }
+        return trip.providerFix.map {
+            DriverLocation(coordinate: $0.coordinate, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq,
+                           etaSeconds: eta, etaLatest: trip.etaLatest)
+        }
     }
 }
 

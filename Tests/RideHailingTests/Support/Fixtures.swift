@@ -14,8 +14,9 @@ enum Fixtures {
              driver: state == .searching ? nil : driver, etaSeconds: eta, version: version)
     }
 
-    static func location(seq: Int64, lat: Double = 60.17, lng: Double = 24.94, heading: Double = 0) -> DriverLocation {
-        DriverLocation(coordinate: Coordinate(lat: lat, lng: lng), heading: heading, timestamp: time, seq: seq)
+    static func location(seq: Int64, lat: Double = 60.17, lng: Double = 24.94, heading: Double = 0, eta: Int? = nil) -> DriverLocation {
+        DriverLocation(coordinate: Coordinate(lat: lat, lng: lng), heading: heading, timestamp: time, seq: seq,
+                       etaSeconds: eta, etaLatest: eta.map { time.addingTimeInterval(TimeInterval($0)) })
     }
 
     /// Deterministic idempotency keys: 00000000-0000-0000-0000-000000000001, ...2, ...
