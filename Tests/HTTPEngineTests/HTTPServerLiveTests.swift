@@ -90,16 +90,6 @@ import TestSupport
         await server.shutdown()
     }
 
-    @Test func malformedRequestLineIs400() async throws {
-        let server = try makeSUT()
-        let client = try TCPTestClient(port: server.port)
-        client.write("GET /json HTTP/1.1 trailing-garbage\r\nHost: x\r\n\r\n")
-        let response = try await client.readResponse()
-        #expect(response.status == 400)
-        #expect(response.headers["content-type"] == "application/problem+json")
-        await server.shutdown()
-    }
-
     @Test func unknownRouteIs404OverTheWire() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
