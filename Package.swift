@@ -45,10 +45,15 @@ package.targets += [
 package.targets += [
     /// libmicrohttpd behind async handlers, a router, SSE and WebSocket.
     .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
-    /// The trip service: domain, state machines, idempotency, authorization and the HTTP API.
-    .target(name: "EnRouteServer", dependencies: ["EnRouteModels", "HTTPEngine", "EnRouteCrypto"], swiftSettings: settings),
-    /// SQLite adapters for the server's repositories.
-    .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteServer", "EnRouteModels"], swiftSettings: settings),
+    /// The trip domain: trips and their rules, the service and its repositories, dispatch, live-location ingest,
+    /// geo and estimators; metrics behind a protocol of its own. No HTTP, no storage engine.
+    .target(name: "EnRouteDomain", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, devices),
+    /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
+    .target(name: "EnRouteAPI", dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],
+            swiftSettings: settings),
+    /// SQLite adapters for the domain's and the notifications' repositories.
+    .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
 ]
 
 // MARK: - Client
@@ -71,19 +76,19 @@ package.targets += [
 // MARK: - Notifications (seed 001)
 
 package.targets += [
-    /// Push notifications on the server: devices, opens, the push outbox and its sender, APNs over HTTP/2.
-    .target(name: "EnRouteNotifications",
-            dependencies: ["EnRouteServer", "EnRouteStorage", "EnRouteModels", "EnRouteCrypto", "HTTPEngine", "CCurl"],
-            swiftSettings: settings),
+    /// Push notifications on the server: devices, opens, the push planners, outbox and sender (no transport).
+    .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts.
+    .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CCurl"], swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
     .target(name: "NotificationsKit", dependencies: ["ClientKit", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
     .testTarget(name: "EnRouteNotificationsTests",
-                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteServer", "EnRouteStorage", "EnRouteCrypto",
+                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage", "EnRouteCrypto",
                                "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
                 exclude: ["Fixtures"],
                 swiftSettings: settings),
     .testTarget(name: "NotificationsKitTests",
-                dependencies: ["NotificationsKit", "EnRouteNotifications", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
+                dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
                 swiftSettings: settings),
 ]
 
@@ -92,7 +97,7 @@ package.targets += [
 package.targets += [
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications",
+        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications", "EnRouteAPNs",
                        "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
@@ -100,7 +105,7 @@ package.targets += [
     /// The HTTP engine's benchmark harness (bench/http-engine.sh).
     .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
     /// The dispatch and live-location benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh).
-    .executableTarget(name: "server-bench", dependencies: ["EnRouteServer", "EnRouteStorage", "SQLiteKit", "EnRouteModels", "HTTPEngine"],
+    .executableTarget(name: "server-bench", dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "SQLiteKit", "EnRouteModels", "HTTPEngine"],
                       swiftSettings: settings),
 ]
 
@@ -108,12 +113,12 @@ package.targets += [
 
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
-    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteServer"], swiftSettings: settings),
+    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteServerTests",
-        dependencies: ["EnRouteServer", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport",
+        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport",
                        "EnRouteNotifications"],
         swiftSettings: settings
     ),

@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteModels
-public import EnRouteServer
+public import EnRouteDomain
 
 /// Puts each dispatch offer in the push outbox when its provider has a registered device (seed 004
 /// §44.4: "a platform push carries it as well"), so that the offer reaches a closed app too.

@@ -1,6 +1,5 @@
 public import Foundation
-public import EnRouteServer
-public import HTTPEngine
+public import EnRouteDomain
 import Synchronization
 
 /// Drains the push outbox: resolves each message's devices at send time, sends, and retries with backoff.
@@ -17,7 +16,7 @@ public final class PushSender: Sendable {
     private let gateway: any PushGateway
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
-    private let metrics: MetricsRegistry?
+    private let metrics: (any MetricsSink)?
     private let policy: PushRetryPolicy
     private let builder = PushPayloadBuilder()
     private let log: @Sendable (String) -> Void
@@ -35,7 +34,7 @@ public final class PushSender: Sendable {
     /// A sender over `store`'s outbox; `offerIsOpen` says whether an offer is still open for its provider
     /// (without it, offer jobs are dropped unsent).
     public init(store: any TripStore, devices: any DeviceRepository, ledger: any NotificationLedger, gateway: any PushGateway,
-                clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: MetricsRegistry? = nil,
+                clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: (any MetricsSink)? = nil,
                 policy: PushRetryPolicy = PushRetryPolicy(), batchSize: Int = 50, pollInterval: Duration = .seconds(1),
                 offerIsOpen: @escaping @Sendable (_ offerId: String, _ providerId: String) -> Bool = { _, _ in false },
                 log: @escaping @Sendable (String) -> Void = { _ in }) {

@@ -1,5 +1,5 @@
 import Foundation
-public import EnRouteServer
+public import EnRouteDomain
 import SQLiteKit
 import Synchronization
 

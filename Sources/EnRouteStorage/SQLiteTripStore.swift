@@ -1,5 +1,5 @@
 public import Foundation
-public import EnRouteServer
+public import EnRouteDomain
 import EnRouteModels
 import SQLiteKit
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
-public import EnRouteServer
+public import EnRouteDomain
+public import EnRouteAPI
 public import HTTPEngine
 public import ClientKit
 

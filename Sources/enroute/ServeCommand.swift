@@ -1,9 +1,11 @@
 import Foundation
 import Dispatch
 import HTTPEngine
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteStorage
 import EnRouteNotifications
+import EnRouteAPNs
 import Synchronization
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.

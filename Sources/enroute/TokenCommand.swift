@@ -1,5 +1,6 @@
 import Foundation
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 
 /// `enroute token --account a1 --role customer`: a development bearer token.
 enum TokenCommand {

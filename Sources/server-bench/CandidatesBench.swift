@@ -1,6 +1,7 @@
 import Foundation
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 
 /// Candidate search among many online providers: the dispatcher's grid query and ranking, against a
 /// brute-force scan of the same positions in the same run.

@@ -1,6 +1,7 @@
 import Foundation
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteStorage
 import HTTPEngine
 import SQLiteKit

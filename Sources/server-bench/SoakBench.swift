@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 
 /// `server-bench soak`: creates, runs and ends TRIPS trips against a live `enroute serve` over
 /// keep-alive connections, and prints the server's resident memory every REPORT trips.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import EnRouteNotifications
+import EnRouteAPNs
 import TestSupport
 
 /// The APNs client over libcurl HTTP/2 against the local stand-in (Fixtures/apns_standin.py).

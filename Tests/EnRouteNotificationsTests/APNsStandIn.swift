@@ -1,6 +1,7 @@
 import Foundation
 import EnRouteCrypto
 import EnRouteNotifications
+import EnRouteAPNs
 import Synchronization
 
 /// The Python APNs stand-in (Fixtures/apns_standin.py) on an ephemeral port, one per test.

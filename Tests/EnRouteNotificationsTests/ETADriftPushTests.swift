@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteNotifications
+import EnRouteAPNs
 import TestSupport
 
 /// ETA drift that comes from the rider's fixes, not from a status change, still reaches the Live Activity.

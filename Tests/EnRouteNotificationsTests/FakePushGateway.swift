@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import EnRouteNotifications
+import EnRouteAPNs
 import Synchronization
 
 /// A gateway that records pushes and answers from a script; an unscripted push is a test failure

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import EnRouteModels
 import EnRouteNotifications
-import EnRouteServer
+import EnRouteAPNs
+import EnRouteDomain
+import EnRouteAPI
 import HTTPEngine
 import TestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import EnRouteModels
 import EnRouteNotifications
+import EnRouteAPNs
 import NotificationsKit
 import TestSupport
 

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import EnRouteModels
 import EnRouteNotifications
-import EnRouteServer
+import EnRouteAPNs
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 
 /// Offers also go out as a platform push (seed 004 §44.4): planned when dispatch makes the offer,

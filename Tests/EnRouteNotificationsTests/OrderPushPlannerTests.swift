@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import EnRouteNotifications
-import EnRouteServer
+import EnRouteAPNs
+import EnRouteDomain
+import EnRouteAPI
 
 @Suite struct OrderPushPlannerTests {
     @Test func eachStageChangeEnqueuesOneOrderUpdateInTheSameTransaction() async throws {

@@ -3,6 +3,7 @@ import Testing
 import EnRouteCrypto
 import EnRouteModels
 import EnRouteNotifications
+import EnRouteAPNs
 import NotificationsKit
 
 @Suite struct PushPayloadBuilderTests {

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import EnRouteCrypto
 import EnRouteNotifications
-import EnRouteServer
+import EnRouteAPNs
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteStorage
 import HTTPEngine
 import TestSupport

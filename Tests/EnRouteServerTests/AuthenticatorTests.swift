@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteCrypto
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import HTTPEngine
 import TestSupport
 

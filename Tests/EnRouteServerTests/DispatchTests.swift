@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 
 /// Timed, exclusive offers (seed 004 §44.4 "Matching and dispatch"), on a manual clock.

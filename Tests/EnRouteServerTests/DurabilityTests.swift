@@ -4,7 +4,8 @@ import Synchronization
 import ClientKit
 import CurlTransport
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteStorage
 
 /// The real `enroute serve` process, killed with SIGKILL mid-burst and restarted on the same database.

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 
 /// Fix-driven ETA drift is written down only when it is large, and small drift costs no transaction.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteStorage
 import HTTPEngine
 import TestSupport

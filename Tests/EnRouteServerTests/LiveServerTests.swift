@@ -4,7 +4,8 @@ import Synchronization
 import ClientKit
 import CurlTransport
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import HTTPEngine
 import TestSupport
 

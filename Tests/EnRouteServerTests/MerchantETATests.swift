@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 
 /// A delivery's arrival time includes the merchant's remaining preparation time (seed 004 §44.4 "Arrival-time estimates").

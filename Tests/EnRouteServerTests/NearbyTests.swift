@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 
 /// `GET /v1/drivers/nearby` (seed 002): decorative, coarse, bounded, and only supply that exists now.

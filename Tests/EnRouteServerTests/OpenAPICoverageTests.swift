@@ -1,7 +1,9 @@
 import Foundation
 import Testing
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteNotifications
+import EnRouteAPNs
 import HTTPEngine
 import TestSupport
 

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import ClientKit
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import EnRouteStorage
 import TestSupport
 

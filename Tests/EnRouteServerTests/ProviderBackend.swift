@@ -1,7 +1,8 @@
 import Foundation
 import ClientKit
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import HTTPEngine
 import TestSupport
 

@@ -3,7 +3,8 @@ import Testing
 import ClientKit
 import CurlTransport
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import HTTPEngine
 import TestSupport
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import HTTPEngine
 import TestSupport
 

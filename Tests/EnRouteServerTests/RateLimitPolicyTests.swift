@@ -1,5 +1,6 @@
 import Testing
-@testable import EnRouteServer
+@testable import EnRouteDomain
+@testable import EnRouteAPI
 
 @Suite struct RateLimitPolicyTests {
     func makeSUT(_ limit: Int = 10, per period: Duration = .seconds(60), minimumSweep: Int = 1024) -> RateLimitPolicy {

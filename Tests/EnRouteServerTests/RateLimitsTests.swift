@@ -1,5 +1,6 @@
 import Testing
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 
 @Suite struct RateLimitsTests {
     @Test func theStandardLimitsAreOnAndGenerous() {

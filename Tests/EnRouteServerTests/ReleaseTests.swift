@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 
 /// A backend nobody holds any more is freed, with its live streams and searches: no retain cycle

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import EnRouteModels
-@testable import EnRouteServer
+@testable import EnRouteDomain
+@testable import EnRouteAPI
 
 /// Every move from every state by every party, for both machines: allowed exactly when the table says so.
 @Suite struct TripRulesTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ClientKit
 import EnRouteNotifications
+import EnRouteAPI
 import HTTPEngine
 import NotificationsKit
 import Synchronization

@@ -3,7 +3,8 @@ import Testing
 import Synchronization
 import ClientKit
 import EnRouteModels
-import EnRouteServer
+import EnRouteDomain
+import EnRouteAPI
 import TestSupport
 @testable import RideHailing
 

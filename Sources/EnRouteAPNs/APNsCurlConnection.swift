@@ -1,3 +1,4 @@
+public import EnRouteNotifications
 import CCurl
 import Foundation
 import Synchronization

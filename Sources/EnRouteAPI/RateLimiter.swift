@@ -1,3 +1,4 @@
+public import EnRouteDomain
 public import HTTPEngine
 import Synchronization
 

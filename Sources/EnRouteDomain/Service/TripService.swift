@@ -406,7 +406,8 @@ public final class TripService: Sendable {
         index[owner] = set.isEmpty ? nil : set
     }
 
-    static func validate(_ c: Coordinate, _ pointer: String) throws {
+    /// Checks a coordinate is on Earth; the error names the JSON pointer of the bad half.
+    public static func validate(_ c: Coordinate, _ pointer: String) throws {
         guard c.lat.isFinite, (-90...90).contains(c.lat) else { throw TripError.invalid(pointer: pointer + "/lat", detail: "must be between -90 and 90") }
         guard c.lng.isFinite, (-180...180).contains(c.lng) else { throw TripError.invalid(pointer: pointer + "/lng", detail: "must be between -180 and 180") }
     }

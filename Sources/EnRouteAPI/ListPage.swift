@@ -1,3 +1,4 @@
+public import EnRouteDomain
 import HTTPEngine
 import EnRouteModels
 

@@ -1,5 +1,5 @@
 public import Foundation
-public import EnRouteStorage
+public import EnRouteNotifications
 
 /// `DeviceRepository` and `NotificationLedger` over `SQLiteNotificationStore`.
 public struct SQLiteNotificationRepository: DeviceRepository, NotificationLedger {

@@ -1,3 +1,4 @@
+public import EnRouteNotifications
 public import Foundation
 
 /// `APNsTransport` over libcurl (built with nghttp2): HTTP/2 over TLS, one multiplexed connection

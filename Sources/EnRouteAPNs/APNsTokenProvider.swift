@@ -1,3 +1,4 @@
+public import EnRouteNotifications
 public import Foundation
 public import EnRouteCrypto
 import Synchronization

@@ -1,6 +1,5 @@
 public import Foundation
 public import EnRouteModels
-public import HTTPEngine
 
 /// The provider side of the backend wired together: presence, location ingest, dispatch, the
 /// providers' live streams and the nearby map (seed 004 §44.4, seed 002 `GET /v1/drivers/nearby`).
@@ -25,7 +24,7 @@ public final class ProviderOperations: Sendable {
     ///   - ids: offer ids.
     ///   - offers: hears of each offer after the provider's live stream (the platform push).
     ///   - jitterSeed: the secret behind the nearby map's per-provider offsets.
-    public init(service: TripService, metrics: MetricsRegistry, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
+    public init(service: TripService, metrics: any MetricsSink, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
                 policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
                 ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
                 ids: any IDGenerator = RandomIDGenerator(), offers: (any OfferObserver)? = nil, jitterSeed: UInt64 = .random(in: .min ... .max)) {

@@ -1,3 +1,4 @@
+public import EnRouteDomain
 import Foundation
 public import HTTPEngine
 import EnRouteModels

@@ -1,3 +1,4 @@
+public import EnRouteDomain
 public import Foundation
 import EnRouteCrypto
 public import HTTPEngine

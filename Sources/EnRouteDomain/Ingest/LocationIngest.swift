@@ -1,6 +1,5 @@
 public import Foundation
 public import EnRouteModels
-public import HTTPEngine
 import Synchronization
 
 /// Location ingest (seed 004 §44.4): each provider's batches, applied once, filtered, stored, fanned out.
@@ -24,14 +23,14 @@ public final class LocationIngest: Sendable {
     private let presence: ProviderPresence
     private let paths: any PathStore
     private let policy: FixPlausibilityPolicy
-    private let metrics: MetricsRegistry
+    private let metrics: any MetricsSink
     private let supplyChanged: @Sendable () -> Void
     private let now: @Sendable () -> Date
 
     /// An ingest feeding `presence` and `service`, storing paths in `paths`; `supplyChanged` is
     /// called when a provider becomes findable again.
     public init(service: TripService, presence: ProviderPresence, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
-                metrics: MetricsRegistry, batchMemory: Int = 8, supplyChanged: @escaping @Sendable () -> Void = {},
+                metrics: any MetricsSink, batchMemory: Int = 8, supplyChanged: @escaping @Sendable () -> Void = {},
                 now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.paths = paths; self.policy = policy; self.metrics = metrics
         self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.now = now

@@ -1,6 +1,5 @@
 public import Foundation
 public import EnRouteModels
-public import HTTPEngine
 import Synchronization
 
 /// No live or recent offer with this id was ever this provider's.
@@ -49,7 +48,7 @@ public final class Dispatcher: Sendable {
     private let ranking: any CandidateRanking
     private let clock: any Clock<Duration>
     private let ids: any IDGenerator
-    private let metrics: MetricsRegistry
+    private let metrics: any MetricsSink
     private let now: @Sendable () -> Date
     private let state = Mutex(State())
     private let timers = Atomic<UInt64>(0)
@@ -57,7 +56,7 @@ public final class Dispatcher: Sendable {
     /// `offers` hears of each offer after the live stream (the platform push); nil sends offers on the stream only.
     public init(service: TripService, presence: ProviderPresence, events: ProviderEventHub, offers: (any OfferObserver)? = nil,
                 ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>,
-                ids: any IDGenerator, metrics: MetricsRegistry, now: @escaping @Sendable () -> Date) {
+                ids: any IDGenerator, metrics: any MetricsSink, now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.events = events; self.offers = offers; self.ranking = ranking; self.policy = policy
         self.clock = clock; self.ids = ids; self.metrics = metrics; self.now = now
     }

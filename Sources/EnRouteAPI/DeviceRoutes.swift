@@ -1,7 +1,8 @@
+public import EnRouteDomain
 public import Foundation
 public import HTTPEngine
-public import EnRouteServer
 import EnRouteModels
+public import EnRouteNotifications
 
 /// The notification routes: device registration (`PUT`/`DELETE /v1/devices/{token}`) and opens
 /// (`POST /v1/notifications/{id}/opened`), counted once per notification in `/metrics`.

@@ -1,3 +1,4 @@
+public import EnRouteDomain
 import Foundation
 import HTTPEngine
 import EnRouteModels

@@ -1,5 +1,4 @@
 public import Foundation
-import EnRouteCrypto
 import Synchronization
 
 /// Makes ids for trips and other records.
@@ -8,12 +7,13 @@ public protocol IDGenerator: Sendable {
     func next() -> String
 }
 
-/// Random ids from the CSPRNG: 12 characters of Crockford base32 (60 bits).
+/// Random ids from the system CSPRNG (getrandom on Linux, arc4random on Apple platforms): 12 characters of Crockford base32 (60 bits).
 public struct RandomIDGenerator: IDGenerator {
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     public init() {}
     public func next() -> String {
-        String(Digest.randomBytes(12).map { Self.alphabet[Int($0 & 31)] })
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<12).map { _ in Self.alphabet[Int(generator.next() & 31)] })
     }
 }
 

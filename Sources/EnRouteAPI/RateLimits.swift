@@ -1,3 +1,4 @@
+public import EnRouteDomain
 import Foundation
 
 /// The kinds of request that share one allowance per account.

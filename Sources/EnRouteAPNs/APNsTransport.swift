@@ -1,3 +1,4 @@
+public import EnRouteNotifications
 /// One HTTP/2 request to APNs, as the transport sends it.
 public struct APNsHTTPRequest: Sendable, Equatable {
     public var environment: APNsEnvironment
