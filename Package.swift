@@ -52,6 +52,11 @@ package.targets += [
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
     .target(name: "EnRouteAPI", dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],
             swiftSettings: settings),
+    /// The composition root: the backend wired from one configuration and one set of effects, used by
+    /// `enroute serve`, the in-process test backend and the benchmarks.
+    .target(name: "EnRouteBackend",
+            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "HTTPEngine", "EnRouteModels"],
+            swiftSettings: settings),
     /// SQLite adapters for the domain's and the notifications' repositories.
     .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
 ]
@@ -88,7 +93,7 @@ package.targets += [
                 exclude: ["Fixtures"],
                 swiftSettings: settings),
     .testTarget(name: "NotificationsKitTests",
-                dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
+                dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
                 swiftSettings: settings),
 ]
 
@@ -97,7 +102,7 @@ package.targets += [
 package.targets += [
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications", "EnRouteAPNs",
+        dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications", "EnRouteAPNs",
                        "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
@@ -105,7 +110,7 @@ package.targets += [
     /// The HTTP engine's benchmark harness (bench/http-engine.sh).
     .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
     /// The dispatch and live-location benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh).
-    .executableTarget(name: "server-bench", dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "SQLiteKit", "EnRouteModels", "HTTPEngine"],
+    .executableTarget(name: "server-bench", dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit", "EnRouteModels", "HTTPEngine"],
                       swiftSettings: settings),
 ]
 
@@ -113,12 +118,12 @@ package.targets += [
 
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
-    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI"], swiftSettings: settings),
+    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteServerTests",
-        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport",
+        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport",
                        "EnRouteNotifications"],
         swiftSettings: settings
     ),

@@ -1,31 +1,46 @@
-import Foundation
+public import Foundation
+import EnRouteModels
 public import EnRouteDomain
 public import EnRouteAPI
+public import EnRouteBackend
+public import EnRouteNotifications
 public import HTTPEngine
 public import ClientKit
 
-/// The real trip service and API in memory, with a manual clock and sequential ids, for tests.
+/// The production backend (`Backend`, the composition root) on a manual clock with sequential ids and
+/// a fixed jitter seed, for tests. Dispatch and the push sender run only when a test starts them.
 public struct TestBackend: Sendable {
-    public let clock: ManualClock
-    public let store: any TripStore
-    public let service: TripService
-    public let auth: Authenticator
-    public let api: EnRouteAPI
-    public let router: Router
+    /// The secret tests sign tokens with.
+    public static let secret = "test-secret-0123456789abcdef"
 
-    /// A backend over `store` (in memory by default) whose time is `clock`; `rateLimits` (none by
-    /// default, so tests may create freely) run on the same clock.
-    public init(clock: ManualClock = ManualClock(), store: any TripStore = InMemoryTripStore(),
-                observers: [any TripChangeObserver] = [], directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
-                endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off) {
+    public let backend: Backend
+    public let clock: ManualClock
+    public var store: any TripStore { backend.store }
+    public var service: TripService { backend.service }
+    public var auth: Authenticator { backend.auth }
+    public var api: EnRouteAPI { backend.api }
+    public var router: Router { backend.router }
+    public var providers: ProviderOperations { backend.providers }
+    public var metrics: MetricsRegistry { backend.metrics }
+
+    /// A backend over `storage` (memory by default) whose time is `clock`. `rateLimits` default to none,
+    /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default).
+    public init(clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
+                directory: any PartyDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
+                dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
+                jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "") {
         self.clock = clock
-        self.store = store
-        let now: @Sendable () -> Date = { clock.date }
-        service = TripService(store: store, directory: directory, ids: SequentialIDGenerator(prefix: "T"), observers: observers,
-                              endedCacheLimit: endedCacheLimit, now: now)
-        auth = Authenticator(secret: "test-secret-0123456789abcdef", now: now)
-        api = EnRouteAPI(service: service, auth: auth, metrics: MetricsRegistry(), rateLimiter: RateLimiter(rateLimits, clock: clock))
-        router = api.router()
+        var configuration = BackendConfiguration(storage: storage, secret: Self.secret, directory: directory)
+        configuration.endedTripCache = endedCacheLimit
+        configuration.rateLimits = rateLimits
+        configuration.dispatch = dispatch
+        configuration.fixLifetime = fixLifetime
+        configuration.openAPI = openAPI
+        let effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
+                                     offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
+                                     push: push, log: { _ in })
+        // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
+        backend = try! Backend(configuration, effects: effects)
     }
 
     /// A bearer token for `account` in `role`.
@@ -65,4 +80,13 @@ public struct TestBackend: Sendable {
         }
         return (String(path[..<q]), query)
     }
+}
+
+/// The merchants tests order from, in central Helsinki (the same ids `enroute seed --city helsinki` writes).
+public enum TestDirectory {
+    public static let helsinki = StaticDirectory(merchants: [
+        Merchant(id: "m1", name: "Kamppi Kitchen", location: Coordinate(lat: 60.1689, lng: 24.9316)),
+        Merchant(id: "m2", name: "Kallio Deli", location: Coordinate(lat: 60.1841, lng: 24.9497)),
+        Merchant(id: "m3", name: "Punavuori Pharmacy", location: Coordinate(lat: 60.1612, lng: 24.9398)),
+    ])
 }

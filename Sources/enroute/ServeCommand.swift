@@ -1,6 +1,7 @@
 import Foundation
 import Dispatch
 import HTTPEngine
+import EnRouteBackend
 import EnRouteDomain
 import EnRouteAPI
 import EnRouteStorage
@@ -105,51 +106,23 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
-        let store = try SQLiteTripStore(path: database)
-        let now: @Sendable () -> Date = { Date() }
-        let notifications = try SQLiteNotificationRepository(path: database)
-        let directory = StaticDirectory.helsinkiDemo
-        let endedCache = try options.int("ended-trip-cache", in: 0...10_000_000) ?? 10_000
-        let service = TripService(store: store, directory: directory, observers: [OrderPushPlanner(directory: directory)],
-                                  endedCacheLimit: endedCache, now: now)
-        let released = try await service.warm()
+        var configuration = BackendConfiguration(storage: .sqlite(path: database), secret: secret, directory: DemoDirectory.helsinki)
+        configuration.previousSecrets = previousSecrets
+        configuration.tokenLeeway = leeway
+        configuration.rateLimits = rateLimits
+        configuration.dispatch = try dispatchPolicy(options)
+        configuration.fixLifetime = TimeInterval(try options.int("fix-lifetime", in: 1...Int.max) ?? 120)
+        configuration.endedTripCache = try options.int("ended-trip-cache", in: 0...10_000_000) ?? 10_000
+        configuration.openAPI = try OpenAPIDocument.text()
+        let backend = try Backend(configuration, effects: .system(push: gateway, log: { log($0) }))
+        // The active trips are loaded before anything listens; trips still waiting for a provider when
+        // the server stopped are searched for again; the push outbox resumes whatever is due.
+        let released = try await backend.start()
         if released > 0 { log("released \(released) idempotency key(s) left in flight by the previous run") }
-        let metrics = MetricsRegistry()
-        // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
-        // whether the offer is still open when it sends.
-        let lateSender = Late<PushSender>()
-        let offers = OfferPushPlanner(store: store, devices: notifications, now: now, queued: { lateSender.value?.wake() }, log: { log($0) })
-        let providers = ProviderOperations(service: service, metrics: metrics, clock: ContinuousClock(),
-                                           paths: try SQLitePathStore(tripStore: store), policy: try dispatchPolicy(options),
-                                           fixLifetime: TimeInterval(try options.int("fix-lifetime", in: 1...Int.max) ?? 120),
-                                           offers: offers)
-        let sender = PushSender(store: store, devices: notifications, ledger: notifications, gateway: gateway,
-                                clock: ContinuousClock(), now: now, metrics: metrics,
-                                offerIsOpen: { offerId, provider in providers.dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
-                                log: { log($0) })
-        lateSender.value = sender
-        let api = EnRouteAPI(service: service, auth: Authenticator(secret: secret, previousSecrets: previousSecrets, leeway: leeway, now: now), metrics: metrics,
-                             openAPI: try OpenAPIDocument.text(), providers: providers,
-                             rateLimiter: RateLimiter(rateLimits, clock: ContinuousClock()), ready: {
-                                 do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false }
-                             }, onOverride: { log("override: \($0)") })
-        var router = api.router()
-        NotificationsAPI(auth: api.auth, devices: notifications, ledger: notifications, metrics: metrics, now: now).register(into: &router)
-        let server = HTTPServer(router: router, configuration: config, metrics: metrics)
+        let server = HTTPServer(router: backend.router, configuration: config, metrics: backend.metrics)
         try server.start()
-        // The push outbox survives restarts; the sender resumes whatever is due.
-        let sending = Task { await sender.run() }
-        // Trips still waiting for a provider when the server stopped are searched for again.
-        try providers.dispatcher.start()
-        log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(store.schemaVersion))")
+        log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(backend.schemaVersion ?? 0))")
 
-        // Old idempotency keys are dropped hourly.
-        let purge = Task {
-            while !Task.isCancelled {
-                try? await store.purgeIdempotency(before: now().addingTimeInterval(-service.idempotencyRetention))
-                try? await Task.sleep(for: .seconds(3600))
-            }
-        }
         // What a burst freed goes back to the system (a burst of searching rides otherwise holds its peak).
         let trim = Task {
             while !Task.isCancelled {
@@ -160,17 +133,11 @@ enum ServeCommand {
         var signals = stop.stream.makeAsyncIterator()
         let received = await signals.next() ?? SIGTERM
         log("received signal \(received); draining")
-        purge.cancel()
         trim.cancel()
-        sending.cancel()
-        providers.dispatcher.stop()
         await server.shutdown()
-        // Wait for the background tasks and break the sender ↔ dispatch cycle, so that everything is
-        // released before exit (LeakSanitizer checks at exit).
-        await sending.value
-        await purge.value
+        // Wait for the background tasks, so that everything is released before exit (LeakSanitizer checks at exit).
+        await backend.stop()
         await trim.value
-        lateSender.value = nil
         log("stopped cleanly")
         _ = sources
         return 0
@@ -226,14 +193,5 @@ enum ServeCommand {
 
     static func log(_ message: String) {
         FileHandle.standardError.write(Data("[enroute] \(ISO8601DateFormatter().string(from: Date())) \(message)\n".utf8))
-    }
-}
-
-/// A value set once after the closures that read it were made (the push sender and dispatch need each other).
-private final class Late<Value: Sendable>: Sendable {
-    private let box = Mutex<Value?>(nil)
-    var value: Value? {
-        get { box.withLock { $0 } }
-        set { box.withLock { $0 = newValue } }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import EnRouteBackend
+import EnRouteNotifications
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
@@ -31,10 +33,14 @@ struct IngestBench {
         defer { try? FileManager.default.removeItem(at: base) }
 
         // The service over its own database, one assigned ride per provider.
-        let store = try SQLiteTripStore(path: base.appendingPathComponent("service.sqlite").path)
-        let service = TripService(store: store, now: { Date() })
-        let operations = ProviderOperations(service: service, metrics: MetricsRegistry(), clock: ContinuousClock(),
-                                            paths: try SQLitePathStore(tripStore: store), jitterSeed: 1)
+        // The production wiring (the composition root) over its own database.
+        var configuration = BackendConfiguration(storage: .sqlite(path: base.appendingPathComponent("service.sqlite").path),
+                                                 secret: "ingest-bench-secret-0123456789", directory: StaticDirectory())
+        configuration.rateLimits = .off
+        let backend = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
+        let service = backend.service
+        let operations = backend.providers
+        let store = backend.store
         var tripIds: [String] = []
         for i in 0..<providers {
             let ride = try await service.requestRide(TripRequest(pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95),
@@ -99,7 +105,7 @@ struct IngestBench {
         let elapsed = Percentiles.now() - t0
         probe.cancel()
         let writes = Percentiles(await probe.value)
-        let stored = try SQLiteDatabase(path: store.path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
+        let stored = try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
         let rate = Double(accepted) / elapsed
         print(String(format: "ingest (filters, presence, fan-out, path): %10.0f fixes/s  (%d accepted in %.2f s, %d path rows stored)",
                      rate, accepted, elapsed, stored))

@@ -8,6 +8,7 @@ import EnRouteAPI
 import EnRouteStorage
 import HTTPEngine
 import TestSupport
+import EnRouteBackend
 
 @Suite struct NotificationsAPITests {
     static let token = String(repeating: "ab", count: 32)
@@ -27,15 +28,11 @@ import TestSupport
         }
     }
 
-    static func makeSUT(repository: (any DeviceRepository & NotificationLedger)? = nil) -> SUT {
-        let backend = TestBackend()
-        let devices: any DeviceRepository = repository ?? InMemoryDeviceRepository()
-        let ledger: any NotificationLedger = repository ?? InMemoryNotificationLedger()
-        let metrics = MetricsRegistry()
-        var router = backend.router
-        NotificationsAPI(auth: backend.auth, devices: devices, ledger: ledger, metrics: metrics, now: { backend.clock.date })
-            .register(into: &router)
-        return SUT(backend: backend, router: router, devices: devices, ledger: ledger, metrics: metrics)
+    /// The production backend over `storage`: its device routes, repositories and metrics.
+    static func makeSUT(storage: BackendConfiguration.Storage = .memory) -> SUT {
+        let backend = TestBackend(storage: storage)
+        return SUT(backend: backend, router: backend.router, devices: backend.backend.devices, ledger: backend.backend.ledger,
+                   metrics: backend.metrics)
     }
 
     static func body(environment: String = "production") -> String {
@@ -114,8 +111,7 @@ import TestSupport
     @Test func theSQLiteRepositoryKeepsDevicesAndOpensAcrossReopening() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        _ = try SQLiteTripStore(path: path)   // the same file as the trip store
-        let sut = Self.makeSUT(repository: try SQLiteNotificationRepository(path: path))
+        let sut = Self.makeSUT(storage: .sqlite(path: path))   // devices live in the trip store's file
         #expect(await sut.call("PUT", "/v1/devices/\(Self.token)", as: "c1", json: Self.body()) == 204)
         try await sut.ledger.recordSent(SentNotification(id: "O1.3", accountId: "c1", campaign: "orderUpdates", stage: "arriving",
                                                          sentAt: sut.backend.clock.date))

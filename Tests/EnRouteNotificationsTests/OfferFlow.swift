@@ -22,17 +22,14 @@ struct OfferFlow {
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
     static let rideBody = #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#
 
-    /// `queued` runs after the planner writes each job.
-    init(queued: @escaping @Sendable () -> Void = {}) throws {
-        let backend = TestBackend(), devices = InMemoryDeviceRepository(), ledger = InMemoryNotificationLedger(), metrics = MetricsRegistry()
-        let clock = backend.clock
-        let planner = OfferPushPlanner(store: backend.store, devices: devices, now: { clock.date }, queued: queued)
-        providers = ProviderOperations(service: backend.service, metrics: metrics, clock: clock, ids: SequentialIDGenerator(prefix: "OF"),
-                                       offers: planner, jitterSeed: 7)
-        var router = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: metrics, providers: providers).router()
-        NotificationsAPI(auth: backend.auth, devices: devices, ledger: ledger, metrics: metrics, now: { clock.date }).register(into: &router)
-        self.backend = backend; self.devices = devices; self.ledger = ledger; self.metrics = metrics
-        self.router = router
+    /// The production backend with dispatch started; pushes go to `push`.
+    init(push: any PushGateway = LogPushGateway(log: { _ in })) throws {
+        backend = TestBackend(offerIDPrefix: "OF", jitterSeed: 7, push: push)
+        providers = backend.providers
+        devices = try #require(backend.backend.devices as? InMemoryDeviceRepository)
+        ledger = try #require(backend.backend.ledger as? InMemoryNotificationLedger)
+        metrics = backend.metrics
+        router = backend.router
         try providers.dispatcher.start()
     }
 

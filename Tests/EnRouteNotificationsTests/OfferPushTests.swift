@@ -105,26 +105,22 @@ import TestSupport
         #expect(flow.metrics.counter("enroute_push_outbox_done_total", labels: ["result": "expired"]) == 1)
     }
 
-    /// A new offer's job wakes the running sender: it goes out without waiting for the next poll.
+    /// A new offer's job wakes the backend's running sender: it goes out without waiting for the next poll.
     @Test func aRunningSenderSendsANewOfferWithoutWaitingForItsPoll() async throws {
-        let (wakes, wake) = AsyncStream<Void>.makeStream()
         let (sends, sent) = AsyncStream<APNsPush>.makeStream()
-        let flow = try OfferFlow(queued: { wake.yield() })
+        let flow = try OfferFlow(push: FakePushGateway(defaultOutcome: .delivered, onSend: { sent.yield($0) }))
         try await flow.registerDevice(Self.token)
-        let pollClock = ManualClock()
-        let sender = flow.sender(gateway: FakePushGateway(defaultOutcome: .delivered, onSend: { sent.yield($0) }), pollClock: pollClock)
-        let forwarding = Task { for await _ in wakes { sender.wake() } }
-        let loop = Task { await sender.run() }
-        await pollClock.sleepers(atLeast: 1)
+        let loop = Task { await flow.backend.backend.sender.run() }
+        await flow.clock.sleepers(atLeast: 1)
+        let start = flow.clock.now
 
         let offer = try await flow.offer()
         var pushes = sends.makeAsyncIterator()
         let push = try #require(await pushes.next())
         #expect(push.collapseID == "offer-\(offer.offerId)")
-        #expect(pollClock.now == ManualClock.Instant(offset: .zero), "the poll clock never moved")
+        #expect(flow.clock.now == start, "the clock never moved: the offer's job woke the sender")
 
         loop.cancel()
         await loop.value
-        forwarding.cancel()
     }
 }

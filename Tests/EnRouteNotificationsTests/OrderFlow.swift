@@ -6,6 +6,7 @@ import EnRouteNotifications
 import EnRouteAPNs
 import HTTPEngine
 import TestSupport
+import EnRouteBackend
 
 /// A backend with the push planner observing it, and a delivery driven through the real API step by step.
 struct OrderFlow {
@@ -19,9 +20,9 @@ struct OrderFlow {
         merchants: [Merchant(id: "m1", name: "Kamppi Kitchen", location: .init(lat: 60.1689, lng: 24.9316))],
         providers: [ProviderProfile(id: "r1", firstName: "Ana", photoURL: URL(string: "https://img.enroute.invalid/rider/12.jpg")!)])
 
-    init(store: any TripStore = InMemoryTripStore(), clock: ManualClock = ManualClock()) {
-        planner = OrderPushPlanner(directory: Self.directory)
-        backend = TestBackend(clock: clock, store: store, observers: [planner], directory: Self.directory)
+    init(storage: BackendConfiguration.Storage = .memory, clock: ManualClock = ManualClock()) {
+        backend = TestBackend(clock: clock, storage: storage, directory: Self.directory)
+        planner = backend.backend.orderPushes
     }
 
     var clock: ManualClock { backend.clock }

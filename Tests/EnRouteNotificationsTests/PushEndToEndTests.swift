@@ -27,11 +27,9 @@ import TestSupport
         let flow = OrderFlow()
         let clock = flow.clock
         let standIn = try await APNsStandIn()
-        let devices = InMemoryDeviceRepository()
-        let ledger = InMemoryNotificationLedger()
-        var router = flow.backend.router
-        NotificationsAPI(auth: flow.backend.auth, devices: devices, ledger: ledger, metrics: MetricsRegistry(), now: { clock.date })
-            .register(into: &router)
+        let devices = try #require(flow.backend.backend.devices as? InMemoryDeviceRepository)
+        let ledger = flow.backend.backend.ledger
+        let router = flow.backend.router
         let client = try APNsClient(configuration: standIn.configuration, transport: standIn.transport(), now: { clock.date })
         let sender = PushSender(store: flow.backend.store, devices: devices, ledger: ledger, gateway: client, clock: clock, now: { clock.date })
         return SUT(flow: flow, standIn: standIn, devices: devices, sender: sender, keys: InMemoryKeyStore(), router: router)

@@ -52,7 +52,7 @@ import TestSupport
         let store = CountingStore()
         let estimator = FixedETA()
         let e0 = estimator.eta.withLock { $0 }
-        let service = TripService(store: store, estimator: estimator, ids: SequentialIDGenerator(prefix: "T"), now: { clock.date })
+        let service = TripService(store: store, directory: TestDirectory.helsinki, estimator: estimator, ids: SequentialIDGenerator(prefix: "T"), now: { clock.date })
         let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
         let ride = try await service.requestRide(TripRequest(pickup: pickup, dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy"),
                                                  by: Account(id: "c1", role: .customer))

@@ -17,7 +17,7 @@ import TestSupport
         case .sqlite:
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-lists-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            return (TestBackend(store: try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path)), dir)
+            return (TestBackend(storage: .sqlite(path: dir.appendingPathComponent("db.sqlite").path)), dir)
         }
     }
 

@@ -63,15 +63,8 @@ import TestSupport
         Operation(method: "POST", path: "/v1/notifications/{id}/opened"),
     ]
 
-    /// The router as `enroute serve` builds it (Sources/enroute/ServeCommand.swift): `EnRouteAPI.router()`,
-    /// then the notification routes registered into it, here over in-memory repositories.
-    static func serverRouter() -> Router {
-        let backend = TestBackend()
-        var router = backend.api.router()
-        NotificationsAPI(auth: backend.api.auth, devices: InMemoryDeviceRepository(), ledger: InMemoryNotificationLedger(),
-                         metrics: backend.api.metrics, now: { backend.clock.date }).register(into: &router)
-        return router
-    }
+    /// The router as `enroute serve` builds it: the composition root's (`Backend`), here in memory.
+    static func serverRouter() -> Router { TestBackend().router }
 
     /// The repository's root, two levels above this file's folder.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -202,9 +195,8 @@ import TestSupport
 
     @Test func theServerServesTheDocumentAtOpenAPIYaml() async throws {
         let text = try Self.documentText()
-        let backend = TestBackend()
-        let api = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: MetricsRegistry(), openAPI: text)
-        let response = await api.router().respond(to: HTTPRequest(method: "GET", path: "/openapi.yaml"))
+        let backend = TestBackend(openAPI: text)
+        let response = await backend.router.respond(to: HTTPRequest(method: "GET", path: "/openapi.yaml"))
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/yaml")
         #expect(String(decoding: response.bodyBytes, as: UTF8.self) == text)

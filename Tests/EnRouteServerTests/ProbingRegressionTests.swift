@@ -6,6 +6,7 @@ import EnRouteDomain
 import EnRouteAPI
 import EnRouteStorage
 import TestSupport
+import EnRouteBackend
 
 /// Defects found by outside probing (issue 18), each reproduced as it was found, on the SQLite store
 /// that `enroute serve` runs on.
@@ -23,8 +24,7 @@ import TestSupport
     func fiftyConcurrentRideRequestsFromOneCustomerCreateExactlyOneRide(storeKind: String) async throws {
         let db = try Self.database()
         defer { try? FileManager.default.removeItem(at: db.folder) }
-        let store: any TripStore = storeKind == "sqlite" ? try SQLiteTripStore(path: db.path) : InMemoryTripStore()
-        let backend = TestBackend(store: store)
+        let backend = TestBackend(storage: storeKind == "sqlite" ? .sqlite(path: db.path) : .memory)
         let token = backend.token("c1", .customer)
         let statuses = await withTaskGroup(of: Int.self) { group in
             for i in 0..<50 {
@@ -38,7 +38,7 @@ import TestSupport
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)
         #expect(statuses.filter { $0 == 409 }.count == 49)
-        let active = try store.activeTrips().filter { $0.customerId == "c1" && $0.kind == .ride }
+        let active = try backend.store.activeTrips().filter { $0.customerId == "c1" && $0.kind == .ride }
         #expect(active.count == 1)
         // The refusals name the one active ride.
         let again = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "burst-key-late"])
@@ -85,12 +85,11 @@ import TestSupport
             for trip in originals { try await store.transaction { tx in try tx.insert(trip) } }
         }
         // A restart: a new store on the same file, and a service warmed from it.
-        let reopened = try SQLiteTripStore(path: db.path)
-        let backend = TestBackend(store: reopened)
+        let backend = TestBackend(storage: .sqlite(path: db.path))
         try await backend.service.warm()
-        let wire = WireMapping(directory: StaticDirectory.helsinkiDemo)
+        let wire = WireMapping(directory: TestDirectory.helsinki)
         for original in originals {
-            let decoded = try #require(try reopened.trip(id: original.id))
+            let decoded = try #require(try backend.store.trip(id: original.id))
             #expect(decoded == original, "\(original.id) came back as \(decoded.status)")
             #expect(try backend.service.cached(original.id)?.status == original.status)
             #expect(wire.snapshot(decoded).status == original.status.name)
@@ -116,7 +115,7 @@ import TestSupport
     @Test func aCancelledOrderReadsCancelledInItsStreamIn409sAndAfterARestart() async throws {
         let db = try Self.database()
         defer { try? FileManager.default.removeItem(at: db.folder) }
-        let sut = try ProviderBackend(startDispatch: false, store: try SQLiteTripStore(path: db.path))
+        let sut = try ProviderBackend(startDispatch: false, storage: .sqlite(path: db.path))
         let order = try await sut.backend.placeOrder("c1")
         #expect(await sut.call("POST", "/v1/orders/\(order.orderId)/cancel", as: "c1", .customer).status == 200)
         // A second cancel is refused with the real order in the 409.
@@ -131,7 +130,7 @@ import TestSupport
         let final = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(try #require(last).data.utf8))
         #expect(final.status == .cancelled)
         // After a restart on the same database.
-        let restarted = TestBackend(store: try SQLiteTripStore(path: db.path))
+        let restarted = TestBackend(storage: .sqlite(path: db.path))
         try await restarted.service.warm()
         let read = await restarted.call("GET", "/v1/orders/\(order.orderId)/tracking", token: restarted.token("c1", .customer))
         #expect(read.status == 200)
@@ -147,9 +146,9 @@ import TestSupport
         let key = "crash-key-0001"
         do {
             // The first process claims the key, then dies before answering.
-            let first = TestBackend(store: try SQLiteTripStore(path: db.path))
+            let first = TestBackend(storage: .sqlite(path: db.path))
             let scope = IdempotencyScope(accountId: "c1", method: "POST", path: "/v1/trips", key: key)
-            let fingerprint = EnRouteAPI.fingerprint(Array(TestBackend.rideBody.utf8))
+            let fingerprint = IdempotencyMiddleware.fingerprint(Array(TestBackend.rideBody.utf8))
             let claim = try await first.service.claim(IdempotencyContext(scope: scope, fingerprint: fingerprint) { _ in
                 StoredResponse(status: 500, contentType: "text/plain", body: [])
             })
@@ -158,7 +157,7 @@ import TestSupport
             #expect(await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: TestBackend.rideBody,
                                      headers: ["Idempotency-Key": key]).status == 409)
         }
-        let restarted = TestBackend(store: try SQLiteTripStore(path: db.path))
+        let restarted = TestBackend(storage: .sqlite(path: db.path))
         #expect(try await restarted.service.warm() == 1)
         // No waiting out the lock: the retry runs now, and exactly once.
         let retry = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
@@ -173,11 +172,11 @@ import TestSupport
     @Test func answeredKeysSurviveTheRestartAndStillReplay() async throws {
         let db = try Self.database()
         defer { try? FileManager.default.removeItem(at: db.folder) }
-        let first = TestBackend(store: try SQLiteTripStore(path: db.path))
+        let first = TestBackend(storage: .sqlite(path: db.path))
         let created = await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: TestBackend.rideBody,
                                        headers: ["Idempotency-Key": "answered-key-1"])
         #expect(created.status == 201)
-        let restarted = TestBackend(store: try SQLiteTripStore(path: db.path))
+        let restarted = TestBackend(storage: .sqlite(path: db.path))
         #expect(try await restarted.service.warm() == 0)
         let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
                                           headers: ["Idempotency-Key": "answered-key-1"])
@@ -187,7 +186,7 @@ import TestSupport
     // MARK: - Defect 5: ended trips do not stay in memory
 
     @Test func memoryHoldsActiveTripsAndABoundedFewEndedOnesHoweverManyHaveRun() async throws {
-        let sut = try ProviderBackend(startDispatch: true, store: InMemoryTripStore(), endedCacheLimit: 50)
+        let sut = try ProviderBackend(startDispatch: true, endedCacheLimit: 50)
         var ended: [String] = []
         for i in 0..<400 {
             let customer = "soak-c\(i % 40)", provider = "soak-p\(i % 40)"

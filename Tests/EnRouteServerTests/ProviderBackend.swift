@@ -5,13 +5,15 @@ import EnRouteDomain
 import EnRouteAPI
 import HTTPEngine
 import TestSupport
+import EnRouteBackend
+
 
 /// The real API in memory with the provider side on the test's manual clock: presence, ingest,
 /// dispatch (started unless asked not to) and the providers' streams.
 struct ProviderBackend {
     let backend: TestBackend
     let providers: ProviderOperations
-    let paths: InMemoryPathStore
+    let paths: any PathStore
     let metrics: MetricsRegistry
     let router: Router
 
@@ -22,14 +24,12 @@ struct ProviderBackend {
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
     init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
-         store: any TripStore = InMemoryTripStore(), endedCacheLimit: Int = 10_000) throws {
-        backend = TestBackend(store: store, endedCacheLimit: endedCacheLimit)
-        paths = InMemoryPathStore()
-        metrics = MetricsRegistry()
-        providers = ProviderOperations(service: backend.service, metrics: metrics, clock: backend.clock, paths: paths, policy: policy,
-                                       fixLifetime: fixLifetime, ids: SequentialIDGenerator(prefix: "O"), jitterSeed: 42)
-        router = EnRouteAPI(service: backend.service, auth: backend.auth, metrics: metrics, providers: providers,
-                            rateLimiter: RateLimiter(.off, clock: backend.clock)).router()
+         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000) throws {
+        backend = TestBackend(storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy, fixLifetime: fixLifetime)
+        paths = backend.backend.paths
+        metrics = backend.metrics
+        providers = backend.providers
+        router = backend.router
         if startDispatch { try providers.dispatcher.start() }
     }
 

@@ -32,11 +32,8 @@ import TestSupport
 
     static func makeSUT(account: String = "a1") -> SUT {
         let backend = TestBackend()
-        let devices = InMemoryDeviceRepository()
-        var router = backend.router
-        NotificationsAPI(auth: backend.auth, devices: devices, ledger: InMemoryNotificationLedger(), metrics: MetricsRegistry(),
-                         now: { backend.clock.date }).register(into: &router)
-        let http = CountingClient(InProcessHTTPClient(router: router))
+        let devices = backend.backend.devices as! InMemoryDeviceRepository
+        let http = CountingClient(InProcessHTTPClient(router: backend.router))
         let keys = InMemoryKeyStore()
         let server = APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(backend.token(account, .customer)))
         return SUT(backend: backend, devices: devices, http: http, keys: keys,

@@ -27,7 +27,7 @@ public final class ProviderOperations: Sendable {
     public init(service: TripService, metrics: any MetricsSink, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
                 policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
                 ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
-                ids: any IDGenerator = RandomIDGenerator(), offers: (any OfferObserver)? = nil, jitterSeed: UInt64 = .random(in: .min ... .max)) {
+                ids: any IDGenerator, offers: (any OfferObserver)? = nil, jitterSeed: UInt64) {
         let now: @Sendable () -> Date = { service.currentTime() }
         let presence = ProviderPresence(fixLifetime: fixLifetime, now: now)
         let events = ProviderEventHub()

@@ -58,10 +58,4 @@ public struct StaticDirectory: PartyDirectory {
                                          photoURL: photoBase.appendingPathComponent("\(id).jpg"))
     }
 
-    /// The merchants the demo and the simulator use, in central Helsinki.
-    public static let helsinkiDemo = StaticDirectory(merchants: [
-        Merchant(id: "m1", name: "Kamppi Kitchen", location: Coordinate(lat: 60.1689, lng: 24.9316)),
-        Merchant(id: "m2", name: "Kallio Deli", location: Coordinate(lat: 60.1841, lng: 24.9497)),
-        Merchant(id: "m3", name: "Punavuori Pharmacy", location: Coordinate(lat: 60.1612, lng: 24.9398)),
-    ])
 }

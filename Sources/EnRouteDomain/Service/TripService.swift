@@ -68,8 +68,9 @@ public final class TripService: Sendable {
     /// active trip and at most this many ended ones, however many trips have run.
     public let endedCacheLimit: Int
 
-    public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory = StaticDirectory.helsinkiDemo,
-                estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator = RandomIDGenerator(),
+    /// The service over `store`; every effect (ids, time) and the directory are given by the composition root.
+    public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
+                estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
                 observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, now: @escaping @Sendable () -> Date) {
         self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids
         self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.now = now
@@ -328,6 +329,11 @@ public final class TripService: Sendable {
         guard let stored = try store.trip(id: id) else { return nil }
         remember(stored)
         return stored
+    }
+
+    /// A page of the trips `query` selects, read from the store through its index (never filtered in memory).
+    public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
+        try store.trips(query, after: cursor, limit: limit)
     }
 
     /// The customer's unfinished trips, newest first.

@@ -1,0 +1,129 @@
+public import Foundation
+public import EnRouteDomain
+public import EnRouteAPI
+public import EnRouteNotifications
+public import HTTPEngine
+import EnRouteStorage
+import Synchronization
+
+/// The composition root: the whole backend wired from one configuration and one set of effects.
+/// `enroute serve`, the in-process test backend and the benchmarks all build this, so tests exercise
+/// the production wiring.
+public final class Backend: Sendable {
+    public let configuration: BackendConfiguration
+    public let effects: BackendEffects
+    public let store: any TripStore
+    public let paths: any PathStore
+    public let devices: any DeviceRepository
+    public let ledger: any NotificationLedger
+    public let service: TripService
+    /// The delivery pushes and Live Activity updates each order change plans.
+    public let orderPushes: OrderPushPlanner
+    public let providers: ProviderOperations
+    public let sender: PushSender
+    public let metrics: MetricsRegistry
+    public let auth: Authenticator
+    public let api: EnRouteAPI
+    public let router: Router
+    /// The schema version of the SQLite file, nil in memory.
+    public let schemaVersion: Int?
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// Builds every part; nothing runs until `start()`.
+    public init(_ configuration: BackendConfiguration, effects: BackendEffects) throws {
+        self.configuration = configuration
+        self.effects = effects
+        let now = effects.now, log = effects.log
+        switch configuration.storage {
+        case .memory:
+            store = InMemoryTripStore()
+            paths = InMemoryPathStore()
+            let notifications = InMemoryNotifications()
+            devices = notifications.devices
+            ledger = notifications.ledger
+            schemaVersion = nil
+        case .sqlite(let path):
+            let trips = try SQLiteTripStore(path: path)
+            let notifications = try SQLiteNotificationRepository(path: path)
+            store = trips
+            paths = try SQLitePathStore(tripStore: trips)
+            devices = notifications
+            ledger = notifications
+            schemaVersion = trips.schemaVersion
+        }
+        let metrics = MetricsRegistry()
+        self.metrics = metrics
+        orderPushes = OrderPushPlanner(directory: configuration.directory)
+        service = TripService(store: store, directory: configuration.directory, ids: effects.tripIDs, observers: [orderPushes],
+                              endedCacheLimit: configuration.endedTripCache, now: now)
+        // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
+        // whether the offer is still open when it sends. The planner holds the sender weakly, so the
+        // cycle is broken and a backend is released as a whole.
+        let lateSender = WeakBox<PushSender>()
+        let offers = OfferPushPlanner(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log)
+        providers = ProviderOperations(service: service, metrics: metrics, clock: effects.clock, paths: paths,
+                                       policy: configuration.dispatch, fixLifetime: configuration.fixLifetime,
+                                       ids: effects.offerIDs, offers: offers, jitterSeed: effects.nearbyJitterSeed)
+        let dispatcher = providers.dispatcher
+        sender = PushSender(store: store, devices: devices, ledger: ledger, gateway: effects.push, clock: effects.clock, now: now,
+                            metrics: metrics,
+                            offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
+                            log: log)
+        lateSender.value = sender
+        auth = Authenticator(secret: configuration.secret, previousSecrets: configuration.previousSecrets,
+                             leeway: configuration.tokenLeeway, now: now)
+        let store = self.store
+        api = EnRouteAPI(service: service, auth: auth, metrics: metrics, providers: providers,
+                         rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
+                         devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
+                         openAPI: configuration.openAPI,
+                         ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
+                         onOverride: { log("override: \($0)") })
+        router = api.router()
+    }
+
+    /// Loads the active trips (releasing idempotency keys a crash left unanswered), then starts dispatch
+    /// (trips still waiting are searched for again), the push sender and the hourly idempotency purge.
+    /// Returns how many keys were released.
+    @discardableResult
+    public func start() async throws -> Int {
+        let released = try await service.warm()
+        try providers.dispatcher.start()
+        let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
+        let retention = service.idempotencyRetention
+        tasks.withLock {
+            $0.append(Task { await sender.run() })
+            $0.append(Task {
+                while !Task.isCancelled {
+                    try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
+                    try? await clock.sleep(for: .seconds(3600))
+                }
+            })
+        }
+        return released
+    }
+
+    /// Stops dispatch and the background tasks and waits for them to end.
+    public func stop() async {
+        providers.dispatcher.stop()
+        let running = tasks.withLock { t in defer { t = [] }; return t }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+    }
+}
+
+/// In-memory devices and ledger, made together.
+private struct InMemoryNotifications {
+    let devices = InMemoryDeviceRepository()
+    let ledger = InMemoryNotificationLedger()
+}
+
+/// A reference set after the closures that read it were made, held weakly.
+final class WeakBox<Value: AnyObject & Sendable>: Sendable {
+    private struct Weak: @unchecked Sendable { weak var value: Value? }
+    private let box = Mutex(Weak())
+    var value: Value? {
+        get { box.withLock { $0.value } }
+        set { box.withLock { $0.value = newValue } }
+    }
+}

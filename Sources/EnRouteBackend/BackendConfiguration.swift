@@ -1,0 +1,71 @@
+public import Foundation
+public import EnRouteDomain
+public import EnRouteAPI
+public import EnRouteNotifications
+
+/// Everything the backend is told, from `enroute serve`'s flags or a test: one value, no hidden defaults elsewhere.
+public struct BackendConfiguration: Sendable {
+    /// Where trips, paths, devices and the outbox live.
+    public enum Storage: Sendable, Equatable {
+        /// In memory, gone with the process (tests, benchmarks).
+        case memory
+        /// One SQLite file, created if missing.
+        case sqlite(path: String)
+    }
+
+    public var storage: Storage
+    /// The HS256 secret that signs and verifies bearer tokens.
+    public var secret: String
+    /// Retired secrets whose tokens still verify while the secret rotates.
+    public var previousSecrets: [String] = []
+    /// Clock skew allowed on a token's exp, nbf and iat, in seconds.
+    public var tokenLeeway: TimeInterval = 30
+    /// Per-account limits by route class.
+    public var rateLimits: RateLimits = .standard
+    /// Offer time limits, candidates per search, search deadlines.
+    public var dispatch = DispatchPolicy()
+    /// Seconds a provider's latest position counts.
+    public var fixLifetime: TimeInterval = 120
+    /// Ended trips kept in memory for the reads that follow their end.
+    public var endedTripCache = 10_000
+    /// Merchants and provider profiles.
+    public var directory: any PartyDirectory
+    /// The OpenAPI document served at `/openapi.yaml`.
+    public var openAPI = ""
+
+    /// A configuration over `storage`, signing tokens with `secret`, looking parties up in `directory`.
+    public init(storage: Storage, secret: String, directory: any PartyDirectory) {
+        self.storage = storage; self.secret = secret; self.directory = directory
+    }
+}
+
+/// The effects the backend runs on: every clock, id source, random seed, outbound transport and log.
+public struct BackendEffects: Sendable {
+    /// Offer time limits, search deadlines, rate limits and the push sender's polls sleep on it.
+    public var clock: any Clock<Duration>
+    /// Wall time, for records and tokens.
+    public var now: @Sendable () -> Date
+    /// Trip ids.
+    public var tripIDs: any IDGenerator
+    /// Offer ids.
+    public var offerIDs: any IDGenerator
+    /// The secret behind the nearby map's per-provider offsets.
+    public var nearbyJitterSeed: UInt64
+    /// Where pushes go: APNs, or a log.
+    public var push: any PushGateway
+    /// The server's log (one line per message).
+    public var log: @Sendable (String) -> Void
+
+    /// Effects given one by one.
+    public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
+                nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void) {
+        self.clock = clock; self.now = now; self.tripIDs = tripIDs; self.offerIDs = offerIDs
+        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log
+    }
+
+    /// The running system's effects: the continuous clock, the wall clock, random ids and a random jitter secret.
+    public static func system(push: any PushGateway, log: @escaping @Sendable (String) -> Void) -> BackendEffects {
+        BackendEffects(clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
+                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log)
+    }
+}
