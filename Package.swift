@@ -37,7 +37,8 @@ package.targets += [
     /// OpenSSL's libcrypto behind a small Swift surface (SHA-1, HMAC, JWT signing).
     .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"], swiftSettings: settings),
     /// SQLite behind a small Swift surface (connection, statements, transactions), for the server's stores and the provider's device store.
-    .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: settings),
+    /// Apple platforms use the SDK's own `SQLite3`; CSQLite is linked on Linux only.
+    .target(name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))], swiftSettings: settings),
 ]
 
 // MARK: - Server
