@@ -77,7 +77,10 @@ package.targets += [
             dependencies: ["EnRouteServer", "EnRouteStorage", "EnRouteModels", "EnRouteCrypto", "HTTPEngine", "CCurl"],
             swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
-    .target(name: "NotificationsKit", dependencies: ["ClientKit", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
+    .target(name: "NotificationsKit",
+            dependencies: ["ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))],
+            swiftSettings: settings),
     .testTarget(name: "EnRouteNotificationsTests",
                 dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteServer", "EnRouteStorage", "EnRouteCrypto",
                                "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
