@@ -17,6 +17,7 @@ test:
 	@scripts/install-deps.sh test
 	@if [ -x scripts/install-test-python.sh ]; then scripts/install-test-python.sh; fi
 	python3 -m openapi_spec_validator docs/openapi.yaml
+	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done

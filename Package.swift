@@ -37,7 +37,8 @@ package.targets += [
     /// OpenSSL's libcrypto behind a small Swift surface (SHA-1, HMAC, JWT signing).
     .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"], swiftSettings: settings),
     /// SQLite behind a small Swift surface (connection, statements, transactions), for the server's stores and the provider's device store.
-    .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: settings),
+    /// Apple platforms use the SDK's own `SQLite3`; CSQLite is linked on Linux only.
+    .target(name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))], swiftSettings: settings),
 ]
 
 // MARK: - Server
@@ -86,7 +87,10 @@ package.targets += [
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts.
     .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CCurl"], swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
-    .target(name: "NotificationsKit", dependencies: ["ClientKit", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
+    .target(name: "NotificationsKit",
+            dependencies: ["ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))],
+            swiftSettings: settings),
     .testTarget(name: "EnRouteNotificationsTests",
                 dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage", "EnRouteCrypto",
                                "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],

@@ -1,15 +1,16 @@
-import EnRouteCrypto
 import Synchronization
 
 /// A `KeyStore` in memory (tests, Linux tools); iOS uses the keychain adapter.
 public final class InMemoryKeyStore: KeyStore {
+    private let cipher: any HPKECipher
     private let pair = Mutex<(privateKey: [UInt8], publicKey: [UInt8])?>(nil)
 
-    public init() {}
+    /// A store with no pair yet; `cipher` makes the keys.
+    public init(cipher: any HPKECipher = PlatformHPKECipher()) { self.cipher = cipher }
 
     public func makeKeyPair() async throws -> [UInt8] {
-        let privateKey = X25519.generatePrivateKey()
-        let publicKey = try X25519.publicKey(for: privateKey)
+        let privateKey = cipher.makePrivateKey()
+        let publicKey = try cipher.publicKey(for: privateKey)
         pair.withLock { $0 = (privateKey, publicKey) }
         return publicKey
     }

@@ -9,19 +9,21 @@ public actor NotificationServiceLogic {
     private let images: any ImageFetcher
     private let attachments: any AttachmentWriter
     private let clock: any Clock<Duration>
+    private let cipher: any HPKECipher
     private let photoDeadline: Duration
     private var best: EnrichedNotification?
     private var handedOver = false
     /// True when the last `secret` could not be opened (a metric: extension fallbacks).
     public private(set) var fellBack = false
 
-    /// `photoDeadline` keeps well inside the system's ~30 seconds.
+    /// `photoDeadline` keeps well inside the system's ~30 seconds; `cipher` opens the `secret`.
     public init(keys: any KeyStore, images: any ImageFetcher, attachments: any AttachmentWriter, clock: any Clock<Duration>,
-                photoDeadline: Duration = .seconds(20)) {
+                photoDeadline: Duration = .seconds(20), cipher: any HPKECipher = PlatformHPKECipher()) {
         self.keys = keys
         self.images = images
         self.attachments = attachments
         self.clock = clock
+        self.cipher = cipher
         self.photoDeadline = photoDeadline
     }
 
@@ -30,7 +32,7 @@ public actor NotificationServiceLogic {
         var content = EnrichedNotification(title: payload.title, body: payload.body)
         best = content
         if let secret = payload.secret, let id = payload.notificationID {
-            if let key = await keys.privateKey(), let name = NotificationSecret.open(secret, notificationID: id, privateKey: key) {
+            if let key = await keys.privateKey(), let name = NotificationSecret.open(secret, notificationID: id, privateKey: key, cipher: cipher) {
                 content.body = PersonalisedCopy.body(generic: payload.body, riderName: name) ?? payload.body
                 best = content
             } else {

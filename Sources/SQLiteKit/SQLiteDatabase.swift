@@ -1,5 +1,10 @@
 import Foundation
+// The SDK ships SQLite on Apple platforms; Linux links the system library through CSQLite.
+#if canImport(SQLite3)
+import SQLite3
+#else
 import CSQLite
+#endif
 
 /// An error from SQLite, with its message.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {

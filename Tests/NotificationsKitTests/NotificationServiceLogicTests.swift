@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import EnRouteCrypto
 import NotificationsKit
 import Synchronization
 import TestSupport
@@ -27,6 +26,20 @@ import TestSupport
         func finish(_ data: Data) { gate.withLock { $0?.resume(returning: data); $0 = nil } }
     }
 
+    /// A cipher that opens any secret to "Bo" and records the associated data it was given; nothing else is expected.
+    final class NamingCipher: HPKECipher {
+        let associatedData = Mutex<[[UInt8]]>([])
+        func makePrivateKey() -> [UInt8] { Issue.record("unexpected makePrivateKey"); return [] }
+        func publicKey(for privateKey: [UInt8]) throws -> [UInt8] { Issue.record("unexpected publicKey"); return [] }
+        func seal(_ plaintext: [UInt8], to publicKey: [UInt8], info: [UInt8], aad: [UInt8]) throws -> [UInt8] {
+            Issue.record("unexpected seal"); return []
+        }
+        func open(_ sealed: [UInt8], privateKey: [UInt8], info: [UInt8], aad: [UInt8]) throws -> [UInt8] {
+            associatedData.withLock { $0.append(aad) }
+            return Array("Bo".utf8)
+        }
+    }
+
     struct FileAttachments: AttachmentWriter {
         func write(_ data: Data, suggestedName: String) throws -> URL { URL(fileURLWithPath: "/tmp/attachments/\(suggestedName)") }
     }
@@ -34,7 +47,10 @@ import TestSupport
     static func payload(key: [UInt8]?, id: String = "O1.4", image: Bool = true) throws -> NotificationPayload {
         var userInfo: [AnyHashable: Any] = ["aps": ["alert": ["title": "Almost there", "body": "Your rider is almost there"]],
                                             "notificationId": id, "accountId": "a1", "route": "orders/O1"]
-        if let key { userInfo["secret"] = Data(try HPKE.seal(Array("Ana".utf8), to: key, info: NotificationSecret.info, aad: Array(id.utf8))).base64EncodedString() }
+        if let key {
+            let sealed = try PlatformHPKECipher().seal(Array("Ana".utf8), to: key, info: NotificationSecret.info, aad: Array(id.utf8))
+            userInfo["secret"] = Data(sealed).base64EncodedString()
+        }
         if image { userInfo["imageUrl"] = "https://img.enroute.invalid/rider/12.jpg" }
         return NotificationPayload(userInfo: userInfo)
     }
@@ -80,7 +96,8 @@ import TestSupport
 
     @Test func aSecretThatDoesNotOpenLeavesTheGenericText() async throws {
         let (logic, _, _, _) = try await Self.makeSUT()
-        let otherKey = try X25519.publicKey(for: X25519.generatePrivateKey())
+        let cipher = PlatformHPKECipher()
+        let otherKey = try cipher.publicKey(for: cipher.makePrivateKey())
         let shown = await logic.didReceive(try Self.payload(key: otherKey, image: false))
         #expect(shown == EnrichedNotification(title: "Almost there", body: "Your rider is almost there"))
         #expect(await logic.fellBack)
@@ -91,5 +108,16 @@ import TestSupport
         let payload = try Self.payload(key: await keys.publicKey(), image: false)
         await keys.deleteKeyPair()
         #expect(await logic.didReceive(payload)?.body == "Your rider is almost there")
+    }
+
+    @Test func theSecretIsOpenedWithTheCipherItIsGivenBoundToTheNotification() async throws {
+        let keys = InMemoryKeyStore()
+        _ = try await keys.makeKeyPair()
+        let cipher = NamingCipher()
+        let logic = NotificationServiceLogic(keys: keys, images: GatedImages(), attachments: FileAttachments(), clock: ManualClock(), cipher: cipher)
+        var payload = try Self.payload(key: nil, id: "O1.5", image: false)
+        payload.secret = Data(repeating: 7, count: 48).base64EncodedString()
+        #expect(await logic.didReceive(payload)?.body == "Bo is almost there")
+        #expect(cipher.associatedData.withLock { $0 } == [Array("O1.5".utf8)])
     }
 }

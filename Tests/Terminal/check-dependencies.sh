@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# scripts/check-dependencies.sh fails (exit 1), naming the target and the C module, on tiny fixture packages
+# that break each rule, passes on a fixture that keeps them (a C helper inside its wrapper, platform
+# conditions honoured), and passes on this package itself.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CHECK="$PWD/scripts/check-dependencies.sh"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# fixture NAME TARGET...: a package in $WORK/NAME whose targets are the given PackageDescription expressions,
+# on top of a layering that keeps the rules: CLib behind Wrapper (with the C helper CHelper), OpenSSL behind
+# EnRouteCrypto, SQLite behind SQLiteKit (Linux only), and client targets that use them as allowed.
+fixture() {
+  local dir="$WORK/$1"; shift
+  mkdir -p "$dir/Sources/CHelper/include" "$dir/Sources/Wrapper"
+  echo 'int chelper(void) { return 0; }' > "$dir/Sources/CHelper/helper.c"
+  echo 'int chelper(void);' > "$dir/Sources/CHelper/include/chelper.h"
+  echo 'public let wrapped = 1' > "$dir/Sources/Wrapper/Wrapper.swift"
+  {
+    echo '// swift-tools-version:6.0'
+    echo 'import PackageDescription'
+    echo 'let package = Package(name: "Fixture", targets: ['
+    echo '  .systemLibrary(name: "CLib"), .systemLibrary(name: "COpenSSL"), .systemLibrary(name: "CSQLite"),'
+    echo '  .target(name: "CHelper", dependencies: ["CLib"]),'
+    echo '  .target(name: "Wrapper", dependencies: ["CLib", "CHelper"]),'
+    echo '  .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"]),'
+    echo '  .target(name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),'
+    echo '  .target(name: "ClientKit"),'
+    echo '  .target(name: "ProviderKit", dependencies: ["ClientKit", "SQLiteKit"]),'
+    echo '  .target(name: "NotificationsKit", dependencies: [.target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))]),'
+    echo '  .target(name: "EnRouteServer", dependencies: ["Wrapper", "EnRouteCrypto", "SQLiteKit"]),'
+    printf '  %s,\n' "$@"
+    echo '])'
+  } > "$dir/Package.swift"
+}
+
+run() {   # run DIR: the check's exit status in $rc, its output in $WORK/out.txt
+  set +e; "$CHECK" "$1" > "$WORK/out.txt" 2>&1; rc=$?; set -e
+}
+
+expect_pass() {   # expect_pass DIR MESSAGE...
+  run "$1"; shift
+  if [ "$rc" -ne 0 ]; then echo "FAIL: the check refused a package that keeps the rules (exit $rc)"; cat "$WORK/out.txt"; exit 1; fi
+  for message in "$@"; do
+    grep -qF -- "$message" "$WORK/out.txt" || { echo "FAIL: the check did not say: $message"; cat "$WORK/out.txt"; exit 1; }
+  done
+  echo "ok: passes, $*"
+}
+
+expect_fail() {   # expect_fail DIR MESSAGE [NOT-MESSAGE]
+  run "$1"
+  if [ "$rc" -ne 1 ]; then echo "FAIL: the check exited $rc on $1, not 1"; cat "$WORK/out.txt"; exit 1; fi
+  grep -qF -- "$2" "$WORK/out.txt" || { echo "FAIL: the check did not say: $2"; cat "$WORK/out.txt"; exit 1; }
+  if [ -n "${3:-}" ] && grep -qF -- "$3" "$WORK/out.txt"; then echo "FAIL: the check wrongly said: $3"; cat "$WORK/out.txt"; exit 1; fi
+  echo "ok: fails, $2"
+}
+
+fixture layered '.target(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit", "NotificationsKit"])'
+expect_pass "$WORK/layered" "CHelper, CLib -> Wrapper" "COpenSSL -> EnRouteCrypto" "CSQLite -> SQLiteKit"
+
+fixture second-user '.target(name: "Tool", dependencies: ["CLib"])'
+expect_fail "$WORK/second-user" "C module CHelper, CLib is depended on directly by 2 Swift targets (Tool -> CLib; Wrapper -> CHelper, CLib)"
+
+fixture helper-user '.target(name: "Tool", dependencies: ["CHelper"])'
+expect_fail "$WORK/helper-user" "(Tool -> CHelper; Wrapper -> CHelper, CLib)"
+
+fixture test-user '.testTarget(name: "ToolTests", dependencies: ["COpenSSL"])'
+expect_fail "$WORK/test-user" "C module COpenSSL is depended on directly by 2 Swift targets (EnRouteCrypto -> COpenSSL; ToolTests -> COpenSSL)"
+
+# NotificationsKit links EnRouteCrypto on Linux only (allowed); RideHailing links it everywhere.
+fixture client-openssl '.target(name: "RideHailing", dependencies: ["ClientKit", "EnRouteCrypto"])'
+expect_fail "$WORK/client-openssl" \
+  "client target RideHailing depends on C module COpenSSL on iOS (RideHailing -> EnRouteCrypto -> COpenSSL)" "NotificationsKit"
+
+fixture client-ios-condition '.target(name: "AppleAdapters", dependencies: [.target(name: "EnRouteCrypto", condition: .when(platforms: [.iOS, .macOS]))])'
+expect_fail "$WORK/client-ios-condition" "client target AppleAdapters depends on C module COpenSSL on iOS (AppleAdapters -> EnRouteCrypto -> COpenSSL)"
+
+fixture client-c-helper '.target(name: "OrderTracking", dependencies: ["ClientKit", "Wrapper"])'
+expect_fail "$WORK/client-c-helper" "client target OrderTracking depends on C module CHelper on iOS (OrderTracking -> Wrapper -> CHelper)"
+
+# A server module is refused on any platform, even behind a Linux-only condition.
+fixture client-server '.target(name: "OrderTracking", dependencies: [.target(name: "EnRouteServer", condition: .when(platforms: [.linux]))])'
+expect_fail "$WORK/client-server" "client target OrderTracking depends on server module EnRouteServer (OrderTracking -> EnRouteServer)"
+
+fixture client-server-transitive \
+  '.target(name: "TestSupport", dependencies: ["ClientKit"])' \
+  '.target(name: "OrderTracking", dependencies: ["ClientKit", "TestSupport"])' \
+  '.target(name: "RideHailing", dependencies: ["OrderTracking"])'
+expect_fail "$WORK/client-server-transitive" "client target RideHailing depends on server module TestSupport (RideHailing -> OrderTracking -> TestSupport)"
+
+expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CMicroHTTPD, CMicroHTTPDErrors -> HTTPEngine"
+echo "passed"

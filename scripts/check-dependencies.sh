@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Checks the package's module layering from `swift package dump-package` and fails (exit 1) naming the
+# offending target and C module when:
+#  a) a C module (a system library target, or a target whose sources are C) is depended on directly by
+#     more than one Swift target: each C library sits behind exactly one wrapper module. C helper targets
+#     that depend on a C module (CMicroHTTPDErrors on CMicroHTTPD) count as part of the same wrapper.
+#  b) a client target, evaluated for iOS with dependency conditions honoured, reaches any C module but
+#     CSQLite (the iOS SDK has no OpenSSL, curl or libmicrohttpd), or on any platform reaches a module
+#     outside the client kit, EnRouteModels, SQLiteKit and EnRouteCrypto. EnRouteCrypto is the Linux
+#     side of NotificationsKit's HPKECipher; rule (b)'s iOS check keeps it off Apple platforms.
+# Prints the C module -> wrapper map. Usage: scripts/check-dependencies.sh [package path, default: repo root]
+set -euo pipefail
+PKG="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+SWIFT="${SWIFT:-swift}"
+DUMP=$(mktemp)
+trap 'rm -f "$DUMP"' EXIT
+if ! "$SWIFT" package --package-path "$PKG" dump-package > "$DUMP"; then
+  echo "check-dependencies: swift package dump-package failed for $PKG" >&2
+  exit 2
+fi
+
+exec "${PYTHON:-python3}" - "$DUMP" "$PKG" <<'PY'
+import json, os, sys
+
+CLIENTS = ["ClientKit", "OrderTracking", "RideHailing", "ProviderKit", "NotificationsKit", "AppleAdapters"]
+# What a client target may depend on, on any platform: the client kit, the shared wire types, SQLite's
+# wrapper, and the OpenSSL wrapper that backs NotificationsKit's HPKECipher on Linux only.
+CLIENT_MAY_USE = set(CLIENTS) | {"EnRouteModels", "SQLiteKit", "EnRouteCrypto"}
+IOS_C_ALLOWED = {"CSQLite"}
+C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm", ".s", ".S")
+
+dump_path, package = sys.argv[1], sys.argv[2]
+with open(dump_path) as f:
+    manifest = json.load(f)
+targets = {t["name"]: t for t in manifest["targets"]}
+
+
+def sources_are_c(target):
+    """True when the target's sources include C (or C++/Objective-C/assembly) and no Swift."""
+    default_root = "Tests" if target["type"] == "test" else "Sources"
+    root = os.path.join(package, target.get("path") or os.path.join(default_root, target["name"]))
+    roots = [os.path.join(root, s) for s in target.get("sources") or []] or [root]
+    excluded = [os.path.normpath(os.path.join(root, e)) for e in target.get("exclude") or []]
+    files = []
+    for top in roots:
+        if os.path.isfile(top):
+            files.append(top)
+            continue
+        for directory, _, names in os.walk(top):
+            files += [os.path.join(directory, n) for n in names]
+    files = [f for f in files if not any(os.path.normpath(f).startswith(e) for e in excluded)]
+    if any(f.endswith(".swift") for f in files):
+        return False
+    return any(f.endswith(C_SUFFIXES) for f in files)
+
+
+c_targets = {name for name, t in targets.items() if t["type"] == "system" or sources_are_c(t)}
+
+
+def edges(name):
+    """(dependency, platforms or None for every platform) for each dependency on a target of this package."""
+    out = []
+    for dependency in targets[name]["dependencies"]:
+        for kind in ("byName", "target"):
+            if kind in dependency:
+                dep_name, condition = dependency[kind][0], dependency[kind][1]
+                platforms = (condition or {}).get("platformNames") or None
+                if dep_name in targets:
+                    out.append((dep_name, platforms))
+        # Products come from other packages; the project has none, and they are not its layering.
+    return out
+
+
+failures = []
+
+# a) Each C module behind exactly one Swift module. C targets joined by C-to-C dependencies are one library.
+group = {c: c for c in c_targets}
+def root(c):
+    while group[c] != c:
+        c = group[c]
+    return c
+for c in sorted(c_targets):
+    for dep, _ in edges(c):
+        if dep in c_targets:
+            group[root(c)] = root(dep)
+libraries = {}
+for c in sorted(c_targets):
+    libraries.setdefault(root(c), []).append(c)
+
+print("C module -> wrapper:")
+for members in sorted(libraries.values()):
+    direct = {}  # Swift dependent -> the members it depends on
+    for name in sorted(targets):
+        if name in c_targets:
+            continue
+        for dep, _ in edges(name):
+            if dep in members:
+                direct.setdefault(name, set()).add(dep)
+    wrapper = ", ".join(sorted(direct)) or "(none)"
+    print(f"  {', '.join(members)} -> {wrapper}")
+    if len(direct) > 1:
+        uses = "; ".join(f"{who} -> {', '.join(sorted(what))}" for who, what in sorted(direct.items()))
+        failures.append(f"C module {', '.join(members)} is depended on directly by {len(direct)} Swift targets "
+                        f"({uses}); exactly one wrapper module may depend on it, the others go through that wrapper")
+
+
+def reach(start, follow):
+    """Every target reachable from `start` along edges `follow` accepts, with the first path found to each."""
+    paths, queue = {start: [start]}, [start]
+    while queue:
+        here = queue.pop(0)
+        for dep, platforms in edges(here):
+            if dep not in paths and follow(here, dep, platforms):
+                paths[dep] = paths[here] + [dep]
+                queue.append(dep)
+    return paths
+
+
+# b) Client targets: for iOS only SQLite among C modules; on any platform no module outside the client side.
+present = [c for c in CLIENTS if c in targets]
+for client in present:
+    on_ios = reach(client, lambda here, dep, platforms: platforms is None or "ios" in platforms)
+    for dep, path in sorted(on_ios.items()):
+        if dep in c_targets and dep not in IOS_C_ALLOWED:
+            failures.append(f"client target {client} depends on C module {dep} on iOS ({' -> '.join(path)}); "
+                            f"the iOS SDK lacks it, and client targets may use only {', '.join(sorted(IOS_C_ALLOWED))}")
+    anywhere = reach(client, lambda here, dep, platforms: dep not in c_targets)
+    for dep, path in sorted(anywhere.items()):
+        if dep not in CLIENT_MAY_USE:
+            failures.append(f"client target {client} depends on server module {dep} ({' -> '.join(path)}); "
+                            f"client targets may depend only on {', '.join(sorted(CLIENT_MAY_USE))}")
+missing = [c for c in CLIENTS if c not in targets]
+if missing:
+    print(f"note: no client target named {', '.join(missing)} in this package")
+
+if failures:
+    for failure in failures:
+        print(f"check-dependencies: FAIL: {failure}", file=sys.stderr)
+    sys.exit(1)
+print(f"check-dependencies: ok ({len(libraries)} C libraries each behind one wrapper; "
+      f"{len(present)} client targets use no C module but {', '.join(sorted(IOS_C_ALLOWED))} on iOS and no server module)")
+PY
