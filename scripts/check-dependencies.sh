@@ -8,6 +8,11 @@
 #     CSQLite (the iOS SDK has no OpenSSL, curl or libmicrohttpd), or on any platform reaches a module
 #     outside the client kit, EnRouteModels, SQLiteKit and EnRouteCrypto. EnRouteCrypto is the Linux
 #     side of NotificationsKit's HPKECipher; rule (b)'s iOS check keeps it off Apple platforms.
+#  c) the server's layering is broken: the domain modules (EnRouteDomain, EnRouteNotifications) reach HTTP,
+#     storage, transports or the composition root, or a library other than the test support depends on
+#     the composition root (EnRouteBackend).
+#  d) the README's module map (the table under "## Module map") does not list every Swift target but the
+#     tests, each with exactly its direct dependencies from Package.swift, or names a source file that is gone.
 # Prints the C module -> wrapper map. Usage: scripts/check-dependencies.sh [package path, default: repo root]
 set -euo pipefail
 PKG="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -129,6 +134,48 @@ for client in present:
         if dep not in CLIENT_MAY_USE:
             failures.append(f"client target {client} depends on server module {dep} ({' -> '.join(path)}); "
                             f"client targets may depend only on {', '.join(sorted(CLIENT_MAY_USE))}")
+# c) Dependencies point inward: the domain knows no HTTP, storage, transport or wiring.
+DOMAIN = ["EnRouteDomain", "EnRouteNotifications"]
+OUTER = {"HTTPEngine", "EnRouteAPI", "EnRouteStorage", "SQLiteKit", "CurlTransport", "EnRouteAPNs", "EnRouteBackend"}
+for inner in [d for d in DOMAIN if d in targets]:
+    for dep, path in sorted(reach(inner, lambda here, dep, platforms: True).items()):
+        if dep in OUTER:
+            failures.append(f"domain module {inner} depends on {dep} ({' -> '.join(path)}); HTTP, storage, transports and "
+                            f"the wiring depend on the domain, never the other way")
+for name, t in sorted(targets.items()):
+    if t["type"] == "regular" and name != "TestSupport" and any(dep == "EnRouteBackend" for dep, _ in edges(name)):
+        failures.append(f"library {name} depends on the composition root EnRouteBackend; only executables and tests may")
+
+# d) The README's module map: one row per Swift target (tests aside), its direct dependencies in the second column.
+readme = os.path.join(package, "README.md")
+if os.path.exists(readme):
+    import re
+    text = open(readme, encoding="utf-8").read()
+    section = text.split("\n## Module map", 1)
+    if len(section) == 2:
+        rows = {}
+        for line in section[1].split("\n## ", 1)[0].splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) < 3 or not cells[0].startswith("`"):
+                continue
+            deps = set(re.findall(r"`([^`]+)`", cells[1]))
+            for name in re.findall(r"`([^`]+)`", cells[0]):
+                rows[name] = deps
+        swift_targets = {n for n, t in targets.items() if t["type"] != "test" and n not in c_targets}
+        for name in sorted(swift_targets - rows.keys()):
+            failures.append(f"README module map has no row for target {name}")
+        for name in sorted(rows.keys() - swift_targets):
+            failures.append(f"README module map names {name}, which is not a Swift target in Package.swift")
+        for name in sorted(rows.keys() & swift_targets):
+            actual = {dep for dep, _ in edges(name)}
+            if rows[name] != actual:
+                failures.append(f"README module map row {name} says it depends on {', '.join(sorted(rows[name])) or 'nothing'}; "
+                                f"Package.swift says {', '.join(sorted(actual)) or 'nothing'}")
+
+    for path in sorted(set(re.findall(r"`((?:Sources|Tests|scripts|bench)/[^`]+?\.(?:swift|sh|c|h))`", text))):
+        if not os.path.exists(os.path.join(package, path)):
+            failures.append(f"README names {path}, which does not exist")
+
 missing = [c for c in CLIENTS if c not in targets]
 if missing:
     print(f"note: no client target named {', '.join(missing)} in this package")

@@ -89,5 +89,35 @@ fixture client-server-transitive \
   '.target(name: "RideHailing", dependencies: ["OrderTracking"])'
 expect_fail "$WORK/client-server-transitive" "client target RideHailing depends on server module TestSupport (RideHailing -> OrderTracking -> TestSupport)"
 
+# The domain depends on no HTTP, storage or wiring; libraries do not depend on the composition root.
+fixture domain-http '.target(name: "HTTPEngine", dependencies: ["Wrapper"])' '.target(name: "EnRouteDomain", dependencies: ["HTTPEngine"])'
+expect_fail "$WORK/domain-http" "domain module EnRouteDomain depends on HTTPEngine (EnRouteDomain -> HTTPEngine)"
+
+fixture domain-storage-transitive '.target(name: "EnRouteStorage", dependencies: ["SQLiteKit"])' \
+  '.target(name: "EnRouteDomain")' '.target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteStorage"])'
+expect_fail "$WORK/domain-storage-transitive" "domain module EnRouteNotifications depends on EnRouteStorage (EnRouteNotifications -> EnRouteStorage)"
+
+fixture library-root '.target(name: "EnRouteBackend", dependencies: ["EnRouteServer"])' '.target(name: "EnRouteAPI", dependencies: ["EnRouteBackend"])'
+expect_fail "$WORK/library-root" "library EnRouteAPI depends on the composition root EnRouteBackend"
+
+# The README's module map must list every Swift target with exactly its direct dependencies.
+fixture readme '.target(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit"])'
+mkdir -p "$WORK/readme/Sources/ClientKit"
+{
+  echo '# Fixture'; echo; echo '## Module map'; echo
+  echo '| module | depends on | job |'; echo '| --- | --- | --- |'
+  for t in Wrapper:'`CLib`, `CHelper`' EnRouteCrypto:'`COpenSSL`' SQLiteKit:'`CSQLite`' ClientKit:'' ProviderKit:'`ClientKit`, `SQLiteKit`' \
+           NotificationsKit:'`EnRouteCrypto`' EnRouteServer:'`Wrapper`, `EnRouteCrypto`' enroute:'`EnRouteServer`, `ProviderKit`'; do
+    echo "| \`${t%%:*}\` | ${t#*:} | x |"
+  done
+  echo; echo 'See `Sources/ClientKit/Gone.swift`.'
+  echo; echo '## Next'
+} > "$WORK/readme/README.md"
+expect_fail "$WORK/readme" "README module map row EnRouteServer says it depends on EnRouteCrypto, Wrapper; Package.swift says EnRouteCrypto, SQLiteKit, Wrapper"
+expect_fail "$WORK/readme" "README names Sources/ClientKit/Gone.swift, which does not exist"
+sed -i "s/| \`ClientKit\` |/| \`Nope\` |/" "$WORK/readme/README.md"
+expect_fail "$WORK/readme" "README module map has no row for target ClientKit"
+expect_fail "$WORK/readme" "README module map names Nope, which is not a Swift target in Package.swift"
+
 expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CMicroHTTPD, CMicroHTTPDErrors -> HTTPEngine"
 echo "passed"
