@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import EnRouteModels
 
@@ -70,6 +71,16 @@ import EnRouteModels
             #expect(template.hasPrefix("/v1/"), "\(template)")
             #expect(!template.hasSuffix("/"), "\(template)")
         }
+    }
+
+    /// docs/openapi.yaml documents exactly these API paths: a route added to the document without a template here fails.
+    @Test func theTemplatesAreTheDocumentedAPIPaths() throws {
+        let document = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "docs/openapi.yaml")
+        let documented = try String(contentsOf: document, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("  /v1/") && $0.hasSuffix(":") }
+            .map { String($0.dropFirst(2).dropLast()) }
+        #expect(Set(documented) == Set(APIPath.Template.all))
     }
 
     @Test func everyLiveEventNameIsPinned() {
