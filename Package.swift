@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "OrderTracking", targets: ["OrderTracking"]),
         .library(name: "RideHailing", targets: ["RideHailing"]),
+        .library(name: "RideHailingPreviews", targets: ["RideHailingPreviews"]),
         .library(name: "AppleAdapters", targets: ["AppleAdapters"]),
     ],
     targets: []
@@ -73,6 +74,8 @@ package.targets += [
     .target(name: "OrderTracking", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
     /// Seeds 002 and 003: the rider app and the ride tracking view model.
     .target(name: "RideHailing", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
+    /// Fakes for SwiftUI previews and demos of the rider kit (seed 003's scripted ride); never in production wiring.
+    .target(name: "RideHailingPreviews", dependencies: ["RideHailing", "EnRouteModels"], swiftSettings: settings),
     /// Seed 004: the provider's app logic (point buffer, step outbox, offers, session) and the merchant's orders.
     .target(name: "ProviderKit", dependencies: ["ClientKit", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
     /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
@@ -133,7 +136,7 @@ package.targets += [
     ),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
-    .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),

@@ -7,8 +7,8 @@ public import RideHailing
 public struct RideTrackingView: View {
     @State private var viewModel: RideTrackingViewModel
 
-    /// A screen for `ride`, tracked through `service`.
-    public init(ride: Ride, service: any RideTracking, logger: any RideLogger) {
+    /// A screen for `ride`, tracked through `service` (`LiveRideService` in the app, `PreviewRideService` in previews).
+    public init(ride: Ride, service: any RideTracking, logger: any RideLogger = SystemRideLogger()) {
         _viewModel = State(initialValue: RideTrackingViewModel(ride: ride, service: service, logger: logger))
     }
 

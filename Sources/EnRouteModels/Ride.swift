@@ -5,6 +5,8 @@ public struct Coordinate: Codable, Sendable, Equatable, Hashable {
     public let lat: Double
     public let lng: Double
     public init(lat: Double, lng: Double) { self.lat = lat; self.lng = lng }
+    /// The same point with the names seed 003 writes (`Coordinate(latitude:longitude:)`).
+    public init(latitude: Double, longitude: Double) { self.init(lat: latitude, lng: longitude) }
 
     /// True when both parts are finite and inside the globe's ranges.
     public var isValid: Bool { lat.isFinite && lng.isFinite && (-90...90).contains(lat) && (-180...180).contains(lng) }
@@ -114,10 +116,13 @@ public enum TripEvent: Sendable, Equatable {
     case driverMoved(DriverLocation)
 
     /// The SSE `event:` name / WebSocket `type` for this event.
-    public var name: String {
+    public var name: String { eventName.rawValue }
+
+    /// The live event name this event travels under.
+    public var eventName: LiveEventName {
         switch self {
-        case .tripUpdated: "tripUpdated"
-        case .driverMoved: "driverMoved"
+        case .tripUpdated: .tripUpdated
+        case .driverMoved: .driverMoved
         }
     }
 
@@ -133,10 +138,10 @@ public enum TripEvent: Sendable, Equatable {
     /// Rebuilds an event from its name and JSON payload; nil for an unknown name.
     public static func decode(name: String, payload: Data) throws -> TripEvent? {
         let decoder = WireCoding.decoder()
-        switch name {
-        case "tripUpdated": return .tripUpdated(try decoder.decode(Trip.self, from: payload))
-        case "driverMoved": return .driverMoved(try decoder.decode(DriverLocation.self, from: payload))
-        default: return nil
+        switch LiveEventName(rawValue: name) {
+        case .tripUpdated: return .tripUpdated(try decoder.decode(Trip.self, from: payload))
+        case .driverMoved: return .driverMoved(try decoder.decode(DriverLocation.self, from: payload))
+        case .tracking, .offer, .offerWithdrawn, nil: return nil
         }
     }
 }

@@ -19,9 +19,10 @@ public final class OrderTrackingViewModel {
     private var now: Date
     private var cameraFollows = true
 
-    /// A view model for `order`; `clock` says what time it is, `ticks` paces the re-wording.
+    /// A view model for `order`; `clock` says what time it is, `ticks` paces the re-wording (seed 000's
+    /// `init(order:store:freshness:clock:)` ticks on the continuous clock).
     public init(order: OrderID, store: OrderTrackingStore, freshness: TrackingFreshnessPolicy, clock: any DateProvider,
-                ticks: any Clock<Duration>, tickInterval: Duration = .seconds(5)) {
+                ticks: any Clock<Duration> = ContinuousClock(), tickInterval: Duration = .seconds(5)) {
         self.order = order
         self.store = store
         self.freshness = freshness

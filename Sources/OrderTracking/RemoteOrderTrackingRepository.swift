@@ -32,7 +32,7 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
     /// GET /v1/orders/active; publishes each order's snapshot.
     @discardableResult
     public func refreshActive() async throws -> [OrderTracking] {
-        let request = await server.request("GET", "/v1/orders/active", timeout: requestTimeout)
+        let request = await server.request("GET", APIPath.activeOrders, timeout: requestTimeout)
         let dto = try await http.send(request).decode(ActiveOrdersDTO.self)
         let snapshots = dto.orders.map(OrderTracking.init)
         for snapshot in snapshots { broadcaster.publish(snapshot) }
@@ -42,7 +42,7 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
     /// GET /v1/orders/{id}/tracking; publishes the snapshot.
     @discardableResult
     public func refresh(_ order: OrderID) async throws -> OrderTracking {
-        let request = await server.request("GET", Self.path(order, "tracking"), timeout: requestTimeout)
+        let request = await server.request("GET", APIPath.orderTracking(order.rawValue), timeout: requestTimeout)
         let snapshot = OrderTracking(try await http.send(request).decode(TrackingDTO.self))
         broadcaster.publish(snapshot)
         return snapshot
@@ -59,7 +59,7 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
             guard !broadcaster.hasEnded(order), tokenGenerations[order] == generation else { return }
             let wait: Duration
             do {
-                let request = try await server.request("PUT", Self.path(order, "live-activity-token"), json: body,
+                let request = try await server.request("PUT", APIPath.orderLiveActivityToken(order.rawValue), json: body,
                                                        timeout: requestTimeout)
                 let response = try await http.send(request)
                 if (200..<300).contains(response.status) { return }
@@ -81,7 +81,7 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
     /// Follows GET /v1/orders/{id}/events (each event's data is a snapshot) until the server or the caller ends it.
     /// A sub-second follow-up to polling, not a replacement.
     public func followEvents(of order: OrderID) async throws {
-        let request = await server.request("GET", Self.path(order, "events"), headers: ["Accept": "text/event-stream"])
+        let request = await server.request("GET", APIPath.orderEvents(order.rawValue), headers: ["Accept": "text/event-stream"])
         let decoder = WireCoding.decoder()
         for try await event in http.events(request) {
             guard let dto = try? decoder.decode(TrackingDTO.self, from: Data(event.data.utf8)) else { continue }
@@ -97,12 +97,5 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
 
     private static func isWorthRetrying(_ status: Int) -> Bool {
         status == 408 || status == 429 || status >= 500
-    }
-
-    private static func path(_ order: OrderID, _ leaf: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove("/")
-        let id = order.rawValue.addingPercentEncoding(withAllowedCharacters: allowed) ?? order.rawValue
-        return "/v1/orders/\(id)/\(leaf)"
     }
 }

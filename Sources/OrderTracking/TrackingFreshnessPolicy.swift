@@ -13,8 +13,8 @@ public struct TrackingFreshnessPolicy: Sendable {
 
     private let timeStyle: Date.FormatStyle
 
-    /// A policy that words times for `locale` in `timeZone`.
-    public init(locale: Locale, timeZone: TimeZone) {
+    /// A policy that words times for `locale` in `timeZone`; seed 000's `TrackingFreshnessPolicy()` uses the device's.
+    public init(locale: Locale = .autoupdatingCurrent, timeZone: TimeZone = .autoupdatingCurrent) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         timeStyle = Date.FormatStyle(date: .omitted, time: .shortened, locale: locale, calendar: calendar, timeZone: timeZone)

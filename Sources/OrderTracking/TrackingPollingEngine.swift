@@ -20,9 +20,10 @@ public final class TrackingPollingEngine {
     private var pollers: [OrderID: Task<Void, Never>] = [:]
     private var discovery: Task<Void, Never>?
 
-    /// An engine over `tracking`, triggered by `lifecycle` and `network`, timed by `clock`.
+    /// An engine over `tracking`, triggered by `lifecycle` and `network`, timed by `clock` (seed 000's
+    /// `init(tracking:lifecycle:network:)` runs on the continuous clock).
     public init(tracking: any TrackingRefresher, lifecycle: any AppLifecycle, network: any NetworkStatus,
-                clock: any Clock<Duration>, cadence: PollingCadence = PollingCadence()) {
+                clock: any Clock<Duration> = ContinuousClock(), cadence: PollingCadence = PollingCadence()) {
         self.tracking = tracking
         self.lifecycle = lifecycle
         self.network = network

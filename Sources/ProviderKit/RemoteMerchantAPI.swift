@@ -19,8 +19,7 @@ public struct RemoteMerchantAPI: MerchantOrdersAPI {
         var cursor: String?
         var seen: Set<String> = []
         repeat {
-            let path = "/v1/merchant/orders" + (cursor.map { "?cursor=\(Self.queryValue($0))" } ?? "")
-            let page = try await client.send(await server.request("GET", path)).decode(TripSnapshotList.self)
+            let page = try await client.send(await server.request("GET", APIPath.merchantOrders(cursor: cursor))).decode(TripSnapshotList.self)
             orders += page.trips
             cursor = page.nextCursor
             // A server that hands back a cursor it already gave would loop forever; its list ends there.
@@ -29,13 +28,9 @@ public struct RemoteMerchantAPI: MerchantOrdersAPI {
         return orders
     }
 
-    static func queryValue(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
-    }
-
     /// `POST /v1/merchant/orders/{id}/accept` with the tap's `Idempotency-Key`.
     public func accept(orderId: String, preparationMinutes: Int, idempotencyKey: String) async throws -> TripSnapshot {
-        let request = try await server.request("POST", "/v1/merchant/orders/\(RemoteProviderAPI.segment(orderId))/accept",
+        let request = try await server.request("POST", APIPath.merchantOrderAccept(orderId),
                                                json: MerchantAcceptRequest(preparationMinutes: preparationMinutes),
                                                headers: ["Idempotency-Key": idempotencyKey])
         return try Self.trip(from: try await client.send(request))
@@ -43,7 +38,7 @@ public struct RemoteMerchantAPI: MerchantOrdersAPI {
 
     /// `POST /v1/merchant/orders/{id}/ready` with the tap's `Idempotency-Key`.
     public func markReady(orderId: String, idempotencyKey: String) async throws -> TripSnapshot {
-        let request = await server.request("POST", "/v1/merchant/orders/\(RemoteProviderAPI.segment(orderId))/ready",
+        let request = await server.request("POST", APIPath.merchantOrderReady(orderId),
                                            headers: ["Idempotency-Key": idempotencyKey])
         return try Self.trip(from: try await client.send(request))
     }

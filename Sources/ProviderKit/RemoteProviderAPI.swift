@@ -18,13 +18,13 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
 
     /// `POST /v1/provider/locations`.
     public func upload(_ batch: LocationBatch) async throws -> LocationBatchResult {
-        let request = try await server.request("POST", "/v1/provider/locations", json: batch)
+        let request = try await server.request("POST", APIPath.providerLocations, json: batch)
         return try await client.send(request).decode(LocationBatchResult.self)
     }
 
     /// `POST /v1/provider/trips/{id}/steps`; a 409 with the real trip is `.rejected`.
     public func send(_ change: StepChange) async throws -> StepOutcome {
-        let request = try await server.request("POST", "/v1/provider/trips/\(Self.segment(change.tripId))/steps", json: change.request)
+        let request = try await server.request("POST", APIPath.providerTripSteps(change.tripId), json: change.request)
         let response = try await client.send(request)
         if response.status == 409, let conflict = try? WireCoding.decoder().decode(ConflictProblem<TripSnapshot>.self, from: response.body) {
             return .rejected(conflict.trip, reason: conflict.detail)
@@ -34,7 +34,7 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
 
     /// `POST /v1/provider/offers/{id}/accept`, once, with a short timeout; a 409 is `.gone`.
     public func accept(offerId: String) async throws -> OfferAnswer {
-        let request = await server.request("POST", "/v1/provider/offers/\(Self.segment(offerId))/accept", timeout: Self.acceptTimeout)
+        let request = await server.request("POST", APIPath.providerOfferAccept(offerId), timeout: Self.acceptTimeout)
         let response = try await client.send(request)
         if response.status == 409 {
             let conflict = try? WireCoding.decoder().decode(ConflictProblem<TripSnapshot>.self, from: response.body)
@@ -46,13 +46,13 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
 
     /// `POST /v1/provider/offers/{id}/decline`.
     public func decline(offerId: String) async throws {
-        let request = await server.request("POST", "/v1/provider/offers/\(Self.segment(offerId))/decline", timeout: Self.acceptTimeout)
+        let request = await server.request("POST", APIPath.providerOfferDecline(offerId), timeout: Self.acceptTimeout)
         try await client.send(request).requireSuccess()
     }
 
     /// `POST /v1/provider/availability`.
     public func setAvailability(online: Bool, position: Coordinate?) async throws -> AvailabilityState {
-        let request = try await server.request("POST", "/v1/provider/availability", json: AvailabilityRequest(online: online, position: position))
+        let request = try await server.request("POST", APIPath.providerAvailability, json: AvailabilityRequest(online: online, position: position))
         return try await client.send(request).decode(AvailabilityState.self)
     }
 
@@ -63,7 +63,7 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
             do {
                 var headers = ["Accept": "text/event-stream"]
                 if let lastEventID { headers["Last-Event-ID"] = lastEventID }
-                let request = await server.request("GET", "/v1/provider/events", headers: headers)
+                let request = await server.request("GET", APIPath.providerEvents, headers: headers)
                 for try await message in client.events(request) {
                     if let event = try Self.decode(message) { continuation.yield(ProviderEventMessage(id: message.id, event: event)) }
                 }
@@ -78,7 +78,7 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
 
     /// `GET /v1/provider/trips/active`.
     public func activeTrips() async throws -> [TripSnapshot] {
-        let request = await server.request("GET", "/v1/provider/trips/active")
+        let request = await server.request("GET", APIPath.providerActiveTrips)
         return try await client.send(request).decode(TripSnapshotList.self).trips
     }
 
@@ -87,19 +87,14 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
         let decoder = WireCoding.decoder()
         let data = Data(message.data.utf8)
         do {
-            switch message.event {
-            case "offer": return .offer(try decoder.decode(Offer.self, from: data))
-            case "offerWithdrawn": return .offerWithdrawn(try decoder.decode(OfferWithdrawn.self, from: data))
-            case "tripUpdated": return .tripUpdated(try decoder.decode(TripSnapshot.self, from: data))
-            default: return nil
+            switch LiveEventName(rawValue: message.event) {
+            case .offer: return .offer(try decoder.decode(Offer.self, from: data))
+            case .offerWithdrawn: return .offerWithdrawn(try decoder.decode(OfferWithdrawn.self, from: data))
+            case .tripUpdated: return .tripUpdated(try decoder.decode(TripSnapshot.self, from: data))
+            case .driverMoved, .tracking, nil: return nil
             }
         } catch {
             throw APIError.undecodable("\(message.event) event \(message.id ?? "without id"): \(error)")
         }
-    }
-
-    /// `id` escaped for one path segment.
-    static func segment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? id
     }
 }

@@ -33,7 +33,8 @@ public struct DriverMarkerAnimator: Sendable {
     private var segment: Segment?
 
     /// An animator that reads time from `clock`; `frame(at:)` takes times on the same clock, counted from now.
-    public init(clock: any Clock<Duration>) {
+    /// Seed 002's `DriverMarkerAnimator()` runs on the continuous clock.
+    public init(clock: any Clock<Duration> = ContinuousClock()) {
         elapsed = Self.stopwatch(clock)
     }
 

@@ -2,54 +2,34 @@ import EnRouteModels
 public import Foundation
 import Synchronization
 
-/// `RideTracking` over the real API: the tracking screen driven by `TripAPI` and a `LiveTripChannel`.
+/// `RideTracking` over the real API: seed 003's tracking screen following the shared `LiveTripFeed`.
 ///
 /// An update's ETA is the newest one from the trip's versions and the driver's fixes (`LiveETA`), and its `sequence`
 /// is `LiveETA.sequence`: it grows with a newer version or a newer fix, so a fix's ETA is shown without a version
 /// change. The stream ends when the driver arrives or the trip ends without a pickup.
 public final class LiveRideService: RideTracking {
-    private let api: any TripAPI
-    private let channel: any LiveTripChannel
-    private let clock: any Clock<Duration>
+    private let feed: LiveTripFeed
     private let outcomes = Mutex<[String: RideOutcome]>([:])
 
-    /// A service over `api` and `channel`; `clock` times reconnects.
-    public init(api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>) {
-        self.api = api
-        self.channel = channel
-        self.clock = clock
+    /// A service following `feed`, the same one the request flow (`TripViewModel`) uses, and calling its `api`.
+    public init(feed: LiveTripFeed) {
+        self.feed = feed
     }
 
-    /// The driver's positions while assigned, one per fix or trip version; ends at pickup or when the trip ends.
+    /// The driver's positions while assigned, one per newer fix or trip version; ends at pickup or when the trip ends.
     public func driverUpdates(rideID: String) -> AsyncStream<DriverUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: DriverUpdate.self, bufferingPolicy: .bufferingNewest(1))
-        let loop = LiveTripLoop(api: api, channel: channel, clock: clock)
-        let producer = Task { [self] in
-            var trip: Trip?
-            var position: Coordinate?
-            var lastSeq = Int64.min
-            var eta = LiveETA()
-            await loop.run(tripID: rideID) { event in
-                switch event {
-                case .tripUpdated(let update):
-                    guard update.version > trip?.version ?? .min else { return true }
-                    trip = update
-                    eta.apply(update)
-                case .driverMoved(let location):
-                    guard location.seq > lastSeq else { return true }
-                    lastSeq = location.seq
-                    position = location.coordinate
-                    eta.apply(location)
-                }
-                guard let trip else { return true }
+        let producer = Task { @MainActor [feed, self] in
+            await feed.follow(tripID: rideID) { state in
+                guard let trip = state.trip, trip.id == rideID else { return true }
                 if let outcome = Self.outcome(of: trip.state) {
-                    outcomes.withLock { $0[rideID] = outcome }
+                    self.outcomes.withLock { $0[rideID] = outcome }
                     return false
                 }
-                if trip.state == .driverAssigned, let position {
-                    continuation.yield(DriverUpdate(sequence: eta.sequence, position: position,
+                if trip.state == .driverAssigned, let position = state.driverLocation?.coordinate {
+                    continuation.yield(DriverUpdate(sequence: state.eta.sequence, position: position,
                                                     metersAway: Int(position.distance(to: trip.pickup).rounded()),
-                                                    reportedETA: eta.seconds.map { .seconds($0) }))
+                                                    reportedETA: state.eta.seconds.map { .seconds($0) }))
                 }
                 return true
             }
@@ -67,13 +47,15 @@ public final class LiveRideService: RideTracking {
 
     /// A straight line from pickup to drop-off: the API serves no route geometry yet.
     public func routeData(rideID: String) async throws -> Data {
-        guard let trip = try await api.activeTrip(), trip.id == rideID else { throw RideTrackingError.rideNotActive }
+        guard let trip = try await feed.api.activeTrip(), trip.id == rideID else { throw RideTrackingError.rideNotActive }
         return try RouteDecoder.encode([trip.pickup, trip.dropoff])
     }
 
-    /// `POST /v1/trips/{id}/cancel`; throws when the server refuses (409 once it is too late).
+    /// `POST /v1/trips/{id}/cancel`; the answer goes through the feed, so every screen sees the ride end. Throws when
+    /// the server refuses (409 once it is too late).
     public func cancelRide(rideID: String) async throws {
-        _ = try await api.cancel(tripID: rideID)
+        let trip = try await feed.api.cancel(tripID: rideID)
+        await feed.apply(trip)
     }
 
     /// How the ride's update stream ended, from the last trip state it saw.

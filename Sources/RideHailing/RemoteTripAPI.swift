@@ -15,27 +15,27 @@ public struct RemoteTripAPI: TripAPI {
 
     /// `POST /v1/estimates`.
     public func estimate(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate] {
-        let request = try await server.request("POST", "/v1/estimates", json: EstimateRequest(pickup: pickup, dropoff: dropoff))
+        let request = try await server.request("POST", APIPath.estimates, json: EstimateRequest(pickup: pickup, dropoff: dropoff))
         return try await client.send(request).decode([Estimate].self)
     }
 
     /// `POST /v1/trips` with an `Idempotency-Key` header.
     public func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
-        let http = try await server.request("POST", "/v1/trips", json: request,
+        let http = try await server.request("POST", APIPath.trips, json: request,
                                             headers: ["Idempotency-Key": idempotencyKey.uuidString])
         return try await client.send(http).decode(Trip.self)
     }
 
     /// `GET /v1/trips/active`; 204 means no active trip.
     public func activeTrip() async throws -> Trip? {
-        let response = try await client.send(await server.request("GET", "/v1/trips/active"))
+        let response = try await client.send(await server.request("GET", APIPath.activeTrip))
         if response.status == 204 { return nil }
         return try response.decode(Trip.self)
     }
 
     /// `GET /v1/trips/{id}`.
     public func trip(id: String) async throws -> Trip {
-        try await client.send(await server.request("GET", "/v1/trips/\(Self.segment(id))")).decode(Trip.self)
+        try await client.send(await server.request("GET", APIPath.trip(id))).decode(Trip.self)
     }
 
     /// `POST /v1/trips/{id}/cancel` without a reason.
@@ -45,7 +45,7 @@ public struct RemoteTripAPI: TripAPI {
 
     /// `POST /v1/trips/{id}/cancel`, with a `CancelRequest` body when there is a reason; 409 once it is too late.
     public func cancel(tripID: String, reason: String?) async throws -> Trip {
-        let path = "/v1/trips/\(Self.segment(tripID))/cancel"
+        let path = APIPath.tripCancel(tripID)
         let request = if let reason {
             try await server.request("POST", path, json: CancelRequest(reason: reason))
         } else {
@@ -56,14 +56,7 @@ public struct RemoteTripAPI: TripAPI {
 
     /// `GET /v1/drivers/nearby?lat=..&lng=..`.
     public func nearbyDrivers(around point: Coordinate) async throws -> [Coordinate] {
-        let request = await server.request("GET", "/v1/drivers/nearby?lat=\(point.lat)&lng=\(point.lng)")
+        let request = await server.request("GET", APIPath.nearbyDrivers(lat: point.lat, lng: point.lng))
         return try await client.send(request).decode([Coordinate].self)
-    }
-
-    /// One path segment, percent-encoded so an id cannot change the path.
-    static func segment(_ value: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }

@@ -36,8 +36,9 @@ public final class RideTrackingViewModel {
     /// True while cancelling makes sense and no cancel is in flight.
     public var canCancel: Bool { status == .findingDriver || status == .enRoute }
 
-    /// A view model for `ride`; `logger` hears about failures the screen survives.
-    public init(ride: Ride, service: any RideTracking, logger: any RideLogger) {
+    /// A view model for `ride`; `logger` hears about failures the screen survives (seed 003 writes
+    /// `RideTrackingViewModel(ride:service:)`, which logs to the system).
+    public init(ride: Ride, service: any RideTracking, logger: any RideLogger = SystemRideLogger()) {
         self.ride = ride
         self.service = service
         self.logger = logger

@@ -16,7 +16,7 @@ public struct SSELiveTripChannel: LiveTripChannel {
     /// Opens the trip's SSE feed; the first event is the current trip.
     public func events(tripID: String) -> AsyncThrowingStream<TripEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: TripEvent.self)
-        let path = "/v1/trips/\(RemoteTripAPI.segment(tripID))/events"
+        let path = APIPath.tripEvents(tripID)
         let task = Task { [client, server] in
             do {
                 let request = await server.request("GET", path, headers: ["Accept": "text/event-stream"])

@@ -6,10 +6,10 @@ extension TripEvent {
     static func decode(envelope frame: Data) throws -> TripEvent? {
         struct Header: Decodable { let type: String }
         let decoder = WireCoding.decoder()
-        switch try decoder.decode(Header.self, from: frame).type {
-        case "tripUpdated": return .tripUpdated(try decoder.decode(LiveEnvelope<Trip>.self, from: frame).data)
-        case "driverMoved": return .driverMoved(try decoder.decode(LiveEnvelope<DriverLocation>.self, from: frame).data)
-        default: return nil
+        switch LiveEventName(rawValue: try decoder.decode(Header.self, from: frame).type) {
+        case .tripUpdated: return .tripUpdated(try decoder.decode(LiveEnvelope<Trip>.self, from: frame).data)
+        case .driverMoved: return .driverMoved(try decoder.decode(LiveEnvelope<DriverLocation>.self, from: frame).data)
+        case .tracking, .offer, .offerWithdrawn, nil: return nil
         }
     }
 }

@@ -25,8 +25,8 @@ public struct TripStateMachine: Sendable {
     public private(set) var trip: Trip?
     private let logger: any RideLogger
 
-    /// A machine with no trip yet that reports jumps to `logger`.
-    public init(logger: any RideLogger) {
+    /// A machine with no trip yet that reports jumps to `logger` (seed 002's `TripStateMachine()` logs to the system).
+    public init(logger: any RideLogger = SystemRideLogger()) {
         self.logger = logger
     }
 

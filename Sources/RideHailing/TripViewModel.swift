@@ -9,11 +9,9 @@ public final class TripViewModel {
     /// What the screen shows.
     public private(set) var state = TripViewState()
 
-    @ObservationIgnored private let api: any TripAPI
-    @ObservationIgnored private let channel: any LiveTripChannel
+    @ObservationIgnored private let feed: LiveTripFeed
     @ObservationIgnored private let clock: any Clock<Duration>
     @ObservationIgnored private let makeKey: @Sendable () -> UUID
-    @ObservationIgnored private var machine: TripStateMachine
     @ObservationIgnored private var marker: DriverMarkerAnimator
     @ObservationIgnored private(set) var liveTask: Task<Void, Never>?
 
@@ -23,15 +21,21 @@ public final class TripViewModel {
     static let tooLateToCancelMessage = "This ride can no longer be cancelled."
     static let estimatesFailedMessage = "Could not load prices. Try again."
 
-    /// A view model over `api` and `channel`; `clock` times retries, backoff and the marker; `makeKey` makes one idempotency key per tap.
-    public init(api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>, logger: any RideLogger,
-                makeKey: @escaping @Sendable () -> UUID = { UUID() }) {
-        self.api = api
-        self.channel = channel
+    /// A view model over the shared live trip `feed` (and its `api`); `clock` times retries and the marker;
+    /// `makeKey` makes one idempotency key per tap.
+    public init(feed: LiveTripFeed, clock: any Clock<Duration>, makeKey: @escaping @Sendable () -> UUID = { UUID() }) {
+        self.feed = feed
         self.clock = clock
         self.makeKey = makeKey
-        self.machine = TripStateMachine(logger: logger)
         self.marker = DriverMarkerAnimator(clock: clock)
+        mirror(feed.state)
+    }
+
+    /// A view model with a live trip feed of its own over `api` and `channel`; `clock` also times the backoff,
+    /// `logger` hears of state jumps.
+    public convenience init(api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>,
+                            logger: any RideLogger = SystemRideLogger(), makeKey: @escaping @Sendable () -> UUID = { UUID() }) {
+        self.init(feed: LiveTripFeed(api: api, channel: channel, clock: clock, logger: logger), clock: clock, makeKey: makeKey)
     }
 
     /// The driver's marker as it should be drawn now, interpolated between reported positions.
@@ -40,7 +44,7 @@ public final class TripViewModel {
     /// Loads prices for a route into `state.estimates`.
     public func loadEstimates(pickup: Coordinate, dropoff: Coordinate) async {
         do {
-            state.estimates = try await api.estimate(pickup: pickup, dropoff: dropoff)
+            state.estimates = try await feed.api.estimate(pickup: pickup, dropoff: dropoff)
             state.errorMessage = nil
         } catch {
             state.errorMessage = Self.estimatesFailedMessage
@@ -49,7 +53,7 @@ public final class TripViewModel {
 
     /// Loads free cars near `point`; the map simply shows none when this fails.
     public func loadNearbyDrivers(around point: Coordinate) async {
-        state.nearbyDrivers = (try? await api.nearbyDrivers(around: point)) ?? []
+        state.nearbyDrivers = (try? await feed.api.nearbyDrivers(around: point)) ?? []
     }
 
     /// Requests a ride: one idempotency key for this tap, 3 attempts 1 s then 2 s apart, then live tracking.
@@ -61,7 +65,7 @@ public final class TripViewModel {
         let key = makeKey()                                   // reused on retries: at most one trip per tap
         for attempt in 1...Self.requestAttempts {
             do {
-                let trip = try await api.requestTrip(request, idempotencyKey: key)
+                let trip = try await feed.api.requestTrip(request, idempotencyKey: key)
                 apply(trip)
                 connectLive(tripID: trip.id)
                 return
@@ -75,7 +79,7 @@ public final class TripViewModel {
 
     /// Picks up a trip that is already running, for example after the app was relaunched.
     public func restoreActiveTrip() async {
-        guard let trip = try? await api.activeTrip() else { return }
+        guard let trip = try? await feed.api.activeTrip() else { return }
         apply(trip)
         connectLive(tripID: trip.id)
     }
@@ -87,7 +91,7 @@ public final class TripViewModel {
         state.errorMessage = nil
         defer { state.isCancelling = false }
         do {
-            apply(try await api.cancel(tripID: tripID))
+            apply(try await feed.api.cancel(tripID: tripID))
             if state.trip?.state.isActive != true { stopLive() }
         } catch APIError.problem(let problem) where problem.status == 409 {
             state.errorMessage = Self.tooLateToCancelMessage
@@ -107,35 +111,37 @@ public final class TripViewModel {
         await liveTask?.value
     }
 
-    /// Seed 002's live loop: resync, stream, back off min(30, 2^attempt) s; ends when the trip is over.
-    /// `requestRide` and `restoreActiveTrip` run it in `liveTask`.
+    /// Seed 002's live loop, through the shared feed: resync, stream, back off min(30, 2^attempt) s; ends when the trip
+    /// is over. `requestRide` and `restoreActiveTrip` run it in `liveTask`.
     func liveLoop(tripID: String) async {
-        guard machine.trip?.state.isActive == true else { return }
-        let loop = LiveTripLoop(api: api, channel: channel, clock: clock)
-        await loop.run(tripID: tripID) { event in
-            switch event {
-            case .tripUpdated(let trip): apply(trip)
-            case .driverMoved(let location): move(location)
-            }
-            return machine.trip?.state.isActive == true
+        guard feed.state.trip?.state.isActive == true else { return }
+        await feed.follow(tripID: tripID) { [weak self] state in
+            guard let self else { return false }
+            self.mirror(state)
+            return true
         }
     }
 
     private func connectLive(tripID: String) {
-        guard machine.trip?.state.isActive == true else { return }
+        guard feed.state.trip?.state.isActive == true else { return }
         liveTask?.cancel()
         liveTask = Task { await self.liveLoop(tripID: tripID) }
     }
 
+    /// A REST answer goes through the feed, so every screen following the trip sees it.
     private func apply(_ trip: Trip) {
-        machine.apply(trip)
-        state.trip = machine.trip
-        if let current = machine.trip { state.liveETA.apply(current) }
+        feed.apply(trip)
+        mirror(feed.state)
     }
 
-    /// Moves the marker, and takes the fix's ETA when it is newer than the one shown (no version change needed).
-    private func move(_ location: DriverLocation) {
-        if marker.handle(location) != .ignored { state.driverLocation = location }
-        state.liveETA.apply(location)
+    /// Shows the feed's state; a newer fix moves the marker (its ETA came with it, no version change needed).
+    private func mirror(_ live: LiveTripState) {
+        if live.trip?.id != state.trip?.id { marker = DriverMarkerAnimator(clock: clock) }   // a new trip's fixes start over
+        state.trip = live.trip
+        state.liveETA = live.eta
+        if let location = live.driverLocation, location != state.driverLocation, marker.handle(location) != .ignored {
+            state.driverLocation = location
+        }
+        if live.driverLocation == nil { state.driverLocation = nil }
     }
 }

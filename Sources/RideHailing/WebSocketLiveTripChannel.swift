@@ -21,7 +21,8 @@ public struct WebSocketLiveTripChannel: LiveTripChannel {
     /// Opens the trip's socket; stopping the iteration closes it.
     public func events(tripID: String) -> AsyncThrowingStream<TripEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: TripEvent.self)
-        let url = baseURL.appending(path: "v1/trips/\(RemoteTripAPI.segment(tripID))")
+        // The path is already percent-encoded: appending it must not encode it again.
+        let url = URL(string: APIPath.trip(tripID), relativeTo: baseURL)?.absoluteURL ?? baseURL
         let task = Task { [session, credentials] in
             var request = URLRequest(url: url)
             if let token = await credentials.accessToken() {

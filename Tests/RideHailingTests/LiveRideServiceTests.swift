@@ -10,7 +10,8 @@ import TestSupport
         let log = CallLog()
         let api = FakeTripAPI(log: log)
         let channel = FakeLiveTripChannel(log: log, acceptsConnections: true)
-        return (LiveRideService(api: api, channel: channel, clock: ManualClock()), api, channel)
+        let feed = LiveTripFeed(api: api, channel: channel, clock: ManualClock(), logger: RecordingRideLogger())
+        return (LiveRideService(feed: feed), api, channel)
     }
 
     /// The update's sequence carries the trip version (in its high bits); the ETA is the server's for that version.

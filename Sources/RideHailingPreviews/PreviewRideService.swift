@@ -1,8 +1,12 @@
 public import Foundation
 public import EnRouteModels
+public import RideHailing
 
-/// Seed 003's scripted service: walks the driver along waypoints, one per `interval`, for demos and previews.
-public struct RideService: RideTracking {
+/// A fake `RideTracking` for SwiftUI previews and demos: walks the driver along scripted waypoints, one per `interval`.
+///
+/// Seed 003's scripted `RideService`; it talks to no server, so it lives in this previews-only module, never in an app's
+/// production wiring (that is `LiveRideService`).
+public struct PreviewRideService: RideTracking {
     /// One scripted stop on the driver's way.
     public struct Waypoint: Sendable, Equatable {
         /// Where the driver is at this stop.
@@ -13,6 +17,15 @@ public struct RideService: RideTracking {
         public init(position: Coordinate, metersAway: Int) { self.position = position; self.metersAway = metersAway }
     }
 
+    /// A driver coming down Unter den Linden to a pickup by the Brandenburg Gate (seed 003's city).
+    public static let demoWaypoints: [Waypoint] = [
+        Waypoint(position: Coordinate(lat: 52.5170, lng: 13.3990), metersAway: 1600),
+        Waypoint(position: Coordinate(lat: 52.5168, lng: 13.3930), metersAway: 1200),
+        Waypoint(position: Coordinate(lat: 52.5166, lng: 13.3870), metersAway: 800),
+        Waypoint(position: Coordinate(lat: 52.5164, lng: 13.3810), metersAway: 400),
+        Waypoint(position: Coordinate(lat: 52.5163, lng: 13.3777), metersAway: 0),
+    ]
+
     /// Average city speed used for the scripted ETA, in metres per second.
     static let metresPerSecond = 8
 
@@ -20,8 +33,9 @@ public struct RideService: RideTracking {
     private let waypoints: [Waypoint]
     private let interval: Duration
 
-    /// A service that sends `waypoints` one per `interval` on `clock`.
-    public init(clock: any Clock<Duration>, waypoints: [Waypoint], interval: Duration = .seconds(1)) {
+    /// A service that sends `waypoints` one per `interval` on `clock`; `PreviewRideService()` plays the demo route.
+    public init(clock: any Clock<Duration> = ContinuousClock(), waypoints: [Waypoint] = demoWaypoints,
+                interval: Duration = .seconds(1)) {
         self.clock = clock
         self.waypoints = waypoints
         self.interval = interval

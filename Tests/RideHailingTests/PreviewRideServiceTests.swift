@@ -1,15 +1,16 @@
 import Testing
 import EnRouteModels
 import TestSupport
-@testable import RideHailing
+import RideHailing
+@testable import RideHailingPreviews
 
-@Suite struct RideServiceTests {
-    private let waypoints = [RideService.Waypoint(position: Coordinate(lat: 1, lng: 1), metersAway: 800),
-                             RideService.Waypoint(position: Coordinate(lat: 2, lng: 2), metersAway: 0)]
+@Suite struct PreviewRideServiceTests {
+    private let waypoints = [PreviewRideService.Waypoint(position: Coordinate(lat: 1, lng: 1), metersAway: 800),
+                             PreviewRideService.Waypoint(position: Coordinate(lat: 2, lng: 2), metersAway: 0)]
 
     @Test func sendsOneWaypointPerIntervalThenFinishes() async throws {
         let clock = ManualClock()
-        let service = RideService(clock: clock, waypoints: waypoints)
+        let service = PreviewRideService(clock: clock, waypoints: waypoints)
         var updates = service.driverUpdates(rideID: "R-1").makeAsyncIterator()
 
         await clock.sleepers(atLeast: 1)
@@ -24,8 +25,14 @@ import TestSupport
         #expect(await updates.next() == nil)
     }
 
+    @Test func theDemoRouteEndsAtThePickup() async throws {
+        let service = PreviewRideService()
+        #expect(PreviewRideService.demoWaypoints.last?.metersAway == 0)
+        #expect(try RouteDecoder.decode(try await service.routeData(rideID: "R-1")) == PreviewRideService.demoWaypoints.map(\.position))
+    }
+
     @Test func theRouteIsTheWaypoints() async throws {
-        let service = RideService(clock: ManualClock(), waypoints: waypoints)
+        let service = PreviewRideService(clock: ManualClock(), waypoints: waypoints)
         #expect(try RouteDecoder.decode(try await service.routeData(rideID: "R-1")) == waypoints.map(\.position))
     }
 }

@@ -1,0 +1,207 @@
+public import Foundation
+
+/// Every path of the EnRoute HTTP API, defined once for the server's router and the client kits.
+///
+/// `Template` holds each path in the router's syntax (`{name}` stands for one path segment); the functions fill a
+/// template with values, each percent-encoded as one segment so an id can never change the path.
+public enum APIPath {
+    /// The path templates, exactly as the server routes them.
+    public enum Template {
+        // Rider (seed 002)
+        /// `POST`: prices and pickup times per product for a route.
+        public static let estimates = "/v1/estimates"
+        /// `GET ?lat=&lng=`: free cars near a point.
+        public static let nearbyDrivers = "/v1/drivers/nearby"
+        /// `POST` with `Idempotency-Key`: request a ride.
+        public static let trips = "/v1/trips"
+        /// `GET`: the rider's active trip, or 204.
+        public static let activeTrip = "/v1/trips/active"
+        /// `GET`: one trip; a WebSocket upgrade here is seed 002's live channel.
+        public static let trip = "/v1/trips/{id}"
+        /// `POST`: the rider cancels.
+        public static let tripCancel = "/v1/trips/{id}/cancel"
+        /// `GET`: the trip's live events (SSE, or WebSocket on upgrade).
+        public static let tripEvents = "/v1/trips/{id}/events"
+
+        // Customer's orders (seed 000)
+        /// `POST` with `Idempotency-Key`: place an order.
+        public static let orders = "/v1/orders"
+        /// `GET`: the customer's active orders.
+        public static let activeOrders = "/v1/orders/active"
+        /// `GET`: one order's tracking snapshot.
+        public static let orderTracking = "/v1/orders/{id}/tracking"
+        /// `PUT`: the order's Live Activity push token.
+        public static let orderLiveActivityToken = "/v1/orders/{id}/live-activity-token"
+        /// `POST`: the customer cancels an order.
+        public static let orderCancel = "/v1/orders/{id}/cancel"
+        /// `GET`: the order's live tracking events (SSE, or WebSocket on upgrade).
+        public static let orderEvents = "/v1/orders/{id}/events"
+
+        // Provider (seed 004)
+        /// `POST`: going online or offline.
+        public static let providerAvailability = "/v1/provider/availability"
+        /// `GET`: the provider's live events (offers, withdrawals, trip updates) as SSE.
+        public static let providerEvents = "/v1/provider/events"
+        /// `POST`: accept a live offer.
+        public static let providerOfferAccept = "/v1/provider/offers/{offerId}/accept"
+        /// `POST`: decline a live offer.
+        public static let providerOfferDecline = "/v1/provider/offers/{offerId}/decline"
+        /// `POST`: accept the caller's live offer of a trip.
+        public static let providerTripAccept = "/v1/provider/trips/{id}/accept"
+        /// `POST`: one step of a held trip (the provider's outbox).
+        public static let providerTripSteps = "/v1/provider/trips/{id}/steps"
+        /// `GET`: the trips the provider holds.
+        public static let providerActiveTrips = "/v1/provider/trips/active"
+        /// `POST`: a batch of fixes.
+        public static let providerLocations = "/v1/provider/locations"
+
+        // Merchant
+        /// `GET ?cursor=&limit=`: the merchant's active orders, newest first.
+        public static let merchantOrders = "/v1/merchant/orders"
+        /// `POST` with `Idempotency-Key`: the merchant accepts an order.
+        public static let merchantOrderAccept = "/v1/merchant/orders/{id}/accept"
+        /// `POST` with `Idempotency-Key`: the order is ready for pickup.
+        public static let merchantOrderReady = "/v1/merchant/orders/{id}/ready"
+
+        // Ops
+        /// `GET ?state=&cursor=&limit=`: every trip, newest first.
+        public static let opsTrips = "/v1/ops/trips"
+        /// `POST`: ops hands a waiting trip to a provider.
+        public static let opsTripAssign = "/v1/ops/trips/{id}/assign"
+        /// `POST`: ops shows or clears a problem on a trip.
+        public static let opsTripProblem = "/v1/ops/trips/{id}/problem"
+
+        // Notifications (seed 001)
+        /// `PUT` registers, `DELETE` forgets a device token.
+        public static let device = "/v1/devices/{token}"
+        /// `POST`: a notification was opened.
+        public static let notificationOpened = "/v1/notifications/{id}/opened"
+
+        /// Every template above, in the order listed.
+        public static let all: [String] = [
+            estimates, nearbyDrivers, trips, activeTrip, trip, tripCancel, tripEvents,
+            orders, activeOrders, orderTracking, orderLiveActivityToken, orderCancel, orderEvents,
+            providerAvailability, providerEvents, providerOfferAccept, providerOfferDecline, providerTripAccept,
+            providerTripSteps, providerActiveTrips, providerLocations,
+            merchantOrders, merchantOrderAccept, merchantOrderReady,
+            opsTrips, opsTripAssign, opsTripProblem,
+            device, notificationOpened,
+        ]
+    }
+
+    // MARK: - Rider
+
+    /// `/v1/estimates`.
+    public static var estimates: String { Template.estimates }
+    /// `/v1/drivers/nearby?lat=..&lng=..`.
+    public static func nearbyDrivers(lat: Double, lng: Double) -> String { "\(Template.nearbyDrivers)?lat=\(lat)&lng=\(lng)" }
+    /// `/v1/trips`.
+    public static var trips: String { Template.trips }
+    /// `/v1/trips/active`.
+    public static var activeTrip: String { Template.activeTrip }
+    /// `/v1/trips/{id}`.
+    public static func trip(_ id: String) -> String { fill(Template.trip, id) }
+    /// `/v1/trips/{id}/cancel`.
+    public static func tripCancel(_ id: String) -> String { fill(Template.tripCancel, id) }
+    /// `/v1/trips/{id}/events`.
+    public static func tripEvents(_ id: String) -> String { fill(Template.tripEvents, id) }
+
+    // MARK: - Orders
+
+    /// `/v1/orders`.
+    public static var orders: String { Template.orders }
+    /// `/v1/orders/active`.
+    public static var activeOrders: String { Template.activeOrders }
+    /// `/v1/orders/{id}/tracking`.
+    public static func orderTracking(_ id: String) -> String { fill(Template.orderTracking, id) }
+    /// `/v1/orders/{id}/live-activity-token`.
+    public static func orderLiveActivityToken(_ id: String) -> String { fill(Template.orderLiveActivityToken, id) }
+    /// `/v1/orders/{id}/cancel`.
+    public static func orderCancel(_ id: String) -> String { fill(Template.orderCancel, id) }
+    /// `/v1/orders/{id}/events`.
+    public static func orderEvents(_ id: String) -> String { fill(Template.orderEvents, id) }
+
+    // MARK: - Provider
+
+    /// `/v1/provider/availability`.
+    public static var providerAvailability: String { Template.providerAvailability }
+    /// `/v1/provider/events`.
+    public static var providerEvents: String { Template.providerEvents }
+    /// `/v1/provider/offers/{offerId}/accept`.
+    public static func providerOfferAccept(_ offerId: String) -> String { fill(Template.providerOfferAccept, offerId) }
+    /// `/v1/provider/offers/{offerId}/decline`.
+    public static func providerOfferDecline(_ offerId: String) -> String { fill(Template.providerOfferDecline, offerId) }
+    /// `/v1/provider/trips/{id}/accept`.
+    public static func providerTripAccept(_ id: String) -> String { fill(Template.providerTripAccept, id) }
+    /// `/v1/provider/trips/{id}/steps`.
+    public static func providerTripSteps(_ id: String) -> String { fill(Template.providerTripSteps, id) }
+    /// `/v1/provider/trips/active`.
+    public static var providerActiveTrips: String { Template.providerActiveTrips }
+    /// `/v1/provider/locations`.
+    public static var providerLocations: String { Template.providerLocations }
+
+    // MARK: - Merchant
+
+    /// `/v1/merchant/orders`, with `?cursor=` for a page after the first.
+    public static func merchantOrders(cursor: String? = nil) -> String {
+        Template.merchantOrders + (cursor.map { "?cursor=\(queryValue($0))" } ?? "")
+    }
+    /// `/v1/merchant/orders/{id}/accept`.
+    public static func merchantOrderAccept(_ id: String) -> String { fill(Template.merchantOrderAccept, id) }
+    /// `/v1/merchant/orders/{id}/ready`.
+    public static func merchantOrderReady(_ id: String) -> String { fill(Template.merchantOrderReady, id) }
+
+    // MARK: - Ops
+
+    /// `/v1/ops/trips`.
+    public static var opsTrips: String { Template.opsTrips }
+    /// `/v1/ops/trips/{id}/assign`.
+    public static func opsTripAssign(_ id: String) -> String { fill(Template.opsTripAssign, id) }
+    /// `/v1/ops/trips/{id}/problem`.
+    public static func opsTripProblem(_ id: String) -> String { fill(Template.opsTripProblem, id) }
+
+    // MARK: - Notifications
+
+    /// `/v1/devices/{token}`.
+    public static func device(_ token: String) -> String { fill(Template.device, token) }
+    /// `/v1/notifications/{id}/opened`.
+    public static func notificationOpened(_ id: String) -> String { fill(Template.notificationOpened, id) }
+
+    // MARK: - Filling templates
+
+    /// `template` with its `{name}` placeholders replaced in order by `values`, each encoded as one path segment.
+    public static func fill(_ template: String, _ values: String...) -> String {
+        var out = "", rest = Substring(template), next = values.makeIterator()
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            guard let value = next.next() else { preconditionFailure("\(template) needs more values than \(values.count)") }
+            out += segment(value)
+            rest = rest[rest.index(after: close)...]
+        }
+        precondition(next.next() == nil, "\(template) takes fewer values than \(values.count)")
+        return out + rest
+    }
+
+    /// The names of `template`'s placeholders, in order (`"/v1/trips/{id}"` → `["id"]`).
+    public static func parameters(of template: String) -> [String] {
+        var names: [String] = [], rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    /// `value` percent-encoded for one path segment: `/`, `?`, `#` and `%` are escaped.
+    public static func segment(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? value
+    }
+
+    /// `value` percent-encoded for a query value: only unreserved characters stay.
+    public static func queryValue(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? value
+    }
+
+    private static let segmentAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+    private static let queryAllowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import EnRouteModels
+
+/// Pins the wire contract: every path template and live event name the server and the client kits share.
+/// A change here is a change of the public API, so it must show up as a failing test first.
+@Suite struct WireContractTests {
+    @Test func everyPathTemplateIsPinned() {
+        #expect(APIPath.Template.all == [
+            "/v1/estimates", "/v1/drivers/nearby", "/v1/trips", "/v1/trips/active", "/v1/trips/{id}",
+            "/v1/trips/{id}/cancel", "/v1/trips/{id}/events",
+            "/v1/orders", "/v1/orders/active", "/v1/orders/{id}/tracking", "/v1/orders/{id}/live-activity-token",
+            "/v1/orders/{id}/cancel", "/v1/orders/{id}/events",
+            "/v1/provider/availability", "/v1/provider/events", "/v1/provider/offers/{offerId}/accept",
+            "/v1/provider/offers/{offerId}/decline", "/v1/provider/trips/{id}/accept", "/v1/provider/trips/{id}/steps",
+            "/v1/provider/trips/active", "/v1/provider/locations",
+            "/v1/merchant/orders", "/v1/merchant/orders/{id}/accept", "/v1/merchant/orders/{id}/ready",
+            "/v1/ops/trips", "/v1/ops/trips/{id}/assign", "/v1/ops/trips/{id}/problem",
+            "/v1/devices/{token}", "/v1/notifications/{id}/opened",
+        ])
+        #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
+    }
+
+    /// Each builder fills its own template: the client's path is the server's route with the id in place.
+    @Test func everyPathBuilderFillsItsTemplate() {
+        let built: [(String, String)] = [
+            (APIPath.estimates, "/v1/estimates"),
+            (APIPath.nearbyDrivers(lat: 60.5, lng: 24.25), "/v1/drivers/nearby?lat=60.5&lng=24.25"),
+            (APIPath.trips, "/v1/trips"),
+            (APIPath.activeTrip, "/v1/trips/active"),
+            (APIPath.trip("T-1"), "/v1/trips/T-1"),
+            (APIPath.tripCancel("T-1"), "/v1/trips/T-1/cancel"),
+            (APIPath.tripEvents("T-1"), "/v1/trips/T-1/events"),
+            (APIPath.orders, "/v1/orders"),
+            (APIPath.activeOrders, "/v1/orders/active"),
+            (APIPath.orderTracking("O-1"), "/v1/orders/O-1/tracking"),
+            (APIPath.orderLiveActivityToken("O-1"), "/v1/orders/O-1/live-activity-token"),
+            (APIPath.orderCancel("O-1"), "/v1/orders/O-1/cancel"),
+            (APIPath.orderEvents("O-1"), "/v1/orders/O-1/events"),
+            (APIPath.providerAvailability, "/v1/provider/availability"),
+            (APIPath.providerEvents, "/v1/provider/events"),
+            (APIPath.providerOfferAccept("F-1"), "/v1/provider/offers/F-1/accept"),
+            (APIPath.providerOfferDecline("F-1"), "/v1/provider/offers/F-1/decline"),
+            (APIPath.providerTripAccept("T-1"), "/v1/provider/trips/T-1/accept"),
+            (APIPath.providerTripSteps("T-1"), "/v1/provider/trips/T-1/steps"),
+            (APIPath.providerActiveTrips, "/v1/provider/trips/active"),
+            (APIPath.providerLocations, "/v1/provider/locations"),
+            (APIPath.merchantOrders(), "/v1/merchant/orders"),
+            (APIPath.merchantOrders(cursor: "a b/c"), "/v1/merchant/orders?cursor=a%20b%2Fc"),
+            (APIPath.merchantOrderAccept("O-1"), "/v1/merchant/orders/O-1/accept"),
+            (APIPath.merchantOrderReady("O-1"), "/v1/merchant/orders/O-1/ready"),
+            (APIPath.opsTrips, "/v1/ops/trips"),
+            (APIPath.opsTripAssign("T-1"), "/v1/ops/trips/T-1/assign"),
+            (APIPath.opsTripProblem("T-1"), "/v1/ops/trips/T-1/problem"),
+            (APIPath.device("abc"), "/v1/devices/abc"),
+            (APIPath.notificationOpened("N-1"), "/v1/notifications/N-1/opened"),
+        ]
+        for (path, expected) in built { #expect(path == expected) }
+    }
+
+    @Test func anIDCannotChangeThePath() {
+        #expect(APIPath.tripCancel("../x?y#z%") == "/v1/trips/..%2Fx%3Fy%23z%25/cancel")
+        #expect(APIPath.segment("a/b") == "a%2Fb")
+    }
+
+    @Test func placeholdersAreNamedAndFilledInOrder() {
+        #expect(APIPath.parameters(of: APIPath.Template.providerOfferAccept) == ["offerId"])
+        #expect(APIPath.parameters(of: APIPath.Template.trips) == [])
+        #expect(APIPath.fill("/a/{x}/b/{y}", "1", "2") == "/a/1/b/2")
+        for template in APIPath.Template.all {
+            #expect(template.hasPrefix("/v1/"), "\(template)")
+            #expect(!template.hasSuffix("/"), "\(template)")
+        }
+    }
+
+    /// docs/openapi.yaml documents exactly these API paths: a route added to the document without a template here fails.
+    @Test func theTemplatesAreTheDocumentedAPIPaths() throws {
+        let document = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "docs/openapi.yaml")
+        let documented = try String(contentsOf: document, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("  /v1/") && $0.hasSuffix(":") }
+            .map { String($0.dropFirst(2).dropLast()) }
+        #expect(Set(documented) == Set(APIPath.Template.all))
+    }
+
+    @Test func everyLiveEventNameIsPinned() {
+        #expect(LiveEventName.allCases.map(\.rawValue) == ["tripUpdated", "driverMoved", "tracking", "offer", "offerWithdrawn"])
+    }
+
+    @Test func aTripEventTravelsUnderItsLiveEventName() throws {
+        let trip = Trip(id: "T-1", state: .searching, pickup: Coordinate(lat: 1, lng: 2), dropoff: Coordinate(lat: 3, lng: 4), version: 1)
+        let event = TripEvent.tripUpdated(trip)
+        #expect(event.eventName == .tripUpdated)
+        #expect(try TripEvent.decode(name: LiveEventName.tripUpdated.rawValue, payload: try event.payload()) == event)
+        #expect(try TripEvent.decode(name: LiveEventName.offer.rawValue, payload: try event.payload()) == nil)
+    }
+}
