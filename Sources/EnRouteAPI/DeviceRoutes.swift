@@ -25,7 +25,7 @@ public struct NotificationsAPI: Sendable {
 
     /// Adds the routes to `router`.
     public func register(into router: inout Router) {
-        router.put("/v1/devices/{token}", bodyLimit: 4096) { req in
+        router.put(APIPath.Template.device, bodyLimit: 4096) { req in
             let account = try auth.account(for: req)
             let token = try Self.token(req.parameter("token"))
             let body = try req.decode(DeviceRegistrationBody.self)
@@ -47,14 +47,14 @@ public struct NotificationsAPI: Sendable {
                               help: "Device token registrations (PUT /v1/devices).")
             return .empty(204)
         }
-        router.delete("/v1/devices/{token}") { req in
+        router.delete(APIPath.Template.device) { req in
             let account = try auth.account(for: req)
             let token = try Self.token(req.parameter("token"))
             // 204 whether or not it was there: sign-out may repeat, and nothing is revealed about other accounts.
             try await devices.remove(token: token, accountId: account.id)
             return .empty(204)
         }
-        router.post("/v1/notifications/{id}/opened", bodyLimit: 1024) { req in
+        router.post(APIPath.Template.notificationOpened, bodyLimit: 1024) { req in
             let account = try auth.account(for: req)
             let id = try req.parameter("id")
             guard id.count <= 128 else { throw HTTPError.notFound() }

@@ -86,15 +86,15 @@ final class TripLiveStreams: Sendable {
         switch trip.kind {
         case .ride:
             if trip.version > state.sentVersion, let data = try? WireCoding.encoder().encode(wire.ride(trip, now: now)) {
-                out.append(LiveEvent(name: "tripUpdated", id: "\(trip.version)", data: Array(data)))
+                out.append(LiveEvent(name: LiveEventName.tripUpdated.rawValue, id: "\(trip.version)", data: Array(data)))
             }
             if let location = wire.driverLocation(trip, now: now), location.seq > state.sentSeq, trip.status.isActive,
                let data = try? WireCoding.encoder().encode(location) {
-                out.append(LiveEvent(name: "driverMoved", id: "\(trip.version).\(location.seq)", data: Array(data)))
+                out.append(LiveEvent(name: LiveEventName.driverMoved.rawValue, id: "\(trip.version).\(location.seq)", data: Array(data)))
             }
         case .delivery:
             if trip.version > state.sentVersion || seq > state.sentSeq {
-                out.append(LiveEvent(name: "tracking", id: seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)",
+                out.append(LiveEvent(name: LiveEventName.tracking.rawValue, id: seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)",
                                      data: TrackingJSON.encode(wire.tracking(trip, now: now))))
             }
         }

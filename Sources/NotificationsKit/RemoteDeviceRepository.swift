@@ -29,14 +29,14 @@ public actor RemoteDeviceRepository: DeviceRegistration {
         guard wanted != lastSuccess else { return }
         let body = DeviceRegistrationBody(platform: "ios", environment: device.environment, appVersion: device.appVersion,
                                           publicKey: wanted.publicKey.map { Data($0).base64EncodedString() })
-        let request = try await server.request("PUT", "/v1/devices/\(token.hex)", json: body, timeout: .seconds(15))
+        let request = try await server.request("PUT", APIPath.device(token.hex), json: body, timeout: .seconds(15))
         try await http.send(request).requireSuccess()
         lastSuccess = wanted
     }
 
     public func unregister() async throws {
         guard let token else { return }
-        let request = await server.request("DELETE", "/v1/devices/\(token.hex)", timeout: .seconds(15))
+        let request = await server.request("DELETE", APIPath.device(token.hex), timeout: .seconds(15))
         try await http.send(request).requireSuccess()
         lastSuccess = nil
     }

@@ -85,7 +85,7 @@ public actor RemoteNotificationInboxRepository: NotificationInbox, NotificationO
     }
 
     private func send(_ tap: NotificationTap) async {
-        let path = "/v1/notifications/\(tap.id.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? tap.id.rawValue)/opened"
+        let path = APIPath.notificationOpened(tap.id.rawValue)
         for attempt in 0...retryDelays.count {
             if attempt > 0 {
                 do { try await clock.sleep(for: retryDelays[attempt - 1]) } catch { return }

@@ -68,7 +68,7 @@ public struct TestBackend: Sendable {
 
     /// Ops hands `tripId` to `provider` (`POST /v1/ops/trips/{id}/assign`), as a test's stand-in for an accepted offer.
     public func assign(_ tripId: String, to provider: String) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        await call("POST", "/v1/ops/trips/\(tripId)/assign", token: token("ops", .ops), json: #"{"providerId":"\#(provider)"}"#)
+        await call("POST", APIPath.opsTripAssign(tripId), token: token("ops", .ops), json: #"{"providerId":"\#(provider)"}"#)
     }
 
     static func split(_ path: String) -> (String, [String: String]) {

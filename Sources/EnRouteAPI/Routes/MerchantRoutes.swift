@@ -5,7 +5,7 @@ import EnRouteModels
 extension EnRouteAPI {
     /// The merchant's orders: accepting with a preparation time, marking ready, and the paged list.
     func addMerchantRoutes(_ r: inout Router) {
-        r.post("/v1/merchant/orders/{id}/accept", limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
+        r.post(APIPath.Template.merchantOrderAccept, limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
             let account = try auth.account(for: req, roles: [.merchant])
             let id = try req.parameter("id")
             let body = try req.decode(MerchantAcceptRequest.self)
@@ -14,12 +14,12 @@ extension EnRouteAPI {
                 try await service.move(id, .merchantAccept(preparationMinutes: body.preparationMinutes), by: account, idempotency: ctx)
             })
         }))
-        r.post("/v1/merchant/orders/{id}/ready", limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
+        r.post(APIPath.Template.merchantOrderReady, limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
             let account = try auth.account(for: req, roles: [.merchant])
             let id = try req.parameter("id")
             return (account, { ctx in try await service.move(id, .merchantReady, by: account, idempotency: ctx) })
         }))
-        r.get("/v1/merchant/orders") { req in
+        r.get(APIPath.Template.merchantOrders) { req in
             let account = try auth.account(for: req, roles: [.merchant])
             let page = try ListPage(req.query, defaultLimit: 50)
             return try .json(ListPage.list(service.trips(.merchantActive(merchantId: account.id), after: page.cursor, limit: page.limit), wire))

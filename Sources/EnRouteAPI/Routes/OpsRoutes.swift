@@ -6,7 +6,7 @@ import EnRouteModels
 extension EnRouteAPI {
     /// Operations: the paged trip list, the dispatch override and problem reports.
     func addOpsRoutes(_ r: inout Router) {
-        r.get("/v1/ops/trips") { req in
+        r.get(APIPath.Template.opsTrips) { req in
             _ = try auth.account(for: req, roles: [.ops])
             let state = req.query["state"].flatMap { $0.isEmpty ? nil : $0 }
             if let state, TripState(rawValue: state) == nil, DeliveryStatus(rawValue: state) == nil {
@@ -16,7 +16,7 @@ extension EnRouteAPI {
             return try .json(ListPage.list(service.trips(.all(status: state), after: page.cursor, limit: page.limit), wire))
         }
         // The ops override of dispatch: hands a waiting trip to a provider, in the change log as ops.
-        r.post("/v1/ops/trips/{id}/assign", limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
+        r.post(APIPath.Template.opsTripAssign, limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
             let account = try auth.account(for: req, roles: [.ops])
             let id = try req.parameter("id")
             let body = try req.decode(AssignRequest.self)
@@ -28,7 +28,7 @@ extension EnRouteAPI {
                 return trip
             })
         }))
-        r.post("/v1/ops/trips/{id}/problem", limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
+        r.post(APIPath.Template.opsTripProblem, limited(.steps, idempotency.wrap(.optional, render: snapshotRender()) { req in
             let account = try auth.account(for: req, roles: [.ops])
             let id = try req.parameter("id")
             let body = try req.decode(ProblemReport.self)

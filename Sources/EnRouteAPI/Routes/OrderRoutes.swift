@@ -5,24 +5,24 @@ import EnRouteModels
 extension EnRouteAPI {
     /// Seed 000: placing, tracking, cancelling and following an order; the Live Activity token.
     func addOrderRoutes(_ r: inout Router) {
-        r.post("/v1/orders", limited(.creates, idempotency.wrap(.required, render: orderRender(status: 201)) { req in
+        r.post(APIPath.Template.orders, limited(.creates, idempotency.wrap(.required, render: orderRender(status: 201)) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let body = try req.decode(PlaceOrderRequest.self)
             return (account, { ctx in try await service.placeOrder(body, by: account, idempotency: ctx) })
         }))
-        r.get("/v1/orders/active") { req in
+        r.get(APIPath.Template.activeOrders) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let now = service.currentTime()
             let orders = service.activeTrips(customer: account.id).filter { $0.kind == .delivery }.map { wire.tracking($0, now: now) }
             return try .json(ActiveOrdersDTO(orders: orders))
         }
         // The hot read path: answered from memory on the engine's thread, without a task hop.
-        r.add("GET", "/v1/orders/{id}/tracking", .sync { req in
+        r.add("GET", APIPath.Template.orderTracking, .sync { req in
             let account = try auth.account(for: req)
             let trip = try trip(req.parameter("id"), account, kind: .delivery)
             return .jsonBytes(TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))
         })
-        r.put("/v1/orders/{id}/live-activity-token", limited(.steps) { req in
+        r.put(APIPath.Template.orderLiveActivityToken, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let id = try req.parameter("id")
             let body = try req.decode(LiveActivityTokenRequest.self)
@@ -30,7 +30,7 @@ extension EnRouteAPI {
             try await mapAsync { try await service.setLiveActivityToken(body.token, order: id, by: account) }
             return .empty(204)
         })
-        addCancelAndEvents(&r, kind: .delivery, prefix: "/v1/orders", render: orderRender(status: 200),
+        addCancelAndEvents(&r, kind: .delivery, cancel: APIPath.Template.orderCancel, events: APIPath.Template.orderEvents, render: orderRender(status: 200),
                            defaultReason: "Cancelled by you")
     }
 

@@ -5,7 +5,7 @@ import EnRouteModels
 extension EnRouteAPI {
     /// Seed 004: availability, offers, steps, active trips, location batches and the provider's live stream.
     func addProviderRoutes(_ r: inout Router) {
-        r.post("/v1/provider/trips/{id}/accept", limited(.steps) { req in
+        r.post(APIPath.Template.providerTripAccept, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let id = try req.parameter("id")
             switch providers.dispatcher.tripAccept(id, by: account.id) {
@@ -20,27 +20,27 @@ extension EnRouteAPI {
                 throw HTTPError.notFound("No offer of this trip is open for you.")
             }
         })
-        r.post("/v1/provider/availability", limited(.steps) { req in
+        r.post(APIPath.Template.providerAvailability, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let body = try req.decode(AvailabilityRequest.self)
             if let position = body.position { try map { try TripService.validate(position, "/position") } }
             return try .json(providers.setAvailability(body, provider: account.id))
         })
-        r.get("/v1/provider/events") { req in
+        r.get(APIPath.Template.providerEvents) { req in
             let account = try auth.account(for: req, roles: [.provider])
             return providerStream(req, provider: account.id)
         }
-        r.post("/v1/provider/offers/{offerId}/accept", limited(.steps) { req in
+        r.post(APIPath.Template.providerOfferAccept, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             return try await acceptOffer(try req.parameter("offerId"), account)
         })
-        r.post("/v1/provider/offers/{offerId}/decline", limited(.steps) { req in
+        r.post(APIPath.Template.providerOfferDecline, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let offerId = try req.parameter("offerId")
             do { try providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound { throw HTTPError.notFound("No such offer.") }
             return .empty(204)
         })
-        r.post("/v1/provider/trips/{id}/steps", limited(.steps) { req in
+        r.post(APIPath.Template.providerTripSteps, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let id = try req.parameter("id")
             let body = try req.decode(StepRequest.self)
@@ -53,11 +53,11 @@ extension EnRouteAPI {
             } refused: { wire.snapshot($0) }
             return try .json(wire.snapshot(trip))
         })
-        r.get("/v1/provider/trips/active") { req in
+        r.get(APIPath.Template.providerActiveTrips) { req in
             let account = try auth.account(for: req, roles: [.provider])
             return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.snapshot)))
         }
-        r.post("/v1/provider/locations", limited(.locations) { req in
+        r.post(APIPath.Template.providerLocations, limited(.locations) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let body = try req.decode(LocationBatch.self)
             guard !body.batchId.isEmpty else { throw HTTPError.invalid("/batchId", "must not be empty") }

@@ -5,35 +5,35 @@ import EnRouteModels
 extension EnRouteAPI {
     /// Seed 002: estimates, nearby drivers, requesting, reading, cancelling and following a ride.
     func addRideRoutes(_ r: inout Router) {
-        r.post("/v1/estimates", limited(.estimates) { req in
+        r.post(APIPath.Template.estimates, limited(.estimates) { req in
             _ = try auth.account(for: req)
             let body = try req.decode(EstimateRequest.self)
             try map { try TripService.validate(body.pickup, "/pickup"); try TripService.validate(body.dropoff, "/dropoff") }
             return try .json(service.estimator.estimates(pickup: body.pickup, dropoff: body.dropoff))
         })
-        r.get("/v1/drivers/nearby") { req in
+        r.get(APIPath.Template.nearbyDrivers) { req in
             _ = try auth.account(for: req)
             let center = Coordinate(lat: try Self.coordinateQuery(req, "lat", range: -90...90), lng: try Self.coordinateQuery(req, "lng", range: -180...180))
             return try .json(providers.nearby(center))
         }
-        r.post("/v1/trips", limited(.creates, idempotency.wrap(.required, render: rideRender(created: true)) { req in
+        r.post(APIPath.Template.trips, limited(.creates, idempotency.wrap(.required, render: rideRender(created: true)) { req in
             let account = try auth.account(for: req, roles: [.customer])
             let body = try req.decode(TripRequest.self)
             return (account, { ctx in try await service.requestRide(body, by: account, idempotency: ctx) })
         }))
-        r.get("/v1/trips/active") { req in
+        r.get(APIPath.Template.activeTrip) { req in
             let account = try auth.account(for: req, roles: [.customer])
             guard let trip = service.activeTrips(customer: account.id).first(where: { $0.kind == .ride }) else { return .empty(204) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
-        r.get("/v1/trips/{id}") { req in
+        r.get(APIPath.Template.trip) { req in
             let account = try auth.account(for: req)
             let trip = try trip(req.parameter("id"), account, kind: .ride)
             // Seed 002's live channel connects its WebSocket to the trip itself; the same stream as /events.
             if req.isWebSocketUpgrade { return liveStreams.stream(req, tripId: trip.id) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
-        addCancelAndEvents(&r, kind: .ride, prefix: "/v1/trips", render: rideRender(created: false),
+        addCancelAndEvents(&r, kind: .ride, cancel: APIPath.Template.tripCancel, events: APIPath.Template.tripEvents, render: rideRender(created: false),
                            defaultReason: "cancelled by the rider")
     }
 

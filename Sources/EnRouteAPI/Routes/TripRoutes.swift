@@ -3,18 +3,18 @@ import EnRouteDomain
 import EnRouteModels
 
 extension EnRouteAPI {
-    /// `POST {prefix}/{id}/cancel` and the live stream `GET {prefix}/{id}/events`, alike for rides and orders.
-    func addCancelAndEvents(_ r: inout Router, kind: TripKind, prefix: String,
+    /// The cancel route and the live stream (`GET …/{id}/events`), alike for rides and orders.
+    func addCancelAndEvents(_ r: inout Router, kind: TripKind, cancel: String, events: String,
                             render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
                             defaultReason: String) {
-        r.post("\(prefix)/{id}/cancel", limited(.steps, idempotency.wrap(.optional, render: render) { req in
+        r.post(cancel, limited(.steps, idempotency.wrap(.optional, render: render) { req in
             let account = try auth.account(for: req, roles: [.customer, .ops])
             let id = try req.parameter("id")
             let reason = req.body.isEmpty ? nil : try req.decode(CancelRequest.self).reason
             _ = try trip(id, account, kind: kind)
             return (account, { ctx in try await service.move(id, .cancel(reason: reason ?? defaultReason), by: account, idempotency: ctx) })
         }))
-        r.get("\(prefix)/{id}/events") { req in
+        r.get(events) { req in
             let account = try auth.account(for: req)
             let id = try req.parameter("id")
             let current = try trip(id, account, kind: kind)

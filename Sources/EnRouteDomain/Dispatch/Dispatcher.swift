@@ -304,7 +304,7 @@ public final class Dispatcher: Sendable {
                               expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
             guard state.withLock({ $0.book.open(offer, to: candidate.providerId) }) else { continue }
             offered += 1
-            events.send("offer", offer, to: candidate.providerId)
+            events.send(LiveEventName.offer.rawValue, offer, to: candidate.providerId)
             await offers?.offerMade(offer, to: candidate.providerId)
             switch await outcome(of: offer, inbox: &inbox, continuation) {
             case .accepted: return .done
@@ -373,7 +373,7 @@ public final class Dispatcher: Sendable {
     /// Counts an ended offer, tells its holder when it was taken back, and wakes its search.
     private func ended(_ offer: OfferBook.Live, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
         metrics.increment("enroute_dispatch_offers_total", labels: ["ending": ending.rawValue], help: "Offers made, by how they ended.")
-        if notify { events.send("offerWithdrawn", OfferWithdrawn(offerId: offer.offer.offerId, tripId: offer.offer.tripId), to: offer.providerId) }
+        if notify { events.send(LiveEventName.offerWithdrawn.rawValue, OfferWithdrawn(offerId: offer.offer.offerId, tripId: offer.offer.tripId), to: offer.providerId) }
         if signal { _ = state.withLock { $0.searches[offer.offer.tripId]?.signals.yield(.offerEnded(offerId: offer.offer.offerId, ending)) } }
     }
 

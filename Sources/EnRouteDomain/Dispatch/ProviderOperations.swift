@@ -45,7 +45,7 @@ public final class ProviderOperations: Sendable {
         service.onCommit { [events, wire] old, new in
             // Each provider on the trip, before or after the change, sees it (a customer's cancel, a reassignment).
             for provider in Set([old?.providerId, new.providerId].compactMap { $0 }) {
-                events.send("tripUpdated", wire.snapshot(new), to: provider)
+                events.send(LiveEventName.tripUpdated.rawValue, wire.snapshot(new), to: provider)
             }
         }
     }
@@ -67,8 +67,8 @@ public final class ProviderOperations: Sendable {
     /// The events a provider's stream opens with: the live offer, then each active trip.
     public func resync(provider: String) -> [ProviderEvent] {
         var out: [ProviderEvent] = []
-        if let offer = dispatcher.liveOffer(heldBy: provider) { out.append(events.event("offer", offer)) }
-        for trip in service.activeTrips(provider: provider).reversed() { out.append(events.event("tripUpdated", wire.snapshot(trip))) }
+        if let offer = dispatcher.liveOffer(heldBy: provider) { out.append(events.event(LiveEventName.offer.rawValue, offer)) }
+        for trip in service.activeTrips(provider: provider).reversed() { out.append(events.event(LiveEventName.tripUpdated.rawValue, wire.snapshot(trip))) }
         return out
     }
 
