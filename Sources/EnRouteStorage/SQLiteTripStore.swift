@@ -9,6 +9,7 @@ import Synchronization
 ///
 /// It keeps `TripStore`'s contract by running one transaction at a time: a version check in `update` still
 /// refuses a stale write with `TripStoreConflict`, so callers meet the same rules as on a concurrent store.
+/// A body holds the writer across its awaits, so it must not wait for another write to this file.
 public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// Shared with the path store over the same file (`SQLitePathStore(tripStore:)`).
     let writer: SQLiteWriter

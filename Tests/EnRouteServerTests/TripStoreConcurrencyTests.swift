@@ -37,6 +37,7 @@ import TestSupport
         let yields: Int
         let hookRuns = Atomic<Int>(0)
         let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
+        let afterCommitHook = Mutex<(@Sendable () async throws -> Void)?>(nil)
         @TaskLocal static var inHook = false
 
         init(yields: Int = 0) { self.yields = yields }
@@ -47,7 +48,20 @@ import TestSupport
             hookRuns.store(times, ordering: .sequentiallyConsistent)
         }
 
+        /// Runs `hook` once, after the next outer transaction commits and before it returns.
+        func afterCommit(_ hook: @escaping @Sendable () async throws -> Void) {
+            afterCommitHook.withLock { $0 = hook }
+        }
+
         func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+            let result = try await inner(body)
+            if !Self.inHook, let hook = afterCommitHook.withLock({ h in defer { h = nil }; return h }) {
+                try await Self.$inHook.withValue(true) { try await hook() }
+            }
+            return result
+        }
+
+        private func inner<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
             try await base.transaction { [self] tx in
                 let result = try await body(tx)
                 for _ in 0..<yields { await Task.yield() }
@@ -175,6 +189,21 @@ import TestSupport
         let log = try store.changes(tripId: "O1")
         #expect(log.map(\.version) == [1, 2, 3])
         #expect(log.map(\.actorId) == ["c1", "ops1", "m1"])
+    }
+
+    @Test func watchersNeverSeeAVersionGoBackWhenConcurrentCommitsReturnOutOfOrder() async throws {
+        let store = InterleavingStore()
+        try await Self.seed(store, Self.order())
+        let service = Self.service(store)
+        let published = Mutex<[Int]>([])
+        service.hub.onPublish { steps in published.withLock { $0 += steps.map(\.version) } }
+        // The accept commits version 2, but before it gets back to the service a problem report commits
+        // and publishes version 3.
+        store.afterCommit { _ = try await service.move("O1", .reportProblem("Rider delayed"), by: Self.ops) }
+        let accepted = try await service.move("O1", .merchantAccept(preparationMinutes: 5), by: Self.merchant)
+        #expect(accepted.version == 2)
+        #expect(published.withLock { $0 } == [3], "version 2 came back after 3 and was not sent to watchers")
+        #expect(try service.cached("O1")?.version == 3)
     }
 
     @Test func fiftyConcurrentMovesOfOneTripEndWithAConsistentVersionChain() async throws {

@@ -390,20 +390,23 @@ public final class TripService: Sendable {
     // MARK: - Internals
 
     private func commit(_ trip: TripRecord, previous: TripRecord?, changed: Bool = true) {
-        remember(trip)
-        hub.publish([trip])
+        // Concurrent commits of one trip can get here out of order: a watcher never sees a version go back.
+        if remember(trip) { hub.publish([trip]) }
         // A replayed change id commits nothing new.
         guard changed else { return }
         for listener in commitListeners.withLock({ $0 }) { listener(previous, trip) }
     }
 
-    private func remember(_ trip: TripRecord) {
+    /// Keeps `trip` in memory unless a newer version is there already; says whether it kept it.
+    @discardableResult
+    private func remember(_ trip: TripRecord) -> Bool {
         let limit = endedCacheLimit
-        cache.withLock { Self.remember(trip, in: &$0, endedLimit: limit) }
+        return cache.withLock { Self.remember(trip, in: &$0, endedLimit: limit) }
     }
 
-    private static func remember(_ trip: TripRecord, in c: inout Cache, endedLimit: Int) {
-        if let old = c.trips[trip.id], old.version > trip.version { return }
+    @discardableResult
+    private static func remember(_ trip: TripRecord, in c: inout Cache, endedLimit: Int) -> Bool {
+        if let old = c.trips[trip.id], old.version > trip.version { return false }
         let wasKnownEnded = c.trips[trip.id].map { !$0.status.isActive } ?? false
         if let old = c.trips[trip.id], let provider = old.providerId, provider != trip.providerId || !trip.status.isActive {
             Self.forget(provider, trip.id, in: &c.activeByProvider)
@@ -428,6 +431,7 @@ public final class TripService: Sendable {
                 c.endedHead = 0
             }
         }
+        return true
     }
 
     /// Removes `tripId` from `owner`'s set, and the set itself once empty, so that accounts that come
