@@ -24,6 +24,8 @@ public enum APIErrors {
             var e = HTTPError(status: 409, title: "Conflict", detail: detail)
             e.body = (try? WireCoding.encoder().encode(ConflictProblem(detail: detail, trip: view(trip), type: "https://enroute.invalid/problems/already-active"))).map(Array.init)
             return e
+        case .contended:
+            return .unavailable(retryAfterSeconds: 1, detail: "The trip is being changed by other requests; try again.")
         }
     }
 

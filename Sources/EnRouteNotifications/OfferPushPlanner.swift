@@ -25,7 +25,7 @@ public struct OfferPushPlanner: OfferObserver {
             guard try await !devices.devices(accountId: provider).isEmpty else { return }
             let message = OutboxMessage(id: "apns.offer.\(offer.offerId)", topic: PushJob.topic,
                                         payload: try PushJob.offer(offer, to: provider).encoded(), createdAt: now())
-            try await store.transaction { tx in try tx.enqueue(message) }
+            try await store.transaction { tx in try await tx.enqueue(message) }
             queued()
         } catch {
             // The live stream already carried the offer; a lost push must not hold up dispatch.

@@ -28,17 +28,17 @@ public final class OrderPushPlanner: TripChangeObserver {
         self.staleAfter = staleAfter; self.alertLifetime = alertLifetime
     }
 
-    public func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) throws {
+    public func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) async throws {
         guard new.kind == .delivery, case .delivery(let status) = new.status else { return }
         let at = new.updatedAt
         if let stage = Self.alertStage(from: old, to: new) {
-            try transaction.enqueue(OutboxMessage(id: "apns.alert.\(new.id).\(new.version)", topic: PushJob.topic,
+            try await transaction.enqueue(OutboxMessage(id: "apns.alert.\(new.id).\(new.version)", topic: PushJob.topic,
                                                   payload: try alertJob(stage, new, at).encoded(), createdAt: at))
         }
         if let job = liveActivityJob(from: old, to: new, status: status, at: at) {
             // Drift between versions has no version of its own: its time keeps the outbox id unique.
             let id = job.priority == 5 ? "apns.la.\(new.id).\(new.version).\(Int(at.timeIntervalSince1970))" : "apns.la.\(new.id).\(new.version)"
-            try transaction.enqueue(OutboxMessage(id: id, topic: PushJob.topic,
+            try await transaction.enqueue(OutboxMessage(id: id, topic: PushJob.topic,
                                                   payload: try job.encoded(), createdAt: at))
         }
         if status.isTerminal { _ = drift.withLock { $0.removeValue(forKey: new.id) } }

@@ -4,7 +4,12 @@ import EnRouteModels
 import SQLiteKit
 import Synchronization
 
-/// The trip store on SQLite (WAL): one writer connection on a serial queue, one reader for lookups.
+/// The trip store on SQLite (WAL): one writer connection that transactions take turns on (first come, first
+/// served, so they never conflict with each other), one reader for lookups.
+///
+/// It keeps `TripStore`'s contract by running one transaction at a time: a version check in `update` still
+/// refuses a stale write with `TripStoreConflict`, so callers meet the same rules as on a concurrent store.
+/// A body holds the writer across its awaits, so it must not wait for another write to this file.
 public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// Shared with the path store over the same file (`SQLitePathStore(tripStore:)`).
     let writer: SQLiteWriter
@@ -81,12 +86,23 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// The schema version now in force.
     public var schemaVersion: Int { Self.migrations.count }
 
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            writer.async { db in
-                continuation.resume(with: Result { try db.transaction { try body(Transaction(db: db)) } })
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        try await writer.withTurn { db in
+            try db.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try await body(Transaction(db: db))
+                try db.execute("COMMIT")
+                return result
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
             }
         }
+    }
+
+    /// Runs `work` on the writer as one transaction, in turn with every other.
+    private func write<T>(_ work: (SQLiteDatabase) throws -> T) async throws -> T {
+        try await writer.withTurn { db in try db.transaction { try work(db) } }
     }
 
     public func trip(id: String) throws -> TripRecord? {
@@ -151,16 +167,15 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     public func releaseUnansweredIdempotency() async throws -> Int {
-        try await transaction { tx in
-            let db = (tx as! Transaction).db
+        try await write { db in
             try db.run("DELETE FROM idempotency_keys WHERE status IS NULL", [])
             return db.changes
         }
     }
 
     public func purgeIdempotency(before cutoff: Date) async throws {
-        try await transaction { tx in
-            try (tx as! Transaction).db.run("DELETE FROM idempotency_keys WHERE created_at < ?1", [.real(cutoff.timeIntervalSince1970)])
+        try await write { db in
+            try db.run("DELETE FROM idempotency_keys WHERE created_at < ?1", [.real(cutoff.timeIntervalSince1970)])
         }
     }
 
@@ -177,12 +192,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     public func completeOutbox(id: String) async throws {
-        try await transaction { tx in try (tx as! Transaction).db.run("DELETE FROM outbox WHERE id = ?1", [.text(id)]) }
+        try await write { db in try db.run("DELETE FROM outbox WHERE id = ?1", [.text(id)]) }
     }
 
     public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
-        try await transaction { tx in
-            try (tx as! Transaction).db.run("UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
+        try await write { db in
+            try db.run("UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
                                             [.text(id), .integer(Int64(attempts)), .real(notBefore.timeIntervalSince1970)])
         }
     }
@@ -195,6 +210,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         Array(try WireCoding.encoder().encode(trip))
     }
 
+    /// Used only by the task holding the writer's turn.
     final class Transaction: TripTransaction {
         let db: SQLiteDatabase
         init(db: SQLiteDatabase) { self.db = db }
@@ -217,11 +233,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
                 """, values(trip))
         }
 
-        func update(_ trip: TripRecord) throws {
+        func update(_ trip: TripRecord, expectedVersion: Int) throws {
             try db.run("""
                 UPDATE trips SET kind = ?2, status = ?3, version = ?4, customer_id = ?5, provider_id = ?6, merchant_id = ?7,
-                active = ?8, created_at = ?9, updated_at = ?10, record = ?11 WHERE id = ?1
-                """, values(trip))
+                active = ?8, created_at = ?9, updated_at = ?10, record = ?11 WHERE id = ?1 AND version = ?12
+                """, values(trip) + [.integer(Int64(expectedVersion))])
+            guard db.changes == 1 else { throw TripStoreConflict("trip \(trip.id) (not at version \(expectedVersion))") }
         }
 
         private func values(_ trip: TripRecord) throws -> [SQLiteValue] {

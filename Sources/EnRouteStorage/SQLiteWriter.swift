@@ -1,20 +1,81 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 
-/// A database's one writer connection and the serial queue every write to it goes through, so that
-/// stores sharing the file (trips, paths) take turns instead of meeting SQLite's busy lock and its sleeps.
+/// A database's one writer connection and the turns every write to it takes, first come first served, so
+/// that stores sharing the file (trips, paths) take turns instead of meeting SQLite's busy lock and its sleeps.
+///
+/// A turn is either a piece of synchronous work (run on a serial queue) or an async transaction body
+/// (run on the caller's task, which holds the turn across its awaits); no thread waits for a turn.
 final class SQLiteWriter: @unchecked Sendable {
-    /// Touched only on the queue (or before any work is queued, during migrations).
+    /// Touched only by the holder of the turn (or before any work is queued, during migrations).
     let db: SQLiteDatabase
     private let queue: DispatchQueue
+
+    private enum Waiter: Sendable {
+        case work(@Sendable (SQLiteDatabase) -> Void)
+        case task(CheckedContinuation<Void, Never>)
+    }
+
+    private struct Turns {
+        var busy = false
+        var waiting: [Waiter] = []
+        var head = 0
+    }
+
+    private let turns = Mutex(Turns())
 
     init(path: String, label: String) throws {
         db = try SQLiteDatabase(path: path)
         queue = DispatchQueue(label: label)
     }
 
-    /// Runs `work` with the connection after every write queued before it.
+    /// Runs `work` with the connection after every turn asked for before it.
     func async(_ work: @escaping @Sendable (SQLiteDatabase) -> Void) {
-        queue.async { work(self.db) }
+        take(.work(work))
+    }
+
+    /// Runs `body` with the connection after every turn asked for before it, holding the turn until it returns.
+    func withTurn<T>(_ body: (SQLiteDatabase) async throws -> T) async rethrows -> T {
+        await withCheckedContinuation { take(.task($0)) }
+        defer { handOn() }
+        return try await body(db)
+    }
+
+    private func take(_ waiter: Waiter) {
+        let now = turns.withLock { t in
+            if t.busy { t.waiting.append(waiter); return false }
+            t.busy = true
+            return true
+        }
+        if now { start(waiter) }
+    }
+
+    private func start(_ waiter: Waiter) {
+        switch waiter {
+        case .work(let work): queue.async { work(self.db); self.handOn() }
+        case .task(let continuation): continuation.resume()
+        }
+    }
+
+    /// Gives the turn to the next waiter, or frees it.
+    private func handOn() {
+        let next: Waiter? = turns.withLock { t in
+            guard t.head < t.waiting.count else {
+                t.busy = false
+                t.waiting.removeAll(keepingCapacity: true)
+                t.head = 0
+                return nil
+            }
+            let next = t.waiting[t.head]
+            t.head += 1
+            // Under constant demand the queue never empties: drop the served prefix now and then.
+            if t.head > 256, t.head * 2 > t.waiting.count {
+                t.waiting.removeFirst(t.head)
+                t.head = 0
+            }
+            return next
+        }
+        if let next { start(next) }
     }
 }

@@ -81,7 +81,7 @@ struct IngestBench {
             var latencies: [Double] = []
             while !Task.isCancelled {
                 let start = Percentiles.now()
-                _ = try? await store.transaction { tx in if let trip = try tx.trip(probeTrip) { try tx.update(trip) } }
+                _ = try? await store.transaction { tx in if let trip = try await tx.trip(probeTrip) { try await tx.update(trip, expectedVersion: trip.version) } }
                 latencies.append(Percentiles.now() - start)
                 try? await Task.sleep(for: .milliseconds(2))
             }

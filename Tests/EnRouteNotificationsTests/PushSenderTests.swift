@@ -46,7 +46,7 @@ import Synchronization
         job.notificationId = "\(order).\(version)"
         job.riderFirstName = "Ana"
         let message = OutboxMessage(id: "apns.alert.\(order).\(version)", topic: PushJob.topic, payload: try job.encoded(), createdAt: sut.clock.date)
-        try await sut.store.transaction { tx in try tx.enqueue(message) }
+        try await sut.store.transaction { tx in try await tx.enqueue(message) }
     }
 
     static func pending(_ sut: SUT) async throws -> [OutboxMessage] {
@@ -61,7 +61,7 @@ import Synchronization
         job.timestamp = Int(sut.clock.date.timeIntervalSince1970)
         job.status = event == "end" ? "delivered" : "arriving"
         let message = OutboxMessage(id: "apns.la.O1.\(version)", topic: PushJob.topic, payload: try job.encoded(), createdAt: sut.clock.date)
-        try await sut.store.transaction { tx in try tx.enqueue(message) }
+        try await sut.store.transaction { tx in try await tx.enqueue(message) }
     }
 
     /// An update whose first attempt failed is not sent once a newer one for the same activity got through:

@@ -14,7 +14,7 @@ import TestSupport
         let transactions = Atomic<Int>(0)
         var count: Int { transactions.load(ordering: .relaxed) }
 
-        func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T {
+        func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
             transactions.wrappingAdd(1, ordering: .relaxed)
             return try await base.transaction(body)
         }

@@ -201,7 +201,7 @@ import TestSupport
                                   recordedAt: start.addingTimeInterval(Double(batch * 100 + i)), receivedAt: start)
                     })
                 }
-                if batch % 10 == 0 { group.addTask { _ = try await trips.transaction { tx in try tx.trip("none") } } }
+                if batch % 10 == 0 { group.addTask { _ = try await trips.transaction { tx in try await tx.trip("none") } } }
             }
             try await group.waitForAll()
         }

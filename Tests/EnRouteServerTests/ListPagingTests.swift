@@ -40,7 +40,7 @@ import TestSupport
     }
 
     static func insert(_ trips: [TripRecord], into store: any TripStore) async throws {
-        try await store.transaction { tx in for trip in trips { try tx.insert(trip) } }
+        try await store.transaction { tx in for trip in trips { try await tx.insert(trip) } }
     }
 
     static func list(_ backend: TestBackend, _ path: String, as account: String, _ role: Party) async throws -> TripSnapshotList {

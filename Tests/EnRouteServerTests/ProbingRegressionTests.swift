@@ -82,7 +82,7 @@ import EnRouteBackend
         #expect(originals.count == TripState.allCases.count + DeliveryStatus.allCases.count)
         do {
             let store = try SQLiteTripStore(path: db.path)
-            for trip in originals { try await store.transaction { tx in try tx.insert(trip) } }
+            for trip in originals { try await store.transaction { tx in try await tx.insert(trip) } }
         }
         // A restart: a new store on the same file, and a service warmed from it.
         let backend = TestBackend(storage: .sqlite(path: db.path))

@@ -10,4 +10,6 @@ public enum TripError: Error, Sendable, Equatable {
     case forbidden(String)
     /// The customer already has an active trip of this kind.
     case alreadyActive(TripRecord)
+    /// Concurrent changes kept winning over this one, past the service's retries; nothing was written.
+    case contended
 }

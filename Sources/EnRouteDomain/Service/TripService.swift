@@ -29,14 +29,19 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// Sees every trip change inside the change's own transaction, to record side effects atomically
 /// (for example, push notifications into the outbox).
 public protocol TripChangeObserver: Sendable {
-    /// Called after `new` is written; `old` is nil for a new trip. Throwing rolls the change back.
-    func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) throws
+    /// Called after `new` is written; `old` is nil for a new trip. Throwing rolls the change back. A transaction
+    /// run again after a conflict calls it again: only the writes of the run that commits are kept.
+    func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) async throws
 }
 
 /// The trip service: owns every trip as a versioned state machine (seed 004 §44.4).
 ///
 /// Every move is one transaction: load, check, apply, bump, log, remember the key. Reads are served
 /// from memory; changes are published to watchers after they commit.
+///
+/// Transactions may run concurrently (see `TripStore`): one that loses to a concurrent change of the same
+/// trip or key (`TripStoreConflict`) is run again from its first read, up to `conflictRetries` times, and then
+/// the caller gets `TripError.contended`.
 public final class TripService: Sendable {
     private struct Cache {
         var trips: [String: TripRecord] = [:]
@@ -67,13 +72,34 @@ public final class TripService: Sendable {
     /// How many ended trips stay in memory for the reads that follow their end; memory holds every
     /// active trip and at most this many ended ones, however many trips have run.
     public let endedCacheLimit: Int
+    /// How many times a transaction that lost to a concurrent one runs again before `TripError.contended`.
+    public let conflictRetries: Int
+    private let retried = Atomic<Int>(0)
+    /// How many transactions have been run again after a conflict, since start.
+    public var conflictsRetried: Int { retried.load(ordering: .relaxed) }
 
     /// The service over `store`; every effect (ids, time) and the directory are given by the composition root.
     public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
                 estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
-                observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, now: @escaping @Sendable () -> Date) {
+                observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, conflictRetries: Int = 8,
+                now: @escaping @Sendable () -> Date) {
         self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids
-        self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.now = now
+        self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
+        self.now = now
+    }
+
+    /// Runs `body` as one store transaction, again from the start when it lost to a concurrent one.
+    private func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        var retries = 0
+        while true {
+            do {
+                return try await store.transaction(body)
+            } catch is TripStoreConflict {
+                guard retries < conflictRetries else { throw TripError.contended }
+                retries += 1
+                retried.add(1, ordering: .relaxed)
+            }
+        }
     }
 
     /// How many trips memory holds now (every active one, and recently ended ones up to `endedCacheLimit`).
@@ -98,25 +124,25 @@ public final class TripService: Sendable {
     /// Claims `context`'s key, or says how to answer without running the request.
     public func claim(_ context: IdempotencyContext) async throws -> IdempotencyClaim {
         let at = now(), lock = idempotencyLockTimeout, retention = idempotencyRetention
-        return try await store.transaction { tx in
-            if let existing = try tx.idempotency(context.scope), existing.createdAt > at.addingTimeInterval(-retention) {
+        return try await transaction { tx in
+            if let existing = try await tx.idempotency(context.scope), existing.createdAt > at.addingTimeInterval(-retention) {
                 if existing.fingerprint != context.fingerprint { return .mismatch }
                 if let response = existing.response { return .replay(response) }
                 if existing.createdAt > at.addingTimeInterval(-lock) { return .inFlight }
             }
-            try tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: nil, createdAt: at))
+            try await tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: nil, createdAt: at))
             return .proceed
         }
     }
 
     /// Forgets a claimed key whose request failed before changing anything, so a retry runs again.
     public func release(_ context: IdempotencyContext) async {
-        _ = try? await store.transaction { tx in try tx.deleteIdempotency(context.scope) }
+        _ = try? await transaction { tx in try await tx.deleteIdempotency(context.scope) }
     }
 
-    private static func finish(_ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date) throws {
+    private static func finish(_ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date) async throws {
         guard let context else { return }
-        try tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: context.render(result), createdAt: at))
+        try await tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: context.render(result), createdAt: at))
     }
 
     // MARK: - Creating trips
@@ -164,18 +190,18 @@ public final class TripService: Sendable {
     private func create(_ trip: TripRecord, oneActive: Bool, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
         let at = trip.createdAt
         let observers = self.observers
-        let result: Result<TripRecord, TripError> = try await store.transaction { tx in
+        let result: Result<TripRecord, TripError> = try await transaction { tx in
             let result: Result<TripRecord, TripError>
-            if oneActive, let existingActive = try tx.activeTrip(customer: trip.customerId, kind: trip.kind) {
+            if oneActive, let existingActive = try await tx.activeTrip(customer: trip.customerId, kind: trip.kind) {
                 result = .failure(.alreadyActive(existingActive))
             } else {
-                try tx.insert(trip)
-                try tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name,
+                try await tx.insert(trip)
+                try await tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name,
                                              actorRole: account.role, actorId: account.id, serverTime: at))
-                for observer in observers { try observer.tripChanged(from: nil, to: trip, in: tx) }
+                for observer in observers { try await observer.tripChanged(from: nil, to: trip, in: tx) }
                 result = .success(trip)
             }
-            try Self.finish(tx, idempotency, result, at: at)
+            try await Self.finish(tx, idempotency, result, at: at)
             return result
         }
         let created = try result.get()
@@ -196,8 +222,8 @@ public final class TripService: Sendable {
         let estimator = self.estimator
         let observers = self.observers
         let party = account.role
-        let outcome: (result: Result<TripRecord, TripError>, previous: TripRecord)? = try await store.transaction { tx in
-            guard var trip = try tx.trip(tripId) else { return nil }
+        let outcome: (result: Result<TripRecord, TripError>, previous: TripRecord)? = try await transaction { tx in
+            guard var trip = try await tx.trip(tripId) else { return nil }
             let canSee: Bool
             if case .assignProvider = move, party == .provider {
                 canSee = trip.providerId == nil || trip.providerId == account.id
@@ -210,7 +236,7 @@ public final class TripService: Sendable {
                fix.recordedAt > (trip.providerFix?.recordedAt ?? .distantPast) {
                 trip.providerFix = fix
             }
-            if let changeId, try tx.change(tripId: tripId, changeId: changeId) != nil {
+            if let changeId, try await tx.change(tripId: tripId, changeId: changeId) != nil {
                 return (.success(trip), trip)
             }
             let result: Result<TripRecord, TripError>
@@ -219,13 +245,13 @@ public final class TripService: Sendable {
                 result = .failure(.refused(refusal, trip))
             case .success(var next):
                 next = estimator.refreshETA(next, now: at)
-                try tx.update(next)
-                try tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
-                                             actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
-                for observer in observers { try observer.tripChanged(from: trip, to: next, in: tx) }
+                try await tx.update(next, expectedVersion: trip.version)
+                try await tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
+                                                   actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
+                for observer in observers { try await observer.tripChanged(from: trip, to: next, in: tx) }
                 result = .success(next)
             }
-            try Self.finish(tx, idempotency, result, at: at)
+            try await Self.finish(tx, idempotency, result, at: at)
             return (result, trip)
         }
         guard let (result, previous) = outcome else { throw TripError.notFound }
@@ -240,10 +266,10 @@ public final class TripService: Sendable {
         guard token.count >= 16, token.count <= 512, token.allSatisfy(\.isHexDigit) else {
             throw TripError.invalid(pointer: "/token", detail: "must be the push token as hex")
         }
-        let updated: TripRecord? = try await store.transaction { tx in
-            guard var trip = try tx.trip(order), trip.kind == .delivery, trip.customerId == account.id else { return nil }
+        let updated: TripRecord? = try await transaction { tx in
+            guard var trip = try await tx.trip(order), trip.kind == .delivery, trip.customerId == account.id else { return nil }
             trip.liveActivityToken = token.lowercased()
-            try tx.update(trip)
+            try await tx.update(trip, expectedVersion: trip.version)
             return trip
         }
         guard let updated else { throw TripError.notFound }
@@ -299,16 +325,16 @@ public final class TripService: Sendable {
             if let eta = stored.eta, abs(latest.timeIntervalSince(eta)) < threshold { return false }
         }
         let observers = self.observers
-        let wrote = try await store.transaction { tx in
-            guard let stored = try tx.trip(tripId), stored.version == current.version, at.timeIntervalSince(stored.updatedAt) >= interval,
+        let wrote = try await transaction { tx in
+            guard let stored = try await tx.trip(tripId), stored.version == current.version, at.timeIntervalSince(stored.updatedAt) >= interval,
                   abs(latest.timeIntervalSince(stored.etaLatest ?? .distantPast)) >= threshold else { return false }
             var next = stored
             next.etaEarliest = current.etaEarliest
             next.etaLatest = current.etaLatest
             next.providerFix = current.providerFix
             next.updatedAt = at
-            try tx.update(next)
-            for observer in observers { try observer.tripChanged(from: stored, to: next, in: tx) }
+            try await tx.update(next, expectedVersion: stored.version)
+            for observer in observers { try await observer.tripChanged(from: stored, to: next, in: tx) }
             return true
         }
         if wrote { cache.withLock { c in if c.trips[tripId]?.version == current.version { c.stored[tripId] = (latest, at) } } }
@@ -364,20 +390,23 @@ public final class TripService: Sendable {
     // MARK: - Internals
 
     private func commit(_ trip: TripRecord, previous: TripRecord?, changed: Bool = true) {
-        remember(trip)
-        hub.publish([trip])
+        // Concurrent commits of one trip can get here out of order: a watcher never sees a version go back.
+        if remember(trip) { hub.publish([trip]) }
         // A replayed change id commits nothing new.
         guard changed else { return }
         for listener in commitListeners.withLock({ $0 }) { listener(previous, trip) }
     }
 
-    private func remember(_ trip: TripRecord) {
+    /// Keeps `trip` in memory unless a newer version is there already; says whether it kept it.
+    @discardableResult
+    private func remember(_ trip: TripRecord) -> Bool {
         let limit = endedCacheLimit
-        cache.withLock { Self.remember(trip, in: &$0, endedLimit: limit) }
+        return cache.withLock { Self.remember(trip, in: &$0, endedLimit: limit) }
     }
 
-    private static func remember(_ trip: TripRecord, in c: inout Cache, endedLimit: Int) {
-        if let old = c.trips[trip.id], old.version > trip.version { return }
+    @discardableResult
+    private static func remember(_ trip: TripRecord, in c: inout Cache, endedLimit: Int) -> Bool {
+        if let old = c.trips[trip.id], old.version > trip.version { return false }
         let wasKnownEnded = c.trips[trip.id].map { !$0.status.isActive } ?? false
         if let old = c.trips[trip.id], let provider = old.providerId, provider != trip.providerId || !trip.status.isActive {
             Self.forget(provider, trip.id, in: &c.activeByProvider)
@@ -402,6 +431,7 @@ public final class TripService: Sendable {
                 c.endedHead = 0
             }
         }
+        return true
     }
 
     /// Removes `tripId` from `owner`'s set, and the set itself once empty, so that accounts that come

@@ -1,33 +1,118 @@
 public import Foundation
 import Synchronization
 
-/// A `TripStore` in memory, for tests: transactions run on a copy and replace the state on success.
+/// A `TripStore` in memory, for tests, with real concurrency: each transaction runs on a snapshot without
+/// holding any lock, keeps its writes aside, and is checked at commit (optimistic, first committer wins).
+///
+/// At commit, under the lock: a trip or idempotency key this transaction writes must not have been
+/// written by a commit after its snapshot, and a customer's unfinished trips it read through `activeTrip`
+/// must not have changed; otherwise `transaction` throws `TripStoreConflict` and nothing is written.
 public final class InMemoryTripStore: TripStore {
+    /// A value and the commit that last wrote it.
+    struct Row<Value: Sendable>: Sendable {
+        var value: Value
+        var commit: Int
+    }
+
+    /// Whose unfinished trips of which kind a transaction read.
+    struct ActiveSet: Hashable, Sendable {
+        let customer: String
+        let kind: TripKind
+    }
+
     struct State: Sendable {
-        var trips: [String: TripRecord] = [:]
+        /// The number of the last commit.
+        var commit = 0
+        var trips: [String: Row<TripRecord>] = [:]
+        /// The last commit that changed a customer's unfinished trips of a kind (a trip started or ended).
+        var activeChanged: [ActiveSet: Int] = [:]
         var changes: [String: [ChangeLogEntry]] = [:]
-        var keys: [IdempotencyScope: IdempotencyRecord] = [:]
+        var keys: [IdempotencyScope: Row<IdempotencyRecord>] = [:]
+        /// Keys deleted by a commit, kept while an older snapshot may still write them.
+        var deletedKeys: [IdempotencyScope: Int] = [:]
         var outbox: [String: OutboxMessage] = [:]
+        /// Transactions started and not yet finished.
+        var inFlight = 0
     }
 
     private let state = Mutex(State())
 
     public init() {}
 
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T {
+    /// How many transactions have started and not finished (for tests that hold one open).
+    public var transactionsInFlight: Int { state.withLock { $0.inFlight } }
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        let snapshot = state.withLock { s in
+            s.inFlight += 1
+            return s
+        }
+        let tx = Transaction(snapshot: snapshot)
+        let result: T
+        do {
+            result = try await body(tx)
+        } catch {
+            state.withLock { Self.finish(&$0) }
+            throw error
+        }
         try state.withLock { s in
-            let tx = Transaction(state: s)
-            let result = try body(tx)
-            s = tx.state
-            return result
+            defer { Self.finish(&s) }
+            try tx.writes.withLock { w in
+                try Self.validate(w, since: snapshot.commit, against: s)
+                Self.apply(w, to: &s)
+            }
+        }
+        return result
+    }
+
+    private static func finish(_ s: inout State) {
+        s.inFlight -= 1
+        // No snapshot older than now remains to write a deleted key.
+        if s.inFlight == 0 { s.deletedKeys.removeAll() }
+    }
+
+    private static func validate(_ w: Writes, since start: Int, against s: State) throws {
+        for id in w.trips.keys where (s.trips[id]?.commit ?? 0) > start { throw TripStoreConflict("trip \(id)") }
+        for set in w.activeReads where (s.activeChanged[set] ?? 0) > start {
+            throw TripStoreConflict("unfinished \(set.kind.rawValue) trips of \(set.customer)")
+        }
+        for scope in w.keys.keys where max(s.keys[scope]?.commit ?? 0, s.deletedKeys[scope] ?? 0) > start {
+            throw TripStoreConflict("idempotency key \(scope.key)")
         }
     }
 
-    public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id] } }
+    private static func apply(_ w: Writes, to s: inout State) {
+        guard !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty else { return }
+        s.commit += 1
+        let commit = s.commit
+        for (id, trip) in w.trips {
+            // A trip that starts, ends or changes hands changes the unfinished set it leaves or joins.
+            let before = s.trips[id].map(\.value).flatMap { $0.status.isActive ? ActiveSet(customer: $0.customerId, kind: $0.kind) : nil }
+            let after = trip.status.isActive ? ActiveSet(customer: trip.customerId, kind: trip.kind) : nil
+            if before != after {
+                if let before { s.activeChanged[before] = commit }
+                if let after { s.activeChanged[after] = commit }
+            }
+            s.trips[id] = Row(value: trip, commit: commit)
+        }
+        for change in w.changes { s.changes[change.tripId, default: []].append(change) }
+        for (scope, record) in w.keys {
+            if let record {
+                s.keys[scope] = Row(value: record, commit: commit)
+                s.deletedKeys[scope] = nil
+            } else {
+                s.keys[scope] = nil
+                s.deletedKeys[scope] = commit
+            }
+        }
+        for message in w.outbox { s.outbox[message.id] = message }
+    }
+
+    public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id]?.value } }
 
     public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
         state.withLock { s in
-            let rows = s.trips.values
+            let rows = s.trips.values.map(\.value)
                 .filter { query.matches($0) && (cursor?.precedes(createdAt: $0.createdAt.timeIntervalSince1970, id: $0.id) ?? true) }
                 .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
             let page = Array(rows.prefix(limit))
@@ -35,20 +120,30 @@ public final class InMemoryTripStore: TripStore {
         }
     }
 
-    public func activeTrips() throws -> [TripRecord] { state.withLock { $0.trips.values.filter(\.status.isActive) } }
+    public func activeTrips() throws -> [TripRecord] { state.withLock { $0.trips.values.map(\.value).filter(\.status.isActive) } }
 
     public func changes(tripId: String) throws -> [ChangeLogEntry] { state.withLock { $0.changes[tripId] ?? [] } }
 
     public func releaseUnansweredIdempotency() async throws -> Int {
         state.withLock { s in
-            let before = s.keys.count
-            s.keys = s.keys.filter { $0.value.response != nil }
-            return before - s.keys.count
+            let unanswered = s.keys.filter { $0.value.value.response == nil }.map(\.key)
+            Self.delete(unanswered, in: &s)
+            return unanswered.count
         }
     }
 
     public func purgeIdempotency(before cutoff: Date) async throws {
-        state.withLock { s in s.keys = s.keys.filter { $0.value.createdAt >= cutoff } }
+        state.withLock { s in Self.delete(s.keys.filter { $0.value.value.createdAt < cutoff }.map(\.key), in: &s) }
+    }
+
+    /// Deletes `scopes` as one commit, so that an older snapshot that writes one of them conflicts.
+    private static func delete(_ scopes: [IdempotencyScope], in s: inout State) {
+        guard !scopes.isEmpty else { return }
+        s.commit += 1
+        for scope in scopes {
+            s.keys[scope] = nil
+            if s.inFlight > 0 { s.deletedKeys[scope] = s.commit }
+        }
     }
 
     public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
@@ -67,27 +162,66 @@ public final class InMemoryTripStore: TripStore {
         }
     }
 
-    private final class Transaction: TripTransaction {
-        var state: State
-        init(state: State) { self.state = state }
+    /// A transaction's writes and the reads its commit check depends on.
+    struct Writes: Sendable {
+        var trips: [String: TripRecord] = [:]
+        var activeReads: Set<ActiveSet> = []
+        var changes: [ChangeLogEntry] = []
+        /// nil: deleted.
+        var keys: [IdempotencyScope: IdempotencyRecord?] = [:]
+        var outbox: [OutboxMessage] = []
+    }
 
-        func trip(_ id: String) throws -> TripRecord? { state.trips[id] }
+    private final class Transaction: TripTransaction, Sendable {
+        let snapshot: State
+        let writes = Mutex(Writes())
+        init(snapshot: State) { self.snapshot = snapshot }
+
+        func trip(_ id: String) throws -> TripRecord? {
+            writes.withLock { $0.trips[id] } ?? snapshot.trips[id]?.value
+        }
+
         func activeTrip(customer: String, kind: TripKind) throws -> TripRecord? {
-            state.trips.values.filter { $0.customerId == customer && $0.kind == kind && $0.status.isActive }
-                .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            writes.withLock { w in
+                w.activeReads.insert(ActiveSet(customer: customer, kind: kind))
+                let written = w.trips
+                let stored = snapshot.trips.values.map(\.value).filter { written[$0.id] == nil }
+                return (stored + Array(written.values))
+                    .filter { $0.customerId == customer && $0.kind == kind && $0.status.isActive }
+                    .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            }
         }
+
         func insert(_ trip: TripRecord) throws {
-            precondition(state.trips[trip.id] == nil, "duplicate trip id")
-            state.trips[trip.id] = trip
+            try writes.withLock { w in
+                guard snapshot.trips[trip.id] == nil, w.trips[trip.id] == nil else { throw TripStoreConflict("trip \(trip.id) (exists)") }
+                w.trips[trip.id] = trip
+            }
         }
-        func update(_ trip: TripRecord) throws { state.trips[trip.id] = trip }
-        func append(_ change: ChangeLogEntry) throws { state.changes[change.tripId, default: []].append(change) }
+
+        func update(_ trip: TripRecord, expectedVersion: Int) throws {
+            try writes.withLock { w in
+                guard let current = w.trips[trip.id] ?? snapshot.trips[trip.id]?.value, current.version == expectedVersion else {
+                    throw TripStoreConflict("trip \(trip.id) (not at version \(expectedVersion))")
+                }
+                w.trips[trip.id] = trip
+            }
+        }
+
+        func append(_ change: ChangeLogEntry) throws { writes.withLock { $0.changes.append(change) } }
+
         func change(tripId: String, changeId: String) throws -> ChangeLogEntry? {
-            state.changes[tripId]?.first { $0.changeId == changeId }
+            writes.withLock { w in w.changes.first { $0.tripId == tripId && $0.changeId == changeId } }
+                ?? snapshot.changes[tripId]?.first { $0.changeId == changeId }
         }
-        func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord? { state.keys[scope] }
-        func save(_ record: IdempotencyRecord) throws { state.keys[record.scope] = record }
-        func deleteIdempotency(_ scope: IdempotencyScope) throws { state.keys[scope] = nil }
-        func enqueue(_ message: OutboxMessage) throws { state.outbox[message.id] = message }
+
+        func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord? {
+            if let written = writes.withLock({ $0.keys[scope] }) { return written }
+            return snapshot.keys[scope]?.value
+        }
+
+        func save(_ record: IdempotencyRecord) throws { writes.withLock { $0.keys[record.scope] = .some(record) } }
+        func deleteIdempotency(_ scope: IdempotencyScope) throws { writes.withLock { $0.keys[scope] = .some(nil) } }
+        func enqueue(_ message: OutboxMessage) throws { writes.withLock { $0.outbox.append(message) } }
     }
 }

@@ -71,28 +71,63 @@ public struct OutboxMessage: Codable, Sendable, Equatable {
     }
 }
 
+/// Another transaction changed what this one read or wrote, so this one wrote nothing: run it again.
+///
+/// A store throws it from `update(_:expectedVersion:)` (a version check or a row lock that lost) or from
+/// `transaction` at commit (an optimistic check); the caller retries the whole transaction, a bounded number of times.
+public struct TripStoreConflict: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was contended, e.g. "trip T1" or "active ride of c1".
+    public let subject: String
+    public init(_ subject: String) { self.subject = subject }
+    public var description: String { "transaction conflict on \(subject)" }
+}
+
 /// What a transaction can read and write; everything commits together or not at all.
+///
+/// Reads see one consistent snapshot (taken when the transaction starts) plus the transaction's own
+/// writes. A transaction is used by one task at a time: its body awaits each call before the next.
 public protocol TripTransaction {
-    func trip(_ id: String) throws -> TripRecord?
+    func trip(_ id: String) async throws -> TripRecord?
     /// The customer's newest unfinished trip of `kind`, read inside the transaction (by an index), so
-    /// that the one-active-ride rule is decided where the insert happens.
-    func activeTrip(customer: String, kind: TripKind) throws -> TripRecord?
-    func insert(_ trip: TripRecord) throws
-    func update(_ trip: TripRecord) throws
-    func append(_ change: ChangeLogEntry) throws
+    /// that the one-active-ride rule is decided where the insert happens: the store fails the transaction
+    /// with `TripStoreConflict` if another one changed that customer's unfinished trips of `kind` meanwhile.
+    func activeTrip(customer: String, kind: TripKind) async throws -> TripRecord?
+    func insert(_ trip: TripRecord) async throws
+    /// Replaces the trip, which must still be at `expectedVersion` (the version this transaction read) and
+    /// not written by another transaction since this one's snapshot; otherwise `TripStoreConflict`.
+    func update(_ trip: TripRecord, expectedVersion: Int) async throws
+    func append(_ change: ChangeLogEntry) async throws
     /// The log entry written for a provider's change id, if it was applied.
-    func change(tripId: String, changeId: String) throws -> ChangeLogEntry?
-    func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord?
-    func save(_ record: IdempotencyRecord) throws
-    func deleteIdempotency(_ scope: IdempotencyScope) throws
+    func change(tripId: String, changeId: String) async throws -> ChangeLogEntry?
+    func idempotency(_ scope: IdempotencyScope) async throws -> IdempotencyRecord?
+    /// Writes the key's record; another transaction's write of the same key since this one's snapshot is a conflict.
+    func save(_ record: IdempotencyRecord) async throws
+    func deleteIdempotency(_ scope: IdempotencyScope) async throws
     /// Adds a message to the outbox; it commits with the change.
-    func enqueue(_ message: OutboxMessage) throws
+    func enqueue(_ message: OutboxMessage) async throws
 }
 
 /// Durable trips, their change log and idempotency keys. SQLite now; PostgreSQL later, same shape.
+///
+/// The transaction contract, which every adapter keeps and the domain relies on:
+/// - Several transactions may be in flight at once; a store may also run them one at a time (SQLite
+///   has one writer and does), which trivially keeps the contract.
+/// - Each sees a snapshot and its own writes; the first to commit a write to a trip or an idempotency key
+///   wins, and any other transaction that read that trip or key from an older snapshot and writes it fails
+///   with `TripStoreConflict` (snapshot isolation, first committer wins), from the write or at commit.
+/// - A transaction that read a customer's unfinished trips (`activeTrip`) fails with `TripStoreConflict`
+///   when another one committed a change to that set meanwhile, so two inserts cannot both pass the
+///   one-active-ride rule.
+/// - A conflict leaves nothing written; the caller runs the whole body again (`TripService` does, a bounded
+///   number of times). A body must let `TripStoreConflict` through, never swallow it.
+///
+/// PostgreSQL maps onto this as `REPEATABLE READ` transactions, `UPDATE … WHERE id = $1 AND version = $2`
+/// (no row: conflict), a partial unique index on unfinished rides' `customer_id` (or `SERIALIZABLE`) for the
+/// one-active rule, and SQLSTATE 40001, 40P01 and 23505 reported as `TripStoreConflict`.
 public protocol TripStore: Sendable {
-    /// Runs `body` as one transaction, serialised with every other; rolls back if it throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) throws -> T) async throws -> T
+    /// Runs `body` as one transaction, possibly concurrently with others; commits when it returns, rolls back
+    /// when it throws, and throws `TripStoreConflict` when it lost to a concurrent transaction (see above).
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T
     /// Reads one trip (safe from any thread).
     func trip(id: String) throws -> TripRecord?
     /// Up to `limit` trips of `query` after `cursor` (from the start when nil), newest first by (created at, id),
