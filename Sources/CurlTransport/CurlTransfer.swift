@@ -23,8 +23,6 @@ final class CurlTransfer: @unchecked Sendable {
     enum HTTP2Mode {
         /// TLS with ALPN `h2`, waiting to multiplex onto an open connection rather than opening another.
         case alpn
-        /// HTTP/2 from the first byte (h2c on `http://`), also waiting to multiplex.
-        case priorKnowledge
     }
 
     /// Transport settings beyond the request itself.
@@ -52,12 +50,10 @@ final class CurlTransfer: @unchecked Sendable {
         enroute_curl_set_ptr(easy, CURLOPT_WRITEDATA, self_)
         enroute_curl_set_header_fn(easy, curlHeader)
         enroute_curl_set_ptr(easy, CURLOPT_HEADERDATA, self_)
-        switch options.http2 {
-        case .alpn?: enroute_curl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        case .priorKnowledge?: enroute_curl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
-        case nil: break
+        if options.http2 == .alpn {
+            enroute_curl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            enroute_curl_set_long(easy, CURLOPT_PIPEWAIT, 1)
         }
-        if options.http2 != nil { enroute_curl_set_long(easy, CURLOPT_PIPEWAIT, 1) }
         if let caFile = options.caFile { _ = caFile.withCString { enroute_curl_set_ptr(easy, CURLOPT_CAINFO, $0) } }
 
         let millis = Self.millis(timeout)

@@ -1,21 +1,16 @@
 public import ClientKit
 public import Foundation
 
-/// HTTP/2 to one origin over libcurl's multi engine: every request multiplexes onto one connection, which
-/// stays open between requests (curl built with nghttp2).
+/// HTTP/2 over TLS (ALPN `h2`) to one origin on libcurl's multi engine: every request multiplexes onto one
+/// connection, which stays open between requests (curl built with nghttp2).
+///
+/// No cleartext prior-knowledge mode: Debian's libcurl 7.88 cannot reuse such a connection (curl issue 10634,
+/// fixed in curl 8.0), and APNs needs TLS anyway.
 ///
 /// Any HTTP status is an answer (`HTTPClientResponse`, with headers and body). `send` throws only when no
 /// answer came: `HTTPClientError.network` (no connection, TLS refused, connection broken),
 /// `HTTPClientError.timedOut`, or `CancellationError` when the calling task is cancelled.
 public final class HTTP2Session: Sendable {
-    /// How the session reaches HTTP/2.
-    public enum Negotiation: Sendable {
-        /// TLS, agreeing on `h2` by ALPN (how APNs is reached).
-        case alpn
-        /// HTTP/2 from the first byte, without negotiation (h2c on an `http://` origin).
-        case priorKnowledge
-    }
-
     /// One request on the session: a path on its origin.
     public struct Request: Sendable {
         public var method: String
@@ -40,11 +35,9 @@ public final class HTTP2Session: Sendable {
 
     /// A session to `origin` (`https://host:port`). `caFile` is a PEM file of certificates to trust (a local
     /// stand-in's); `connectTimeout` bounds connecting within each request's timeout.
-    public init(origin: String, negotiation: Negotiation = .alpn, caFile: String? = nil, defaultTimeout: Duration = .seconds(30),
-                connectTimeout: Duration = .seconds(10)) {
+    public init(origin: String, caFile: String? = nil, defaultTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10)) {
         self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
-        self.options = CurlTransfer.Options(http2: negotiation == .alpn ? .alpn : .priorKnowledge, caFile: caFile,
-                                            connectTimeout: connectTimeout)
+        self.options = CurlTransfer.Options(http2: .alpn, caFile: caFile, connectTimeout: connectTimeout)
         self.defaultTimeout = defaultTimeout
         self.engine = CurlMultiEngine(name: "enroute.h2", oneConnectionPerHost: true)
     }

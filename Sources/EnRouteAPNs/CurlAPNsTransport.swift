@@ -12,7 +12,7 @@ public final class CurlAPNsTransport: APNsTransport {
     public init(hosts: [APNsEnvironment: String] = [:], caFile: String? = nil, requestTimeout: Duration = .seconds(30)) {
         var sessions: [APNsEnvironment: HTTP2Session] = [:]
         for environment in APNsEnvironment.allCases {
-            sessions[environment] = HTTP2Session(origin: hosts[environment] ?? environment.defaultHost, negotiation: .alpn,
+            sessions[environment] = HTTP2Session(origin: hosts[environment] ?? environment.defaultHost,
                                                  caFile: caFile, defaultTimeout: max(.seconds(1), requestTimeout))
         }
         self.sessions = sessions
