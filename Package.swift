@@ -68,7 +68,7 @@ package.targets += [
 package.targets += [
     /// The client kit's transport contract (HTTPClient, SSE parsing) and its URLSession implementation.
     .target(name: "ClientKit", dependencies: ["EnRouteModels"], swiftSettings: settings),
-    /// An HTTPClient over libcurl, for Linux tools and the simulator.
+    /// The one wrapper of libcurl: an HTTPClient for Linux tools and the simulator, and HTTP2Session (APNs over HTTP/2).
     .target(name: "CurlTransport", dependencies: ["CCurl", "ClientKit"], swiftSettings: settings),
     /// Seed 000: live order tracking for the customer.
     .target(name: "OrderTracking", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
@@ -87,8 +87,8 @@ package.targets += [
 package.targets += [
     /// Push notifications on the server: devices, opens, the push planners, outbox and sender (no transport).
     .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
-    /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts.
-    .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CCurl"], swiftSettings: settings),
+    /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
+    .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
     /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
     .target(name: "NotificationsKit",

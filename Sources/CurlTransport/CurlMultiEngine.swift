@@ -11,23 +11,39 @@ final class CurlMultiEngine: @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer, respond: (@Sendable (Result<HTTPClientResponse, any Error>) -> Void)?)
         case cancel(CurlTransfer)
+        /// The next transfer added opens a new connection.
+        case freshConnection
     }
 
     private static let globalInit: Void = { _ = curl_global_init(3) }()  // CURL_GLOBAL_ALL
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex<(commands: [Command], stopping: Bool)>(([], false))
+    private let opened = Atomic<Int>(0)
     /// Engine-thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var nextIsFresh = false
 
-    init() {
+    /// An engine on its own thread named `name`. With `oneConnectionPerHost`, HTTP/2 transfers to one host
+    /// multiplex onto a single connection (curl waits for it rather than opening a second).
+    init(name: String = "enroute.curl", oneConnectionPerHost: Bool = false) {
         _ = Self.globalInit
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
         self.multi = multi
+        if oneConnectionPerHost {
+            enroute_curl_multi_set_long(multi, CURLMOPT_PIPELINING, 2)          // CURLPIPE_MULTIPLEX
+            enroute_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        }
         let thread = Thread { [self] in run() }
-        thread.name = "enroute.curl"
+        thread.name = name
         thread.start()
     }
+
+    /// Connections opened by finished transfers so far.
+    var connectionsOpened: Int { opened.load(ordering: .relaxed) }
+
+    /// The next transfer submitted after this call opens a new connection instead of reusing one.
+    func requireFreshConnection() { post(.freshConnection) }
 
     /// Starts `transfer` on the engine thread; `respond` (for a request, not a stream) gets its result there.
     func submit(_ transfer: CurlTransfer, respond: (@Sendable (Result<HTTPClientResponse, any Error>) -> Void)? = nil) {
@@ -60,6 +76,7 @@ final class CurlMultiEngine: @unchecked Sendable {
                     if let respond { transfer.respond = respond }
                     add(transfer)
                 case .cancel(let transfer): abort(transfer)
+                case .freshConnection: nextIsFresh = true
                 }
             }
             if stopping { break }
@@ -75,6 +92,10 @@ final class CurlMultiEngine: @unchecked Sendable {
     private func add(_ transfer: CurlTransfer) {
         if transfer.isDone { return }
         if transfer.isCancelled { transfer.fail(CancellationError()); return }
+        if nextIsFresh {
+            transfer.requireFreshConnection()
+            nextIsFresh = false
+        }
         active[transfer.easy] = transfer
         curl_multi_add_handle(multi, transfer.easy)
     }
@@ -92,6 +113,8 @@ final class CurlMultiEngine: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let result = message.pointee.data.result
             guard let transfer = active.removeValue(forKey: easy) else { continue }
+            let connects = transfer.connectionsOpened
+            if connects > 0 { opened.add(connects, ordering: .relaxed) }
             curl_multi_remove_handle(multi, easy)
             transfer.complete(result)
         }

@@ -19,19 +19,45 @@ final class CurlTransfer: @unchecked Sendable {
     private var parser = SSEParser()
     private var streamAccepted = false
 
-    init(request: HTTPClientRequest, streaming: Bool, timeout: Duration) throws {
+    /// How a transfer reaches HTTP/2, when it should.
+    enum HTTP2Mode {
+        /// TLS with ALPN `h2`, waiting to multiplex onto an open connection rather than opening another.
+        case alpn
+    }
+
+    /// Transport settings beyond the request itself.
+    struct Options {
+        var http2: HTTP2Mode?
+        /// A PEM file of certificates to trust for TLS.
+        var caFile: String?
+        /// Gives up connecting after this long (the whole timeout when nil).
+        var connectTimeout: Duration?
+    }
+
+    convenience init(request: HTTPClientRequest, streaming: Bool, timeout: Duration) throws {
+        try self.init(url: request.url.absoluteString, method: request.method, headers: request.headers.map { ($0.key, $0.value) },
+                      body: request.body, streaming: streaming, timeout: timeout, options: Options())
+    }
+
+    init(url: String, method: String, headers requestHeaders: [(String, String)], body requestBody: Data?, streaming: Bool,
+         timeout: Duration, options: Options) throws {
         guard let easy = curl_easy_init() else { throw HTTPClientError.network("curl_easy_init failed") }
         self.easy = easy
         let self_ = Unmanaged.passUnretained(self).toOpaque()
         enroute_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = request.url.absoluteString.withCString { enroute_curl_set_ptr(easy, CURLOPT_URL, $0) }
+        _ = url.withCString { enroute_curl_set_ptr(easy, CURLOPT_URL, $0) }
         enroute_curl_set_write(easy, curlWrite)
         enroute_curl_set_ptr(easy, CURLOPT_WRITEDATA, self_)
         enroute_curl_set_header_fn(easy, curlHeader)
         enroute_curl_set_ptr(easy, CURLOPT_HEADERDATA, self_)
+        if options.http2 == .alpn {
+            enroute_curl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            enroute_curl_set_long(easy, CURLOPT_PIPEWAIT, 1)
+        }
+        if let caFile = options.caFile { _ = caFile.withCString { enroute_curl_set_ptr(easy, CURLOPT_CAINFO, $0) } }
 
-        let millis = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
-        enroute_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, millis)
+        let millis = Self.millis(timeout)
+        enroute_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, min(millis, options.connectTimeout.map(Self.millis) ?? millis))
         if streaming {
             enroute_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
             enroute_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, (millis + 999) / 1000))
@@ -39,14 +65,15 @@ final class CurlTransfer: @unchecked Sendable {
             enroute_curl_set_long(easy, CURLOPT_TIMEOUT_MS, millis)
         }
 
-        let method = request.method.uppercased()
-        let body = request.body ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil)
+        let method = method.uppercased()
+        let body = requestBody ?? (["POST", "PUT", "PATCH"].contains(method) ? Data() : nil)
         switch method {
         case "GET" where body == nil: enroute_curl_set_long(easy, CURLOPT_HTTPGET, 1)
         case "HEAD": enroute_curl_set_long(easy, CURLOPT_NOBODY, 1)
         default: _ = method.withCString { enroute_curl_set_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) }
         }
-        var lines = request.headers.map { "\($0.key): \($0.value)" }
+        // An empty value removes a header curl would add itself ("Accept:").
+        var lines = requestHeaders.map { $0.1.isEmpty ? "\($0.0):" : "\($0.0): \($0.1)" }
         if let body {
             enroute_curl_set_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             body.withUnsafeBytes { bytes in
@@ -59,10 +86,24 @@ final class CurlTransfer: @unchecked Sendable {
             }
             // No 100-continue round trip, and no form content type unless the caller chose one.
             lines.append("Expect:")
-            if !request.headers.keys.contains(where: { $0.lowercased() == "content-type" }) { lines.append("Content-Type:") }
+            if !requestHeaders.contains(where: { $0.0.lowercased() == "content-type" }) { lines.append("Content-Type:") }
         }
         for line in lines { headerList = curl_slist_append(headerList, line) }
         if let headerList { enroute_curl_set_ptr(easy, CURLOPT_HTTPHEADER, headerList) }
+    }
+
+    private static func millis(_ duration: Duration) -> Int {
+        max(1, Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Makes the transfer open a new connection instead of reusing one. Engine thread, before it is added.
+    func requireFreshConnection() { enroute_curl_set_long(easy, CURLOPT_FRESH_CONNECT, 1) }
+
+    /// Connections curl opened for this transfer so far. Engine thread.
+    var connectionsOpened: Int {
+        var connects = 0
+        enroute_curl_get_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        return connects
     }
 
     deinit {

@@ -1,6 +1,6 @@
 public import EnRouteNotifications
 public import Foundation
-public import EnRouteCrypto
+import EnRouteCrypto
 import Synchronization
 
 /// Sends pushes to APNs with token auth and turns every documented answer into a `PushOutcome`

@@ -1,4 +1,4 @@
-public import EnRouteNotifications
+import EnRouteNotifications
 /// What token-based APNs needs: the `.p8` key, its key id, the team id and the app's bundle id.
 public struct APNsConfiguration: Sendable {
     /// The 10-character key id of the `.p8` signing key.

@@ -1,4 +1,4 @@
-public import EnRouteNotifications
+import EnRouteNotifications
 public import Foundation
 public import EnRouteCrypto
 import Synchronization
