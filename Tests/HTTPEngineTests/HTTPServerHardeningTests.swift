@@ -44,15 +44,6 @@ import TestSupport
         return server
     }
 
-    /// Waits (bounded by wall time, as a guard against a hung test) until the engine has seen its clients.
-    func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { Issue.record("never: \(what)"); throw CancellationError() }
-            await Task.yield()
-        }
-    }
-
     func expectProblem(_ response: (status: Int, headers: [String: String], body: [UInt8]), status: Int,
                        sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(response.status == status, sourceLocation: sourceLocation)

@@ -1,0 +1,41 @@
+public import Testing
+
+/// Lets other tasks run until `condition` holds, yielding between looks and never sleeping; records an issue
+/// naming `what` and stops the test (throws) if it has not held within `limit`. The limit is read on the wall
+/// clock only as a guard against a hung test: it never decides an outcome that the code under test brings about.
+///
+/// Runs on the caller's actor (`isolation`), so a main-actor test can look at main-actor state.
+public func eventually(_ what: Comment = "condition", within limit: Duration = .seconds(10),
+                       isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
+                       _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    var held = try await condition()
+    while !held, ContinuousClock.now < deadline {
+        await Task.yield()
+        held = try await condition()
+    }
+    try #require(held, "never happened: \(what)", sourceLocation: sourceLocation)
+}
+
+/// Moves `clock` forward `step` at a time until `condition` holds, letting other tasks run after each step
+/// (up to `yieldsPerStep` looks) and never sleeping; records an issue naming `what` and stops the test (throws)
+/// if it has not held after `steps` steps. With `sleepers`, each step waits until that many tasks are asleep on
+/// the clock first, so a timer loop is advanced only once it has gone back to sleep.
+public func eventually(_ what: Comment = "condition", advancing clock: ManualClock, by step: Duration, steps: Int = 1_000,
+                       sleepers: Int = 0, yieldsPerStep: Int = 1_000,
+                       isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
+                       _ condition: () async throws -> Bool) async throws {
+    var held = try await condition()
+    var taken = 0
+    while !held, taken < steps {
+        if sleepers > 0 { await clock.sleepers(atLeast: sleepers) }
+        await clock.advance(by: step)
+        taken += 1
+        for _ in 0..<yieldsPerStep {
+            held = try await condition()
+            if held { break }
+            await Task.yield()
+        }
+    }
+    try #require(held, "never happened after \(taken) steps of \(step): \(what)", sourceLocation: sourceLocation)
+}
