@@ -1,17 +1,22 @@
 public import Testing
 
 /// Lets other tasks run until `condition` holds, yielding between looks and never sleeping; records an issue
-/// naming `what` and stops the test (throws) if it has not held within `limit`. The limit is read on the wall
-/// clock only as a guard against a hung test: it never decides an outcome that the code under test brings about.
+/// naming `what` and stops the test (throws) if it has not held after `yields` turns. Counting turns rather
+/// than seconds makes the bound grow with the machine's load: every turn is a chance for the tasks that bring
+/// the condition about to run. For effects on threads outside Swift concurrency (a live server's, another
+/// process's), pass `within`: the bound is then that much wall time, read only as a guard against a hung test,
+/// never to decide an outcome.
 ///
 /// Runs on the caller's actor (`isolation`), so a main-actor test can look at main-actor state.
-public func eventually(_ what: Comment = "condition", within limit: Duration = .seconds(10),
+public func eventually(_ what: Comment = "condition", yields: Int = 200_000, within limit: Duration? = nil,
                        isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
                        _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now.advanced(by: limit)
+    let deadline = limit.map { ContinuousClock.now.advanced(by: $0) }
     var held = try await condition()
-    while !held, ContinuousClock.now < deadline {
+    var turns = 0
+    while !held, deadline.map({ ContinuousClock.now < $0 }) ?? (turns < yields) {
         await Task.yield()
+        turns += 1
         held = try await condition()
     }
     try #require(held, "never happened: \(what)", sourceLocation: sourceLocation)

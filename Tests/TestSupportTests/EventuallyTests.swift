@@ -23,6 +23,14 @@ import TestSupport
         }
     }
 
+    @Test func withoutAWallLimitItGivesUpAfterItsTurns() async {
+        var looks = 0
+        await withKnownIssue {
+            try await eventually("never", yields: 50) { looks += 1; return false }
+        }
+        #expect(looks == 51, "one look before the first turn and one after each")
+    }
+
     @Test func advancingTheClockWakesATimerAndStopsAtTheFirstStepThatSatisfies() async throws {
         let clock = ManualClock()
         let fired = Mutex(false)
