@@ -126,7 +126,12 @@ package.targets += [
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
     .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications"], swiftSettings: settings),
+    /// The shared test helpers themselves (`eventually`).
+    .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// Every SQLite adapter in EnRouteStorage against a real temporary file.
+    .testTarget(name: "EnRouteStorageTests",
+                dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteServerTests",

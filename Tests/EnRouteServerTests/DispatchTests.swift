@@ -152,7 +152,7 @@ import TestSupport
         #expect(late.status == 409)
         #expect(try decodeConflict(late.body).trip.status == "cancelled")
         // The search ends once the cancel reached it.
-        while sut.providers.dispatcher.activeSearches > 0 { await Task.yield() }
+        try await eventually("every search has ended") { sut.providers.dispatcher.activeSearches == 0 }
     }
 
     @Test func anOfferIsOnlyItsHoldersToAccept() async throws {

@@ -7,6 +7,7 @@ import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
 import EnRouteStorage
+import TestSupport
 
 /// The real `enroute serve` process, killed with SIGKILL mid-burst and restarted on the same database.
 @Suite(.serialized) struct DurabilityTests {
@@ -105,7 +106,7 @@ import EnRouteStorage
             }
         }
         // Kill once the burst is well under way, while requests are in flight.
-        while ledger.steps.withLock({ $0.count }) < 30 { await Task.yield() }
+        try await eventually("30 steps are acknowledged", within: .seconds(120)) { ledger.steps.withLock({ $0.count }) >= 30 }
         server.kill()
         for worker in workers { _ = await worker.result }
 

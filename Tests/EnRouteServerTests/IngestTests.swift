@@ -3,7 +3,6 @@ import Testing
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
 import HTTPEngine
 import TestSupport
 
@@ -151,60 +150,5 @@ import TestSupport
         #expect(try await sut.upload("p1", batch: "", [sut.fix()]).status == 422)
         let bad = LocationFix(lat: 91, lng: 24, heading: 0, speed: 0, accuracy: 5, recordedAt: sut.clock.date)
         #expect(try await sut.upload("p1", batch: "b2", [bad]).status == 422)
-    }
-
-    /// A trip store in a fresh temporary folder, which the caller removes.
-    static func tripDatabase() throws -> (SQLiteTripStore, URL) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return (try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path), dir)
-    }
-
-    @Test func theSQLitePathStoreKeepsEachTripsPathOnceAndInOrder() async throws {
-        let (trips, dir) = try Self.tripDatabase()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SQLitePathStore(tripStore: trips)
-        let start = Date(timeIntervalSince1970: 1_792_520_000)
-        func point(_ trip: String, _ i: Int) -> PathPoint {
-            PathPoint(tripId: trip, providerId: "p1", lat: 60 + Double(i) * 1e-4, lng: 24.9, heading: 10, speed: 7, accuracy: 5,
-                      recordedAt: start.addingTimeInterval(Double(i)), receivedAt: start.addingTimeInterval(Double(i) + 0.5))
-        }
-        // Concurrent appends share commits; every caller returns after its points are stored.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for batch in 0..<20 {
-                group.addTask { try await store.append((0..<5).map { point("T\(batch % 2)", batch * 5 + $0) }.reversed()) }
-            }
-            try await group.waitForAll()
-        }
-        try await store.append([point("T0", 0), point("T0", 10)])   // already stored: ignored
-        let t0 = try await store.path(tripId: "T0")
-        #expect(t0.count == 50)
-        #expect(t0.map(\.recordedAt) == t0.map(\.recordedAt).sorted())
-        #expect(t0.first == point("T0", 0))
-        // The path survives reopening the database.
-        let reopened = try SQLitePathStore(path: trips.path)
-        #expect(try await reopened.path(tripId: "T1").count == 50)
-    }
-
-    @Test func manyAppendsAtOnceAreAllCommittedAcrossSeveralTurnsOfTheSharedWriter() async throws {
-        let (trips, dir) = try Self.tripDatabase()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let paths = try SQLitePathStore(tripStore: trips)
-        let start = Date(timeIntervalSince1970: 1_792_520_000)
-        // 40 appends of 100 rows: more than a turn's worth, so the writer goes round several times,
-        // and trip transactions queued meanwhile run between the turns.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for batch in 0..<40 {
-                group.addTask {
-                    try await paths.append((0..<100).map { i in
-                        PathPoint(tripId: "T\(batch % 4)", providerId: "p1", lat: 60, lng: 24.9, heading: 0, speed: 7, accuracy: 5,
-                                  recordedAt: start.addingTimeInterval(Double(batch * 100 + i)), receivedAt: start)
-                    })
-                }
-                if batch % 10 == 0 { group.addTask { _ = try await trips.transaction { tx in try await tx.trip("none") } } }
-            }
-            try await group.waitForAll()
-        }
-        for trip in 0..<4 { #expect(try await paths.path(tripId: "T\(trip)").count == 1_000) }
     }
 }

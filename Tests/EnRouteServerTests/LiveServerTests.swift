@@ -54,7 +54,7 @@ import TestSupport
         let trip = try created.decode(Trip.self)
         let watcher = await watch(live, "/v1/trips/\(trip.id)/events", as: "c1")
         // The stream always opens with the current trip; wait for the watcher to be attached before moving.
-        while live.backend.api.watcherCount(trip.id) == 0 { await Task.yield() }
+        try await eventually("the trip has a watcher", within: .seconds(30)) { live.backend.api.watcherCount(trip.id) > 0 }
 
         #expect(try await live.send("ops", .ops, "POST", "/v1/ops/trips/\(trip.id)/assign", json: #"{"providerId":"p1"}"#).status == 200)
         let fix = #"{"batchId":"b1","fixes":[{"lat":60.171,"lng":24.939,"heading":45,"speed":7,"accuracy":5,"recordedAt":"\#(ISO8601.format(live.backend.clock.date))"}]}"#
@@ -82,7 +82,7 @@ import TestSupport
         #expect(placed.status == 201)
         let order = try placed.decode(TrackingDTO.self)
         let watcher = await watch(live, "/v1/orders/\(order.orderId)/events", as: "c1")
-        while live.backend.api.watcherCount(order.orderId) == 0 { await Task.yield() }
+        try await eventually("the order has a watcher", within: .seconds(30)) { live.backend.api.watcherCount(order.orderId) > 0 }
 
         #expect(try await live.send("m1", .merchant, "POST", "/v1/merchant/orders/\(order.orderId)/accept", json: #"{"preparationMinutes":10}"#).status == 200)
         #expect(try await live.send("ops", .ops, "POST", "/v1/ops/trips/\(order.orderId)/assign", json: #"{"providerId":"p1"}"#).status == 200)

@@ -98,7 +98,9 @@ import TestSupport
         #expect(try await live.send("p2", .provider, "POST", "/v1/provider/availability", json: #"{"online":true,"position":{"lat":60.1730,"lng":24.9384}}"#).status == 200)
         var p1 = await live.events("p1", .provider, "/v1/provider/events").makeAsyncIterator()
         var p2 = await live.events("p2", .provider, "/v1/provider/events").makeAsyncIterator()
-        while live.sut.providers.events.streamCount("p1") == 0 || live.sut.providers.events.streamCount("p2") == 0 { await Task.yield() }
+        try await eventually("both providers' streams are open", within: .seconds(30)) {
+            live.sut.providers.events.streamCount("p1") > 0 && live.sut.providers.events.streamCount("p2") > 0
+        }
 
         let created = try await live.send("c1", .customer, "POST", "/v1/trips", json: TestBackend.rideBody, headers: ["Idempotency-Key": UUID().uuidString])
         let trip = try created.decode(Trip.self)
@@ -137,7 +139,7 @@ import TestSupport
         try await client.read(untilContains: "\r\n\r\n")
         #expect(client.text.hasPrefix("HTTP/1.1 101"))
         client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
-        while live.sut.providers.events.streamCount("p1") == 0 { await Task.yield() }
+        try await eventually("p1's stream is open", within: .seconds(30)) { live.sut.providers.events.streamCount("p1") > 0 }
         let trip = try await live.sut.requestRide()
         let frame = try await client.readWebSocketFrame()
         let envelope = try WireCoding.decoder().decode(LiveEnvelope<Offer>.self, from: Data(frame.payload))

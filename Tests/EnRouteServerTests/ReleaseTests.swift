@@ -22,7 +22,7 @@ import TestSupport
             providers = sut.providers
         }
         // The watcher's task ends by itself once its iterator is gone; then nothing holds the backend.
-        #expect(await yieldUntil { service == nil && providers == nil }, "the trip service is still held after its owner dropped it")
+        try await eventually("the trip service is released after its owner dropped it") { service == nil && providers == nil }
     }
 
     @Test func droppingTheProviderSideStopsItsSearchesAndFreesTheDispatcher() async throws {
@@ -39,6 +39,6 @@ import TestSupport
             dispatcher = sut.providers.dispatcher
             service = sut.service
         }
-        #expect(await yieldUntil { dispatcher == nil && service == nil }, "a waiting search still holds the dispatcher")
+        try await eventually("no waiting search still holds the dispatcher") { dispatcher == nil && service == nil }
     }
 }

@@ -98,12 +98,12 @@ import TestSupport
         let a = Task {
             try await store.transaction { tx in
                 aOpen.store(true, ordering: .sequentiallyConsistent)
-                let sawB = await yieldUntil(yields: yields) { bDone.load(ordering: .sequentiallyConsistent) }
+                let sawB = await comesToHold(within: yields) { bDone.load(ordering: .sequentiallyConsistent) }
                 try await tx.insert(Self.order("A"))
                 return sawB
             }
         }
-        #expect(await yieldUntil { aOpen.load(ordering: .sequentiallyConsistent) })
+        try await eventually("A is open") { aOpen.load(ordering: .sequentiallyConsistent) }
         let open: Int? = try await store.transaction { tx in
             try await tx.insert(Self.order("B"))
             return (store as? InMemoryTripStore)?.transactionsInFlight
@@ -146,7 +146,7 @@ import TestSupport
             try await store.transaction { tx in
                 var trip = try #require(try await tx.trip("O1"))
                 aRead.store(true, ordering: .sequentiallyConsistent)
-                #expect(await yieldUntil { bDone.load(ordering: .sequentiallyConsistent) })
+                try await eventually("B committed") { bDone.load(ordering: .sequentiallyConsistent) }
                 trip.problem = "from A"
                 trip.version += 1
                 // The row A read is still at version 1 in A's snapshot, so the check passes here; the commit decides.
@@ -154,7 +154,7 @@ import TestSupport
                 try await tx.enqueue(OutboxMessage(id: "from-A", topic: "apns", payload: [], createdAt: Self.at))
             }
         }
-        #expect(await yieldUntil { aRead.load(ordering: .sequentiallyConsistent) })
+        try await eventually("A has read") { aRead.load(ordering: .sequentiallyConsistent) }
         try await store.transaction { tx in
             var trip = try #require(try await tx.trip("O1"))
             trip.problem = "from B"

@@ -44,15 +44,6 @@ import TestSupport
         return server
     }
 
-    /// Waits (bounded by wall time, as a guard against a hung test) until the engine has seen its clients.
-    func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { Issue.record("never: \(what)"); throw CancellationError() }
-            await Task.yield()
-        }
-    }
-
     func expectProblem(_ response: (status: Int, headers: [String: String], body: [UInt8]), status: Int,
                        sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(response.status == status, sourceLocation: sourceLocation)
@@ -148,7 +139,7 @@ import TestSupport
         let server = try makeSUT({ $0.headerTimeout = .seconds(10) }, clock: clock)
         let client = try TCPTestClient(port: server.port)
         client.write("GET /json HTTP/1.1\r\nHo")
-        try await eventually("the connection is seen") { server.connectionCount(in: .head) == 1 }
+        try await eventually("the connection is seen", within: .seconds(30)) { server.connectionCount(in: .head) == 1 }
         await clock.advance(by: .seconds(9))
         #expect(server.connectionCount(in: .head) == 1, "still open before the deadline")
         client.write("s")   // a trickle does not move the deadline
@@ -164,7 +155,7 @@ import TestSupport
         let server = try makeSUT({ $0.bodyTimeout = .seconds(30) }, clock: clock)
         let client = try TCPTestClient(port: server.port)
         client.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
-        try await eventually("the body is being received") { server.connectionCount(in: .body) == 1 }
+        try await eventually("the body is being received", within: .seconds(30)) { server.connectionCount(in: .body) == 1 }
         await clock.advance(by: .seconds(29))
         #expect(server.connectionCount(in: .body) == 1, "still open before the deadline")
         await clock.advance(by: .seconds(2))
@@ -181,7 +172,7 @@ import TestSupport
         let client = try TCPTestClient(port: server.port)
         client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
-        try await eventually("the request is complete") { server.connectionCount(in: .awaitingRequest) == 1 }
+        try await eventually("the request is complete", within: .seconds(30)) { server.connectionCount(in: .awaitingRequest) == 1 }
         for _ in 0..<29 {
             client.write("G")
             await clock.advance(by: .seconds(1))
@@ -203,7 +194,7 @@ import TestSupport
             let client = try TCPTestClient(port: server.port)
             client.write("GET /json HTTP/1.1\r\nX-Slow-\(i): ")
             slow.append(client)
-            try await eventually("slow client \(i) is seen") { server.connectionCount(in: .head) == min(i + 1, 20) }
+            try await eventually("slow client \(i) is seen", within: .seconds(30)) { server.connectionCount(in: .head) == min(i + 1, 20) }
         }
         for _ in 0..<5 {
             let probe = try TCPTestClient(port: server.port)
@@ -227,7 +218,7 @@ import TestSupport
         var cancelled = probe.cancelled.stream.makeAsyncIterator()
         let client = try TCPTestClient(port: server.port)
         client.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await eventually("the handler runs") { server.connectionCount(in: .busy) == 1 }
+        try await eventually("the handler runs", within: .seconds(30)) { server.connectionCount(in: .busy) == 1 }
         await clock.advance(by: .seconds(4))
         #expect(server.connectionCount(in: .busy) == 1, "still running before the deadline")
         await clock.advance(by: .seconds(1))

@@ -158,11 +158,7 @@ import TestSupport
         // The next heartbeat write finds the socket gone, and the producer is cancelled.
         var iterator = probe.cancelled.stream.makeAsyncIterator()
         let waiter = Task { await iterator.next() != nil }
-        while server.openStreamCount > 0 {
-            await clock.sleepers(atLeast: 1)
-            await clock.advance(by: .seconds(15))
-            await Task.yield()
-        }
+        try await eventually("the stream is closed", advancing: clock, by: .seconds(15), sleepers: 1) { server.openStreamCount == 0 }
         #expect(await waiter.value)
         await server.shutdown()
     }

@@ -24,15 +24,6 @@ import TestSupport
         return server
     }
 
-    /// Waits for `condition`, failing after `seconds`; for effects that happen on the engine's threads.
-    func eventually(_ what: Comment, seconds: Double = 10, _ condition: () -> Bool) async {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { Issue.record("timed out waiting: \(what)"); return }
-            await Task.yield()
-        }
-    }
-
     @Test func sseEventsArriveAsChunksAndTheConnectionServesAgainAfterTheEnd() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
@@ -53,7 +44,7 @@ import TestSupport
         let next = try await client.readResponse()
         #expect(next.status == 200)
         #expect(String(decoding: next.body, as: UTF8.self) == #"{"ok":true}"#)
-        await eventually("the stream is closed") { server.openStreamCount == 0 }
+        try await eventually("the stream is closed", within: .seconds(30)) { server.openStreamCount == 0 }
         await server.shutdown()
     }
 
@@ -81,7 +72,7 @@ import TestSupport
             let ids = LiveChannelsTests.ids(client.dechunkedBody)
             #expect(ids == Array(0...publishes), "a stayer saw \(ids.count) events")
         }
-        await eventually("every stream closed") { server.openStreamCount == 0 }
+        try await eventually("every stream closed", within: .seconds(30)) { server.openStreamCount == 0 }
         #expect(channels.channelCount == 0)
         await server.shutdown()
     }
@@ -109,7 +100,7 @@ import TestSupport
         try await client!.read(untilContains: "data: {\"n\":0}")
         #expect(channels.memberCount("gone") == 1)
         client = nil   // closes the socket
-        await eventually("the member left") { channels.memberCount("gone") == 0 && server.openStreamCount == 0 }
+        try await eventually("the member left", within: .seconds(30)) { channels.memberCount("gone") == 0 && server.openStreamCount == 0 }
         #expect(channels.channelCount == 0)
         await server.shutdown()
     }

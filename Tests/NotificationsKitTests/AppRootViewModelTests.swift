@@ -11,30 +11,30 @@ import TestSupport
     }
 
     /// Runs the root until `condition` holds for its state.
-    static func run(_ viewModel: AppRootViewModel, until condition: @escaping (AppRootViewState) -> Bool) async {
+    static func run(_ viewModel: AppRootViewModel, until condition: @escaping (AppRootViewState) -> Bool) async throws {
         let root = Task { await viewModel.onAppear() }
-        while !condition(viewModel.viewState) { await Task.yield() }
-        root.cancel()
+        defer { root.cancel() }
+        try await eventually("the root's state") { condition(viewModel.viewState) }
     }
 
-    @Test func aColdLaunchTapWaitsUntilTheRootSubscribes() async {
+    @Test func aColdLaunchTapWaitsUntilTheRootSubscribes() async throws {
         let (viewModel, inbox, opens) = Self.makeSUT(session: FakeSession("a1"))
         await inbox.receive(tap("91"))                   // before any UI exists
         #expect(viewModel.viewState.path.isEmpty)
-        await Self.run(viewModel) { !$0.path.isEmpty }
+        try await Self.run(viewModel) { !$0.path.isEmpty }
         #expect(viewModel.viewState == AppRootViewState(tab: .orders, path: [.order("8F3K")]))
         await opens.waitForOpens(1)
     }
 
-    @Test func threeTapsForOneOrderLeaveOneScreen() async {
+    @Test func threeTapsForOneOrderLeaveOneScreen() async throws {
         let (viewModel, inbox, opens) = Self.makeSUT(session: FakeSession("a1"))
         for id in ["91", "92", "93"] { await inbox.receive(tap(id)) }
-        await Self.run(viewModel) { _ in opens.opened.count == 3 }
+        try await Self.run(viewModel) { _ in opens.opened.count == 3 }
         #expect(viewModel.viewState.path == [.order("8F3K")])
     }
 
     /// A shared iPad: A signed out while offline, so A's pushes still arrive; a tap must not open A's order.
-    @Test func aFamilyIPadSignedOutOfflineGetsTheOldAccountsPushAndTheTapGoesHome() async {
+    @Test func aFamilyIPadSignedOutOfflineGetsTheOldAccountsPushAndTheTapGoesHome() async throws {
         let session = FakeSession("a1")
         let inbox = RemoteNotificationInboxRepository(http: ScriptedHTTPClient([]), server: testServer, clock: ManualClock())
         let routed = SpyOpenNotification(DefaultOpenNotificationUseCase(opens: NoOpens(), session: session))
@@ -50,23 +50,23 @@ import TestSupport
                                 actionIdentifier: "com.apple.UNNotificationDefaultActionIdentifier")
         #expect(viewModel.viewState == AppRootViewState(tab: .home, path: []))
         await inbox.receive(tap("99", account: nil, route: .home))   // a marker queued behind it
-        await Self.run(viewModel) { _ in routed.ids.contains("99") }
+        try await Self.run(viewModel) { _ in routed.ids.contains("99") }
         #expect(routed.ids == ["99"], "A's tap never reaches routing")
         #expect(viewModel.viewState == AppRootViewState(tab: .home, path: []))
     }
 
-    @Test func anotherAccountsTapLandsHome() async {
+    @Test func anotherAccountsTapLandsHome() async throws {
         let (viewModel, inbox, _) = Self.makeSUT(session: FakeSession("b2"))
         viewModel.pathChanged([.offer("7")])
         await inbox.receive(tap("91", account: "a1"))
-        await Self.run(viewModel) { $0.path.isEmpty }
+        try await Self.run(viewModel) { $0.path.isEmpty }
         #expect(viewModel.viewState == AppRootViewState(tab: .home, path: []))
     }
 
-    @Test func signedOutTheTapAsksForSignInFirst() async {
+    @Test func signedOutTheTapAsksForSignInFirst() async throws {
         let (viewModel, inbox, _) = Self.makeSUT(session: FakeSession(nil))
         await inbox.receive(tap("91"))
-        await Self.run(viewModel) { !$0.path.isEmpty }
+        try await Self.run(viewModel) { !$0.path.isEmpty }
         #expect(viewModel.viewState.path == [.signIn(then: .order("8F3K"))])
     }
 }

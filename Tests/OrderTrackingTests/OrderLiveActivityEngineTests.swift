@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import OrderTracking
 
 /// An `ActivityController` that logs every call; `start` fails the test unless allowed.
@@ -66,41 +67,41 @@ final class FakeTokens: LiveActivityTokens {
 
     private func at(_ seconds: Double) -> Date { Fixture.t0.addingTimeInterval(seconds) }
 
-    @Test func startsWhenAnOrderBeginsInTheForegroundAndUploadsEveryNewToken() async {
+    @Test func startsWhenAnOrderBeginsInTheForegroundAndUploadsEveryNewToken() async throws {
         let (engine, activities, feed, tokens) = makeSUT()
         activities.allowStart = true
         engine.start()
         feed.feed(Fixture.snapshot(version: 1, status: .placed, generatedAt: at(0)))
-        await eventually { activities.calls == [.start("8F3K", .placed)] }
+        try await eventually { activities.calls == [.start("8F3K", .placed)] }
 
         activities.newToken(Data([1]), for: "8F3K")
         activities.newToken(Data([1]), for: "8F3K")
         activities.newToken(Data([2]), for: "8F3K")
-        await eventually { tokens.uploads.count == 2 }
+        try await eventually { tokens.uploads.count == 2 }
         #expect(tokens.uploads == ["8F3K:1", "8F3K:2"])
         engine.stop()
     }
 
-    @Test func updatesWithGeneratedAtAndIgnoresOlderSnapshots() async {
+    @Test func updatesWithGeneratedAtAndIgnoresOlderSnapshots() async throws {
         let (engine, activities, feed, _) = makeSUT(running: ["8F3K"])
         engine.start()
         feed.feed(Fixture.snapshot(version: 7, status: .onTheWay, generatedAt: at(10)),
                   Fixture.snapshot(version: 6, status: .picking, generatedAt: at(5)),
                   Fixture.snapshot(version: 8, status: .arriving, generatedAt: at(20)))
-        await eventually { activities.calls.count == 2 }
+        try await eventually { activities.calls.count == 2 }
         #expect(activities.calls == [.update("8F3K", .onTheWay, at(10)), .update("8F3K", .arriving, at(20))])
         #expect(activities.contents.first?.staleDate == at(190))
         engine.stop()
     }
 
-    @Test func endsWithFinalContentOnDeliveredThenDoesNothing() async {
+    @Test func endsWithFinalContentOnDeliveredThenDoesNothing() async throws {
         let (engine, activities, feed, _) = makeSUT(running: ["8F3K"])
         engine.start()
         feed.feed(Fixture.snapshot(version: 8, status: .arriving, generatedAt: at(10)),
                   Fixture.snapshot(version: 9, status: .delivered, generatedAt: at(20)),
                   Fixture.snapshot(version: 10, status: .delivered, generatedAt: at(30)),
                   Fixture.snapshot("SENTINEL", version: 1, status: .delivered, generatedAt: at(40)))
-        await eventually { activities.calls.count == 2 }
+        try await eventually { activities.calls.count == 2 }
         for _ in 0..<100 { await Task.yield() }
         #expect(activities.calls == [.update("8F3K", .arriving, at(10)), .end("8F3K", .delivered, at(20))])
         engine.stop()
@@ -128,11 +129,11 @@ final class FakeTokens: LiveActivityTokens {
         engine.stop()
     }
 
-    @Test func reattachesAtLaunchAndUploadsTheRunningActivitysToken() async {
+    @Test func reattachesAtLaunchAndUploadsTheRunningActivitysToken() async throws {
         let (engine, activities, _, tokens) = makeSUT(running: ["8F3K"])
         engine.start()
         activities.newToken(Data([7]), for: "8F3K")
-        await eventually { tokens.uploads == ["8F3K:7"] }
+        try await eventually { tokens.uploads == ["8F3K:7"] }
         engine.stop()
     }
 }

@@ -28,17 +28,17 @@ import TestSupport
         let store = OrderTrackingStore(tracking: repository)
         let following = Task { await store.start() }
         defer { following.cancel() }
-        await eventually("store follows") { store.state(of: "8F3K") == .loading }
+        try await eventually("store follows") { store.state(of: "8F3K") == .loading }
 
         let pollReply = Task { try await repository.refresh("8F3K") }
-        await eventually("the poll is in flight") { slow.waiting == 1 }
+        try await eventually("the poll is in flight") { slow.waiting == 1 }
         try await repository.refresh("8F3K")
-        await eventually("version 7 shown") { store.state(of: "8F3K").version == 7 }
+        try await eventually("version 7 shown") { store.state(of: "8F3K").version == 7 }
 
         slow.open()
         #expect(try await pollReply.value.version == 6)
         try await repository.refresh("SENTINEL")
-        await eventually("everything before the sentinel applied") { store.state(of: "SENTINEL").version == 1 }
+        try await eventually("everything before the sentinel applied") { store.state(of: "SENTINEL").version == 1 }
         #expect(store.state(of: "8F3K").version == 7)
         #expect(store.state(of: "8F3K").status == .onTheWay)
     }
@@ -62,14 +62,14 @@ import TestSupport
         #expect(shown.rider?.recordedAt == Fixture.t0)
     }
 
-    @Test func unavailableUntilStartedThenLoadingThenLoaded() async {
+    @Test func unavailableUntilStartedThenLoadingThenLoaded() async throws {
         let feed = FedSnapshots()
         let store = OrderTrackingStore(tracking: feed)
         #expect(store.state(of: "8F3K") == .unavailable)
         let following = Task { await store.start() }
-        await eventually { store.state(of: "8F3K") == .loading }
+        try await eventually { store.state(of: "8F3K") == .loading }
         feed.feed(Fixture.snapshot(version: 3))
-        await eventually { store.state(of: "8F3K") == .loaded(Fixture.snapshot(version: 3)) }
+        try await eventually { store.state(of: "8F3K") == .loaded(Fixture.snapshot(version: 3)) }
         following.cancel()
         await following.value
         #expect(store.state(of: "OTHER") == .unavailable)

@@ -13,13 +13,13 @@ import TestSupport
         return (vm, store)
     }
 
-    @Test func anEmptyStoreSaysGettingYourOrderAndGuessesNoStatus() async {
+    @Test func anEmptyStoreSaysGettingYourOrderAndGuessesNoStatus() async throws {
         let feed = FedSnapshots()
         let store = OrderTrackingStore(tracking: feed)
         let following = Task { await store.start() }
         defer { following.cancel() }
         let vm = OrderTrackingViewModel(order: "8F3K", store: store, freshness: .utc, clock: ManualClock().dates, ticks: ManualClock())
-        await eventually { vm.viewState.title == "Getting your order…" }
+        try await eventually { vm.viewState.title == "Getting your order…" }
         #expect(vm.viewState.steps.isEmpty)
         #expect(vm.viewState.riderPin == .hidden)
         #expect(vm.viewState.banner == nil)

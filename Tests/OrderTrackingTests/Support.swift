@@ -24,18 +24,6 @@ enum Fixture {
     }
 }
 
-/// Waits, by yielding to other tasks, until `condition` holds; records an issue if it has not after 10 s.
-@MainActor
-func eventually(_ what: Comment = "condition", sourceLocation: SourceLocation = #_sourceLocation,
-                _ condition: @MainActor () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        if condition() { return }
-        await Task.yield()
-    }
-    Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
-}
-
 /// A `TrackingStream` and `OrderTrackingRepository` the test feeds by hand; one subscriber only.
 final class FedSnapshots: OrderTrackingRepository, TrackingStream {
     let stream: AsyncStream<OrderTracking>

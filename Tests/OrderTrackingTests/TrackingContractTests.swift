@@ -9,11 +9,6 @@ import TestSupport
 
 /// The tracking repository and store against the real trip service in-process, across a whole delivery.
 @MainActor @Suite struct TrackingContractTests {
-    func eventually(_ what: String, _ condition: () -> Bool) async {
-        for _ in 0..<20_000 where !condition() { await Task.yield() }
-        #expect(condition(), "\(what)")
-    }
-
     func loaded(_ store: OrderTrackingStore, _ id: OrderID) -> OrderTracking? {
         if case .loaded(let tracking) = store.state(of: id) { return tracking }
         return nil
@@ -33,12 +28,12 @@ import TestSupport
         let orderID = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body)).orderId
         let id = OrderID(orderID)
         _ = try await repository.refreshActive()
-        await eventually("placed") { loaded(store, id)?.status == .placed }
+        try await eventually("placed") { loaded(store, id)?.status == .placed }
 
         let merchant = backend.token("m1", .merchant), provider = backend.token("p1", .provider)
         _ = await backend.call("POST", "/v1/merchant/orders/\(orderID)/accept", token: merchant, json: #"{"preparationMinutes":5}"#)
         _ = try await repository.refresh(id)
-        await eventually("picking") { loaded(store, id)?.status == .picking }
+        try await eventually("picking") { loaded(store, id)?.status == .picking }
         #expect(loaded(store, id)?.eta != nil)
 
         _ = await backend.assign(orderID, to: "p1")
@@ -49,7 +44,7 @@ import TestSupport
         _ = await backend.call("POST", "/v1/provider/locations", token: provider,
                                json: #"{"batchId":"b1","fixes":[{"lat":60.176,"lng":24.941,"heading":10,"speed":6,"accuracy":5,"recordedAt":"\#(ISO8601.format(recorded))"}]}"#)
         _ = try await repository.refresh(id)
-        await eventually("on the way with the rider") { loaded(store, id)?.status == .onTheWay && loaded(store, id)?.rider != nil }
+        try await eventually("on the way with the rider") { loaded(store, id)?.status == .onTheWay && loaded(store, id)?.rider != nil }
         let onTheWay = try #require(loaded(store, id))
         #expect(onTheWay.rider?.coordinate == Coordinate(lat: 60.176, lng: 24.941))
         #expect(onTheWay.rider?.recordedAt == recorded)
@@ -59,7 +54,7 @@ import TestSupport
         _ = await backend.call("POST", "/v1/provider/trips/\(orderID)/steps", token: provider,
                                json: #"{"changeId":"s2","step":"delivered","deviceTime":"2026-10-20T18:50:00Z"}"#)
         _ = try await repository.refresh(id)
-        await eventually("delivered") { loaded(store, id)?.status == .delivered }
+        try await eventually("delivered") { loaded(store, id)?.status == .delivered }
         let delivered = try #require(loaded(store, id))
         #expect(delivered.version == 6)
         #expect(try await repository.refreshActive().isEmpty)

@@ -40,7 +40,7 @@ import TestSupport
     }
 
     /// Seed flow 2: background stops polling; foreground fetches at once; a failed fetch backs off 5 s.
-    @Test func backgroundStopsForegroundFetchesAtOnceAndAFailureBacksOff() async {
+    @Test func backgroundStopsForegroundFetchesAtOnceAndAFailureBacksOff() async throws {
         let sut = await startedOnTheWay()
         #expect(sut.refresher.calls == [.active])
         await sut.advance(5)
@@ -54,7 +54,7 @@ import TestSupport
         sut.refresher.answer(refresh: { _ in throw FakeError.offline })
         sut.lifecycle.set(.foreground)
         await sut.clock.sleepers(atLeast: 1)
-        await eventually { sut.refresher.calls.count == 4 }
+        try await eventually { sut.refresher.calls.count == 4 }
         #expect(Set(sut.refresher.calls.suffix(2)) == [.active, .order("8F3K")])
         #expect(sut.engine.isFailing)
 
@@ -65,7 +65,7 @@ import TestSupport
         sut.engine.stop()
     }
 
-    @Test func cadenceFollowsTheStageAndStopsOnceTerminal() async {
+    @Test func cadenceFollowsTheStageAndStopsOnceTerminal() async throws {
         let sut = makeSUT()
         sut.refresher.answer(refreshActive: { [Fixture.snapshot(version: 1, status: .picking)] })
         sut.refresher.answer(refresh: { _ in Fixture.snapshot(version: 2, status: .picking) })
@@ -82,7 +82,7 @@ import TestSupport
         await sut.advance(4)
         #expect(sut.refresher.orderCalls() == 1)
         await sut.advance(1, sleepers: 0)
-        await eventually { sut.refresher.orderCalls() == 2 }
+        try await eventually { sut.refresher.orderCalls() == 2 }
         await sut.clock.advance(by: .seconds(300))
         #expect(sut.refresher.orderCalls() == 2)
         #expect(sut.clock.sleeperCount == 0)
@@ -91,7 +91,7 @@ import TestSupport
         sut.refresher.answer(refreshActive: { [] })
         sut.lifecycle.set(.background)
         sut.lifecycle.set(.foreground)
-        await eventually { sut.refresher.calls.filter { $0 == .active }.count == 2 }
+        try await eventually { sut.refresher.calls.filter { $0 == .active }.count == 2 }
         #expect(sut.refresher.orderCalls() == 2)
     }
 
@@ -131,7 +131,7 @@ import TestSupport
         sut.engine.stop()
     }
 
-    @Test func keepsOnePollInFlightPerOrder() async {
+    @Test func keepsOnePollInFlightPerOrder() async throws {
         let sut = await startedOnTheWay()
         let gate = Gate()
         sut.refresher.answer(refresh: { _ in
@@ -139,22 +139,22 @@ import TestSupport
             return Fixture.snapshot(version: 9, status: .onTheWay)
         })
         await sut.clock.advance(by: .seconds(5))
-        await eventually { gate.waiting == 1 }
+        try await eventually { gate.waiting == 1 }
 
         sut.refresher.answer(refreshActive: { [] })
         sut.lifecycle.set(.background)
         sut.lifecycle.set(.foreground)
         sut.engine.follow("8F3K")
-        await eventually { sut.refresher.calls.filter { $0 == .active }.count == 2 }
+        try await eventually { sut.refresher.calls.filter { $0 == .active }.count == 2 }
         for _ in 0..<100 { await Task.yield() }
         #expect(sut.refresher.orderCalls() == 1)
 
         gate.open()
-        await eventually { sut.refresher.orderCalls() == 2 }
+        try await eventually { sut.refresher.orderCalls() == 2 }
         sut.engine.stop()
     }
 
-    @Test func offlineStopsAndNetworkBackFetchesAtOnce() async {
+    @Test func offlineStopsAndNetworkBackFetchesAtOnce() async throws {
         let sut = await startedOnTheWay()
         sut.network.set(online: false)
         #expect(sut.clock.sleeperCount == 0)
@@ -162,7 +162,7 @@ import TestSupport
         #expect(sut.refresher.calls == [.active])
 
         sut.network.set(online: true)
-        await eventually { sut.refresher.orderCalls() == 1 }
+        try await eventually { sut.refresher.orderCalls() == 1 }
         #expect(sut.refresher.calls.filter { $0 == .active }.count == 2)
         sut.engine.stop()
     }

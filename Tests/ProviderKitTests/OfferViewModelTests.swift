@@ -22,7 +22,7 @@ import TestSupport
         for expected in [2, 1] {
             await clock.sleepers(atLeast: 1)
             await clock.advance(by: .seconds(1))
-            try await waitUntil { viewModel.state.secondsLeft == expected }
+            try await eventually { viewModel.state.secondsLeft == expected }
         }
         #expect(viewModel.state.phase == .open)
         await clock.sleepers(atLeast: 1)
@@ -40,7 +40,7 @@ import TestSupport
         let countdown = Task { await viewModel.runCountdown() }
         await clock.sleepers(atLeast: 1)
         await clock.advance(by: .milliseconds(400))
-        try await waitUntil { viewModel.state.secondsLeft == 2 }
+        try await eventually { viewModel.state.secondsLeft == 2 }
         countdown.cancel()
         await countdown.value
     }

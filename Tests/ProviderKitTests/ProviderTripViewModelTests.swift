@@ -36,7 +36,7 @@ import TestSupport
 
         http.isOffline = false
         try await device.syncUntilEmpty(backend.clock)
-        try await waitUntil("the answers") { !screen.state.isSyncing }
+        try await eventually("the answers") { !screen.state.isSyncing }
         #expect(screen.state.trip?.server.status == "onTrip")
         #expect(screen.state.notice == nil)
         screen.stop()

@@ -19,7 +19,7 @@ import TestSupport
         let (service, api, channel) = makeSUT()
         api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 240) } }
         var updates = service.driverUpdates(rideID: "T-1").makeAsyncIterator()
-        try await waitUntil("connected") { channel.connectionCount == 1 }
+        try await eventually("connected") { channel.connectionCount == 1 }
 
         let location = Fixtures.location(seq: 8, lat: Fixtures.pickup.lat + 0.001, lng: Fixtures.pickup.lng)
         channel.connection(0).yield(.driverMoved(location))
@@ -39,14 +39,14 @@ import TestSupport
         let viewModel = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
                                               logger: RecordingRideLogger())
         let tracking = Task { await viewModel.track() }
-        try await waitUntil("connected") { channel.connectionCount == 1 }
+        try await eventually("connected") { channel.connectionCount == 1 }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))
-        try await waitUntil("first fix's ETA") { viewModel.eta == .seconds(380) }
+        try await eventually("first fix's ETA") { viewModel.eta == .seconds(380) }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 350)))
-        try await waitUntil("second fix's ETA") { viewModel.eta == .seconds(350) }
+        try await eventually("second fix's ETA") { viewModel.eta == .seconds(350) }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))   // late: dropped
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 3, eta: 100)))
-        try await waitUntil("third fix's ETA") { viewModel.eta == .seconds(100) }
+        try await eventually("third fix's ETA") { viewModel.eta == .seconds(100) }
         #expect(viewModel.showsArrivingBanner)
         tracking.cancel()
         await tracking.value
@@ -58,7 +58,7 @@ import TestSupport
         let (service, api, channel) = makeSUT()
         api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 240) } }
         let updates = service.driverUpdates(rideID: "T-1")
-        try await waitUntil("connected") { channel.connectionCount == 1 }
+        try await eventually("connected") { channel.connectionCount == 1 }
         channel.connection(0).yield(.tripUpdated(Fixtures.trip(state, version: 4)))
 
         for await _ in updates {}
@@ -72,9 +72,9 @@ import TestSupport
         let viewModel = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
                                               logger: RecordingRideLogger())
         let tracking = Task { await viewModel.track() }
-        try await waitUntil("connected") { channel.connectionCount == 1 }
+        try await eventually("connected") { channel.connectionCount == 1 }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1)))
-        try await waitUntil("ETA") { viewModel.eta == .seconds(90) }
+        try await eventually("ETA") { viewModel.eta == .seconds(90) }
         #expect(viewModel.showsArrivingBanner)
 
         channel.connection(0).yield(.tripUpdated(Fixtures.trip(.cancelled, version: 4)))

@@ -28,14 +28,14 @@ import TestSupport
         sut.api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 2, eta: 300) } }
         let map = TripViewModel(feed: sut.feed, clock: ManualClock())
         await map.restoreActiveTrip()
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         let tracking = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 2)),
                                              service: LiveRideService(feed: sut.feed), logger: RecordingRideLogger())
         let watching = Task { await tracking.track() }
 
         let fix = Fixtures.location(seq: 1, eta: 240)
         sut.channel.connection(0).yield(.driverMoved(fix))
-        try await waitUntil("the tracking screen's ETA") { tracking.eta == .seconds(240) }
+        try await eventually("the tracking screen's ETA") { tracking.eta == .seconds(240) }
         #expect(map.state.driverLocation == fix)
         #expect(map.state.etaSeconds == 240)
         #expect(tracking.driverPosition == fix.coordinate)
@@ -47,7 +47,7 @@ import TestSupport
         map.stopLive()
         await map.waitForLiveToEnd()
         // The tracking screen's follower leaves on its own task; whichever of the two leaves last closes the connection.
-        try await waitUntil("the last follower closed the connection") { sut.channel.isClosed(0) }
+        try await eventually("the last follower closed the connection") { sut.channel.isClosed(0) }
         #expect(sut.channel.connectionCount == 1)
     }
 
@@ -63,9 +63,9 @@ import TestSupport
         let tracking = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 2)),
                                              service: LiveRideService(feed: sut.feed), logger: RecordingRideLogger())
         let watching = Task { await tracking.track() }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1)))
-        try await waitUntil("en route") { tracking.status == .enRoute }
+        try await eventually("en route") { tracking.status == .enRoute }
 
         await map.cancelTrip()
         await watching.value
@@ -80,10 +80,10 @@ import TestSupport
         let sut = makeSUT()
         sut.api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 4, eta: 120) } }
         let first = Task { await sut.feed.follow(tripID: "T-1") { _ in true } }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         var seen: [LiveTripState] = []
         let second = Task { await sut.feed.follow(tripID: "T-1") { seen.append($0); return seen.count < 2 } }
-        try await waitUntil("the current state") { seen.count == 1 }
+        try await eventually("the current state") { seen.count == 1 }
         #expect(seen.first?.trip?.version == 4)
         #expect(seen.first?.eta.seconds == 120)
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverAssigned, version: 5, eta: 100)))
@@ -104,7 +104,7 @@ import TestSupport
         let following = Task {
             await sut.feed.follow(tripID: "T-1") { versions.append($0.trip?.version); seqs.append($0.driverLocation?.seq); return true }
         }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         let connection = sut.channel.connection(0)
         connection.yield(.tripUpdated(Fixtures.trip(.driverAssigned, version: 2)))
         connection.yield(.driverMoved(Fixtures.location(seq: 5)))

@@ -66,12 +66,6 @@ import TestSupport
         return (backend, flaky, vm)
     }
 
-    /// Waits for a condition the code under test brings about, yielding instead of sleeping.
-    func eventually(_ what: String, _ condition: () -> Bool) async {
-        for _ in 0..<20_000 where !condition() { await Task.yield() }
-        #expect(condition(), "\(what)")
-    }
-
     static let request = TripRequest(pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy")
 
     func move(_ backend: TestBackend, _ trip: String, _ step: String) async {
@@ -97,15 +91,15 @@ import TestSupport
         let (backend, flaky, vm) = makeSUT()
         await vm.requestRide(Self.request)
         let trip = try #require(vm.state.trip)
-        await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
+        try await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
         var seen: [Int] = [trip.version]
         let accepted = await backend.assign(trip.id, to: "p1")
         #expect(accepted.status == 200)
-        await eventually("version 2 shown") { vm.state.trip?.version == 2 }
+        try await eventually("version 2 shown") { vm.state.trip?.version == 2 }
         seen.append(vm.state.trip?.version ?? 0)
         for (step, version) in [("driverArrived", 3), ("onTrip", 4), ("completed", 5)] {
             await move(backend, trip.id, step)
-            await eventually("version \(version) shown") { vm.state.trip?.version == version }
+            try await eventually("version \(version) shown") { vm.state.trip?.version == version }
             seen.append(vm.state.trip?.version ?? 0)
         }
         await vm.waitForLiveToEnd()
@@ -120,9 +114,9 @@ import TestSupport
         let (backend, _, vm) = makeSUT()
         await vm.requestRide(Self.request)
         let trip = try #require(vm.state.trip)
-        await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
+        try await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
         #expect(await backend.assign(trip.id, to: "p1").status == 200)
-        await eventually("version 2 shown") { vm.state.trip?.version == 2 }
+        try await eventually("version 2 shown") { vm.state.trip?.version == 2 }
 
         let provider = backend.token("p1", .provider)
         var etas: [Int] = []
@@ -132,7 +126,7 @@ import TestSupport
             let fix = #"{"lat":\#(lat),"lng":24.9384,"heading":180,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}"#
             let posted = await backend.call("POST", "/v1/provider/locations", token: provider, json: #"{"batchId":"b\#(index)","fixes":[\#(fix)]}"#)
             #expect(posted.status == 200)
-            await eventually("fix \(index + 1) applied") { vm.state.liveETA.seq == Int64(index + 1) }
+            try await eventually("fix \(index + 1) applied") { vm.state.liveETA.seq == Int64(index + 1) }
             let server = try #require(try backend.service.cached(trip.id))
             let expected = try #require(server.etaLatest).timeIntervalSince(backend.clock.date).rounded(.up)
             #expect(vm.state.etaSeconds == Int(expected), "the ETA the server computed for fix \(index + 1)")
@@ -155,12 +149,12 @@ import TestSupport
         await move(backend, trip.id, "driverArrived")
         #expect(vm.state.trip?.version == 1)
         await backend.clock.advance(by: .seconds(2))     // first backoff: 2 s
-        await eventually("resynced to version 3") { vm.state.trip?.version == 3 }
+        try await eventually("resynced to version 3") { vm.state.trip?.version == 3 }
         #expect(vm.state.trip?.state == .driverArrived)
-        await eventually("streaming again") { backend.api.watcherCount(trip.id) > 0 }
+        try await eventually("streaming again") { backend.api.watcherCount(trip.id) > 0 }
         #expect(flaky.streamsOpened.withLock { $0 } == 2)
         await move(backend, trip.id, "onTrip")
-        await eventually("live again") { vm.state.trip?.version == 4 }
+        try await eventually("live again") { vm.state.trip?.version == 4 }
         vm.stopLive()
     }
 }

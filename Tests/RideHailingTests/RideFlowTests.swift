@@ -31,7 +31,7 @@ import RideHailing   // not @testable: this is the surface `enroute ride` wires
         #expect(RideScreen.render(viewModel.state, marker: nil) == ["Choose a ride:", "  economy: EUR 9.90, pickup in 3 min"])
 
         await viewModel.requestRide(TripRequest(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, productID: "economy"))
-        try await waitUntil("the car") { viewModel.state.driverLocation != nil }
+        try await eventually("the car") { viewModel.state.driverLocation != nil }
         let screen = RideScreen.render(viewModel.state, marker: viewModel.markerFrame())
         #expect(screen.first == "Trip T-1 · Driver on the way (v2)")
         #expect(screen.last == "Car: 60.17000, 24.94000 ↗ 45° NE")

@@ -19,10 +19,10 @@ import TestSupport
         let tracking = Task { await viewModel.track() }
         service.send(1)
         service.send(2)
-        try await waitUntil("the fast ETA") { viewModel.eta == .seconds(190) }
+        try await eventually("the fast ETA") { viewModel.eta == .seconds(190) }
         await service.clock.sleepers(atLeast: 1)
         await service.clock.advance(by: .milliseconds(300))                            // the slow answer for update 1 lands now
-        try await waitUntil("the slow answer") { service.etaAnswers.withLock { $0 } == 2 }
+        try await eventually("the slow answer") { service.etaAnswers.withLock { $0 } == 2 }
         tracking.cancel()
         await tracking.value                                                          // every ETA task has finished
         #expect(viewModel.eta == .seconds(190))
@@ -45,13 +45,13 @@ import TestSupport
         let viewModel = makeSUT(service)
         let tracking = Task { await viewModel.track() }
         service.send(1)
-        try await waitUntil { viewModel.eta == .seconds(130) }
+        try await eventually { viewModel.eta == .seconds(130) }
         #expect(!viewModel.showsArrivingBanner)
         service.send(2)
-        try await waitUntil { viewModel.eta == .seconds(110) }
+        try await eventually { viewModel.eta == .seconds(110) }
         #expect(viewModel.showsArrivingBanner)
         service.send(3)
-        try await waitUntil { viewModel.eta == .seconds(125) }
+        try await eventually { viewModel.eta == .seconds(125) }
         #expect(viewModel.showsArrivingBanner)
         tracking.cancel()
         await tracking.value
@@ -62,7 +62,7 @@ import TestSupport
         let viewModel = makeSUT(service)
         let tracking = Task { await viewModel.track() }
         service.send(1)
-        try await waitUntil { viewModel.status == .enRoute }
+        try await eventually { viewModel.status == .enRoute }
         await viewModel.cancelRide()
         await tracking.value                                    // returns: tracking really stopped
         #expect(viewModel.status == .cancelled)
@@ -75,7 +75,7 @@ import TestSupport
         let viewModel = makeSUT(service)
         let tracking = Task { await viewModel.track() }
         service.send(1)
-        try await waitUntil { viewModel.status == .enRoute }
+        try await eventually { viewModel.status == .enRoute }
         await viewModel.cancelRide()
         #expect(viewModel.status == .enRoute)
         #expect(viewModel.cancelError == "Couldn't cancel the ride. Try again.")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ClientKit
 import EnRouteModels
+import TestSupport
 @testable import RideHailing
 
 @Suite struct SSELiveTripChannelTests {
@@ -67,7 +68,6 @@ import EnRouteModels
         #expect(!client.isFeedClosed)
         for try await _ in channel.events(tripID: "T-1") { break }
         // The upstream stream is closed from the channel's task; give it a moment without sleeping.
-        for _ in 0..<10_000 where !client.isFeedClosed { await Task.yield() }
-        #expect(client.isFeedClosed)
+        try await eventually("the upstream feed is closed") { client.isFeedClosed }
     }
 }

@@ -54,13 +54,13 @@ import TestSupport
         sut.api.expect { $0.requestTrip = { _, _, _ in throw FakeError() } }
         let tap = Task { await sut.viewModel.requestRide(Fixtures.request) }
 
-        try await waitUntil("first attempt") { sut.api.requestKeys.count == 1 }
+        try await eventually("first attempt") { sut.api.requestKeys.count == 1 }
         #expect(sut.viewModel.state.isRequesting)
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .milliseconds(999))
         #expect(sut.api.requestKeys.count == 1)
         await sut.clock.advance(by: .milliseconds(1))
-        try await waitUntil("second attempt") { sut.api.requestKeys.count == 2 }
+        try await eventually("second attempt") { sut.api.requestKeys.count == 2 }
 
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .milliseconds(1999))
@@ -106,7 +106,7 @@ import TestSupport
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(1))
         await tap.value
-        try await waitUntil("live connection") { sut.channel.connectionCount == 1 }
+        try await eventually("live connection") { sut.channel.connectionCount == 1 }
 
         #expect(sut.api.requestKeys == [Fixtures.key(1), Fixtures.key(1)])
         #expect(sut.log.all == ["requestTrip", "requestTrip", "activeTrip", "events(T-1)"])
@@ -132,7 +132,7 @@ import TestSupport
         let sut = makeSUT(acceptsConnections: true)
         sut.api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 4) } }
         await sut.viewModel.restoreActiveTrip()
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         #expect(sut.viewModel.state.trip?.version == 4)
         #expect(!sut.viewModel.state.canRequest)
         #expect(sut.log.all == ["activeTrip", "activeTrip", "events(T-1)"])
@@ -151,14 +151,14 @@ import TestSupport
     @Test func theLiveLoopBacksOffTwoFourEightSixteenThenThirtySeconds() async throws {
         let sut = makeSUT()
         try await startLive(sut) { _ in throw FakeError(reason: "offline") }
-        try await waitUntil("first resync") { sut.log.count("activeTrip") == 1 }
+        try await eventually("first resync") { sut.log.count("activeTrip") == 1 }
 
         for (index, pause) in [2, 4, 8, 16, 30, 30].enumerated() {
             await sut.clock.sleepers(atLeast: 1)
             await sut.clock.advance(by: .seconds(pause) - .milliseconds(1))
             #expect(sut.log.count("activeTrip") == index + 1, "too early after \(pause) s")
             await sut.clock.advance(by: .milliseconds(1))
-            try await waitUntil("retry after \(pause) s") { sut.log.count("activeTrip") == index + 2 }
+            try await eventually("retry after \(pause) s") { sut.log.count("activeTrip") == index + 2 }
         }
         sut.viewModel.stopLive()
         await sut.viewModel.waitForLiveToEnd()
@@ -179,7 +179,7 @@ import TestSupport
             await sut.clock.sleepers(atLeast: 1)
             await sut.clock.advance(by: .seconds(pause))
         }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverAssigned, version: 2)))
         sut.channel.connection(0).finish(throwing: FakeError(reason: "reset"))
 
@@ -187,7 +187,7 @@ import TestSupport
         await sut.clock.advance(by: .milliseconds(1999))
         #expect(sut.log.count("activeTrip") == 3)
         await sut.clock.advance(by: .milliseconds(1))
-        try await waitUntil("reconnect after 2 s") { sut.channel.connectionCount == 2 }
+        try await eventually("reconnect after 2 s") { sut.channel.connectionCount == 2 }
         #expect(sut.log.count("activeTrip") == 4)
         #expect(sut.viewModel.state.trip?.version == 2)
         sut.viewModel.stopLive()
@@ -196,11 +196,11 @@ import TestSupport
     @Test func aFeedThatEndsWhileTheTripIsOnReconnectsAfterAPause() async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in nil }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.channel.connection(0).finish()
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(2))
-        try await waitUntil("reconnected") { sut.channel.connectionCount == 2 }
+        try await eventually("reconnected") { sut.channel.connectionCount == 2 }
         #expect(sut.log.all == ["requestTrip", "activeTrip", "events(T-1)", "activeTrip", "events(T-1)"])
         sut.viewModel.stopLive()
     }
@@ -208,7 +208,7 @@ import TestSupport
     @Test func theLiveLoopStopsWhenTheTripIsNoLongerActive() async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in Fixtures.trip(.onTrip, version: 5) }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
 
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.completed, version: 6)))
         await sut.viewModel.waitForLiveToEnd()
@@ -221,10 +221,10 @@ import TestSupport
     @Test func olderTripUpdatesOnTheFeedAreDropped() async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in Fixtures.trip(.driverArrived, version: 4) }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverAssigned, version: 3)))
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.onTrip, version: 5)))
-        try await waitUntil("version 5") { sut.viewModel.state.trip?.version == 5 }
+        try await eventually("version 5") { sut.viewModel.state.trip?.version == 5 }
         #expect(sut.viewModel.state.trip?.state == .onTrip)
         sut.viewModel.stopLive()
     }
@@ -232,16 +232,16 @@ import TestSupport
     @Test func driverMovesFeedTheInterpolatedMarker() async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in Fixtures.trip(.driverAssigned, version: 2) }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
 
         let first = Fixtures.location(seq: 1, lat: 60.0, lng: 24.0, heading: 0)
         sut.channel.connection(0).yield(.driverMoved(first))
-        try await waitUntil("first fix") { sut.viewModel.state.driverLocation == first }
+        try await eventually("first fix") { sut.viewModel.state.driverLocation == first }
         await sut.clock.advance(by: .seconds(1))
         let second = Fixtures.location(seq: 2, lat: 60.5, lng: 24.5, heading: 90)
         sut.channel.connection(0).yield(.driverMoved(second))
         sut.channel.connection(0).yield(.driverMoved(first))                     // late duplicate: ignored
-        try await waitUntil("second fix") { sut.viewModel.state.driverLocation == second }
+        try await eventually("second fix") { sut.viewModel.state.driverLocation == second }
         await sut.clock.advance(by: .milliseconds(1250))
 
         #expect(sut.viewModel.markerFrame() == MarkerFrame(coordinate: Coordinate(lat: 60.25, lng: 24.25), heading: 45, isAnimating: true))
@@ -251,20 +251,20 @@ import TestSupport
     @Test func aFixsETAMovesTheRidersETAWithoutAVersionChangeAndALateOneIsDropped() async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in Fixtures.trip(.driverAssigned, version: 2, eta: 300) }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
-        try await waitUntil("the trip's ETA") { sut.viewModel.state.etaSeconds == 300 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("the trip's ETA") { sut.viewModel.state.etaSeconds == 300 }
 
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 280)))
-        try await waitUntil("first fix's ETA") { sut.viewModel.state.etaSeconds == 280 }
+        try await eventually("first fix's ETA") { sut.viewModel.state.etaSeconds == 280 }
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 3, eta: 240)))
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 260)))   // late: dropped
-        try await waitUntil("newest fix's ETA") { sut.viewModel.state.liveETA.seq == 3 }
+        try await eventually("newest fix's ETA") { sut.viewModel.state.liveETA.seq == 3 }
         #expect(sut.viewModel.state.etaSeconds == 240)
         #expect(sut.viewModel.state.trip?.version == 2)
         #expect(RideScreen.render(sut.viewModel.state, marker: nil).contains("Pickup in 4 min"))
 
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverArrived, version: 3, eta: 0)))   // a newer version wins
-        try await waitUntil("version 3") { sut.viewModel.state.trip?.version == 3 }
+        try await eventually("version 3") { sut.viewModel.state.trip?.version == 3 }
         #expect(sut.viewModel.state.etaSeconds == 0)
         sut.viewModel.stopLive()
     }
@@ -274,7 +274,7 @@ import TestSupport
     @Test func cancellingAppliesTheServersTripAndStopsTheLiveLoop() async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in nil }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.api.expect { $0.cancel = { _ in Fixtures.trip(.cancelled, version: 2) } }
 
         #expect(sut.viewModel.state.canCancel)
@@ -294,7 +294,7 @@ import TestSupport
     func aFailedCancelKeepsTheTripAndSaysWhy(error: APIError, message: String) async throws {
         let sut = makeSUT(acceptsConnections: true)
         try await startLive(sut) { _ in nil }
-        try await waitUntil("connected") { sut.channel.connectionCount == 1 }
+        try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.api.expect { $0.cancel = { _ in throw error } }
 
         await sut.viewModel.cancelTrip()

@@ -45,13 +45,3 @@ struct TemporaryStorePath {
     }
 }
 
-/// Lets other tasks run until `condition` holds; fails instead of hanging. Never sleeps.
-func eventually(_ what: Comment = "condition", sourceLocation: SourceLocation = #_sourceLocation,
-                _ condition: () async throws -> Bool) async throws {
-    for _ in 0..<200_000 {
-        if try await condition() { return }
-        await Task.yield()
-    }
-    Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
-    throw CancellationError()
-}

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import EnRouteDomain
-import EnRouteAPI
 import EnRouteStorage
 
 /// The SQLite trip store answers every list page from an index range, in index order, against a real file.
