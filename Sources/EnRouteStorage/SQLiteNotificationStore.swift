@@ -1,40 +1,12 @@
 public import Foundation
+public import EnRouteNotifications
 import SQLiteKit
 import Synchronization
 
-/// Device tokens and sent notifications on SQLite, in their own tables (created idempotently). It may
-/// open the same file as `SQLiteTripStore`: WAL lets both connections share it.
+/// Device tokens and sent notifications on SQLite, in their own tables (created idempotently), read and
+/// written as the notifications' own records. It may open the same file as `SQLiteTripStore`: WAL lets both
+/// connections share it.
 public final class SQLiteNotificationStore: @unchecked Sendable {
-    /// One device row.
-    public struct Device: Sendable, Equatable {
-        public let token: String
-        public let accountId: String
-        public let platform: String
-        public let environment: String
-        public let appVersion: String
-        public let publicKey: [UInt8]?
-        public let registeredAt: Date
-        public init(token: String, accountId: String, platform: String, environment: String, appVersion: String, publicKey: [UInt8]?, registeredAt: Date) {
-            self.token = token; self.accountId = accountId; self.platform = platform; self.environment = environment
-            self.appVersion = appVersion; self.publicKey = publicKey; self.registeredAt = registeredAt
-        }
-    }
-
-    /// One sent notification row.
-    public struct Notification: Sendable, Equatable {
-        public let id: String
-        public let accountId: String
-        public let campaign: String
-        public let stage: String
-        public let sentAt: Date
-        public init(id: String, accountId: String, campaign: String, stage: String, sentAt: Date) {
-            self.id = id; self.accountId = accountId; self.campaign = campaign; self.stage = stage; self.sentAt = sentAt
-        }
-    }
-
-    /// What marking an open found.
-    public enum OpenResult: Sendable, Equatable { case first(Notification), repeated, unknown }
-
     private let db: Mutex<SQLiteDatabase>
 
     static let schema = """
@@ -56,14 +28,14 @@ public final class SQLiteNotificationStore: @unchecked Sendable {
     }
 
     /// Inserts or replaces a token's row (moving it to another account if need be).
-    public func upsert(_ device: Device) throws {
+    public func upsert(_ device: DeviceRecord) throws {
         try db.withLock { db in
             try db.run("""
                 INSERT INTO push_devices (token, account_id, platform, environment, app_version, public_key, registered_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                 ON CONFLICT(token) DO UPDATE SET account_id = ?2, platform = ?3, environment = ?4, app_version = ?5,
                     public_key = ?6, registered_at = ?7
-                """, [.text(device.token), .text(device.accountId), .text(device.platform), .text(device.environment),
+                """, [.text(device.token), .text(device.accountId), .text(device.platform), .text(device.environment.rawValue),
                       .text(device.appVersion), device.publicKey.map { .blob($0) } ?? .null, .real(device.registeredAt.timeIntervalSince1970)])
         }
     }
@@ -85,7 +57,7 @@ public final class SQLiteNotificationStore: @unchecked Sendable {
     }
 
     /// The account's devices, newest registration first.
-    public func devices(accountId: String) throws -> [Device] {
+    public func devices(accountId: String) throws -> [DeviceRecord] {
         try db.withLock { db in
             try db.query("""
                 SELECT token, account_id, platform, environment, app_version, public_key, registered_at FROM push_devices
@@ -95,7 +67,7 @@ public final class SQLiteNotificationStore: @unchecked Sendable {
     }
 
     /// One token's row.
-    public func device(token: String) throws -> Device? {
+    public func device(token: String) throws -> DeviceRecord? {
         try db.withLock { db in
             try db.query("""
                 SELECT token, account_id, platform, environment, app_version, public_key, registered_at FROM push_devices WHERE token = ?1
@@ -104,7 +76,7 @@ public final class SQLiteNotificationStore: @unchecked Sendable {
     }
 
     /// Remembers a sent notification; an existing id is left as it is.
-    public func insert(_ notification: Notification) throws {
+    public func insert(_ notification: SentNotification) throws {
         try db.withLock { db in
             try db.run("INSERT OR IGNORE INTO push_notifications (id, account_id, campaign, stage, sent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                        [.text(notification.id), .text(notification.accountId), .text(notification.campaign), .text(notification.stage),
@@ -113,24 +85,26 @@ public final class SQLiteNotificationStore: @unchecked Sendable {
     }
 
     /// Marks the notification opened by its own account, once.
-    public func markOpened(id: String, accountId: String, action: String, at: Date) throws -> OpenResult {
+    public func markOpened(id: String, accountId: String, action: String, at: Date) throws -> OpenOutcome {
         try db.withLock { db in
             try db.transaction {
                 let rows = try db.query("SELECT account_id, campaign, stage, sent_at, opened_at FROM push_notifications WHERE id = ?1", [.text(id)]) { row in
-                    (Notification(id: id, accountId: row.text(0) ?? "", campaign: row.text(1) ?? "", stage: row.text(2) ?? "",
+                    (SentNotification(id: id, accountId: row.text(0) ?? "", campaign: row.text(1) ?? "", stage: row.text(2) ?? "",
                                   sentAt: Date(timeIntervalSince1970: row.double(3))), row.isNull(4))
                 }
                 guard let (notification, unopened) = rows.first, notification.accountId == accountId else { return .unknown }
                 guard unopened else { return .repeated }
                 try db.run("UPDATE push_notifications SET opened_at = ?2, open_action = ?3 WHERE id = ?1",
                            [.text(id), .real(at.timeIntervalSince1970), .text(action)])
-                return .first(notification)
+                return .firstOpen(notification)
             }
         }
     }
 
-    private static func device(_ row: SQLiteStatement) -> Device {
-        Device(token: row.text(0) ?? "", accountId: row.text(1) ?? "", platform: row.text(2) ?? "", environment: row.text(3) ?? "",
+    /// A device row; an environment this server never wrote reads as production.
+    private static func device(_ row: SQLiteStatement) -> DeviceRecord {
+        DeviceRecord(token: row.text(0) ?? "", accountId: row.text(1) ?? "", platform: row.text(2) ?? "",
+               environment: APNsEnvironment(wire: row.text(3) ?? "") ?? .production,
                appVersion: row.text(4) ?? "", publicKey: row.isNull(5) ? nil : row.blob(5), registeredAt: Date(timeIntervalSince1970: row.double(6)))
     }
 }

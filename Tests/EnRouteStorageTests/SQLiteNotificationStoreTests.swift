@@ -2,17 +2,18 @@ import Foundation
 import Testing
 import EnRouteNotifications
 import EnRouteStorage
+import SQLiteKit
 
 /// `SQLiteNotificationStore` and the `SQLiteNotificationRepository` over it, against a real file.
 @Suite(.timeLimit(.minutes(1))) struct SQLiteNotificationStoreTests {
     static let t0 = Date(timeIntervalSince1970: 1_792_520_000)
 
-    static func device(_ token: String, account: String = "c1", at offset: TimeInterval = 0, key: [UInt8]? = [7, 7, 7]) -> SQLiteNotificationStore.Device {
-        .init(token: token, accountId: account, platform: "ios", environment: "production", appVersion: "1.2.0", publicKey: key,
+    static func device(_ token: String, account: String = "c1", at offset: TimeInterval = 0, key: [UInt8]? = [7, 7, 7]) -> DeviceRecord {
+        .init(token: token, accountId: account, platform: "ios", environment: .production, appVersion: "1.2.0", publicKey: key,
               registeredAt: t0.addingTimeInterval(offset))
     }
 
-    static func sent(_ id: String, account: String = "c1", stage: String = "onTheWay") -> SQLiteNotificationStore.Notification {
+    static func sent(_ id: String, account: String = "c1", stage: String = "onTheWay") -> SentNotification {
         .init(id: id, accountId: account, campaign: "orderUpdates", stage: stage, sentAt: t0)
     }
 
@@ -74,7 +75,7 @@ import EnRouteStorage
         try store.insert(.init(id: "O1.3", accountId: "c9", campaign: "other", stage: "other", sentAt: Self.t0))   // ignored: the id exists
         #expect(try store.markOpened(id: "O1.3", accountId: "c2", action: "open", at: Self.t0) == .unknown)
         #expect(try store.markOpened(id: "nope", accountId: "c1", action: "open", at: Self.t0) == .unknown)
-        #expect(try store.markOpened(id: "O1.3", accountId: "c1", action: "open", at: Self.t0) == .first(Self.sent("O1.3")))
+        #expect(try store.markOpened(id: "O1.3", accountId: "c1", action: "open", at: Self.t0) == .firstOpen(Self.sent("O1.3")))
         #expect(try store.markOpened(id: "O1.3", accountId: "c1", action: "open", at: Self.t0) == .repeated)
         // A restart remembers the open.
         #expect(try SQLiteNotificationStore(path: db.path).markOpened(id: "O1.3", accountId: "c1", action: "open", at: Self.t0) == .repeated)
@@ -123,8 +124,14 @@ import EnRouteStorage
         let db = try TemporaryDatabase("notifications")
         defer { db.remove() }
         let store = try SQLiteNotificationStore(path: db.path)
-        try store.upsert(.init(token: "tok-dev", accountId: "c1", platform: "ios", environment: "development", appVersion: "1", publicKey: nil, registeredAt: Self.t0))
-        try store.upsert(.init(token: "tok-odd", accountId: "c1", platform: "ios", environment: "staging", appVersion: "1", publicKey: nil, registeredAt: Self.t0))
+        // Rows this server never writes (an older build's, or a hand edit), put there with plain SQL.
+        let raw = try SQLiteDatabase(path: db.path)
+        for (token, environment) in [("tok-dev", "development"), ("tok-odd", "staging")] {
+            try raw.run("""
+                INSERT INTO push_devices (token, account_id, platform, environment, app_version, public_key, registered_at)
+                VALUES (?1, 'c1', 'ios', ?2, '1', NULL, ?3)
+                """, [.text(token), .text(environment), .real(Self.t0.timeIntervalSince1970)])
+        }
         let repository = SQLiteNotificationRepository(store: store)
         #expect(try await repository.device(token: "tok-dev")?.environment == .sandbox)
         #expect(try await repository.device(token: "tok-odd")?.environment == .production)
