@@ -143,6 +143,6 @@ package.targets += [
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute"], swiftSettings: settings),
+    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
 ]

@@ -24,6 +24,7 @@ trap cleanup EXIT
 wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 serve() {
+  "$BIN/enroute" seed --city helsinki --db "$WORK/soak.sqlite" >/dev/null
   "$BIN/enroute" serve --port "$PORT" --db "$WORK/soak.sqlite" --secret "$SECRET" --rate-limits off ${SERVE_FLAGS:-} > "$WORK/server.log" 2>&1 &
   SERVER=$!
   wait_port "$PORT"

@@ -8,6 +8,7 @@ scripts/install-deps.sh build
 swift build -c release --product enroute >/dev/null
 BIN="$(swift build -c release --show-bin-path)/enroute"
 WORK=$(mktemp -d); SECRET="bench-secret-$(date +%s%N)"
+"$BIN" seed --city helsinki --db "$WORK/db.sqlite" >/dev/null
 "$BIN" serve --port 0 --db "$WORK/db.sqlite" --secret "$SECRET" 2> "$WORK/server.log" &
 SERVER=$!
 TRACKER=""

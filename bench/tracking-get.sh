@@ -12,6 +12,7 @@ WORK=$(mktemp -d); mkdir -p "$WORK/www/v1/orders/SAMPLE" "$WORK/logs"; chmod 755
 SECRET="bench-secret-$(date +%s%N)"
 ulimit -n 65536 2>/dev/null || true
 # The seeding places 100 orders per customer in seconds; the per-account limits would refuse most.
+"$BIN" seed --city helsinki --db "$WORK/bench.sqlite" >/dev/null
 "$BIN" serve --port "$SERVER_PORT" --db "$WORK/bench.sqlite" --secret "$SECRET" --rate-limits off > "$WORK/server.log" 2>&1 &
 SERVER=$!
 cat > "$WORK/nginx.conf" <<NGINX

@@ -11,6 +11,7 @@ DB="$DIR/enroute.sqlite"
 swift build -c release --product enroute
 BIN="$(swift build -c release --show-bin-path)/enroute"
 
+"$BIN" seed --city helsinki --db "$DB"
 "$BIN" serve --port "$PORT" --db "$DB" &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null' EXIT

@@ -15,6 +15,7 @@ SERVER=""
 cleanup() { [ -n "$SERVER" ] && kill -TERM "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 SECRET="schemathesis-secret-0123456789abcdef"
+"$BIN" seed --city helsinki --db "$WORK/st.sqlite" >/dev/null
 "$BIN" serve --port "$PORT" --db "$WORK/st.sqlite" --secret "$SECRET" --rate-limits off > "$WORK/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done

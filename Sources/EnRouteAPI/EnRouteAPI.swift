@@ -31,6 +31,8 @@ public struct EnRouteAPI: Sendable {
     public let rateLimiter: RateLimiter
     /// Device registration and notification opens.
     public let devices: NotificationsAPI
+    /// Merchants and provider profiles, managed by ops.
+    public let directory: any DirectoryRepository
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -39,8 +41,9 @@ public struct EnRouteAPI: Sendable {
     /// The API over `service` and `providers`; every collaborator is given (the composition root,
     /// `Backend`, builds them from one configuration).
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
-                rateLimiter: RateLimiter, devices: NotificationsAPI, openAPI: String, ready: @escaping @Sendable () -> Bool,
-                onOverride: @escaping @Sendable (OpsOverride) -> Void) {
+                rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
+                ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
+        self.directory = directory
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.rateLimiter = rateLimiter; self.onOverride = onOverride; self.providers = providers; self.devices = devices
         self.wire = WireMapping(directory: service.directory)
@@ -57,6 +60,7 @@ public struct EnRouteAPI: Sendable {
         addProviderRoutes(&r)
         addMerchantRoutes(&r)
         addOpsRoutes(&r)
+        addDirectoryRoutes(&r)
         devices.register(into: &r)
         return r
     }

@@ -16,6 +16,9 @@ public final class Backend: Sendable {
     public let paths: any PathStore
     public let devices: any DeviceRepository
     public let ledger: any NotificationLedger
+    /// Merchants and provider profiles, in the same storage as the trips.
+    public let directory: any DirectoryRepository
+    private let seedDirectory: @Sendable (StaticDirectory) throws -> Void
     public let service: TripService
     /// The delivery pushes and Live Activity updates each order change plans.
     public let orderPushes: OrderPushPlanner
@@ -41,6 +44,9 @@ public final class Backend: Sendable {
             let notifications = InMemoryNotifications()
             devices = notifications.devices
             ledger = notifications.ledger
+            let directory = InMemoryDirectory()
+            self.directory = directory
+            seedDirectory = { directory.seed($0) }
             schemaVersion = nil
         case .sqlite(let path):
             let trips = try SQLiteTripStore(path: path)
@@ -49,12 +55,15 @@ public final class Backend: Sendable {
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
+            let directory = try SQLiteDirectory(path: path)
+            self.directory = directory
+            seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion
         }
         let metrics = MetricsRegistry()
         self.metrics = metrics
-        orderPushes = OrderPushPlanner(directory: configuration.directory)
-        service = TripService(store: store, directory: configuration.directory, ids: effects.tripIDs, observers: [orderPushes],
+        orderPushes = OrderPushPlanner(directory: directory)
+        service = TripService(store: store, directory: directory, ids: effects.tripIDs, observers: [orderPushes],
                               endedCacheLimit: configuration.endedTripCache, now: now)
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
         // whether the offer is still open when it sends. The planner holds the sender weakly, so the
@@ -76,11 +85,16 @@ public final class Backend: Sendable {
         api = EnRouteAPI(service: service, auth: auth, metrics: metrics, providers: providers,
                          rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
                          devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
+                         directory: directory,
                          openAPI: configuration.openAPI,
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
         router = api.router()
     }
+
+    /// Writes `content`'s merchants and provider profiles into the directory now (creating or replacing
+    /// each), before serving: how tests and benchmarks give the backend its parties.
+    public func seed(_ content: StaticDirectory) throws { try seedDirectory(content) }
 
     /// Loads the active trips (releasing idempotency keys a crash left unanswered), then starts dispatch
     /// (trips still waiting are searched for again), the push sender and the hourly idempotency purge.

@@ -5,7 +5,7 @@ public import EnRouteNotifications
 
 /// Everything the backend is told, from `enroute serve`'s flags or a test: one value, no hidden defaults elsewhere.
 public struct BackendConfiguration: Sendable {
-    /// Where trips, paths, devices and the outbox live.
+    /// Where trips, paths, devices, the outbox and the directory (merchants, provider profiles) live.
     public enum Storage: Sendable, Equatable {
         /// In memory, gone with the process (tests, benchmarks).
         case memory
@@ -28,14 +28,12 @@ public struct BackendConfiguration: Sendable {
     public var fixLifetime: TimeInterval = 120
     /// Ended trips kept in memory for the reads that follow their end.
     public var endedTripCache = 10_000
-    /// Merchants and provider profiles.
-    public var directory: any PartyDirectory
     /// The OpenAPI document served at `/openapi.yaml`.
     public var openAPI = ""
 
-    /// A configuration over `storage`, signing tokens with `secret`, looking parties up in `directory`.
-    public init(storage: Storage, secret: String, directory: any PartyDirectory) {
-        self.storage = storage; self.secret = secret; self.directory = directory
+    /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
+    public init(storage: Storage, secret: String) {
+        self.storage = storage; self.secret = secret
     }
 }
 

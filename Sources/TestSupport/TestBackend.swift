@@ -23,14 +23,14 @@ public struct TestBackend: Sendable {
     public var providers: ProviderOperations { backend.providers }
     public var metrics: MetricsRegistry { backend.metrics }
 
-    /// A backend over `storage` (memory by default) whose time is `clock`. `rateLimits` default to none,
+    /// A backend over `storage` (memory by default) whose time is `clock`, its directory seeded with `directory`. `rateLimits` default to none,
     /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default).
     public init(clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
-                directory: any PartyDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
+                directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
                 dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
                 jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "") {
         self.clock = clock
-        var configuration = BackendConfiguration(storage: storage, secret: Self.secret, directory: directory)
+        var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
         configuration.rateLimits = rateLimits
         configuration.dispatch = dispatch
@@ -41,6 +41,7 @@ public struct TestBackend: Sendable {
                                      push: push, log: { _ in })
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
         backend = try! Backend(configuration, effects: effects)
+        try! backend.seed(directory)
     }
 
     /// A bearer token for `account` in `role`.
@@ -82,11 +83,27 @@ public struct TestBackend: Sendable {
     }
 }
 
-/// The merchants tests order from, in central Helsinki (the same ids `enroute seed --city helsinki` writes).
+/// The merchants tests order from, in central Helsinki (the same ids `enroute seed --city helsinki` writes),
+/// with every SKU the tests put in a basket.
 public enum TestDirectory {
+    static func eur(_ minor: Int) -> Money { Money(amountMinor: minor, currency: "EUR") }
+    static let week = OpeningHours.days.map { OpeningHours(day: $0, opens: "08:00", closes: "22:00") }
+
     public static let helsinki = StaticDirectory(merchants: [
-        Merchant(id: "m1", name: "Kamppi Kitchen", location: Coordinate(lat: 60.1689, lng: 24.9316)),
-        Merchant(id: "m2", name: "Kallio Deli", location: Coordinate(lat: 60.1841, lng: 24.9497)),
-        Merchant(id: "m3", name: "Punavuori Pharmacy", location: Coordinate(lat: 60.1612, lng: 24.9398)),
+        Merchant(id: "m1", name: "Kamppi Kitchen", address: "Urho Kekkosen katu 1, 00100 Helsinki",
+                 position: Coordinate(lat: 60.1689, lng: 24.9316), openingHours: week, catalogue: [
+                    CatalogueItem(sku: "coffee", name: "Filter coffee", price: eur(350)),
+                    CatalogueItem(sku: "tea", name: "Black tea", price: eur(300)),
+                    CatalogueItem(sku: "bread", name: "Rye bread", price: eur(420)),
+                    CatalogueItem(sku: "oat-milk-1l", name: "Oat milk 1 l", price: eur(229)),
+                 ]),
+        Merchant(id: "m2", name: "Kallio Deli", address: "Helsinginkatu 15, 00500 Helsinki",
+                 position: Coordinate(lat: 60.1841, lng: 24.9497), openingHours: week, catalogue: [
+                    CatalogueItem(sku: "sandwich", name: "Smoked salmon sandwich", price: eur(890)),
+                 ]),
+        Merchant(id: "m3", name: "Punavuori Pharmacy", address: "Albertinkatu 21, 00120 Helsinki",
+                 position: Coordinate(lat: 60.1612, lng: 24.9398), openingHours: week, catalogue: [
+                    CatalogueItem(sku: "plasters", name: "Plasters, 20", price: eur(495)),
+                 ]),
     ])
 }

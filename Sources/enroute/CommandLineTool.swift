@@ -9,6 +9,7 @@ enum CommandLineTool {
 
     Commands:
       serve     Run the backend (HTTP API, live streams, storage).
+      seed      Write a city's demo merchants and provider profiles into the database.
       token     Mint a development bearer token for an account and role.
       drive     A terminal provider: go online, accept offers, drive a route, report steps.
       track     Follow a delivery as the customer sees it (terminal tracking screen).
@@ -17,7 +18,7 @@ enum CommandLineTool {
     Run `enroute <command> --help` for a command's options.
     """
 
-    static let commands = ["serve", "token", "drive", "track", "ride"]
+    static let commands = ["serve", "seed", "token", "drive", "track", "ride"]
 
     /// Runs the command line; 0 on success, 64 (EX_USAGE) for a usage error, 1 for any other failure.
     static func run(_ args: [String]) async -> Int32 {
@@ -29,6 +30,7 @@ enum CommandLineTool {
         do {
             switch command {
             case "serve": return try await ServeCommand.run(rest)
+            case "seed": return try await SeedCommand.run(rest)
             case "token": return try TokenCommand.run(rest)
             case "drive": return try await DriveCommand.run(rest)
             case "track": return try await TrackCommand.run(rest)

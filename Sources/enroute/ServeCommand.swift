@@ -106,7 +106,7 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
-        var configuration = BackendConfiguration(storage: .sqlite(path: database), secret: secret, directory: DemoDirectory.helsinki)
+        var configuration = BackendConfiguration(storage: .sqlite(path: database), secret: secret)
         configuration.previousSecrets = previousSecrets
         configuration.tokenLeeway = leeway
         configuration.rateLimits = rateLimits

@@ -35,7 +35,7 @@ struct IngestBench {
         // The service over its own database, one assigned ride per provider.
         // The production wiring (the composition root) over its own database.
         var configuration = BackendConfiguration(storage: .sqlite(path: base.appendingPathComponent("service.sqlite").path),
-                                                 secret: "ingest-bench-secret-0123456789", directory: StaticDirectory())
+                                                 secret: "ingest-bench-secret-0123456789")
         configuration.rateLimits = .off
         let backend = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
         let service = backend.service

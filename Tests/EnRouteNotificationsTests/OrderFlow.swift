@@ -17,7 +17,7 @@ struct OrderFlow {
     private var step = 0
 
     static let directory = StaticDirectory(
-        merchants: [Merchant(id: "m1", name: "Kamppi Kitchen", location: .init(lat: 60.1689, lng: 24.9316))],
+        merchants: [TestDirectory.helsinki.merchant(id: "m1")!],
         providers: [ProviderProfile(id: "r1", firstName: "Ana", photoURL: URL(string: "https://img.enroute.invalid/rider/12.jpg")!)])
 
     init(storage: BackendConfiguration.Storage = .memory, clock: ManualClock = ManualClock()) {

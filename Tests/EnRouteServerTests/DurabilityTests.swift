@@ -22,6 +22,14 @@ import TestSupport
             guard FileManager.default.isExecutableFile(atPath: binary.path) else {
                 throw Failure("build the enroute product first (swift build): \(binary.path) is missing")
             }
+            // The demo directory first, as `make demo` does: the orders below name m1 and its SKUs.
+            let seed = Process()
+            seed.executableURL = binary
+            seed.arguments = ["seed", "--city", "helsinki", "--db", database]
+            seed.standardOutput = FileHandle.nullDevice
+            try seed.run()
+            seed.waitUntilExit()
+            guard seed.terminationStatus == 0 else { throw Failure("enroute seed exited \(seed.terminationStatus)") }
             process.executableURL = binary
             process.arguments = ["serve", "--port", "0", "--db", database, "--secret", DurabilityTests.secret]
             let stderr = Pipe()

@@ -57,6 +57,12 @@ import TestSupport
         Operation(method: "GET", path: "/v1/ops/trips"),
         Operation(method: "POST", path: "/v1/ops/trips/{id}/assign"),
         Operation(method: "POST", path: "/v1/ops/trips/{id}/problem"),
+        Operation(method: "GET", path: "/v1/ops/merchants"),
+        Operation(method: "GET", path: "/v1/ops/merchants/{id}"),
+        Operation(method: "PUT", path: "/v1/ops/merchants/{id}"),
+        Operation(method: "GET", path: "/v1/ops/providers"),
+        Operation(method: "GET", path: "/v1/ops/providers/{id}"),
+        Operation(method: "PUT", path: "/v1/ops/providers/{id}"),
         // Notifications (seed 001), registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),
         Operation(method: "DELETE", path: "/v1/devices/{token}"),

@@ -11,6 +11,7 @@ SECRET="tmux-test-secret-0123456789"
 cleanup() { tmux kill-session -t "$SESSION" 2>/dev/null || true; kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
+"$BIN" seed --city helsinki --db "$WORK/db.sqlite" >/dev/null
 "$BIN" serve --port 0 --db "$WORK/db.sqlite" --secret "$SECRET" 2> "$WORK/server.log" &
 SERVER=$!
 PORT=""

@@ -3,7 +3,7 @@ import Testing
 
 /// Every command refuses what it does not know with exit status 64 before doing anything.
 @Suite struct CommandLineToolTests {
-    static let specs: [CommandSpec] = [ServeCommand.spec, TokenCommand.spec, TrackCommand.spec, RideCommand.spec, DriveCommand.spec]
+    static let specs: [CommandSpec] = [ServeCommand.spec, SeedCommand.spec, TokenCommand.spec, TrackCommand.spec, RideCommand.spec, DriveCommand.spec]
 
     @Test(arguments: [
         ("serve", ["--prot", "8081"], "unknown option --prot (did you mean --port?)"),
@@ -18,7 +18,7 @@ import Testing
         #expect(throws: CLIError(message)) { try spec.parse(args, environment: [:]) }
     }
 
-    @Test(arguments: ["serve", "token", "track", "ride", "drive"])
+    @Test(arguments: ["serve", "seed", "token", "track", "ride", "drive"])
     func anUnknownFlagExitsWithUsageStatus(command: String) async {
         #expect(await CommandLineTool.run([command, "--no-such-flag"]) == 64)
     }

@@ -175,9 +175,13 @@ public final class TripService: Sendable {
             if item.quantity < 1 || item.quantity > 99 { throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99") }
         }
         try Self.validate(request.destination, "/destination")
+        // The basket's shape first, then whether the merchant sells each item.
+        for (i, item) in request.items.enumerated() where merchant.item(sku: item.sku) == nil {
+            throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
+        }
         let at = now()
         var trip = TripRecord(id: ids.next(), kind: .delivery, status: .delivery(.placed), customerId: account.id,
-                              pickup: merchant.location, dropoff: request.destination, createdAt: at)
+                              pickup: merchant.position, dropoff: request.destination, createdAt: at)
         trip.merchantId = merchant.id
         trip.items = request.items
         trip.merchantStep = .pending
