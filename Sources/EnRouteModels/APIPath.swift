@@ -70,6 +70,14 @@ public enum APIPath {
         public static let opsTripAssign = "/v1/ops/trips/{id}/assign"
         /// `POST`: ops shows or clears a problem on a trip.
         public static let opsTripProblem = "/v1/ops/trips/{id}/problem"
+        /// `GET ?cursor=&limit=`: the directory's merchants, by id.
+        public static let opsMerchants = "/v1/ops/merchants"
+        /// `GET` reads, `PUT` creates or replaces one merchant.
+        public static let opsMerchant = "/v1/ops/merchants/{id}"
+        /// `GET ?cursor=&limit=`: the directory's provider profiles, by id.
+        public static let opsProviders = "/v1/ops/providers"
+        /// `GET` reads, `PUT` creates or replaces one provider profile.
+        public static let opsProvider = "/v1/ops/providers/{id}"
 
         // Notifications (seed 001)
         /// `PUT` registers, `DELETE` forgets a device token.
@@ -84,7 +92,7 @@ public enum APIPath {
             providerAvailability, providerEvents, providerOfferAccept, providerOfferDecline, providerTripAccept,
             providerTripSteps, providerActiveTrips, providerLocations,
             merchantOrders, merchantOrderAccept, merchantOrderReady,
-            opsTrips, opsTripAssign, opsTripProblem,
+            opsTrips, opsTripAssign, opsTripProblem, opsMerchants, opsMerchant, opsProviders, opsProvider,
             device, notificationOpened,
         ]
     }
@@ -159,6 +167,14 @@ public enum APIPath {
     public static func opsTripAssign(_ id: String) -> String { fill(Template.opsTripAssign, id) }
     /// `/v1/ops/trips/{id}/problem`.
     public static func opsTripProblem(_ id: String) -> String { fill(Template.opsTripProblem, id) }
+    /// `/v1/ops/merchants`.
+    public static var opsMerchants: String { Template.opsMerchants }
+    /// `/v1/ops/merchants/{id}`.
+    public static func opsMerchant(_ id: String) -> String { fill(Template.opsMerchant, id) }
+    /// `/v1/ops/providers`.
+    public static var opsProviders: String { Template.opsProviders }
+    /// `/v1/ops/providers/{id}`.
+    public static func opsProvider(_ id: String) -> String { fill(Template.opsProvider, id) }
 
     // MARK: - Notifications
 

@@ -16,6 +16,7 @@ import EnRouteModels
             "/v1/provider/trips/active", "/v1/provider/locations",
             "/v1/merchant/orders", "/v1/merchant/orders/{id}/accept", "/v1/merchant/orders/{id}/ready",
             "/v1/ops/trips", "/v1/ops/trips/{id}/assign", "/v1/ops/trips/{id}/problem",
+            "/v1/ops/merchants", "/v1/ops/merchants/{id}", "/v1/ops/providers", "/v1/ops/providers/{id}",
             "/v1/devices/{token}", "/v1/notifications/{id}/opened",
         ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
@@ -52,6 +53,10 @@ import EnRouteModels
             (APIPath.opsTrips, "/v1/ops/trips"),
             (APIPath.opsTripAssign("T-1"), "/v1/ops/trips/T-1/assign"),
             (APIPath.opsTripProblem("T-1"), "/v1/ops/trips/T-1/problem"),
+            (APIPath.opsMerchants, "/v1/ops/merchants"),
+            (APIPath.opsMerchant("m 1"), "/v1/ops/merchants/m%201"),
+            (APIPath.opsProviders, "/v1/ops/providers"),
+            (APIPath.opsProvider("p/1"), "/v1/ops/providers/p%2F1"),
             (APIPath.device("abc"), "/v1/devices/abc"),
             (APIPath.notificationOpened("N-1"), "/v1/notifications/N-1/opened"),
         ]

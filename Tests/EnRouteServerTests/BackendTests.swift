@@ -12,7 +12,7 @@ import TestSupport
 /// released whole once stopped (no cycle between dispatch, the offer planner and the push sender).
 @Suite struct BackendTests {
     static func configuration(_ storage: BackendConfiguration.Storage = .memory) -> BackendConfiguration {
-        BackendConfiguration(storage: storage, secret: "backend-test-secret-0123456789", directory: TestDirectory.helsinki)
+        BackendConfiguration(storage: storage, secret: "backend-test-secret-0123456789")
     }
 
     static func effects(_ clock: ManualClock) -> BackendEffects {

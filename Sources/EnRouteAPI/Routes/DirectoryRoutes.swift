@@ -73,18 +73,18 @@ struct DirectoryListPage {
 extension EnRouteAPI {
     /// Ops manages the directory: merchants (address, hours, catalogue) and provider profiles (with vehicles).
     func addDirectoryRoutes(_ r: inout Router) {
-        r.get("/v1/ops/merchants") { req in
+        r.get(APIPath.Template.opsMerchants) { req in
             _ = try auth.account(for: req, roles: [.ops])
             let page = try DirectoryListPage(req.query)
             let found = try await directory.merchants(after: page.after, limit: page.limit)
             return try .json(MerchantList(merchants: found.items, nextCursor: found.next.map(DirectoryListPage.encode)))
         }
-        r.get("/v1/ops/merchants/{id}") { req in
+        r.get(APIPath.Template.opsMerchant) { req in
             _ = try auth.account(for: req, roles: [.ops])
             guard let merchant = directory.merchant(id: try req.parameter("id")) else { throw HTTPError.notFound("No such merchant.") }
             return try .json(merchant)
         }
-        r.put("/v1/ops/merchants/{id}", bodyLimit: Self.merchantBodyLimit, limited(.steps) { req in
+        r.put(APIPath.Template.opsMerchant, bodyLimit: Self.merchantBodyLimit, limited(.steps) { req in
             _ = try auth.account(for: req, roles: [.ops])
             let id = try Self.directoryID(req)
             let body = try req.decode(MerchantInput.self)
@@ -94,18 +94,18 @@ extension EnRouteAPI {
             let created = try await directory.save(merchant)
             return try .json(merchant, status: created ? 201 : 200)
         })
-        r.get("/v1/ops/providers") { req in
+        r.get(APIPath.Template.opsProviders) { req in
             _ = try auth.account(for: req, roles: [.ops])
             let page = try DirectoryListPage(req.query)
             let found = try await directory.providers(after: page.after, limit: page.limit)
             return try .json(ProviderList(providers: found.items, nextCursor: found.next.map(DirectoryListPage.encode)))
         }
-        r.get("/v1/ops/providers/{id}") { req in
+        r.get(APIPath.Template.opsProvider) { req in
             _ = try auth.account(for: req, roles: [.ops])
             guard let profile = directory.storedProvider(id: try req.parameter("id")) else { throw HTTPError.notFound("No such provider profile.") }
             return try .json(profile)
         }
-        r.put("/v1/ops/providers/{id}", limited(.steps) { req in
+        r.put(APIPath.Template.opsProvider, limited(.steps) { req in
             _ = try auth.account(for: req, roles: [.ops])
             let id = try Self.directoryID(req)
             let body = try req.decode(ProviderInput.self)
