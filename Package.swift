@@ -131,7 +131,7 @@ package.targets += [
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// Every SQLite adapter in EnRouteStorage against a real temporary file.
     .testTarget(name: "EnRouteStorageTests",
-                dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
+                dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteServerTests",
