@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The layers, inward first (the README's module map mirrors this file, and scripts/check-dependencies.sh
+// checks both): C libraries, each behind one wrapper ← shared wire types ← the server's domain ← its
+// adapters and API ← the composition root ← executables. The client kit depends on the shared modules only.
+
 /// One set of settings for every target: Swift 6 mode, explicit `any`, internal imports.
 let settings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -33,43 +37,55 @@ package.targets += [
 // MARK: - Shared
 
 package.targets += [
-    /// Wire types used by the server and every client: one definition each.
+    /// Wire types used by the server and every client, and the wire contract (APIPath, LiveEventName): one definition each.
     .target(name: "EnRouteModels", swiftSettings: settings),
-    /// OpenSSL's libcrypto behind a small Swift surface (SHA-1, HMAC, JWT signing).
+    /// OpenSSL's libcrypto behind a small Swift surface (digests, HMAC, JWT signing, HPKE).
     .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"], swiftSettings: settings),
     /// SQLite behind a small Swift surface (connection, statements, transactions), for the server's stores and the provider's device store.
     /// Apple platforms use the SDK's own `SQLite3`; CSQLite is linked on Linux only.
     .target(name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))], swiftSettings: settings),
 ]
 
-// MARK: - Server
+// MARK: - Server: domain (no HTTP, no storage engine, no transport)
+
+package.targets += [
+    /// The trip domain: trips and their rules, the service and its repositories, dispatch, live-location ingest,
+    /// geo and estimators, the directory; metrics behind a protocol of its own.
+    .target(name: "EnRouteDomain", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// Push notifications on the server (seed 001): devices, opens, the push planners, outbox and sender.
+    .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+]
+
+// MARK: - Server: adapters and API
 
 package.targets += [
     /// libmicrohttpd behind async handlers, a router, SSE and WebSocket.
     .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
-    /// The trip domain: trips and their rules, the service and its repositories, dispatch, live-location ingest,
-    /// geo and estimators; metrics behind a protocol of its own. No HTTP, no storage engine.
-    .target(name: "EnRouteDomain", dependencies: ["EnRouteModels"], swiftSettings: settings),
-    /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, devices),
+    /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, directory, devices),
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
     .target(name: "EnRouteAPI", dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],
             swiftSettings: settings),
-    /// The composition root: the backend wired from one configuration and one set of effects, used by
-    /// `enroute serve`, the in-process test backend and the benchmarks.
+    /// SQLite adapters for the domain's and the notifications' repositories.
+    .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
+    /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
+    .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
+]
+
+// MARK: - Server: composition root
+
+package.targets += [
+    /// The backend wired from one configuration and one set of effects, used by `enroute serve`, the
+    /// in-process test backend and the benchmarks.
     .target(name: "EnRouteBackend",
             dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "HTTPEngine", "EnRouteModels"],
             swiftSettings: settings),
-    /// SQLite adapters for the domain's and the notifications' repositories.
-    .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
 ]
 
-// MARK: - Client
+// MARK: - Client kit (never imports a server module; on iOS no C library but the SDK's SQLite)
 
 package.targets += [
     /// The client kit's transport contract (HTTPClient, SSE parsing) and its URLSession implementation.
     .target(name: "ClientKit", dependencies: ["EnRouteModels"], swiftSettings: settings),
-    /// The one wrapper of libcurl: an HTTPClient for Linux tools and the simulator, and HTTP2Session (APNs over HTTP/2).
-    .target(name: "CurlTransport", dependencies: ["CCurl", "ClientKit"], swiftSettings: settings),
     /// Seed 000: live order tracking for the customer.
     .target(name: "OrderTracking", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
     /// Seeds 002 and 003: the rider app and the ride tracking view model.
@@ -78,71 +94,70 @@ package.targets += [
     .target(name: "RideHailingPreviews", dependencies: ["RideHailing", "EnRouteModels"], swiftSettings: settings),
     /// Seed 004: the provider's app logic (point buffer, step outbox, offers, session) and the merchant's orders.
     .target(name: "ProviderKit", dependencies: ["ClientKit", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
-    /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
-    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit", "ProviderKit"], swiftSettings: settings),
-]
-
-// MARK: - Notifications (seed 001)
-
-package.targets += [
-    /// Push notifications on the server: devices, opens, the push planners, outbox and sender (no transport).
-    .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
-    /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
-    .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
     /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
     .target(name: "NotificationsKit",
             dependencies: ["ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))],
             swiftSettings: settings),
-    .testTarget(name: "EnRouteNotificationsTests",
-                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage", "EnRouteCrypto",
-                               "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
-                exclude: ["Fixtures"],
-                swiftSettings: settings),
-    .testTarget(name: "NotificationsKitTests",
-                dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteCrypto", "EnRouteModels", "TestSupport"],
-                swiftSettings: settings),
+    /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
+    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit", "ProviderKit"], swiftSettings: settings),
 ]
 
-// MARK: - Tools
+// MARK: - Transports and tools
 
 package.targets += [
+    /// The one wrapper of libcurl: an HTTPClient for Linux tools and the simulator, and HTTP2Session (APNs over HTTP/2).
+    .target(name: "CurlTransport", dependencies: ["CCurl", "ClientKit"], swiftSettings: settings),
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto", "EnRouteNotifications", "EnRouteAPNs",
-                       "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit"],
+        dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
+                       "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
     /// The HTTP engine's benchmark harness (bench/http-engine.sh).
     .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
-    /// The dispatch and live-location benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh).
-    .executableTarget(name: "server-bench", dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit", "EnRouteModels", "HTTPEngine"],
+    /// The dispatch, live-location and soak benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh, bench/soak.sh).
+    .executableTarget(name: "server-bench",
+                      dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",
+                                     "EnRouteModels", "HTTPEngine"],
                       swiftSettings: settings),
 ]
 
 // MARK: - Tests
 
 package.targets += [
-    /// Fixtures and fakes shared by the test targets: a manual clock, in-process servers.
-    .target(name: "TestSupport", dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications"], swiftSettings: settings),
+    /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory.
+    .target(name: "TestSupport",
+            dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications"],
+            swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// Every SQLite adapter in EnRouteStorage against a real temporary file.
     .testTarget(name: "EnRouteStorageTests",
-                dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit", "TestSupport"], swiftSettings: settings),
+                dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit", "TestSupport"],
+                swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
+    /// The server as a whole: domain, API and the composition root, in memory and on SQLite.
     .testTarget(
         name: "EnRouteServerTests",
-        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteCrypto", "ClientKit", "CurlTransport",
-                       "EnRouteNotifications"],
+        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels",
+                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications"],
         swiftSettings: settings
     ),
+    .testTarget(name: "EnRouteNotificationsTests",
+                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage",
+                               "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
+                exclude: ["Fixtures"],
+                swiftSettings: settings),
+    .testTarget(name: "NotificationsKitTests",
+                dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteModels", "TestSupport"],
+                swiftSettings: settings),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain"], swiftSettings: settings),
-    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
 ]
