@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import EnRouteDomain
 public import EnRouteAPI
 public import EnRouteNotifications
@@ -49,13 +49,13 @@ public final class Backend: Sendable {
             seedDirectory = { directory.seed($0) }
             schemaVersion = nil
         case .sqlite(let path):
-            let trips = try SQLiteTripStore(path: path)
+            let trips = try SQLiteTripStore(path: path, now: now)
             let notifications = try SQLiteNotificationRepository(path: path)
             store = trips
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
-            let directory = try SQLiteDirectory(path: path)
+            let directory = try SQLiteDirectory(path: path, now: now)
             self.directory = directory
             seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion

@@ -35,19 +35,12 @@ public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
         """,
     ]
 
-    /// Opens (creating if needed) the directory tables in the database at `path` and loads the view.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the directory tables in the database at `path` and loads the view;
+    /// migrations applied now are stamped with `now()`.
+    public init(path: String, now: @Sendable () -> Date = { Date() }) throws {
         self.path = path
         let database = try SQLiteDatabase(path: path)
-        try database.execute("CREATE TABLE IF NOT EXISTS directory_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
-        let applied = Set(try database.query("SELECT version FROM directory_migrations") { Int($0.int(0)) })
-        for (index, sql) in Self.migrations.enumerated() where !applied.contains(index + 1) {
-            try database.transaction {
-                try database.execute(sql)
-                try database.run("INSERT INTO directory_migrations (version, applied_at) VALUES (?1, ?2)",
-                                 [.integer(Int64(index + 1)), .real(Date().timeIntervalSince1970)])
-            }
-        }
+        try database.migrate(Self.migrations, table: "directory_migrations", appliedAt: now())
         for merchant in try Self.merchants(database, after: nil, limit: nil) { view.put(merchant) }
         for profile in try Self.providers(database, after: nil, limit: nil) { view.put(profile) }
         db = Mutex(database)
@@ -65,8 +58,8 @@ public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
 
     /// Writes `content` now, on the caller's thread (for a backend being built).
     public func seed(_ content: StaticDirectory) throws {
-        for m in content.merchants { try write(m) }
-        for p in content.providers { try write(p) }
+        for m in content.merchants { _ = try write(m) }
+        for p in content.providers { _ = try write(p) }
     }
 
     public func merchants(after cursor: String?, limit: Int) async throws -> DirectoryPage<Merchant> {

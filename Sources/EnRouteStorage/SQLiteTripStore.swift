@@ -65,20 +65,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         """,
     ]
 
-    /// Opens or creates the database at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    /// Opens or creates the database at `path` and brings its schema up to date; migrations applied now
+    /// are stamped with `now()`.
+    public init(path: String, now: @Sendable () -> Date = { Date() }) throws {
         self.path = path
         let shared = try SQLiteWriter(path: path, label: "enroute.sqlite.writer")
-        let writer = shared.db
-        try writer.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
-        let applied = Set(try writer.query("SELECT version FROM schema_migrations") { Int($0.int(0)) })
-        for (index, sql) in Self.migrations.enumerated() where !applied.contains(index + 1) {
-            try writer.transaction {
-                try writer.execute(sql)
-                try writer.run("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
-                               [.integer(Int64(index + 1)), .real(Date().timeIntervalSince1970)])
-            }
-        }
+        try shared.db.migrate(Self.migrations, table: "schema_migrations", appliedAt: now())
         self.writer = shared
         reader = Mutex(try SQLiteDatabase(path: path))
     }

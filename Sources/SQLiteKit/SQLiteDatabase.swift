@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 // The SDK ships SQLite on Apple platforms; Linux links the system library through CSQLite.
 #if canImport(SQLite3)
 import SQLite3
@@ -105,6 +105,20 @@ public final class SQLiteDatabase {
         } catch {
             try? execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// Brings a schema up to date: applies each of `migrations` (version = position + 1) that `table` has
+    /// no record of, each in its own transaction with its record, stamped `appliedAt`.
+    public func migrate(_ migrations: [String], table: String, appliedAt: Date) throws {
+        try execute("CREATE TABLE IF NOT EXISTS \(table) (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
+        let applied = Set(try query("SELECT version FROM \(table)") { Int($0.int(0)) })
+        for (index, sql) in migrations.enumerated() where !applied.contains(index + 1) {
+            try transaction {
+                try execute(sql)
+                try run("INSERT INTO \(table) (version, applied_at) VALUES (?1, ?2)",
+                        [.integer(Int64(index + 1)), .real(appliedAt.timeIntervalSince1970)])
+            }
         }
     }
 
