@@ -8,16 +8,19 @@ extension CarProfile {
     static let allowedAccess: Set<String> = ["yes", "permissive", "designated", "destination", "customers", "customer",
                                              "public", "official", "permit"]
 
-    /// Whether a car may use the way in `direction` ("forward" or "backward"): at each key, most specific first,
+    /// Whether a car may use the way in `direction`: at each key, most specific first,
     /// `KEY:direction` beats `KEY`; unknown values (`unknown`, conditional text) fall through to the next key.
-    func carAccess(_ tags: [String: String], direction: String) -> Bool {
-        for key in Self.accessKeys {
-            for candidate in ["\(key):\(direction)", key] {
-                if let decision = Self.accessDecision(tags[candidate]) { return decision }
-            }
+    func carAccess(_ tags: [String: String], direction: Direction) -> Bool {
+        for candidate in direction == .forward ? Self.forwardAccessKeys : Self.backwardAccessKeys {
+            if let decision = Self.accessDecision(tags[candidate]) { return decision }
         }
         return true
     }
+
+    /// A direction along a way's node order.
+    enum Direction { case forward, backward }
+    static let forwardAccessKeys = accessKeys.flatMap { ["\($0):forward", $0] }
+    static let backwardAccessKeys = accessKeys.flatMap { ["\($0):backward", $0] }
 
     /// Whether a node's own access tags (on a barrier) let a car through; nil when they say nothing.
     func nodeAccess(_ tags: [String: String]) -> Bool? {

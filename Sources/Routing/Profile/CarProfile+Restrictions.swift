@@ -39,6 +39,15 @@ extension CarProfile {
         public var via: Via
         /// The ways it leads to (several only for `no_exit`).
         public var to: [Int64]
+
+        /// Makes a restriction; `restriction(_:members:)` is the usual source.
+        public init(kind: Kind, maneuver: String, from: [Int64], via: Via, to: [Int64]) {
+            self.kind = kind
+            self.maneuver = maneuver
+            self.from = from
+            self.via = via
+            self.to = to
+        }
     }
 
     /// Why a relation was not taken as a car turn restriction.

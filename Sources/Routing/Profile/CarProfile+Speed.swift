@@ -17,17 +17,15 @@ extension CarProfile {
         case "signals", "variable", "no", "unknown": return nil
         default: break
         }
+        guard let colon = value.firstIndex(of: ":") else { return numberWithUnit(value) }
         if let limit = implicitLimitsKmh[raw] ?? implicitLimitsKmh.first(where: { $0.key.lowercased() == value })?.value {
             return limit
         }
-        // `DE:30`, `FR:zone30`-style zone values that carry their number.
-        if let colon = value.firstIndex(of: ":") {
-            let rest = value[value.index(after: colon)...]
-            let digits = rest.drop(while: { !$0.isNumber })
-            guard rest.count - digits.count <= 5, let number = Double(digits), number > 0 else { return nil }
-            return number
-        }
-        return numberWithUnit(value)
+        // `DE:30`, `DE:zone:30`-style zone values that carry their number.
+        let rest = value[value.index(after: colon)...]
+        let digits = rest.drop(while: { !$0.isNumber })
+        guard rest.count - digits.count <= 5, let number = Double(digits), number > 0 else { return nil }
+        return number
     }
 
     /// `50`, `50 km/h`, `50kmh`, `50 kph`, `30 mph`, `30mph`, `10 knots`; nil for anything else or ≤ 0.

@@ -86,8 +86,8 @@ public struct CarProfile: Sendable {
         if roadClass == .service, let service = tags["service"], service == "emergency_access" { return nil }
 
         guard var (forward, backward) = onewayDirections(tags, roadClass: roadClass) else { return nil }
-        forward = forward && carAccess(tags, direction: "forward")
-        backward = backward && carAccess(tags, direction: "backward")
+        forward = forward && carAccess(tags, direction: .forward)
+        backward = backward && carAccess(tags, direction: .backward)
         guard forward || backward else { return nil }
 
         let plain = postedLimitKmh(tags["maxspeed"]) ?? implicitFallbackKmh(tags)
