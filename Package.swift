@@ -56,6 +56,13 @@ package.targets += [
     .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
 ]
 
+// MARK: - Roads (pure Swift: the car profile and the router over OSM-derived graphs)
+
+package.targets += [
+    /// Roads: the car profile over plain OSM tags, the road graph and its queries; no I/O, no dependencies.
+    .target(name: "Routing", swiftSettings: settings),
+]
+
 // MARK: - Server: adapters and API
 
 package.targets += [
@@ -134,6 +141,8 @@ package.targets += [
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// The car profile and the router on hand-built graphs and real OSM tag sets.
+    .testTarget(name: "RoutingTests", dependencies: ["Routing"], swiftSettings: settings),
     /// Every SQLite adapter in EnRouteStorage against a real temporary file.
     .testTarget(name: "EnRouteStorageTests",
                 dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit", "TestSupport"],
