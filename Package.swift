@@ -30,6 +30,7 @@ package.targets += [
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     /// Puts problem+json bodies in place of libmicrohttpd's built-in HTML error pages (part of the HTTPEngine wrapper).
     .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"]),
 ]
@@ -69,6 +70,13 @@ package.targets += [
     .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
+]
+
+// MARK: - Roads
+
+package.targets += [
+    /// The OSM PBF reader (the one wrapper of zlib): nodes, ways and relations streamed from OpenStreetMap extracts.
+    .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
 ]
 
 // MARK: - Server: composition root
@@ -158,6 +166,8 @@ package.targets += [
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+    /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
+    .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain"], swiftSettings: settings),
 ]
