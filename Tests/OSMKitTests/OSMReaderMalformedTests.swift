@@ -159,3 +159,41 @@ import Testing
         #expect(path == "/nonexistent/none.osm.pbf")
     }
 }
+
+/// Every prefix and every single-byte corruption of a small uncompressed file reads or throws `OSMPBFError`:
+/// the decoder's bounds checks hold wherever the damage falls (a trap would end the test process).
+@Suite struct OSMReaderDamageTests {
+    private func readsOrThrowsOSMPBFError(_ bytes: [UInt8]) -> Bool {
+        do {
+            try OSMReader(bytes: bytes).read(nodes: { _ in }, ways: { _ in }, relations: { _ in })
+            return true
+        } catch is OSMPBFError {
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    @Test func everyTruncationIsReadOrRefusedWithoutACrash() {
+        let file = OSMReaderHandBuiltTests.makeFile()
+        var refused = 0
+        for length in 0..<file.count {
+            let prefix = Array(file.prefix(length))
+            #expect(readsOrThrowsOSMPBFError(prefix), "prefix of \(length) bytes")
+            if (try? OSMReader(bytes: prefix).read(nodes: { _ in })) == nil { refused += 1 }
+        }
+        // A prefix that ends on a frame boundary (after the header) is a valid, shorter file; every other is refused.
+        #expect(refused == file.count - 1)
+    }
+
+    @Test func everySingleByteCorruptionIsReadOrRefusedWithoutACrash() {
+        let file = OSMReaderHandBuiltTests.makeFile()
+        for index in file.indices {
+            for flip: UInt8 in [0x01, 0x80, 0xff] {
+                var damaged = file
+                damaged[index] ^= flip
+                #expect(readsOrThrowsOSMPBFError(damaged), "byte \(index) ^ \(flip)")
+            }
+        }
+    }
+}
