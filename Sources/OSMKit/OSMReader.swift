@@ -13,6 +13,8 @@ public struct OSMReader: Sendable {
 
     /// The file's OSMHeader.
     public let header: OSMHeader
+    /// The box the file's header says it covers, when it gives one.
+    public var boundingBox: OSMBoundingBox? { header.boundingBox }
     private let data: Data
     private let firstDataBlob: Int
 

@@ -79,7 +79,7 @@ import Testing
     /// osmium prints the box cut to 1e-7 degrees; the file holds nanodegrees (24.935176299...), hence the tolerance.
     @Test func readsTheHeaderBoundingBoxAndFeatures() throws {
         let raw = try OSMReader(path: OSMExtracts.path("Helsinki-raw.osm.pbf"))
-        let box = try #require(raw.header.boundingBox)
+        let box = try #require(raw.boundingBox)
         #expect(abs(box.minLat - 60.164155) < 1e-7 && abs(box.maxLat - 60.179113) < 1e-7)
         #expect(abs(box.minLon - 24.9351762) < 1e-7 && abs(box.maxLon - 24.9534145) < 1e-7)
         #expect(raw.header.requiredFeatures.contains("DenseNodes"))
