@@ -30,6 +30,7 @@ package.targets += [
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     /// Puts problem+json bodies in place of libmicrohttpd's built-in HTML error pages (part of the HTTPEngine wrapper).
     .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"]),
 ]
@@ -56,11 +57,13 @@ package.targets += [
     .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
 ]
 
-// MARK: - Roads (pure Swift: the car profile and the router over OSM-derived graphs)
+// MARK: - Roads (the car profile and the router over OSM-derived graphs; the OSM reader)
 
 package.targets += [
     /// Roads: the car profile over plain OSM tags, the road graph and its queries; no I/O, no dependencies.
     .target(name: "Routing", swiftSettings: settings),
+    /// The OSM PBF reader (the one wrapper of zlib): nodes, ways and relations streamed from OpenStreetMap extracts.
+    .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
 ]
 
 // MARK: - Server: adapters and API
@@ -167,6 +170,8 @@ package.targets += [
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+    /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
+    .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain"], swiftSettings: settings),
 ]
