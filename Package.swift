@@ -56,6 +56,13 @@ package.targets += [
     .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
 ]
 
+// MARK: - Roads
+
+package.targets += [
+    /// The road network, its edge-based graph, contraction hierarchies and their queries (routes and tables); pure Swift.
+    .target(name: "Routing", swiftSettings: settings),
+]
+
 // MARK: - Server: adapters and API
 
 package.targets += [
@@ -158,6 +165,7 @@ package.targets += [
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+    .testTarget(name: "RoutingTests", dependencies: ["Routing"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain"], swiftSettings: settings),
 ]
