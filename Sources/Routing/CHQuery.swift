@@ -18,12 +18,32 @@ public final class CHQuery {
 
     /// The shortest route from any source to any target, or nil when none is reachable.
     public func route(from sources: [RouteEndpoint], to targets: [RouteEndpoint]) -> RoadPath? {
+        search { forward, backward in
+            for source in sources { forward.reach(source.edge, Int(source.weightOffset), source.lengthOffset, parent: -1, middle: -1) }
+            for target in targets { backward.reach(target.edge, Int(target.weightOffset), target.lengthOffset, parent: -1, middle: -1) }
+        }
+    }
+
+    /// The shortest route between two network nodes of `graph` (the graph the hierarchy was built from); the
+    /// search itself allocates nothing.
+    public func route(fromNode source: Int32, toNode target: Int32, in graph: EdgeBasedGraph) -> RoadPath? {
+        search { forward, backward in
+            for index in Int(graph.nodeFirstDeparture[Int(source)])..<Int(graph.nodeFirstDeparture[Int(source) + 1]) {
+                forward.reach(graph.nodeDepartures[index], 0, 0, parent: -1, middle: -1)
+            }
+            for index in Int(graph.nodeFirstArrival[Int(target)])..<Int(graph.nodeFirstArrival[Int(target) + 1]) {
+                let edge = graph.nodeArrivals[index]
+                backward.reach(edge, Int(graph.edgeWeight[Int(edge)]), Double(graph.edgeLength[Int(edge)]), parent: -1, middle: -1)
+            }
+        }
+    }
+
+    /// Seeds both searches, alternates them until neither can improve on the best meeting, and unpacks the route.
+    private func search(seed: (inout SearchSide, inout SearchSide) -> Void) -> RoadPath? {
         epoch &+= 1
         forward.reset(epoch: epoch)
         backward.reset(epoch: epoch)
-        for source in sources { forward.reach(source.edge, Int(source.weightOffset), source.lengthOffset, parent: -1, middle: -1) }
-        for target in targets { backward.reach(target.edge, Int(target.weightOffset), target.lengthOffset, parent: -1, middle: -1) }
-
+        seed(&forward, &backward)
         var best = Int.max, meeting: Int32 = -1
         var forwardTurn = true
         while true {
@@ -32,25 +52,22 @@ public final class CHQuery {
             let goForward = forwardOpen && (forwardTurn || !backwardOpen)
             forwardTurn.toggle()
             if goForward {
-                step(&forward, other: backward, up: true, best: &best, meeting: &meeting)
+                step(&forward, up: true, best: &best, meeting: &meeting)
             } else {
-                step(&backward, other: forward, up: false, best: &best, meeting: &meeting)
+                step(&backward, up: false, best: &best, meeting: &meeting)
             }
         }
         guard meeting >= 0 else { return nil }
         return path(meeting: meeting, weight: best)
     }
 
-    /// The shortest route between two network nodes of `graph` (the graph the hierarchy was built from).
-    public func route(fromNode source: Int32, toNode target: Int32, in graph: EdgeBasedGraph) -> RoadPath? {
-        route(from: graph.sources(atNode: source), to: graph.targets(atNode: target))
-    }
-
-    private func step(_ side: inout SearchSide, other: SearchSide, up: Bool, best: inout Int, meeting: inout Int32) {
+    /// Settles one node of `side` (the forward search when `up`); reads the other side in place, not a copy.
+    private func step(_ side: inout SearchSide, up: Bool, best: inout Int, meeting: inout Int32) {
         let (node, key) = side.heap.popMin()
         let here = Int(node)
-        if other.stamp[here] == epoch {
-            let total = key + other.distance[here]
+        let otherStamp = up ? backward.stamp[here] : forward.stamp[here]
+        if otherStamp == epoch {
+            let total = key + (up ? backward.distance[here] : forward.distance[here])
             if total < best {
                 best = total
                 meeting = node

@@ -34,7 +34,7 @@ struct Routers {
         dijkstra = DijkstraRouter(graph: graph)
     }
 
-    /// The route between two nodes by the hierarchy, checked to agree with Dijkstra's weight.
+    /// The route between two nodes by the hierarchy.
     func route(_ from: Int32, _ to: Int32) -> RoadPath? {
         query.route(fromNode: from, toNode: to, in: graph)
     }
