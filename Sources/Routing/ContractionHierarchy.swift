@@ -40,10 +40,14 @@ public struct ContractionHierarchy: Sendable {
         /// Witness paths of at most this many arcs.
         public var witnessHopLimit: Int
 
+        /// At most this many nodes settled per witness search while only estimating a node's priority.
+        public var estimateSettleLimit: Int
+
         /// Bounds for witness searches; tighter bounds build faster and add more shortcuts.
-        public init(witnessSettleLimit: Int = 500, witnessHopLimit: Int = 8) {
+        public init(witnessSettleLimit: Int = 1000, witnessHopLimit: Int = 16, estimateSettleLimit: Int = 60) {
             self.witnessSettleLimit = witnessSettleLimit
             self.witnessHopLimit = witnessHopLimit
+            self.estimateSettleLimit = estimateSettleLimit
         }
     }
 
@@ -137,6 +141,8 @@ struct ContractionBuilder {
     private var witnessStamp: [UInt32]
     private var epoch: UInt32 = 0
     private var pending: [(tail: Int32, head: Int32, weight: Int32, length: Float)] = []
+    private var targetStamp: [UInt32]
+    private var targetEpoch: UInt32 = 0
     private var neighbourStamp: [UInt32]
     private var neighbourEpoch: UInt32 = 0
 
@@ -172,6 +178,7 @@ struct ContractionBuilder {
         witnessHops = [Int32](repeating: 0, count: count)
         witnessStamp = [UInt32](repeating: 0, count: count)
         neighbourStamp = [UInt32](repeating: 0, count: count)
+        targetStamp = [UInt32](repeating: 0, count: count)
     }
 
     mutating func contractAll() {
@@ -194,14 +201,14 @@ struct ContractionBuilder {
 
     /// Edge difference (shortcuts added minus arcs removed), deleted neighbours and level, weighted.
     private mutating func priority(of node: Int32) -> Int {
-        findShortcuts(of: node)
+        findShortcuts(of: node, settleLimit: options.estimateSettleLimit)
         let removed = out[Int(node)].count + into[Int(node)].count
         let edgeDifference = pending.count - removed
         return 4 * edgeDifference + 2 * Int(deletedNeighbours[Int(node)]) + Int(level[Int(node)])
     }
 
     private mutating func contract(_ node: Int32) {
-        findShortcuts(of: node)
+        findShortcuts(of: node, settleLimit: options.witnessSettleLimit)
         let index = Int(node)
         finalUp[index] = out[index]
         finalDown[index] = into[index]
@@ -237,7 +244,7 @@ struct ContractionBuilder {
 
     /// Fills `pending` with the shortcuts contracting `node` needs: each in-arc and out-arc pair whose path through
     /// `node` has no witness at most as short (a bounded search may miss a witness, adding a needless shortcut).
-    private mutating func findShortcuts(of node: Int32) {
+    private mutating func findShortcuts(of node: Int32, settleLimit: Int) {
         pending.removeAll(keepingCapacity: true)
         let index = Int(node)
         guard !out[index].isEmpty else { return }
@@ -245,7 +252,15 @@ struct ContractionBuilder {
         for arc in out[index] { maxOut = max(maxOut, arc.weight) }
         for incoming in into[index] {
             let source = incoming.node
-            witnessSearch(from: source, avoiding: node, limit: Int(incoming.weight) + Int(maxOut))
+            // The search may stop once it has settled every head it could be a witness for.
+            targetEpoch &+= 1
+            var targets = 0
+            for outgoing in out[index] where outgoing.node != source && targetStamp[Int(outgoing.node)] != targetEpoch {
+                targetStamp[Int(outgoing.node)] = targetEpoch
+                targets += 1
+            }
+            guard targets > 0 else { continue }
+            witnessSearch(from: source, avoiding: node, limit: Int(incoming.weight) + Int(maxOut), targets: targets, settleLimit: settleLimit)
             for outgoing in out[index] where outgoing.node != source {
                 let through = Int(incoming.weight) + Int(outgoing.weight)
                 let head = Int(outgoing.node)
@@ -255,19 +270,23 @@ struct ContractionBuilder {
         }
     }
 
-    private mutating func witnessSearch(from source: Int32, avoiding avoided: Int32, limit: Int) {
+    private mutating func witnessSearch(from source: Int32, avoiding avoided: Int32, limit: Int, targets: Int, settleLimit: Int) {
         epoch &+= 1
         witnessHeap.clear()
         witnessStamp[Int(source)] = epoch
         witnessDistance[Int(source)] = 0
         witnessHops[Int(source)] = 0
         witnessHeap.pushOrDecrease(source, key: 0)
-        var settled = 0
+        var settled = 0, remaining = targets
         while !witnessHeap.isEmpty {
             let (node, key) = witnessHeap.popMin()
             if key > limit { break }
+            if targetStamp[Int(node)] == targetEpoch {
+                remaining -= 1
+                if remaining == 0 { break }
+            }
             settled += 1
-            if settled > options.witnessSettleLimit { break }
+            if settled > settleLimit { break }
             let hops = witnessHops[Int(node)] + 1
             if Int(hops) > options.witnessHopLimit { continue }
             for arc in out[Int(node)] where arc.node != avoided {
