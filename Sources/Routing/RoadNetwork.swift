@@ -58,13 +58,13 @@ public struct TurnCosts: Sendable {
         self.angleSeconds = angleSeconds
     }
 
-    /// The default for driving on the right: nothing within 15° of straight on, then linear in the angle up to
-    /// 5 s for a sharp right and 8 s for a sharp left (left turns cross oncoming traffic); a U-turn costs 20 s.
-    public static let standard = TurnCosts(uTurnSeconds: 20) { angle in
-        let sharpness = abs(angle)
-        guard sharpness > 15 else { return 0 }
-        let fraction = (min(sharpness, 180) - 15) / 165
-        return angle > 0 ? 1 + 4 * fraction : 2 + 6 * fraction
+    /// The default: the standard car profile's turn costs for driving on the right (`CarProfile.turnCostTable`
+    /// and `uTurnSeconds`, the one place those numbers live).
+    public static let standard = TurnCosts(profile: .standard)
+
+    /// The turn costs of `profile` on roads where traffic keeps to `drivingSide`.
+    public init(profile: CarProfile, drivingSide: CarProfile.DrivingSide = .right) {
+        self.init(uTurnSeconds: profile.uTurnSeconds) { profile.turnCost(angleDegrees: $0, drivingSide: drivingSide) }
     }
 
     /// No turn costs at all (U-turns free too): for tests and for comparing against node-based engines.

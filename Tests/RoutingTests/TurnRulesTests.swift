@@ -119,8 +119,12 @@ import Testing
         let costs = TurnCosts.standard
         #expect(costs.seconds(angleDegrees: 10, isUTurn: false) == 0)
         #expect(costs.seconds(angleDegrees: 90, isUTurn: false) < costs.seconds(angleDegrees: -90, isUTurn: false))
-        #expect(costs.seconds(angleDegrees: -180, isUTurn: false) == 8)
+        #expect(costs.seconds(angleDegrees: -180, isUTurn: false) == CarProfile.standard.uTurnSeconds, "turning back is a U-turn")
         #expect(costs.seconds(angleDegrees: 0, isUTurn: true) == 20)
+        // The numbers are the car profile's: one table for the builder and the router.
+        for angle in stride(from: -170.0, through: 170, by: 5) {
+            #expect(costs.seconds(angleDegrees: angle, isUTurn: false) == CarProfile.standard.turnCost(angleDegrees: angle))
+        }
     }
 
     @Test func aNodeDelayIsPaidForPassingThroughTheNode() throws {
