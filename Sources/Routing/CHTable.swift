@@ -1,0 +1,85 @@
+/// Many-to-many travel times on a contraction hierarchy by buckets: one complete upward search back from each
+/// target leaves (target, distance) in a bucket at every node it settles; one complete upward search from each
+/// source scans the buckets of the nodes it settles.
+///
+/// Not thread-safe: one table object per thread; its search state is reused.
+public final class CHTable {
+    private let hierarchy: ContractionHierarchy
+    private var side: SearchSide
+    private var settled: [Int32] = []
+    private var epoch: UInt32 = 0
+
+    /// A table builder over `hierarchy`.
+    public init(hierarchy: ContractionHierarchy) {
+        self.hierarchy = hierarchy
+        side = SearchSide(capacity: hierarchy.nodeCount)
+    }
+
+    /// The weights and distances from each source to each target; each source and target is a set of endpoints
+    /// (a network node's departing or arriving edges, or a snapped position's).
+    public func table(sources: [[RouteEndpoint]], targets: [[RouteEndpoint]]) -> RouteTable {
+        // Buckets: every settled node of every backward search, then grouped by node.
+        var entries: [(node: Int32, target: Int32, weight: Int, meters: Double)] = []
+        for (column, endpoints) in targets.enumerated() {
+            search(from: endpoints, up: false)
+            for node in settled {
+                entries.append((node, Int32(column), side.distance[Int(node)], side.length[Int(node)]))
+            }
+        }
+        entries.sort { $0.node < $1.node }
+        var bucketFirst = [Int32](repeating: 0, count: hierarchy.nodeCount + 1)
+        for entry in entries { bucketFirst[Int(entry.node) + 1] += 1 }
+        for node in 0..<hierarchy.nodeCount { bucketFirst[node + 1] += bucketFirst[node] }
+
+        var result = RouteTable(sourceCount: sources.count, targetCount: targets.count,
+                                weights: [Int](repeating: Int.max, count: sources.count * targets.count),
+                                distances: [Double](repeating: 0, count: sources.count * targets.count))
+        for (row, endpoints) in sources.enumerated() {
+            search(from: endpoints, up: true)
+            for node in settled {
+                let weight = side.distance[Int(node)], meters = side.length[Int(node)]
+                for index in Int(bucketFirst[Int(node)])..<Int(bucketFirst[Int(node) + 1]) {
+                    let entry = entries[index]
+                    let cell = row * targets.count + Int(entry.target)
+                    let total = weight + entry.weight
+                    if total < result.weights[cell] {
+                        result.weights[cell] = total
+                        result.distances[cell] = meters + entry.meters
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// A complete upward search with stall-on-demand; `settled` holds the nodes settled and not stalled.
+    private func search(from endpoints: [RouteEndpoint], up: Bool) {
+        epoch &+= 1
+        side.reset(epoch: epoch)
+        settled.removeAll(keepingCapacity: true)
+        for endpoint in endpoints {
+            side.reach(endpoint.edge, Int(endpoint.weightOffset), endpoint.lengthOffset, parent: -1, middle: -1)
+        }
+        let h = hierarchy
+        next: while !side.heap.isEmpty {
+            let (node, key) = side.heap.popMin()
+            let here = Int(node)
+            for arc in up ? h.downArcs(here) : h.upArcs(here) {
+                let other = Int(up ? h.downTail[arc] : h.upHead[arc])
+                let weight = Int(up ? h.downWeight[arc] : h.upWeight[arc])
+                if side.stamp[other] == epoch, side.distance[other] + weight < key { continue next }
+            }
+            settled.append(node)
+            let meters = side.length[here]
+            if up {
+                for arc in h.upArcs(here) {
+                    side.reach(h.upHead[arc], key + Int(h.upWeight[arc]), meters + Double(h.upLength[arc]), parent: node, middle: -1)
+                }
+            } else {
+                for arc in h.downArcs(here) {
+                    side.reach(h.downTail[arc], key + Int(h.downWeight[arc]), meters + Double(h.downLength[arc]), parent: node, middle: -1)
+                }
+            }
+        }
+    }
+}

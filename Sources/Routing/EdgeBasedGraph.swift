@@ -1,0 +1,113 @@
+/// The road network as a graph over its directed edges: each node here is one directed road edge, each arc a turn
+/// from one edge onto the next, so turn restrictions and turn costs are exact.
+///
+/// Weights are integer deciseconds. The arc `e → f` costs `e`'s travel time plus the delay of the via node plus
+/// the turn's cost; its length is `e`'s length. A path over edges `e1 … ek` therefore costs the arcs between them
+/// plus the last edge's own weight, which the query's target offset adds.
+public struct EdgeBasedGraph: Sendable {
+    /// The number of edge-based nodes (the network's directed edges).
+    public let nodeCount: Int
+    /// Each edge's own weight in deciseconds (at least 1).
+    public let edgeWeight: [Int32]
+    /// Each edge's own length in metres.
+    public let edgeLength: [Float]
+    /// CSR offsets: the turns out of edge `e` are `firstArc[e]..<firstArc[e+1]`.
+    public let firstArc: [Int32]
+    /// Each turn's next edge.
+    public let arcHead: [Int32]
+    /// Each turn's weight in deciseconds.
+    public let arcWeight: [Int32]
+    /// Each turn's length in metres (the tail edge's length).
+    public let arcLength: [Float]
+    /// CSR offsets over network nodes into `nodeDepartures`.
+    public let nodeFirstDeparture: [Int32]
+    /// The edges leaving each network node.
+    public let nodeDepartures: [Int32]
+    /// CSR offsets over network nodes into `nodeArrivals`.
+    public let nodeFirstArrival: [Int32]
+    /// The edges arriving at each network node.
+    public let nodeArrivals: [Int32]
+
+    /// The number of turns.
+    public var arcCount: Int { arcHead.count }
+
+    /// Builds the turn graph: every pair of consecutive edges except self-loops, minus what the restrictions forbid.
+    public init(network: RoadNetwork) {
+        let edgeCount = network.edgeCount
+        var outEdges = [[Int32]](repeating: [], count: network.nodeCount)
+        for edge in 0..<edgeCount {
+            outEdges[Int(network.edgeFrom[edge])].append(Int32(edge))
+        }
+        var forbidden = Set<Int64>()
+        var onlyAllowed: [Int32: Set<Int32>] = [:]
+        for restriction in network.restrictions {
+            switch restriction.kind {
+            case .no: forbidden.insert(Self.turnKey(restriction.fromEdge, restriction.toEdge))
+            case .only: onlyAllowed[restriction.fromEdge, default: []].insert(restriction.toEdge)
+            }
+        }
+
+        var edgeWeight = [Int32](repeating: 0, count: edgeCount)
+        var edgeLength = [Float](repeating: 0, count: edgeCount)
+        for edge in 0..<edgeCount {
+            edgeWeight[edge] = Self.deciseconds(network.edgeDurationSeconds[edge], minimum: 1)
+            edgeLength[edge] = Float(network.edgeLengthMeters[edge])
+        }
+
+        var firstArc = [Int32](repeating: 0, count: edgeCount + 1)
+        var arcHead: [Int32] = [], arcWeight: [Int32] = [], arcLength: [Float] = []
+        arcHead.reserveCapacity(edgeCount * 3)
+        arcWeight.reserveCapacity(edgeCount * 3)
+        arcLength.reserveCapacity(edgeCount * 3)
+        for edge in 0..<edgeCount {
+            firstArc[edge] = Int32(arcHead.count)
+            let via = Int(network.edgeTo[edge]), tail = network.edgeFrom[edge]
+            let arriving = network.endBearing(ofEdge: Int32(edge))
+            let only = onlyAllowed[Int32(edge)]
+            for next in outEdges[via] where Int(next) != edge {
+                if let only, !only.contains(next) { continue }
+                if forbidden.contains(Self.turnKey(Int32(edge), next)) { continue }
+                let isUTurn = network.edgeTo[Int(next)] == tail
+                var angle = network.startBearing(ofEdge: next) - arriving
+                if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
+                let seconds = network.nodeDelaySeconds[via] + network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn)
+                arcHead.append(next)
+                arcWeight.append(edgeWeight[edge] + Self.deciseconds(seconds, minimum: 0))
+                arcLength.append(edgeLength[edge])
+            }
+        }
+        firstArc[edgeCount] = Int32(arcHead.count)
+        (nodeFirstDeparture, nodeDepartures) = Self.csr(network.edgeFrom, nodeCount: network.nodeCount)
+        (nodeFirstArrival, nodeArrivals) = Self.csr(network.edgeTo, nodeCount: network.nodeCount)
+        self.nodeCount = edgeCount
+        self.edgeWeight = edgeWeight
+        self.edgeLength = edgeLength
+        self.firstArc = firstArc
+        self.arcHead = arcHead
+        self.arcWeight = arcWeight
+        self.arcLength = arcLength
+    }
+
+    /// Seconds to whole deciseconds, rounded, at least `minimum`.
+    static func deciseconds(_ seconds: Double, minimum: Int32) -> Int32 {
+        max(minimum, Int32((seconds * 10).rounded()))
+    }
+
+    /// Groups edge indices by node: offsets and the edges in node order.
+    private static func csr(_ nodeOfEdge: [Int32], nodeCount: Int) -> ([Int32], [Int32]) {
+        var first = [Int32](repeating: 0, count: nodeCount + 1)
+        for node in nodeOfEdge { first[Int(node) + 1] += 1 }
+        for node in 0..<nodeCount { first[node + 1] += first[node] }
+        var fill = first
+        var edges = [Int32](repeating: 0, count: nodeOfEdge.count)
+        for (edge, node) in nodeOfEdge.enumerated() {
+            edges[Int(fill[Int(node)])] = Int32(edge)
+            fill[Int(node)] += 1
+        }
+        return (first, edges)
+    }
+
+    private static func turnKey(_ from: Int32, _ to: Int32) -> Int64 {
+        Int64(from) << 32 | Int64(UInt32(bitPattern: to))
+    }
+}

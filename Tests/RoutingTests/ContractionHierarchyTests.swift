@@ -1,0 +1,68 @@
+import Routing
+import Testing
+
+/// The hierarchy's answers against plain Dijkstra on the same edge-based graph, on seeded random grids.
+@Suite struct ContractionHierarchyTests {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func hierarchyWeightsEqualDijkstraOnRandomGrids(seed: UInt64) throws {
+        let routers = Routers(.randomGrid(rows: 11, columns: 13, seed: seed))
+        var random = SeededGenerator(seed: seed &* 7919)
+        var mismatches = 0, unreachable = 0
+        for _ in 0..<250 {
+            let from = Int32.random(in: 0..<Int32(routers.network.nodeCount), using: &random)
+            let to = Int32.random(in: 0..<Int32(routers.network.nodeCount), using: &random)
+            let expected = routers.dijkstra.route(fromNode: from, toNode: to)
+            let actual = routers.route(from, to)
+            if expected?.weight != actual?.weight { mismatches += 1 }
+            if let actual { try expectDrivable(actual, from: from, to: to, in: routers) } else { unreachable += 1 }
+        }
+        #expect(mismatches == 0)
+        // The grids are connected enough that most pairs have a route, and restrictive enough that not all do.
+        #expect(unreachable < 125)
+    }
+
+    /// A path starts at `from`, ends at `to`, takes only allowed turns, and its weight and length add up.
+    private func expectDrivable(_ path: RoadPath, from: Int32, to: Int32, in routers: Routers) throws {
+        let graph = routers.graph, network = routers.network
+        let first = try #require(path.edges.first), last = try #require(path.edges.last)
+        #expect(network.edgeFrom[Int(first)] == from)
+        #expect(network.edgeTo[Int(last)] == to)
+        var weight = Int(graph.edgeWeight[Int(last)]), meters = Double(graph.edgeLength[Int(last)])
+        for (tail, head) in zip(path.edges, path.edges.dropFirst()) {
+            let arcs = Int(graph.firstArc[Int(tail)])..<Int(graph.firstArc[Int(tail) + 1])
+            let arc = try #require(arcs.first { graph.arcHead[$0] == head }, "no turn \(tail) → \(head)")
+            weight += Int(graph.arcWeight[arc])
+            meters += Double(graph.arcLength[arc])
+        }
+        #expect(weight == path.weight)
+        #expect(abs(meters - path.distanceMeters) < 0.01)
+    }
+
+    @Test func theHierarchyAddsShortcutsAndKeepsEveryNodeRanked() {
+        let routers = Routers(.randomGrid(rows: 8, columns: 8, seed: 9))
+        #expect(routers.hierarchy.shortcutCount > 0)
+        #expect(Set(routers.hierarchy.rank).count == routers.graph.nodeCount)
+    }
+
+    @Test func aTableEqualsThePairwiseQueries() throws {
+        let routers = Routers(.randomGrid(rows: 10, columns: 10, seed: 5))
+        var random = SeededGenerator(seed: 55)
+        let count = Int32(routers.network.nodeCount)
+        let sources = (0..<20).map { _ in Int32.random(in: 0..<count, using: &random) }
+        let targets = (0..<25).map { _ in Int32.random(in: 0..<count, using: &random) }
+        let table = routers.table.table(sources: sources.map { routers.graph.sources(atNode: $0) },
+                                        targets: targets.map { routers.graph.targets(atNode: $0) })
+        var reachable = 0
+        for (row, source) in sources.enumerated() {
+            for (column, target) in targets.enumerated() {
+                let pairwise = routers.route(source, target)
+                #expect(table.weight(row, column) == pairwise?.weight)
+                if let pairwise, let meters = table.distanceMeters(row, column) {
+                    reachable += 1
+                    #expect(abs(meters - pairwise.distanceMeters) < 0.01, "\(source) → \(target)")
+                }
+            }
+        }
+        #expect(reachable > 250)
+    }
+}
