@@ -18,7 +18,7 @@ enum GraphCommand {
     ])], positionals: 1)
 
     /// A file the command cannot use, named with what is wrong with it.
-    struct InputError: Error, CustomStringConvertible {
+    struct InputError: Error, CustomStringConvertible, Equatable {
         let description: String
     }
 
