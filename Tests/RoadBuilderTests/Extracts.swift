@@ -12,9 +12,9 @@ enum Extracts {
     }
 
     /// Builds `data/osm/<name>` with the standard profile and the default island threshold.
-    static func build(_ name: String) throws -> RoadNetworkBuilder.Built {
+    static func build(_ name: String, minimumComponentSize: Int = RoadNetworkBuilder.defaultMinimumComponentSize) throws -> RoadNetworkBuilder.Built {
         try RoadNetworkBuilder.build(reader: .init(path: path(name)), profile: .standard,
-                                     minimumComponentSize: RoadNetworkBuilder.defaultMinimumComponentSize,
+                                     minimumComponentSize: minimumComponentSize,
                                      now: { ContinuousClock.now }, progress: { _ in })
     }
 

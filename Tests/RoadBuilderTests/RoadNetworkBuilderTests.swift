@@ -68,8 +68,7 @@ import Routing
     }
 
     @Test func islandsAreKeptWhenTheThresholdIsOneAndTheCountsMeetTheReadmes() throws {
-        let built = try RoadNetworkBuilder.build(reader: .init(path: Extracts.path("Helsinki-clean.osm.pbf")), profile: .standard,
-                                                 minimumComponentSize: 1, now: { ContinuousClock.now }, progress: { _ in })
+        let built = try Extracts.build("Helsinki-clean.osm.pbf", minimumComponentSize: 1)
         let standard = try Extracts.built("Helsinki-clean.osm.pbf")
         let strict = built.strictCollapsedCounts
         print("Helsinki-clean with islands: strict \(strict.junctions) junctions, \(strict.edges) directed edges")
@@ -96,6 +95,28 @@ import Routing
         // The whole way is covered once, in order.
         let covered = edges.map { network.geometry(ofEdge: Int32($0)).count - 1 }.reduce(0, +)
         #expect(covered == refs.count - 1)
+    }
+
+    /// A bollard or other blocking barrier on a car way ends each side at its own copy of the node: no copy
+    /// joins two roads, so no route passes the barrier.
+    @Test(arguments: ["Helsinki-clean.osm.pbf", "monaco.osm.pbf"])
+    func aBlockingBarrierCutsTheWay(file: String) throws {
+        let built = try Extracts.build(file, minimumComponentSize: 1)
+        let network = built.network
+        var copies: [Int64: [Int]] = [:]
+        for node in 0..<network.nodeCount { copies[network.nodeIDs[node], default: []].append(node) }
+        let barriers = copies.filter { $0.value.count > 1 }
+        #expect(built.report.blockingBarriers > 0)
+        #expect(!barriers.isEmpty)
+        for (id, nodes) in barriers {
+            for node in nodes {
+                var neighbours = Set<Int32>()
+                for edge in 0..<network.edgeCount where Int(network.edgeFrom[edge]) == node || Int(network.edgeTo[edge]) == node {
+                    neighbours.insert(Int(network.edgeFrom[edge]) == node ? network.edgeTo[edge] : network.edgeFrom[edge])
+                }
+                #expect(neighbours.count <= 1, "copy \(node) of barrier \(id) joins \(neighbours.count) roads")
+            }
+        }
     }
 
     /// Relation 54365: `no_left_turn` from Kaivokatu (way 30471502) via node 56438018 into Keskuskatu (way 15466245).
