@@ -64,6 +64,8 @@ package.targets += [
     .target(name: "Routing", swiftSettings: settings),
     /// The OSM PBF reader (the one wrapper of zlib): nodes, ways and relations streamed from OpenStreetMap extracts.
     .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
+    /// OSM to road network: car ways split at junctions into directed edges, restrictions, islands removed.
+    .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
 ]
 
 // MARK: - Server: adapters and API
@@ -121,7 +123,8 @@ package.targets += [
     .executableTarget(
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
-                       "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit"],
+                       "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
+                       "RoadBuilder"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -172,6 +175,8 @@ package.targets += [
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
+    /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
+    .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain"], swiftSettings: settings),
+    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder"], swiftSettings: settings),
 ]
