@@ -148,7 +148,7 @@ package.targets += [
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// The car profile and the router on hand-built graphs and real OSM tag sets.
-    .testTarget(name: "RoutingTests", dependencies: ["Routing"], swiftSettings: settings),
+    .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"], swiftSettings: settings),
     /// Every SQLite adapter in EnRouteStorage against a real temporary file.
     .testTarget(name: "EnRouteStorageTests",
                 dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit", "TestSupport"],
@@ -176,7 +176,7 @@ package.targets += [
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
-    .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit"], swiftSettings: settings),
+    .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder"], swiftSettings: settings),
 ]

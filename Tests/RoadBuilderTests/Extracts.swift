@@ -1,6 +1,7 @@
 import Foundation
 @testable import RoadBuilder
 import Routing
+import TestSupport
 
 /// The OSM extracts shipped in `data/osm/`, each built once per test run.
 enum Extracts {
@@ -18,21 +19,11 @@ enum Extracts {
                                      now: { ContinuousClock.now }, progress: { _ in })
     }
 
-    static let helsinki = Result { try build("Helsinki-clean.osm.pbf") }
-    static let helsinkiRaw = Result { try build("Helsinki-raw.osm.pbf") }
-    static let kotka = Result { try build("kotka-clean.osm.pbf") }
-    static let monaco = Result { try build("monaco.osm.pbf") }
+    /// Each shipped file built once for the whole run, off the cooperative pool.
+    static let cache = SharedFixture<String, RoadNetworkBuilder.Built> { name in try build(name) }
 
     /// The cached build of one of the shipped files the tests use.
-    static func built(_ name: String) throws -> RoadNetworkBuilder.Built {
-        switch name {
-        case "Helsinki-clean.osm.pbf": try helsinki.get()
-        case "Helsinki-raw.osm.pbf": try helsinkiRaw.get()
-        case "kotka-clean.osm.pbf": try kotka.get()
-        case "monaco.osm.pbf": try monaco.get()
-        default: try build(name)
-        }
-    }
+    static func built(_ name: String) async throws -> RoadNetworkBuilder.Built { try await cache.value(name) }
 }
 
 /// A seeded generator (SplitMix64), so the random pairs are the same on every run.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import RoadBuilder
 import Routing
 
@@ -7,8 +8,8 @@ import Routing
 @Suite struct RoadNetworkBuilderTests {
     static let files = ["Helsinki-clean.osm.pbf", "kotka-clean.osm.pbf", "monaco.osm.pbf"]
 
-    @Test func helsinkiCountsArePlausibleAndCloseToTheReadmesCollapsedFigures() throws {
-        let built = try Extracts.built("Helsinki-clean.osm.pbf")
+    @Test func helsinkiCountsArePlausibleAndCloseToTheReadmesCollapsedFigures() async throws {
+        let built = try await Extracts.built("Helsinki-clean.osm.pbf")
         let report = built.report, network = built.network
         let collapsed = network.collapsedCounts
         let strict = built.strictCollapsedCounts
@@ -31,9 +32,9 @@ import Routing
         #expect(report.delayNodes > 0)
     }
 
-    @Test func aClippedExtractsMissingNodeReferencesAreCountedAndSkipped() throws {
-        let raw = try Extracts.built("Helsinki-raw.osm.pbf").report
-        let clean = try Extracts.built("Helsinki-clean.osm.pbf").report
+    @Test func aClippedExtractsMissingNodeReferencesAreCountedAndSkipped() async throws {
+        let raw = try await Extracts.built("Helsinki-raw.osm.pbf").report
+        let clean = try await Extracts.built("Helsinki-clean.osm.pbf").report
         #expect(raw.missingNodeRefs > 0)
         #expect(clean.missingNodeRefs == 0)
         // The clean file splits the clipped ways into present runs: the same roads.
@@ -41,8 +42,8 @@ import Routing
     }
 
     @Test(arguments: files)
-    func everyEdgeHasAPositiveDurationItsGeometryAndAKnownClass(file: String) throws {
-        let network = try Extracts.built(file).network
+    func everyEdgeHasAPositiveDurationItsGeometryAndAKnownClass(file: String) async throws {
+        let network = try await Extracts.built(file).network
         #expect(network.edgeCount > 500)
         var bad = 0
         for edge in 0..<Int32(network.edgeCount) {
@@ -59,17 +60,17 @@ import Routing
     }
 
     @Test(arguments: files)
-    func noStronglyConnectedIslandBelowTheThresholdRemains(file: String) throws {
-        let built = try Extracts.built(file)
+    func noStronglyConnectedIslandBelowTheThresholdRemains(file: String) async throws {
+        let built = try await Extracts.built(file)
         let network = built.network
         let sizes = StrongComponents.componentSizes(nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
         #expect(sizes.min() ?? 0 >= RoadNetworkBuilder.defaultMinimumComponentSize)
         #expect(built.report.islandsRemoved > 0)
     }
 
-    @Test func islandsAreKeptWhenTheThresholdIsOneAndTheCountsMeetTheReadmes() throws {
-        let built = try Extracts.build("Helsinki-clean.osm.pbf", minimumComponentSize: 1)
-        let standard = try Extracts.built("Helsinki-clean.osm.pbf")
+    @Test func islandsAreKeptWhenTheThresholdIsOneAndTheCountsMeetTheReadmes() async throws {
+        let built = try await offThePool { try Extracts.build("Helsinki-clean.osm.pbf", minimumComponentSize: 1) }
+        let standard = try await Extracts.built("Helsinki-clean.osm.pbf")
         let strict = built.strictCollapsedCounts
         print("Helsinki-clean with islands: strict \(strict.junctions) junctions, \(strict.edges) directed edges")
         #expect(abs(strict.junctions - 941) <= 941 / 20 && abs(strict.edges - 1_561) <= 1_561 / 20)
@@ -82,8 +83,8 @@ import Routing
         (Int64(30471502), [335032905, 6329449909, 6329449907, 317704055, 1380976633, 25413711, 256259457, 314765526, 299269514, 56438018] as [Int64]),
         (Int64(4247501), [207511251, 189428514, 411855387] as [Int64]),
     ])
-    func oneWayStreetsOnlyHaveTheirOwnDirection(way: Int64, refs: [Int64]) throws {
-        let built = try Extracts.built("Helsinki-clean.osm.pbf")
+    func oneWayStreetsOnlyHaveTheirOwnDirection(way: Int64, refs: [Int64]) async throws {
+        let built = try await Extracts.built("Helsinki-clean.osm.pbf")
         let network = built.network
         let edges = built.edgeWayIDs.indices.filter { built.edgeWayIDs[$0] == way }
         #expect(!edges.isEmpty)
@@ -100,8 +101,8 @@ import Routing
     /// A bollard or other blocking barrier on a car way ends each side at its own copy of the node: no copy
     /// joins two roads, so no route passes the barrier.
     @Test(arguments: ["Helsinki-clean.osm.pbf", "monaco.osm.pbf"])
-    func aBlockingBarrierCutsTheWay(file: String) throws {
-        let built = try Extracts.build(file, minimumComponentSize: 1)
+    func aBlockingBarrierCutsTheWay(file: String) async throws {
+        let built = try await offThePool { try Extracts.build(file, minimumComponentSize: 1) }
         let network = built.network
         var copies: [Int64: [Int]] = [:]
         for node in 0..<network.nodeCount { copies[network.nodeIDs[node], default: []].append(node) }
@@ -120,8 +121,8 @@ import Routing
     }
 
     /// Relation 54365: `no_left_turn` from Kaivokatu (way 30471502) via node 56438018 into Keskuskatu (way 15466245).
-    @Test func aKnownNoLeftTurnIsMappedOntoTheEdgesAroundItsViaNode() throws {
-        let built = try Extracts.built("Helsinki-clean.osm.pbf")
+    @Test func aKnownNoLeftTurnIsMappedOntoTheEdgesAroundItsViaNode() async throws {
+        let built = try await Extracts.built("Helsinki-clean.osm.pbf")
         let network = built.network
         let matching = network.restrictions.filter {
             $0.kind == .no && network.nodeIDs[Int($0.viaNode)] == 56438018
@@ -138,20 +139,23 @@ import Routing
     }
 
     @Test(arguments: files)
-    func hierarchyRoutesEqualDijkstraOn200RandomPairs(file: String) throws {
-        let network = try Extracts.built(file).network
-        let graph = EdgeBasedGraph(network: network)
-        let query = CHQuery(hierarchy: ContractionHierarchy(graph: graph))
-        let dijkstra = DijkstraRouter(graph: graph)
-        var random = SeededGenerator(state: 12)
-        var mismatches = 0, routed = 0
-        for _ in 0..<200 {
-            let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
-            let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
-            let expected = dijkstra.route(fromNode: from, toNode: to)
-            let actual = query.route(fromNode: from, toNode: to, in: graph)
-            if expected?.weight != actual?.weight { mismatches += 1 }
-            if actual != nil { routed += 1 }
+    func hierarchyRoutesEqualDijkstraOn200RandomPairs(file: String) async throws {
+        let network = try await Extracts.built(file).network
+        let (mismatches, routed) = try await offThePool { () -> (Int, Int) in
+            let graph = EdgeBasedGraph(network: network)
+            let query = CHQuery(hierarchy: ContractionHierarchy(graph: graph))
+            let dijkstra = DijkstraRouter(graph: graph)
+            var random = SeededGenerator(state: 12)
+            var mismatches = 0, routed = 0
+            for _ in 0..<200 {
+                let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+                let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+                let expected = dijkstra.route(fromNode: from, toNode: to)
+                let actual = query.route(fromNode: from, toNode: to, in: graph)
+                if expected?.weight != actual?.weight { mismatches += 1 }
+                if actual != nil { routed += 1 }
+            }
+            return (mismatches, routed)
         }
         print("\(file): \(routed)/200 pairs routed, \(mismatches) mismatches")
         #expect(mismatches == 0)

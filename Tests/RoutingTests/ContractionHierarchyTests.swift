@@ -1,18 +1,23 @@
 import Routing
 import Testing
+import TestSupport
 
 /// The hierarchy's answers against plain Dijkstra on the same edge-based graph, on seeded random grids.
 @Suite struct ContractionHierarchyTests {
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
-    func hierarchyWeightsEqualDijkstraOnRandomGrids(seed: UInt64) throws {
-        let routers = Routers(.randomGrid(rows: 11, columns: 13, seed: seed))
-        var random = SeededGenerator(seed: seed &* 7919)
+    func hierarchyWeightsEqualDijkstraOnRandomGrids(seed: UInt64) async throws {
+        let routers = try await Routers.built { .randomGrid(rows: 11, columns: 13, seed: seed) }
+        // Both engines answer 250 pairs off the cooperative pool; the answers are checked here.
+        let answers = try await offThePool { () -> [(from: Int32, to: Int32, expected: RoadPath?, actual: RoadPath?)] in
+            var random = SeededGenerator(seed: seed &* 7919)
+            return (0..<250).map { _ in
+                let from = Int32.random(in: 0..<Int32(routers.network.nodeCount), using: &random)
+                let to = Int32.random(in: 0..<Int32(routers.network.nodeCount), using: &random)
+                return (from, to, routers.dijkstra.route(fromNode: from, toNode: to), routers.route(from, to))
+            }
+        }
         var mismatches = 0, unreachable = 0
-        for _ in 0..<250 {
-            let from = Int32.random(in: 0..<Int32(routers.network.nodeCount), using: &random)
-            let to = Int32.random(in: 0..<Int32(routers.network.nodeCount), using: &random)
-            let expected = routers.dijkstra.route(fromNode: from, toNode: to)
-            let actual = routers.route(from, to)
+        for (from, to, expected, actual) in answers {
             if expected?.weight != actual?.weight { mismatches += 1 }
             if let actual { try expectDrivable(actual, from: from, to: to, in: routers) } else { unreachable += 1 }
         }
@@ -38,14 +43,14 @@ import Testing
         #expect(abs(meters - path.distanceMeters) < 0.01)
     }
 
-    @Test func theHierarchyAddsShortcutsAndKeepsEveryNodeRanked() {
-        let routers = Routers(.randomGrid(rows: 8, columns: 8, seed: 9))
+    @Test func theHierarchyAddsShortcutsAndKeepsEveryNodeRanked() async throws {
+        let routers = try await Routers.built { .randomGrid(rows: 8, columns: 8, seed: 9) }
         #expect(routers.hierarchy.shortcutCount > 0)
         #expect(Set(routers.hierarchy.rank).count == routers.graph.nodeCount)
     }
 
-    @Test func aTableEqualsThePairwiseQueries() throws {
-        let routers = Routers(.randomGrid(rows: 10, columns: 10, seed: 5))
+    @Test func aTableEqualsThePairwiseQueries() async throws {
+        let routers = try await Routers.built { .randomGrid(rows: 10, columns: 10, seed: 5) }
         var random = SeededGenerator(seed: 55)
         let count = Int32(routers.network.nodeCount)
         let sources = (0..<20).map { _ in Int32.random(in: 0..<count, using: &random) }

@@ -1,5 +1,6 @@
 import Foundation
 import Routing
+import TestSupport
 
 /// A seeded generator (SplitMix64), so every random graph is the same on every run.
 struct SeededGenerator: RandomNumberGenerator {
@@ -17,7 +18,8 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 /// The three engines over one network: the turn graph, its contraction hierarchy's query and table, and Dijkstra.
-struct Routers {
+/// Made on a Dispatch thread by `built(_:)` and handed to one test at a time, hence `@unchecked Sendable`.
+struct Routers: @unchecked Sendable {
     let network: RoadNetwork
     let graph: EdgeBasedGraph
     let hierarchy: ContractionHierarchy
@@ -32,6 +34,11 @@ struct Routers {
         query = CHQuery(hierarchy: hierarchy)
         table = CHTable(hierarchy: hierarchy)
         dijkstra = DijkstraRouter(graph: graph)
+    }
+
+    /// The engines over `network`, contracted off the cooperative pool so that other tests keep running meanwhile.
+    static func built(_ network: @escaping @Sendable () -> RoadNetwork) async throws -> Routers {
+        try await offThePool { Routers(network()) }
     }
 
     /// The route between two nodes by the hierarchy.
