@@ -183,6 +183,17 @@ extension RoadGraphFile {
                 throw .invalid(section: "section table", detail: "two \(name) sections")
             }
         }
+        // Only zero padding may lie outside the sections, so every byte of the file is checked by some checksum.
+        var covered = tableEnd
+        for range in ranges.values.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if range.lowerBound > covered, let stray = bytes[covered..<range.lowerBound].firstIndex(where: { $0 != 0 }) {
+                throw .invalid(section: "file", detail: "byte \(stray) between sections is not zero padding")
+            }
+            covered = max(covered, range.upperBound)
+        }
+        if let stray = bytes[covered...].firstIndex(where: { $0 != 0 }) {
+            throw .invalid(section: "file", detail: "byte \(stray) after the last section is not zero padding")
+        }
         return ranges
     }
 

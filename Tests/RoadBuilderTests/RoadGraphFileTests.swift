@@ -103,6 +103,27 @@ import Testing
         }
     }
 
+    /// Every prefix and every single flipped bit of a small file is an error, never a crash or a silent success.
+    @Test func everyPrefixAndEveryFlippedBitOfASmallFileIsRefused() {
+        var network = RoadNetwork()
+        let a = network.addNode(id: 1, lat: 60.1, lon: 24.9), b = network.addNode(id: 2, lat: 60.2, lon: 24.9, delaySeconds: 8)
+        let ab = network.addEdge(from: a, to: b, durationSeconds: 10, name: "Unioninkatu")
+        let ba = network.addEdge(from: b, to: a, durationSeconds: 10, name: "Unioninkatu")
+        network.addRestriction(TurnRestriction(fromEdge: ab, viaNode: b, toEdge: ba, kind: .no))
+        let bytes = RoadGraphFile.encode(network, metadata: Self.metadata)
+        #expect(Self.error(bytes) == nil)
+        for length in 0..<bytes.count where Self.error(Array(bytes[0..<length])) == nil {
+            Issue.record("a file cut to \(length) of \(bytes.count) bytes was accepted")
+        }
+        for position in bytes.indices {
+            for bit in 0..<8 {
+                var damaged = bytes
+                damaged[position] ^= 1 << bit
+                if Self.error(damaged) == nil { Issue.record("flipping bit \(bit) of byte \(position) went unnoticed") }
+            }
+        }
+    }
+
     @Test func aWrongMagicIsNotAGraphFile() throws {
         let (_, bytes) = try Self.helsinkiBytes()
         var damaged = bytes
