@@ -124,7 +124,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder"],
+                       "RoadBuilder", "Routing"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -178,5 +178,5 @@ package.targets += [
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder"], swiftSettings: settings),
+    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing"], swiftSettings: settings),
 ]

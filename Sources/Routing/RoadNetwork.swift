@@ -230,3 +230,29 @@ public struct RoadNetwork: Sendable {
         return degrees < 0 ? degrees + 360 : degrees
     }
 }
+
+extension RoadNetwork {
+    /// A network from whole arrays, which the caller has already checked for consistency (`RoadGraphFile`'s reader).
+    init(nodeIDs: [Int64], nodeLats: [Double], nodeLons: [Double], nodeDelaySeconds: [Double],
+         edgeFrom: [Int32], edgeTo: [Int32], edgeLengthMeters: [Double], edgeDurationSeconds: [Double],
+         edgeRoadClass: [UInt8], edgeNameIndex: [Int32], geometryStart: [Int32], geometryLats: [Double],
+         geometryLons: [Double], names: [String], restrictions: [TurnRestriction], turnCosts: TurnCosts) {
+        self.init(turnCosts: turnCosts)
+        self.nodeIDs = nodeIDs
+        self.nodeLats = nodeLats
+        self.nodeLons = nodeLons
+        self.nodeDelaySeconds = nodeDelaySeconds
+        self.edgeFrom = edgeFrom
+        self.edgeTo = edgeTo
+        self.edgeLengthMeters = edgeLengthMeters
+        self.edgeDurationSeconds = edgeDurationSeconds
+        self.edgeRoadClass = edgeRoadClass
+        self.edgeNameIndex = edgeNameIndex
+        self.geometryStart = geometryStart
+        self.geometryLats = geometryLats
+        self.geometryLons = geometryLons
+        self.names = names
+        self.nameLookup = Dictionary(names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { first, _ in first })
+        self.restrictions = restrictions
+    }
+}

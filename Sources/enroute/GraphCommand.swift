@@ -1,18 +1,19 @@
 import Foundation
 import RoadBuilder
+import Routing
 
-/// `enroute graph build`: reads an OSM PBF file and builds the car road network from it.
+/// `enroute graph build`: reads an OSM PBF file, builds the car road network from it and writes the graph file.
 enum GraphCommand {
     static let spec = CommandSpec(name: "graph", synopsis: """
     Usage: enroute graph build --osm FILE.osm.pbf --out FILE.graph [--min-component-size N]
 
     Builds the car road network from an OpenStreetMap PBF extract: car ways by the car profile, split at
     junctions into directed edges, turn restrictions, small disconnected islands removed. Prints a progress
-    line per phase and the build report. Writing the binary graph file is not implemented yet: the network
-    is built and checked, and --out is not written.
+    line per phase and the build report, then writes the binary graph file (atomically: a temporary file
+    renamed into place) that `enroute serve --graph FILE.graph` loads.
     """, sections: [(nil, [
         .value("osm", "FILE", "The OSM PBF extract to read (FILE.osm.pbf)."),
-        .value("out", "FILE", "Where the graph file goes (not written yet)."),
+        .value("out", "FILE", "Where the graph file goes (replaced if it exists)."),
         .value("min-component-size", "N",
                "Drop strongly connected parts smaller than N nodes (default \(RoadNetworkBuilder.defaultMinimumComponentSize))."),
     ])], positionals: 1)
@@ -35,14 +36,25 @@ enum GraphCommand {
         guard FileManager.default.fileExists(atPath: osm, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw InputError(description: "no such file: \(osm)")
         }
-        let report: BuildReport
+        let network: RoadNetwork, report: BuildReport
         do {
-            (_, report) = try RoadNetworkBuilder.build(osm: osm, minimumComponentSize: minimum, progress: progress)
+            (network, report) = try RoadNetworkBuilder.build(osm: osm, minimumComponentSize: minimum, progress: progress)
         } catch {
             throw InputError(description: "\(osm) is not a readable OSM PBF file: \(error)")
         }
         print(report.summary)
-        print("note: the graph file format is not implemented yet; \(out) was not written")
+        progress("writing \(out)")
+        let metadata = RoadGraphFile.Metadata(build: [
+            "builder": "enroute graph build", "source": URL(fileURLWithPath: osm).lastPathComponent,
+            "min-component-size": String(minimum),
+        ])
+        do {
+            try RoadGraphFile.write(network, metadata: metadata, to: out)
+        } catch {
+            throw InputError(description: "cannot write the graph file: \(error)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+        print("graph file: \(out), \(size) bytes (\(String(format: "%.1f", Double(size) / 1_048_576)) MiB)")
         return 0
     }
 }

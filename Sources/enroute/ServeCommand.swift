@@ -8,6 +8,7 @@ import EnRouteStorage
 import EnRouteNotifications
 import EnRouteAPNs
 import Synchronization
+import Routing
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -21,6 +22,10 @@ enum ServeCommand {
             .value("host", "ADDR", env: "ENROUTE_HOST", "Address to listen on (ENROUTE_HOST, default 127.0.0.1)."),
             .value("port", "N", env: "ENROUTE_PORT", "TCP port (ENROUTE_PORT, default 8080; 0 picks a free one)."),
             .value("db", "PATH", env: "ENROUTE_DB", "SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite)."),
+            .value("graph", "FILE", env: "ENROUTE_GRAPH", """
+                Road graph file from `enroute graph build`, loaded at start; a missing or damaged file
+                stops the server (ENROUTE_GRAPH; ETAs stay straight-line for now).
+                """),
             .value("secret", "S", env: "ENROUTE_JWT_SECRET", """
                 HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
                 default: a random secret kept in PATH.secret, which `enroute token` reads too).
@@ -77,6 +82,8 @@ enum ServeCommand {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
         ProcessMemory.limitArenas()
+        // The graph loads before anything is opened or listens, so a bad file leaves nothing behind.
+        let roads = try loadGraph(options)
         var config = HTTPServerConfiguration()
         config.host = options.string("host") ?? "127.0.0.1"
         if let port = try options.int("port", in: 0...65535) { config.port = UInt16(port) }
@@ -140,7 +147,30 @@ enum ServeCommand {
         await trim.value
         log("stopped cleanly")
         _ = sources
+        _ = roads
         return 0
+    }
+
+    /// A graph file that `--graph` names but the server cannot load.
+    struct GraphError: Error, CustomStringConvertible, Equatable {
+        let description: String
+    }
+
+    /// The road network from `--graph`, nil when none is given; logs its size and load time.
+    static func loadGraph(_ options: Options) throws -> RoadNetwork? {
+        guard let (path, source) = options.sourced("graph") else { return nil }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let network: RoadNetwork
+        do {
+            network = try RoadGraphFile.read(path)
+        } catch {
+            throw GraphError(description: "cannot load the graph file given by \(source): \(error)")
+        }
+        let elapsed = (clock.now - start).components
+        let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+        log("road graph \(path): \(network.nodeCount) nodes, \(network.edgeCount) edges, loaded in \(String(format: "%.1f", milliseconds)) ms (ETAs stay straight-line for now)")
+        return network
     }
 
     /// The dispatcher's limits from flags and environment, defaults otherwise.
