@@ -52,6 +52,18 @@ import Routing
         #expect(abs(renamed.steps[0].durationSeconds - 15) < 0.2 && abs(renamed.steps[1].durationSeconds - 5) < 0.2)
     }
 
+    @Test func anUnnamedPieceStraightOnKeepsTheStreetWithoutASpuriousNewName() throws {
+        var network = RoadNetwork()
+        let nodes = (0..<4).map { network.addNode(id: Int64($0), lat: Self.at(Double($0), 0).lat, lon: Self.at(Double($0), 0).lon) }
+        network.road(nodes[0], nodes[1], seconds: 10, name: "Main")
+        network.road(nodes[1], nodes[2], seconds: 10)
+        network.road(nodes[2], nodes[3], seconds: 10, name: "Main")
+        network.road(nodes[1], network.addNode(id: 9, lat: Self.at(1, 1).lat, lon: Self.at(1, 1).lon), seconds: 10, name: "Cross")
+        let router = Router(network: network)
+        #expect(Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(2.5, 0))) == ["depart - Main", "arrive - Main"])
+        #expect(Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(1.5, 0))) == ["depart - Main", "arrive - "])
+    }
+
     @Test func headingIntoADeadEndToAPointBehindMakesAUTurn() throws {
         let router = Self.crossing()
         let route = try router.route(from: Self.at(1, 0.6), to: Self.at(1, 0.3), startHeading: 0)

@@ -188,7 +188,7 @@ public final class Router {
         }
         add(pieces[0])
         for (previous, piece) in zip(pieces, pieces.dropFirst()) {
-            if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge) {
+            if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: current.name) {
                 current.durationSeconds = Double(weight) / 10
                 steps.append(current)
                 let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
@@ -207,14 +207,17 @@ public final class Router {
         return steps
     }
 
-    /// The maneuver from `from` onto `to`, or nil when the driver just carries on along the same street.
-    private func maneuver(from: Int32, to: Int32) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
+    /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
+    /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
+    private func maneuver(from: Int32, to: Int32, currentName: String) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
         var angle = network.startBearing(ofEdge: to) - network.endBearing(ofEdge: from)
         if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
         let isUTurn = network.edgeTo[Int(to)] == network.edgeFrom[Int(from)]
         if isUTurn { return (.continue, .uturn) }
         let modifier = RouteStep.Modifier(turnAngle: angle)
-        if network.name(ofEdge: to) != network.name(ofEdge: from) {
+        let name = network.name(ofEdge: to)
+        if name.isEmpty, abs(angle) < 25, !currentName.isEmpty { return nil }
+        if name != currentName {
             return (abs(angle) < 25 ? .newName : .turn, modifier)
         }
         // Same street: a maneuver only where it bends at a junction that offers another way on.
