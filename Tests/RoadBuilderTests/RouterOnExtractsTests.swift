@@ -147,6 +147,27 @@ enum RoutingParts {
         #expect(routed > 100)
     }
 
+    @Test(arguments: files)
+    func aRoutesWeightFromPartWayAlongEdgesIsDijkstrasWithTheSameOffsets(file: String) throws {
+        let router = try RoutingParts.router(file), network = router.network, graph = router.graph
+        let dijkstra = DijkstraRouter(graph: graph)
+        var generator = SeededGenerator(state: 99)
+        func offset(_ snap: EdgeSnap) -> Int32 { Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded()) }
+        var compared = 0
+        for _ in 0..<200 {
+            let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            let from = RoadCoordinate(lat: a.lat + 0.0001, lon: a.lon), to = RoadCoordinate(lat: b.lat, lon: b.lon + 0.0002)
+            let starts = try router.endpoints(from), ends = try router.endpoints(to)
+            guard Set(starts.map(\.edge)).isDisjoint(with: ends.map(\.edge)) else { continue }
+            let reference = dijkstra.route(from: starts.map { RouteEndpoint(edge: $0.edge, weightOffset: -offset($0), lengthOffset: -$0.metersAlongEdge) },
+                                           to: ends.map { RouteEndpoint(edge: $0.edge, weightOffset: offset($0), lengthOffset: $0.metersAlongEdge) })
+            #expect((try? router.route(from: from, to: to))?.weight == reference?.weight)
+            compared += 1
+        }
+        #expect(compared > 150)
+    }
+
     @Test func aRouteAcrossCentralHelsinkiIsPlausiblyLongAndDepartsAndArrives() throws {
         let router = try RoutingParts.router("Helsinki-clean.osm.pbf")
         // Mannerheimintie by the main post office to Pohjoisesplanadi by the Market Square, about 920 m apart.

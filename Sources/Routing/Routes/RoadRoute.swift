@@ -39,13 +39,21 @@ public struct RouteStep: Sendable, Equatable {
 
     /// The direction of the maneuver (OSRM's modifiers, by the same strings).
     public enum Modifier: String, Sendable, Hashable {
+        /// Turn back the way you came.
         case uturn
+        /// A turn of 140° to 170° to the right.
         case sharpRight = "sharp right"
+        /// A turn of 60° to 140° to the right.
         case right
+        /// A turn of 20° to 60° to the right.
         case slightRight = "slight right"
+        /// Less than 20° either way.
         case straight
+        /// A turn of 20° to 60° to the left.
         case slightLeft = "slight left"
+        /// A turn of 60° to 140° to the left.
         case left
+        /// A turn of 140° to 170° to the left.
         case sharpLeft = "sharp left"
 
         /// The modifier for a change of heading in degrees (positive to the right, in (-180, 180]).
