@@ -1,0 +1,255 @@
+/// Routes and tables between coordinates: snaps them onto the network, queries the contraction hierarchy with
+/// the snapped positions' partial-edge offsets, and turns the path into geometry and maneuvers.
+///
+/// Without a heading a position on a two-way street may be left or reached in either direction. Not thread-safe
+/// (its query objects keep state): one router per thread, sharing the network, graph and hierarchy.
+public final class Router {
+    /// The road network routed on.
+    public let network: RoadNetwork
+    /// Its edge-based turn graph.
+    public let graph: EdgeBasedGraph
+    /// The hierarchy over `graph`.
+    public let hierarchy: ContractionHierarchy
+    /// The spatial index used to snap coordinates.
+    public let snapper: EdgeSnapper
+    private let query: CHQuery
+    private let tableQuery: CHTable
+
+    /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`).
+    public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil) {
+        self.network = network
+        self.graph = graph
+        self.hierarchy = hierarchy
+        self.snapper = snapper ?? EdgeSnapper(network: network)
+        query = CHQuery(hierarchy: hierarchy)
+        tableQuery = CHTable(hierarchy: hierarchy)
+    }
+
+    /// A router that builds the turn graph, the hierarchy and the snapping index from `network`.
+    public convenience init(network: RoadNetwork) {
+        let graph = EdgeBasedGraph(network: network)
+        self.init(network: network, graph: graph, hierarchy: ContractionHierarchy(graph: graph))
+    }
+
+    /// The fastest route from `from` to `to`, each snapped within `maxSnapDistance` metres; a heading (degrees
+    /// from north) picks the direction of travel at that end.
+    public func route(from: RoadCoordinate, to: RoadCoordinate, startHeading: Double? = nil, endHeading: Double? = nil,
+                      maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance) throws(RouteError) -> RoadRoute {
+        let sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
+        let targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
+        guard let route = route(from: sources, to: targets) else { throw .noRoute }
+        return route
+    }
+
+    /// The fastest route from any of `sources` to any of `targets` (snapped positions, each a direction of travel).
+    public func route(from sources: [EdgeSnap], to targets: [EdgeSnap]) -> RoadRoute? {
+        guard let (edges, source, target, weight) = fastestPath(from: sources, to: targets) else { return nil }
+        return assemble(edges: edges, start: source, end: target, weight: weight)
+    }
+
+    /// Durations and distances from every source coordinate to every destination; nil cells are unreachable.
+    /// Throws `noSegment` with the index among sources then destinations for a coordinate not near a road.
+    public func table(sources: [RoadCoordinate], destinations: [RoadCoordinate],
+                      maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance) throws(RouteError) -> RouteTable {
+        var sourceSnaps: [[EdgeSnap]] = [], targetSnaps: [[EdgeSnap]] = []
+        for (index, coordinate) in sources.enumerated() {
+            sourceSnaps.append(try endpoints(coordinate, heading: nil, maxDistance: maxSnapDistance, index: index))
+        }
+        for (index, coordinate) in destinations.enumerated() {
+            targetSnaps.append(try endpoints(coordinate, heading: nil, maxDistance: maxSnapDistance, index: sources.count + index))
+        }
+        var table = tableQuery.table(sources: sourceSnaps.map { $0.map(sourceEndpoint) }, targets: targetSnaps.map { $0.map(targetEndpoint) })
+        // Where a source and a destination share an edge the buckets may pair an end behind a start on it; those
+        // cells are answered one by one.
+        for (row, starts) in sourceSnaps.enumerated() {
+            let startEdges = Set(starts.map(\.edge))
+            for (column, ends) in targetSnaps.enumerated() where ends.contains(where: { startEdges.contains($0.edge) }) {
+                let cell = row * destinations.count + column
+                if let route = route(from: starts, to: ends) {
+                    table.weights[cell] = route.weight
+                    table.distances[cell] = route.distanceMeters
+                } else {
+                    table.weights[cell] = Int.max
+                    table.distances[cell] = 0
+                }
+            }
+        }
+        return table
+    }
+
+    /// The snapped directions of travel at a coordinate: the snapped edge, and its reverse unless a heading
+    /// within tolerance chose the direction.
+    public func endpoints(_ coordinate: RoadCoordinate, heading: Double? = nil,
+                          maxDistance: Double = EdgeSnapper.defaultMaxDistance, index: Int = 0) throws(RouteError) -> [EdgeSnap] {
+        guard let snap = snapper.snap(coordinate, heading: heading, maxDistance: maxDistance) else { throw .noSegment(index: index) }
+        if let heading, EdgeSnapper.angleBetween(snap.bearing, heading) <= EdgeSnapper.defaultHeadingTolerance { return [snap] }
+        guard let reverse = snapper.reverse(of: snap.edge) else { return [snap] }
+        return [snap, snapper.mirrored(snap, onto: reverse)]
+    }
+
+    // MARK: - Query
+
+    private func drivenWeight(_ snap: EdgeSnap) -> Int32 {
+        Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded())
+    }
+
+    private func sourceEndpoint(_ snap: EdgeSnap) -> RouteEndpoint {
+        RouteEndpoint(edge: snap.edge, weightOffset: -drivenWeight(snap), lengthOffset: -snap.metersAlongEdge)
+    }
+
+    private func targetEndpoint(_ snap: EdgeSnap) -> RouteEndpoint {
+        RouteEndpoint(edge: snap.edge, weightOffset: drivenWeight(snap), lengthOffset: snap.metersAlongEdge)
+    }
+
+    /// The fastest path's edges, its source and target snaps and its weight.
+    private func fastestPath(from sources: [EdgeSnap], to targets: [EdgeSnap]) -> ([Int32], EdgeSnap, EdgeSnap, Int)? {
+        let sourceEdges = Set(sources.map(\.edge))
+        guard targets.contains(where: { sourceEdges.contains($0.edge) }) else {
+            guard let path = query.route(from: sources.map(sourceEndpoint), to: targets.map(targetEndpoint)),
+                  let source = sources.first(where: { $0.edge == path.edges.first }),
+                  let target = targets.last(where: { $0.edge == path.edges.last }) else { return nil }
+            return (path.edges, source, target, path.weight)
+        }
+        // A shared edge: each pair on its own, so an end behind a start on one edge drives round rather than back.
+        var best: ([Int32], EdgeSnap, EdgeSnap, Int)?
+        for source in sources {
+            for target in targets {
+                guard let candidate = fastestPath(from: source, to: target) else { continue }
+                if best == nil || candidate.3 < best!.3 { best = candidate }
+            }
+        }
+        return best
+    }
+
+    private func fastestPath(from source: EdgeSnap, to target: EdgeSnap) -> ([Int32], EdgeSnap, EdgeSnap, Int)? {
+        if source.edge != target.edge {
+            guard let path = query.route(from: [sourceEndpoint(source)], to: [targetEndpoint(target)]) else { return nil }
+            return (path.edges, source, target, path.weight)
+        }
+        if target.fraction >= source.fraction {
+            return ([source.edge], source, target, Int(drivenWeight(target) - drivenWeight(source)))
+        }
+        // The end lies behind the start: leave the edge by one of its turns and come back to it.
+        let edge = Int(source.edge), driven = drivenWeight(source)
+        let turns = (Int(graph.firstArc[edge])..<Int(graph.firstArc[edge + 1])).map {
+            RouteEndpoint(edge: graph.arcHead[$0], weightOffset: graph.arcWeight[$0] - driven,
+                          lengthOffset: Double(graph.arcLength[$0]) - source.metersAlongEdge)
+        }
+        guard !turns.isEmpty, let path = query.route(from: turns, to: [targetEndpoint(target)]) else { return nil }
+        return ([source.edge] + path.edges, source, target, path.weight)
+    }
+
+    // MARK: - Assembly
+
+    /// The weight of the turn `from → to` (the tail edge's weight, the via node's delay and the turn's cost).
+    private func turnWeight(from: Int32, to: Int32) -> Int32 {
+        for arc in Int(graph.firstArc[Int(from)])..<Int(graph.firstArc[Int(from) + 1]) where graph.arcHead[arc] == to {
+            return graph.arcWeight[arc]
+        }
+        preconditionFailure("a route's consecutive edges must be joined by a turn")
+    }
+
+    private struct Piece {
+        var edge: Int32
+        var geometry: [RoadCoordinate]
+        var meters: Double
+        var weight: Int
+    }
+
+    private func assemble(edges: [Int32], start: EdgeSnap, end: EdgeSnap, weight: Int) -> RoadRoute {
+        var pieces: [Piece] = []
+        for (index, edge) in edges.enumerated() {
+            let isFirst = index == 0, isLast = index == edges.count - 1
+            let from = isFirst ? start.fraction : 0, to = isLast ? end.fraction : 1
+            let geometry = network.slice(ofEdge: edge, from: from, to: to)
+            var pieceWeight = isLast ? Int(drivenWeight(end)) : Int(turnWeight(from: edge, to: edges[index + 1]))
+            if isFirst { pieceWeight -= Int(drivenWeight(start)) }
+            pieces.append(Piece(edge: edge, geometry: geometry, meters: RoadNetwork.length(of: geometry), weight: pieceWeight))
+        }
+        let steps = makeSteps(pieces: pieces, start: start, end: end)
+        var geometry: [RoadCoordinate] = []
+        for piece in pieces { geometry += geometry.isEmpty ? piece.geometry : Array(piece.geometry.dropFirst()) }
+        let total = pieces.reduce(0) { $0 + $1.weight }
+        assert(total == weight, "the pieces' weights must add up to the path's")
+        return RoadRoute(distanceMeters: pieces.reduce(0) { $0 + $1.meters }, durationSeconds: Double(total) / 10, weight: total,
+                         geometry: geometry, steps: steps, start: start, end: end, edges: edges)
+    }
+
+    private func makeSteps(pieces: [Piece], start: EdgeSnap, end: EdgeSnap) -> [RouteStep] {
+        var steps: [RouteStep] = []
+        var current = RouteStep(type: .depart, modifier: nil, name: network.name(ofEdge: pieces[0].edge), distanceMeters: 0,
+                                durationSeconds: 0, location: start.coordinate, bearingBefore: 0, bearingAfter: start.bearing,
+                                geometry: [])
+        var weight = 0
+        func add(_ piece: Piece) {
+            current.geometry += current.geometry.isEmpty ? piece.geometry : Array(piece.geometry.dropFirst())
+            current.distanceMeters += piece.meters
+            weight += piece.weight
+        }
+        add(pieces[0])
+        for (previous, piece) in zip(pieces, pieces.dropFirst()) {
+            if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: current.name) {
+                current.durationSeconds = Double(weight) / 10
+                steps.append(current)
+                let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
+                current = RouteStep(type: type, modifier: modifier, name: network.name(ofEdge: piece.edge), distanceMeters: 0,
+                                    durationSeconds: 0, location: via, bearingBefore: network.endBearing(ofEdge: previous.edge),
+                                    bearingAfter: network.startBearing(ofEdge: piece.edge), geometry: [])
+                weight = 0
+            }
+            add(piece)
+        }
+        current.durationSeconds = Double(weight) / 10
+        steps.append(current)
+        steps.append(RouteStep(type: .arrive, modifier: nil, name: network.name(ofEdge: end.edge), distanceMeters: 0, durationSeconds: 0,
+                               location: end.coordinate, bearingBefore: end.bearing, bearingAfter: 0,
+                               geometry: [end.coordinate, end.coordinate]))
+        return steps
+    }
+
+    /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
+    /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
+    private func maneuver(from: Int32, to: Int32, currentName: String) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
+        var angle = network.startBearing(ofEdge: to) - network.endBearing(ofEdge: from)
+        if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
+        let isUTurn = network.edgeTo[Int(to)] == network.edgeFrom[Int(from)]
+        if isUTurn { return (.continue, .uturn) }
+        let modifier = RouteStep.Modifier(turnAngle: angle)
+        let name = network.name(ofEdge: to)
+        if name.isEmpty, abs(angle) < 25, !currentName.isEmpty { return nil }
+        if name != currentName {
+            return (abs(angle) < 25 ? .newName : .turn, modifier)
+        }
+        // Same street: a maneuver only where it bends at a junction that offers another way on.
+        let via = Int(network.edgeTo[Int(from)]), back = network.edgeFrom[Int(from)]
+        let choices = (Int(graph.nodeFirstDeparture[via])..<Int(graph.nodeFirstDeparture[via + 1]))
+            .filter { network.edgeTo[Int(graph.nodeDepartures[$0])] != back }.count
+        return choices > 1 && abs(angle) >= 45 ? (.continue, modifier) : nil
+    }
+}
+
+extension RoadNetwork {
+    /// The part of an edge's geometry between two fractions of its length (0 its tail, 1 its head), `from ≤ to`.
+    func slice(ofEdge edge: Int32, from: Double, to: Double) -> [RoadCoordinate] {
+        let points = geometry(ofEdge: edge)
+        var along = [0.0]
+        for (a, b) in zip(points, points.dropFirst()) { along.append(along[along.count - 1] + Self.distance(a, b)) }
+        let total = along[along.count - 1]
+        guard total > 0 else { return [points[0], points[0]] }
+        func point(at fraction: Double) -> (RoadCoordinate, Int) {
+            let meters = fraction * total
+            var segment = 0
+            while segment < points.count - 2, along[segment + 1] < meters { segment += 1 }
+            let length = along[segment + 1] - along[segment]
+            let t = length > 0 ? min(1, max(0, (meters - along[segment]) / length)) : 0
+            let a = points[segment], b = points[segment + 1]
+            return (RoadCoordinate(lat: a.lat + t * (b.lat - a.lat), lon: a.lon + t * (b.lon - a.lon)), segment)
+        }
+        let (first, firstSegment) = point(at: from)
+        let (last, lastSegment) = point(at: to)
+        var result = [first]
+        if lastSegment > firstSegment { result += points[(firstSegment + 1)...lastSegment] }
+        result.append(last)
+        return result
+    }
+}

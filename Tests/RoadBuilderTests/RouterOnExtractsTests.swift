@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+@testable import RoadBuilder
+@testable import Routing
+
+/// The network, turn graph, hierarchy and snapping index of a shipped extract, built once per test run.
+enum RoutingParts {
+    typealias Parts = (network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper)
+
+    static func make(_ file: String) -> Result<Parts, any Error> {
+        Result {
+            let network = try Extracts.built(file).network
+            let graph = EdgeBasedGraph(network: network)
+            return (network, graph, ContractionHierarchy(graph: graph), EdgeSnapper(network: network))
+        }
+    }
+
+    static let helsinki = make("Helsinki-clean.osm.pbf")
+    static let kotka = make("kotka-clean.osm.pbf")
+
+    /// A fresh router (routers are not thread-safe) over the cached parts of `file`.
+    static func router(_ file: String) throws -> Router {
+        let parts = try (file == "kotka-clean.osm.pbf" ? kotka : helsinki).get()
+        return Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
+    }
+}
+
+/// Snapping and routes between coordinates on the shipped Helsinki and Kotka extracts.
+@Suite struct RouterOnExtractsTests {
+    static let files = ["Helsinki-clean.osm.pbf", "kotka-clean.osm.pbf"]
+
+    /// A point `meters` to the right (positive) or left of the middle of `edge`'s longest segment, with that
+    /// segment's bearing and its middle.
+    static func offsetPoint(network: RoadNetwork, edge: Int32, meters: Double) -> (point: RoadCoordinate, middle: RoadCoordinate, bearing: Double) {
+        let points = network.geometry(ofEdge: edge)
+        let longest = zip(points, points.dropFirst()).max { RoadNetwork.distance($0.0, $0.1) < RoadNetwork.distance($1.0, $1.1) }!
+        let middle = RoadCoordinate(lat: (longest.0.lat + longest.1.lat) / 2, lon: (longest.0.lon + longest.1.lon) / 2)
+        let bearing = RoadNetwork.bearing(longest.0.lat, longest.0.lon, longest.1.lat, longest.1.lon)
+        return (destination(from: middle, bearing: bearing + 90, meters: meters), middle, bearing)
+    }
+
+    /// The point `meters` from `start` along `bearing` (flat-earth, fine for tens of metres).
+    static func destination(from start: RoadCoordinate, bearing: Double, meters: Double) -> RoadCoordinate {
+        let radians = bearing * Double.pi / 180, metersPerDegree = 6_371_008.8 * Double.pi / 180
+        return RoadCoordinate(lat: start.lat + meters * cos(radians) / metersPerDegree,
+                              lon: start.lon + meters * sin(radians) / (metersPerDegree * cos(start.lat * Double.pi / 180)))
+    }
+
+    static func longestSegmentLength(_ network: RoadNetwork, _ edge: Int32) -> Double {
+        let points = network.geometry(ofEdge: edge)
+        return zip(points, points.dropFirst()).map { RoadNetwork.distance($0.0, $0.1) }.max() ?? 0
+    }
+
+    // MARK: - Snapping
+
+    @Test(arguments: files)
+    func aPointTenMetresOffAStreetSnapsBackOntoItOrOntoARoadNearerStill(file: String) throws {
+        let router = try RoutingParts.router(file), network = router.network
+        var checked = 0, onOwnStreet = 0
+        for edge in 0..<Int32(network.edgeCount) where Self.longestSegmentLength(network, edge) >= 40 {
+            let (point, middle, _) = Self.offsetPoint(network: network, edge: edge, meters: 10)
+            let snap = try #require(router.snapper.snap(point))
+            checked += 1
+            #expect(snap.distanceMeters <= 10.05)
+            if snap.edge == edge || snap.edge == router.snapper.reverse(of: edge) {
+                onOwnStreet += 1
+                #expect(RoadNetwork.distance(snap.coordinate, middle) < 0.5)
+                #expect(abs(snap.distanceMeters - 10) < 0.1)
+            }
+        }
+        print("\(file): \(onOwnStreet) of \(checked) points 10 m off a segment of 40 m or more snapped back onto their street")
+        #expect(checked > 50)
+        #expect(onOwnStreet * 10 >= checked * 8)
+    }
+
+    @Test func aPointTenMetresOffMannerheimintieSnapsOntoMannerheimintie() throws {
+        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
+        let edge = try #require((0..<Int32(network.edgeCount)).filter { network.name(ofEdge: $0) == "Mannerheimintie" }
+            .max { Self.longestSegmentLength(network, $0) < Self.longestSegmentLength(network, $1) })
+        for side in [10.0, -10.0] {
+            let (point, _, _) = Self.offsetPoint(network: network, edge: edge, meters: side)
+            let snap = try #require(router.snapper.snap(point))
+            #expect(network.name(ofEdge: snap.edge) == "Mannerheimintie")
+            #expect(abs(snap.distanceMeters - 10) < 0.5)
+        }
+    }
+
+    @Test func aHeadingPicksTheDirectionOfATwoWayStreet() throws {
+        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network, snapper = router.snapper
+        let twoWay = (0..<Int32(network.edgeCount)).filter { snapper.reverse(of: $0) != nil && Self.longestSegmentLength(network, $0) >= 40 }
+        #expect(twoWay.count > 20)
+        for edge in twoWay {
+            let reverse = try #require(snapper.reverse(of: edge))
+            let (point, _, bearing) = Self.offsetPoint(network: network, edge: edge, meters: 4)
+            let along = try #require(snapper.snap(point, heading: bearing))
+            let against = try #require(snapper.snap(point, heading: bearing + 180))
+            // Some other road may be nearer than 4 m; where this street wins, the heading decides its direction.
+            guard [edge, reverse].contains(along.edge) else { continue }
+            #expect(along.edge == edge)
+            #expect(against.edge == reverse)
+            #expect(EdgeSnapper.angleBetween(along.bearing, bearing) < 1)
+            #expect(abs(along.fraction + against.fraction - 1) < 1e-6)
+            // Ten degrees off is still this direction; without a heading the nearest (lower index on a tie) wins.
+            #expect(snapper.snap(point, heading: bearing + 40)?.edge == edge)
+            if let nearest = snapper.snap(point)?.edge, [edge, reverse].contains(nearest) { #expect(nearest == min(edge, reverse)) }
+        }
+    }
+
+    @Test func aPointFarFromAnyRoadDoesNotSnap() throws {
+        let router = try RoutingParts.router("Helsinki-clean.osm.pbf")
+        #expect(router.snapper.snap(RoadCoordinate(lat: 60.30, lon: 25.20)) == nil)
+        let edge = Int32(0)
+        let (point, _, _) = Self.offsetPoint(network: router.network, edge: edge, meters: 10)
+        #expect(router.snapper.snap(point, maxDistance: 5).map { $0.distanceMeters <= 5 } ?? true)
+        #expect(throws: RouteError.noSegment(index: 1)) {
+            try router.route(from: point, to: RoadCoordinate(lat: 60.30, lon: 25.20))
+        }
+    }
+
+    // MARK: - Routes
+
+    @Test(arguments: files)
+    func aRoutesDistanceAndDurationAreItsStepsAndItsGeometrysLength(file: String) throws {
+        let router = try RoutingParts.router(file), network = router.network
+        var generator = SeededGenerator(state: 12)
+        var routed = 0
+        for _ in 0..<150 {
+            let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            let from = RoadCoordinate(lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
+            let to = RoadCoordinate(lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
+            guard let route = try? router.route(from: from, to: to) else { continue }
+            routed += 1
+            let stepMeters = route.steps.reduce(0) { $0 + $1.distanceMeters }
+            let stepSeconds = route.steps.reduce(0) { $0 + $1.durationSeconds }
+            #expect(abs(route.distanceMeters - stepMeters) <= 1)
+            #expect(abs(route.distanceMeters - RoadNetwork.length(of: route.geometry)) <= 1)
+            #expect(abs(route.durationSeconds - stepSeconds) < 0.001)
+            #expect(route.steps.first?.type == .depart && route.steps.last?.type == .arrive)
+            #expect(route.steps.dropFirst().dropLast().allSatisfy { $0.type != .depart && $0.type != .arrive && $0.modifier != nil })
+            #expect(route.geometry.first == route.start.coordinate && route.geometry.last == route.end.coordinate)
+            #expect(route.durationSeconds >= 0)
+            // The route's weight is the table's for the same pair.
+            let table = try router.table(sources: [from], destinations: [to])
+            #expect(table.weight(0, 0) == route.weight)
+        }
+        #expect(routed > 100)
+    }
+
+    @Test(arguments: files)
+    func aRoutesWeightFromPartWayAlongEdgesIsDijkstrasWithTheSameOffsets(file: String) throws {
+        let router = try RoutingParts.router(file), network = router.network, graph = router.graph
+        let dijkstra = DijkstraRouter(graph: graph)
+        var generator = SeededGenerator(state: 99)
+        func offset(_ snap: EdgeSnap) -> Int32 { Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded()) }
+        var compared = 0
+        for _ in 0..<200 {
+            let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            let from = RoadCoordinate(lat: a.lat + 0.0001, lon: a.lon), to = RoadCoordinate(lat: b.lat, lon: b.lon + 0.0002)
+            let starts = try router.endpoints(from), ends = try router.endpoints(to)
+            guard Set(starts.map(\.edge)).isDisjoint(with: ends.map(\.edge)) else { continue }
+            let reference = dijkstra.route(from: starts.map { RouteEndpoint(edge: $0.edge, weightOffset: -offset($0), lengthOffset: -$0.metersAlongEdge) },
+                                           to: ends.map { RouteEndpoint(edge: $0.edge, weightOffset: offset($0), lengthOffset: $0.metersAlongEdge) })
+            #expect((try? router.route(from: from, to: to))?.weight == reference?.weight)
+            compared += 1
+        }
+        #expect(compared > 150)
+    }
+
+    @Test func aRouteAcrossCentralHelsinkiIsPlausiblyLongAndDepartsAndArrives() throws {
+        let router = try RoutingParts.router("Helsinki-clean.osm.pbf")
+        // Mannerheimintie by the main post office to Pohjoisesplanadi by the Market Square, about 920 m apart.
+        let from = RoadCoordinate(lat: 60.17108, lon: 24.93614), to = RoadCoordinate(lat: 60.16789, lon: 24.95162)
+        let route = try router.route(from: from, to: to)
+        let straight = RoadNetwork.distance(from, to)
+        print("Mannerheimintie to Pohjoisesplanadi: \(Int(route.distanceMeters)) m, \(route.durationSeconds) s, straight \(Int(straight)) m; "
+              + route.steps.map { "\($0.type.rawValue) \($0.modifier?.rawValue ?? "-") \($0.name) \(Int($0.distanceMeters)) m" }.joined(separator: "; "))
+        #expect(route.distanceMeters >= straight && route.distanceMeters <= 1.6 * straight)
+        #expect(route.start.distanceMeters < 30 && route.end.distanceMeters < 30)
+        #expect(route.steps.first?.type == .depart && route.steps.last?.type == .arrive)
+        #expect(route.steps.count >= 3)
+        #expect(route.steps.first?.name == "Mannerheimintie" && route.steps.last?.name == "Pohjoisesplanadi")
+        #expect(route.durationSeconds > route.distanceMeters / 20 && route.durationSeconds < route.distanceMeters / 2)
+    }
+
+    @Test func aRouteAlongOneEdgeDrivesOnlyThePartBetweenTheEnds() throws {
+        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
+        let edge = try #require((0..<Int32(network.edgeCount)).first { router.snapper.reverse(of: $0) != nil && network.edgeLengthMeters[Int($0)] > 150 })
+        let length = network.edgeLengthMeters[Int(edge)], seconds = network.edgeDurationSeconds[Int(edge)]
+        let start = try #require(network.slice(ofEdge: edge, from: 0, to: 0.2).last)
+        let end = try #require(network.slice(ofEdge: edge, from: 0, to: 0.7).last)
+        let ahead = try router.route(from: start, to: end)
+        #expect(ahead.edges == [edge])
+        #expect(abs(ahead.distanceMeters - 0.5 * length) < 1)
+        #expect(abs(ahead.durationSeconds - 0.5 * seconds) < 0.2)
+        #expect(ahead.steps.map(\.type) == [.depart, .arrive])
+        // Behind the start on a two-way street: the other direction's edge, the same stretch.
+        let back = try router.route(from: end, to: start)
+        #expect(back.edges == [router.snapper.reverse(of: edge)])
+        #expect(abs(back.distanceMeters - 0.5 * length) < 1)
+    }
+
+    @Test func anEndBehindTheStartOnAOneWayEdgeDrivesRoundTheBlock() throws {
+        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
+        let edge = try #require((0..<Int32(network.edgeCount)).first {
+            router.snapper.reverse(of: $0) == nil && network.edgeLengthMeters[Int($0)] > 80 && Self.longestSegmentLength(network, $0) > 40
+        })
+        let length = network.edgeLengthMeters[Int(edge)]
+        let start = try #require(network.slice(ofEdge: edge, from: 0, to: 0.7).last)
+        let end = try #require(network.slice(ofEdge: edge, from: 0, to: 0.3).last)
+        let route = try router.route(from: start, to: end)
+        #expect(route.start.edge == edge && route.end.edge == edge)
+        #expect(route.edges.first == edge && route.edges.last == edge && route.edges.count > 1)
+        #expect(route.distanceMeters > 0.6 * length)
+        let stepMeters = route.steps.reduce(0) { $0 + $1.distanceMeters }
+        #expect(abs(route.distanceMeters - stepMeters) <= 1)
+        #expect(abs(route.durationSeconds - route.steps.reduce(0) { $0 + $1.durationSeconds }) < 0.001)
+        // The table agrees, though its buckets alone would have paired the end behind the start.
+        #expect(try router.table(sources: [start], destinations: [end]).weight(0, 0) == route.weight)
+    }
+
+    @Test(arguments: files)
+    func aTableEqualsThePairwiseRoutes(file: String) throws {
+        let router = try RoutingParts.router(file), network = router.network
+        var generator = SeededGenerator(state: 7)
+        let points = (0..<6).map { _ in
+            let node = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
+            return RoadCoordinate(lat: node.lat + 0.00005, lon: node.lon - 0.00005)
+        }
+        let sources = Array(points[0..<4]), destinations = Array(points[2..<6])
+        let table = try router.table(sources: sources, destinations: destinations)
+        for (row, from) in sources.enumerated() {
+            for (column, to) in destinations.enumerated() {
+                let route = try? router.route(from: from, to: to)
+                #expect(table.weight(row, column) == route?.weight)
+                if let route, let meters = table.distanceMeters(row, column) {
+                    #expect(abs(meters - route.distanceMeters) < 1)
+                    #expect(table.durationSeconds(row, column) == route.durationSeconds)
+                }
+            }
+        }
+        // The same coordinate as source and destination costs nothing.
+        #expect(table.weight(2, 0) == 0 && table.weight(3, 1) == 0)
+    }
+}
