@@ -7,8 +7,8 @@ import Testing
 @Suite struct RoadGraphFileTests {
     static let metadata = RoadGraphFile.Metadata(build: ["source": "Helsinki-clean.osm.pbf", "builder": "tests"])
 
-    static func helsinkiBytes() throws -> (RoadNetwork, [UInt8]) {
-        let network = try Extracts.built("Helsinki-clean.osm.pbf").network
+    static func helsinkiBytes() async throws -> (RoadNetwork, [UInt8]) {
+        let network = try await Extracts.built("Helsinki-clean.osm.pbf").network
         return (network, RoadGraphFile.encode(network, metadata: metadata))
     }
 
@@ -33,8 +33,8 @@ import Testing
         }
     }
 
-    @Test func helsinkiRoundTripsThroughAFileWithEveryArrayEqual() throws {
-        let network = try Extracts.built("Helsinki-clean.osm.pbf").network
+    @Test func helsinkiRoundTripsThroughAFileWithEveryArrayEqual() async throws {
+        let network = try await Extracts.built("Helsinki-clean.osm.pbf").network
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try RoadGraphFile.write(network, metadata: Self.metadata, to: path)
@@ -60,7 +60,7 @@ import Testing
         #expect((0..<Int32(network.edgeCount)).allSatisfy { read.name(ofEdge: $0) == network.name(ofEdge: $0) })
     }
 
-    @Test func writingReplacesTheFileAtomicallyAndLeavesNoTemporaryFile() throws {
+    @Test func writingReplacesTheFileAtomicallyAndLeavesNoTemporaryFile() async throws {
         var network = RoadNetwork()
         let a = network.addNode(id: 1, lat: 60.1, lon: 24.9), b = network.addNode(id: 2, lat: 60.2, lon: 24.9)
         network.addEdge(from: a, to: b, durationSeconds: 10, name: "Mannerheimintie")
@@ -74,8 +74,8 @@ import Testing
         #expect(try RoadGraphFile.read(path).name(ofEdge: 0) == "Mannerheimintie")
     }
 
-    @Test func everyTruncationIsATruncatedErrorNotACrash() throws {
-        let (_, bytes) = try Self.helsinkiBytes()
+    @Test func everyTruncationIsATruncatedErrorNotACrash() async throws {
+        let (_, bytes) = try await Self.helsinkiBytes()
         for length in [0, 5, 11, 20, 31, 40, 100, 1000, bytes.count / 2, bytes.count - 1] {
             let error = Self.error(Array(bytes[0..<length]))
             guard case .truncated = error else { Issue.record("\(length) bytes gave \(String(describing: error))"); continue }
@@ -83,8 +83,8 @@ import Testing
         #expect(Self.error(Array(bytes[0..<bytes.count - 1])) == .truncated(section: "file", detail: "the file is \(bytes.count - 1) bytes, its header says \(bytes.count)"))
     }
 
-    @Test func aFlippedByteInEachSectionNamesThatSection() throws {
-        let (_, bytes) = try Self.helsinkiBytes()
+    @Test func aFlippedByteInEachSectionNamesThatSection() async throws {
+        let (_, bytes) = try await Self.helsinkiBytes()
         let names = ["META": "metadata", "NODE": "nodes", "EDGE": "edges", "GEOM": "geometry", "NAME": "names", "REST": "restrictions"]
         let sections = Self.sections(bytes)
         #expect(Set(sections.map(\.tag)) == Set(names.keys))
@@ -124,8 +124,8 @@ import Testing
         }
     }
 
-    @Test func aWrongMagicIsNotAGraphFile() throws {
-        let (_, bytes) = try Self.helsinkiBytes()
+    @Test func aWrongMagicIsNotAGraphFile() async throws {
+        let (_, bytes) = try await Self.helsinkiBytes()
         var damaged = bytes
         damaged[0] = UInt8(ascii: "X")
         #expect(Self.error(damaged) == .notAGraphFile)
@@ -133,8 +133,8 @@ import Testing
         #expect(RoadGraphFileError.notAGraphFile.description.contains("not an EnRoute graph file"))
     }
 
-    @Test func aFutureVersionIsRefusedWithBothVersionsNamed() throws {
-        let (_, bytes) = try Self.helsinkiBytes()
+    @Test func aFutureVersionIsRefusedWithBothVersionsNamed() async throws {
+        let (_, bytes) = try await Self.helsinkiBytes()
         var future = bytes
         future[8] = 2
         #expect(Self.error(future) == .unsupportedVersion(found: 2, supported: 1))
@@ -142,7 +142,7 @@ import Testing
     }
 
     /// A later format can add a section (say a contraction hierarchy) and this reader still loads the file.
-    @Test func anUnknownSectionIsSkipped() throws {
+    @Test func anUnknownSectionIsSkipped() async throws {
         var network = RoadNetwork()
         let a = network.addNode(id: 1, lat: 60.1, lon: 24.9), b = network.addNode(id: 2, lat: 60.2, lon: 24.9)
         network.addEdge(from: a, to: b, durationSeconds: 10)
@@ -156,7 +156,7 @@ import Testing
     }
 
     /// Checksums pass but the values cannot be a network: each is refused naming its section.
-    @Test func wellFormedButInconsistentArraysAreInvalidNamingTheSection() throws {
+    @Test func wellFormedButInconsistentArraysAreInvalidNamingTheSection() async throws {
         func network(edgeTo: [Int32] = [1], nameIndex: [Int32] = [0], starts: [Int32] = [0, 2], lat: Double = 60.1,
                      names: [String] = [""], restrictions: [TurnRestriction] = []) -> RoadNetwork {
             RoadNetwork(nodeIDs: [1, 2], nodeLats: [lat, 60.2], nodeLons: [24.9, 24.9], nodeDelaySeconds: [0, 0],

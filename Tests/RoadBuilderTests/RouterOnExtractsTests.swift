@@ -1,26 +1,32 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import RoadBuilder
 @testable import Routing
 
-/// The network, turn graph, hierarchy and snapping index of a shipped extract, built once per test run.
+/// The network, turn graph, hierarchy and snapping index of a shipped extract, built once per test run off the
+/// cooperative pool (TestSupport's `SharedFixture`).
 enum RoutingParts {
     typealias Parts = (network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper)
 
-    static func make(_ file: String) -> Result<Parts, any Error> {
-        Result {
-            let network = try Extracts.built(file).network
-            let graph = EdgeBasedGraph(network: network)
-            return (network, graph, ContractionHierarchy(graph: graph), EdgeSnapper(network: network))
-        }
+    /// The parts of one file, handed from the thread that built them to the tests that read them.
+    final class Built: @unchecked Sendable {
+        let parts: Parts
+        init(_ parts: Parts) { self.parts = parts }
     }
 
-    static let helsinki = make("Helsinki-clean.osm.pbf")
-    static let kotka = make("kotka-clean.osm.pbf")
+    static let cache = SharedFixture<String, Built> { file in
+        let network = try Extracts.build(file).network
+        let graph = EdgeBasedGraph(network: network)
+        return Built((network, graph, ContractionHierarchy(graph: graph), EdgeSnapper(network: network)))
+    }
+
+    /// The cached parts of `file`.
+    static func parts(_ file: String) async throws -> Parts { try await cache.value(file).parts }
 
     /// A fresh router (routers are not thread-safe) over the cached parts of `file`.
-    static func router(_ file: String) throws -> Router {
-        let parts = try (file == "kotka-clean.osm.pbf" ? kotka : helsinki).get()
+    static func router(_ file: String) async throws -> Router {
+        let parts = try await parts(file)
         return Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
     }
 }
@@ -54,8 +60,8 @@ enum RoutingParts {
     // MARK: - Snapping
 
     @Test(arguments: files)
-    func aPointTenMetresOffAStreetSnapsBackOntoItOrOntoARoadNearerStill(file: String) throws {
-        let router = try RoutingParts.router(file), network = router.network
+    func aPointTenMetresOffAStreetSnapsBackOntoItOrOntoARoadNearerStill(file: String) async throws {
+        let router = try await RoutingParts.router(file), network = router.network
         var checked = 0, onOwnStreet = 0
         for edge in 0..<Int32(network.edgeCount) where Self.longestSegmentLength(network, edge) >= 40 {
             let (point, middle, _) = Self.offsetPoint(network: network, edge: edge, meters: 10)
@@ -73,8 +79,8 @@ enum RoutingParts {
         #expect(onOwnStreet * 10 >= checked * 8)
     }
 
-    @Test func aPointTenMetresOffMannerheimintieSnapsOntoMannerheimintie() throws {
-        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
+    @Test func aPointTenMetresOffMannerheimintieSnapsOntoMannerheimintie() async throws {
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
         let edge = try #require((0..<Int32(network.edgeCount)).filter { network.name(ofEdge: $0) == "Mannerheimintie" }
             .max { Self.longestSegmentLength(network, $0) < Self.longestSegmentLength(network, $1) })
         for side in [10.0, -10.0] {
@@ -85,8 +91,8 @@ enum RoutingParts {
         }
     }
 
-    @Test func aHeadingPicksTheDirectionOfATwoWayStreet() throws {
-        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network, snapper = router.snapper
+    @Test func aHeadingPicksTheDirectionOfATwoWayStreet() async throws {
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network, snapper = router.snapper
         let twoWay = (0..<Int32(network.edgeCount)).filter { snapper.reverse(of: $0) != nil && Self.longestSegmentLength(network, $0) >= 40 }
         #expect(twoWay.count > 20)
         for edge in twoWay {
@@ -106,8 +112,8 @@ enum RoutingParts {
         }
     }
 
-    @Test func aPointFarFromAnyRoadDoesNotSnap() throws {
-        let router = try RoutingParts.router("Helsinki-clean.osm.pbf")
+    @Test func aPointFarFromAnyRoadDoesNotSnap() async throws {
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf")
         #expect(router.snapper.snap(RoadCoordinate(lat: 60.30, lon: 25.20)) == nil)
         let edge = Int32(0)
         let (point, _, _) = Self.offsetPoint(network: router.network, edge: edge, meters: 10)
@@ -120,8 +126,8 @@ enum RoutingParts {
     // MARK: - Routes
 
     @Test(arguments: files)
-    func aRoutesDistanceAndDurationAreItsStepsAndItsGeometrysLength(file: String) throws {
-        let router = try RoutingParts.router(file), network = router.network
+    func aRoutesDistanceAndDurationAreItsStepsAndItsGeometrysLength(file: String) async throws {
+        let router = try await RoutingParts.router(file), network = router.network
         var generator = SeededGenerator(state: 12)
         var routed = 0
         for _ in 0..<150 {
@@ -148,8 +154,8 @@ enum RoutingParts {
     }
 
     @Test(arguments: files)
-    func aRoutesWeightFromPartWayAlongEdgesIsDijkstrasWithTheSameOffsets(file: String) throws {
-        let router = try RoutingParts.router(file), network = router.network, graph = router.graph
+    func aRoutesWeightFromPartWayAlongEdgesIsDijkstrasWithTheSameOffsets(file: String) async throws {
+        let router = try await RoutingParts.router(file), network = router.network, graph = router.graph
         let dijkstra = DijkstraRouter(graph: graph)
         var generator = SeededGenerator(state: 99)
         func offset(_ snap: EdgeSnap) -> Int32 { Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded()) }
@@ -168,8 +174,8 @@ enum RoutingParts {
         #expect(compared > 150)
     }
 
-    @Test func aRouteAcrossCentralHelsinkiIsPlausiblyLongAndDepartsAndArrives() throws {
-        let router = try RoutingParts.router("Helsinki-clean.osm.pbf")
+    @Test func aRouteAcrossCentralHelsinkiIsPlausiblyLongAndDepartsAndArrives() async throws {
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf")
         // Mannerheimintie by the main post office to Pohjoisesplanadi by the Market Square, about 920 m apart.
         let from = RoadCoordinate(lat: 60.17108, lon: 24.93614), to = RoadCoordinate(lat: 60.16789, lon: 24.95162)
         let route = try router.route(from: from, to: to)
@@ -184,8 +190,8 @@ enum RoutingParts {
         #expect(route.durationSeconds > route.distanceMeters / 20 && route.durationSeconds < route.distanceMeters / 2)
     }
 
-    @Test func aRouteAlongOneEdgeDrivesOnlyThePartBetweenTheEnds() throws {
-        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
+    @Test func aRouteAlongOneEdgeDrivesOnlyThePartBetweenTheEnds() async throws {
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
         let edge = try #require((0..<Int32(network.edgeCount)).first { router.snapper.reverse(of: $0) != nil && network.edgeLengthMeters[Int($0)] > 150 })
         let length = network.edgeLengthMeters[Int(edge)], seconds = network.edgeDurationSeconds[Int(edge)]
         let start = try #require(network.slice(ofEdge: edge, from: 0, to: 0.2).last)
@@ -201,8 +207,8 @@ enum RoutingParts {
         #expect(abs(back.distanceMeters - 0.5 * length) < 1)
     }
 
-    @Test func anEndBehindTheStartOnAOneWayEdgeDrivesRoundTheBlock() throws {
-        let router = try RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
+    @Test func anEndBehindTheStartOnAOneWayEdgeDrivesRoundTheBlock() async throws {
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
         let edge = try #require((0..<Int32(network.edgeCount)).first {
             router.snapper.reverse(of: $0) == nil && network.edgeLengthMeters[Int($0)] > 80 && Self.longestSegmentLength(network, $0) > 40
         })
@@ -221,8 +227,8 @@ enum RoutingParts {
     }
 
     @Test(arguments: files)
-    func aTableEqualsThePairwiseRoutes(file: String) throws {
-        let router = try RoutingParts.router(file), network = router.network
+    func aTableEqualsThePairwiseRoutes(file: String) async throws {
+        let router = try await RoutingParts.router(file), network = router.network
         var generator = SeededGenerator(state: 7)
         let points = (0..<6).map { _ in
             let node = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
