@@ -17,10 +17,20 @@ public final class CHQuery {
     }
 
     /// The shortest route from any source to any target, or nil when none is reachable.
+    ///
+    /// A source's offset is usually negative (the part of its edge already driven). The searches stop once a
+    /// side's smallest key cannot improve on the best meeting, which holds only while every key is at least
+    /// zero, so each side's seeds are shifted up by its most negative offset and the shift taken off the result.
     public func route(from sources: [RouteEndpoint], to targets: [RouteEndpoint]) -> RoadPath? {
-        search { forward, backward in
-            for source in sources { forward.reach(source.edge, Int(source.weightOffset), source.lengthOffset, parent: -1, middle: -1) }
-            for target in targets { backward.reach(target.edge, Int(target.weightOffset), target.lengthOffset, parent: -1, middle: -1) }
+        let forwardShift = max(0, -Int(sources.map(\.weightOffset).min() ?? 0))
+        let backwardShift = max(0, -Int(targets.map(\.weightOffset).min() ?? 0))
+        return search(shift: forwardShift + backwardShift) { forward, backward in
+            for source in sources {
+                forward.reach(source.edge, Int(source.weightOffset) + forwardShift, source.lengthOffset, parent: -1, middle: -1)
+            }
+            for target in targets {
+                backward.reach(target.edge, Int(target.weightOffset) + backwardShift, target.lengthOffset, parent: -1, middle: -1)
+            }
         }
     }
 
@@ -39,7 +49,8 @@ public final class CHQuery {
     }
 
     /// Seeds both searches, alternates them until neither can improve on the best meeting, and unpacks the route.
-    private func search(seed: (inout SearchSide, inout SearchSide) -> Void) -> RoadPath? {
+    /// `shift` is what the seeds were raised by in all; it is taken off the route's weight.
+    private func search(shift: Int = 0, seed: (inout SearchSide, inout SearchSide) -> Void) -> RoadPath? {
         epoch &+= 1
         forward.reset(epoch: epoch)
         backward.reset(epoch: epoch)
@@ -58,7 +69,7 @@ public final class CHQuery {
             }
         }
         guard meeting >= 0 else { return nil }
-        return path(meeting: meeting, weight: best)
+        return path(meeting: meeting, weight: best - shift)
     }
 
     /// Settles one node of `side` (the forward search when `up`); reads the other side in place, not a copy.
