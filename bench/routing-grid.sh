@@ -2,7 +2,8 @@
 # Contraction-hierarchy build and query speed on seeded random grids (the tests' generator): for each size,
 # the edge-based graph and hierarchy build time and peak RSS, CH and plain Dijkstra query p50/p99 on the same
 # random pairs in the same run, the speed-up, and the weight mismatches against Dijkstra (must be 0).
-# Usage: bench/routing-grid.sh [sizes…]   (default 60 150 300; PAIRS and SEED from the environment)
+# Usage: bench/routing-grid.sh [sizes…]   (default 60 150 300; PAIRS and SEED from the environment; CH_SETTLE,
+# CH_HOPS, CH_EST_SETTLE, CH_EST_HOPS and CH_STALE override the contraction's witness bounds for tuning)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS="${PAIRS:-1000}"; SEED="${SEED:-1}"

@@ -119,7 +119,15 @@ let network = randomGrid(rows: size, columns: size, seed: seed)
 var graph: EdgeBasedGraph!
 let graphTime = clock.measure { graph = EdgeBasedGraph(network: network) }
 var hierarchy: ContractionHierarchy!
-let contractTime = clock.measure { hierarchy = ContractionHierarchy(graph: graph) }
+// Witness-search bounds from the environment, for tuning (the defaults otherwise).
+var chOptions = ContractionHierarchy.Options()
+let environment = ProcessInfo.processInfo.environment
+if let value = environment["CH_EST_HOPS"].flatMap({ Int($0) }) { chOptions.estimateHopLimit = value }
+if let value = environment["CH_EST_SETTLE"].flatMap({ Int($0) }) { chOptions.estimateSettleLimit = value }
+if let value = environment["CH_SETTLE"].flatMap({ Int($0) }) { chOptions.witnessSettleLimit = value }
+if let value = environment["CH_STALE"].flatMap({ Int32($0) }) { chOptions.maxStaleness = value }
+if let value = environment["CH_HOPS"].flatMap({ Int($0) }) { chOptions.witnessHopLimit = value }
+let contractTime = clock.measure { hierarchy = ContractionHierarchy(graph: graph, options: chOptions) }
 let rss = peakRSSMiB()
 let upArcs = hierarchy.upHead.count, downArcs = hierarchy.downTail.count
 print("grid \(size)x\(size) seed \(seed): \(network.nodeCount) junctions, \(network.edgeCount) road edges, \(graph.arcCount) turns")
