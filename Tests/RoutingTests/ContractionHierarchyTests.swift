@@ -26,6 +26,35 @@ import TestSupport
         #expect(unreachable < 125)
     }
 
+    /// A mid-sized grid (about 3,000 directed edges, a dense core late in the contraction) under the default
+    /// bounds and under bounds so tight that almost no witness is found: the hierarchy stays exact either way,
+    /// since a missed witness only adds a shortcut.
+    @Test(arguments: [
+        ContractionHierarchy.Options(),
+        ContractionHierarchy.Options(witnessSettleLimit: 1, witnessHopLimit: 1, estimateSettleLimit: 1, estimateHopLimit: 1, maxStaleness: 1_000),
+    ])
+    func aMidSizedGridStaysExactUnderAnyWitnessBounds(options: ContractionHierarchy.Options) throws {
+        let network = RoadNetwork.randomGrid(rows: 30, columns: 30, seed: 17)
+        let graph = EdgeBasedGraph(network: network)
+        let hierarchy = ContractionHierarchy(graph: graph, options: options)
+        let query = CHQuery(hierarchy: hierarchy), dijkstra = DijkstraRouter(graph: graph)
+        #expect(Set(hierarchy.rank).count == graph.nodeCount)
+        var random = SeededGenerator(seed: 1717)
+        var mismatches: [String] = [], reachable = 0
+        for _ in 0..<400 {
+            let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+            let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+            let expected = dijkstra.route(fromNode: from, toNode: to)
+            let actual = query.route(fromNode: from, toNode: to, in: graph)
+            if expected?.weight != actual?.weight {
+                mismatches.append("\(from) → \(to): Dijkstra \(String(describing: expected?.weight)), CH \(String(describing: actual?.weight))")
+            }
+            if expected != nil { reachable += 1 }
+        }
+        #expect(mismatches.count == 0, "first mismatches: \(mismatches.prefix(5))")
+        #expect(reachable > 300)
+    }
+
     /// A path starts at `from`, ends at `to`, takes only allowed turns, and its weight and length add up.
     private func expectDrivable(_ path: RoadPath, from: Int32, to: Int32, in routers: Routers) throws {
         let graph = routers.graph, network = routers.network

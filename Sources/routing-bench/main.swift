@@ -1,0 +1,161 @@
+// The router's benchmark harness (bench/routing-grid.sh): a seeded random grid like RoutingTests', the edge-based
+// graph and contraction hierarchy build timed with peak RSS, then random pairs through CHQuery and DijkstraRouter
+// in the same run (the reference), with the weight mismatch count.
+import Foundation
+import Routing
+
+/// SplitMix64, the tests' generator, so a seed is the same grid everywhere.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func greatCircle(_ a: RoadCoordinate, _ b: RoadCoordinate) -> Double {
+    let radians = Double.pi / 180
+    let x = (b.lon - a.lon) * radians * cos((a.lat + b.lat) / 2 * radians)
+    let y = (b.lat - a.lat) * radians
+    return (x * x + y * y).squareRoot() * 6_371_008.8
+}
+
+/// The tests' random grid: jittered junctions about 100 m apart, random speeds, missing streets, one-ways,
+/// diagonals, junction delays and random `no`/`only` restrictions.
+func randomGrid(rows: Int, columns: Int, seed: UInt64) -> RoadNetwork {
+    var random = SeededGenerator(seed: seed)
+    var network = RoadNetwork(turnCosts: .standard)
+    for row in 0..<rows {
+        for column in 0..<columns {
+            let lat = 60.0 + Double(row) * 0.0009 + Double.random(in: -0.0002...0.0002, using: &random)
+            let lon = 25.0 + Double(column) * 0.0018 + Double.random(in: -0.0004...0.0004, using: &random)
+            let delay = Double.random(in: 0..<1, using: &random) < 0.1 ? 15.0 : 0
+            network.addNode(id: Int64(row * columns + column), lat: lat, lon: lon, delaySeconds: delay)
+        }
+    }
+    func node(_ row: Int, _ column: Int) -> Int32 { Int32(row * columns + column) }
+    var pairs: [(Int32, Int32)] = []
+    for row in 0..<rows {
+        for column in 0..<columns {
+            if column + 1 < columns { pairs.append((node(row, column), node(row, column + 1))) }
+            if row + 1 < rows { pairs.append((node(row, column), node(row + 1, column))) }
+            if row + 1 < rows, column + 1 < columns, Double.random(in: 0..<1, using: &random) < 0.1 {
+                pairs.append((node(row, column), node(row + 1, column + 1)))
+            }
+        }
+    }
+    for (a, b) in pairs {
+        let dice = Double.random(in: 0..<1, using: &random)
+        if dice < 0.08 { continue }
+        let metres = greatCircle(network.coordinate(ofNode: a), network.coordinate(ofNode: b))
+        let speed = [30.0, 40, 50, 60, 80].randomElement(using: &random)! / 3.6
+        let seconds = metres / speed
+        switch dice {
+        case ..<0.18: network.addEdge(from: a, to: b, durationSeconds: seconds)
+        case ..<0.28: network.addEdge(from: b, to: a, durationSeconds: seconds)
+        default:
+            network.addEdge(from: a, to: b, durationSeconds: seconds)
+            network.addEdge(from: b, to: a, durationSeconds: seconds)
+        }
+    }
+    var arriving = [[Int32]](repeating: [], count: network.nodeCount)
+    var leaving = [[Int32]](repeating: [], count: network.nodeCount)
+    for edge in 0..<network.edgeCount {
+        arriving[Int(network.edgeTo[edge])].append(Int32(edge))
+        leaving[Int(network.edgeFrom[edge])].append(Int32(edge))
+    }
+    for via in 0..<network.nodeCount where Double.random(in: 0..<1, using: &random) < 0.3 {
+        guard let from = arriving[via].randomElement(using: &random),
+              let to = leaving[via].randomElement(using: &random) else { continue }
+        let kind: TurnRestriction.Kind = Bool.random(using: &random) ? .no : .only
+        network.addRestriction(TurnRestriction(fromEdge: from, viaNode: Int32(via), toEdge: to, kind: kind))
+    }
+    return network
+}
+
+/// Peak resident set size in MiB (VmHWM), or 0 where /proc is missing.
+func peakRSSMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return kilobytes / 1024
+    }
+    return 0
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: routing-bench grid --size N [--pairs P] [--seed S]\n".utf8))
+    exit(64)
+}
+
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+guard arguments.next() == "grid" else { usage() }
+var size = 60, pairCount = 1000
+var seed: UInt64 = 1
+while let argument = arguments.next() {
+    switch argument {
+    case "--size": guard let value = arguments.next().flatMap({ Int($0) }) else { usage() }; size = value
+    case "--pairs": guard let value = arguments.next().flatMap({ Int($0) }) else { usage() }; pairCount = value
+    case "--seed": guard let value = arguments.next().flatMap({ UInt64($0) }) else { usage() }; seed = value
+    default: usage()
+    }
+}
+
+let clock = ContinuousClock()
+let network = randomGrid(rows: size, columns: size, seed: seed)
+var graph: EdgeBasedGraph!
+let graphTime = clock.measure { graph = EdgeBasedGraph(network: network) }
+var hierarchy: ContractionHierarchy!
+// Witness-search bounds from the environment, for tuning (the defaults otherwise).
+var chOptions = ContractionHierarchy.Options()
+let environment = ProcessInfo.processInfo.environment
+if let value = environment["CH_EST_HOPS"].flatMap({ Int($0) }) { chOptions.estimateHopLimit = value }
+if let value = environment["CH_EST_SETTLE"].flatMap({ Int($0) }) { chOptions.estimateSettleLimit = value }
+if let value = environment["CH_SETTLE"].flatMap({ Int($0) }) { chOptions.witnessSettleLimit = value }
+if let value = environment["CH_STALE"].flatMap({ Int32($0) }) { chOptions.maxStaleness = value }
+if let value = environment["CH_HOPS"].flatMap({ Int($0) }) { chOptions.witnessHopLimit = value }
+let contractTime = clock.measure { hierarchy = ContractionHierarchy(graph: graph, options: chOptions) }
+let rss = peakRSSMiB()
+let upArcs = hierarchy.upHead.count, downArcs = hierarchy.downTail.count
+print("grid \(size)x\(size) seed \(seed): \(network.nodeCount) junctions, \(network.edgeCount) road edges, \(graph.arcCount) turns")
+print(String(format: "build: graph %.3f s, contraction %.3f s, total %.3f s; peak RSS %.0f MiB",
+             seconds(graphTime), seconds(contractTime), seconds(graphTime + contractTime), rss))
+print(String(format: "hierarchy: %d shortcuts (%.2f per turn), %d up + %d down arcs",
+             hierarchy.shortcutCount, Double(hierarchy.shortcutCount) / Double(max(1, graph.arcCount)), upArcs, downArcs))
+
+let query = CHQuery(hierarchy: hierarchy)
+let dijkstra = DijkstraRouter(graph: graph)
+var random = SeededGenerator(seed: seed &* 7919)
+var chTimes: [Double] = [], dijkstraTimes: [Double] = []
+chTimes.reserveCapacity(pairCount); dijkstraTimes.reserveCapacity(pairCount)
+var mismatches = 0, unreachable = 0
+for _ in 0..<pairCount {
+    let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+    let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+    var chPath: RoadPath?, reference: RoadPath?
+    chTimes.append(seconds(clock.measure { chPath = query.route(fromNode: from, toNode: to, in: graph) }) * 1000)
+    dijkstraTimes.append(seconds(clock.measure { reference = dijkstra.route(fromNode: from, toNode: to) }) * 1000)
+    if chPath?.weight != reference?.weight { mismatches += 1 }
+    if reference == nil { unreachable += 1 }
+}
+chTimes.sort(); dijkstraTimes.sort()
+let chP50 = percentile(chTimes, 0.5), chP99 = percentile(chTimes, 0.99)
+let dP50 = percentile(dijkstraTimes, 0.5), dP99 = percentile(dijkstraTimes, 0.99)
+print(String(format: "query (%d pairs, %d unreachable): CH p50 %.3f ms p99 %.3f ms; Dijkstra p50 %.3f ms p99 %.3f ms",
+             pairCount, unreachable, chP50, chP99, dP50, dP99))
+print(String(format: "speed-up CH vs Dijkstra: p50 %.1fx, p99 %.1fx", dP50 / max(chP50, 1e-9), dP99 / max(chP99, 1e-9)))
+print("mismatches: \(mismatches)")
+if mismatches > 0 { exit(1) }
