@@ -26,18 +26,6 @@ enum Extracts {
     static func built(_ name: String) async throws -> RoadNetworkBuilder.Built { try await cache.value(name) }
 }
 
-/// A seeded generator (SplitMix64), so the random pairs are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension RoadNetworkBuilder.Built {
     /// Junctions counted the way OSMnx's strict simplification does: nodes with other than two distinct

@@ -145,7 +145,7 @@ import Routing
             let graph = EdgeBasedGraph(network: network)
             let query = CHQuery(hierarchy: ContractionHierarchy(graph: graph))
             let dijkstra = DijkstraRouter(graph: graph)
-            var random = SeededGenerator(state: 12)
+            var random = SeededGenerator(seed: 12)
             var mismatches = 0, routed = 0
             for _ in 0..<200 {
                 let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)

@@ -128,7 +128,7 @@ enum RoutingParts {
     @Test(arguments: files)
     func aRoutesDistanceAndDurationAreItsStepsAndItsGeometrysLength(file: String) async throws {
         let router = try await RoutingParts.router(file), network = router.network
-        var generator = SeededGenerator(state: 12)
+        var generator = SeededGenerator(seed: 12)
         var routed = 0
         for _ in 0..<150 {
             let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
@@ -157,7 +157,7 @@ enum RoutingParts {
     func aRoutesWeightFromPartWayAlongEdgesIsDijkstrasWithTheSameOffsets(file: String) async throws {
         let router = try await RoutingParts.router(file), network = router.network, graph = router.graph
         let dijkstra = DijkstraRouter(graph: graph)
-        var generator = SeededGenerator(state: 99)
+        var generator = SeededGenerator(seed: 99)
         func offset(_ snap: EdgeSnap) -> Int32 { Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded()) }
         var compared = 0
         for _ in 0..<200 {
@@ -229,7 +229,7 @@ enum RoutingParts {
     @Test(arguments: files)
     func aTableEqualsThePairwiseRoutes(file: String) async throws {
         let router = try await RoutingParts.router(file), network = router.network
-        var generator = SeededGenerator(state: 7)
+        var generator = SeededGenerator(seed: 7)
         let points = (0..<6).map { _ in
             let node = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
             return RoadCoordinate(lat: node.lat + 0.00005, lon: node.lon - 0.00005)
@@ -258,7 +258,7 @@ enum RoutingParts {
             let parts = built.parts
             let router = Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             let network = parts.network
-            var generator = SeededGenerator(state: 777)
+            var generator = SeededGenerator(seed: 777)
             var found: [String] = []
             for _ in 0..<1500 {
                 let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
