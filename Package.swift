@@ -126,7 +126,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing"],
+                       "RoadBuilder", "Routing", "EnRouteRoads"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
