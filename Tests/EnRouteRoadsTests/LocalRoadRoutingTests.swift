@@ -4,6 +4,7 @@ import EnRouteRoads
 import Foundation
 import Routing
 import Testing
+import TestSupport
 
 /// A small town: a square block of two-way streets 0-1-2-3 (about 110 m a side) and a one-way spur 2 → 4.
 private func town(blockSeconds: Double = 10) -> RoadNetwork {
@@ -74,5 +75,18 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         roads.replace(.init(network: town(blockSeconds: 40)))
         let after = try await roads.route(from: from, to: to, heading: nil, departure: now)
         #expect(after.durationSeconds > before.durationSeconds * 2, "four times slower streets must show in the next route")
+    }
+}
+
+@Suite struct LocalRoadRoutingOnHelsinkiTests {
+    @Test func routesAcrossCentralHelsinkiOnNamedStreets() async throws {
+        let roads = try await TestRoads.helsinki()
+        // Kamppi (Fredrikinkatu) to Kluuvi (Aleksanterinkatu): about 1 km as the crow flies.
+        let leg = try await roads.route(from: Coordinate(lat: 60.1670, lng: 24.9365), to: Coordinate(lat: 60.1690, lng: 24.9490),
+                                        heading: nil, departure: now)
+        #expect(leg.distanceMeters > 700 && leg.distanceMeters < 2500)
+        #expect(leg.durationSeconds > 60 && leg.durationSeconds < 900)
+        #expect(leg.steps.count >= 3)
+        #expect(leg.steps.dropFirst().dropLast().allSatisfy { !$0.name.isEmpty || $0.type == "continue" || $0.type == "turn" || $0.type == "new name" })
     }
 }
