@@ -162,7 +162,7 @@ package.targets += [
     /// The server as a whole: domain, API and the composition root, in memory and on SQLite.
     .testTarget(
         name: "EnRouteServerTests",
-        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels",
+        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteRoads",
                        "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications"],
         swiftSettings: settings
     ),

@@ -4,6 +4,7 @@ public import EnRouteAPI
 public import EnRouteNotifications
 public import HTTPEngine
 import EnRouteStorage
+import EnRouteModels
 import Synchronization
 
 /// The composition root: the whole backend wired from one configuration and one set of effects.
@@ -30,6 +31,10 @@ public final class Backend: Sendable {
     public let router: Router
     /// The schema version of the SQLite file, nil in memory.
     public let schemaVersion: Int?
+    /// The road estimator when a road network is configured (nil: straight lines).
+    public let roadEstimator: RoadEstimator?
+    /// Where completed legs of the ETA error model are kept.
+    public let etaSamples: any EtaSampleStore
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -37,8 +42,10 @@ public final class Backend: Sendable {
         self.configuration = configuration
         self.effects = effects
         let now = effects.now, log = effects.log
+        let etaSamples: any EtaSampleStore
         switch configuration.storage {
         case .memory:
+            etaSamples = InMemoryEtaSampleStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
             let notifications = InMemoryNotifications()
@@ -52,6 +59,7 @@ public final class Backend: Sendable {
             let trips = try SQLiteTripStore(path: path, now: now)
             let notifications = try SQLiteNotificationRepository(path: path)
             store = trips
+            etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
@@ -60,20 +68,52 @@ public final class Backend: Sendable {
             seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion
         }
+        self.etaSamples = etaSamples
         let metrics = MetricsRegistry()
         self.metrics = metrics
         orderPushes = OrderPushPlanner(directory: directory)
-        service = TripService(store: store, directory: directory, ids: effects.tripIDs, observers: [orderPushes],
-                              endedCacheLimit: configuration.endedTripCache, now: now)
+        let roadEstimator = effects.roads.map { RoadEstimator(roads: $0, samples: etaSamples, utcOffset: configuration.utcOffset,
+                                                              metrics: metrics, log: log) }
+        self.roadEstimator = roadEstimator
+        service = TripService(store: store, directory: directory, estimator: roadEstimator ?? StraightLineEstimator(), ids: effects.tripIDs,
+                              observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, now: now)
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
         // whether the offer is still open when it sends. The planner holds the sender weakly, so the
         // cycle is broken and a backend is released as a whole.
         let lateSender = WeakBox<PushSender>()
         let offers = OfferPushPlanner(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log)
         providers = ProviderOperations(service: service, metrics: metrics, clock: effects.clock, paths: paths,
-                                       policy: configuration.dispatch, fixLifetime: configuration.fixLifetime,
+                                       policy: configuration.dispatch,
+                                       ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
+                                       fixLifetime: configuration.fixLifetime,
                                        ids: effects.offerIDs, offers: offers, jitterSeed: effects.nearbyJitterSeed)
         let dispatcher = providers.dispatcher
+        if let roadEstimator, let roads = effects.roads {
+            let presence = providers.presence, service = self.service, paths = self.paths
+            // Pickup waits in estimates: road time from the nearest available providers.
+            roadEstimator.setNearbyProviders { pickup in
+                presence.nearest(to: pickup, limit: roadEstimator.pickupWaitCandidates, within: configuration.dispatch.searchRadius) {
+                    service.isIdle(provider: $0)
+                }.map(\.coordinate)
+            }
+            // At completion the kept path is matched onto the roads: the measurement the final price rests on.
+            service.onCommit { old, new in
+                guard old?.status.isActive ?? false, new.status == .ride(.completed) || new.status == .delivery(.delivered) else { return }
+                roadEstimator.spawn {
+                    do {
+                        let points = try await paths.path(tripId: new.id)
+                        guard points.count > 1 else { return }
+                        let fixes = points.map { RoadFix(coordinate: Coordinate(lat: $0.lat, lng: $0.lng), heading: $0.heading >= 0 ? $0.heading : nil,
+                                                         recordedAt: $0.recordedAt) }
+                        let matched = try await roads.match(fixes)
+                        try await service.recordMatchedPath(of: new.id, distanceMeters: matched.distanceMeters.rounded(),
+                                                            durationSeconds: matched.durationSeconds.rounded())
+                    } catch {
+                        log("roads: could not match the path of trip \(new.id): \(error)")
+                    }
+                }
+            }
+        }
         sender = PushSender(store: store, devices: devices, ledger: ledger, gateway: effects.push, clock: effects.clock, now: now,
                             metrics: metrics,
                             offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
@@ -117,6 +157,9 @@ public final class Backend: Sendable {
         }
         return released
     }
+
+    /// Waits for the road work started so far (route recomputes, calibration writes, path matching) to finish.
+    public func settleRoads() async { await roadEstimator?.settle() }
 
     /// Stops dispatch and the background tasks and waits for them to end.
     public func stop() async {

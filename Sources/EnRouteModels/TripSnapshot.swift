@@ -24,6 +24,10 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
     public let cancelReason: String?
     public let createdAt: Date
     public let updatedAt: Date
+    /// Metres of road the completed trip's kept path matched onto (absent before completion or without roads).
+    public var matchedDistanceMeters: Double? = nil
+    /// Seconds of driving along the matched path at the router's speeds.
+    public var matchedDurationSeconds: Double? = nil
 
     public init(id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate, dropoff: Coordinate,
                 providerId: String?, merchantId: String?, merchantStep: String?, readyAt: Date?, items: [OrderItem]?, productID: String?,

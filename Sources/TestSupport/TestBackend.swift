@@ -92,19 +92,19 @@ public enum TestDirectory {
     static let week = OpeningHours.days.map { OpeningHours(day: $0, opens: "08:00", closes: "22:00") }
 
     public static let helsinki = StaticDirectory(merchants: [
-        Merchant(id: "m1", name: "Kamppi Kitchen", address: "Urho Kekkosen katu 1, 00100 Helsinki",
-                 position: Coordinate(lat: 60.1689, lng: 24.9316), openingHours: week, catalogue: [
+        Merchant(id: "m1", name: "Kamppi Kitchen", address: "Simonkatu 8, 00100 Helsinki",
+                 position: Coordinate(lat: 60.16949, lng: 24.93752), openingHours: week, catalogue: [
                     CatalogueItem(sku: "coffee", name: "Filter coffee", price: eur(350)),
                     CatalogueItem(sku: "tea", name: "Black tea", price: eur(300)),
                     CatalogueItem(sku: "bread", name: "Rye bread", price: eur(420)),
                     CatalogueItem(sku: "oat-milk-1l", name: "Oat milk 1 l", price: eur(229)),
                  ]),
-        Merchant(id: "m2", name: "Kallio Deli", address: "Helsinginkatu 15, 00500 Helsinki",
-                 position: Coordinate(lat: 60.1841, lng: 24.9497), openingHours: week, catalogue: [
+        Merchant(id: "m2", name: "Kallio Deli", address: "Paasivuorenkatu 4, 00530 Helsinki",
+                 position: Coordinate(lat: 60.17848, lng: 24.94750), openingHours: week, catalogue: [
                     CatalogueItem(sku: "sandwich", name: "Smoked salmon sandwich", price: eur(890)),
                  ]),
-        Merchant(id: "m3", name: "Punavuori Pharmacy", address: "Albertinkatu 21, 00120 Helsinki",
-                 position: Coordinate(lat: 60.1612, lng: 24.9398), openingHours: week, catalogue: [
+        Merchant(id: "m3", name: "Punavuori Pharmacy", address: "Bulevardi 21, 00120 Helsinki",
+                 position: Coordinate(lat: 60.16449, lng: 24.93751), openingHours: week, catalogue: [
                     CatalogueItem(sku: "plasters", name: "Plasters, 20", price: eur(495)),
                  ]),
     ])

@@ -54,8 +54,8 @@ enum DemoCities {
 
     /// The merchants the demo and the simulator order from (m1..m3, central Helsinki) and the demo's providers.
     static let helsinki = StaticDirectory(merchants: [
-        Merchant(id: "m1", name: "Kamppi Kitchen", address: "Urho Kekkosen katu 1, 00100 Helsinki",
-                 position: Coordinate(lat: 60.1689, lng: 24.9316),
+        Merchant(id: "m1", name: "Kamppi Kitchen", address: "Simonkatu 8, 00100 Helsinki",
+                 position: Coordinate(lat: 60.16949, lng: 24.93752),
                  openingHours: hours(weekdays: ("07:30", "21:00"), saturday: ("09:00", "21:00"), sunday: ("10:00", "18:00")),
                  catalogue: [
                     CatalogueItem(sku: "coffee", name: "Filter coffee", price: eur(350)),
@@ -64,16 +64,16 @@ enum DemoCities {
                     CatalogueItem(sku: "oat-milk-1l", name: "Oat milk 1 l", price: eur(229)),
                     CatalogueItem(sku: "korvapuusti", name: "Cinnamon bun", price: eur(380)),
                  ]),
-        Merchant(id: "m2", name: "Kallio Deli", address: "Helsinginkatu 15, 00500 Helsinki",
-                 position: Coordinate(lat: 60.1841, lng: 24.9497),
+        Merchant(id: "m2", name: "Kallio Deli", address: "Paasivuorenkatu 4, 00530 Helsinki",
+                 position: Coordinate(lat: 60.17848, lng: 24.94750),
                  openingHours: hours(weekdays: ("10:00", "20:00"), saturday: ("10:00", "18:00"), sunday: nil),
                  catalogue: [
                     CatalogueItem(sku: "salmon-sandwich", name: "Smoked salmon sandwich", price: eur(890)),
                     CatalogueItem(sku: "karelian-pie", name: "Karelian pie", price: eur(250)),
                     CatalogueItem(sku: "salad", name: "Beetroot salad", price: eur(1090)),
                  ]),
-        Merchant(id: "m3", name: "Punavuori Pharmacy", address: "Albertinkatu 21, 00120 Helsinki",
-                 position: Coordinate(lat: 60.1612, lng: 24.9398),
+        Merchant(id: "m3", name: "Punavuori Pharmacy", address: "Bulevardi 21, 00120 Helsinki",
+                 position: Coordinate(lat: 60.16449, lng: 24.93751),
                  openingHours: hours(weekdays: ("08:00", "20:00"), saturday: ("10:00", "16:00"), sunday: nil),
                  catalogue: [
                     CatalogueItem(sku: "plasters", name: "Plasters, 20", price: eur(495)),

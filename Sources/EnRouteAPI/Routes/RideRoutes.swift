@@ -9,7 +9,8 @@ extension EnRouteAPI {
             _ = try auth.account(for: req)
             let body = try req.decode(EstimateRequest.self)
             try map { try TripService.validate(body.pickup, "/pickup"); try TripService.validate(body.dropoff, "/dropoff") }
-            return try .json(service.estimator.estimates(pickup: body.pickup, dropoff: body.dropoff))
+            let estimates = try await mapAsync { try await service.estimator.roadEstimates(pickup: body.pickup, dropoff: body.dropoff, departure: service.currentTime()) }
+            return try .json(estimates)
         })
         r.get(APIPath.Template.nearbyDrivers) { req in
             _ = try auth.account(for: req)

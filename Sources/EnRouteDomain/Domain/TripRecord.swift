@@ -62,11 +62,18 @@ public struct ProviderFix: Codable, Sendable, Equatable {
     public var heading: Double
     public var speed: Double
     public var recordedAt: Date
-    /// Grows with every fix kept for this trip.
+    /// Grows with every fix kept for this trip (and when a new road route changes the ETA shown with the same fix).
     public var seq: Int64
-    public init(coordinate: Coordinate, heading: Double, speed: Double, recordedAt: Date, seq: Int64) {
+    /// The fix placed on the road the provider is following, shown to customers; nil when off it or unknown
+    /// (`coordinate`, the raw fix, is what the path store keeps for disputes).
+    public var snapped: Coordinate?
+    public init(coordinate: Coordinate, heading: Double, speed: Double, recordedAt: Date, seq: Int64, snapped: Coordinate? = nil) {
         self.coordinate = coordinate; self.heading = heading; self.speed = speed; self.recordedAt = recordedAt; self.seq = seq
+        self.snapped = snapped
     }
+
+    /// Where customers are shown the provider: on the road when snapped, the raw fix otherwise.
+    public var shown: Coordinate { snapped ?? coordinate }
 }
 
 /// Who ended the trip and why.
@@ -107,6 +114,10 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var fare: Money?
     /// Deliveries: the ActivityKit push token the customer's app registered.
     public var liveActivityToken: String?
+    /// Metres of road the provider's kept path matched onto, set after completion when a road network is configured.
+    public var matchedDistanceMeters: Double?
+    /// Seconds of driving along the matched path at the router's speeds, set with `matchedDistanceMeters`.
+    public var matchedDurationSeconds: Double?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -144,6 +155,8 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         quote = try c.decodeIfPresent(Money.self, forKey: .quote)
         fare = try c.decodeIfPresent(Money.self, forKey: .fare)
         liveActivityToken = try c.decodeIfPresent(String.self, forKey: .liveActivityToken)
+        matchedDistanceMeters = try c.decodeIfPresent(Double.self, forKey: .matchedDistanceMeters)
+        matchedDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .matchedDurationSeconds)
         createdAt = try c.decode(Date.self, forKey: .createdAt)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
     }

@@ -73,4 +73,94 @@ public protocol RoadRouting: Sendable {
     func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]]
     /// Where `coordinate` lands on the nearest routable road (heading-aware when one is given).
     func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint
+    /// The road path a recorded track (oldest first) followed, with its length and driving time.
+    func match(_ fixes: [RoadFix]) async throws(RoadRoutingError) -> MatchedPath
+}
+
+/// One recorded position of a track to match.
+public struct RoadFix: Sendable, Equatable {
+    public var coordinate: Coordinate
+    /// Degrees from north; nil when unknown.
+    public var heading: Double?
+    public var recordedAt: Date
+    /// A position.
+    public init(coordinate: Coordinate, heading: Double?, recordedAt: Date) {
+        self.coordinate = coordinate; self.heading = heading; self.recordedAt = recordedAt
+    }
+}
+
+/// A track matched onto the road network.
+public struct MatchedPath: Sendable, Equatable {
+    /// Metres of road driven.
+    public var distanceMeters: Double
+    /// Seconds of driving along it at the engine's speeds.
+    public var durationSeconds: Double
+    /// The fixes that were placed on a road (the rest were dropped as off the network).
+    public var matchedFixes: Int
+    /// The matched road's points.
+    public var geometry: [Coordinate]
+    /// A matched path.
+    public init(distanceMeters: Double, durationSeconds: Double, matchedFixes: Int, geometry: [Coordinate]) {
+        self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.matchedFixes = matchedFixes; self.geometry = geometry
+    }
+}
+
+extension RoadRouting {
+    /// Metres between kept fixes: closer ones add noise, not road.
+    public static var matchSpacing: Double { 25 }
+
+    /// The default matcher, for engines without one of their own: the fixes thinned to `matchSpacing`, each placed on
+    /// the road it faces (heading-aware `nearest`), and the fastest route from each placed fix to the next, summed.
+    /// A sub-route more than twice the straight line plus 50 m is taken for a fix placed on the wrong carriageway: the
+    /// pair is tried again from the raw positions without headings, the shorter kept; still implausible, the fix is
+    /// skipped (up to three in a row, then the straight line counts). Fixes no road is near are dropped. Not an HMM
+    /// (Newson & Krumm), which would weigh every candidate road: a stand-in until one is on main.
+    public func match(_ fixes: [RoadFix]) async throws(RoadRoutingError) -> MatchedPath {
+        var kept: [RoadFix] = []
+        for fix in fixes {
+            if let last = kept.last, StraightLineEstimator.distance(last.coordinate, fix.coordinate) < Self.matchSpacing { continue }
+            kept.append(fix)
+        }
+        if let last = fixes.last, kept.last != last, kept.count > 0 { kept.append(last) }
+        var distance = 0.0, duration = 0.0, matched = 0, skipped = 0
+        var geometry: [Coordinate] = []
+        // The last fix counted, raw and placed.
+        var from: (raw: RoadFix, placed: RoadFix)?
+        func plausible(_ leg: RoadLeg, _ straight: Double) -> Bool { leg.distanceMeters <= 2 * straight + 50 }
+        for (index, fix) in kept.enumerated() {
+            let placed: RoadFix
+            do {
+                let waypoint = try await nearest(fix.coordinate, heading: fix.heading)
+                placed = RoadFix(coordinate: waypoint.location, heading: fix.heading, recordedAt: fix.recordedAt)
+            } catch .noSegment {
+                continue
+            }
+            guard let start = from else { from = (fix, placed); matched = 1; continue }
+            let straight = StraightLineEstimator.distance(start.placed.coordinate, placed.coordinate)
+            var best: RoadLeg?
+            for (a, b) in [(start.placed, placed), (RoadFix(coordinate: start.raw.coordinate, heading: nil, recordedAt: start.raw.recordedAt), fix)] {
+                guard let leg = try? await route(from: a.coordinate, to: b.coordinate, heading: a.heading, departure: a.recordedAt) else { continue }
+                if best.map({ leg.distanceMeters < $0.distanceMeters }) ?? true { best = leg }
+                if plausible(leg, straight) { break }
+            }
+            let last = index == kept.count - 1
+            if let leg = best, plausible(leg, straight) {
+                distance += leg.distanceMeters
+                duration += leg.durationSeconds
+                geometry += geometry.isEmpty ? leg.geometry : Array(leg.geometry.dropFirst())
+            } else if skipped < 3, !last {
+                skipped += 1
+                continue
+            } else {
+                distance += straight
+                duration += straight / 8
+                geometry.append(placed.coordinate)
+            }
+            skipped = 0
+            matched += 1
+            from = (fix, placed)
+        }
+        guard matched > 1 else { throw .noSegment(index: 0) }
+        return MatchedPath(distanceMeters: distance, durationSeconds: duration, matchedFixes: matched, geometry: geometry)
+    }
 }

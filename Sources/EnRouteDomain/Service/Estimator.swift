@@ -1,17 +1,36 @@
 public import Foundation
 public import EnRouteModels
 
-/// Arrival windows and prices; straight-line today, road routing later behind the same protocol.
+/// Arrival windows and prices: `StraightLineEstimator` without a road network, `RoadEstimator` with one.
 public protocol TripEstimator: Sendable {
-    /// The trip with `etaEarliest`/`etaLatest` set for its current target, or cleared when none applies.
+    /// The trip with `etaEarliest`/`etaLatest` set for its current target, or cleared when none applies. Runs inside
+    /// transactions and under the service's lock on every fix: it must not wait.
     func refreshETA(_ trip: TripRecord, now: Date) -> TripRecord
-    /// Prices and pickup times before a request.
+    /// Prices and pickup times before a request, without asking anything that may wait.
     func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate]
+    /// Prices and pickup times before a request, from the roads when there are any; `TripError.invalid` names a
+    /// pickup or drop-off no road is near.
+    func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate]
+    /// Throws `TripError.invalid` at `pointer` when a road network is configured and no road is near `coordinate`.
+    func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError)
+    /// Calls `listener` with a trip's id when a new road route changed what `refreshETA` would say for it.
+    func onRouteChange(_ listener: @escaping @Sendable (String) -> Void)
+    /// Sees every committed change of a trip (after the commit, must not block): completed legs feed the error model.
+    func tripCommitted(from old: TripRecord?, to new: TripRecord, at: Date)
     /// Products a ride may be requested for.
     var products: [String] { get }
 }
 
-/// Great-circle distance and a city speed: honest ranges until the routing issue brings road ETAs.
+extension TripEstimator {
+    public func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate] {
+        estimates(pickup: pickup, dropoff: dropoff)
+    }
+    public func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError) {}
+    public func onRouteChange(_ listener: @escaping @Sendable (String) -> Void) {}
+    public func tripCommitted(from old: TripRecord?, to new: TripRecord, at: Date) {}
+}
+
+/// Great-circle distance and a city speed: the estimator without a road network, and `RoadEstimator`'s fallback.
 public struct StraightLineEstimator: TripEstimator {
     /// Metres per second along roads (about 29 km/h).
     public var speed = 8.0
@@ -22,6 +41,8 @@ public struct StraightLineEstimator: TripEstimator {
     public var currency = "EUR"
     /// Wait for a car before one is assigned.
     public var pickupWait = 300
+    /// The least time a window shows while the provider has not arrived: never "0 min".
+    public var minimumETA: TimeInterval = 60
 
     public init() {}
 
@@ -58,8 +79,10 @@ public struct StraightLineEstimator: TripEstimator {
         if let window {
             let earliest = window.start.addingTimeInterval(window.seconds * 0.85)
             let latest = window.start.addingTimeInterval(window.seconds * 1.25 + 120)
-            trip.etaEarliest = Date(timeIntervalSince1970: earliest.timeIntervalSince1970.rounded())
-            trip.etaLatest = Date(timeIntervalSince1970: latest.timeIntervalSince1970.rounded(.up))
+            // Never "0 min" while the provider has not arrived.
+            let floor = now.addingTimeInterval(minimumETA)
+            trip.etaEarliest = Date(timeIntervalSince1970: max(earliest, floor).timeIntervalSince1970.rounded())
+            trip.etaLatest = Date(timeIntervalSince1970: max(latest, floor).timeIntervalSince1970.rounded(.up))
         } else {
             trip.etaEarliest = nil
             trip.etaLatest = nil
@@ -68,8 +91,11 @@ public struct StraightLineEstimator: TripEstimator {
     }
 
     public func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] {
-        let km = Self.distance(pickup, dropoff) * detour / 1000
-        let minutes = travel(pickup, dropoff) / 60
+        Self.fares(km: Self.distance(pickup, dropoff) * detour / 1000, minutes: travel(pickup, dropoff) / 60, pickupWait: pickupWait, currency: currency)
+    }
+
+    /// The products' prices for a trip of `km` and `minutes`, with `pickupWait` seconds until a car arrives.
+    public static func fares(km: Double, minutes: Double, pickupWait: Int, currency: String) -> [Estimate] {
         let economy = Int((300 + 110 * km + 25 * minutes).rounded())
         return [
             Estimate(productID: "economy", fare: Money(amountMinor: economy, currency: currency), etaSeconds: pickupWait),

@@ -86,6 +86,8 @@ public final class TripService: Sendable {
         self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids
         self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
         self.now = now
+        // A new road route changes a trip's ETA between fixes: refresh it and tell the watchers, as a fix does.
+        estimator.onRouteChange { [weak self] id in self?.routeChanged(id) }
     }
 
     /// Runs `body` as one store transaction, again from the start when it lost to a concurrent one.
@@ -159,7 +161,8 @@ public final class TripService: Sendable {
         var trip = TripRecord(id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
                               pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
         trip.productID = request.productID
-        trip.quote = estimator.estimates(pickup: request.pickup, dropoff: request.dropoff).first { $0.productID == request.productID }?.fare
+        trip.quote = try await estimator.roadEstimates(pickup: request.pickup, dropoff: request.dropoff, departure: at)
+            .first { $0.productID == request.productID }?.fare
         return try await create(trip, oneActive: true, by: account, idempotency: idempotency)
     }
 
@@ -175,6 +178,7 @@ public final class TripService: Sendable {
             if item.quantity < 1 || item.quantity > 99 { throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99") }
         }
         try Self.validate(request.destination, "/destination")
+        try await estimator.checkCovered(request.destination, pointer: "/destination")
         // The basket's shape first, then whether the merchant sells each item.
         for (i, item) in request.items.enumerated() where merchant.item(sku: item.sku) == nil {
             throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
@@ -237,7 +241,7 @@ public final class TripService: Sendable {
             guard canSee else { return nil }
             // The latest fix lives in memory between changes; keep it on the stored record.
             if let fix = cached?.providerFix, cached?.providerId == trip.providerId,
-               fix.recordedAt > (trip.providerFix?.recordedAt ?? .distantPast) {
+               (fix.recordedAt, fix.seq) > (trip.providerFix?.recordedAt ?? .distantPast, trip.providerFix?.seq ?? 0) {
                 trip.providerFix = fix
             }
             if let changeId, try await tx.change(tripId: tripId, changeId: changeId) != nil {
@@ -305,6 +309,39 @@ public final class TripService: Sendable {
         }
         if !steps.isEmpty { hub.publish(steps) }
         return steps.last
+    }
+
+    /// A new road route arrived for `tripId`: its ETA (and where its provider is drawn) is computed again on the same
+    /// fix and, when it changed, published as a new step of that fix (`seq` + 1, so clients that keep the newest
+    /// `seq` take it).
+    func routeChanged(_ tripId: String) {
+        let at = now()
+        let estimator = self.estimator
+        let step: TripRecord? = cache.withLock { c in
+            guard let trip = c.trips[tripId], trip.status.isActive else { return nil }
+            var next = estimator.refreshETA(trip, now: at)
+            guard next.etaEarliest != trip.etaEarliest || next.etaLatest != trip.etaLatest || next.providerFix?.snapped != trip.providerFix?.snapped else {
+                return nil
+            }
+            next.providerFix?.seq += 1
+            c.trips[tripId] = next
+            return next
+        }
+        if let step { hub.publish([step]) }
+    }
+
+    /// Keeps the map-matched path of a finished trip on its record (no version change) and returns it.
+    @discardableResult
+    public func recordMatchedPath(of tripId: String, distanceMeters: Double, durationSeconds: Double) async throws -> TripRecord? {
+        let updated: TripRecord? = try await transaction { tx in
+            guard var trip = try await tx.trip(tripId) else { return nil }
+            trip.matchedDistanceMeters = distanceMeters
+            trip.matchedDurationSeconds = durationSeconds
+            try await tx.update(trip, expectedVersion: trip.version)
+            return trip
+        }
+        if let updated { remember(updated) }
+        return updated
     }
 
     /// How far a fix-driven ETA must move from the stored one before it is written down (and
@@ -398,6 +435,7 @@ public final class TripService: Sendable {
         if remember(trip) { hub.publish([trip]) }
         // A replayed change id commits nothing new.
         guard changed else { return }
+        estimator.tripCommitted(from: previous, to: trip, at: now())
         for listener in commitListeners.withLock({ $0 }) { listener(previous, trip) }
     }
 

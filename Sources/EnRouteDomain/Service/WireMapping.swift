@@ -10,7 +10,7 @@ public struct WireMapping: Sendable {
     public func ride(_ trip: TripRecord, now: Date) -> Trip {
         let state: TripState
         if case .ride(let s) = trip.status { state = s } else { state = .searching }
-        let eta = trip.etaLatest.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) }
+        let eta = Self.secondsLeft(trip, now: now)
         return Trip(id: trip.id, state: state, pickup: trip.pickup, dropoff: trip.dropoff,
                     driver: trip.providerId.map { directory.provider(id: $0).driver }, etaSeconds: eta,
                     fare: trip.fare ?? trip.quote, version: trip.version)
@@ -27,31 +27,50 @@ public struct WireMapping: Sendable {
         } else if status == .cancelled {
             message = trip.cancellation?.reason
         }
-        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map { TrackingDTO.ETA(earliest: $0, latest: $1) }
+        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map { earliest, latest in
+            // A window read after its time never says "now" or "ago" while the trip is on: it is at least a minute off.
+            guard trip.status.isActive else { return TrackingDTO.ETA(earliest: earliest, latest: latest) }
+            let floor = now.addingTimeInterval(Self.minimumETA)
+            return TrackingDTO.ETA(earliest: max(earliest, floor), latest: max(latest, floor))
+        }
         var rider: TrackingDTO.Rider?
         // The rider is shown once she has left the hub.
         if case .delivery(let s) = trip.status, s == .onTheWay || s == .arriving, let provider = trip.providerId, let fix = trip.providerFix {
-            rider = TrackingDTO.Rider(firstName: directory.provider(id: provider).firstName, lat: fix.coordinate.lat, lng: fix.coordinate.lng,
+            rider = TrackingDTO.Rider(firstName: directory.provider(id: provider).firstName, lat: fix.shown.lat, lng: fix.shown.lng,
                                       recordedAt: fix.recordedAt)
         }
         return TrackingDTO(orderId: trip.id, version: trip.version, status: status, problem: message, eta: eta, rider: rider,
                            destination: trip.dropoff, generatedAt: now)
     }
 
+    /// The least seconds a rider-facing ETA shows while the trip is on (never "0 min", never negative).
+    public static let minimumETA: TimeInterval = 60
+
+    /// Seconds from `now` to the window's latest end, at least `minimumETA` while the trip is on.
+    static func secondsLeft(_ trip: TripRecord, now: Date) -> Int? {
+        trip.etaLatest.map { latest in
+            let seconds = Int(latest.timeIntervalSince(now).rounded(.up))
+            return trip.status.isActive ? max(Int(Self.minimumETA), seconds) : max(0, seconds)
+        }
+    }
+
     /// The party-neutral view for providers, merchants and ops.
     public func snapshot(_ trip: TripRecord) -> TripSnapshot {
-        TripSnapshot(id: trip.id, kind: trip.kind.rawValue, version: trip.version, status: trip.status.name, problem: trip.problem,
+        var snapshot = TripSnapshot(id: trip.id, kind: trip.kind.rawValue, version: trip.version, status: trip.status.name, problem: trip.problem,
                      pickup: trip.pickup, dropoff: trip.dropoff, providerId: trip.providerId, merchantId: trip.merchantId,
                      merchantStep: trip.merchantStep?.rawValue, readyAt: trip.readyAt, items: trip.items, productID: trip.productID,
                      etaEarliest: trip.etaEarliest, etaLatest: trip.etaLatest, cancelledBy: trip.cancellation?.by.rawValue,
                      cancelReason: trip.cancellation?.reason, createdAt: trip.createdAt, updatedAt: trip.updatedAt)
+        snapshot.matchedDistanceMeters = trip.matchedDistanceMeters
+        snapshot.matchedDurationSeconds = trip.matchedDurationSeconds
+        return snapshot
     }
 
     /// The rider's view of the driver's latest fix, with the ETA the server computed for it (seconds counted from `now`).
     public func driverLocation(_ trip: TripRecord, now: Date) -> DriverLocation? {
-        let eta = trip.etaLatest.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) }
+        let eta = Self.secondsLeft(trip, now: now)
         return trip.providerFix.map {
-            DriverLocation(coordinate: $0.coordinate, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq,
+            DriverLocation(coordinate: $0.shown, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq,
                            etaSeconds: eta, etaLatest: trip.etaLatest)
         }
     }
