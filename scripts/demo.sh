@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# `make demo`: builds EnRoute in release mode, starts the backend, walks one delivery and one ride
-# through the API with a token per party, then keeps serving until Ctrl-C.
+# `make demo`: builds EnRoute in release mode, builds central Helsinki's road graph (data/osm/Helsinki-clean)
+# under .demo/ if missing, starts the backend routing on it, walks one delivery through the API with a token per
+# party, then keeps serving until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${ENROUTE_PORT:-8080}"
 DIR=.demo
 mkdir -p "$DIR"
 DB="$DIR/enroute.sqlite"
+GRAPH="$DIR/helsinki.graph"
 
 swift build -c release --product enroute
 BIN="$(swift build -c release --show-bin-path)/enroute"
 
+[ -f "$GRAPH" ] || "$BIN" graph build --osm data/osm/Helsinki-clean.osm.pbf --out "$GRAPH"
 "$BIN" seed --city helsinki --db "$DB"
-"$BIN" serve --port "$PORT" --db "$DB" &
+"$BIN" serve --port "$PORT" --db "$DB" --graph "$GRAPH" &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
@@ -42,10 +45,10 @@ PY
 }
 
 say "0. A courier goes online beside Kamppi Kitchen"
-call POST /v1/provider/availability "$COURIER" -d '{"online":true,"position":{"lat":60.1690,"lng":24.9318}}' >/dev/null
+call POST /v1/provider/availability "$COURIER" -d '{"online":true,"position":{"lat":60.1696,"lng":24.9377}}' >/dev/null
 say "1. Ana orders two coffees from Kamppi Kitchen (Idempotency-Key required)"
 ORDER=$(call POST /v1/orders "$CUSTOMER" -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" \
-  -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1841,"lng":24.9497}}')
+  -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1715,"lng":24.9475}}')
 echo "$ORDER"
 ID=$(echo "$ORDER" | field orderId)
 say "2. The merchant accepts with a 10-minute preparation time; dispatch offers the order to the courier, who accepts; the goods are ready"
@@ -57,7 +60,7 @@ call POST "/v1/merchant/orders/$ID/ready" "$MERCHANT" >/dev/null
 call GET "/v1/orders/$ID/tracking" "$CUSTOMER"
 say "3. The courier collects the goods and reports a position"
 call POST "/v1/provider/trips/$ID/steps" "$COURIER" -d "{\"changeId\":\"c-1\",\"step\":\"onTheWay\",\"deviceTime\":\"$(now)\"}" >/dev/null
-call POST /v1/provider/locations "$COURIER" -d "{\"batchId\":\"b-1\",\"fixes\":[{\"lat\":60.176,\"lng\":24.941,\"heading\":40,\"speed\":6,\"accuracy\":6,\"recordedAt\":\"$(now)\"}]}" >/dev/null
+call POST /v1/provider/locations "$COURIER" -d "{\"batchId\":\"b-1\",\"fixes\":[{\"lat\":60.1705,\"lng\":24.9415,\"heading\":90,\"speed\":6,\"accuracy\":6,\"recordedAt\":\"$(now)\"}]}" >/dev/null
 call GET "/v1/orders/$ID/tracking" "$CUSTOMER"
 say "4. A retried step (same change id) is applied once; a step the state no longer allows gets 409 with the real order"
 call POST "/v1/provider/trips/$ID/steps" "$COURIER" -d "{\"changeId\":\"c-1\",\"step\":\"onTheWay\",\"deviceTime\":\"$(now)\"}" | field version
