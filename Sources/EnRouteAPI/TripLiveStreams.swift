@@ -16,12 +16,15 @@ final class TripLiveStreams: Sendable {
         var latest: TripRecord
         var sentVersion: Int
         var sentSeq: Int64
+        /// The latest end of the window last sent: a new road route moves an order's ETA without a version or a fix.
+        var sentETA: Date?
 
         /// A group starts where its first member's opening leaves it: everything in `latest` sent.
         init(latest: TripRecord) {
             self.latest = latest
             sentVersion = latest.version
             sentSeq = latest.providerFix?.seq ?? 0
+            sentETA = latest.etaLatest
         }
 
         /// Takes in a published record: the highest version wins, and a newer fix is kept either way,
@@ -38,6 +41,10 @@ final class TripLiveStreams: Sendable {
                     latest.etaEarliest = trip.etaEarliest
                     latest.etaLatest = trip.etaLatest
                 }
+            } else if trip.version == latest.version, trip.providerFix?.seq == latest.providerFix?.seq {
+                // The same version and fix with a window from a new road route.
+                latest.etaEarliest = trip.etaEarliest
+                latest.etaLatest = trip.etaLatest
             }
         }
     }
@@ -93,13 +100,14 @@ final class TripLiveStreams: Sendable {
                 out.append(LiveEvent(name: LiveEventName.driverMoved.rawValue, id: "\(trip.version).\(location.seq)", data: Array(data)))
             }
         case .delivery:
-            if trip.version > state.sentVersion || seq > state.sentSeq {
+            if trip.version > state.sentVersion || seq > state.sentSeq || trip.etaLatest != state.sentETA {
                 out.append(LiveEvent(name: LiveEventName.tracking.rawValue, id: seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)",
                                      data: TrackingJSON.encode(wire.tracking(trip, now: now))))
             }
         }
         state.sentVersion = max(state.sentVersion, trip.version)
         state.sentSeq = max(state.sentSeq, seq)
+        state.sentETA = trip.etaLatest
         return out
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import EnRouteModels
 import EnRouteDomain
+import Synchronization
 
 /// The ETA error model: percentiles of actual ÷ predicted on completed legs, by bucket, with a stated default.
 @Suite struct EtaCalibrationTests {
@@ -57,6 +58,29 @@ import EnRouteDomain
         #expect(calibration.band(hourOfWeek: 8) == .default)
     }
 
+    @Test func aPositionNoRoadIsNearKeepsTheStraightLineWindowCountedAndRetriedAfterTheThrottle() async throws {
+        let metrics = RecordingMetrics()
+        let log = Mutex<[String]>([])
+        let estimator = RoadEstimator(roads: StubRoads(duration: 600, failRoute: .noSegment(index: 0)), metrics: metrics,
+                                      log: { line in log.withLock { $0.append(line) } })
+        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
+                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
+        trip.providerId = "p1"
+        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: Self.mondayMorning, seq: 1)
+        let straight = StraightLineEstimator().refreshETA(trip, now: Self.mondayMorning)
+        #expect(estimator.refreshETA(trip, now: Self.mondayMorning).etaLatest == straight.etaLatest)
+        await estimator.settle()
+        // Still the straight line, not asked again on every fix, asked again once the throttle has passed.
+        #expect(estimator.refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(10)).etaLatest
+                == StraightLineEstimator().refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(10)).etaLatest)
+        #expect(estimator.recomputeCount == 1)
+        _ = estimator.refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(31))
+        #expect(estimator.recomputeCount == 2)
+        await estimator.settle()
+        #expect(metrics.count("enroute_eta_fallback_total", ["reason": "noSegment"]) == 2)
+        #expect(log.withLock { $0.first?.contains("straight-line ETA kept") } == true)
+    }
+
     @Test func theRoadEstimatorUsesTheCalibratedBandForItsWindow() async throws {
         let store = InMemoryEtaSampleStore()
         for _ in 0..<20 { try await store.append(Self.sample(1.1)) }
@@ -78,13 +102,27 @@ import EnRouteDomain
     }
 }
 
+/// Counts what the code under test counts.
+final class RecordingMetrics: MetricsSink {
+    private let counts = Mutex<[String: Double]>([:])
+    func increment(_ name: String, labels: [String: String], by value: Double, help: String) {
+        let key = name + labels.sorted { $0.key < $1.key }.map { "|\($0.key)=\($0.value)" }.joined()
+        counts.withLock { $0[key, default: 0] += value }
+    }
+    func count(_ name: String, _ labels: [String: String] = [:]) -> Double {
+        counts.withLock { $0[name + labels.sorted { $0.key < $1.key }.map { "|\($0.key)=\($0.value)" }.joined()] ?? 0 }
+    }
+}
+
 /// A road network of one straight road: routes are the straight line at `duration` seconds.
 struct StubRoads: RoadRouting {
     var duration: Double
     var failTable = false
     var costs: [Double] = []
+    var failRoute: RoadRoutingError?
 
     func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        if let failRoute { throw failRoute }
         let d = StraightLineEstimator.distance(from, to)
         let w = RoadWaypoint(location: from, name: "", distanceMeters: 0, bearing: 0)
         return RoadLeg(distanceMeters: d, durationSeconds: duration, geometry: [from, to],

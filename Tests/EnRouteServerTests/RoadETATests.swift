@@ -350,3 +350,69 @@ final class Box: Sendable {
     func append(_ s: [TripRecord]) { steps.withLock { $0 += s } }
     var all: [TripRecord] { steps.withLock { $0 } }
 }
+
+/// Live streams of an order: a window that a new road route moves reaches watchers without a version or a fix.
+@Suite(.timeLimit(.minutes(2))) struct RoadETAStreamTests {
+    @Test func anOrdersWatchersGetTheRoadWindowWhenItsRouteArrives() async throws {
+        let gate = GatedRoads(base: try await TestRoads.helsinki())
+        let test = TestBackend(roads: gate)
+        let destination = RoadETATests.destination
+        let placed = await test.call("POST", "/v1/orders", token: test.token("c1", .customer),
+                                     json: #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(destination.lat),"lng":\#(destination.lng)}}"#,
+                                     headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(placed.status == 201)
+        let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
+        let (http, server) = test.client("c1", .customer)
+        let request = await server.request("GET", "/v1/orders/\(order.orderId)/events", headers: ["Accept": "text/event-stream"])
+        var events = http.events(request).makeAsyncIterator()
+        // The route is held back: the stream opens on the straight-line window.
+        let first = try #require(try await events.next())
+        let opening = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(first.data.utf8))
+        #expect(opening.eta == order.eta)
+        gate.open()
+        await test.backend.settleRoads()
+        let second = try #require(try await events.next())
+        #expect(second.event == "tracking")
+        let moved = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(second.data.utf8))
+        #expect(moved.version == order.version)
+        let record = try #require(try test.service.cached(order.orderId))
+        #expect(moved.eta?.latest == record.etaLatest)
+        #expect(moved.eta != opening.eta)
+    }
+}
+
+/// Routes that wait until the test opens the gate; tables and snapping answer at once.
+final class GatedRoads: RoadRouting {
+    let base: LocalRoadRouting
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    init(base: LocalRoadRouting) { self.base = base }
+
+    func open() {
+        let waiters = state.withLock { s in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let go = state.withLock { s in
+                if s.open { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if go { c.resume() }
+        }
+        return try base.routeNow(from: from, to: to, heading: heading)
+    }
+
+    func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+        try base.tableNow(sources: sources, destinations: destinations)
+    }
+
+    func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint {
+        try base.nearestNow(coordinate, heading: heading)
+    }
+}
