@@ -113,6 +113,18 @@ import Testing
         #expect(abs(match.distanceMeters - 700) < 5)
     }
 
+    @Test func twoMinutesWaitingAtALightIsNotAGap() {
+        let network = Self.straightRoad()
+        let before = DrivenPath.fixes(along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
+        // A fix a second for two minutes, jittering a metre either way at the same spot.
+        let waiting = (0..<120).map { MatchFix(coordinate: Self.point(east: 300 + Double($0 % 3 - 1), north: 1), time: 31 + Double($0)) }
+        let after = DrivenPath.fixes(along: [Self.point(east: 300, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
+                                     seed: 1, start: 151)
+        let match = MapMatcher(network: network, options: Self.options).match(before + waiting + after)
+        #expect(match.breaks.isEmpty)
+        #expect(abs(match.distanceMeters - 1000) < 5)
+    }
+
     @Test func fixesOnTwoUnconnectedRoadsBreakWithNoRoute() throws {
         var network = RoadNetwork(turnCosts: .none)
         for (offset, start) in [0.0, 350].enumerated() {

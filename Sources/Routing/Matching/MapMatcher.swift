@@ -3,15 +3,16 @@ import Foundation
 /// Matches a path of position fixes onto the road network with a hidden Markov model in the manner of Newson &
 /// Krumm (2009), and measures the matched drive.
 ///
-/// Each fix's states are the directed edges within `searchRadiusMeters` (at most `maxCandidates`, nearest first),
-/// each at its nearest point, plus the previous fix's likeliest positions (so jitter backwards reads as standing
-/// still, not as driving round a block). A state's emission is Gaussian in its great-circle distance from the fix (`sigma`);
-/// a transition between states of consecutive fixes is exponential in |driving distance − straight-line distance|
-/// (`beta`), the driving distance by a bounded Dijkstra on the turn graph, so one-ways and turn restrictions
-/// hold; U-turns and turns add penalties to the difference. Viterbi picks the likeliest sequence. A fix closer than 2σ to the previous kept one is skipped (but the
-/// last fix before a break or the end is kept). The path breaks, and matching starts again, where a fix has no
-/// road within the radius, where consecutive fixes are further apart than `maxGapSeconds`/`maxGapMeters`, or
-/// where no route within `maxDetourMeters` of the straight line joins them; each break is reported, never bridged.
+/// Each fix's states are the directed edges within `searchRadiusMeters` (at most `maxCandidates`, nearest
+/// first), each at its nearest point, plus the previous fix's likeliest positions (so jitter backwards reads as
+/// standing still, not as driving round a block). A state's emission is Gaussian in its great-circle distance
+/// from the fix (`sigma`); a transition between states of consecutive fixes is exponential in |driving distance −
+/// straight-line distance| (`beta`), the driving distance by a bounded Dijkstra on the turn graph, so one-ways
+/// and turn restrictions hold; U-turns and turns add penalties to the difference. Viterbi picks the likeliest
+/// sequence. A fix closer than 2σ to the previous kept one is skipped (but the last fix before a break or the
+/// end is kept). The path breaks, and matching starts again, where a fix has no road within the radius, where
+/// fixes fall silent for more than `maxGapSeconds` or jump more than `maxGapMeters`, or where no route within
+/// `maxDetourMeters` of the straight line joins them; each break is reported, never bridged.
 public struct MapMatcher: Sendable {
     /// The model's parameters.
     public struct Options: Sendable {
@@ -25,7 +26,7 @@ public struct MapMatcher: Sendable {
         public var maxCandidates: Int
         /// A transition's driving distance may exceed the straight line by at most this many metres.
         public var maxDetourMeters: Double
-        /// Consecutive kept fixes further apart in time than this break the path.
+        /// Fixes falling silent for longer than this break the path.
         public var maxGapSeconds: Double
         /// Consecutive kept fixes further apart in a straight line than this break the path.
         public var maxGapMeters: Double
@@ -154,7 +155,9 @@ public struct MapMatcher: Sendable {
                 continue
             }
             let straight = RoadNetwork.distance(fix.coordinate, fixes[previous.fix].coordinate)
-            if fix.time - fixes[previous.fix].time > options.maxGapSeconds || straight > options.maxGapMeters {
+            // Silence is measured from the last fix heard, skipped or not: waiting at a light is not a gap.
+            let heard = previous.skipped.last ?? previous.fix
+            if fix.time - fixes[heard].time > options.maxGapSeconds || straight > options.maxGapMeters {
                 split(at: index, candidates, reason: .gap)
                 continue
             }
