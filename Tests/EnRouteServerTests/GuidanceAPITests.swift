@@ -204,6 +204,36 @@ import TestSupport
         #expect(try #require(line.first).distance(to: Self.pickup) < 60)
     }
 
+    // MARK: - Deliveries
+
+    /// A delivery leads to the merchant first (its pickup), and the order's map line runs through the merchant.
+    @Test func aDeliveryLeadsToTheMerchantAndItsMapLineRunsThroughIt() async throws {
+        let week = OpeningHours.days.map { OpeningHours(day: $0, opens: "00:00", closes: "23:59") }
+        let kitchen = Merchant(id: "m9", name: "Kamppi Kitchen", position: Self.pickup, openingHours: week,
+                               catalogue: [CatalogueItem(sku: "coffee", name: "Filter coffee", price: Money(amountMinor: 350, currency: "EUR"))])
+        let backend = TestBackend(directory: StaticDirectory(merchants: [kitchen]), roads: try await TestRoads.helsinki())
+        let body = #"{"merchantId":"m9","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}}"#
+        let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(placed.status == 201, "\(String(decoding: placed.body, as: UTF8.self))")
+        let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
+        #expect(await backend.assign(order.orderId, to: "p1").status == 200)
+        let batch = #"{"batchId":"b1","fixes":[{"lat":\#(Self.start.lat),"lng":\#(Self.start.lng),"heading":180,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
+        #expect(await backend.call("POST", APIPath.providerLocations, token: backend.token("p1", .provider), json: batch).status == 200)
+
+        let r = await backend.call("GET", APIPath.providerTripRoute(order.orderId), token: backend.token("p1", .provider))
+        #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
+        let route = try WireCoding.decoder().decode(ProviderRoute.self, from: Data(r.body))
+        #expect(route.stop == .pickup && route.to == kitchen.position)
+
+        let map = await backend.call("GET", APIPath.orderRoute(order.orderId), token: backend.token("c1", .customer))
+        #expect(map.status == 200)
+        let line = try WireCoding.decoder().decode([Coordinate].self, from: Data(map.body))
+        #expect(try #require(line.first).distance(to: Self.start) < 60)
+        #expect(line.contains { $0.distance(to: kitchen.position) < 60 }, "the line passes the merchant")
+        #expect(try #require(line.last).distance(to: Self.dropoff) < 60)
+        #expect(await backend.call("GET", APIPath.tripRoute(order.orderId), token: backend.token("c1", .customer)).status == 404)
+    }
+
     /// The shortest distance in metres from `point` to the polyline `line` (flat-earth, fine at city scale).
     static func distance(from point: Coordinate, toLine line: [Coordinate]) -> Double {
         let k = cos(point.lat * .pi / 180)
