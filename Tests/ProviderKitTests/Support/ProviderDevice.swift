@@ -48,8 +48,8 @@ struct BackendFailure: Error, CustomStringConvertible {
 }
 
 extension TestBackend {
-    static let rideJSON = #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#
-    static let orderJSON = #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1841,"lng":24.9497}}"#
+    static let rideJSON = #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1715,"lng":24.9475},"productID":"economy"}"#
+    static let orderJSON = #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1715,"lng":24.9475}}"#
 
     /// A ride requested by `customer` and assigned to `provider`, as the provider sees it.
     func assignedRide(customer: String = "c1", provider: String = "p1") async throws -> TripSnapshot {
