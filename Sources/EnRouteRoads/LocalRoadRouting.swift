@@ -137,6 +137,25 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
     }
 }
 
+extension LocalRoadRouting {
+    /// The track matched by `Routing.MapMatcher` (an HMM after Newson & Krumm) on the current graph: its matched
+    /// segments' length and free-flow driving time; breaks (no road near, gaps) are left out, never bridged.
+    public func match(_ fixes: [RoadFix]) async throws(RoadRoutingError) -> MatchedPath {
+        try matchNow(fixes)
+    }
+
+    /// `match` without suspending (CPU work on the caller's thread).
+    public func matchNow(_ fixes: [RoadFix]) throws(RoadRoutingError) -> MatchedPath {
+        let g = graph
+        let matcher = MapMatcher(network: g.network, graph: g.graph, snapper: g.snapper)
+        let matched = matcher.match(fixes.map { MatchFix(coordinate: RoadCoordinate($0.coordinate), time: $0.recordedAt.timeIntervalSince1970) })
+        guard !matched.segments.isEmpty else { throw .noSegment(index: 0) }
+        return MatchedPath(distanceMeters: matched.distanceMeters, durationSeconds: matched.durationSeconds,
+                           matchedFixes: matched.snapped.compactMap { $0 }.count,
+                           geometry: matched.segments.flatMap { $0.geometry.map(Coordinate.init) })
+    }
+}
+
 extension RoadCoordinate {
     /// The same point in the routing library's terms.
     init(_ coordinate: Coordinate) { self.init(lat: coordinate.lat, lon: coordinate.lng) }
