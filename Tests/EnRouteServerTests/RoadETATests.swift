@@ -416,3 +416,32 @@ final class GatedRoads: RoadRouting {
         try base.nearestNow(coordinate, heading: heading)
     }
 }
+
+/// The seam's own matcher, for engines without one (an external OSRM): routes between placed fixes, summed.
+@Suite(.timeLimit(.minutes(2))) struct DefaultMatchTests {
+    @Test func aNoisyTrackMatchesWithinThreePercentOfItsRoadLength() async throws {
+        let local = try await TestRoads.helsinki()
+        let roads = GatedRoads(base: local)
+        roads.open()
+        let leg = try local.routeNow(from: RoadETATests.pickup, to: RoadETATests.dropoff, heading: nil)
+        var fixes: [RoadFix] = []
+        var metres = 0.0, k = 0
+        let t0 = Date(timeIntervalSince1970: 1_792_520_000)
+        while metres <= leg.distanceMeters {
+            let p = RoadETATests.along(leg, metres)
+            // ±6 m across the road, alternately: enough to put a fix on the other carriageway.
+            fixes.append(RoadFix(coordinate: RoadETATests.offset(p.point, k % 2 == 0 ? 6 : -6, bearing: p.heading + 90), heading: p.heading,
+                                 recordedAt: t0.addingTimeInterval(Double(k) * 6)))
+            metres += 50; k += 1
+        }
+        fixes.append(RoadFix(coordinate: leg.end.location, heading: nil, recordedAt: t0.addingTimeInterval(Double(k) * 6)))
+        let matched = try await roads.match(fixes)
+        #expect(abs(matched.distanceMeters - leg.distanceMeters) / leg.distanceMeters < 0.03, "matched \(matched.distanceMeters) m of \(leg.distanceMeters) m")
+        #expect(matched.matchedFixes >= fixes.count - 6)
+        // Nothing near a road: no path.
+        await #expect(throws: RoadRoutingError.noSegment(index: 0)) {
+            try await roads.match([RoadFix(coordinate: Coordinate(lat: 60.15, lng: 24.96), heading: nil, recordedAt: t0),
+                                   RoadFix(coordinate: Coordinate(lat: 60.151, lng: 24.96), heading: nil, recordedAt: t0.addingTimeInterval(60))])
+        }
+    }
+}
