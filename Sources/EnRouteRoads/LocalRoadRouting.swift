@@ -3,6 +3,7 @@ public import EnRouteDomain
 public import EnRouteModels
 public import Routing
 import Synchronization
+import Dispatch
 
 /// EnRoute's own road graph behind the domain's `RoadRouting` seam: contraction-hierarchy queries on a pool of
 /// routers that share one network, turn graph and hierarchy.
@@ -139,9 +140,15 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
 
 extension LocalRoadRouting {
     /// The track matched by `Routing.MapMatcher` (an HMM after Newson & Krumm) on the current graph: its matched
-    /// segments' length and free-flow driving time; breaks (no road near, gaps) are left out, never bridged.
+    /// segments' length and free-flow driving time; breaks (no road near, gaps) are left out, never bridged. A whole
+    /// trip's Viterbi is more than a query's work, so it runs on a dispatch queue, off the cooperative pool.
     public func match(_ fixes: [RoadFix]) async throws(RoadRoutingError) -> MatchedPath {
-        try matchNow(fixes)
+        let result: Result<MatchedPath, RoadRoutingError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                do throws(RoadRoutingError) { continuation.resume(returning: .success(try self.matchNow(fixes))) } catch { continuation.resume(returning: .failure(error)) }
+            }
+        }
+        return try result.get()
     }
 
     /// `match` without suspending (CPU work on the caller's thread).
