@@ -34,7 +34,7 @@ public final class RoadEstimator: TripEstimator {
         var pending: Set<LegKey> = []
         var failedAt: [LegKey: Date] = [:]
         var calibration: EtaCalibration
-        var listeners: [@Sendable (String) -> Void] = []
+        var listeners: [@Sendable (String) async -> Void] = []
         var nearby: (@Sendable (Coordinate) -> [Coordinate])?
         var running: Set<Int> = []
         var tasks: [Int: Task<Void, Never>] = [:]
@@ -79,7 +79,7 @@ public final class RoadEstimator: TripEstimator {
     /// Route requests sent to the road seam since start.
     public var recomputeCount: Int { state.withLock { $0.recomputes } }
 
-    public func onRouteChange(_ listener: @escaping @Sendable (String) -> Void) { state.withLock { $0.listeners.append(listener) } }
+    public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) { state.withLock { $0.listeners.append(listener) } }
 
     /// Where available providers are near a pickup (the geo index), for the pickup wait of an estimate.
     public func setNearbyProviders(_ nearby: @escaping @Sendable (Coordinate) -> [Coordinate]) { state.withLock { $0.nearby = nearby } }
@@ -245,7 +245,7 @@ public final class RoadEstimator: TripEstimator {
                 log("eta: no road route for trip \(key.trip) (\(key.kind.rawValue)): \(error); straight-line ETA kept")
                 return
             }
-            let listeners: [@Sendable (String) -> Void] = state.withLock { s in
+            let listeners: [@Sendable (String) async -> Void] = state.withLock { s in
                 s.pending.remove(key)
                 s.failedAt[key] = nil
                 var next = Leg(origin: from, target: to, progress: RouteProgress(leg), computedAt: now, startedAt: now,
@@ -255,7 +255,7 @@ public final class RoadEstimator: TripEstimator {
                 s.legs[key] = next
                 return s.listeners
             }
-            for listener in listeners { listener(key.trip) }
+            for listener in listeners { await listener(key.trip) }
         }
     }
 

@@ -14,7 +14,7 @@ public protocol TripEstimator: Sendable {
     /// Throws `TripError.invalid` at `pointer` when a road network is configured and no road is near `coordinate`.
     func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError)
     /// Calls `listener` with a trip's id when a new road route changed what `refreshETA` would say for it.
-    func onRouteChange(_ listener: @escaping @Sendable (String) -> Void)
+    func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void)
     /// Sees every committed change of a trip (after the commit, must not block): completed legs feed the error model.
     func tripCommitted(from old: TripRecord?, to new: TripRecord, at: Date)
     /// Products a ride may be requested for.
@@ -26,7 +26,7 @@ extension TripEstimator {
         estimates(pickup: pickup, dropoff: dropoff)
     }
     public func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError) {}
-    public func onRouteChange(_ listener: @escaping @Sendable (String) -> Void) {}
+    public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) {}
     public func tripCommitted(from old: TripRecord?, to new: TripRecord, at: Date) {}
 }
 

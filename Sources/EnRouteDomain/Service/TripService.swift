@@ -87,7 +87,7 @@ public final class TripService: Sendable {
         self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
         self.now = now
         // A new road route changes a trip's ETA between fixes: refresh it and tell the watchers, as a fix does.
-        estimator.onRouteChange { [weak self] id in self?.routeChanged(id) }
+        estimator.onRouteChange { [weak self] id in await self?.routeChanged(id) }
     }
 
     /// Runs `body` as one store transaction, again from the start when it lost to a concurrent one.
@@ -313,8 +313,8 @@ public final class TripService: Sendable {
 
     /// A new road route arrived for `tripId`: its ETA (and where its provider is drawn) is computed again on the same
     /// fix and, when it changed, published as a new step of that fix (`seq` + 1, so clients that keep the newest
-    /// `seq` take it).
-    func routeChanged(_ tripId: String) {
+    /// `seq` take it), and written down when it drifted as a fix's would be (the Live Activity hears of it).
+    func routeChanged(_ tripId: String) async {
         let at = now()
         let estimator = self.estimator
         let step: TripRecord? = cache.withLock { c in
@@ -327,7 +327,9 @@ public final class TripService: Sendable {
             c.trips[tripId] = next
             return next
         }
-        if let step { hub.publish([step]) }
+        guard let step else { return }
+        hub.publish([step])
+        _ = try? await persistETADrift(of: tripId)
     }
 
     /// Keeps the map-matched path of a finished trip on its record (no version change) and returns it.
