@@ -74,3 +74,9 @@ public protocol RoadRouting: Sendable {
     /// Where `coordinate` lands on the nearest routable road (heading-aware when one is given).
     func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint
 }
+
+/// Hears providers' kept fixes, for engines that learn road speeds from them.
+public protocol RoadSpeedFeedback: Sendable {
+    /// Fixes a provider's device took (oldest first) that the server kept.
+    func observe(provider: String, fixes: [LocationFix])
+}
