@@ -66,8 +66,8 @@ package.targets += [
     .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
     /// OSM to road network: car ways split at junctions into directed edges, restrictions, islands removed.
     .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
-    /// Road routing behind the domain's seam: EnRoute's own graph in process.
-    .target(name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing"], swiftSettings: settings),
+    /// Road routing behind the domain's seam: EnRoute's own graph in process, or an external OSRM over HTTP.
+    .target(name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "ClientKit"], swiftSettings: settings),
 ]
 
 // MARK: - Server: adapters and API

@@ -65,6 +65,7 @@ public struct EnRouteAPI: Sendable {
         addMerchantRoutes(&r)
         addOpsRoutes(&r)
         addDirectoryRoutes(&r)
+        addOSRMRoutes(&r)
         devices.register(into: &r)
         return r
     }
