@@ -17,6 +17,15 @@ extension EnRouteAPI {
             } else {
                 r.add("GET", pattern, .async { req in try await service.answer(name, req) })
             }
+            // What osrm-routed cannot parse as service/version/profile/coordinates it refuses as InvalidUrl.
+            for incomplete in ["/\(name.rawValue)", "/\(name.rawValue)/v1", "/\(name.rawValue)/v1/{profile}"] {
+                r.add("GET", incomplete, .sync { req in
+                    OSRMService.refusal(OSRMFailure(code: "InvalidUrl", message: "URL string malformed close to position \(max(1, req.path.utf8.count - 1))"))
+                })
+            }
+            r.add("GET", "/\(name.rawValue)/{version}/{profile}/{coordinates}", .sync { _ in
+                OSRMService.refusal(OSRMFailure(code: "InvalidVersion", message: "Service \(name.rawValue) not found!"))
+            })
         }
     }
 }
@@ -30,7 +39,7 @@ struct OSRMService: Sendable {
 
     private static let noRoads = HTTPError.notFound("This server has no road network: start it with --graph FILE or --router osrm --osrm-url URL.")
 
-    private static func refusal(_ failure: OSRMFailure) -> HTTPResponse {
+    static func refusal(_ failure: OSRMFailure) -> HTTPResponse {
         var response = HTTPResponse.jsonBytes(OSRMResponses.failure(failure), status: failure.status)
         response.headers.set("Content-Type", "application/json; charset=UTF-8")
         return response
