@@ -180,9 +180,9 @@ package.targets += [
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
-    .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"], swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing"], swiftSettings: settings),
+    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit"], swiftSettings: settings),
 ]

@@ -39,17 +39,9 @@ struct OSRMService: Sendable {
 
     private static let noRoads = HTTPError.notFound("This server has no road network: start it with --graph FILE or --router osrm --osrm-url URL.")
 
-    static func refusal(_ failure: OSRMFailure) -> HTTPResponse {
-        var response = HTTPResponse.jsonBytes(OSRMResponses.failure(failure), status: failure.status)
-        response.headers.set("Content-Type", "application/json; charset=UTF-8")
-        return response
-    }
+    static func refusal(_ failure: OSRMFailure) -> HTTPResponse { .jsonBytes(OSRMResponses.failure(failure), status: failure.status) }
 
-    private static func ok(_ bytes: [UInt8]) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json; charset=UTF-8")
-        return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))
-    }
+    private static func ok(_ bytes: [UInt8]) -> HTTPResponse { .jsonBytes(bytes) }
 
     /// A road error as OSRM's refusal, or 503 (problem+json) when the engine itself failed.
     private static func mapped(_ error: RoadRoutingError, offset: Int = 0) -> any Error {
