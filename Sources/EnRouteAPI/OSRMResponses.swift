@@ -92,7 +92,8 @@ enum OSRMResponses {
                 start = end
             }
         }
-        w.raw(#"],"summary":"#); w.string(summary(leg.steps))
+        // As OSRM: the summary names the leg's main streets only when steps are asked for.
+        w.raw(#"],"summary":"#); w.string(query.steps ? summary(leg.steps) : "")
         w.raw(#","weight":"#); w.number(leg.durationSeconds, decimals: 1)
         w.raw(#","duration":"#); w.number(leg.durationSeconds, decimals: 1)
         w.raw(#","distance":"#); w.number(leg.distanceMeters, decimals: 1)

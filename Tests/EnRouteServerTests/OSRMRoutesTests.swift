@@ -60,6 +60,8 @@ import TestSupport
         let route = try #require((bare["routes"] as? [[String: Any]])?.first)
         #expect(route["geometry"] == nil)
         #expect(((route["legs"] as? [[String: Any]])?.first?["steps"] as? [Any])?.isEmpty == true)
+        // As OSRM, a leg's summary is empty without steps.
+        #expect((route["legs"] as? [[String: Any]])?.first?["summary"] as? String == "")
         let geo = try json(await backend.call("GET", "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?geometries=geojson", token: nil).body)
         let geometry = try #require((geo["routes"] as? [[String: Any]])?.first?["geometry"] as? [String: Any])
         #expect(geometry["type"] as? String == "LineString")
