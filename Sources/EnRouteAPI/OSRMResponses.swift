@@ -27,7 +27,11 @@ enum OSRMResponses {
     // MARK: - Route
 
     static func route(_ query: OSRMRouteQuery, legs: [RoadLeg]) -> [UInt8] {
-        var w = OSRMJSONWriter(capacity: query.steps ? 8192 : 1024)
+        // Room for the whole answer at once: about 8 bytes a point per geometry written, 450 a step.
+        let points = legs.reduce(0) { $0 + $1.geometry.count }, steps = legs.reduce(0) { $0 + $1.steps.count }
+        let perPoint = query.geometries == .geojson ? 24 : 8
+        let geometries = (query.overview == .none ? 0 : points) + (query.steps ? points + 2 * steps : 0)
+        var w = OSRMJSONWriter(capacity: 512 + 200 * legs.count + perPoint * geometries + (query.steps ? 450 * steps : 0))
         let distance = legs.reduce(0) { $0 + $1.distanceMeters }, duration = legs.reduce(0) { $0 + $1.durationSeconds }
         w.raw(#"{"code":"Ok","routes":[{"#)
         switch query.overview {
