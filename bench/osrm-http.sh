@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MAPS="${MAPS:-monaco baltimore Helsinki-clean}"; ROUNDS="${ROUNDS:-2}"; DURATION="${DURATION:-8}"; CONNECTIONS="${CONNECTIONS:-16}"
 PAIRS="${PAIRS:-1000}"; THREADS="${THREADS:-2}"; OPTIONS="${OPTIONS:-overview=false|steps=true&geometries=polyline6&overview=full}"
-OSRM=$(scripts/install-osrm.sh)
+OSRM=$(scripts/install-osrm.sh | tail -n 1)
+# The folder of OSRM's tools, whether the install script printed it or the virtualenv holding the package.
+[ -x "$OSRM/osrm-extract" ] || OSRM=$("$OSRM/bin/python" -c 'import osrm, os; print(os.path.join(os.path.dirname(osrm.__file__), "bin"))')
 swift build -c release --product enroute >/dev/null
 BIN="$(swift build -c release --show-bin-path)/enroute"
 WORK=$(mktemp -d)

@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 BIN="${ENROUTE_BIN:-$(swift build --show-bin-path)/enroute}"
-OSRM=$(scripts/install-osrm.sh)
+OSRM=$(scripts/install-osrm.sh | tail -n 1)
+# The folder of OSRM's tools, whether the install script printed it or the virtualenv holding the package.
+[ -x "$OSRM/osrm-extract" ] || OSRM=$("$OSRM/bin/python" -c 'import osrm, os; print(os.path.join(os.path.dirname(osrm.__file__), "bin"))')
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
