@@ -29,7 +29,7 @@ public struct OSRMRoadRouting: RoadRouting {
 
     public func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
         var options = ["overview=full", "geometries=polyline6", "steps=true", "radiuses=\(radius);\(radius)"]
-        if let heading { options.append("bearings=\(Int(heading.rounded()) % 360),45;") }
+        if let heading { options.append("bearings=\(Self.degrees(heading)),45;") }
         let answer: OSRMWire.Route = try await get("route", [from, to], options)
         guard let route = answer.routes?.first, let leg = route.legs.first, let waypoints = answer.waypoints, waypoints.count == 2 else {
             throw .unavailable("OSRM at \(baseURL.absoluteString) answered Ok without a route")
@@ -75,7 +75,7 @@ public struct OSRMRoadRouting: RoadRouting {
 
     public func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint {
         var options = ["number=1", "radiuses=\(radius)"]
-        if let heading { options.append("bearings=\(Int(heading.rounded()) % 360),45") }
+        if let heading { options.append("bearings=\(Self.degrees(heading)),45") }
         let answer: OSRMWire.Nearest = try await get("nearest", [coordinate], options)
         guard let first = answer.waypoints?.first else { throw .noSegment(index: 0) }
         // OSRM's nearest gives no road heading; the asked heading stands in for it when there is one.
@@ -119,6 +119,9 @@ public struct OSRMRoadRouting: RoadRouting {
     }
 
     private static func format(_ value: Double) -> String { String(format: "%.6f", value) }
+
+    /// A heading as OSRM's whole degrees in 0..<360.
+    static func degrees(_ heading: Double) -> Int { ((Int(heading.rounded()) % 360) + 360) % 360 }
 }
 
 extension String {

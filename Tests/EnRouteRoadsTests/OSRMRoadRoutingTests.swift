@@ -59,6 +59,12 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         _ = try await roads.route(from: kaivokatu, to: simonkatu, heading: 228.4, departure: now)
     }
 
+    /// OSRM takes bearings in 0...360 only; a heading west of north given as negative is sent as its whole degrees.
+    @Test func aNegativeHeadingIsSentWithinOSRMsRange() async throws {
+        let roads = makeSUT(body: routeAnswer) { url in #expect(url.query?.contains("bearings=270,45;") == true) }
+        _ = try await roads.route(from: kaivokatu, to: simonkatu, heading: -90, departure: now)
+    }
+
     @Test func noSegmentNamesTheCoordinateOSRMCouldNotSnap() async {
         let roads = makeSUT(status: 400, body: noSegmentAnswer)
         await #expect(throws: RoadRoutingError.noSegment(index: 1)) {
