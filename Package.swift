@@ -66,8 +66,8 @@ package.targets += [
     .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
     /// OSM to road network: car ways split at junctions into directed edges, restrictions, islands removed.
     .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
-    /// Road routing behind the domain's seam: EnRoute's own graph in process.
-    .target(name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing"], swiftSettings: settings),
+    /// Road routing behind the domain's seam: EnRoute's own graph in process, or an external OSRM over HTTP.
+    .target(name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "ClientKit"], swiftSettings: settings),
 ]
 
 // MARK: - Server: adapters and API
@@ -180,9 +180,9 @@ package.targets += [
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
-    .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"], swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing"], swiftSettings: settings),
+    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit"], swiftSettings: settings),
 ]

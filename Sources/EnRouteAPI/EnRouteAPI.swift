@@ -66,6 +66,7 @@ public struct EnRouteAPI: Sendable {
         addOpsRoutes(&r)
         addDirectoryRoutes(&r)
         addGuidanceRoutes(&r)
+        addOSRMRoutes(&r)
         devices.register(into: &r)
         return r
     }

@@ -60,6 +60,9 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
     /// The parts queries run on now.
     public var graph: Graph { state.withLock { $0.graph } }
 
+    /// How many times the graph was replaced.
+    public var generation: Int { state.withLock { $0.generation } }
+
     /// Routes on `graph` from now on (new weights, say); queries already running finish on the old one.
     public func replace(_ graph: Graph) {
         state.withLock {

@@ -10,6 +10,8 @@ import EnRouteAPNs
 import Synchronization
 import Routing
 import EnRouteRoads
+import ClientKit
+import CurlTransport
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -27,6 +29,11 @@ enum ServeCommand {
                 Road graph file from `enroute graph build`, loaded at start; a missing or damaged file
                 stops the server (ENROUTE_GRAPH).
                 """),
+            .value("router", "R", env: "ENROUTE_ROUTER", """
+                Who answers road queries (ENROUTE_ROUTER): graph (EnRoute's own, from --graph; the
+                default when --graph is given) or osrm (an external OSRM at --osrm-url).
+                """),
+            .value("osrm-url", "URL", env: "ENROUTE_OSRM_URL", "Base URL of the OSRM server for --router osrm, e.g. http://127.0.0.1:5000 (ENROUTE_OSRM_URL)."),
             .value("secret", "S", env: "ENROUTE_JWT_SECRET", """
                 HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
                 default: a random secret kept in PATH.secret, which `enroute token` reads too).
@@ -84,7 +91,7 @@ enum ServeCommand {
         if options.has("help") { print(spec.helpText); return 0 }
         ProcessMemory.limitArenas()
         // The graph loads before anything is opened or listens, so a bad file leaves nothing behind.
-        let roads = try loadGraph(options)
+        let roads = try loadRoads(options)
         var config = HTTPServerConfiguration()
         config.host = options.string("host") ?? "127.0.0.1"
         if let port = try options.int("port", in: 0...65535) { config.port = UInt16(port) }
@@ -155,6 +162,30 @@ enum ServeCommand {
     /// A graph file that `--graph` names but the server cannot load.
     struct GraphError: Error, CustomStringConvertible, Equatable {
         let description: String
+    }
+
+    /// The roads the server routes on: EnRoute's graph (`--router graph`, the default, needs `--graph`), an
+    /// external OSRM (`--router osrm --osrm-url URL`), or none when neither is asked for.
+    static func loadRoads(_ options: Options, makeClient: () -> any HTTPClient = { CurlHTTPClient() }) throws -> (any RoadRouting)? {
+        let router = options.sourced("router")
+        switch router?.0 {
+        case nil, "graph":
+            if let (_, source) = options.sourced("osrm-url") { throw CLIError("\(source) is for --router osrm, not --router graph") }
+            if router != nil, options.sourced("graph") == nil { throw CLIError("--router graph needs --graph FILE (from `enroute graph build`)") }
+            return try loadGraph(options)
+        case "osrm":
+            guard let (text, source) = options.sourced("osrm-url") else {
+                throw CLIError("--router osrm needs --osrm-url URL, the OSRM server's base URL such as http://127.0.0.1:5000")
+            }
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.query == nil else {
+                throw CLIError("\(source) must be an http(s) base URL such as http://127.0.0.1:5000, got '\(text)'")
+            }
+            if options.sourced("graph") != nil { throw CLIError("--graph is for --router graph; with --router osrm the roads are OSRM's") }
+            log("roads: OSRM at \(text)")
+            return OSRMRoadRouting(baseURL: url, client: makeClient())
+        case let other?:
+            throw CLIError("\(router!.1) must be graph or osrm, got '\(other)'")
+        }
     }
 
     /// The road network from `--graph` as the server routes on it, nil when none is given; logs its size and load time.

@@ -66,6 +66,10 @@ import TestSupport
         Operation(method: "GET", path: "/v1/ops/providers"),
         Operation(method: "GET", path: "/v1/ops/providers/{id}"),
         Operation(method: "PUT", path: "/v1/ops/providers/{id}"),
+        // OSRM's HTTP API (issue 12)
+        Operation(method: "GET", path: "/route/v1/{profile}/{coordinates}"),
+        Operation(method: "GET", path: "/table/v1/{profile}/{coordinates}"),
+        Operation(method: "GET", path: "/nearest/v1/{profile}/{coordinates}"),
         // Notifications (seed 001), registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),
         Operation(method: "DELETE", path: "/v1/devices/{token}"),

@@ -164,3 +164,9 @@ extension RoadRouting {
         return MatchedPath(distanceMeters: distance, durationSeconds: duration, matchedFixes: matched, geometry: geometry)
     }
 }
+
+/// Hears providers' kept fixes, for engines that learn road speeds from them.
+public protocol RoadSpeedFeedback: Sendable {
+    /// Fixes a provider's device took (oldest first) that the server kept.
+    func observe(provider: String, fixes: [LocationFix])
+}
