@@ -120,6 +120,10 @@ struct ConnectionTable<Request> {
         }
     }
 
+    /// The handlers still running that can be answered early (every `request` given to `dispatched` and not
+    /// yet `answered`).
+    var pendingRequests: [Request] { entries.values.compactMap(\.request) }
+
     /// An answer is queued: the handler's deadline no longer applies.
     mutating func answered(_ id: UInt) {
         update(id) { entry in

@@ -257,6 +257,19 @@ public final class HTTPServer: @unchecked Sendable {
               inFlight.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0 || reactor.count > 0 {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        // Past the grace period whatever still holds a connection suspended is answered or ended now: a handler
+        // still running gets the 503 its deadline would give, a stream its end. libmicrohttpd aborts the process
+        // if it is stopped with a connection still suspended.
+        let running = connections.withLock { $0.pendingRequests }
+        for context in running {
+            context.timeOut(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is shutting down.").response)
+        }
+        for sink in streams.withLock({ Array($0.values) }) { sink.abandon() }
+        // A moment for libmicrohttpd to queue those answers on their connections before it closes them all.
+        let last = ContinuousClock.now.advanced(by: .seconds(1))
+        while !running.isEmpty, ContinuousClock.now < last, !connections.withLock({ $0.pendingRequests.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         MHD_stop_daemon(daemon)
         self.daemon = nil
         timer?.cancel()
@@ -758,6 +771,21 @@ final class MHDEventSink: EventSink, LiveMember, ReactorSocket, @unchecked Senda
     }
 
     func end() { finish() }
+
+    /// Ends the stream now, dropping what the client has not read: the shutdown's last word, since libmicrohttpd
+    /// cannot stop while a connection stays suspended.
+    func abandon() {
+        state.withLock { s in
+            s.finished = true
+            switch s.mode {
+            case .engine:
+                s.buffer.removeAll()
+                resumeLocked(&s)
+            case .direct:
+                handBackLocked(&s, failed: true)
+            }
+        }
+    }
 
     func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }
 

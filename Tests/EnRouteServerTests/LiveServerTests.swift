@@ -14,7 +14,7 @@ import TestSupport
     struct Live {
         let backend: TestBackend
         let server: HTTPServer
-        let http = CurlHTTPClient(defaultTimeout: .seconds(10))
+        let http = CurlHTTPClient(defaultTimeout: .seconds(60))   // a guard against a hang: the ride's stream lasts the whole test
         var base: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
 
         func api(_ account: String, _ role: Party) -> APIServer {

@@ -234,6 +234,32 @@ import TestSupport
         #expect(throws: (any Error).self) { _ = try TCPTestClient(port: server.port) }
     }
 
+    @Test func shutdownAnswersAHandlerStillRunningAfterTheGracePeriodInsteadOfAborting() async throws {
+        // A handler that ignores cancellation and never returns: its connection stays suspended in libmicrohttpd,
+        // which aborts the whole process if stopped so.
+        let started = AsyncStream<Void>.makeStream()
+        var router = Router()
+        router.get("/stuck") { _ in
+            started.continuation.yield()
+            let (never, _) = AsyncStream<Void>.makeStream()
+            for await _ in never {}
+            return .text("never")
+        }
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        config.shutdownGrace = .milliseconds(50)
+        let server = HTTPServer(router: router, configuration: config)
+        try server.start()
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n")
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        await server.shutdown()
+        let response = try await client.readResponse()
+        #expect(response.status == 503)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("shutting down"))
+    }
+
     @Test func aWebSocketClientThatNeverAnswersACloseIsCutOffWhenTheClockSaysSo() async throws {
         let clock = ManualClock()
         let server = try makeSUT({ $0.webSocketCloseTimeout = .seconds(2) }, clock: clock)
