@@ -15,7 +15,7 @@ BIN="$(swift build -c release --show-bin-path)/enroute"
 
 [ -f "$GRAPH" ] || "$BIN" graph build --osm data/osm/Helsinki-clean.osm.pbf --out "$GRAPH"
 "$BIN" seed --city helsinki --db "$DB"
-"$BIN" serve --port "$PORT" --db "$DB" --graph "$GRAPH" &
+"$BIN" serve --port "$PORT" --db "$DB" --graph "$GRAPH" --time-zone Europe/Helsinki &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done

@@ -86,7 +86,8 @@ public final class Backend: Sendable {
                                        policy: configuration.dispatch,
                                        ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
                                        fixLifetime: configuration.fixLifetime,
-                                       ids: effects.offerIDs, offers: offers, jitterSeed: effects.nearbyJitterSeed)
+                                       ids: effects.offerIDs, offers: offers, jitterSeed: effects.nearbyJitterSeed,
+                                       speeds: effects.roadSpeeds)
         let dispatcher = providers.dispatcher
         if let roadEstimator, let roads = effects.roads {
             let presence = providers.presence, service = self.service, paths = self.paths
@@ -146,8 +147,10 @@ public final class Backend: Sendable {
         try providers.dispatcher.start()
         let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
         let retention = service.idempotencyRetention
+        let roadSpeeds = effects.roadSpeeds
         tasks.withLock {
             $0.append(Task { await sender.run() })
+            if let roadSpeeds { $0.append(Task { await roadSpeeds.run(clock: clock, now: now) }) }
             $0.append(Task {
                 while !Task.isCancelled {
                     try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))

@@ -57,19 +57,21 @@ public struct BackendEffects: Sendable {
     public var log: @Sendable (String) -> Void
     /// The road network routes, tables and snapping come from; nil for straight lines only.
     public var roads: (any RoadRouting)?
+    /// Where kept fixes go to become road speeds (and whose loop the backend runs); nil when speeds stay fixed.
+    public var roadSpeeds: (any RoadSpeedFeedback)?
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
                 nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
-                roads: (any RoadRouting)? = nil) {
+                roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil) {
         self.clock = clock; self.now = now; self.tripIDs = tripIDs; self.offerIDs = offerIDs
-        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads
+        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads; self.roadSpeeds = roadSpeeds
     }
 
     /// The running system's effects: the continuous clock, the wall clock, random ids and a random jitter secret.
-    public static func system(push: any PushGateway, roads: (any RoadRouting)? = nil,
+    public static func system(push: any PushGateway, roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
                               log: @escaping @Sendable (String) -> Void) -> BackendEffects {
         BackendEffects(clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
-                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads)
+                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds)
     }
 }

@@ -34,6 +34,18 @@ enum ServeCommand {
                 default when --graph is given) or osrm (an external OSRM at --osrm-url).
                 """),
             .value("osrm-url", "URL", env: "ENROUTE_OSRM_URL", "Base URL of the OSRM server for --router osrm, e.g. http://127.0.0.1:5000 (ENROUTE_OSRM_URL)."),
+            .value("time-zone", "TZ", env: "ENROUTE_TIME_ZONE", """
+                The service area's time zone, e.g. Europe/Helsinki (ENROUTE_TIME_ZONE, default UTC): the hour of
+                the week that road speeds and the ETA error model are read by.
+                """),
+            .value("live-speeds", "on|off", env: "ENROUTE_LIVE_SPEEDS", """
+                With --router graph: road speeds follow the time-of-day table and providers' kept fixes, applied
+                every 30 s while serving (ENROUTE_LIVE_SPEEDS, default on); off keeps the graph's free-flow speeds.
+                """),
+            .value("speed-table", "FILE", env: "ENROUTE_SPEED_TABLE", """
+                Time-of-day speed factors per road class and hour of the week (`enroute-speeds 1` text; see
+                README), replacing the standard table (ENROUTE_SPEED_TABLE).
+                """),
             .value("secret", "S", env: "ENROUTE_JWT_SECRET", """
                 HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
                 default: a random secret kept in PATH.secret, which `enroute token` reads too).
@@ -129,7 +141,10 @@ enum ServeCommand {
         configuration.fixLifetime = TimeInterval(try options.int("fix-lifetime", in: 1...Int.max) ?? 120)
         configuration.endedTripCache = try options.int("ended-trip-cache", in: 0...10_000_000) ?? 10_000
         configuration.openAPI = try OpenAPIDocument.text()
-        let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, log: { log($0) }))
+        let zone = try timeZone(options)
+        configuration.utcOffset = zone.secondsFromGMT()
+        let speeds = try liveSpeeds(options, roads: roads, timeZone: zone)
+        let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, roadSpeeds: speeds, log: { log($0) }))
         // The active trips are loaded before anything listens; trips still waiting for a provider when
         // the server stopped are searched for again; the push outbox resumes whatever is due.
         let released = try await backend.start()
@@ -157,6 +172,41 @@ enum ServeCommand {
         _ = sources
         _ = roads
         return 0
+    }
+
+    /// The service area's zone from `--time-zone`, UTC when none is given.
+    static func timeZone(_ options: Options) throws -> TimeZone {
+        guard let (name, source) = options.sourced("time-zone") else { return TimeZone(identifier: "UTC")! }
+        guard let zone = TimeZone(identifier: name) else {
+            throw CLIError("\(source) must be an IANA time zone such as Europe/Helsinki or UTC, got '\(name)'")
+        }
+        return zone
+    }
+
+    /// Live speeds over EnRoute's own graph unless `--live-speeds off`; nil for an external router or no roads.
+    static func liveSpeeds(_ options: Options, roads: (any RoadRouting)?, timeZone: TimeZone) throws -> LiveRoadSpeeds? {
+        let setting = options.sourced("live-speeds")
+        switch setting?.value {
+        case nil, "on": break
+        case "off": return nil
+        case let other?: throw CLIError("\(setting!.source) must be on or off, got '\(other)'")
+        }
+        var profile = TimeOfDaySpeeds.standard
+        if let (path, source) = options.sourced("speed-table") {
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw CLIError("\(source): cannot read \(path): \(error.localizedDescription)")
+            }
+            do { profile = try TimeOfDaySpeeds(text: text) } catch { throw CLIError("\(source): \(path): \(error)") }
+        }
+        guard let local = roads as? LocalRoadRouting else {
+            if setting != nil || options.sourced("speed-table") != nil {
+                throw CLIError("live speeds need EnRoute's own graph (--router graph --graph FILE); an external router keeps its own")
+            }
+            return nil
+        }
+        log("road speeds: time-of-day table (\(timeZone.identifier)) and providers' fixes, applied every 30 s")
+        return LiveRoadSpeeds(roads: local, profile: profile, options: .init(timeZone: timeZone), log: { log($0) })
     }
 
     /// A graph file that `--graph` names but the server cannot load.

@@ -27,7 +27,7 @@ public final class ProviderOperations: Sendable {
     public init(service: TripService, metrics: any MetricsSink, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
                 policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
                 ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
-                ids: any IDGenerator, offers: (any OfferObserver)? = nil, jitterSeed: UInt64) {
+                ids: any IDGenerator, offers: (any OfferObserver)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil) {
         let now: @Sendable () -> Date = { service.currentTime() }
         let presence = ProviderPresence(fixLifetime: fixLifetime, now: now)
         let events = ProviderEventHub()
@@ -41,7 +41,7 @@ public final class ProviderOperations: Sendable {
         self.wire = WireMapping(directory: service.directory)
         self.coarsening = NearbyCoarsening(seed: jitterSeed)
         ingest = LocationIngest(service: service, presence: presence, paths: paths, policy: plausibility, metrics: metrics,
-                                supplyChanged: { dispatcher.supplyChanged() }, now: now)
+                                supplyChanged: { dispatcher.supplyChanged() }, speeds: speeds, now: now)
         service.onCommit { [events, wire] old, new in
             // Each provider on the trip, before or after the change, sees it (a customer's cancel, a reassignment).
             for provider in Set([old?.providerId, new.providerId].compactMap { $0 }) {

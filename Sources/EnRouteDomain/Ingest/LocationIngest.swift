@@ -26,14 +26,15 @@ public final class LocationIngest: Sendable {
     private let metrics: any MetricsSink
     private let supplyChanged: @Sendable () -> Void
     private let now: @Sendable () -> Date
+    private let speeds: (any RoadSpeedFeedback)?
 
     /// An ingest feeding `presence` and `service`, storing paths in `paths`; `supplyChanged` is
-    /// called when a provider becomes findable again.
+    /// called when a provider becomes findable again; `speeds` hears every kept fix.
     public init(service: TripService, presence: ProviderPresence, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
                 metrics: any MetricsSink, batchMemory: Int = 8, supplyChanged: @escaping @Sendable () -> Void = {},
-                now: @escaping @Sendable () -> Date) {
+                speeds: (any RoadSpeedFeedback)? = nil, now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.paths = paths; self.policy = policy; self.metrics = metrics
-        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.now = now
+        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.speeds = speeds; self.now = now
     }
 
     /// Applies one batch from `provider`; throws only when the path could not be stored (the batch
@@ -74,6 +75,7 @@ public final class LocationIngest: Sendable {
         }
         guard let newest = kept.last else { return result }
         metrics.increment("enroute_location_fixes_accepted_total", by: Double(kept.count), help: "Location fixes kept.")
+        speeds?.observe(provider: provider, fixes: kept)
         if let trip = service.activeTrips(provider: provider).first {
             let points = kept.map {
                 PathPoint(tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading, speed: $0.speed,

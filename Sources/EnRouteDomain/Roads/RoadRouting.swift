@@ -169,4 +169,6 @@ extension RoadRouting {
 public protocol RoadSpeedFeedback: Sendable {
     /// Fixes a provider's device took (oldest first) that the server kept.
     func observe(provider: String, fixes: [LocationFix])
+    /// Applies what was observed (and the hour's speeds) every so often on `clock`, until cancelled.
+    func run(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date) async
 }
