@@ -214,7 +214,7 @@ public struct RoadNetwork: Sendable {
     }
 
     /// Great-circle distance in metres.
-    static func distance(_ a: RoadCoordinate, _ b: RoadCoordinate) -> Double {
+    public static func distance(_ a: RoadCoordinate, _ b: RoadCoordinate) -> Double {
         let radians = Double.pi / 180
         let dLat = (b.lat - a.lat) * radians, dLon = (b.lon - a.lon) * radians
         let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.lat * radians) * cos(b.lat * radians) * sin(dLon / 2) * sin(dLon / 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Routing
+import TestSupport
 import Testing
 
 /// The map matcher on hand-built streets: one-ways honoured, breaks reported rather than bridged.

@@ -1,4 +1,5 @@
 import Routing
+import TestSupport
 import Testing
 
 /// Observed speeds: smoothing, ageing back to the table, outliers, and the combined durations.

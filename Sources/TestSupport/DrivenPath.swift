@@ -1,10 +1,10 @@
 import Foundation
-import Routing
+public import Routing
 
 /// Drives along polylines and reports noisy fixes, for the map matcher's tests.
-enum DrivenPath {
+public enum DrivenPath {
     /// The point `meters` from `start` along `bearing` (flat-earth, fine for a few kilometres).
-    static func destination(from start: RoadCoordinate, bearing: Double, meters: Double) -> RoadCoordinate {
+    public static func destination(from start: RoadCoordinate, bearing: Double, meters: Double) -> RoadCoordinate {
         let radians = bearing * Double.pi / 180, metersPerDegree = 6_371_008.8 * Double.pi / 180
         return RoadCoordinate(lat: start.lat + meters * cos(radians) / metersPerDegree,
                               lon: start.lon + meters * sin(radians) / (metersPerDegree * cos(start.lat * Double.pi / 180)))
@@ -12,7 +12,7 @@ enum DrivenPath {
 
     /// Positions every `spacing` metres along `points` (the last point included), each moved by Gaussian noise of
     /// `noise` metres per axis from a generator seeded with `seed`; fix `i` is taken at `start + i * interval`.
-    static func fixes(along points: [RoadCoordinate], spacing: Double, noise: Double, seed: UInt64,
+    public static func fixes(along points: [RoadCoordinate], spacing: Double, noise: Double, seed: UInt64,
                       interval: Double = 1, start: Double = 0) -> [MatchFix] {
         var random = SeededGenerator(seed: seed)
         var positions: [RoadCoordinate] = []
@@ -36,16 +36,11 @@ enum DrivenPath {
     }
 
     /// A standard normal deviate (Box–Muller).
-    static func gaussian(_ random: inout SeededGenerator) -> Double {
+    public static func gaussian(_ random: inout SeededGenerator) -> Double {
         let u = Double.random(in: Double.ulpOfOne..<1, using: &random), v = Double.random(in: 0..<1, using: &random)
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
 
-    /// Great-circle metres (haversine).
-    static func distance(_ a: RoadCoordinate, _ b: RoadCoordinate) -> Double {
-        let radians = Double.pi / 180
-        let dLat = (b.lat - a.lat) * radians, dLon = (b.lon - a.lon) * radians
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.lat * radians) * cos(b.lat * radians) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
-    }
+    /// Great-circle metres, as the road network measures them.
+    public static func distance(_ a: RoadCoordinate, _ b: RoadCoordinate) -> Double { RoadNetwork.distance(a, b) }
 }
