@@ -156,21 +156,25 @@ enum ServeCommand {
         let description: String
     }
 
-    /// The road network from `--graph`, nil when none is given; logs its size and load time.
-    static func loadGraph(_ options: Options) throws -> RoadNetwork? {
+    /// The road network, turn graph and hierarchy from `--graph`, nil when none is given; logs sizes and load time
+    /// (a file without a stored hierarchy has it built here, with a log line).
+    static func loadGraph(_ options: Options) throws -> RoadGraphFile.Loaded? {
         guard let (path, source) = options.sourced("graph") else { return nil }
         let clock = ContinuousClock()
         let start = clock.now
-        let network: RoadNetwork
+        let loaded: RoadGraphFile.Loaded
         do {
-            network = try RoadGraphFile.read(path)
+            loaded = try RoadGraphFile.load(path, log: { log($0) })
         } catch {
             throw GraphError(description: "cannot load the graph file given by \(source): \(error)")
         }
         let elapsed = (clock.now - start).components
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
-        log("road graph \(path): \(network.nodeCount) nodes, \(network.edgeCount) edges, loaded in \(String(format: "%.1f", milliseconds)) ms (ETAs stay straight-line for now)")
-        return network
+        let network = loaded.network
+        log("road graph \(path): \(network.nodeCount) nodes, \(network.edgeCount) edges, \(loaded.hierarchy.shortcutCount) shortcuts"
+            + " (hierarchy \(loaded.hierarchyWasStored ? "stored" : "built at load")), loaded in \(String(format: "%.1f", milliseconds)) ms"
+            + " (ETAs stay straight-line for now)")
+        return loaded
     }
 
     /// The dispatcher's limits from flags and environment, defaults otherwise.
