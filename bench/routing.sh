@@ -84,8 +84,8 @@ import json, sys
 m, ours, theirs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 ew, er, ow, orss = (float(x) for x in sys.argv[4:8])
 print(f"| {m} | {ours['nodes']:,} / {ours['edges']:,} | {ew:.1f} s, {er:.0f} MiB | {ow:.1f} s, {orss:.0f} MiB "
-      f"| {ours['route_p50_ms']:.3f} / {ours['route_p99_ms']:.3f} | {ours['ch_p50_ms']:.3f} / {ours['ch_p99_ms']:.3f} "
-      f"| {theirs['osrm_p50_ms']:.3f} / {theirs['osrm_p99_ms']:.3f} | {theirs['osrm_p50_ms'] / max(ours['route_p50_ms'], 1e-9):.1f}x "
+      f"| {ours['route_p50_ms']:.3f} / {ours['route_p99_ms']:.3f} ({ours['route_cpu_p99_ms']:.3f}) | {ours['ch_p50_ms']:.3f} / {ours['ch_p99_ms']:.3f} "
+      f"| {theirs['osrm_p50_ms']:.3f} / {theirs['osrm_p99_ms']:.3f} ({theirs['osrm_cpu_p99_ms']:.3f}) | {theirs['osrm_p50_ms'] / max(ours['route_p50_ms'], 1e-9):.1f}x "
       f"| {100 * theirs['within1']:.1f}% / {100 * theirs['within5']:.1f}% "
       f"| {theirs['ratio_p10']:.2f} / {theirs['ratio_p50']:.2f} / {theirs['ratio_p90']:.2f} "
       f"| {ours['failures']} / {theirs['enroute_failures_osrm_ok']} / {theirs['osrm_failures_enroute_ok']} "
@@ -95,7 +95,8 @@ PY
 done
 
 echo
-echo "Same machine, one run, $PAIRS pairs per map (seed $SEED), Dijkstra check on the first $CHECK; times in ms."
-echo "| map | junctions / directed edges | EnRoute build | OSRM build | EnRoute route p50 / p99 | EnRoute CH p50 / p99 | OSRM (Python) p50 / p99 | p50 OSRM/EnRoute | distance within 1% / 5% | duration ratio p10 / p50 / p90 | no route: EnRoute (all) / EnRoute only / OSRM only | Dijkstra mismatches |"
+echo "Same machine, one run, $PAIRS pairs per map (seed $SEED), Dijkstra check on the first $CHECK; query times in ms, wall"
+echo "clock, with the thread's CPU time p99 in brackets (the wall p99 includes time other processes held the core)."
+echo "| map | junctions / directed edges | EnRoute build | OSRM build | EnRoute route p50 / p99 (CPU p99) | EnRoute CH p50 / p99 | OSRM (Python) p50 / p99 (CPU p99) | p50 OSRM/EnRoute | distance within 1% / 5% | duration ratio p10 / p50 / p90 | no route: EnRoute (all) / EnRoute only / OSRM only | Dijkstra mismatches |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${ROWS[@]}"

@@ -22,19 +22,20 @@ def percentile(values, p):
 def main():
     engine = osrm.OSRM(sys.argv[1])
     pairs = [line.rstrip("\n").split("\t") for line in open(sys.argv[2]) if line.strip()]
-    times, ratios, disagreements = [], [], []
+    times, cpu_times, ratios, disagreements = [], [], [], []
     within1 = within5 = both = 0
     osrm_only = enroute_only = neither = 0
     for index, (lon1, lat1, lon2, lat2, distance, duration) in enumerate(pairs):
         params = osrm.RouteParameters(coordinates=[(float(lon1), float(lat1)), (float(lon2), float(lat2))],
                                       steps=True, overview="full", geometries="polyline6")
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
         try:
             result = engine.Route(params)
             ok = result["code"] == "Ok" and len(result["routes"]) > 0
         except RuntimeError:
             ok = False
         times.append((time.perf_counter() - start) * 1000)
+        cpu_times.append((time.thread_time() - cpu_start) * 1000)
         ours = distance != "-"
         if ok:
             route = result["routes"][0]
@@ -65,6 +66,7 @@ def main():
             out.write("\t".join(str(value) for value in row) + "\n")
     print("RESULT " + json.dumps({
         "pairs": len(pairs), "both": both, "osrm_p50_ms": percentile(times, 0.5), "osrm_p99_ms": percentile(times, 0.99),
+        "osrm_cpu_p50_ms": percentile(cpu_times, 0.5), "osrm_cpu_p99_ms": percentile(cpu_times, 0.99),
         "within1": within1 / both if both else 0, "within5": within5 / both if both else 0,
         "ratio_p10": percentile(ratios, 0.1), "ratio_p50": percentile(ratios, 0.5), "ratio_p90": percentile(ratios, 0.9),
         "osrm_failures_enroute_ok": enroute_only, "enroute_failures_osrm_ok": osrm_only, "both_fail": neither,

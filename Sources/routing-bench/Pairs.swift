@@ -25,6 +25,13 @@ func runCity(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     }
 }
 
+/// This thread's CPU time in nanoseconds: a query's cost without the time other processes held the core.
+func threadCPUNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
 /// Random pairs of network nodes on a graph file: each routed between the nodes' coordinates by the Router (snap,
 /// hierarchy, geometry and steps: what a request costs) and node to node by the bare CHQuery, the first `check`
 /// of them against Dijkstra. Writes one line per pair (`lon1 lat1 lon2 lat2 distance_m duration_s`, `-` where
@@ -83,7 +90,8 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     let router = Router(network: network, graph: graph, hierarchy: hierarchy)
     let query = CHQuery(hierarchy: hierarchy), dijkstra = DijkstraRouter(graph: graph)
     var random = SeededGenerator(seed: seed)
-    var routeTimes: [Double] = [], queryTimes: [Double] = []
+    var routeCPUTimes: [Double] = []
+    var routeTimes: [Double] = [], queryTimes: [Double] = [], snapTimes: [Double] = [], assembleTimes: [Double] = []
     var lines: [String] = []
     var failures = 0, mismatches = 0, checked = 0
     for index in 0..<pairCount {
@@ -92,7 +100,13 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         let from = RoadCoordinate(lat: network.nodeLats[Int(a)], lon: network.nodeLons[Int(a)])
         let to = RoadCoordinate(lat: network.nodeLats[Int(b)], lon: network.nodeLons[Int(b)])
         var route: RoadRoute?
+        let cpuStart = threadCPUNanoseconds()
         routeTimes.append(seconds(clock.measure { route = try? router.route(from: from, to: to) }) * 1000)
+        routeCPUTimes.append(Double(threadCPUNanoseconds() - cpuStart) / 1e6)
+        // The same request in its two halves: snapping both ends, then the route between the snaps.
+        var snaps: ([EdgeSnap], [EdgeSnap])?
+        snapTimes.append(seconds(clock.measure { snaps = try? (router.endpoints(from), router.endpoints(to, index: 1)) }) * 1000)
+        if let snaps { assembleTimes.append(seconds(clock.measure { _ = router.route(from: snaps.0, to: snaps.1) }) * 1000) }
         var path: RoadPath?
         queryTimes.append(seconds(clock.measure { path = query.route(fromNode: a, toNode: b, in: graph) }) * 1000)
         if index < check {
@@ -110,7 +124,14 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     if let out {
         FileManager.default.createFile(atPath: out, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
     }
-    routeTimes.sort(); queryTimes.sort()
+    routeCPUTimes.sort()
+    facts["route_cpu_p50_ms"] = percentile(routeCPUTimes, 0.5)
+    facts["route_cpu_p99_ms"] = percentile(routeCPUTimes, 0.99)
+    routeTimes.sort(); queryTimes.sort(); snapTimes.sort(); assembleTimes.sort()
+    facts["snap_p50_ms"] = percentile(snapTimes, 0.5)
+    facts["snap_p99_ms"] = percentile(snapTimes, 0.99)
+    facts["route_from_snaps_p50_ms"] = percentile(assembleTimes, 0.5)
+    facts["route_from_snaps_p99_ms"] = percentile(assembleTimes, 0.99)
     facts["pairs"] = pairCount
     facts["failures"] = failures
     facts["route_p50_ms"] = percentile(routeTimes, 0.5)
@@ -123,4 +144,35 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     let json = try! JSONSerialization.data(withJSONObject: facts, options: [.sortedKeys])
     print("RESULT " + String(decoding: json, as: UTF8.self))
     if mismatches > 0 || (facts["customize_mismatches"] as? Int ?? 0) > 0 { exit(1) }
+}
+
+/// `routing-bench diagnose --graph G LON1 LAT1 LON2 LAT2`: why a pair has no route or an unexpected one: the
+/// snapped edges (name, OSM node ids), how many edges each end reaches forward and is reached from backward.
+func runDiagnose(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
+    guard arguments.next() == "--graph", let path = arguments.next() else { usage() }
+    var numbers: [Double] = []
+    while let value = arguments.next().flatMap(Double.init) { numbers.append(value) }
+    guard numbers.count == 4, let loaded = try? RoadGraphFile.load(path) else { usage() }
+    let network = loaded.network, graph = loaded.graph
+    let router = Router(network: network, graph: graph, hierarchy: loaded.hierarchy)
+    // Edges reachable from `start` over turns, forward or (reversed turns) backward.
+    var reverseArcs = [[Int32]](repeating: [], count: graph.nodeCount)
+    for tail in 0..<graph.nodeCount {
+        for arc in Int(graph.firstArc[tail])..<Int(graph.firstArc[tail + 1]) { reverseArcs[Int(graph.arcHead[arc])].append(Int32(tail)) }
+    }
+    func reach(_ start: Int32, forward: Bool) -> Set<Int32> {
+        var seen: Set<Int32> = [start], stack = [start]
+        while let edge = stack.popLast() {
+            let next = forward ? (Int(graph.firstArc[Int(edge)])..<Int(graph.firstArc[Int(edge) + 1])).map { graph.arcHead[$0] } : reverseArcs[Int(edge)]
+            for other in next where seen.insert(other).inserted { stack.append(other) }
+        }
+        return seen
+    }
+    for (index, (lon, lat)) in [(numbers[0], numbers[1]), (numbers[2], numbers[3])].enumerated() {
+        guard let snaps = try? router.endpoints(RoadCoordinate(lat: lat, lon: lon), index: index) else { print("end \(index): no segment"); continue }
+        for snap in snaps {
+            let edge = Int(snap.edge)
+            print("end \(index): edge \(edge) '\(network.name(ofEdge: snap.edge))' OSM \(network.nodeIDs[Int(network.edgeFrom[edge])]) → \(network.nodeIDs[Int(network.edgeTo[edge])]), \(String(format: "%.1f", snap.distanceMeters)) m off; reaches \(reach(snap.edge, forward: true).count) edges, reached from \(reach(snap.edge, forward: false).count) of \(graph.nodeCount)")
+        }
+    }
 }

@@ -33,6 +33,7 @@ func usage() -> Never {
     usage: routing-bench grid --size N [--pairs P] [--seed S]
            routing-bench city --nodes N --out FILE.osm.pbf [--seed S]
            routing-bench pairs --graph FILE.graph [--pairs P] [--seed S] [--check C] [--out FILE.tsv] [--customize]
+           routing-bench diagnose --graph FILE.graph LON1 LAT1 LON2 LAT2
 
     """.utf8))
     exit(64)
@@ -43,6 +44,7 @@ switch arguments.next() {
 case "grid": runGrid(&arguments)
 case "city": runCity(&arguments)
 case "pairs": runPairs(&arguments)
+case "diagnose": runDiagnose(&arguments)
 default: usage()
 }
 
