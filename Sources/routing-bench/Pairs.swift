@@ -72,7 +72,11 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         let durations = network.edgeDurationSeconds.map { Double.random(in: 0..<1, using: &random) < 0.1 ? $0 * 3 : $0 }
         var reweighted: EdgeBasedGraph!, customized: ContractionHierarchy!
         let reweightTime = clock.measure { reweighted = graph.reweighted(edgeDurations: durations) }
-        let customizeTime = clock.measure { customized = hierarchy.customized(graph: reweighted) }
+        var options = ContractionHierarchy.Options()
+        if let value = ProcessInfo.processInfo.environment["CH_SETTLE"].flatMap({ Int($0) }) { options.witnessSettleLimit = value }
+        if let value = ProcessInfo.processInfo.environment["CH_HOPS"].flatMap({ Int($0) }) { options.witnessHopLimit = value }
+        let customizeTime = clock.measure { customized = hierarchy.customized(graph: reweighted, options: options) }
+        facts["customized_shortcuts"] = customized.shortcutCount
         let fresh = clock.measure { _ = ContractionHierarchy(graph: reweighted) }
         let query = CHQuery(hierarchy: customized), dijkstra = DijkstraRouter(graph: reweighted)
         var mismatches = 0

@@ -43,15 +43,23 @@ public final class Router {
         let sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
         let targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
         if let route = route(from: sources, to: targets) { return route }
-        // The nearest roads do not connect (one end on a part that can be entered but not left, or the reverse):
-        // try the nearest roads of the main component at either end, as OSRM does with its big-component snaps.
+        guard let route = mainComponentRoute(from, to, startHeading: startHeading, endHeading: endHeading, maxSnapDistance: maxSnapDistance,
+                                             sources: sources, targets: targets) else { throw .noRoute }
+        return route
+    }
+
+    /// Where the nearest roads do not connect (one end on a part that can be entered but not left, or the
+    /// reverse): the route from or to the nearest roads of the main component instead, as OSRM does with its
+    /// big-component snaps; nil when none connects either.
+    private func mainComponentRoute(_ from: RoadCoordinate, _ to: RoadCoordinate, startHeading: Double?, endHeading: Double?,
+                                    maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap]) -> RoadRoute? {
         let mainSources = snaps(from, heading: startHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
         let mainTargets = snaps(to, heading: endHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
         for (starts, ends) in [(mainSources, targets), (sources, mainTargets), (mainSources, mainTargets)]
         where !starts.isEmpty && !ends.isEmpty && (starts != sources || ends != targets) {
             if let route = route(from: starts, to: ends) { return route }
         }
-        throw .noRoute
+        return nil
     }
 
     /// The fastest route from any of `sources` to any of `targets` (snapped positions, each a direction of travel).
@@ -85,6 +93,16 @@ public final class Router {
                     table.weights[cell] = Int.max
                     table.distances[cell] = 0
                 }
+            }
+        }
+        // Cells the nearest roads do not connect get the route's fallback to the main component, so a table cell
+        // always equals the route between the same coordinates.
+        for (row, starts) in sourceSnaps.enumerated() {
+            for (column, ends) in targetSnaps.enumerated() where table.weights[row * destinations.count + column] == Int.max {
+                guard let route = mainComponentRoute(sources[row], destinations[column], startHeading: nil, endHeading: nil,
+                                                     maxSnapDistance: maxSnapDistance, sources: starts, targets: ends) else { continue }
+                table.weights[row * destinations.count + column] = route.weight
+                table.distances[row * destinations.count + column] = route.distanceMeters
             }
         }
         return table
@@ -243,7 +261,9 @@ public final class Router {
             let geometry = network.slice(ofEdge: edge, from: from, to: to)
             var pieceWeight = isLast ? Int(drivenWeight(end)) : Int(turnWeight(from: edge, to: edges[index + 1]))
             if isFirst { pieceWeight -= Int(drivenWeight(start)) }
-            pieces.append(Piece(edge: edge, geometry: geometry, meters: RoadNetwork.length(of: geometry), weight: pieceWeight))
+            // A whole edge's length is the network's (measured along the same geometry when it was built).
+            let meters = from == 0 && to == 1 ? network.edgeLengthMeters[Int(edge)] : RoadNetwork.length(of: geometry)
+            pieces.append(Piece(edge: edge, geometry: geometry, meters: meters, weight: pieceWeight))
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
         var geometry: [RoadCoordinate] = []
