@@ -31,7 +31,8 @@ public struct EdgeBasedGraph: Sendable {
     /// The number of turns.
     public var arcCount: Int { arcHead.count }
 
-    /// Builds the turn graph: every pair of consecutive edges except self-loops, minus what the restrictions forbid.
+    /// Builds the turn graph: every pair of consecutive edges except self-loops and U-turns mid-street, minus what
+    /// the restrictions forbid.
     public init(network: RoadNetwork) {
         self.init(network: network, edgeDurations: network.edgeDurationSeconds)
     }
@@ -61,6 +62,15 @@ public struct EdgeBasedGraph: Sendable {
             edgeLength[edge] = Float(network.edgeLengthMeters[edge])
         }
 
+        // A U-turn is allowed only where a road ends or meets another: not at a node in the middle of a street
+        // (a crossing or signal that splits it, a shape node), which has exactly two neighbouring nodes; OSRM,
+        // which compresses such nodes away, cannot turn there either.
+        var neighbours = [Set<Int32>](repeating: [], count: network.nodeCount)
+        for edge in 0..<edgeCount {
+            let from = network.edgeFrom[edge], to = network.edgeTo[edge]
+            if neighbours[Int(from)].count <= 2 { neighbours[Int(from)].insert(to) }
+            if neighbours[Int(to)].count <= 2 { neighbours[Int(to)].insert(from) }
+        }
         var firstArc = [Int32](repeating: 0, count: edgeCount + 1)
         var arcHead: [Int32] = [], arcWeight: [Int32] = [], arcLength: [Float] = []
         arcHead.reserveCapacity(edgeCount * 3)
@@ -75,6 +85,7 @@ public struct EdgeBasedGraph: Sendable {
                 if let only, !only.contains(next) { continue }
                 if forbidden.contains(Self.turnKey(Int32(edge), next)) { continue }
                 let isUTurn = network.edgeTo[Int(next)] == tail
+                if isUTurn, neighbours[via].count == 2 { continue }
                 var angle = network.startBearing(ofEdge: next) - arriving
                 if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
                 let seconds = network.nodeDelaySeconds[via] + network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn)

@@ -179,4 +179,11 @@ func runDiagnose(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
             print("end \(index): edge \(edge) '\(network.name(ofEdge: snap.edge))' OSM \(network.nodeIDs[Int(network.edgeFrom[edge])]) → \(network.nodeIDs[Int(network.edgeTo[edge])]), \(String(format: "%.1f", snap.distanceMeters)) m off; reaches \(reach(snap.edge, forward: true).count) edges, reached from \(reach(snap.edge, forward: false).count) of \(graph.nodeCount)")
         }
     }
+    if let route = try? router.route(from: RoadCoordinate(lat: numbers[1], lon: numbers[0]), to: RoadCoordinate(lat: numbers[3], lon: numbers[2])) {
+        print(String(format: "route: %.1f m, %.1f s; ", route.distanceMeters, route.durationSeconds)
+            + route.steps.map { "\($0.type.rawValue) \($0.modifier?.rawValue ?? "") '\($0.name)' \(Int($0.distanceMeters)) m" }.joined(separator: " | "))
+        print("OSM nodes: " + route.edges.map { String(network.nodeIDs[Int(network.edgeFrom[Int($0)])]) }.joined(separator: " "))
+    } else {
+        print("route: none")
+    }
 }
