@@ -66,6 +66,8 @@ package.targets += [
     .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
     /// OSM to road network: car ways split at junctions into directed edges, restrictions, islands removed.
     .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
+    /// Road routing behind the domain's seam: EnRoute's own graph in process.
+    .target(name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing"], swiftSettings: settings),
 ]
 
 // MARK: - Server: adapters and API
@@ -124,7 +126,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing"],
+                       "RoadBuilder", "Routing", "EnRouteRoads"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -144,7 +146,8 @@ package.targets += [
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory.
     .target(name: "TestSupport",
-            dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications"],
+            dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications",
+                           "EnRouteRoads", "RoadBuilder", "Routing"],
             swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
@@ -177,6 +180,7 @@ package.targets += [
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
+    .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport"], swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.

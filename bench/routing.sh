@@ -18,8 +18,8 @@ PAIRS="${PAIRS:-10000}"; SEED="${SEED:-1}"; CHECK="${CHECK:-2000}"; CITY_NODES="
 MAPS=("$@"); [ ${#MAPS[@]} -gt 0 ] || MAPS=(monaco baltimore liechtenstein andorra helsinki city)
 OUT="$PWD/bench/out/routing"; mkdir -p "$OUT"
 
-VENV="$(scripts/install-osrm.sh)"
-OSRM="$VENV/lib/python3.12/site-packages/osrm"
+VENV="${OSRM_VENV:-$PWD/.build/osrm-venv}"
+OSRM="$(dirname "$(scripts/install-osrm.sh "$VENV")")"   # the osrm package: bin/ and share/profiles/
 swift build -c release --product enroute >/dev/null
 swift build -c release --product routing-bench >/dev/null
 BIN="$(swift build -c release --show-bin-path)"

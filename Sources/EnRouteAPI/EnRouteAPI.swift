@@ -33,6 +33,8 @@ public struct EnRouteAPI: Sendable {
     public let devices: NotificationsAPI
     /// Merchants and provider profiles, managed by ops.
     public let directory: any DirectoryRepository
+    /// The road network behind routes and guidance; nil when the server runs without one.
+    public let roads: (any RoadRouting)?
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -42,8 +44,10 @@ public struct EnRouteAPI: Sendable {
     /// `Backend`, builds them from one configuration).
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
                 rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
+                roads: (any RoadRouting)? = nil,
                 ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
         self.directory = directory
+        self.roads = roads
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.rateLimiter = rateLimiter; self.onOverride = onOverride; self.providers = providers; self.devices = devices
         self.wire = WireMapping(directory: service.directory)
@@ -61,6 +65,7 @@ public struct EnRouteAPI: Sendable {
         addMerchantRoutes(&r)
         addOpsRoutes(&r)
         addDirectoryRoutes(&r)
+        addGuidanceRoutes(&r)
         devices.register(into: &r)
         return r
     }

@@ -87,6 +87,7 @@ public final class Backend: Sendable {
                          devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
                          directory: directory,
                          openAPI: configuration.openAPI,
+                         roads: effects.roads,
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
         router = api.router()

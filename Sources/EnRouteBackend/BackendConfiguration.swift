@@ -53,17 +53,21 @@ public struct BackendEffects: Sendable {
     public var push: any PushGateway
     /// The server's log (one line per message).
     public var log: @Sendable (String) -> Void
+    /// The road network routes, tables and snapping come from; nil for straight lines only.
+    public var roads: (any RoadRouting)?
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
-                nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void) {
+                nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
+                roads: (any RoadRouting)? = nil) {
         self.clock = clock; self.now = now; self.tripIDs = tripIDs; self.offerIDs = offerIDs
-        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log
+        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads
     }
 
     /// The running system's effects: the continuous clock, the wall clock, random ids and a random jitter secret.
-    public static func system(push: any PushGateway, log: @escaping @Sendable (String) -> Void) -> BackendEffects {
+    public static func system(push: any PushGateway, roads: (any RoadRouting)? = nil,
+                              log: @escaping @Sendable (String) -> Void) -> BackendEffects {
         BackendEffects(clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
-                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log)
+                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads)
     }
 }

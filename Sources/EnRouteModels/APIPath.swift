@@ -22,6 +22,8 @@ public enum APIPath {
         public static let tripCancel = "/v1/trips/{id}/cancel"
         /// `GET`: the trip's live events (SSE, or WebSocket on upgrade).
         public static let tripEvents = "/v1/trips/{id}/events"
+        /// `GET`: the ride's remaining route as a JSON array of `{lat, lng}` (seed 003's `routeData`).
+        public static let tripRoute = "/v1/trips/{id}/route"
 
         // Customer's orders (seed 000)
         /// `POST` with `Idempotency-Key`: place an order.
@@ -36,6 +38,8 @@ public enum APIPath {
         public static let orderCancel = "/v1/orders/{id}/cancel"
         /// `GET`: the order's live tracking events (SSE, or WebSocket on upgrade).
         public static let orderEvents = "/v1/orders/{id}/events"
+        /// `GET`: the order's remaining route as a JSON array of `{lat, lng}`.
+        public static let orderRoute = "/v1/orders/{id}/route"
 
         // Provider (seed 004)
         /// `POST`: going online or offline.
@@ -52,6 +56,8 @@ public enum APIPath {
         public static let providerTripSteps = "/v1/provider/trips/{id}/steps"
         /// `GET`: the trips the provider holds.
         public static let providerActiveTrips = "/v1/provider/trips/active"
+        /// `GET ?from=lat,lng&heading=`: the route from the provider to the trip's next stop, with steps.
+        public static let providerTripRoute = "/v1/provider/trips/{id}/route"
         /// `POST`: a batch of fixes.
         public static let providerLocations = "/v1/provider/locations"
 
@@ -87,10 +93,10 @@ public enum APIPath {
 
         /// Every template above, in the order listed.
         public static let all: [String] = [
-            estimates, nearbyDrivers, trips, activeTrip, trip, tripCancel, tripEvents,
-            orders, activeOrders, orderTracking, orderLiveActivityToken, orderCancel, orderEvents,
+            estimates, nearbyDrivers, trips, activeTrip, trip, tripCancel, tripEvents, tripRoute,
+            orders, activeOrders, orderTracking, orderLiveActivityToken, orderCancel, orderEvents, orderRoute,
             providerAvailability, providerEvents, providerOfferAccept, providerOfferDecline, providerTripAccept,
-            providerTripSteps, providerActiveTrips, providerLocations,
+            providerTripSteps, providerActiveTrips, providerTripRoute, providerLocations,
             merchantOrders, merchantOrderAccept, merchantOrderReady,
             opsTrips, opsTripAssign, opsTripProblem, opsMerchants, opsMerchant, opsProviders, opsProvider,
             device, notificationOpened,
@@ -113,6 +119,8 @@ public enum APIPath {
     public static func tripCancel(_ id: String) -> String { fill(Template.tripCancel, id) }
     /// `/v1/trips/{id}/events`.
     public static func tripEvents(_ id: String) -> String { fill(Template.tripEvents, id) }
+    /// `/v1/trips/{id}/route`.
+    public static func tripRoute(_ id: String) -> String { fill(Template.tripRoute, id) }
 
     // MARK: - Orders
 
@@ -128,6 +136,8 @@ public enum APIPath {
     public static func orderCancel(_ id: String) -> String { fill(Template.orderCancel, id) }
     /// `/v1/orders/{id}/events`.
     public static func orderEvents(_ id: String) -> String { fill(Template.orderEvents, id) }
+    /// `/v1/orders/{id}/route`.
+    public static func orderRoute(_ id: String) -> String { fill(Template.orderRoute, id) }
 
     // MARK: - Provider
 
@@ -145,6 +155,15 @@ public enum APIPath {
     public static func providerTripSteps(_ id: String) -> String { fill(Template.providerTripSteps, id) }
     /// `/v1/provider/trips/active`.
     public static var providerActiveTrips: String { Template.providerActiveTrips }
+    /// `/v1/provider/trips/{id}/route`, with `?from=lat,lng` (and `&heading=`) when given.
+    public static func providerTripRoute(_ id: String, from: Coordinate? = nil, heading: Double? = nil) -> String {
+        var path = fill(Template.providerTripRoute, id)
+        if let from {
+            path += "?from=\(from.lat),\(from.lng)"
+            if let heading { path += "&heading=\(heading)" }
+        }
+        return path
+    }
     /// `/v1/provider/locations`.
     public static var providerLocations: String { Template.providerLocations }
 

@@ -29,3 +29,15 @@ public protocol ProviderSessionAPI: Sendable {
     /// The provider's unfinished trips.
     func activeTrips() async throws -> [TripSnapshot]
 }
+
+/// What guidance needs: `GET /v1/provider/trips/{id}/route`.
+public protocol RouteFetching: Sendable {
+    /// The route from `from` (heading `heading`), or from the provider's latest uploaded fix when nil, to the trip's
+    /// next stop. Throws `APIError` with status 503 when the server has no road network.
+    func route(trip: String, from: Coordinate?, heading: Double?) async throws -> ProviderRoute
+}
+
+extension RouteFetching {
+    /// The route from the provider's latest uploaded fix to the trip's next stop.
+    public func route(trip: String) async throws -> ProviderRoute { try await route(trip: trip, from: nil, heading: nil) }
+}

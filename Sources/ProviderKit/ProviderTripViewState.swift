@@ -6,6 +6,8 @@ public struct ProviderTripViewState: Sendable, Equatable {
     public var nextStep: ProviderStep?
     /// An explanation after a rollback, or a local error.
     public var notice: String?
+    /// Turn-by-turn guidance to the trip's next stop, once a route is known (needs a `GuidanceSource`).
+    public var guidance: Guidance.Progress?
     /// True while steps wait to reach the server (the "sending…" badge).
     public var isSyncing: Bool { (trip?.pendingSteps ?? 0) > 0 }
 

@@ -3,7 +3,7 @@ public import EnRouteModels
 import Foundation
 
 /// The provider endpoints of the EnRoute API over an `HTTPClient` (seed 004).
-public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding, ProviderSessionAPI {
+public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding, ProviderSessionAPI, RouteFetching {
     private let client: any HTTPClient
     private let server: APIServer
 
@@ -80,6 +80,12 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
     public func activeTrips() async throws -> [TripSnapshot] {
         let request = await server.request("GET", APIPath.providerActiveTrips)
         return try await client.send(request).decode(TripSnapshotList.self).trips
+    }
+
+    /// `GET /v1/provider/trips/{id}/route`, with `?from=lat,lng&heading=` when given.
+    public func route(trip: String, from: Coordinate?, heading: Double?) async throws -> ProviderRoute {
+        let request = await server.request("GET", APIPath.providerTripRoute(trip, from: from, heading: heading))
+        return try await client.send(request).decode(ProviderRoute.self)
     }
 
     /// The provider event in one SSE message; nil for names this client does not know (keep-alives, newer events).

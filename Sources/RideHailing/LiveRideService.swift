@@ -1,3 +1,4 @@
+import ClientKit
 import EnRouteModels
 public import Foundation
 import Synchronization
@@ -45,10 +46,16 @@ public final class LiveRideService: RideTracking {
         return eta
     }
 
-    /// A straight line from pickup to drop-off: the API serves no route geometry yet.
+    /// The ride's remaining road route from the server (`GET /v1/trips/{id}/route`), as seed 003's JSON array of
+    /// `{lat, lng}`. A server without a road network (503) gets the straight line from pickup to drop-off instead,
+    /// so the map still shows where the ride goes.
     public func routeData(rideID: String) async throws -> Data {
-        guard let trip = try await feed.api.activeTrip(), trip.id == rideID else { throw RideTrackingError.rideNotActive }
-        return try RouteDecoder.encode([trip.pickup, trip.dropoff])
+        do {
+            return try RouteDecoder.encode(try await feed.api.route(tripID: rideID))
+        } catch let error as APIError where error.status == 503 {
+            guard let trip = try await feed.api.activeTrip(), trip.id == rideID else { throw RideTrackingError.rideNotActive }
+            return try RouteDecoder.encode([trip.pickup, trip.dropoff])
+        }
     }
 
     /// `POST /v1/trips/{id}/cancel`; the answer goes through the feed, so every screen sees the ride end. Throws when

@@ -54,6 +54,11 @@ public struct RemoteTripAPI: TripAPI {
         return try await client.send(request).decode(Trip.self)
     }
 
+    /// `GET /v1/trips/{id}/route`: a JSON array of `{lat, lng}`; 503 when the server has no road network.
+    public func route(tripID: String) async throws -> [Coordinate] {
+        try await client.send(await server.request("GET", APIPath.tripRoute(tripID))).decode([Coordinate].self)
+    }
+
     /// `GET /v1/drivers/nearby?lat=..&lng=..`.
     public func nearbyDrivers(around point: Coordinate) async throws -> [Coordinate] {
         let request = await server.request("GET", APIPath.nearbyDrivers(lat: point.lat, lng: point.lng))

@@ -13,4 +13,7 @@ public protocol TripAPI: Sendable {
     func cancel(tripID: String) async throws -> Trip
     /// Free cars near a point, shown on the map before a trip.
     func nearbyDrivers(around point: Coordinate) async throws -> [Coordinate]
+    /// The ride's remaining road route as the map draws it (`GET /v1/trips/{id}/route`): the driver, the pickup
+    /// when not yet picked up, the drop-off.
+    func route(tripID: String) async throws -> [Coordinate]
 }

@@ -24,11 +24,13 @@ public struct TestBackend: Sendable {
     public var metrics: MetricsRegistry { backend.metrics }
 
     /// A backend over `storage` (memory by default) whose time is `clock`, its directory seeded with `directory`. `rateLimits` default to none,
-    /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default).
+    /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default); routes come
+    /// from `roads` (none by default: straight lines).
     public init(clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
                 directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
                 dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
-                jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "") {
+                jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
+                roads: (any RoadRouting)? = nil) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -38,7 +40,7 @@ public struct TestBackend: Sendable {
         configuration.openAPI = openAPI
         let effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                                      offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
-                                     push: push, log: { _ in })
+                                     push: push, log: { _ in }, roads: roads)
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
         backend = try! Backend(configuration, effects: effects)
         try! backend.seed(directory)

@@ -4,21 +4,24 @@ import CurlTransport
 import EnRouteModels
 import ProviderKit
 
-/// `enroute drive`: a terminal provider built on ProviderKit. It goes online, takes offers, drives a scripted
-/// route feeding the point buffer, and reports each step through the outbox, printing what happens.
+/// `enroute drive`: a terminal provider built on ProviderKit. It goes online, takes offers, drives the server's road
+/// route to each stop (a scripted line when the server has no roads) feeding the point buffer, and reports each step
+/// through the outbox, printing what happens and the guidance it would give.
 @MainActor
 enum DriveCommand {
     nonisolated static let spec = CommandSpec(name: "drive", synopsis: """
     Usage: enroute drive --token T [--server URL] [--route LAT,LNG;LAT,LNG;...] [--speed M/S] [options]
 
     A terminal driver or courier on the provider kit: goes online, accepts offers, drives to the pickup and on to the
-    drop-off at a steady speed, and reports each step (arrived, picked up, dropped off / delivered). Positions go
+    drop-off at a steady speed along the server's road route (GET /v1/provider/trips/{id}/route, printing each
+    maneuver as guidance), and reports each step (arrived, picked up, dropped off / delivered). Positions go
     through the point buffer and steps through the outbox, both in a local SQLite file, exactly as the app does: a
     step is never lost, whatever the network does, and unsent ones are sent on the next start.
     """, sections: [(nil, Terminal.serverOptions(role: "provider") + [
         .value("route", "PTS", """
-            Waypoints driven between the pickup and the drop-off, `LAT,LNG;LAT,LNG;...`
-            (quote it: `;` ends a shell command). Without it, the car drives straight lines.
+            Waypoints driven between the pickup and the drop-off when the server has no road
+            network, `LAT,LNG;LAT,LNG;...` (quote it: `;` ends a shell command). Without roads
+            and without it, the car drives straight lines.
             """),
         .value("speed", "M/S", "Driving speed in metres per second (default 12, about 43 km/h)."),
         .value("start", "LAT,LNG", """
@@ -67,11 +70,13 @@ enum DriveCommand {
         let engine: StepSyncEngine
         let uploader: LocationUploader
         let session: ProviderSession
+        let planner: LegPlanner
         let waypoints: [Coordinate]
         let speed: Double
         let once: Bool
         let storePath: String
         var position: Coordinate
+        var heading: Double?
         var declinesLeft: Int
         var driving: Task<Void, Never>?
         var drivingTripID: String?
@@ -87,6 +92,7 @@ enum DriveCommand {
             engine = StepSyncEngine(outbox: outbox, api: api, clock: clock)
             uploader = LocationUploader(buffer: buffer, api: api, clock: clock)
             session = ProviderSession(api: api, clock: clock)
+            planner = LegPlanner(routes: api)
             self.waypoints = waypoints
             self.speed = speed
             self.once = once
@@ -251,7 +257,7 @@ enum DriveCommand {
                 }
                 guard let step = ProviderStep.next(afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep) else {
                     // A delivery before the merchant marked it ready: go to the merchant and wait there.
-                    if await driveLeg([position, trip.server.pickup], trip: tripID) == false { return }
+                    if await driveLeg(to: .pickup, of: trip) == false { return }
                     guard let latest = currentTrip(tripID) else { return }
                     if latest.server.version == trip.server.version {
                         log("waiting at the merchant for the order to be ready")
@@ -262,20 +268,20 @@ enum DriveCommand {
                 let arrived: Bool
                 switch step {
                 case .driverArrived:
-                    arrived = await driveLeg([position, trip.server.pickup], trip: tripID)
+                    arrived = await driveLeg(to: .pickup, of: trip)
                 case .onTrip:
                     try? await clock.sleep(for: .seconds(3))   // the passenger gets in
                     arrived = !Task.isCancelled
                 case .completed:
-                    arrived = await driveLeg([position] + waypoints + [trip.server.dropoff], trip: tripID)
+                    arrived = await driveLeg(to: .dropoff, of: trip, via: waypoints)
                 case .delivered:
-                    arrived = await driveLeg([position, trip.server.dropoff], trip: tripID)
+                    arrived = await driveLeg(to: .dropoff, of: trip)
                 case .onTheWay:
-                    arrived = await driveLeg([position, trip.server.pickup], trip: tripID)
+                    arrived = await driveLeg(to: .pickup, of: trip)
                 case .arriving:
                     // "Arriving" goes out 150 m before the door.
-                    let route = ScriptedRoute([position] + waypoints + [trip.server.dropoff])
-                    arrived = await driveLeg(route, until: max(0, route.length - 150), trip: tripID)
+                    let leg = await plan(to: .dropoff, of: trip, via: waypoints)
+                    arrived = await driveLeg(leg, until: max(0, leg.path.length - 150), trip: tripID)
                 case .cancelled:
                     arrived = false
                 }
@@ -304,20 +310,45 @@ enum DriveCommand {
             }
         }
 
-        private func driveLeg(_ points: [Coordinate], trip: String) async -> Bool {
-            let route = ScriptedRoute(points)
-            return await driveLeg(route, until: route.length, trip: trip)
+        private func driveLeg(to stop: RouteStop, of trip: LocalTrip, via: [Coordinate] = []) async -> Bool {
+            let leg = await plan(to: stop, of: trip, via: via)
+            return await driveLeg(leg, until: leg.path.length, trip: trip.id)
         }
 
-        /// Moves along `route` once a second at `speed`, feeding the point buffer; false if stopped or the trip ended.
-        private func driveLeg(_ route: ScriptedRoute, until distance: Double, trip: String) async -> Bool {
+        /// The leg to `stop`: the server's road route from here, else the scripted line (said once per leg).
+        private func plan(to stop: RouteStop, of trip: LocalTrip, via: [Coordinate]) async -> LegPlanner.Leg {
+            let destination = stop == .pickup ? trip.server.pickup : trip.server.dropoff
+            let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: stop, at: destination, scripted: via)
+            switch leg.source {
+            case .road(let route):
+                log("route to the \(stop.rawValue): \(Guidance.distanceText(route.distanceMeters)) on the roads, about \(Int((route.durationSeconds / 60).rounded(.up))) min, \(route.steps.count) steps")
+            case .scripted(let reason):
+                log("route to the \(stop.rawValue): a straight line of \(Guidance.distanceText(leg.path.length)) (\(reason))")
+            }
+            return leg
+        }
+
+        /// Moves along the leg once a second at `speed`, feeding the point buffer and printing each new maneuver as
+        /// guidance would say it; false if stopped or the trip ended.
+        private func driveLeg(_ leg: LegPlanner.Leg, until distance: Double, trip: String) async -> Bool {
+            var guidance: Guidance?
+            if case .road(let route) = leg.source { guidance = Guidance(route: route) }
+            var announced: RouteManeuver?
             var travelled = 0.0
             while travelled < distance {
                 do { try await clock.sleep(for: .seconds(1)) } catch { return false }
                 if let current = currentTrip(trip), ProviderStep.isFinished(current.server.status) { return false }
                 travelled = min(distance, travelled + speed)
-                let (point, heading) = route.position(atDistance: travelled)
+                let (point, heading) = leg.path.position(atDistance: travelled)
                 record(point, heading: heading, speed: speed)
+                if var g = guidance {
+                    _ = g.update(position: point, heading: heading, accuracy: 5, at: dates.now())
+                    guidance = g
+                    if let next = g.progress.nextManeuver, next != announced {
+                        announced = next
+                        log("guidance: \(g.progress.instruction)")
+                    }
+                }
             }
             return true
         }
@@ -332,6 +363,7 @@ enum DriveCommand {
 
         private func record(_ point: Coordinate, heading: Double, speed: Double) {
             position = point
+            self.heading = speed >= 1 ? heading : nil
             let fix = LocationFix(lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: dates.now())
             do { try buffer.record(fix) } catch { log("could not buffer a position: \(error)") }
         }

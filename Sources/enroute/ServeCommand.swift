@@ -9,6 +9,7 @@ import EnRouteNotifications
 import EnRouteAPNs
 import Synchronization
 import Routing
+import EnRouteRoads
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -24,7 +25,7 @@ enum ServeCommand {
             .value("db", "PATH", env: "ENROUTE_DB", "SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite)."),
             .value("graph", "FILE", env: "ENROUTE_GRAPH", """
                 Road graph file from `enroute graph build`, loaded at start; a missing or damaged file
-                stops the server (ENROUTE_GRAPH; ETAs stay straight-line for now).
+                stops the server (ENROUTE_GRAPH).
                 """),
             .value("secret", "S", env: "ENROUTE_JWT_SECRET", """
                 HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;
@@ -121,7 +122,7 @@ enum ServeCommand {
         configuration.fixLifetime = TimeInterval(try options.int("fix-lifetime", in: 1...Int.max) ?? 120)
         configuration.endedTripCache = try options.int("ended-trip-cache", in: 0...10_000_000) ?? 10_000
         configuration.openAPI = try OpenAPIDocument.text()
-        let backend = try Backend(configuration, effects: .system(push: gateway, log: { log($0) }))
+        let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, log: { log($0) }))
         // The active trips are loaded before anything listens; trips still waiting for a provider when
         // the server stopped are searched for again; the push outbox resumes whatever is due.
         let released = try await backend.start()
@@ -156,9 +157,9 @@ enum ServeCommand {
         let description: String
     }
 
-    /// The road network, turn graph and hierarchy from `--graph`, nil when none is given; logs sizes and load time
-    /// (a file without a stored hierarchy has it built here, with a log line).
-    static func loadGraph(_ options: Options) throws -> RoadGraphFile.Loaded? {
+    /// The road network from `--graph` as the server routes on it, nil when none is given; logs its size and load
+    /// time (the file's stored hierarchy is used; a file without one has it built here, with a log line).
+    static func loadGraph(_ options: Options) throws -> LocalRoadRouting? {
         guard let (path, source) = options.sourced("graph") else { return nil }
         let clock = ContinuousClock()
         let start = clock.now
@@ -168,13 +169,13 @@ enum ServeCommand {
         } catch {
             throw GraphError(description: "cannot load the graph file given by \(source): \(error)")
         }
+        let network = loaded.network
+        let roads = LocalRoadRouting(graph: .init(network: network, graph: loaded.graph, hierarchy: loaded.hierarchy))
         let elapsed = (clock.now - start).components
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
-        let network = loaded.network
         log("road graph \(path): \(network.nodeCount) nodes, \(network.edgeCount) edges, \(loaded.hierarchy.shortcutCount) shortcuts"
-            + " (hierarchy \(loaded.hierarchyWasStored ? "stored" : "built at load")), loaded in \(String(format: "%.1f", milliseconds)) ms"
-            + " (ETAs stay straight-line for now)")
-        return loaded
+            + " (hierarchy \(loaded.hierarchyWasStored ? "stored" : "built at load")), ready in \(String(format: "%.1f", milliseconds)) ms")
+        return roads
     }
 
     /// The dispatcher's limits from flags and environment, defaults otherwise.

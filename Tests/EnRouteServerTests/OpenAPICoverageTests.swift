@@ -33,6 +33,7 @@ import TestSupport
         Operation(method: "GET", path: "/v1/trips/{id}"),
         Operation(method: "POST", path: "/v1/trips/{id}/cancel"),
         Operation(method: "GET", path: "/v1/trips/{id}/events"),
+        Operation(method: "GET", path: "/v1/trips/{id}/route"),
         // Orders (seed 000)
         Operation(method: "POST", path: "/v1/orders"),
         Operation(method: "GET", path: "/v1/orders/active"),
@@ -40,6 +41,7 @@ import TestSupport
         Operation(method: "PUT", path: "/v1/orders/{id}/live-activity-token"),
         Operation(method: "POST", path: "/v1/orders/{id}/cancel"),
         Operation(method: "GET", path: "/v1/orders/{id}/events"),
+        Operation(method: "GET", path: "/v1/orders/{id}/route"),
         // Providers (seed 004)
         Operation(method: "POST", path: "/v1/provider/trips/{id}/accept"),
         Operation(method: "POST", path: "/v1/provider/availability"),
@@ -48,6 +50,7 @@ import TestSupport
         Operation(method: "POST", path: "/v1/provider/offers/{offerId}/decline"),
         Operation(method: "POST", path: "/v1/provider/trips/{id}/steps"),
         Operation(method: "GET", path: "/v1/provider/trips/active"),
+        Operation(method: "GET", path: "/v1/provider/trips/{id}/route"),
         Operation(method: "POST", path: "/v1/provider/locations"),
         // Merchants
         Operation(method: "POST", path: "/v1/merchant/orders/{id}/accept"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ClientKit
 import EnRouteModels
 import TestSupport
 @testable import RideHailing
@@ -89,9 +90,28 @@ import TestSupport
         #expect(api.log.all == ["cancel(T-1)"])
     }
 
-    @Test func theRouteIsAStraightLineFromPickupToDropoff() async throws {
+    @Test func theRouteIsTheServersRoadRoute() async throws {
         let (service, api, _) = makeSUT()
-        api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 2) } }
+        let road = [Fixtures.pickup, Coordinate(lat: Fixtures.pickup.lat + 0.001, lng: Fixtures.pickup.lng), Fixtures.dropoff]
+        api.expect { $0.route = { id in id == "T-1" ? road : [] } }
+        #expect(try RouteDecoder.decode(try await service.routeData(rideID: "T-1")) == road)
+        #expect(api.log.all == ["route(T-1)"])
+    }
+
+    /// A server without a road network answers 503: the map gets the straight line from pickup to drop-off.
+    @Test func withoutARoadNetworkTheRouteIsAStraightLineFromPickupToDropoff() async throws {
+        let (service, api, _) = makeSUT()
+        api.expect {
+            $0.route = { _ in throw APIError.problem(Problem(type: "https://enroute.invalid/problems/no-road-network", title: "Service Unavailable", status: 503)) }
+            $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 2) }
+        }
         #expect(try RouteDecoder.decode(try await service.routeData(rideID: "T-1")) == [Fixtures.pickup, Fixtures.dropoff])
+    }
+
+    /// Any other failure is the caller's to see (the view model logs it; the map works without a line).
+    @Test func aRouteThatFailsOtherwiseThrows() async throws {
+        let (service, api, _) = makeSUT()
+        api.expect { $0.route = { _ in throw APIError.status(404) } }
+        await #expect(throws: APIError.status(404)) { _ = try await service.routeData(rideID: "T-1") }
     }
 }

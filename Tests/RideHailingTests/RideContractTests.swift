@@ -74,6 +74,26 @@ import TestSupport
         #expect(r.status == 200, "\(step)")
     }
 
+    /// Seed 003's `routeData` against the real server routing on central Helsinki: the road line, driver first.
+    @Test func routeDataIsTheServersRoadRouteFromTheDriver() async throws {
+        let backend = TestBackend(roads: try await TestRoads.helsinki())
+        let (http, server) = backend.client("c1", .customer)
+        let api = RemoteTripAPI(client: http, server: server)
+        let feed = LiveTripFeed(api: api, channel: SSELiveTripChannel(client: http, server: server), clock: backend.clock, logger: SilentLogger())
+        let pickup = Coordinate(lat: 60.1670, lng: 24.9365), dropoff = Coordinate(lat: 60.1690, lng: 24.9490)
+        let trip = try await api.requestTrip(TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy"), idempotencyKey: UUID())
+        #expect(await backend.assign(trip.id, to: "p1").status == 200)
+        let driver = Coordinate(lat: 60.1705, lng: 24.9420)
+        let batch = #"{"batchId":"b1","fixes":[{"lat":\#(driver.lat),"lng":\#(driver.lng),"heading":180,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
+        #expect(await backend.call("POST", APIPath.providerLocations, token: backend.token("p1", .provider), json: batch).status == 200)
+
+        let line = try RouteDecoder.decode(try await LiveRideService(feed: feed).routeData(rideID: trip.id))
+        #expect(line.count >= 4)
+        let first = try #require(line.first), last = try #require(line.last)
+        #expect(abs(first.lat - driver.lat) < 0.0005 && abs(first.lng - driver.lng) < 0.001, "the line starts at the driver")
+        #expect(abs(last.lat - dropoff.lat) < 0.0005 && abs(last.lng - dropoff.lng) < 0.001, "the line ends at the drop-off")
+    }
+
     @Test func aRetriedRequestWithOneKeyCreatesOneTrip() async throws {
         let (backend, flaky, vm) = makeSUT()
         flaky.loseAnswers.withLock { $0 = 1 }

@@ -12,6 +12,7 @@ final class FakeTripAPI: TripAPI {
         var activeTrip: (@Sendable (_ call: Int) throws -> Trip?)?
         var cancel: (@Sendable (String) throws -> Trip)?
         var nearbyDrivers: (@Sendable (Coordinate) throws -> [Coordinate])?
+        var route: (@Sendable (String) throws -> [Coordinate])?
     }
 
     let log: CallLog
@@ -50,6 +51,11 @@ final class FakeTripAPI: TripAPI {
     func nearbyDrivers(around point: Coordinate) async throws -> [Coordinate] {
         log.record("nearbyDrivers")
         return try handler(\.nearbyDrivers, "nearbyDrivers")(point)
+    }
+
+    func route(tripID: String) async throws -> [Coordinate] {
+        log.record("route(\(tripID))")
+        return try handler(\.route, "route")(tripID)
     }
 
     private func handler<H>(_ path: KeyPath<Handlers, H?>, _ name: String) throws -> H {
