@@ -40,8 +40,15 @@ public final class Router {
     /// from north) picks the direction of travel at that end.
     public func route(from: RoadCoordinate, to: RoadCoordinate, startHeading: Double? = nil, endHeading: Double? = nil,
                       maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance) throws(RouteError) -> RoadRoute {
-        let sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
-        let targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
+        var sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
+        var targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
+        if Set(sources.map(\.edge)).isDisjoint(with: targets.map(\.edge)) {
+            // On a junction, starting at the very end of an edge into it and turning never beats starting on the
+            // edge out of it, which is in the same set (and the mirror at the end), so those seeds only add
+            // zero-length pieces; where the ends share an edge every seed stays for the pairwise search.
+            sources = Self.keep(sources) { $0.fraction < 1 }
+            targets = Self.keep(targets) { $0.fraction > 0 }
+        }
         if let route = route(from: sources, to: targets) { return route }
         guard let route = mainComponentRoute(from, to, startHeading: startHeading, endHeading: endHeading, maxSnapDistance: maxSnapDistance,
                                              sources: sources, targets: targets) else { throw .noRoute }
@@ -139,6 +146,12 @@ public final class Router {
             }
         }
         return result
+    }
+
+    /// The snaps that pass `test`, or all of them when none does.
+    private static func keep(_ snaps: [EdgeSnap], _ test: (EdgeSnap) -> Bool) -> [EdgeSnap] {
+        let kept = snaps.filter(test)
+        return kept.isEmpty ? snaps : kept
     }
 
     /// The turn graph's largest strongly connected component, by an iterative Tarjan.
