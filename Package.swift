@@ -133,7 +133,7 @@ package.targets += [
     /// The HTTP engine's benchmark harness (bench/http-engine.sh).
     .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
     /// The router's benchmark harness on seeded random grids: CH build time and memory, CH vs Dijkstra (bench/routing-grid.sh).
-    .executableTarget(name: "routing-bench", dependencies: ["Routing"], swiftSettings: settings),
+    .executableTarget(name: "routing-bench", dependencies: ["Routing", "OSMKit", "RoadBuilder"], swiftSettings: settings),
     /// The dispatch, live-location and soak benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh, bench/soak.sh).
     .executableTarget(name: "server-bench",
                       dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",

@@ -132,9 +132,10 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
             return durations
         }
         guard let durations else { return report }
+        // The same turns with new weights, contracted again in the stored node order (no new ordering search).
         let network = base.network.withEdgeDurations(durations)
-        let graph = EdgeBasedGraph(network: network)
-        let hierarchy = ContractionHierarchy(graph: graph)
+        let graph = base.graph.reweighted(edgeDurations: durations)
+        let hierarchy = base.hierarchy.customized(graph: graph)
         roads.replace(LocalRoadRouting.Graph(network: network, graph: graph, hierarchy: hierarchy, snapper: base.snapper))
         report.applied = true
         log("road speeds: \(report.edgesChanged) edge(s) changed (hour \(hour) of the week, \(report.traversalsAccepted) traversal(s) observed), weights swapped in")

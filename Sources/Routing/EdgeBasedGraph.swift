@@ -31,8 +31,16 @@ public struct EdgeBasedGraph: Sendable {
     /// The number of turns.
     public var arcCount: Int { arcHead.count }
 
-    /// Builds the turn graph: every pair of consecutive edges except self-loops, minus what the restrictions forbid.
+    /// Builds the turn graph: every pair of consecutive edges except self-loops and U-turns mid-street, minus what
+    /// the restrictions forbid.
     public init(network: RoadNetwork) {
+        self.init(network: network, edgeDurations: network.edgeDurationSeconds)
+    }
+
+    /// The turn graph of `network` with `edgeDurations` (seconds, one per directed road edge) instead of the
+    /// network's own durations: the same turns, restrictions and turn costs, other weights (live speeds).
+    public init(network: RoadNetwork, edgeDurations: [Double]) {
+        precondition(edgeDurations.count == network.edgeCount, "one duration per directed road edge")
         let edgeCount = network.edgeCount
         var outEdges = [[Int32]](repeating: [], count: network.nodeCount)
         for edge in 0..<edgeCount {
@@ -50,10 +58,19 @@ public struct EdgeBasedGraph: Sendable {
         var edgeWeight = [Int32](repeating: 0, count: edgeCount)
         var edgeLength = [Float](repeating: 0, count: edgeCount)
         for edge in 0..<edgeCount {
-            edgeWeight[edge] = Self.deciseconds(network.edgeDurationSeconds[edge], minimum: 1)
+            edgeWeight[edge] = Self.deciseconds(edgeDurations[edge], minimum: 1)
             edgeLength[edge] = Float(network.edgeLengthMeters[edge])
         }
 
+        // A U-turn is allowed only where a road ends or meets another: not at a node in the middle of a street
+        // (a crossing or signal that splits it, a shape node), which has exactly two neighbouring nodes; OSRM,
+        // which compresses such nodes away, cannot turn there either.
+        var neighbours = [Set<Int32>](repeating: [], count: network.nodeCount)
+        for edge in 0..<edgeCount {
+            let from = network.edgeFrom[edge], to = network.edgeTo[edge]
+            if neighbours[Int(from)].count <= 2 { neighbours[Int(from)].insert(to) }
+            if neighbours[Int(to)].count <= 2 { neighbours[Int(to)].insert(from) }
+        }
         var firstArc = [Int32](repeating: 0, count: edgeCount + 1)
         var arcHead: [Int32] = [], arcWeight: [Int32] = [], arcLength: [Float] = []
         arcHead.reserveCapacity(edgeCount * 3)
@@ -68,6 +85,7 @@ public struct EdgeBasedGraph: Sendable {
                 if let only, !only.contains(next) { continue }
                 if forbidden.contains(Self.turnKey(Int32(edge), next)) { continue }
                 let isUTurn = network.edgeTo[Int(next)] == tail
+                if isUTurn, neighbours[via].count == 2 { continue }
                 var angle = network.startBearing(ofEdge: next) - arriving
                 if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
                 let seconds = network.nodeDelaySeconds[via] + network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn)
@@ -86,6 +104,50 @@ public struct EdgeBasedGraph: Sendable {
         self.arcHead = arcHead
         self.arcWeight = arcWeight
         self.arcLength = arcLength
+    }
+
+    /// The same turns with each edge's travel time replaced by `edgeDurations` (seconds, one per directed road
+    /// edge); each turn keeps its node delay and turn cost. Much cheaper than building from the network again.
+    public func reweighted(edgeDurations: [Double]) -> EdgeBasedGraph {
+        precondition(edgeDurations.count == nodeCount, "one duration per directed road edge")
+        var newEdgeWeight = edgeWeight, newArcWeight = arcWeight
+        for edge in 0..<nodeCount {
+            let weight = Self.deciseconds(edgeDurations[edge], minimum: 1)
+            let change = weight - edgeWeight[edge]
+            newEdgeWeight[edge] = weight
+            if change != 0 {
+                for arc in Int(firstArc[edge])..<Int(firstArc[edge + 1]) { newArcWeight[arc] += change }
+            }
+        }
+        return EdgeBasedGraph(nodeCount: nodeCount, edgeWeight: newEdgeWeight, edgeLength: edgeLength, firstArc: firstArc, arcHead: arcHead,
+                              arcWeight: newArcWeight, arcLength: arcLength, nodeFirstDeparture: nodeFirstDeparture,
+                              nodeDepartures: nodeDepartures, nodeFirstArrival: nodeFirstArrival, nodeArrivals: nodeArrivals)
+    }
+
+    /// A graph from its arrays (the graph file's reader; the arrays must be consistent).
+    init(nodeCount: Int, edgeWeight: [Int32], edgeLength: [Float], firstArc: [Int32], arcHead: [Int32], arcWeight: [Int32],
+         arcLength: [Float], nodeFirstDeparture: [Int32], nodeDepartures: [Int32], nodeFirstArrival: [Int32], nodeArrivals: [Int32]) {
+        self.nodeCount = nodeCount
+        self.edgeWeight = edgeWeight
+        self.edgeLength = edgeLength
+        self.firstArc = firstArc
+        self.arcHead = arcHead
+        self.arcWeight = arcWeight
+        self.arcLength = arcLength
+        self.nodeFirstDeparture = nodeFirstDeparture
+        self.nodeDepartures = nodeDepartures
+        self.nodeFirstArrival = nodeFirstArrival
+        self.nodeArrivals = nodeArrivals
+    }
+
+    /// A graph with the network's node CSRs and the given turn arrays (the graph file's reader).
+    init(network: RoadNetwork, edgeWeight: [Int32], edgeLength: [Float], firstArc: [Int32], arcHead: [Int32], arcWeight: [Int32],
+         arcLength: [Float]) {
+        let (firstDeparture, departures) = Self.csr(network.edgeFrom, nodeCount: network.nodeCount)
+        let (firstArrival, arrivals) = Self.csr(network.edgeTo, nodeCount: network.nodeCount)
+        self.init(nodeCount: network.edgeCount, edgeWeight: edgeWeight, edgeLength: edgeLength, firstArc: firstArc, arcHead: arcHead,
+                  arcWeight: arcWeight, arcLength: arcLength, nodeFirstDeparture: firstDeparture, nodeDepartures: departures,
+                  nodeFirstArrival: firstArrival, nodeArrivals: arrivals)
     }
 
     /// Seconds to whole deciseconds, rounded, at least `minimum`.

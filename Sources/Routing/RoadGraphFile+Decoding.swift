@@ -136,7 +136,17 @@ extension RoadGraphFile {
                                   edgeDurationSeconds: durations, edgeRoadClass: roadClass, edgeNameIndex: nameIndex,
                                   geometryStart: starts, geometryLats: lats, geometryLons: lons, names: nameList,
                                   restrictions: restrictionList, turnCosts: metadata.turnCosts)
-        return Contents(network: network, metadata: metadata)
+        var contents = Contents(network: network, metadata: metadata)
+        switch (sections[Section.turnGraph.tag], sections[Section.hierarchy.tag]) {
+        case (nil, nil): break
+        case (.some, .some):
+            let graph = try decodeTurnGraph(try body(.turnGraph), network: network)
+            contents.graph = graph
+            contents.hierarchy = try decodeHierarchy(try body(.hierarchy), graph: graph)
+        case (.some, nil): throw .missingSection(Section.hierarchy.name)
+        case (nil, .some): throw .missingSection(Section.turnGraph.name)
+        }
+        return contents
     }
 
     /// The byte range of each section by tag, after checking the magic, version, header checksum and bounds.

@@ -7,8 +7,11 @@ import Darwin
 
 extension RoadGraphFile {
     /// Writes `network` to `path` atomically: a temporary file beside it, flushed, then renamed over `path`.
-    public static func write(_ network: RoadNetwork, metadata: Metadata = Metadata(), to path: String) throws(RoadGraphFileError) {
-        let bytes = encode(network, metadata: metadata)
+    /// The turn graph and hierarchy are stored too when given (both built from `network`).
+    public static func write(_ network: RoadNetwork, metadata: Metadata = Metadata(),
+                             routing: (graph: EdgeBasedGraph, hierarchy: ContractionHierarchy)? = nil,
+                             to path: String) throws(RoadGraphFileError) {
+        let bytes = encode(network, metadata: metadata, routing: routing)
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).tmp")

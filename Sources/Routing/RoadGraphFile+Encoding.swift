@@ -3,8 +3,10 @@
 #endif
 
 extension RoadGraphFile {
-    /// The file's bytes for `network` and `metadata`.
-    public static func encode(_ network: RoadNetwork, metadata: Metadata = Metadata()) -> [UInt8] {
+    /// The file's bytes for `network` and `metadata`, with the router's turn graph and hierarchy when given (both
+    /// built from `network`).
+    public static func encode(_ network: RoadNetwork, metadata: Metadata = Metadata(),
+                              routing: (graph: EdgeBasedGraph, hierarchy: ContractionHierarchy)? = nil) -> [UInt8] {
         var sections: [(Section, [UInt8])] = []
         var meta = ByteWriter()
         meta.string(metadata.profileName)
@@ -53,6 +55,13 @@ extension RoadGraphFile {
         restrictions.array(network.restrictions.map(\.toEdge))
         restrictions.array(network.restrictions.map { $0.kind == .no ? UInt8(0) : 1 })
         sections.append((.restrictions, restrictions.bytes))
+
+        if let routing {
+            precondition(routing.graph.nodeCount == network.edgeCount && routing.hierarchy.nodeCount == network.edgeCount,
+                         "the turn graph and hierarchy must be built from this network")
+            sections.append((.turnGraph, encodeTurnGraph(routing.graph)))
+            sections.append((.hierarchy, encodeHierarchy(routing.hierarchy)))
+        }
 
         return assemble(sections.map { ($0.0.tag, $0.1) })
     }

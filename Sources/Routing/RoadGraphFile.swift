@@ -6,10 +6,13 @@
 ///   CRC-32 of the header with this field zeroed `UInt32`, CRC-32 of the section table `UInt32`;
 /// - section table, 32 bytes an entry: tag (4 ASCII bytes), reserved `UInt32`, offset `UInt64`, length `UInt64`,
 ///   CRC-32 of the section's bytes `UInt32`, reserved `UInt32`;
-/// - the sections: `META` (profile and build metadata), `NODE`, `EDGE`, `GEOM`, `NAME`, `REST`.
+/// - the sections: `META` (profile and build metadata), `NODE`, `EDGE`, `GEOM`, `NAME`, `REST`, and optionally the
+///   router's prebuilt parts, both or neither: `TURN` (the edge-based turn graph) and `CHIE` (its contraction
+///   hierarchy). Their layouts are in `RoadGraphFile+Routing.swift`.
 ///
-/// A reader skips sections it does not know, so a later section (a contraction hierarchy) can be added without
-/// a new version; the version changes only when an existing section changes shape.
+/// A reader skips sections it does not know, so a later section can be added without a new version (a file
+/// without `TURN`/`CHIE`, as version 1 first wrote it, still loads and its hierarchy is built at load); the
+/// version changes only when an existing section changes shape.
 public enum RoadGraphFile {
     /// The first eight bytes of every graph file.
     public static let magic: [UInt8] = Array("ENROUTEG".utf8)
@@ -80,11 +83,16 @@ public enum RoadGraphFile {
         public var network: RoadNetwork
         /// The profile and build metadata.
         public var metadata: Metadata
+        /// The stored edge-based turn graph, nil in a file written without it.
+        public var graph: EdgeBasedGraph?
+        /// The stored contraction hierarchy over `graph`, nil in a file written without it.
+        public var hierarchy: ContractionHierarchy?
     }
 
     /// The sections of version 1, by tag.
     enum Section: String, CaseIterable {
         case metadata = "META", nodes = "NODE", edges = "EDGE", geometry = "GEOM", names = "NAME", restrictions = "REST"
+        case turnGraph = "TURN", hierarchy = "CHIE"
 
         /// The name errors use.
         var name: String {
@@ -95,6 +103,8 @@ public enum RoadGraphFile {
             case .geometry: "geometry"
             case .names: "names"
             case .restrictions: "restrictions"
+            case .turnGraph: "turn graph"
+            case .hierarchy: "contraction hierarchy"
             }
         }
 

@@ -8,9 +8,10 @@ enum GraphCommand {
     Usage: enroute graph build --osm FILE.osm.pbf --out FILE.graph [--min-component-size N]
 
     Builds the car road network from an OpenStreetMap PBF extract: car ways by the car profile, split at
-    junctions into directed edges, turn restrictions, small disconnected islands removed. Prints a progress
-    line per phase and the build report, then writes the binary graph file (atomically: a temporary file
-    renamed into place) that `enroute serve --graph FILE.graph` loads.
+    junctions into directed edges, turn restrictions, small disconnected islands removed; then the edge-based
+    turn graph and its contraction hierarchy, stored in the file so the server starts without contracting.
+    Prints a progress line per phase and the build report, then writes the binary graph file (atomically: a
+    temporary file renamed into place) that `enroute serve --graph FILE.graph` loads.
     """, sections: [(nil, [
         .value("osm", "FILE", "The OSM PBF extract to read (FILE.osm.pbf)."),
         .value("out", "FILE", "Where the graph file goes (replaced if it exists)."),
@@ -43,18 +44,32 @@ enum GraphCommand {
             throw InputError(description: "\(osm) is not a readable OSM PBF file: \(error)")
         }
         print(report.summary)
+        let clock = ContinuousClock()
+        progress("building the turn graph")
+        var graph: EdgeBasedGraph!
+        let graphTime = clock.measure { graph = EdgeBasedGraph(network: network) }
+        progress("turn graph: \(graph.nodeCount) road edges, \(graph.arcCount) turns in \(format(graphTime))")
+        progress("contracting the hierarchy")
+        var hierarchy: ContractionHierarchy!
+        let contractTime = clock.measure { hierarchy = ContractionHierarchy(graph: graph) }
+        progress("hierarchy: \(hierarchy.shortcutCount) shortcuts in \(format(contractTime))")
         progress("writing \(out)")
         let metadata = RoadGraphFile.Metadata(build: [
             "builder": "enroute graph build", "source": URL(fileURLWithPath: osm).lastPathComponent,
             "min-component-size": String(minimum),
         ])
         do {
-            try RoadGraphFile.write(network, metadata: metadata, to: out)
+            try RoadGraphFile.write(network, metadata: metadata, routing: (graph, hierarchy), to: out)
         } catch {
             throw InputError(description: "cannot write the graph file: \(error)")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
         print("graph file: \(out), \(size) bytes (\(String(format: "%.1f", Double(size) / 1_048_576)) MiB)")
         return 0
+    }
+
+    private static func format(_ duration: Duration) -> String {
+        let parts = duration.components
+        return String(format: "%.2f s", Double(parts.seconds) + Double(parts.attoseconds) * 1e-18)
     }
 }

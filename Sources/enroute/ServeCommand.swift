@@ -238,23 +238,24 @@ enum ServeCommand {
         }
     }
 
-    /// The road network from `--graph` as the server routes on it, nil when none is given; logs its size and load time.
+    /// The road network from `--graph` as the server routes on it, nil when none is given; logs its size and load
+    /// time (the file's stored hierarchy is used; a file without one has it built here, with a log line).
     static func loadGraph(_ options: Options) throws -> LocalRoadRouting? {
         guard let (path, source) = options.sourced("graph") else { return nil }
         let clock = ContinuousClock()
         let start = clock.now
-        let network: RoadNetwork
+        let loaded: RoadGraphFile.Loaded
         do {
-            network = try RoadGraphFile.read(path)
+            loaded = try RoadGraphFile.load(path, log: { log($0) })
         } catch {
             throw GraphError(description: "cannot load the graph file given by \(source): \(error)")
         }
-        let loaded = clock.now
-        let roads = LocalRoadRouting(graph: .init(network: network))
-        func milliseconds(_ duration: Duration) -> String {
-            String(format: "%.1f", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
-        }
-        log("road graph \(path): \(network.nodeCount) nodes, \(network.edgeCount) edges, loaded in \(milliseconds(loaded - start)) ms, contracted in \(milliseconds(clock.now - loaded)) ms")
+        let network = loaded.network
+        let roads = LocalRoadRouting(graph: .init(network: network, graph: loaded.graph, hierarchy: loaded.hierarchy))
+        let elapsed = (clock.now - start).components
+        let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+        log("road graph \(path): \(network.nodeCount) nodes, \(network.edgeCount) edges, \(loaded.hierarchy.shortcutCount) shortcuts"
+            + " (hierarchy \(loaded.hierarchyWasStored ? "stored" : "built at load")), ready in \(String(format: "%.1f", milliseconds)) ms")
         return roads
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import RoadBuilder
 @testable import Routing
+import TestSupport
 
 /// The graph file: a built network survives the round trip exactly, and every kind of damage is a named error.
 @Suite struct RoadGraphFileTests {
@@ -31,6 +32,73 @@ import Testing
                 return (RoadGraphFile.tagText(raw.u32(at: entry)), Int(raw.u64(at: entry + 8)), Int(raw.u64(at: entry + 16)))
             }
         }
+    }
+
+    @Test func aStoredHierarchyLoadsWithEveryArrayEqualAndNoContraction() async throws {
+        let network = try await Extracts.built("Helsinki-clean.osm.pbf").network
+        let (graph, hierarchy) = try await offThePool { () -> (EdgeBasedGraph, ContractionHierarchy) in
+            let graph = EdgeBasedGraph(network: network)
+            return (graph, ContractionHierarchy(graph: graph))
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RoadGraphFile.write(network, metadata: Self.metadata, routing: (graph, hierarchy), to: path)
+        var logged: [String] = []
+        let loaded = try RoadGraphFile.load(path, log: { logged.append($0) })
+        #expect(loaded.hierarchyWasStored && logged.isEmpty)
+        let g = loaded.graph, h = loaded.hierarchy
+        #expect(g.nodeCount == graph.nodeCount && g.edgeWeight == graph.edgeWeight && g.edgeLength == graph.edgeLength)
+        #expect(g.firstArc == graph.firstArc && g.arcHead == graph.arcHead && g.arcWeight == graph.arcWeight && g.arcLength == graph.arcLength)
+        #expect(g.nodeFirstDeparture == graph.nodeFirstDeparture && g.nodeDepartures == graph.nodeDepartures)
+        #expect(g.nodeFirstArrival == graph.nodeFirstArrival && g.nodeArrivals == graph.nodeArrivals)
+        #expect(h.rank == hierarchy.rank && h.shortcutCount == hierarchy.shortcutCount && h.shortcutCount > 0)
+        #expect(h.upFirst == hierarchy.upFirst && h.upHead == hierarchy.upHead && h.upWeight == hierarchy.upWeight)
+        #expect(h.upLength == hierarchy.upLength && h.upMiddle == hierarchy.upMiddle)
+        #expect(h.downFirst == hierarchy.downFirst && h.downTail == hierarchy.downTail && h.downWeight == hierarchy.downWeight)
+        #expect(h.downLength == hierarchy.downLength && h.downMiddle == hierarchy.downMiddle)
+    }
+
+    @Test func aFileWithoutAHierarchyStillLoadsAndBuildsItWithALogLine() async throws {
+        let network = try await Extracts.built("kotka-clean.osm.pbf").network
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RoadGraphFile.write(network, to: path)
+        let loaded = try await offThePool { () -> (RoadGraphFile.Loaded, [String]) in
+            var logged: [String] = []
+            return (try RoadGraphFile.load(path, log: { logged.append($0) }), logged)
+        }
+        #expect(!loaded.0.hierarchyWasStored)
+        #expect(loaded.1.count == 1 && loaded.1[0].contains("no stored contraction hierarchy"))
+        #expect(loaded.0.hierarchy.nodeCount == network.edgeCount && loaded.0.graph.nodeCount == network.edgeCount)
+    }
+
+    @Test func aHierarchyWithoutItsTurnGraphOrWithABadRankIsANamedError() async throws {
+        let network = RoadNetwork.randomGrid(rows: 6, columns: 6, seed: 3)
+        let graph = EdgeBasedGraph(network: network)
+        let hierarchy = ContractionHierarchy(graph: graph)
+        let bytes = RoadGraphFile.encode(network, routing: (graph, hierarchy))
+        #expect(Self.error(bytes) == nil)
+        // Drop the TURN section's table entry by re-assembling without it.
+        let sections = Self.sections(bytes)
+        func tagged(_ keep: (String) -> Bool, edit: (String, inout [UInt8]) -> Void = { _, _ in }) -> [UInt8] {
+            let parts = sections.filter { keep($0.tag) }.map { section -> (tag: UInt32, bytes: [UInt8]) in
+                var body = Array(bytes[section.offset..<section.offset + section.length])
+                edit(section.tag, &body)
+                let tag = Array(section.tag.utf8).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+                return (tag, body)
+            }
+            return RoadGraphFile.assemble(parts)
+        }
+        #expect(Self.error(tagged { $0 != "TURN" }) == .missingSection("turn graph"))
+        #expect(Self.error(tagged { $0 != "CHIE" }) == .missingSection("contraction hierarchy"))
+        #expect(Self.error(tagged { $0 != "CHIE" && $0 != "TURN" }) == nil)
+        // Node 1's rank set equal to node 0's: not a permutation.
+        let repeated = tagged({ _ in true }) { tag, body in
+            guard tag == "CHIE" else { return }
+            body.replaceSubrange(36..<40, with: body[32..<36])
+        }
+        guard case let .invalid(section, detail) = Self.error(repeated) else { Issue.record("no error"); return }
+        #expect(section == "contraction hierarchy" && detail.contains("rank"))
     }
 
     @Test func helsinkiRoundTripsThroughAFileWithEveryArrayEqual() async throws {

@@ -25,6 +25,10 @@ import Routing
         let contents = try RoadGraphFile.readContents(out)
         #expect(contents.network.edgeCount > 100 && report.contains("\(contents.network.edgeCount) directed edges"))
         #expect(contents.metadata.build["source"] == "kotka-clean.osm.pbf" && contents.metadata.profileName == "car")
+        // The turn graph and hierarchy are stored, each phase with a progress line, so serve need not contract.
+        #expect(progress.contains { $0.hasPrefix("turn graph: ") } && progress.contains { $0.hasPrefix("hierarchy: ") })
+        let hierarchy = try #require(contents.hierarchy)
+        #expect(contents.graph?.nodeCount == contents.network.edgeCount && hierarchy.shortcutCount > 0)
     }
 
     @Test func serveRefusesAMissingOrDamagedGraphFileBeforeOpeningTheDatabase() async throws {

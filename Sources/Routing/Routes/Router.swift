@@ -14,6 +14,10 @@ public final class Router {
     public let snapper: EdgeSnapper
     private let query: CHQuery
     private let tableQuery: CHTable
+    /// Whether each edge lies in the turn graph's largest strongly connected component: where the nearest roads
+    /// do not connect (an edge that can be left but never reached, cut off by a turn restriction; a trap at an
+    /// extract's edge), a route falls back to the nearest roads of this component, as OSRM's nearest search does.
+    private let inMainComponent: [Bool]
 
     /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`).
     public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil) {
@@ -23,6 +27,7 @@ public final class Router {
         self.snapper = snapper ?? EdgeSnapper(network: network)
         query = CHQuery(hierarchy: hierarchy)
         tableQuery = CHTable(hierarchy: hierarchy)
+        inMainComponent = Self.largestComponent(of: graph)
     }
 
     /// A router that builds the turn graph, the hierarchy and the snapping index from `network`.
@@ -35,10 +40,33 @@ public final class Router {
     /// from north) picks the direction of travel at that end.
     public func route(from: RoadCoordinate, to: RoadCoordinate, startHeading: Double? = nil, endHeading: Double? = nil,
                       maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance) throws(RouteError) -> RoadRoute {
-        let sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
-        let targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
-        guard let route = route(from: sources, to: targets) else { throw .noRoute }
+        var sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
+        var targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
+        if Set(sources.map(\.edge)).isDisjoint(with: targets.map(\.edge)) {
+            // On a junction, starting at the very end of an edge into it and turning never beats starting on the
+            // edge out of it, which is in the same set (and the mirror at the end), so those seeds only add
+            // zero-length pieces; where the ends share an edge every seed stays for the pairwise search.
+            sources = Self.keep(sources) { $0.fraction < 1 }
+            targets = Self.keep(targets) { $0.fraction > 0 }
+        }
+        if let route = route(from: sources, to: targets) { return route }
+        guard let route = mainComponentRoute(from, to, startHeading: startHeading, endHeading: endHeading, maxSnapDistance: maxSnapDistance,
+                                             sources: sources, targets: targets) else { throw .noRoute }
         return route
+    }
+
+    /// Where the nearest roads do not connect (one end on a part that can be entered but not left, or the
+    /// reverse): the route from or to the nearest roads of the main component instead, as OSRM does with its
+    /// big-component snaps; nil when none connects either.
+    private func mainComponentRoute(_ from: RoadCoordinate, _ to: RoadCoordinate, startHeading: Double?, endHeading: Double?,
+                                    maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap]) -> RoadRoute? {
+        let mainSources = snaps(from, heading: startHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
+        let mainTargets = snaps(to, heading: endHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
+        for (starts, ends) in [(mainSources, targets), (sources, mainTargets), (mainSources, mainTargets)]
+        where !starts.isEmpty && !ends.isEmpty && (starts != sources || ends != targets) {
+            if let route = route(from: starts, to: ends) { return route }
+        }
+        return nil
     }
 
     /// The fastest route from any of `sources` to any of `targets` (snapped positions, each a direction of travel).
@@ -74,6 +102,16 @@ public final class Router {
                 }
             }
         }
+        // Cells the nearest roads do not connect get the route's fallback to the main component, so a table cell
+        // always equals the route between the same coordinates.
+        for (row, starts) in sourceSnaps.enumerated() {
+            for (column, ends) in targetSnaps.enumerated() where table.weights[row * destinations.count + column] == Int.max {
+                guard let route = mainComponentRoute(sources[row], destinations[column], startHeading: nil, endHeading: nil,
+                                                     maxSnapDistance: maxSnapDistance, sources: starts, targets: ends) else { continue }
+                table.weights[row * destinations.count + column] = route.weight
+                table.distances[row * destinations.count + column] = route.distanceMeters
+            }
+        }
         return table
     }
 
@@ -81,10 +119,82 @@ public final class Router {
     /// within tolerance chose the direction.
     public func endpoints(_ coordinate: RoadCoordinate, heading: Double? = nil,
                           maxDistance: Double = EdgeSnapper.defaultMaxDistance, index: Int = 0) throws(RouteError) -> [EdgeSnap] {
-        guard let snap = snapper.snap(coordinate, heading: heading, maxDistance: maxDistance) else { throw .noSegment(index: index) }
-        if let heading, EdgeSnapper.angleBetween(snap.bearing, heading) <= EdgeSnapper.defaultHeadingTolerance { return [snap] }
-        guard let reverse = snapper.reverse(of: snap.edge) else { return [snap] }
-        return [snap, snapper.mirrored(snap, onto: reverse)]
+        let result = snaps(coordinate, heading: heading, maxDistance: maxDistance, mainComponentOnly: false)
+        guard !result.isEmpty else { throw .noSegment(index: index) }
+        return result
+    }
+
+    /// The snapped directions of travel at a coordinate (only on edges of the turn graph's largest strongly
+    /// connected component when `mainComponentOnly`; empty when none is that near).
+    private func snaps(_ coordinate: RoadCoordinate, heading: Double?, maxDistance: Double, mainComponentOnly: Bool) -> [EdgeSnap] {
+        var pool = snapper.candidates(near: coordinate, maxDistance: maxDistance)
+        if mainComponentOnly {
+            pool.removeAll { !inMainComponent[Int($0.edge)] && !(snapper.reverse(of: $0.edge).map { inMainComponent[Int($0)] } ?? false) }
+        }
+        guard let nearest = pool.first else { return [] }
+        if let heading, let snap = pool.first(where: { EdgeSnapper.angleBetween($0.bearing, heading) <= EdgeSnapper.defaultHeadingTolerance }) {
+            return [snap]
+        }
+        // Every edge as near as the nearest (all the edges meeting at a junction the coordinate is on), each
+        // in both directions where the street is two-way.
+        var result: [EdgeSnap] = []
+        for snap in pool where snap.distanceMeters <= nearest.distanceMeters + 0.5 {
+            guard !result.contains(where: { $0.edge == snap.edge }) else { continue }
+            result.append(snap)
+            if let reverse = snapper.reverse(of: snap.edge), !result.contains(where: { $0.edge == reverse }) {
+                result.append(snapper.mirrored(snap, onto: reverse))
+            }
+        }
+        return result
+    }
+
+    /// The snaps that pass `test`, or all of them when none does.
+    private static func keep(_ snaps: [EdgeSnap], _ test: (EdgeSnap) -> Bool) -> [EdgeSnap] {
+        let kept = snaps.filter(test)
+        return kept.isEmpty ? snaps : kept
+    }
+
+    /// The turn graph's largest strongly connected component, by an iterative Tarjan.
+    static func largestComponent(of graph: EdgeBasedGraph) -> [Bool] {
+        let count = graph.nodeCount
+        var index = [Int32](repeating: -1, count: count), low = [Int32](repeating: 0, count: count)
+        var onStack = [Bool](repeating: false, count: count), component = [Int32](repeating: -1, count: count)
+        var stack: [Int32] = [], sizes: [Int] = []
+        var call: [(node: Int32, arc: Int32)] = []
+        var next: Int32 = 0
+        for root in 0..<count where index[root] < 0 {
+            call.append((Int32(root), graph.firstArc[root]))
+            index[root] = next; low[root] = next; next += 1
+            stack.append(Int32(root)); onStack[root] = true
+            while let (node, arc) = call.last {
+                let here = Int(node)
+                if arc < graph.firstArc[here + 1] {
+                    call[call.count - 1].arc = arc + 1
+                    let head = Int(graph.arcHead[Int(arc)])
+                    if index[head] < 0 {
+                        index[head] = next; low[head] = next; next += 1
+                        stack.append(Int32(head)); onStack[head] = true
+                        call.append((Int32(head), graph.firstArc[head]))
+                    } else if onStack[head] {
+                        low[here] = min(low[here], index[head])
+                    }
+                    continue
+                }
+                call.removeLast()
+                if let parent = call.last { low[Int(parent.node)] = min(low[Int(parent.node)], low[here]) }
+                guard low[here] == index[here] else { continue }
+                var size = 0
+                while let member = stack.popLast() {
+                    onStack[Int(member)] = false
+                    component[Int(member)] = Int32(sizes.count)
+                    size += 1
+                    if member == node { break }
+                }
+                sizes.append(size)
+            }
+        }
+        guard let largest = sizes.indices.max(by: { sizes[$0] < sizes[$1] }) else { return [] }
+        return component.map { $0 == Int32(largest) }
     }
 
     // MARK: - Query
@@ -164,7 +274,9 @@ public final class Router {
             let geometry = network.slice(ofEdge: edge, from: from, to: to)
             var pieceWeight = isLast ? Int(drivenWeight(end)) : Int(turnWeight(from: edge, to: edges[index + 1]))
             if isFirst { pieceWeight -= Int(drivenWeight(start)) }
-            pieces.append(Piece(edge: edge, geometry: geometry, meters: RoadNetwork.length(of: geometry), weight: pieceWeight))
+            // A whole edge's length is the network's (measured along the same geometry when it was built).
+            let meters = from == 0 && to == 1 ? network.edgeLengthMeters[Int(edge)] : RoadNetwork.length(of: geometry)
+            pieces.append(Piece(edge: edge, geometry: geometry, meters: meters, weight: pieceWeight))
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
         var geometry: [RoadCoordinate] = []
