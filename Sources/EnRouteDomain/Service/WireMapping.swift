@@ -27,12 +27,10 @@ public struct WireMapping: Sendable {
         } else if status == .cancelled {
             message = trip.cancellation?.reason
         }
-        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map { earliest, latest in
-            // A window read after its time never says "now" or "ago" while the trip is on: it is at least a minute off.
-            guard trip.status.isActive else { return TrackingDTO.ETA(earliest: earliest, latest: latest) }
-            let floor = now.addingTimeInterval(Self.minimumETA)
-            return TrackingDTO.ETA(earliest: max(earliest, floor), latest: max(latest, floor))
-        }
+        // The window as estimated (each estimate opens at least a minute ahead). It is not moved on when read later:
+        // a window whose latest end has passed is how the tracker knows to say "Running a little late" (seed 000's
+        // freshness rules are the client's).
+        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map { TrackingDTO.ETA(earliest: $0, latest: $1) }
         var rider: TrackingDTO.Rider?
         // The rider is shown once she has left the hub.
         if case .delivery(let s) = trip.status, s == .onTheWay || s == .arriving, let provider = trip.providerId, let fix = trip.providerFix {
@@ -43,7 +41,7 @@ public struct WireMapping: Sendable {
                            destination: trip.dropoff, generatedAt: now)
     }
 
-    /// The least seconds a rider-facing ETA shows while the trip is on (never "0 min", never negative).
+    /// The least seconds a ride's `etaSeconds` shows while the trip is on (never "0 min", never negative).
     public static let minimumETA: TimeInterval = 60
 
     /// Seconds from `now` to the window's latest end, at least `minimumETA` while the trip is on.
