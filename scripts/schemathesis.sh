@@ -16,7 +16,10 @@ cleanup() { [ -n "$SERVER" ] && kill -TERM "$SERVER" 2>/dev/null; wait 2>/dev/nu
 trap cleanup EXIT
 SECRET="schemathesis-secret-0123456789abcdef"
 "$BIN" seed --city helsinki --db "$WORK/st.sqlite" >/dev/null
-"$BIN" serve --port "$PORT" --db "$WORK/st.sqlite" --secret "$SECRET" --rate-limits off > "$WORK/server.log" 2>&1 &
+# On central Helsinki's roads, as the demo serves: routes, guidance, road ETAs and the OSRM API answer for real.
+"$BIN" graph build --osm data/osm/Helsinki-clean.osm.pbf --out "$WORK/helsinki.graph" >/dev/null 2>&1
+"$BIN" serve --port "$PORT" --db "$WORK/st.sqlite" --secret "$SECRET" --rate-limits off --graph "$WORK/helsinki.graph" \
+  --time-zone Europe/Helsinki > "$WORK/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "enroute serve did not start:"; cat "$WORK/server.log"; exit 1; }
@@ -26,7 +29,7 @@ token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
 CUSTOMER=$(token st-customer customer); OPS=$(token st-ops ops)
 API="http://127.0.0.1:$PORT"
 curl -sf -X POST "$API/v1/orders" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' \
-  -H "Idempotency-Key: st-seed-order-1" -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.18,"lng":24.95}}' >/dev/null
+  -H "Idempotency-Key: st-seed-order-1" -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.1690,"lng":24.9490}}' >/dev/null
 
 # One role's run; its report goes to $LOGS/ROLE.log.
 # The CLI through the interpreter the install script used, whether or not its scripts folder is on PATH.
