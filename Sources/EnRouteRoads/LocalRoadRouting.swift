@@ -89,13 +89,26 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         try routeNow(from: from, to: to, heading: heading)
     }
 
+    public func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        try routeSummaryNow(from: from, to: to, heading: heading)
+    }
+
     /// `route` without suspending: the same answer, computed on the caller's thread.
     public func routeNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
+        try routeNow(from: from, to: to, heading: heading, detail: .full)
+    }
+
+    /// `routeSummary` without suspending: the totals and snapped ends only, no geometry or steps built.
+    public func routeSummaryNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
+        try routeNow(from: from, to: to, heading: heading, detail: .summary)
+    }
+
+    private func routeNow(from: Coordinate, to: Coordinate, heading: Double?, detail: RouteDetail) throws(RoadRoutingError) -> RoadLeg {
         let maxSnapDistance = self.maxSnapDistance
         do {
             return try withRouter { router throws(RouteError) in
                 let route = try router.route(from: RoadCoordinate(from), to: RoadCoordinate(to), startHeading: heading,
-                                             maxSnapDistance: maxSnapDistance)
+                                             maxSnapDistance: maxSnapDistance, detail: detail)
                 return RoadLeg(route, network: router.network, from: from, to: to)
             }
         } catch {
