@@ -72,7 +72,10 @@ http_compare() {
   "$OSRM/bin/osrm-routed" -i 127.0.0.1 -p "$osrm_port" -t "$HTTP_THREADS" "$OUT/osrm-$map/$map.osrm" > "$OUT/$map.routed.log" 2>&1 &
   osrm_pid=$!
   rm -f "$OUT/$map.sqlite"*
-  "$BIN/enroute" serve --port "$enroute_port" --threads "$HTTP_THREADS" --db "$OUT/$map.sqlite" --graph "$OUT/$map.graph" > "$OUT/$map.serve.log" 2>&1 &
+  # --live-speeds off: free-flow weights, the ones the in-process comparison and OSRM use (with it on, the time-of-day
+  # table re-weights every edge 30 s in and the hierarchy is re-customised mid-run).
+  "$BIN/enroute" serve --port "$enroute_port" --threads "$HTTP_THREADS" --db "$OUT/$map.sqlite" --graph "$OUT/$map.graph" --live-speeds off \
+    > "$OUT/$map.serve.log" 2>&1 &
   enroute_pid=$!
   wait_http "http://127.0.0.1:$osrm_port/nearest/v1/driving/0,0" && wait_http "http://127.0.0.1:$enroute_port/healthz"
   IFS='|' read -ra variants <<< "$HTTP_OPTIONS"

@@ -27,16 +27,24 @@ public final class Router {
     /// extract's edge), a route falls back to the nearest roads of this component, as OSRM's nearest search does.
     private let inMainComponent: [Bool]
 
-    /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`).
-    public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil) {
+    /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`);
+    /// `mainComponent` is `Router.mainComponent(of: graph)` when the caller already has it (routers over one graph
+    /// share it), else computed here.
+    public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil,
+                mainComponent: [Bool]? = nil) {
+        precondition(mainComponent == nil || mainComponent!.count == graph.nodeCount, "one flag per edge of the turn graph")
         self.network = network
         self.graph = graph
         self.hierarchy = hierarchy
         self.snapper = snapper ?? EdgeSnapper(network: network)
         query = CHQuery(hierarchy: hierarchy)
         tableQuery = CHTable(hierarchy: hierarchy)
-        inMainComponent = Self.largestComponent(of: graph)
+        inMainComponent = mainComponent ?? Self.largestComponent(of: graph)
     }
+
+    /// Whether each edge lies in the turn graph's largest strongly connected component (what a router falls back
+    /// to where the nearest roads do not connect): a pass over the whole graph, to compute once per graph.
+    public static func mainComponent(of graph: EdgeBasedGraph) -> [Bool] { largestComponent(of: graph) }
 
     /// A router that builds the turn graph, the hierarchy and the snapping index from `network`.
     public convenience init(network: RoadNetwork) {
