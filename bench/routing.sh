@@ -11,7 +11,8 @@
 # (must be 0 mismatches). Pairs disagreeing by more than 5% are listed in bench/out/routing/MAP.disagree.tsv.
 #
 # Usage: bench/routing.sh [map…]   (maps: monaco baltimore liechtenstein andorra helsinki city; default all)
-# Environment: PAIRS (10000), SEED (1), CHECK (2000), CITY_NODES (1000000), OSRM_VENV (.build/osrm-venv).
+# Environment: PAIRS (10000), SEED (1), CHECK (2000), CITY_NODES (1000000), OSRM_VENV (.build/osrm-venv), HTTP (1; 0 skips
+# the HTTP comparison), HTTP_PAIRS, HTTP_SECONDS, HTTP_CONNECTIONS, HTTP_THREADS, HTTP_OPTIONS (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS="${PAIRS:-10000}"; SEED="${SEED:-1}"; CHECK="${CHECK:-2000}"; CITY_NODES="${CITY_NODES:-1000000}"
@@ -44,15 +45,56 @@ source_of() {
   esac
 }
 
-# --- HTTP comparison hook -------------------------------------------------------------------------------------
-# osrm-routed against `enroute serve --graph G` on /route/v1/driving/..., same keep-alive client, same options,
-# p50 and throughput, reconnecting before 512 requests (osrm-routed drops the 512th on one connection).
-# The OSRM-compatible endpoint is another helper's item; until `enroute serve` answers /route/v1 this prints
-# a pending line. Fill in http_compare when it lands: start both servers on loopback ports, run
-# bench/routing_http.py (not written yet) over $OUT/$map.pairs.tsv against each, stop them by pid.
+# --- HTTP comparison -------------------------------------------------------------------------------------------
+# osrm-routed against `enroute serve --graph G` on /route/v1/driving/..., both on the graphs built above, HTTP_THREADS
+# server threads each, the same wrk client (keep-alive, HTTP_CONNECTIONS connections, a Lua script cycling the URLs of
+# the first HTTP_PAIRS pairs EnRoute routed), each option set of HTTP_OPTIONS, a warm-up then HTTP_SECONDS seconds
+# per engine; prints p50/p99/req/s per engine and option set and appends them to $OUT/http.tsv.
+HTTP_PAIRS="${HTTP_PAIRS:-1000}"; HTTP_SECONDS="${HTTP_SECONDS:-8}"; HTTP_CONNECTIONS="${HTTP_CONNECTIONS:-16}"; HTTP_THREADS="${HTTP_THREADS:-2}"
+HTTP_OPTIONS="${HTTP_OPTIONS:-steps=true&geometries=polyline6&overview=full|overview=false}"
+cat > "$OUT/cycle.lua" <<'LUA'
+local paths, index = {}, 0
+function init(args)
+  for line in io.lines(args[1]) do paths[#paths + 1] = line end
+  index = math.random(#paths)
+end
+function request()
+  index = index % #paths + 1
+  return wrk.format("GET", paths[index])
+end
+LUA
+: > "$OUT/http.tsv"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_http() { for _ in $(seq 1 900); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1" >&2; return 1; }
 http_compare() {
-  local map="$1"
-  echo "  http: pending (enroute serve has no /route/v1 endpoint on this branch yet)"
+  local map="$1" osrm_port enroute_port osrm_pid enroute_pid options engine port
+  osrm_port=$(free_port); enroute_port=$(free_port)
+  "$OSRM/bin/osrm-routed" -i 127.0.0.1 -p "$osrm_port" -t "$HTTP_THREADS" "$OUT/osrm-$map/$map.osrm" > "$OUT/$map.routed.log" 2>&1 &
+  osrm_pid=$!
+  rm -f "$OUT/$map.sqlite"*
+  # --live-speeds off: free-flow weights, the ones the in-process comparison and OSRM use (with it on, the time-of-day
+  # table re-weights every edge 30 s in and the hierarchy is re-customised mid-run).
+  "$BIN/enroute" serve --port "$enroute_port" --threads "$HTTP_THREADS" --db "$OUT/$map.sqlite" --graph "$OUT/$map.graph" --live-speeds off \
+    > "$OUT/$map.serve.log" 2>&1 &
+  enroute_pid=$!
+  wait_http "http://127.0.0.1:$osrm_port/nearest/v1/driving/0,0" && wait_http "http://127.0.0.1:$enroute_port/healthz"
+  IFS='|' read -ra variants <<< "$HTTP_OPTIONS"
+  for options in "${variants[@]}"; do
+    awk -F'\t' -v n="$HTTP_PAIRS" -v o="$options" '$5 != "-" && c < n { printf "/route/v1/driving/%s,%s;%s,%s?%s\n", $1, $2, $3, $4, o; c++ }' \
+      "$OUT/$map.pairs.tsv" > "$OUT/$map.urls.txt"
+    for engine in osrm enroute; do
+      port=$osrm_port; [ "$engine" = enroute ] && port=$enroute_port
+      wrk -t1 -c"$HTTP_CONNECTIONS" -d2s -s "$OUT/cycle.lua" "http://127.0.0.1:$port" -- "$OUT/$map.urls.txt" > /dev/null
+      wrk -t1 -c"$HTTP_CONNECTIONS" -d"${HTTP_SECONDS}s" --latency -s "$OUT/cycle.lua" "http://127.0.0.1:$port" -- "$OUT/$map.urls.txt" \
+        > "$OUT/$map.wrk-$engine.txt"
+      python3 -c '
+import sys; sys.path.insert(0, "bench"); from lib import parse_wrk
+r = parse_wrk(open(sys.argv[1]).read())
+print("\t".join([sys.argv[2], sys.argv[3], sys.argv[4], str(r["p50"]), str(r["p99"]), str(r["rps"]), str(r["non2xx"])]))
+' "$OUT/$map.wrk-$engine.txt" "$map" "$options" "$engine" | tee -a "$OUT/http.tsv" | awk -F'\t' '{ printf "  http %s %s: p50 %.3f ms, p99 %.3f ms, %.0f req/s, non-2xx %s\n", $3, $2, $4, $5, $6, $7 }'
+    done
+  done
+  kill "$osrm_pid" "$enroute_pid"; wait "$osrm_pid" "$enroute_pid" 2>/dev/null || true
 }
 # ---------------------------------------------------------------------------------------------------------------
 
@@ -78,7 +120,7 @@ for map in "${MAPS[@]}"; do
   theirs=$("$VENV/bin/python" bench/routing_osrm.py "$OUT/osrm-$map/$map.osrm" "$OUT/$map.pairs.tsv" "$OUT/$map.disagree.tsv" | sed -n 's/^RESULT //p')
   echo "  enroute: $ours"
   echo "  osrm:    $theirs"
-  http_compare "$map"
+  [ "${HTTP:-1}" = 1 ] && http_compare "$map"
   ROWS+=("$(python3 - "$map" "$ours" "$theirs" "$e_wall" "$e_rss" "$o_wall" "$o_rss" <<'PY'
 import json, sys
 m, ours, theirs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
@@ -100,3 +142,19 @@ echo "clock, with the thread's CPU time p99 in brackets (the wall p99 includes t
 echo "| map | junctions / directed edges | EnRoute build | OSRM build | EnRoute route p50 / p99 (CPU p99) | EnRoute CH p50 / p99 | OSRM (Python) p50 / p99 (CPU p99) | p50 OSRM/EnRoute | distance within 1% / 5% | duration ratio p10 / p50 / p90 | no route: EnRoute (all) / EnRoute only / OSRM only | Dijkstra mismatches |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${ROWS[@]}"
+echo
+echo "Over HTTP: wrk, $HTTP_CONNECTIONS keep-alive connections, $HTTP_SECONDS s per engine after a 2 s warm-up, $HTTP_THREADS server threads each,"
+echo "the first $HTTP_PAIRS pairs EnRoute routed; p50 / p99 in ms."
+echo "| map | options | osrm-routed p50 / p99, req/s | enroute serve p50 / p99, req/s | EnRoute/OSRM req/s | p50 OSRM/EnRoute |"
+echo "| --- | --- | --- | --- | --- | --- |"
+python3 - "$OUT/http.tsv" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    m, o, e, p50, p99, rps, bad = line.rstrip("\n").split("\t")
+    rows.setdefault((m, o), {})[e] = (float(p50), float(p99), float(rps), bad)
+for (m, o), r in rows.items():
+    if "osrm" not in r or "enroute" not in r: continue
+    a, b = r["osrm"], r["enroute"]
+    print(f"| {m} | {o} | {a[0]:.3f} / {a[1]:.3f}, {a[2]:,.0f} | {b[0]:.3f} / {b[1]:.3f}, {b[2]:,.0f} | {b[2] / a[2]:.2f}x | {a[0] / b[0]:.2f}x |")
+PY

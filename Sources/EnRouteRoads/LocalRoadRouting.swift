@@ -21,11 +21,15 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         public let hierarchy: ContractionHierarchy
         /// The spatial index used to snap coordinates.
         public let snapper: EdgeSnapper
+        /// `Router.mainComponent(of: graph)`, computed once here rather than by each router the pool makes (a
+        /// router made after a weight swap would otherwise pass over the whole graph inside a request).
+        public let mainComponent: [Bool]
 
         /// Prebuilt parts (the hierarchy built from `graph`, `graph` from `network`).
         public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil) {
             self.network = network; self.graph = graph; self.hierarchy = hierarchy
             self.snapper = snapper ?? EdgeSnapper(network: network)
+            mainComponent = Router.mainComponent(of: graph)
         }
 
         /// Builds the turn graph, hierarchy and index from `network`.
@@ -77,7 +81,8 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         let (generation, pooled): (Int, PooledRouter) = state.withLock { s in
             if let last = s.idle.popLast() { return last }
             let g = s.graph
-            return (s.generation, PooledRouter(Router(network: g.network, graph: g.graph, hierarchy: g.hierarchy, snapper: g.snapper)))
+            return (s.generation, PooledRouter(Router(network: g.network, graph: g.graph, hierarchy: g.hierarchy, snapper: g.snapper,
+                                                     mainComponent: g.mainComponent)))
         }
         defer {
             state.withLock { s in if s.generation == generation { s.idle.append((generation, pooled)) } }
@@ -89,13 +94,26 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         try routeNow(from: from, to: to, heading: heading)
     }
 
+    public func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        try routeSummaryNow(from: from, to: to, heading: heading)
+    }
+
     /// `route` without suspending: the same answer, computed on the caller's thread.
     public func routeNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
+        try routeNow(from: from, to: to, heading: heading, detail: .full)
+    }
+
+    /// `routeSummary` without suspending: the totals and snapped ends only, no geometry or steps built.
+    public func routeSummaryNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
+        try routeNow(from: from, to: to, heading: heading, detail: .summary)
+    }
+
+    private func routeNow(from: Coordinate, to: Coordinate, heading: Double?, detail: RouteDetail) throws(RoadRoutingError) -> RoadLeg {
         let maxSnapDistance = self.maxSnapDistance
         do {
             return try withRouter { router throws(RouteError) in
                 let route = try router.route(from: RoadCoordinate(from), to: RoadCoordinate(to), startHeading: heading,
-                                             maxSnapDistance: maxSnapDistance)
+                                             maxSnapDistance: maxSnapDistance, detail: detail)
                 return RoadLeg(route, network: router.network, from: from, to: to)
             }
         } catch {

@@ -59,9 +59,13 @@ struct OSRMService: Sendable {
                 let query = try OSRMQueryParser.route(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 var legs: [RoadLeg] = []
                 legs.reserveCapacity(query.coordinates.count - 1)
+                // Neither geometry nor steps asked for: the router skips building them.
+                let summaryOnly = query.overview == .none && !query.steps
                 for i in 0..<(query.coordinates.count - 1) {
                     do {
-                        legs.append(try roads.routeNow(from: query.coordinates[i], to: query.coordinates[i + 1], heading: query.headings[i]))
+                        let (from, to, heading) = (query.coordinates[i], query.coordinates[i + 1], query.headings[i])
+                        legs.append(try summaryOnly ? roads.routeSummaryNow(from: from, to: to, heading: heading)
+                                                    : roads.routeNow(from: from, to: to, heading: heading))
                     } catch {
                         throw Self.mapped(error, offset: i)
                     }
@@ -107,10 +111,12 @@ struct OSRMService: Sendable {
             case .route:
                 let query = try OSRMQueryParser.route(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 var legs: [RoadLeg] = []
+                let summaryOnly = query.overview == .none && !query.steps
                 for i in 0..<(query.coordinates.count - 1) {
                     do {
-                        legs.append(try await roads.route(from: query.coordinates[i], to: query.coordinates[i + 1], heading: query.headings[i],
-                                                          departure: departure))
+                        let (from, to, heading) = (query.coordinates[i], query.coordinates[i + 1], query.headings[i])
+                        legs.append(try await summaryOnly ? roads.routeSummary(from: from, to: to, heading: heading, departure: departure)
+                                                          : roads.route(from: from, to: to, heading: heading, departure: departure))
                     } catch {
                         throw Self.mapped(error, offset: i)
                     }

@@ -335,7 +335,7 @@ public final class RoadEstimator: TripEstimator {
     public func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate] {
         let leg: RoadLeg
         do {
-            leg = try await roads.route(from: pickup, to: dropoff, heading: nil, departure: departure)
+            leg = try await roads.routeSummary(from: pickup, to: dropoff, heading: nil, departure: departure)
         } catch .noSegment(let index) {
             throw TripError.invalid(pointer: index == 0 ? "/pickup" : "/dropoff", detail: Self.notCovered)
         } catch {

@@ -69,6 +69,9 @@ public struct RoadCost: Sendable, Equatable {
 public protocol RoadRouting: Sendable {
     /// The fastest route from `from` to `to`; `heading` (degrees from north) is the direction the driver faces at the start.
     func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg
+    /// `route`'s distance, duration and snapped ends without its geometry and steps (empty), for callers that need
+    /// only the cost; the totals are the full route's.
+    func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg
     /// The cost from every source to every destination (`[source][destination]`), nil where no road joins them.
     func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]]
     /// Where `coordinate` lands on the nearest routable road (heading-aware when one is given).
@@ -102,6 +105,20 @@ public struct MatchedPath: Sendable, Equatable {
     /// A matched path.
     public init(distanceMeters: Double, durationSeconds: Double, matchedFixes: Int, geometry: [Coordinate]) {
         self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.matchedFixes = matchedFixes; self.geometry = geometry
+    }
+}
+
+extension RoadRouting {
+    /// The full route with its geometry and steps dropped, for engines that cannot leave them out.
+    public func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        try await route(from: from, to: to, heading: heading, departure: departure).summary
+    }
+}
+
+extension RoadLeg {
+    /// The same leg without geometry and steps.
+    public var summary: RoadLeg {
+        RoadLeg(distanceMeters: distanceMeters, durationSeconds: durationSeconds, geometry: [], steps: [], start: start, end: end)
     }
 }
 

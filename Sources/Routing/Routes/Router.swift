@@ -1,3 +1,11 @@
+/// How much of a route to build.
+public enum RouteDetail: Sendable, Hashable {
+    /// Totals, geometry and steps.
+    case full
+    /// Distance, duration and weight only (the same totals as `full`); no geometry, no steps.
+    case summary
+}
+
 /// Routes and tables between coordinates: snaps them onto the network, queries the contraction hierarchy with
 /// the snapped positions' partial-edge offsets, and turns the path into geometry and maneuvers.
 ///
@@ -19,16 +27,24 @@ public final class Router {
     /// extract's edge), a route falls back to the nearest roads of this component, as OSRM's nearest search does.
     private let inMainComponent: [Bool]
 
-    /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`).
-    public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil) {
+    /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`);
+    /// `mainComponent` is `Router.mainComponent(of: graph)` when the caller already has it (routers over one graph
+    /// share it), else computed here.
+    public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil,
+                mainComponent: [Bool]? = nil) {
+        precondition(mainComponent == nil || mainComponent!.count == graph.nodeCount, "one flag per edge of the turn graph")
         self.network = network
         self.graph = graph
         self.hierarchy = hierarchy
         self.snapper = snapper ?? EdgeSnapper(network: network)
         query = CHQuery(hierarchy: hierarchy)
         tableQuery = CHTable(hierarchy: hierarchy)
-        inMainComponent = Self.largestComponent(of: graph)
+        inMainComponent = mainComponent ?? Self.largestComponent(of: graph)
     }
+
+    /// Whether each edge lies in the turn graph's largest strongly connected component (what a router falls back
+    /// to where the nearest roads do not connect): a pass over the whole graph, to compute once per graph.
+    public static func mainComponent(of graph: EdgeBasedGraph) -> [Bool] { largestComponent(of: graph) }
 
     /// A router that builds the turn graph, the hierarchy and the snapping index from `network`.
     public convenience init(network: RoadNetwork) {
@@ -37,9 +53,9 @@ public final class Router {
     }
 
     /// The fastest route from `from` to `to`, each snapped within `maxSnapDistance` metres; a heading (degrees
-    /// from north) picks the direction of travel at that end.
+    /// from north) picks the direction of travel at that end. `.summary` leaves out the geometry and steps.
     public func route(from: RoadCoordinate, to: RoadCoordinate, startHeading: Double? = nil, endHeading: Double? = nil,
-                      maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance) throws(RouteError) -> RoadRoute {
+                      maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance, detail: RouteDetail = .full) throws(RouteError) -> RoadRoute {
         var sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
         var targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
         if Set(sources.map(\.edge)).isDisjoint(with: targets.map(\.edge)) {
@@ -49,9 +65,9 @@ public final class Router {
             sources = Self.keep(sources) { $0.fraction < 1 }
             targets = Self.keep(targets) { $0.fraction > 0 }
         }
-        if let route = route(from: sources, to: targets) { return route }
+        if let route = route(from: sources, to: targets, detail: detail) { return route }
         guard let route = mainComponentRoute(from, to, startHeading: startHeading, endHeading: endHeading, maxSnapDistance: maxSnapDistance,
-                                             sources: sources, targets: targets) else { throw .noRoute }
+                                             sources: sources, targets: targets, detail: detail) else { throw .noRoute }
         return route
     }
 
@@ -59,20 +75,20 @@ public final class Router {
     /// reverse): the route from or to the nearest roads of the main component instead, as OSRM does with its
     /// big-component snaps; nil when none connects either.
     private func mainComponentRoute(_ from: RoadCoordinate, _ to: RoadCoordinate, startHeading: Double?, endHeading: Double?,
-                                    maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap]) -> RoadRoute? {
+                                    maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap], detail: RouteDetail) -> RoadRoute? {
         let mainSources = snaps(from, heading: startHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
         let mainTargets = snaps(to, heading: endHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
         for (starts, ends) in [(mainSources, targets), (sources, mainTargets), (mainSources, mainTargets)]
         where !starts.isEmpty && !ends.isEmpty && (starts != sources || ends != targets) {
-            if let route = route(from: starts, to: ends) { return route }
+            if let route = route(from: starts, to: ends, detail: detail) { return route }
         }
         return nil
     }
 
     /// The fastest route from any of `sources` to any of `targets` (snapped positions, each a direction of travel).
-    public func route(from sources: [EdgeSnap], to targets: [EdgeSnap]) -> RoadRoute? {
+    public func route(from sources: [EdgeSnap], to targets: [EdgeSnap], detail: RouteDetail = .full) -> RoadRoute? {
         guard let (edges, source, target, weight) = fastestPath(from: sources, to: targets) else { return nil }
-        return assemble(edges: edges, start: source, end: target, weight: weight)
+        return assemble(edges: edges, start: source, end: target, weight: weight, detail: detail)
     }
 
     /// Durations and distances from every source coordinate to every destination; nil cells are unreachable.
@@ -93,7 +109,7 @@ public final class Router {
             let startEdges = Set(starts.map(\.edge))
             for (column, ends) in targetSnaps.enumerated() where ends.contains(where: { startEdges.contains($0.edge) }) {
                 let cell = row * destinations.count + column
-                if let route = route(from: starts, to: ends) {
+                if let route = route(from: starts, to: ends, detail: .summary) {
                     table.weights[cell] = route.weight
                     table.distances[cell] = route.distanceMeters
                 } else {
@@ -107,7 +123,8 @@ public final class Router {
         for (row, starts) in sourceSnaps.enumerated() {
             for (column, ends) in targetSnaps.enumerated() where table.weights[row * destinations.count + column] == Int.max {
                 guard let route = mainComponentRoute(sources[row], destinations[column], startHeading: nil, endHeading: nil,
-                                                     maxSnapDistance: maxSnapDistance, sources: starts, targets: ends) else { continue }
+                                                     maxSnapDistance: maxSnapDistance, sources: starts, targets: ends,
+                                                     detail: .summary) else { continue }
                 table.weights[row * destinations.count + column] = route.weight
                 table.distances[row * destinations.count + column] = route.distanceMeters
             }
@@ -259,32 +276,66 @@ public final class Router {
         preconditionFailure("a route's consecutive edges must be joined by a turn")
     }
 
+    /// One edge of a route (or the driven part of it at either end): its span as fractions of the edge, metres and weight.
     private struct Piece {
         var edge: Int32
-        var geometry: [RoadCoordinate]
+        var from: Double
+        var to: Double
         var meters: Double
         var weight: Int
+        /// The sliced points of a partial edge; nil for a whole edge, whose points are read from the network.
+        var partial: [RoadCoordinate]?
     }
 
-    private func assemble(edges: [Int32], start: EdgeSnap, end: EdgeSnap, weight: Int) -> RoadRoute {
+    /// The route's pieces: every edge with its driven span, metres and weight (the turn into the next edge
+    /// included). Only the partial first and last edges are sliced; a whole edge's length is the network's
+    /// (measured along the same geometry when it was built).
+    private func pieces(edges: [Int32], start: EdgeSnap, end: EdgeSnap) -> [Piece] {
         var pieces: [Piece] = []
+        pieces.reserveCapacity(edges.count)
         for (index, edge) in edges.enumerated() {
             let isFirst = index == 0, isLast = index == edges.count - 1
             let from = isFirst ? start.fraction : 0, to = isLast ? end.fraction : 1
-            let geometry = network.slice(ofEdge: edge, from: from, to: to)
             var pieceWeight = isLast ? Int(drivenWeight(end)) : Int(turnWeight(from: edge, to: edges[index + 1]))
             if isFirst { pieceWeight -= Int(drivenWeight(start)) }
-            // A whole edge's length is the network's (measured along the same geometry when it was built).
-            let meters = from == 0 && to == 1 ? network.edgeLengthMeters[Int(edge)] : RoadNetwork.length(of: geometry)
-            pieces.append(Piece(edge: edge, geometry: geometry, meters: meters, weight: pieceWeight))
+            if from == 0 && to == 1 {
+                pieces.append(Piece(edge: edge, from: from, to: to, meters: network.edgeLengthMeters[Int(edge)], weight: pieceWeight, partial: nil))
+            } else {
+                let geometry = network.slice(ofEdge: edge, from: from, to: to)
+                pieces.append(Piece(edge: edge, from: from, to: to, meters: RoadNetwork.length(of: geometry), weight: pieceWeight, partial: geometry))
+            }
+        }
+        return pieces
+    }
+
+    private func assemble(edges: [Int32], start: EdgeSnap, end: EdgeSnap, weight: Int, detail: RouteDetail) -> RoadRoute {
+        let pieces = pieces(edges: edges, start: start, end: end)
+        // Summed in the same order whatever the detail, so a summary's distance is the full route's to the bit.
+        let meters = pieces.reduce(0) { $0 + $1.meters }
+        let total = pieces.reduce(0) { $0 + $1.weight }
+        assert(total == weight, "the pieces' weights must add up to the path's")
+        guard detail == .full else {
+            return RoadRoute(distanceMeters: meters, durationSeconds: Double(total) / 10, weight: total,
+                             geometry: [], steps: [], start: start, end: end, edges: edges)
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
         var geometry: [RoadCoordinate] = []
-        for piece in pieces { geometry += geometry.isEmpty ? piece.geometry : Array(piece.geometry.dropFirst()) }
-        let total = pieces.reduce(0) { $0 + $1.weight }
-        assert(total == weight, "the pieces' weights must add up to the path's")
-        return RoadRoute(distanceMeters: pieces.reduce(0) { $0 + $1.meters }, durationSeconds: Double(total) / 10, weight: total,
+        geometry.reserveCapacity(steps.reduce(0) { $0 + $1.geometry.count })
+        for piece in pieces { append(piece, to: &geometry) }
+        return RoadRoute(distanceMeters: meters, durationSeconds: Double(total) / 10, weight: total,
                          geometry: geometry, steps: steps, start: start, end: end, edges: edges)
+    }
+
+    /// Appends a piece's points to `points`, less its first where `points` already ends there.
+    private func append(_ piece: Piece, to points: inout [RoadCoordinate]) {
+        if let partial = piece.partial {
+            points += points.isEmpty ? partial[...] : partial.dropFirst()
+            return
+        }
+        let first = Int(network.geometryStart[Int(piece.edge)]) + (points.isEmpty ? 0 : 1)
+        let end = Int(network.geometryStart[Int(piece.edge) + 1])
+        guard first < end else { return }
+        for index in first..<end { points.append(RoadCoordinate(lat: network.geometryLats[index], lon: network.geometryLons[index])) }
     }
 
     private func makeSteps(pieces: [Piece], start: EdgeSnap, end: EdgeSnap) -> [RouteStep] {
@@ -292,21 +343,23 @@ public final class Router {
         var current = RouteStep(type: .depart, modifier: nil, name: network.name(ofEdge: pieces[0].edge), distanceMeters: 0,
                                 durationSeconds: 0, location: start.coordinate, bearingBefore: 0, bearingAfter: start.bearing,
                                 geometry: [])
+        var currentName = network.edgeNameIndex[Int(pieces[0].edge)]
         var weight = 0
         func add(_ piece: Piece) {
-            current.geometry += current.geometry.isEmpty ? piece.geometry : Array(piece.geometry.dropFirst())
+            append(piece, to: &current.geometry)
             current.distanceMeters += piece.meters
             weight += piece.weight
         }
         add(pieces[0])
         for (previous, piece) in zip(pieces, pieces.dropFirst()) {
-            if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: current.name) {
+            if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: currentName) {
                 current.durationSeconds = Double(weight) / 10
                 steps.append(current)
                 let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
                 current = RouteStep(type: type, modifier: modifier, name: network.name(ofEdge: piece.edge), distanceMeters: 0,
                                     durationSeconds: 0, location: via, bearingBefore: network.endBearing(ofEdge: previous.edge),
                                     bearingAfter: network.startBearing(ofEdge: piece.edge), geometry: [])
+                currentName = network.edgeNameIndex[Int(piece.edge)]
                 weight = 0
             }
             add(piece)
@@ -321,15 +374,15 @@ public final class Router {
 
     /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
     /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
-    private func maneuver(from: Int32, to: Int32, currentName: String) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
+    private func maneuver(from: Int32, to: Int32, currentName: Int32) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
         var angle = network.startBearing(ofEdge: to) - network.endBearing(ofEdge: from)
         if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
         let isUTurn = network.edgeTo[Int(to)] == network.edgeFrom[Int(from)]
         if isUTurn { return (.continue, .uturn) }
         let modifier = RouteStep.Modifier(turnAngle: angle)
-        let name = network.name(ofEdge: to)
-        if name.isEmpty, abs(angle) < 25, !currentName.isEmpty { return nil }
-        if name != currentName {
+        let name = network.edgeNameIndex[Int(to)]
+        if network.names[Int(name)].isEmpty, abs(angle) < 25, !network.names[Int(currentName)].isEmpty { return nil }
+        if name != currentName, network.names[Int(name)] != network.names[Int(currentName)] {
             return (abs(angle) < 25 ? .newName : .turn, modifier)
         }
         // Same street: a maneuver only where it bends at a junction that offers another way on.
