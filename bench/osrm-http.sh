@@ -22,18 +22,7 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 wait_http() { for _ in $(seq 1 600); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
-cat > "$WORK/cycle.lua" <<'LUA'
--- Cycles the URLs of the file named by the first argument, each thread from its own offset.
-local paths, index = {}, 0
-function init(args)
-  for line in io.lines(args[1]) do paths[#paths + 1] = line end
-  index = math.random(#paths)
-end
-function request()
-  index = index % #paths + 1
-  return wrk.format("GET", paths[index])
-end
-LUA
+cp bench/wrk-cycle.lua "$WORK/cycle.lua"
 
 echo "| map | options | engine | p50 ms | p99 ms | req/s | errors |"
 echo "|---|---|---|---|---|---|---|"

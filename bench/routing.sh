@@ -52,17 +52,7 @@ source_of() {
 # per engine; prints p50/p99/req/s per engine and option set and appends them to $OUT/http.tsv.
 HTTP_PAIRS="${HTTP_PAIRS:-1000}"; HTTP_SECONDS="${HTTP_SECONDS:-8}"; HTTP_CONNECTIONS="${HTTP_CONNECTIONS:-16}"; HTTP_THREADS="${HTTP_THREADS:-2}"
 HTTP_OPTIONS="${HTTP_OPTIONS:-steps=true&geometries=polyline6&overview=full|overview=false}"
-cat > "$OUT/cycle.lua" <<'LUA'
-local paths, index = {}, 0
-function init(args)
-  for line in io.lines(args[1]) do paths[#paths + 1] = line end
-  index = math.random(#paths)
-end
-function request()
-  index = index % #paths + 1
-  return wrk.format("GET", paths[index])
-end
-LUA
+cp bench/wrk-cycle.lua "$OUT/cycle.lua"
 : > "$OUT/http.tsv"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 wait_http() { for _ in $(seq 1 900); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1" >&2; return 1; }
