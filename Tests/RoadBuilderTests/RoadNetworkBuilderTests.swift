@@ -18,16 +18,15 @@ import Routing
         #expect(report.nodesRead == 24_260)
         #expect(report.missingNodeRefs == 0)
         #expect(report.nodes == network.nodeCount && report.edges == network.edgeCount)
-        // 877 car ways, 1,042 nodes, 1,670 edges today (plain crossings no longer split ways); within 3% keeps small
-        // profile changes from breaking this.
+        // 877 car ways, 1,236 nodes, 1,993 edges today; within 3% keeps small profile changes from breaking this.
         #expect((850...905).contains(report.waysUsed))
-        #expect((1_010...1_075).contains(report.nodes))
-        #expect((1_620...1_720).contains(report.edges))
-        // Collapsing chains of two-neighbour nodes leaves 268 junctions; counted the README's (OSMnx's strict)
-        // way, where nodes joining two OSM ways stay, 815 junctions and 1,391 edges: the README's 941 and 1,561
-        // less the islands (the next test keeps them).
-        #expect((255...285).contains(collapsed.junctions))
-        #expect((790...845).contains(strict.junctions) && (1_350...1_435).contains(strict.edges))
+        #expect((1_200...1_275).contains(report.nodes))
+        #expect((1_935...2_055).contains(report.edges))
+        // Collapsing chains of two-neighbour nodes leaves 285 junctions; counted the README's (OSMnx's strict)
+        // way, where nodes joining two OSM ways stay, 853 junctions and 1,458 edges: the README's 941 and 1,561
+        // less the islands (the next test keeps them and lands within 2%).
+        #expect((270...300).contains(collapsed.junctions))
+        #expect((820...890).contains(strict.junctions) && (1_400...1_520).contains(strict.edges))
         #expect(report.restrictionsApplied > 0 && report.restrictionsRead >= report.restrictionsApplied + report.restrictionsSkippedTotal)
         #expect(report.islandsRemoved > 0)
         #expect(report.delayNodes > 0)

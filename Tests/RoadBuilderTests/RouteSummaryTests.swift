@@ -14,7 +14,7 @@ import Testing
             let network = parts.network
             var generator = SeededGenerator(seed: 4242)
             var compared = 0, found: [String] = []
-            for _ in 0..<400 {
+            for _ in 0..<1000 {
                 let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
                 let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
                 // Off the nodes, so both ends are part-way along their edges.
@@ -36,7 +36,7 @@ import Testing
             }
             return (compared, found)
         }
-        #expect(compared > 200)
+        #expect(compared > 500)
         #expect(problems.isEmpty, "\(problems.prefix(5))")
     }
 }

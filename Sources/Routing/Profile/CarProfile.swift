@@ -59,7 +59,7 @@ public struct CarProfile: Sendable {
             "LI:urban": 50, "LI:rural": 80,
         ]
         nodeDelaySeconds = [
-            "traffic_signals": 2, "stop": 4, "give_way": 2, "crossing": 0, "crossing=traffic_signals": 2,
+            "traffic_signals": 8, "stop": 4, "give_way": 2, "crossing": 1, "crossing=traffic_signals": 4,
             "mini_roundabout": 2,
         ]
         barrierDelaySeconds = ["toll_booth": 20, "border_control": 60, "gate": 10, "lift_gate": 10, "swing_gate": 10,
