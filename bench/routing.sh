@@ -11,7 +11,8 @@
 # (must be 0 mismatches). Pairs disagreeing by more than 5% are listed in bench/out/routing/MAP.disagree.tsv.
 #
 # Usage: bench/routing.sh [map…]   (maps: monaco baltimore liechtenstein andorra helsinki city; default all)
-# Environment: PAIRS (10000), SEED (1), CHECK (2000), CITY_NODES (1000000), OSRM_VENV (.build/osrm-venv).
+# Environment: PAIRS (10000), SEED (1), CHECK (2000), CITY_NODES (1000000), OSRM_VENV (.build/osrm-venv), HTTP (1; 0 skips
+# the HTTP comparison), HTTP_PAIRS, HTTP_SECONDS, HTTP_CONNECTIONS, HTTP_THREADS, HTTP_OPTIONS (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS="${PAIRS:-10000}"; SEED="${SEED:-1}"; CHECK="${CHECK:-2000}"; CITY_NODES="${CITY_NODES:-1000000}"
@@ -109,7 +110,7 @@ for map in "${MAPS[@]}"; do
   theirs=$("$VENV/bin/python" bench/routing_osrm.py "$OUT/osrm-$map/$map.osrm" "$OUT/$map.pairs.tsv" "$OUT/$map.disagree.tsv" | sed -n 's/^RESULT //p')
   echo "  enroute: $ours"
   echo "  osrm:    $theirs"
-  http_compare "$map"
+  [ "${HTTP:-1}" = 1 ] && http_compare "$map"
   ROWS+=("$(python3 - "$map" "$ours" "$theirs" "$e_wall" "$e_rss" "$o_wall" "$o_rss" <<'PY'
 import json, sys
 m, ours, theirs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
