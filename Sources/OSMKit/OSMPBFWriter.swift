@@ -176,8 +176,9 @@ private struct StringTable {
     }
 }
 
-/// Protobuf encoding: varints, zigzag, length-delimited fields and packed arrays.
-private struct PBFEncoder {
+/// Protobuf encoding: varints, zigzag, length-delimited fields and packed arrays (also what the tests build
+/// hand-made files with).
+struct PBFEncoder {
     var bytes: [UInt8] = []
 
     mutating func varint(_ value: UInt64) {

@@ -1,4 +1,4 @@
-import OSMKit
+@testable import OSMKit
 import Testing
 
 /// The decoder's rules on a small hand-built, uncompressed file: string table, granularity and offsets, delta coding.
@@ -9,39 +9,39 @@ import Testing
     /// One OSMData block: dense nodes 10, 11, 15; a plain node -7; way 100 (a ring 10-11-15-10); relation 200.
     /// Coordinates are stored as offset + 100 × value nanodegrees, with a non-zero lat/lon offset.
     static func makeFile() -> [UInt8] {
-        var block = ProtobufWriter()
-        block.messageField(1) { table in for string in strings { table.stringField(1, string) } }
-        block.messageField(2) { group in
-            group.messageField(2) { dense in
-                dense.packedField(1, [10, 1, 4].map(ProtobufWriter.zigzag))
-                dense.packedField(8, [1_700_000, 1_000, -2_000].map(ProtobufWriter.zigzag))
-                dense.packedField(9, [9_400_000, 2_000, -3_000].map(ProtobufWriter.zigzag))
-                dense.packedField(10, [1, 7, 0, 0, 3, 4, 0])
+        var block = PBFEncoder()
+        block.message(1) { table in for string in strings { table.stringField(1, string) } }
+        block.message(2) { group in
+            group.message(2) { dense in
+                dense.packedVarint(1, [10, 1, 4].map(PBFEncoder.zigzag))
+                dense.packedVarint(8, [1_700_000, 1_000, -2_000].map(PBFEncoder.zigzag))
+                dense.packedVarint(9, [9_400_000, 2_000, -3_000].map(PBFEncoder.zigzag))
+                dense.packedVarint(10, [1, 7, 0, 0, 3, 4, 0])
             }
         }
-        block.messageField(2) { group in
-            group.messageField(1) { node in
+        block.message(2) { group in
+            group.message(1) { node in
                 node.sint64Field(1, -7)
-                node.packedField(2, [3])
-                node.packedField(3, [4])
+                node.packedVarint(2, [3])
+                node.packedVarint(3, [4])
                 node.sint64Field(8, 1_600_000)
                 node.sint64Field(9, 9_300_000)
             }
         }
-        block.messageField(2) { group in
-            group.messageField(3) { way in
+        block.message(2) { group in
+            group.message(3) { way in
                 way.varintField(1, 100)
-                way.packedField(2, [1, 3])
-                way.packedField(3, [2, 4])
-                way.packedField(8, [10, 1, 4, -5].map(ProtobufWriter.zigzag))
+                way.packedVarint(2, [1, 3])
+                way.packedVarint(3, [2, 4])
+                way.packedVarint(8, [10, 1, 4, -5].map(PBFEncoder.zigzag))
             }
-            group.messageField(4) { relation in
+            group.message(4) { relation in
                 relation.varintField(1, 200)
-                relation.packedField(2, [5, 6])
-                relation.packedField(3, [6, 8])
-                relation.packedField(8, [9, 10, 11])
-                relation.packedField(9, [100, -90, 91].map(ProtobufWriter.zigzag))
-                relation.packedField(10, [1, 0, 1])
+                relation.packedVarint(2, [5, 6])
+                relation.packedVarint(3, [6, 8])
+                relation.packedVarint(8, [9, 10, 11])
+                relation.packedVarint(9, [100, -90, 91].map(PBFEncoder.zigzag))
+                relation.packedVarint(10, [1, 0, 1])
             }
         }
         block.varintField(19, 60_000_000_000)

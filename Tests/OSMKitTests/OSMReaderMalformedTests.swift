@@ -1,4 +1,4 @@
-import OSMKit
+@testable import OSMKit
 import Testing
 
 /// Broken input is a thrown `OSMPBFError` naming where and what, never a crash.
@@ -110,13 +110,13 @@ import Testing
     }
 
     @Test func aTagNamingAMissingStringIsMalformed() throws {
-        var block = ProtobufWriter()
-        block.messageField(1) { table in table.stringField(1, "") }
-        block.messageField(2) { group in
-            group.messageField(3) { way in
+        var block = PBFEncoder()
+        block.message(1) { table in table.stringField(1, "") }
+        block.message(2) { group in
+            group.message(3) { way in
                 way.varintField(1, 1)
-                way.packedField(2, [5])
-                way.packedField(3, [6])
+                way.packedVarint(2, [5])
+                way.packedVarint(3, [6])
             }
         }
         let reader = try OSMReader(bytes: dataFile(blob: PBFWriter.rawBlob(block.bytes)))
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func anUnknownCompressionIsNamed() throws {
-        var blob = ProtobufWriter()
+        var blob = PBFEncoder()
         blob.varintField(2, 10)
         blob.bytesField(7, [1, 2, 3])
         let reader = try OSMReader(bytes: dataFile(blob: blob.bytes))
