@@ -11,24 +11,13 @@ private let sundayNight = Date(timeIntervalSince1970: 1_796_778_000)   // 2026-1
 private let mondayRush = Date(timeIntervalSince1970: 1_796_796_000 + 86_400)  // 2026-12-07 06:00 UTC
 private let helsinki = TimeZone(identifier: "Europe/Helsinki")!
 
-/// Fixes every 2 s along `leg`'s geometry at `speed` metres a second, starting at `start`.
+/// Fixes every 2 s along `leg`'s geometry at `speed` metres a second, starting at `start` (no noise).
 private func drive(_ leg: RoadLeg, speed: Double, start: Date) -> [LocationFix] {
-    var fixes: [LocationFix] = []
-    var clock = 0.0, carried = 0.0
-    let points = leg.geometry
-    for (a, b) in zip(points, points.dropFirst()) {
-        let length = StraightLineEstimator.distance(a, b)
-        var along = carried
-        while along < length {
-            let t = along / length
-            fixes.append(LocationFix(lat: a.lat + t * (b.lat - a.lat), lng: a.lng + t * (b.lng - a.lng), heading: 0, speed: speed,
-                                     accuracy: 5, recordedAt: start.addingTimeInterval(clock)))
-            clock += 2
-            along += 2 * speed
-        }
-        carried = along - length
+    DrivenPath.fixes(along: leg.geometry.map { RoadCoordinate(lat: $0.lat, lon: $0.lng) }, spacing: 2 * speed, noise: 0, seed: 1,
+                     interval: 2, start: start.timeIntervalSince1970).map {
+        LocationFix(lat: $0.coordinate.lat, lng: $0.coordinate.lon, heading: 0, speed: speed, accuracy: 5,
+                    recordedAt: Date(timeIntervalSince1970: $0.time))
     }
-    return fixes
 }
 
 @Suite struct LiveRoadSpeedsTests {
