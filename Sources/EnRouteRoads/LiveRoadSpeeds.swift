@@ -67,6 +67,8 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
     public let options: Options
     private let state: Mutex<State>
     private let refreshing = Mutex(false)
+    /// Where `run` refreshes: off the cooperative pool, whose few threads keep serving meanwhile.
+    private let work = DispatchQueue(label: "EnRouteRoads.LiveRoadSpeeds", qos: .utility)
     private let log: @Sendable (String) -> Void
 
     /// Live speeds for `roads`, whose current graph is taken as the free-flow base.
@@ -99,7 +101,12 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
     /// weights when the hour's table and the observations moved some edge by `minimumChange` or more.
     @discardableResult
     public func refresh(now: Date, flush: Bool = false) -> Refresh {
-        let began = refreshing.withLock { busy in busy ? false : { busy = true; return true }() }
+        // One refresh at a time; a call while one runs does nothing.
+        let began = refreshing.withLock { busy in
+            guard !busy else { return false }
+            busy = true
+            return true
+        }
         guard began else { return Refresh() }
         defer { refreshing.withLock { $0 = false } }
         var report = Refresh()
@@ -142,14 +149,14 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
         return report
     }
 
-    /// Refreshes every `refreshInterval` of `clock` until cancelled, each refresh on a thread of its own so the
+    /// Refreshes every `refreshInterval` of `clock` until cancelled, each refresh on a queue of its own so the
     /// cooperative pool keeps serving; `now` is the wall time the table and the observations are read at.
     public func run(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date) async {
         while !Task.isCancelled {
             do { try await clock.sleep(for: options.refreshInterval) } catch { return }
             let at = now()
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread { [self] in
+                work.async { [self] in
                     refresh(now: at)
                     done.resume()
                 }
