@@ -72,7 +72,7 @@ public final class Backend: Sendable {
         let metrics = MetricsRegistry()
         self.metrics = metrics
         orderPushes = OrderPushPlanner(directory: directory)
-        let roadEstimator = effects.roads.map { RoadEstimator(roads: $0, samples: etaSamples, utcOffset: configuration.utcOffset,
+        let roadEstimator = effects.roads.map { RoadEstimator(roads: $0, samples: etaSamples, timeZone: configuration.timeZone,
                                                               metrics: metrics, log: log) }
         self.roadEstimator = roadEstimator
         service = TripService(store: store, directory: directory, estimator: roadEstimator ?? StraightLineEstimator(), ids: effects.tripIDs,

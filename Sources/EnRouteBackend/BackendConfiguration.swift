@@ -30,8 +30,8 @@ public struct BackendConfiguration: Sendable {
     public var endedTripCache = 10_000
     /// The OpenAPI document served at `/openapi.yaml`.
     public var openAPI = ""
-    /// Seconds from UTC of the service area's clock, for the ETA error model's hour of the week.
-    public var utcOffset = 0
+    /// The service area's time zone, for the ETA error model's hour of the week.
+    public var timeZone = TimeZone(identifier: "UTC")!
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {

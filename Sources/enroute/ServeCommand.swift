@@ -142,7 +142,7 @@ enum ServeCommand {
         configuration.endedTripCache = try options.int("ended-trip-cache", in: 0...10_000_000) ?? 10_000
         configuration.openAPI = try OpenAPIDocument.text()
         let zone = try timeZone(options)
-        configuration.utcOffset = zone.secondsFromGMT()
+        configuration.timeZone = zone
         let speeds = try liveSpeeds(options, roads: roads, timeZone: zone)
         let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, roadSpeeds: speeds, log: { log($0) }))
         // The active trips are loaded before anything listens; trips still waiting for a provider when

@@ -17,7 +17,11 @@ import Synchronization
     @Test func theHourOfTheWeekCountsFromMondayMidnight() {
         #expect(EtaCalibration.hourOfWeek(Self.mondayMorning) == 8)
         #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(-9 * 3600)) == 167)   // Sunday 23:00
-        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning, utcOffset: 2 * 3600) == 10)
+        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning, in: TimeZone(secondsFromGMT: 2 * 3600)!) == 10)
+        // Helsinki's clocks: UTC+3 in summer, UTC+2 in winter (a fixed offset read at start would drift by an hour).
+        let helsinki = TimeZone(identifier: "Europe/Helsinki")!
+        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning, in: helsinki) == 11)   // 2026-10-19: still summer time
+        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(14 * 86_400), in: helsinki) == 10)   // 2 November
     }
 
     @Test func recordedLegsSetTheBandToTheirTenthAndNinetiethPercentiles() {

@@ -108,9 +108,11 @@ public struct EtaCalibration: Sendable {
         return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - Double(lo))
     }
 
-    /// The hour of the week `date` falls in, 0 = Monday 00:00, at `utcOffset` seconds from UTC.
-    public static func hourOfWeek(_ date: Date, utcOffset: Int = 0) -> Int {
-        let hours = Int(((date.timeIntervalSince1970 + Double(utcOffset)) / 3600).rounded(.down))
+    /// The hour of the week `date` falls in on the clocks of `timeZone` (its offset at that date, summer time
+    /// included), 0 = Monday 00:00.
+    public static func hourOfWeek(_ date: Date, in timeZone: TimeZone = TimeZone(identifier: "UTC")!) -> Int {
+        let offset = timeZone.secondsFromGMT(for: date)
+        let hours = Int(((date.timeIntervalSince1970 + Double(offset)) / 3600).rounded(.down))
         // 1970-01-01 was a Thursday: Monday 00:00 was 72 hours before.
         return ((hours + 72) % 168 + 168) % 168
     }

@@ -52,8 +52,8 @@ public final class RoadEstimator: TripEstimator {
     public let offRouteMeters: Double
     /// The least time a rider-facing window shows while the provider has not arrived.
     public let minimumETA: TimeInterval
-    /// The service's offset from UTC in seconds, for the calibration's hour of the week.
-    public let utcOffset: Int
+    /// The service area's time zone, for the calibration's hour of the week.
+    public let timeZone: TimeZone
     /// Most samples read back from the store at start.
     public let historyLimit = 20_000
     private let samples: any EtaSampleStore
@@ -64,9 +64,9 @@ public final class RoadEstimator: TripEstimator {
     /// An estimator on `roads`, its error model kept in `samples` (read back now).
     public init(roads: any RoadRouting, samples: any EtaSampleStore = InMemoryEtaSampleStore(), fallback: StraightLineEstimator = StraightLineEstimator(),
                 calibrationMinimum: Int = 20, recomputeInterval: TimeInterval = 30, offRouteMeters: Double = 50, minimumETA: TimeInterval = 60,
-                utcOffset: Int = 0, metrics: any MetricsSink = NoMetrics(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+                timeZone: TimeZone = TimeZone(identifier: "UTC")!, metrics: any MetricsSink = NoMetrics(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.roads = roads; self.samples = samples; self.fallback = fallback; self.recomputeInterval = recomputeInterval
-        self.offRouteMeters = offRouteMeters; self.minimumETA = minimumETA; self.utcOffset = utcOffset; self.metrics = metrics; self.log = log
+        self.offRouteMeters = offRouteMeters; self.minimumETA = minimumETA; self.timeZone = timeZone; self.metrics = metrics; self.log = log
         let history = (try? samples.recent(limit: historyLimit)) ?? []
         state = Mutex(State(calibration: EtaCalibration(samples: history, minimumSamples: calibrationMinimum)))
     }
@@ -114,7 +114,7 @@ public final class RoadEstimator: TripEstimator {
         let fix = trip.providerFix
         var window: (earliest: Date, latest: Date)?
         var snapped: Coordinate?
-        let band = state.withLock { $0.calibration.band(hourOfWeek: EtaCalibration.hourOfWeek(now, utcOffset: utcOffset)) }
+        let band = state.withLock { $0.calibration.band(hourOfWeek: EtaCalibration.hourOfWeek(now, in: timeZone)) }
         func range(_ t: Travel) -> EtaBand { t.byRoad ? band : .default }
         switch trip.status {
         case .ride(.driverAssigned):
@@ -297,7 +297,7 @@ public final class RoadEstimator: TripEstimator {
         let sample: EtaLegSample? = state.withLock { s in
             guard let leg = s.legs.removeValue(forKey: LegKey(trip: new.id, kind: completed)), leg.predictedSeconds > 0 else { return nil }
             let sample = EtaLegSample(tripId: new.id, leg: completed.rawValue, roadClass: "all",
-                                      hourOfWeek: EtaCalibration.hourOfWeek(leg.startedAt, utcOffset: utcOffset),
+                                      hourOfWeek: EtaCalibration.hourOfWeek(leg.startedAt, in: timeZone),
                                       predictedSeconds: leg.predictedSeconds, actualSeconds: at.timeIntervalSince(leg.startedAt), recordedAt: at)
             guard sample.actualSeconds > 0 else { return nil }
             s.calibration.add(sample)
