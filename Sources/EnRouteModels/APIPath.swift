@@ -91,6 +91,34 @@ public enum APIPath {
         /// `POST`: a notification was opened.
         public static let notificationOpened = "/v1/notifications/{id}/opened"
 
+        // Money (issue 13)
+        /// `POST`: a basket's item lines, fees and total as a quote.
+        public static let orderQuote = "/v1/orders/quote"
+        /// `GET` lists the customer's saved payment methods, masked; `POST {token}` saves one.
+        public static let paymentMethods = "/v1/payment-methods"
+        /// `DELETE` removes a saved method; `POST …/default` (see `paymentMethodDefault`) makes it the default.
+        public static let paymentMethod = "/v1/payment-methods/{id}"
+        /// `POST`: make a saved method the default.
+        public static let paymentMethodDefault = "/v1/payment-methods/{id}/default"
+        /// `GET`: what the account owes.
+        public static let accountBalance = "/v1/account/balance"
+        /// `POST` with `Idempotency-Key`: pay what the account owes with the default method.
+        public static let accountBalanceSettle = "/v1/account/balance/settle"
+        /// `POST {amountMinor}` with `Idempotency-Key`: tip the provider, once, within 72 h of completion.
+        public static let tripTip = "/v1/trips/{id}/tip"
+        /// `POST {stars, comment}`: rate the other party, once per party.
+        public static let tripRating = "/v1/trips/{id}/rating"
+        /// `GET`: the receipt, once the payment settles.
+        public static let tripReceipt = "/v1/trips/{id}/receipt"
+        /// `POST` with `Idempotency-Key`: the merchant marks basket items missing or replaced before ready.
+        public static let merchantOrderItems = "/v1/merchant/orders/{id}/items"
+        /// `GET ?from=&to=`: the provider's earnings from the ledger.
+        public static let providerEarnings = "/v1/provider/earnings"
+        /// `POST`: Stripe's webhook events, verified by `Stripe-Signature`.
+        public static let stripeWebhook = "/v1/payments/webhooks/stripe"
+        /// `GET` shows, `POST` answers a sandbox bank challenge (the sandbox gateway's stand-in for 3-D Secure).
+        public static let sandboxChallenge = "/v1/payments/sandbox/challenges/{id}"
+
         /// Every template above, in the order listed.
         public static let all: [String] = [
             estimates, nearbyDrivers, trips, activeTrip, trip, tripCancel, tripEvents, tripRoute,
@@ -201,6 +229,42 @@ public enum APIPath {
     public static func device(_ token: String) -> String { fill(Template.device, token) }
     /// `/v1/notifications/{id}/opened`.
     public static func notificationOpened(_ id: String) -> String { fill(Template.notificationOpened, id) }
+
+    // MARK: - Money
+
+    /// `/v1/orders/quote`.
+    public static var orderQuote: String { Template.orderQuote }
+    /// `/v1/payment-methods`.
+    public static var paymentMethods: String { Template.paymentMethods }
+    /// `/v1/payment-methods/{id}`.
+    public static func paymentMethod(_ id: String) -> String { fill(Template.paymentMethod, id) }
+    /// `/v1/payment-methods/{id}/default`.
+    public static func paymentMethodDefault(_ id: String) -> String { fill(Template.paymentMethodDefault, id) }
+    /// `/v1/account/balance`.
+    public static var accountBalance: String { Template.accountBalance }
+    /// `/v1/account/balance/settle`.
+    public static var accountBalanceSettle: String { Template.accountBalanceSettle }
+    /// `/v1/trips/{id}/tip`.
+    public static func tripTip(_ id: String) -> String { fill(Template.tripTip, id) }
+    /// `/v1/trips/{id}/rating`.
+    public static func tripRating(_ id: String) -> String { fill(Template.tripRating, id) }
+    /// `/v1/trips/{id}/receipt`.
+    public static func tripReceipt(_ id: String) -> String { fill(Template.tripReceipt, id) }
+    /// `/v1/trips?limit=&cursor=`: the caller's trips, newest first.
+    public static func tripHistory(cursor: String? = nil, limit: Int? = nil) -> String {
+        var query: [String] = []
+        if let cursor { query.append("cursor=\(queryValue(cursor))") }
+        if let limit { query.append("limit=\(limit)") }
+        return Template.trips + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+    /// `/v1/merchant/orders/{id}/items`.
+    public static func merchantOrderItems(_ id: String) -> String { fill(Template.merchantOrderItems, id) }
+    /// `/v1/provider/earnings?from=&to=` (ISO 8601 times).
+    public static func providerEarnings(from: String, to: String) -> String {
+        "\(Template.providerEarnings)?from=\(queryValue(from))&to=\(queryValue(to))"
+    }
+    /// `/v1/payments/sandbox/challenges/{id}`.
+    public static func sandboxChallenge(_ id: String) -> String { fill(Template.sandboxChallenge, id) }
 
     // MARK: - Filling templates
 

@@ -82,7 +82,9 @@ public struct PlaceOrderRequest: Codable, Sendable, Equatable {
     public let merchantId: String
     public let items: [OrderItem]
     public let destination: Coordinate
-    public init(merchantId: String, items: [OrderItem], destination: Coordinate) {
-        self.merchantId = merchantId; self.items = items; self.destination = destination
+    /// The `quoteId` of the basket's quote (`POST /v1/orders/quote`).
+    public let quoteId: String?
+    public init(merchantId: String, items: [OrderItem], destination: Coordinate, quoteId: String? = nil) {
+        self.merchantId = merchantId; self.items = items; self.destination = destination; self.quoteId = quoteId
     }
 }

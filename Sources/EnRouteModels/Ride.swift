@@ -82,14 +82,16 @@ public struct Trip: Codable, Sendable, Identifiable, Equatable {
     }
 }
 
-/// What the rider asks for (seed 002).
+/// What the rider asks for (seed 002), naming the quote it accepts; the client never states an amount.
 public struct TripRequest: Codable, Sendable, Equatable {
     public let pickup: Coordinate
     public let dropoff: Coordinate
     /// "economy", "xl", ...
     public let productID: String
-    public init(pickup: Coordinate, dropoff: Coordinate, productID: String) {
-        self.pickup = pickup; self.dropoff = dropoff; self.productID = productID
+    /// The `quoteId` of the estimate the rider confirmed (`POST /v1/estimates`).
+    public let quoteId: String?
+    public init(pickup: Coordinate, dropoff: Coordinate, productID: String, quoteId: String? = nil) {
+        self.pickup = pickup; self.dropoff = dropoff; self.productID = productID; self.quoteId = quoteId
     }
 }
 
@@ -100,13 +102,17 @@ public struct EstimateRequest: Codable, Sendable, Equatable {
     public init(pickup: Coordinate, dropoff: Coordinate) { self.pickup = pickup; self.dropoff = dropoff }
 }
 
-/// One product's price and pickup time before a request (seed 002).
+/// One product's price and pickup time before a request (seed 002), as a quote with an identity and a time limit.
 public struct Estimate: Codable, Sendable, Equatable {
     public let productID: String
     public let fare: Money
     public let etaSeconds: Int
-    public init(productID: String, fare: Money, etaSeconds: Int) {
-        self.productID = productID; self.fare = fare; self.etaSeconds = etaSeconds
+    /// The quote to name when requesting the ride; absent from servers without quotes.
+    public var quoteId: String?
+    /// After this the quote is refused (409 `quote-expired`, with a fresh one).
+    public var expiresAt: Date?
+    public init(productID: String, fare: Money, etaSeconds: Int, quoteId: String? = nil, expiresAt: Date? = nil) {
+        self.productID = productID; self.fare = fare; self.etaSeconds = etaSeconds; self.quoteId = quoteId; self.expiresAt = expiresAt
     }
 }
 
