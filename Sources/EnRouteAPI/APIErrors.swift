@@ -26,6 +26,20 @@ public enum APIErrors {
             return e
         case .contended:
             return .unavailable(retryAfterSeconds: 1, detail: "The trip is being changed by other requests; try again.")
+        case .quoteExpired(let fresh):
+            let detail = "The quote ran out; here is a fresh one for the same request. Confirm it to go ahead."
+            var e = HTTPError(status: 409, title: "Quote expired", detail: detail)
+            switch fresh {
+            case .ride(let estimate): e.body = (try? WireCoding.encoder().encode(QuoteExpiredProblem(detail: detail, quote: estimate))).map(Array.init)
+            case .order(let quote): e.body = (try? WireCoding.encoder().encode(QuoteExpiredProblem(detail: detail, quote: quote))).map(Array.init)
+            }
+            e.headers.set("Content-Type", "application/problem+json")
+            return e
+        case .payment(let problem):
+            var e = HTTPError(status: problem.status, title: problem.title, detail: problem.detail)
+            e.body = (try? WireCoding.encoder().encode(problem)).map(Array.init)
+            e.headers.set("Content-Type", "application/problem+json")
+            return e
         }
     }
 

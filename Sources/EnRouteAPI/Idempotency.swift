@@ -2,6 +2,7 @@ import Foundation
 public import EnRouteDomain
 public import HTTPEngine
 import EnRouteCrypto
+import EnRouteModels
 
 /// The `Idempotency-Key` protocol (protocols.md §7.3) as one middleware around a route's mutation:
 /// replays a stored answer, 409 while the first request is running, 422 for the same key with another
@@ -58,6 +59,8 @@ public struct IdempotencyMiddleware: Sendable {
                 switch error {
                 case .refused, .alreadyActive:
                     return APIErrors.response(render(.failure(error)))   // stored with the move's transaction
+                case .payment(let problem) where problem.type == PaymentProblemType.declined || problem.type == PaymentProblemType.actionRequired:
+                    return APIErrors.response(render(.failure(error)))   // stored with the attempt the gateway answered
                 default:
                     await service.release(context)
                     throw APIErrors.httpError(error) { _ in "" }

@@ -63,6 +63,25 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX trips_status_newest ON trips(status, created_at, id);
         CREATE INDEX trips_merchant_active ON trips(merchant_id, created_at, id) WHERE active = 1;
         """,
+        // Money (issue 13): holds placed per quote before their trip exists, and the append-only, double-entry ledger;
+        // history pages per party.
+        """
+        CREATE TABLE payment_attempts (
+            quote_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, trip_id TEXT, intent_id TEXT, created_at REAL NOT NULL, record BLOB NOT NULL);
+        CREATE INDEX payment_attempts_unattached ON payment_attempts(created_at) WHERE trip_id IS NULL;
+        CREATE INDEX payment_attempts_intent ON payment_attempts(intent_id) WHERE intent_id IS NOT NULL;
+        CREATE TABLE ledger (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, account TEXT NOT NULL,
+            amount_minor INTEGER NOT NULL, currency TEXT NOT NULL, at REAL NOT NULL,
+            UNIQUE (movement_id, account));
+        CREATE INDEX ledger_trip ON ledger(trip_id, seq);
+        CREATE INDEX ledger_account ON ledger(account, at);
+        CREATE TRIGGER ledger_append_only_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+        CREATE TRIGGER ledger_append_only_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+        CREATE INDEX trips_customer_newest ON trips(customer_id, created_at, id);
+        CREATE INDEX trips_provider_newest ON trips(provider_id, created_at, id) WHERE provider_id IS NOT NULL;
+        CREATE INDEX trips_merchant_newest ON trips(merchant_id, created_at, id) WHERE merchant_id IS NOT NULL;
+        """,
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date; migrations applied now
@@ -123,6 +142,14 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         case .merchantActive(let merchantId):
             values.append(.text(merchantId))
             conditions.append("merchant_id = ?\(values.count) AND active = 1")
+        case .party(let party, let id):
+            values.append(.text(id))
+            switch party {
+            case .customer: conditions.append("customer_id = ?\(values.count)")
+            case .provider: conditions.append("provider_id = ?\(values.count)")
+            case .merchant: conditions.append("merchant_id = ?\(values.count)")
+            case .ops, .backend: conditions.append("0")
+            }
         }
         if let cursor {
             values += [.real(cursor.createdAt), .text(cursor.id)]
@@ -192,6 +219,47 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
             try db.run("UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
                                             [.text(id), .integer(Int64(attempts)), .real(notBefore.timeIntervalSince1970)])
         }
+    }
+
+    public func ledger(tripId: String) throws -> [LedgerEntry] {
+        try reader.withLock { db in
+            try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = ?1 ORDER BY seq", [.text(tripId)], Self.ledgerRow)
+        }
+    }
+
+    public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
+        try reader.withLock { db in
+            try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE account = ?1 AND at >= ?2 AND at < ?3 ORDER BY at, seq",
+                         [.text(account), .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970)], Self.ledgerRow)
+        }
+    }
+
+    public func ledgerBalance(account: String) throws -> Int {
+        try reader.withLock { db in
+            try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = ?1", [.text(account)]) { Int($0.int(0)) }.first ?? 0
+        }
+    }
+
+    public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
+        try reader.withLock { db in
+            try db.query("SELECT record FROM payment_attempts WHERE trip_id IS NULL AND created_at < ?1 ORDER BY created_at",
+                         [.real(cutoff.timeIntervalSince1970)]) { try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0))) }
+        }
+    }
+
+    public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
+        try reader.withLock { db in
+            try db.query("SELECT record FROM payment_attempts WHERE intent_id = ?1", [.text(intentId)]) {
+                try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0)))
+            }.first
+        }
+    }
+
+    static let ledgerColumns = "movement_id, kind, trip_id, account, amount_minor, currency, at"
+
+    static func ledgerRow(_ row: SQLiteStatement) -> LedgerEntry {
+        LedgerEntry(movementId: row.text(0) ?? "", kind: row.text(1) ?? "", tripId: row.text(2), account: row.text(3) ?? "",
+                    amountMinor: Int(row.int(4)), currency: row.text(5) ?? "", at: Date(timeIntervalSince1970: row.double(6)))
     }
 
     static func decode(_ bytes: [UInt8]) throws -> TripRecord {
@@ -282,9 +350,38 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
 
         func enqueue(_ message: OutboxMessage) throws {
-            try db.run("INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            try db.run("INSERT OR IGNORE INTO outbox (id, topic, payload, created_at, attempts, not_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                        [.text(message.id), .text(message.topic), .blob(message.payload), .real(message.createdAt.timeIntervalSince1970),
                         .integer(Int64(message.attempts)), .real(message.notBefore.timeIntervalSince1970)])
+        }
+
+        func paymentAttempt(quoteId: String) throws -> PaymentAttempt? {
+            try db.query("SELECT record FROM payment_attempts WHERE quote_id = ?1", [.text(quoteId)]) {
+                try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0)))
+            }.first
+        }
+
+        func save(_ attempt: PaymentAttempt) throws {
+            try db.run("INSERT OR REPLACE INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                       [.text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
+                        attempt.payment.intentId.map { .text($0) } ?? .null,
+                        .real(attempt.createdAt.timeIntervalSince1970), .blob(Array(try WireCoding.encoder().encode(attempt)))])
+        }
+
+        func post(_ entries: [LedgerEntry]) throws {
+            for e in entries {
+                do {
+                    try db.run("INSERT INTO ledger (movement_id, kind, trip_id, account, amount_minor, currency, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                               [.text(e.movementId), .text(e.kind), e.tripId.map { .text($0) } ?? .null, .text(e.account),
+                                .integer(Int64(e.amountMinor)), .text(e.currency), .real(e.at.timeIntervalSince1970)])
+                } catch {
+                    // The same movement posted twice: another run of this work got there first.
+                    if try db.query("SELECT 1 FROM ledger WHERE movement_id = ?1 AND account = ?2", [.text(e.movementId), .text(e.account)], { _ in 1 }).isEmpty == false {
+                        throw TripStoreConflict("ledger movement \(e.movementId)")
+                    }
+                    throw error
+                }
+            }
         }
 
         func deleteIdempotency(_ scope: IdempotencyScope) throws {

@@ -83,6 +83,27 @@ public struct Cancellation: Codable, Sendable, Equatable {
     public init(by: Party, reason: String) { self.by = by; self.reason = reason }
 }
 
+/// A tip the customer gave after the trip: charged on its own, off-session.
+public struct TripTip: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable { case pending, charged, failed }
+    public var amount: Money
+    public var state: State
+    public var givenAt: Date
+    public var intentId: String?
+    public var decline: GatewayDecline?
+    public init(amount: Money, state: State = .pending, givenAt: Date) { self.amount = amount; self.state = state; self.givenAt = givenAt }
+}
+
+/// One party's rating of the other after a trip.
+public struct TripRating: Codable, Sendable, Equatable {
+    /// Who rated: `customer` rates the provider, `provider` rates the customer.
+    public let by: Party
+    public let stars: Int
+    public let comment: String?
+    public let at: Date
+    public init(by: Party, stars: Int, comment: String?, at: Date) { self.by = by; self.stars = stars; self.comment = comment; self.at = at }
+}
+
 /// The backend's one record of a trip; every change bumps `version`.
 public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public let id: String
@@ -112,6 +133,22 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var quote: Money?
     /// The final price (filled by the pricing issue).
     public var fare: Money?
+    /// The quote the trip was confirmed on (issue 13).
+    public var quoteId: String?
+    /// The quoted price line by line (`quote` is its total), and the rule it was priced under.
+    public var quotedPrice: PriceBreakdown?
+    /// Rides: the quote's busy-time multiplier, which a price measured after the trip keeps.
+    public var demand: Double?
+    /// The final price line by line, once the trip ended (`fare` is its total).
+    public var finalPrice: PriceBreakdown?
+    /// The payment attached to the trip: its own machine and version.
+    public var payment: TripPayment?
+    /// Deliveries: items the merchant marked missing or replaced before ready.
+    public var basketChanges: [Pricing.BasketChange]?
+    /// The customer's tip, once given.
+    public var tip: TripTip?
+    /// One rating per party.
+    public var ratings: [TripRating]?
     /// Deliveries: the ActivityKit push token the customer's app registered.
     public var liveActivityToken: String?
     /// Metres of road the provider's kept path matched onto, set after completion when a road network is configured.
@@ -154,6 +191,14 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         etaLatest = try c.decodeIfPresent(Date.self, forKey: .etaLatest)
         quote = try c.decodeIfPresent(Money.self, forKey: .quote)
         fare = try c.decodeIfPresent(Money.self, forKey: .fare)
+        quoteId = try c.decodeIfPresent(String.self, forKey: .quoteId)
+        quotedPrice = try c.decodeIfPresent(PriceBreakdown.self, forKey: .quotedPrice)
+        demand = try c.decodeIfPresent(Double.self, forKey: .demand)
+        finalPrice = try c.decodeIfPresent(PriceBreakdown.self, forKey: .finalPrice)
+        payment = try c.decodeIfPresent(TripPayment.self, forKey: .payment)
+        basketChanges = try c.decodeIfPresent([Pricing.BasketChange].self, forKey: .basketChanges)
+        tip = try c.decodeIfPresent(TripTip.self, forKey: .tip)
+        ratings = try c.decodeIfPresent([TripRating].self, forKey: .ratings)
         liveActivityToken = try c.decodeIfPresent(String.self, forKey: .liveActivityToken)
         matchedDistanceMeters = try c.decodeIfPresent(Double.self, forKey: .matchedDistanceMeters)
         matchedDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .matchedDurationSeconds)

@@ -333,6 +333,11 @@ public final class RoadEstimator: TripEstimator {
     public func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] { fallback.estimates(pickup: pickup, dropoff: dropoff) }
 
     public func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate] {
+        let leg = try await quoteLeg(pickup: pickup, dropoff: dropoff, departure: departure)
+        return StraightLineEstimator.fares(km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: leg.pickupWaitSeconds, currency: fallback.currency)
+    }
+
+    public func quoteLeg(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> QuoteLeg {
         let leg: RoadLeg
         do {
             leg = try await roads.routeSummary(from: pickup, to: dropoff, heading: nil, departure: departure)
@@ -341,7 +346,8 @@ public final class RoadEstimator: TripEstimator {
         } catch {
             metrics.increment("enroute_eta_fallback_total", labels: ["reason": "estimate"], help: "ETAs computed in a straight line, by reason.")
             log("eta: estimate in a straight line: \(error)")
-            return fallback.estimates(pickup: pickup, dropoff: dropoff)
+            return QuoteLeg(distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * fallback.detour, durationSeconds: fallback.travel(pickup, dropoff),
+                            pickupWaitSeconds: fallback.pickupWait)
         }
         var wait = fallback.pickupWait
         let nearby = state.withLock { $0.nearby }.map { $0(pickup) } ?? []
@@ -349,6 +355,6 @@ public final class RoadEstimator: TripEstimator {
            let best = table.compactMap({ $0.first ?? nil }).map(\.durationSeconds).min() {
             wait = max(Int(minimumETA), Int(best.rounded(.up)))
         }
-        return StraightLineEstimator.fares(km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: wait, currency: fallback.currency)
+        return QuoteLeg(distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds, pickupWaitSeconds: wait)
     }
 }

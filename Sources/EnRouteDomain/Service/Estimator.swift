@@ -11,6 +11,9 @@ public protocol TripEstimator: Sendable {
     /// Prices and pickup times before a request, from the roads when there are any; `TripError.invalid` names a
     /// pickup or drop-off no road is near.
     func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate]
+    /// The leg a quote is priced on: road distance and time from pickup to drop-off (a straight line without roads) and the
+    /// wait for the nearest provider; `TripError.invalid` names a pickup or drop-off no road is near.
+    func quoteLeg(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> QuoteLeg
     /// Throws `TripError.invalid` at `pointer` when a road network is configured and no road is near `coordinate`.
     func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError)
     /// Calls `listener` with a trip's id when a new road route changed what `refreshETA` would say for it.
@@ -26,6 +29,11 @@ extension TripEstimator {
         estimates(pickup: pickup, dropoff: dropoff)
     }
     public func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError) {}
+    public func quoteLeg(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> QuoteLeg {
+        let line = StraightLineEstimator()
+        return QuoteLeg(distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * line.detour, durationSeconds: line.travel(pickup, dropoff),
+                        pickupWaitSeconds: line.pickupWait)
+    }
     public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) {}
     public func tripCommitted(from old: TripRecord?, to new: TripRecord, at: Date) {}
 }

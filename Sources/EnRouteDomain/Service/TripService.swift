@@ -60,7 +60,9 @@ public final class TripService: Sendable {
     public let hub: TripEventHub
     public let directory: any PartyDirectory
     public let estimator: any TripEstimator
-    private let now: @Sendable () -> Date
+    /// Quotes, holds and charges; nil for a service that takes no money (domain tests that exercise only the trip machine).
+    public let payments: TripPayments?
+    let now: @Sendable () -> Date
     private let ids: any IDGenerator
     private let cache = Mutex(Cache())
     private let observers: [any TripChangeObserver]
@@ -82,8 +84,8 @@ public final class TripService: Sendable {
     public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
                 estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
                 observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, conflictRetries: Int = 8,
-                now: @escaping @Sendable () -> Date) {
-        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids
+                payments: TripPayments? = nil, now: @escaping @Sendable () -> Date) {
+        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids; self.payments = payments
         self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
         self.now = now
         // A new road route changes a trip's ETA between fixes: refresh it and tell the watchers, as a fix does.
@@ -91,7 +93,7 @@ public final class TripService: Sendable {
     }
 
     /// Runs `body` as one store transaction, again from the start when it lost to a concurrent one.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
         var retries = 0
         while true {
             do {
@@ -142,7 +144,7 @@ public final class TripService: Sendable {
         _ = try? await transaction { tx in try await tx.deleteIdempotency(context.scope) }
     }
 
-    private static func finish(_ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date) async throws {
+    static func finish(_ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date) async throws {
         guard let context else { return }
         try await tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: context.render(result), createdAt: at))
     }
@@ -161,23 +163,26 @@ public final class TripService: Sendable {
         var trip = TripRecord(id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
                               pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
         trip.productID = request.productID
-        trip.quote = try await estimator.roadEstimates(pickup: request.pickup, dropoff: request.dropoff, departure: at)
-            .first { $0.productID == request.productID }?.fare
-        return try await create(trip, oneActive: true, by: account, idempotency: idempotency)
+        guard let payments else {
+            trip.quote = try await estimator.roadEstimates(pickup: request.pickup, dropoff: request.dropoff, departure: at)
+                .first { $0.productID == request.productID }?.fare
+            return try await create(trip, oneActive: true, by: account, idempotency: idempotency)
+        }
+        let quote = try await payments.quotes.acceptRide(request, by: account)
+        if let active = activeTrips(customer: account.id).first(where: { $0.kind == .ride }) {
+            // Refused before any money is held; stored for the key as the creating transaction would.
+            return try await answer(.alreadyActive(active), idempotency: idempotency)
+        }
+        try payments.checkBalance(of: account)
+        let attempt = try await holdPayment(for: quote, by: account, idempotency: idempotency)
+        trip.apply(quote, payment: attempt.payment)
+        return try await create(trip, oneActive: true, by: account, idempotency: idempotency, attempt: attempt)
     }
 
     /// A customer places a delivery order (`POST /v1/orders`).
     public func placeOrder(_ request: PlaceOrderRequest, by account: Account, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
         guard account.role == .customer else { throw TripError.forbidden("Only customers place orders.") }
-        guard let merchant = directory.merchant(id: request.merchantId) else {
-            throw TripError.invalid(pointer: "/merchantId", detail: "no merchant with id \(request.merchantId)")
-        }
-        guard !request.items.isEmpty else { throw TripError.invalid(pointer: "/items", detail: "must list at least one item") }
-        for (i, item) in request.items.enumerated() {
-            if item.sku.trimmingCharacters(in: .whitespaces).isEmpty { throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "must not be empty") }
-            if item.quantity < 1 || item.quantity > 99 { throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99") }
-        }
-        try Self.validate(request.destination, "/destination")
+        let merchant = try Self.checkBasket(merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory)
         try await estimator.checkCovered(request.destination, pointer: "/destination")
         // The basket's shape first, then whether the merchant sells each item.
         for (i, item) in request.items.enumerated() where merchant.item(sku: item.sku) == nil {
@@ -190,12 +195,32 @@ public final class TripService: Sendable {
         trip.items = request.items
         trip.merchantStep = .pending
         trip = estimator.refreshETA(trip, now: at)
-        return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
+        guard let payments else { return try await create(trip, oneActive: false, by: account, idempotency: idempotency) }
+        let quote = try await payments.quotes.acceptOrder(request, by: account)
+        try payments.checkBalance(of: account)
+        let attempt = try await holdPayment(for: quote, by: account, idempotency: idempotency)
+        trip.apply(quote, payment: attempt.payment)
+        return try await create(trip, oneActive: false, by: account, idempotency: idempotency, attempt: attempt)
+    }
+
+    /// The merchant of a basket whose shape is right (at least one item, skus named, quantities 1 to 99) to a valid destination.
+    public static func checkBasket(merchantId: String, items: [OrderItem], destination: Coordinate, directory: any PartyDirectory) throws(TripError) -> Merchant {
+        guard let merchant = directory.merchant(id: merchantId) else {
+            throw TripError.invalid(pointer: "/merchantId", detail: "no merchant with id \(merchantId)")
+        }
+        guard !items.isEmpty else { throw TripError.invalid(pointer: "/items", detail: "must list at least one item") }
+        for (i, item) in items.enumerated() {
+            if item.sku.trimmingCharacters(in: .whitespaces).isEmpty { throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "must not be empty") }
+            if item.quantity < 1 || item.quantity > 99 { throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99") }
+        }
+        try validate(destination, "/destination")
+        return merchant
     }
 
     /// Inserts `trip`; with `oneActive`, only when the customer has no unfinished trip of its kind,
     /// decided inside the inserting transaction so concurrent requests cannot both pass.
-    private func create(_ trip: TripRecord, oneActive: Bool, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
+    private func create(_ trip: TripRecord, oneActive: Bool, by account: Account, idempotency: IdempotencyContext?,
+                        attempt: PaymentAttempt? = nil) async throws -> TripRecord {
         let at = trip.createdAt
         let observers = self.observers
         let result: Result<TripRecord, TripError> = try await transaction { tx in
@@ -206,15 +231,27 @@ public final class TripService: Sendable {
                 try await tx.insert(trip)
                 try await tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name,
                                              actorRole: account.role, actorId: account.id, serverTime: at))
+                if let attempt { try await Self.attach(attempt, to: trip, in: tx, at: at) }
                 for observer in observers { try await observer.tripChanged(from: nil, to: trip, in: tx) }
                 result = .success(trip)
             }
             try await Self.finish(tx, idempotency, result, at: at)
             return result
         }
+        if case .failure = result, let attempt {
+            // The trip was refused after the hold was placed: give the money back now rather than at the reconciler's pass.
+            await releaseUnattached(attempt.quoteId)
+        }
         let created = try result.get()
         commit(created, previous: nil)
         return created
+    }
+
+    /// Answers `error` under the request's key as the creating transaction would, without changing anything else.
+    func answer(_ error: TripError, idempotency: IdempotencyContext?) async throws -> TripRecord {
+        let at = now()
+        if let idempotency { try await transaction { tx in try await Self.finish(tx, idempotency, .failure(error), at: at) } }
+        throw error
     }
 
     // MARK: - Moves
@@ -257,6 +294,9 @@ public final class TripService: Sendable {
                 try await tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
                                                    actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
                 for observer in observers { try await observer.tripChanged(from: trip, to: next, in: tx) }
+                if trip.status.isActive, !next.status.isActive, next.payment != nil {
+                    try await tx.enqueue(PaymentJob.settle(next.id).message(at: at))
+                }
                 result = .success(next)
             }
             try await Self.finish(tx, idempotency, result, at: at)
@@ -432,7 +472,7 @@ public final class TripService: Sendable {
 
     // MARK: - Internals
 
-    private func commit(_ trip: TripRecord, previous: TripRecord?, changed: Bool = true) {
+    func commit(_ trip: TripRecord, previous: TripRecord?, changed: Bool = true) {
         // Concurrent commits of one trip can get here out of order: a watcher never sees a version go back.
         if remember(trip) { hub.publish([trip]) }
         // A replayed change id commits nothing new.
@@ -487,7 +527,7 @@ public final class TripService: Sendable {
     }
 
     /// Checks a coordinate is on Earth; the error names the JSON pointer of the bad half.
-    public static func validate(_ c: Coordinate, _ pointer: String) throws {
+    public static func validate(_ c: Coordinate, _ pointer: String) throws(TripError) {
         guard c.lat.isFinite, (-90...90).contains(c.lat) else { throw TripError.invalid(pointer: pointer + "/lat", detail: "must be between -90 and 90") }
         guard c.lng.isFinite, (-180...180).contains(c.lng) else { throw TripError.invalid(pointer: pointer + "/lng", detail: "must be between -180 and 180") }
     }

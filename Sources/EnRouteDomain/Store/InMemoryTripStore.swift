@@ -31,6 +31,9 @@ public final class InMemoryTripStore: TripStore {
         /// Keys deleted by a commit, kept while an older snapshot may still write them.
         var deletedKeys: [IdempotencyScope: Int] = [:]
         var outbox: [String: OutboxMessage] = [:]
+        var attempts: [String: Row<PaymentAttempt>] = [:]
+        var ledger: [LedgerEntry] = []
+        var ledgerKeys: Set<String> = []
         /// Transactions started and not yet finished.
         var inFlight = 0
     }
@@ -79,10 +82,14 @@ public final class InMemoryTripStore: TripStore {
         for scope in w.keys.keys where max(s.keys[scope]?.commit ?? 0, s.deletedKeys[scope] ?? 0) > start {
             throw TripStoreConflict("idempotency key \(scope.key)")
         }
+        for quote in w.attempts.keys where (s.attempts[quote]?.commit ?? 0) > start { throw TripStoreConflict("payment attempt of \(quote)") }
+        for entry in w.ledger where s.ledgerKeys.contains(entry.movementId + "|" + entry.account) {
+            throw TripStoreConflict("ledger movement \(entry.movementId)")
+        }
     }
 
     private static func apply(_ w: Writes, to s: inout State) {
-        guard !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty else { return }
+        guard !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty || !w.attempts.isEmpty || !w.ledger.isEmpty else { return }
         s.commit += 1
         let commit = s.commit
         for (id, trip) in w.trips {
@@ -105,7 +112,9 @@ public final class InMemoryTripStore: TripStore {
                 s.deletedKeys[scope] = commit
             }
         }
-        for message in w.outbox { s.outbox[message.id] = message }
+        for message in w.outbox where s.outbox[message.id] == nil { s.outbox[message.id] = message }
+        for (quote, attempt) in w.attempts { s.attempts[quote] = Row(value: attempt, commit: commit) }
+        for entry in w.ledger { s.ledger.append(entry); s.ledgerKeys.insert(entry.movementId + "|" + entry.account) }
     }
 
     public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id]?.value } }
@@ -162,6 +171,24 @@ public final class InMemoryTripStore: TripStore {
         }
     }
 
+    public func ledger(tripId: String) throws -> [LedgerEntry] { state.withLock { $0.ledger.filter { $0.tripId == tripId } } }
+
+    public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
+        state.withLock { $0.ledger.filter { $0.account == account && $0.at >= from && $0.at < to } }
+    }
+
+    public func ledgerBalance(account: String) throws -> Int {
+        state.withLock { $0.ledger.filter { $0.account == account }.reduce(0) { $0 + $1.amountMinor } }
+    }
+
+    public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
+        state.withLock { s in s.attempts.values.map(\.value).first { $0.payment.intentId == intentId } }
+    }
+
+    public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
+        state.withLock { s in s.attempts.values.map(\.value).filter { $0.tripId == nil && $0.createdAt < cutoff }.sorted { $0.createdAt < $1.createdAt } }
+    }
+
     /// A transaction's writes and the reads its commit check depends on.
     struct Writes: Sendable {
         var trips: [String: TripRecord] = [:]
@@ -170,6 +197,8 @@ public final class InMemoryTripStore: TripStore {
         /// nil: deleted.
         var keys: [IdempotencyScope: IdempotencyRecord?] = [:]
         var outbox: [OutboxMessage] = []
+        var attempts: [String: PaymentAttempt] = [:]
+        var ledger: [LedgerEntry] = []
     }
 
     private final class Transaction: TripTransaction, Sendable {
@@ -223,5 +252,8 @@ public final class InMemoryTripStore: TripStore {
         func save(_ record: IdempotencyRecord) throws { writes.withLock { $0.keys[record.scope] = .some(record) } }
         func deleteIdempotency(_ scope: IdempotencyScope) throws { writes.withLock { $0.keys[scope] = .some(nil) } }
         func enqueue(_ message: OutboxMessage) throws { writes.withLock { $0.outbox.append(message) } }
+        func paymentAttempt(quoteId: String) throws -> PaymentAttempt? { writes.withLock { $0.attempts[quoteId] } ?? snapshot.attempts[quoteId]?.value }
+        func save(_ attempt: PaymentAttempt) throws { writes.withLock { $0.attempts[attempt.quoteId] = attempt } }
+        func post(_ entries: [LedgerEntry]) throws { writes.withLock { $0.ledger += entries } }
     }
 }

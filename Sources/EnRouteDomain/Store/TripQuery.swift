@@ -6,12 +6,18 @@ public enum TripQuery: Sendable, Hashable {
     case all(status: String?)
     /// A merchant's orders that have not finished.
     case merchantActive(merchantId: String)
+    /// Every trip a customer, provider or merchant took part in: their history.
+    case party(Party, id: String)
 
     /// Whether `trip` belongs in this query's answer (the in-memory store's filter, and a check for others).
     public func matches(_ trip: TripRecord) -> Bool {
         switch self {
         case .all(let status): status == nil || trip.status.name == status
         case .merchantActive(let merchantId): trip.merchantId == merchantId && trip.status.isActive
+        case .party(.customer, let id): trip.customerId == id
+        case .party(.provider, let id): trip.providerId == id
+        case .party(.merchant, let id): trip.merchantId == id
+        case .party: false
         }
     }
 }

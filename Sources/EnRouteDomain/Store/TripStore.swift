@@ -103,8 +103,35 @@ public protocol TripTransaction {
     /// Writes the key's record; another transaction's write of the same key since this one's snapshot is a conflict.
     func save(_ record: IdempotencyRecord) async throws
     func deleteIdempotency(_ scope: IdempotencyScope) async throws
-    /// Adds a message to the outbox; it commits with the change.
+    /// Adds a message to the outbox; it commits with the change. A message whose id is queued already is left as it is.
     func enqueue(_ message: OutboxMessage) async throws
+    /// The hold placed for a quote before its trip exists (or since attached to it), if any.
+    func paymentAttempt(quoteId: String) async throws -> PaymentAttempt?
+    /// Writes a quote's hold record; another transaction's write of it since this one's snapshot is a conflict.
+    func save(_ attempt: PaymentAttempt) async throws
+    /// Appends rows to the ledger (never changed or removed); a row repeating a movement and account already posted is a conflict.
+    func post(_ entries: [LedgerEntry]) async throws
+}
+
+/// A hold placed for a quote before its trip exists: the create request's first step, attached to the trip by the
+/// transaction that inserts it. One per quote, so a repeated request (a new key after a bank challenge) reuses it.
+public struct PaymentAttempt: Codable, Sendable, Equatable {
+    public let quoteId: String
+    public let accountId: String
+    public var payment: TripPayment
+    /// How many holds this quote has needed (a new one only after the last was refused or released); part of the gateway's key.
+    public var attempt: Int
+    /// The trip it paid for, once created.
+    public var tripId: String?
+    public let createdAt: Date
+    public var updatedAt: Date
+    public init(quoteId: String, accountId: String, payment: TripPayment, attempt: Int = 1, tripId: String? = nil, createdAt: Date) {
+        self.quoteId = quoteId; self.accountId = accountId; self.payment = payment; self.attempt = attempt; self.tripId = tripId
+        self.createdAt = createdAt; self.updatedAt = createdAt
+    }
+
+    /// The gateway idempotency key of this attempt's hold, persisted (with the attempt) before the call.
+    public var holdKey: String { "hold:\(quoteId):\(attempt)" }
 }
 
 /// Durable trips, their change log and idempotency keys. SQLite now; PostgreSQL later, same shape.
@@ -148,4 +175,14 @@ public protocol TripStore: Sendable {
     func completeOutbox(id: String) async throws
     /// Puts a message back for a later attempt.
     func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws
+    /// A trip's ledger rows, in the order posted.
+    func ledger(tripId: String) throws -> [LedgerEntry]
+    /// An account's ledger rows posted in `from..<to`, in the order posted.
+    func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry]
+    /// The sum of every row on `account`.
+    func ledgerBalance(account: String) throws -> Int
+    /// The hold record of a gateway intent (to apply the gateway's callbacks), if any.
+    func paymentAttempt(intentId: String) throws -> PaymentAttempt?
+    /// Holds placed before `cutoff` whose trip was never created (a request that failed or died between the hold and the commit).
+    func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt]
 }

@@ -1,0 +1,116 @@
+public import Foundation
+import Synchronization
+
+/// Drains the `payments` outbox: settles ended trips, charges tips and applies gateway callbacks, each as a job that
+/// was committed with the change that caused it, so a crash between the change and the money only delays it.
+/// A job whose gateway call did not get a clear answer is retried with backoff under the same keys; every
+/// `reconcileEvery` the reconciler releases holds no trip took. Time comes from the injected clock and `now`.
+public final class PaymentWorker: Sendable {
+    private let service: TripService
+    private let measurement: (any TripMeasurement)?
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let log: @Sendable (String) -> Void
+    private let wakeup = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let lastReconcile = Mutex<Date>(.distantPast)
+    public let pollInterval: Duration
+    public let reconcileEvery: TimeInterval
+    /// After this many tries a settlement prices on what it has rather than waiting for a measurement.
+    public let measurementTries = 3
+
+    public init(service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+                pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.service = service; self.measurement = measurement; self.clock = clock; self.now = now
+        self.pollInterval = pollInterval; self.reconcileEvery = reconcileEvery; self.log = log
+    }
+
+    /// Drains, then again after `pollInterval` or on `wake()`, until cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            _ = try? await drain()
+            await pause()
+        }
+    }
+
+    /// Makes `run()` drain now rather than at its next poll.
+    public func wake() {
+        let waiter = wakeup.withLock { w -> CheckedContinuation<Void, Never>? in
+            guard let waiter = w.waiter else { w.pending = true; return nil }
+            w.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    private func pause() async {
+        let clock = self.clock, interval = pollInterval
+        let timer = Task { [weak self] in
+            do { try await clock.sleep(for: interval) } catch { return }
+            self?.wake()
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = wakeup.withLock { w -> Bool in
+                    if w.pending { w.pending = false; return true }
+                    w.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            wake()
+        }
+    }
+
+    /// Runs every job due now (and the reconciler when its time has come); returns how many jobs finished.
+    @discardableResult
+    public func drain() async throws -> Int {
+        let at = now()
+        if lastReconcile.withLock({ at.timeIntervalSince($0) >= reconcileEvery }) {
+            lastReconcile.withLock { $0 = at }
+            do { try await service.reconcilePayments() } catch { log("payments: reconciler pass failed: \(error)") }
+        }
+        var finished = 0
+        while true {
+            try Task.checkCancellation()
+            let due = try await service.store.dueOutbox(topic: PaymentJob.topic, now: now(), limit: 20)
+            if due.isEmpty { return finished }
+            for message in due where try await process(message) { finished += 1 }
+        }
+    }
+
+    /// One job; true when it left the outbox.
+    private func process(_ message: OutboxMessage) async throws -> Bool {
+        let store = service.store
+        let job: PaymentJob
+        do { job = try PaymentJob.decode(message.payload) } catch {
+            log("payments: dropping unreadable job \(message.id): \(error)")
+            try await store.completeOutbox(id: message.id)
+            return true
+        }
+        do {
+            switch job {
+            case .settle(let trip):
+                let final = message.attempts + 1 >= measurementTries
+                if try await service.settlePayment(of: trip, measurement: measurement, final: final) == .retryLater {
+                    try await store.rescheduleOutbox(id: message.id, attempts: message.attempts + 1, notBefore: now().addingTimeInterval(5))
+                    return false
+                }
+            case .tip(let trip):
+                try await service.chargeTip(of: trip)
+            case .event(let event):
+                try await service.apply(event)
+            }
+            try await store.completeOutbox(id: message.id)
+            return true
+        } catch {
+            // No clear answer (the gateway, the store): again later under the same keys, backing off to 10 minutes.
+            let attempts = message.attempts + 1
+            let delay = min(600, 2 * pow(2, Double(min(attempts, 10))))
+            log("payments: job \(message.id) failed (attempt \(attempts)), again in \(Int(delay)) s: \(error)")
+            try await store.rescheduleOutbox(id: message.id, attempts: attempts, notBefore: now().addingTimeInterval(delay))
+            return false
+        }
+    }
+}

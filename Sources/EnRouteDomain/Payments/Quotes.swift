@@ -1,0 +1,194 @@
+public import Foundation
+public import EnRouteModels
+import Synchronization
+
+/// A price the backend promised before a trip: who asked, for what, the route and rule it was priced on, until when.
+public struct Quote: Codable, Sendable, Equatable {
+    public let id: String
+    public let accountId: String
+    public let kind: TripKind
+    /// Rides: the product.
+    public let productID: String?
+    /// Deliveries: the merchant and the basket.
+    public let merchantId: String?
+    public let items: [OrderItem]?
+    public let pickup: Coordinate
+    public let dropoff: Coordinate
+    /// The route it was priced on: road distance and time when there are roads, a straight line times a detour otherwise.
+    public let distanceMeters: Double
+    public let durationSeconds: Double
+    /// Rides: seconds until the nearest provider could arrive, as shown.
+    public let pickupWaitSeconds: Int
+    /// The busy-time multiplier it was priced under (1.0 when calm).
+    public let demand: Double
+    public let price: PriceBreakdown
+    /// The price list in force when it was priced.
+    public let rules: PricingRules
+    public let createdAt: Date
+    public let expiresAt: Date
+
+    public init(id: String, accountId: String, kind: TripKind, productID: String?, merchantId: String?, items: [OrderItem]?,
+                pickup: Coordinate, dropoff: Coordinate, distanceMeters: Double, durationSeconds: Double, pickupWaitSeconds: Int,
+                demand: Double, price: PriceBreakdown, rules: PricingRules, createdAt: Date, expiresAt: Date) {
+        self.id = id; self.accountId = accountId; self.kind = kind; self.productID = productID; self.merchantId = merchantId; self.items = items
+        self.pickup = pickup; self.dropoff = dropoff; self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds
+        self.pickupWaitSeconds = pickupWaitSeconds; self.demand = demand; self.price = price; self.rules = rules
+        self.createdAt = createdAt; self.expiresAt = expiresAt
+    }
+
+    /// The ride quote as seed 002's estimate with its identity and time limit.
+    public var estimate: Estimate {
+        Estimate(productID: productID ?? "", fare: price.total, etaSeconds: pickupWaitSeconds, quoteId: id, expiresAt: expiresAt)
+    }
+
+    /// The basket quote on the wire.
+    public var orderQuote: OrderQuote {
+        OrderQuote(quoteId: id, expiresAt: expiresAt, lines: price.lines.filter { $0.kind == "item" },
+                   fees: price.lines.filter { $0.kind != "item" }, total: price.total)
+    }
+}
+
+/// Where quotes are kept until they are used or run out.
+public protocol QuoteStore: Sendable {
+    func save(_ quotes: [Quote]) async throws
+    func quote(id: String) throws -> Quote?
+    /// Forgets quotes that ran out before `cutoff`.
+    func purge(expiredBefore cutoff: Date) async throws
+}
+
+/// Quotes in memory (tests, `--store memory`).
+public final class InMemoryQuoteStore: QuoteStore {
+    private let quotes = Mutex<[String: Quote]>([:])
+    public init() {}
+    public func save(_ new: [Quote]) async throws { quotes.withLock { q in for quote in new { q[quote.id] = quote } } }
+    public func quote(id: String) throws -> Quote? { quotes.withLock { $0[id] } }
+    public func purge(expiredBefore cutoff: Date) async throws { quotes.withLock { $0 = $0.filter { $0.value.expiresAt >= cutoff } } }
+}
+
+/// The road leg a quote is priced on.
+public struct QuoteLeg: Sendable, Equatable {
+    public let distanceMeters: Double
+    public let durationSeconds: Double
+    /// Seconds until the nearest available provider could be at the pickup.
+    public let pickupWaitSeconds: Int
+    public init(distanceMeters: Double, durationSeconds: Double, pickupWaitSeconds: Int) {
+        self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.pickupWaitSeconds = pickupWaitSeconds
+    }
+}
+
+/// Issues quotes (seed 004's "Price before and after") and checks the one a request names.
+public final class QuoteBook: Sendable {
+    public let store: any QuoteStore
+    public let rules: PricingRules
+    /// How long a quote holds.
+    public let lifetime: TimeInterval
+    private let estimator: any TripEstimator
+    private let directory: any PartyDirectory
+    private let ids: any IDGenerator
+    private let now: @Sendable () -> Date
+    /// Open requests and online providers around a point, for the busy-time multiplier.
+    private let demand: Mutex<(@Sendable (Coordinate) -> (open: Int, online: Int))?>
+
+    public init(store: any QuoteStore, estimator: any TripEstimator, directory: any PartyDirectory, rules: PricingRules = PricingRules(),
+                lifetime: TimeInterval = 300, ids: any IDGenerator, now: @escaping @Sendable () -> Date) {
+        self.store = store; self.estimator = estimator; self.directory = directory; self.rules = rules
+        self.lifetime = lifetime; self.ids = ids; self.now = now
+        demand = Mutex(nil)
+    }
+
+    /// Tells the book how busy an area is (wired once by the composition root: dispatch's open requests, presence's providers).
+    public func measureDemand(with measure: @escaping @Sendable (Coordinate) -> (open: Int, online: Int)) {
+        demand.withLock { $0 = measure }
+    }
+
+    /// The busy-time multiplier at `point` now.
+    public func demandMultiplier(at point: Coordinate) -> Double {
+        guard let measure = demand.withLock({ $0 }) else { return 1 }
+        let (open, online) = measure(point)
+        return rules.demand.multiplier(open: open, online: online)
+    }
+
+    /// One quote per product for a ride from `pickup` to `dropoff`, kept for `lifetime`.
+    public func rideQuotes(pickup: Coordinate, dropoff: Coordinate, for account: Account) async throws -> [Quote] {
+        try TripService.validate(pickup, "/pickup")
+        try TripService.validate(dropoff, "/dropoff")
+        let at = now()
+        let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: at)
+        let multiplier = demandMultiplier(at: pickup)
+        let quotes = estimator.products.compactMap { product -> Quote? in
+            guard let price = Pricing.ride(product: product, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
+                                           demand: multiplier, rules: rules) else { return nil }
+            // A bigger car is rarer: its wait is a little longer, as the straight-line estimator has always said.
+            let wait = leg.pickupWaitSeconds + (product == "economy" ? 0 : 120)
+            return Quote(id: "q_" + ids.next(), accountId: account.id, kind: .ride, productID: product, merchantId: nil, items: nil,
+                         pickup: pickup, dropoff: dropoff, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
+                         pickupWaitSeconds: wait, demand: multiplier, price: price, rules: rules, createdAt: at, expiresAt: at.addingTimeInterval(lifetime))
+        }
+        try await store.save(quotes)
+        return quotes
+    }
+
+    /// A basket's quote: item lines from the merchant's catalogue, the fees for the road from the merchant to `destination`.
+    public func orderQuote(_ request: OrderQuoteRequest, for account: Account) async throws -> Quote {
+        let merchant = try TripService.checkBasket(merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory)
+        try await estimator.checkCovered(request.destination, pointer: "/destination")
+        let at = now()
+        let leg = try await estimator.quoteLeg(pickup: merchant.position, dropoff: request.destination, departure: at)
+        var priced: [(sku: String, name: String, quantity: Int, unit: Money)] = []
+        for (i, item) in request.items.enumerated() {
+            guard let entry = merchant.item(sku: item.sku) else { throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)") }
+            guard entry.price.currency == rules.currency else {
+                throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "is priced in \(entry.price.currency); this service charges in \(rules.currency)")
+            }
+            priced.append((item.sku, entry.name, item.quantity, entry.price))
+        }
+        let basket = Pricing.basket(items: priced, distanceMeters: leg.distanceMeters, rules: rules)
+        let quote = Quote(id: "q_" + ids.next(), accountId: account.id, kind: .delivery, productID: nil, merchantId: merchant.id, items: request.items,
+                          pickup: merchant.position, dropoff: request.destination, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
+                          pickupWaitSeconds: 0, demand: 1, price: PriceBreakdown(lines: basket.lines + basket.fees, currency: rules.currency),
+                          rules: rules, createdAt: at, expiresAt: at.addingTimeInterval(lifetime))
+        try await store.save([quote])
+        return quote
+    }
+
+    /// The quote a ride request names, if it is the caller's, for this product and route, and still good; an expired one is
+    /// refused with a fresh quote for the same request.
+    public func acceptRide(_ request: TripRequest, by account: Account) async throws -> Quote {
+        let quote = try named(request.quoteId, by: account, kind: .ride)
+        guard quote.productID == request.productID else { throw TripError.invalid(pointer: "/productID", detail: "does not match quote \(quote.id) (\(quote.productID ?? "none"))") }
+        guard Self.same(quote.pickup, request.pickup) else { throw TripError.invalid(pointer: "/pickup", detail: "is not where quote \(quote.id) picks up") }
+        guard Self.same(quote.dropoff, request.dropoff) else { throw TripError.invalid(pointer: "/dropoff", detail: "is not where quote \(quote.id) goes") }
+        if quote.expiresAt <= now() {
+            let fresh = try await rideQuotes(pickup: request.pickup, dropoff: request.dropoff, for: account)
+            guard let same = fresh.first(where: { $0.productID == request.productID }) else { throw TripError.invalid(pointer: "/productID", detail: "is no longer offered") }
+            throw TripError.quoteExpired(.ride(same.estimate))
+        }
+        return quote
+    }
+
+    /// The quote an order names, if it is the caller's, for this basket and destination, and still good.
+    public func acceptOrder(_ request: PlaceOrderRequest, by account: Account) async throws -> Quote {
+        let quote = try named(request.quoteId, by: account, kind: .delivery)
+        guard quote.merchantId == request.merchantId, quote.items == request.items else {
+            throw TripError.invalid(pointer: "/items", detail: "is not the basket quote \(quote.id) priced")
+        }
+        guard Self.same(quote.dropoff, request.destination) else { throw TripError.invalid(pointer: "/destination", detail: "is not where quote \(quote.id) delivers") }
+        if quote.expiresAt <= now() {
+            let fresh = try await orderQuote(OrderQuoteRequest(merchantId: request.merchantId, items: request.items, destination: request.destination), for: account)
+            throw TripError.quoteExpired(.order(fresh.orderQuote))
+        }
+        return quote
+    }
+
+    private func named(_ id: String?, by account: Account, kind: TripKind) throws -> Quote {
+        guard let id, !id.isEmpty else { throw TripError.invalid(pointer: "/quoteId", detail: "is required: ask for a quote first (\(kind == .ride ? "POST /v1/estimates" : "POST /v1/orders/quote"))") }
+        // Another account's quote is answered like an unknown one: its existence is not the caller's to learn.
+        guard let quote = try store.quote(id: id), quote.accountId == account.id, quote.kind == kind else {
+            throw TripError.invalid(pointer: "/quoteId", detail: "no quote \(id) for this account")
+        }
+        return quote
+    }
+
+    /// Two coordinates the client echoed back: equal to about a centimetre.
+    static func same(_ a: Coordinate, _ b: Coordinate) -> Bool { abs(a.lat - b.lat) < 1e-7 && abs(a.lng - b.lng) < 1e-7 }
+}

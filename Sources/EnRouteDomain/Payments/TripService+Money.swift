@@ -1,0 +1,499 @@
+public import Foundation
+public import EnRouteModels
+
+extension TripRecord {
+    /// The record's price and payment from the quote it was confirmed on and the hold placed for it.
+    mutating func apply(_ priced: Quote, payment: TripPayment) {
+        quoteId = priced.id
+        quote = priced.price.total
+        quotedPrice = priced.price
+        demand = priced.demand
+        self.payment = payment
+    }
+}
+
+/// What happened on a trip, read from its change log: when each step was applied.
+public struct TripTimeline: Sendable, Equatable {
+    public var requestedAt: Date
+    public var assignedAt: Date?
+    public var arrivedAt: Date?
+    public var startedAt: Date?
+    public var endedAt: Date?
+
+    /// The timeline of `trip` from its change log (`changes`, oldest first).
+    public init(trip: TripRecord, changes: [ChangeLogEntry]) {
+        requestedAt = trip.createdAt
+        for change in changes {
+            switch change.status {
+            case TripState.driverAssigned.rawValue where assignedAt == nil: assignedAt = change.serverTime
+            case TripState.driverArrived.rawValue: arrivedAt = change.serverTime
+            case TripState.onTrip.rawValue, DeliveryStatus.onTheWay.rawValue: if startedAt == nil { startedAt = change.serverTime }
+            case TripState.completed.rawValue, TripState.cancelled.rawValue, TripState.noDriversFound.rawValue, DeliveryStatus.delivered.rawValue:
+                endedAt = change.serverTime
+            default: break
+            }
+            // A courier takes a delivery without a status of its own: the first step a provider made.
+            if trip.kind == .delivery, assignedAt == nil, change.actorRole == .provider { assignedAt = change.serverTime }
+        }
+    }
+}
+
+/// How the final price is measured, given by the composition root (roads, the stored path).
+public protocol TripMeasurement: Sendable {
+    /// The distance and time driven on the trip: the map-matched path when there are roads, the stored path otherwise;
+    /// nil while a measurement is still being made (the settlement tries again shortly).
+    func measured(_ trip: TripRecord) async -> (distanceMeters: Double, durationSeconds: Double)?
+    /// Whether the provider was on the way to the pickup after `assignedAt` (for the cancellation fee).
+    func providerProgressed(_ trip: TripRecord, since assignedAt: Date) async -> Bool
+}
+
+extension TripService {
+    private var money: TripPayments {
+        get throws(TripError) {
+            guard let payments else { throw TripError.forbidden("This server takes no payments.") }
+            return payments
+        }
+    }
+
+    // MARK: - The hold at confirmation
+
+    /// Holds the quote's total on the customer's default card, or reuses the hold this quote placed already (after a
+    /// bank challenge, or a request that died after the hold); a refusal or a challenge is answered as 402 and stored
+    /// under the request's key.
+    func holdPayment(for quote: Quote, by account: Account, idempotency: IdempotencyContext?) async throws -> PaymentAttempt {
+        let payments = try money
+        let gateway = payments.gateway
+        let at = now()
+        let card = try await payments.defaultCard(account.id)
+        enum Step: Sendable { case use(PaymentAttempt), ask(PaymentAttempt), recheck(PaymentAttempt) }
+        let step: Step = try await transaction { tx in
+            if let existing = try await tx.paymentAttempt(quoteId: quote.id) {
+                if let trip = existing.tripId {
+                    throw TripError.invalid(pointer: "/quoteId", detail: "was used for trip \(trip) already; ask for a new quote")
+                }
+                switch existing.payment.state {
+                case .held: return .use(existing)
+                case .actionRequired: return .recheck(existing)
+                // A request with this quote died before the gateway answered: ask again under the same key.
+                case .authorizing: return .ask(existing)
+                case .failed, .released, .captured, .partiallyCaptured, .debt: break
+                }
+            }
+            guard let card else { throw TripError.payment(TripPayments.methodRequired) }
+            let previous = try await tx.paymentAttempt(quoteId: quote.id)
+            var payment = TripPayment(gateway: gateway.name, methodId: card.id, card: card.card, currency: quote.price.total.currency,
+                                      heldMinor: quote.price.total.amountMinor)
+            payment.token = card.token
+            let attempt = PaymentAttempt(quoteId: quote.id, accountId: account.id, payment: payment, attempt: (previous?.attempt ?? 0) + 1, createdAt: at)
+            try await tx.save(attempt)
+            return .ask(attempt)
+        }
+        var attempt: PaymentAttempt
+        let event: PaymentEvent
+        switch step {
+        case .use(let held):
+            return held
+        case .ask(let asking):
+            attempt = asking
+            do {
+                let intent = try await gateway.authorize(AuthorizationRequest(
+                    amountMinor: asking.payment.heldMinor, currency: asking.payment.currency, paymentMethod: asking.payment.token ?? "",
+                    idempotencyKey: asking.holdKey, description: "EnRoute \(quote.kind.rawValue), quote \(quote.id)"))
+                event = Self.event(for: intent)
+            } catch {
+                event = try Self.event(for: error, log: payments.log)
+            }
+        case .recheck(let challenged):
+            attempt = challenged
+            do {
+                event = Self.event(for: try await gateway.retrieve(intentId: challenged.payment.intentId ?? ""))
+            } catch {
+                event = try Self.event(for: error, log: payments.log)
+            }
+        }
+        guard case .success(let payment) = PaymentMachine.apply(event, to: attempt.payment) else {
+            // The same challenge, still unanswered.
+            if case .challenged(_, let url) = event { _ = try await answer(.payment(TripPayments.challenge(url)), idempotency: idempotency) }
+            throw TripError.contended
+        }
+        attempt.payment = payment
+        attempt.updatedAt = at
+        let refusal: TripError? = switch payment.state {
+        case .actionRequired: .payment(TripPayments.challenge(payment.actionURL ?? URL(string: "about:blank")!))
+        case .failed: .payment(TripPayments.declined(payment.decline ?? GatewayDecline(code: "card_declined", declineCode: nil, message: "")))
+        default: nil
+        }
+        let saved = attempt
+        try await transaction { tx in
+            try await tx.save(saved)
+            if let refusal { try await Self.finish(tx, idempotency, .failure(refusal), at: at) }
+        }
+        if let refusal { throw refusal }
+        return attempt
+    }
+
+    /// The machine's event for the intent the gateway answered with.
+    static func event(for intent: GatewayIntent) -> PaymentEvent {
+        switch intent.status {
+        case .requiresCapture: return .authorized(intentId: intent.id, amountMinor: intent.amountCapturable > 0 ? intent.amountCapturable : intent.amountMinor)
+        case .requiresAction: return .challenged(intentId: intent.id, url: intent.actionURL ?? URL(string: "about:blank")!)
+        case .canceled, .requiresPaymentMethod, .requiresConfirmation, .processing, .succeeded:
+            return .declined(intent.lastError ?? GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: "The hold was not placed."))
+        }
+    }
+
+    /// A gateway error as the machine's event; an answer that does not say what happened is 503 (retry with the same key).
+    static func event(for error: any Error, log: @Sendable (String) -> Void) throws -> PaymentEvent {
+        switch error as? PaymentGatewayError {
+        case .declined(let decline, _)?: return .declined(decline)
+        case .rejected(let message)?: return .declined(GatewayDecline(code: "invalid_payment_method", declineCode: nil, message: message))
+        case .ambiguous(let message)?:
+            log("payments: the gateway's answer was unclear (\(message)); the request may be retried with the same key")
+            throw TripError.contended
+        case nil: throw error
+        }
+    }
+
+    /// The refusal in a gateway error (a decline, or a request the gateway rejects); nil when the answer was unclear.
+    static func refusal(_ error: PaymentGatewayError) -> GatewayDecline? {
+        switch error {
+        case .declined(let decline, _): decline
+        case .rejected(let message): GatewayDecline(code: "invalid_payment_method", declineCode: nil, message: message)
+        case .ambiguous: nil
+        }
+    }
+
+    /// In the creating transaction: the hold becomes the trip's, and the ledger records it.
+    static func attach(_ attempt: PaymentAttempt, to trip: TripRecord, in tx: any TripTransaction, at: Date) async throws {
+        guard var current = try await tx.paymentAttempt(quoteId: attempt.quoteId), current.tripId == nil, current.payment.state == .held else {
+            throw TripStoreConflict("payment attempt of \(attempt.quoteId)")
+        }
+        current.tripId = trip.id
+        current.updatedAt = at
+        try await tx.save(current)
+        try await tx.post(Ledger.move("hold", id: "hold:\(trip.id)", trip: trip.id, from: Ledger.card(trip.customerId), to: Ledger.hold(trip.customerId),
+                                      amount: current.payment.heldMinor, currency: current.payment.currency, at: at))
+    }
+
+    /// Releases a hold whose trip was never created (refused after the hold, or a request that died), once.
+    func releaseUnattached(_ quoteId: String) async {
+        guard let payments else { return }
+        let at = now()
+        do {
+            guard let attempt = try await transaction({ tx in try await tx.paymentAttempt(quoteId: quoteId) }), attempt.tripId == nil,
+                  !PaymentMachine.isSettled(attempt.payment.state) else { return }
+            if let intent = attempt.payment.intentId {
+                _ = try await payments.gateway.cancel(intentId: intent, idempotencyKey: "release:\(attempt.holdKey)")
+            }
+            try await transaction { tx in
+                guard var current = try await tx.paymentAttempt(quoteId: quoteId), current.tripId == nil,
+                      case .success(let released) = PaymentMachine.apply(.released, to: current.payment) else { return }
+                current.payment = released
+                current.updatedAt = at
+                try await tx.save(current)
+            }
+            payments.log("payments: released the hold of quote \(quoteId), which no trip took")
+        } catch {
+            payments.log("payments: could not release the hold of quote \(quoteId) yet: \(error)")
+        }
+    }
+
+    // MARK: - Settlement after the trip
+
+    /// What settling a trip did; `retryLater` when a measurement was not ready.
+    public enum Settlement: Sendable, Equatable { case done, nothingToDo, retryLater }
+
+    /// Captures the final price (or the cancellation fee) out of the ended trip's hold and releases the rest; a final
+    /// price above the hold charges the difference off-session, and a refusal there becomes a debt. Every gateway call
+    /// carries a key derived from the trip and the operation, so running this again never moves money twice.
+    @discardableResult
+    public func settlePayment(of tripId: String, measurement: (any TripMeasurement)?, final: Bool = false) async throws -> Settlement {
+        let payments = try money
+        let rules = payments.rules, gateway = payments.gateway
+        guard let trip = try store.trip(id: tripId), !trip.status.isActive, let payment = trip.payment, payment.state == .held,
+              let intent = payment.intentId else { return .nothingToDo }
+        let timeline = TripTimeline(trip: trip, changes: try store.changes(tripId: tripId))
+        let at = now()
+        var price: PriceBreakdown?
+        var take = 0
+        var reasonLine: PriceLine?
+        switch trip.status {
+        case .ride(.completed), .delivery(.delivered):
+            let quoted = trip.quotedPrice ?? PriceBreakdown(lines: [], currency: payment.currency)
+            if trip.kind == .ride {
+                let wait = timeline.startedAt.flatMap { start in timeline.arrivedAt.map { start.timeIntervalSince($0) } } ?? 0
+                let changed = !QuoteBook.same(trip.dropoff, payments.quotes.quoteDropoff(trip) ?? trip.dropoff)
+                let free = TimeInterval((rules.products[trip.productID ?? ""]?.freeWaitMinutes ?? 0) * 60)
+                var measured = (distanceMeters: 0.0, durationSeconds: 0.0)
+                if changed || wait > free {
+                    if let m = await measurement?.measured(trip) { measured = m } else if !final { return .retryLater }
+                }
+                price = Pricing.finalRide(quote: quoted, product: trip.productID ?? "", demand: trip.demand ?? 1,
+                                          outcome: .init(destinationChanged: changed, waitSeconds: wait, distanceMeters: measured.distanceMeters,
+                                                         durationSeconds: measured.durationSeconds), rules: rules)
+            } else {
+                price = Pricing.finalBasket(quote: quoted, changes: trip.basketChanges ?? [], rules: rules)
+            }
+            take = price?.total.amountMinor ?? payment.heldMinor
+        case .ride(.cancelled), .delivery(.cancelled):
+            let byCustomer = trip.cancellation?.by == .customer
+            let noShow = trip.cancellation?.by == .provider && timeline.arrivedAt != nil
+            if (byCustomer || noShow), let assigned = timeline.assignedAt {
+                let progressed = timeline.arrivedAt != nil ? true : await measurement?.providerProgressed(trip, since: assigned) ?? false
+                if let fee = Pricing.cancellationFee(assignedAt: assigned, arrivedAt: timeline.arrivedAt, cancelledAt: timeline.endedAt ?? at,
+                                                     providerProgressed: progressed, rules: rules) {
+                    take = min(fee.amountMinor, payment.heldMinor)
+                    reasonLine = PriceLine(kind: "cancellationFee", label: "Cancellation fee", amount: Money(amountMinor: take, currency: fee.currency),
+                                           reason: noShow ? "No-show: the provider waited at pickup" : "Cancelled after the provider was on the way")
+                }
+            }
+        default:
+            break
+        }
+        // The gateway first (idempotent keys), then one transaction records what it did.
+        var events: [PaymentEvent] = []
+        var rows: [LedgerEntry] = []
+        let customer = trip.customerId, c = payment.currency
+        let captured = min(take, payment.heldMinor)
+        if captured > 0 {
+            _ = try await gateway.capture(intentId: intent, amountMinor: captured, idempotencyKey: "capture:\(tripId)")
+            events.append(.captured(amountMinor: captured))
+            rows += Ledger.move(reasonLine == nil ? "capture" : "fee", id: "capture:\(tripId)", trip: tripId, from: Ledger.hold(customer), to: Ledger.trip(tripId),
+                                amount: captured, currency: c, at: at)
+        } else {
+            _ = try await gateway.cancel(intentId: intent, idempotencyKey: "release:\(tripId)")
+            events.append(.released)
+        }
+        rows += Ledger.move("release", id: "release:\(tripId)", trip: tripId, from: Ledger.hold(customer), to: Ledger.card(customer),
+                            amount: payment.heldMinor - captured, currency: c, at: at)
+        var collected = captured
+        if take > payment.heldMinor {
+            let extra = take - payment.heldMinor
+            let outcome: Result<GatewayIntent, PaymentGatewayError>
+            do {
+                outcome = .success(try await gateway.charge(AuthorizationRequest(amountMinor: extra, currency: c, paymentMethod: payment.token ?? "",
+                                                                                 idempotencyKey: "charge:\(tripId)", description: "EnRoute trip \(tripId), above the hold")))
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success:
+                events.append(.charged(amountMinor: extra))
+                rows += Ledger.move("charge", id: "charge:\(tripId)", trip: tripId, from: Ledger.card(customer), to: Ledger.trip(tripId), amount: extra, currency: c, at: at)
+            case .failure(let error):
+                guard let decline = Self.refusal(error) else { throw error }
+                events.append(.chargeFailed(amountMinor: extra, decline))
+                rows += Ledger.move("debt", id: "debt:\(tripId)", trip: tripId, from: Ledger.owed(customer), to: Ledger.trip(tripId), amount: extra, currency: c, at: at)
+            }
+            collected = take
+        }
+        rows += Ledger.earning(id: "earning:\(tripId)", trip: tripId, provider: trip.providerId, amount: collected,
+                               providerShare: Pricing.providerShare(of: collected, rules: rules), currency: c, at: at)
+        let finalPrice: PriceBreakdown? = price ?? reasonLine.map { PriceBreakdown(lines: [$0], currency: c) }
+        try await changePayment(of: tripId, expecting: payment.version, events: events, ledger: rows) { trip in
+            trip.finalPrice = finalPrice
+            trip.fare = finalPrice?.total ?? Money(amountMinor: 0, currency: c)
+        }
+        return .done
+    }
+
+    /// Applies `events` to the trip's payment in one transaction with `ledger`'s rows and `edit`: a new trip version
+    /// the parties see, logged as the backend's change.
+    func changePayment(of tripId: String, expecting paymentVersion: Int?, events: [PaymentEvent], ledger: [LedgerEntry],
+                       edit: @escaping @Sendable (inout TripRecord) -> Void = { _ in }) async throws {
+        let at = now()
+        let result: (old: TripRecord, new: TripRecord)? = try await transaction { tx in
+            guard let old = try await tx.trip(tripId), var payment = old.payment else { return nil }
+            if let paymentVersion, payment.version != paymentVersion { return nil }
+            for event in events {
+                guard case .success(let next) = PaymentMachine.apply(event, to: payment) else { return nil }
+                payment = next
+            }
+            var new = old
+            new.payment = payment
+            edit(&new)
+            new.version = old.version + 1
+            new.updatedAt = at
+            try await tx.update(new, expectedVersion: old.version)
+            try await tx.append(ChangeLogEntry(tripId: tripId, version: new.version, status: new.status.name, actorRole: .backend,
+                                               actorId: "payments", serverTime: at))
+            try await tx.post(ledger)
+            return (old, new)
+        }
+        if let result { publishCommitted(result.new, previous: result.old) }
+    }
+
+    // MARK: - Tips, ratings, debts
+
+    /// The customer tips the provider once, within the tip window after the trip ended: recorded now (the provider's
+    /// stream hears of it at once) and charged off-session by the payment worker.
+    public func tip(_ tripId: String, amountMinor: Int, by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
+        let payments = try money
+        guard account.role == .customer else { throw TripError.forbidden("Only the customer tips.") }
+        guard (1...payments.maximumTipMinor).contains(amountMinor) else {
+            throw TripError.invalid(pointer: "/amountMinor", detail: "must be from 1 to \(payments.maximumTipMinor)")
+        }
+        let at = now(), window = payments.tipWindow, currency = payments.rules.currency
+        let changes = try store.changes(tripId: tripId)
+        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
+            guard let trip = try await tx.trip(tripId), trip.isVisible(to: account) else { return nil }
+            let outcome: Result<TripRecord, TripError>
+            let ended = TripTimeline(trip: trip, changes: changes).endedAt
+            if trip.status != .ride(.completed), trip.status != .delivery(.delivered) {
+                outcome = .failure(.refused(MoveRefusal("A tip can be given once the trip is complete."), trip))
+            } else if trip.providerId == nil || trip.payment == nil {
+                outcome = .failure(.refused(MoveRefusal("This trip cannot take a tip."), trip))
+            } else if trip.tip != nil {
+                outcome = .failure(.refused(MoveRefusal("This trip was tipped already."), trip))
+            } else if let ended, at.timeIntervalSince(ended) > window {
+                outcome = .failure(.refused(MoveRefusal("Tips can be given up to 72 hours after the trip."), trip))
+            } else {
+                var next = trip
+                next.tip = TripTip(amount: Money(amountMinor: amountMinor, currency: currency), givenAt: at)
+                next.version += 1
+                next.updatedAt = at
+                try await tx.update(next, expectedVersion: trip.version)
+                try await tx.append(ChangeLogEntry(tripId: tripId, version: next.version, status: next.status.name, actorRole: .customer,
+                                                   actorId: account.id, serverTime: at))
+                try await tx.enqueue(PaymentJob.tip(tripId).message(at: at))
+                outcome = .success(next)
+            }
+            try await Self.finish(tx, idempotency, outcome, at: at)
+            return (outcome, trip)
+        }
+        guard let (outcome, old) = result else { throw TripError.notFound }
+        let tipped = try outcome.get()
+        publishCommitted(tipped, previous: old)
+        return tipped
+    }
+
+    /// Charges a recorded tip (the payment worker's job): the provider's whole, in the ledger; a refusal marks it failed.
+    public func chargeTip(of tripId: String) async throws {
+        let payments = try money
+        guard let trip = try store.trip(id: tripId), var tip = trip.tip, tip.state == .pending, let payment = trip.payment,
+              let provider = trip.providerId else { return }
+        let at = now()
+        var rows: [LedgerEntry] = []
+        let outcome: Result<GatewayIntent, PaymentGatewayError>
+        do {
+            outcome = .success(try await payments.gateway.charge(AuthorizationRequest(amountMinor: tip.amount.amountMinor, currency: tip.amount.currency,
+                                                                                      paymentMethod: payment.token ?? "", idempotencyKey: "tip:\(tripId)",
+                                                                                      description: "EnRoute tip, trip \(tripId)")))
+        } catch {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success(let intent):
+            tip.state = .charged
+            tip.intentId = intent.id
+            rows = Ledger.move("tip", id: "tip:\(tripId)", trip: tripId, from: Ledger.card(trip.customerId), to: Ledger.provider(provider),
+                               amount: tip.amount.amountMinor, currency: tip.amount.currency, at: at)
+        case .failure(let error):
+            guard let decline = Self.refusal(error) else { throw error }
+            tip.state = .failed
+            tip.decline = decline
+        }
+        let charged = tip
+        try await changePayment(of: tripId, expecting: nil, events: [], ledger: rows) { $0.tip = charged }
+    }
+
+    /// A party rates the other once the trip is complete: the customer the provider, the provider the customer.
+    public func rate(_ tripId: String, stars: Int, comment: String?, by account: Account) async throws -> TripRecord {
+        guard account.role == .customer || account.role == .provider else { throw TripError.forbidden("Only the customer and the provider rate a trip.") }
+        guard (1...5).contains(stars) else { throw TripError.invalid(pointer: "/stars", detail: "must be from 1 to 5") }
+        if let comment, comment.count > 1000 { throw TripError.invalid(pointer: "/comment", detail: "must be at most 1000 characters") }
+        let at = now()
+        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
+            guard let trip = try await tx.trip(tripId), trip.isVisible(to: account) else { return nil }
+            guard trip.status == .ride(.completed) || trip.status == .delivery(.delivered) else {
+                return (.failure(.refused(MoveRefusal("A trip can be rated once it is complete."), trip)), trip)
+            }
+            guard !(trip.ratings ?? []).contains(where: { $0.by == account.role }) else {
+                return (.failure(.refused(MoveRefusal("You rated this trip already."), trip)), trip)
+            }
+            var next = trip
+            next.ratings = (trip.ratings ?? []) + [TripRating(by: account.role, stars: stars, comment: comment, at: at)]
+            next.version += 1
+            next.updatedAt = at
+            try await tx.update(next, expectedVersion: trip.version)
+            try await tx.append(ChangeLogEntry(tripId: tripId, version: next.version, status: next.status.name, actorRole: account.role,
+                                               actorId: account.id, serverTime: at))
+            return (.success(next), trip)
+        }
+        guard let (outcome, old) = result else { throw TripError.notFound }
+        let rated = try outcome.get()
+        publishCommitted(rated, previous: old)
+        return rated
+    }
+
+    /// Pays what the customer owes, trip by trip, on the default card (the customer is present); a refusal is a 402.
+    public func settleBalance(by account: Account, key: String) async throws -> AccountBalance {
+        let payments = try money
+        guard account.role == .customer else { throw TripError.forbidden("Only customers have a balance.") }
+        guard let card = try await payments.defaultCard(account.id) else { throw TripError.payment(TripPayments.methodRequired) }
+        for (tripId, amount) in try payments.debts(of: account.id) {
+            let at = now()
+            do {
+                _ = try await payments.gateway.charge(AuthorizationRequest(amountMinor: amount, currency: payments.rules.currency, paymentMethod: card.token,
+                                                                           idempotencyKey: "settle:\(tripId):\(key)", description: "EnRoute balance, trip \(tripId)"))
+            } catch {
+                if case .declined(let decline) = try Self.event(for: error, log: payments.log) { throw TripError.payment(TripPayments.declined(decline)) }
+                throw error
+            }
+            let rows = Ledger.move("settlement", id: "settle:\(tripId):\(key)", trip: tripId, from: Ledger.card(account.id), to: Ledger.owed(account.id),
+                                   amount: amount, currency: payments.rules.currency, at: at)
+            try await changePayment(of: tripId, expecting: nil, events: [.settled(amountMinor: amount)], ledger: rows)
+        }
+        return try payments.balance(of: account.id)
+    }
+
+    // MARK: - Gateway callbacks and the reconciler
+
+    /// Applies a gateway callback: `payment_intent.succeeded` marks the trip paid; a hold that expired or was cancelled
+    /// at the gateway (`charge.expired`, `payment_intent.canceled`) is released on the trip.
+    public func apply(_ event: GatewayEvent) async throws {
+        guard let attempt = try store.paymentAttempt(intentId: event.intent.id), let tripId = attempt.tripId else { return }
+        switch event.type {
+        case "payment_intent.succeeded":
+            try await changePayment(of: tripId, expecting: nil, events: [.confirmed(at: event.created)], ledger: [])
+        case "payment_intent.canceled", "charge.expired":
+            guard let trip = try store.trip(id: tripId), trip.payment?.state == .held else { return }
+            let at = now()
+            let rows = Ledger.move("release", id: "release:\(tripId)", trip: tripId, from: Ledger.hold(trip.customerId), to: Ledger.card(trip.customerId),
+                                   amount: trip.payment?.heldMinor ?? 0, currency: trip.payment?.currency ?? "", at: at)
+            try await changePayment(of: tripId, expecting: nil, events: [.released], ledger: rows)
+            payments?.log("payments: the hold of trip \(tripId) ended at the gateway (\(event.type))")
+        default:
+            // payment_intent.payment_failed and others: the synchronous answers already recorded the outcome.
+            break
+        }
+    }
+
+    /// One pass of the reconciler: releases holds no trip took, and queues settlement for ended trips whose hold is
+    /// still open (a crash between the end and the capture). Returns how many it acted on.
+    @discardableResult
+    public func reconcilePayments() async throws -> Int {
+        let payments = try money
+        let at = now()
+        var acted = 0
+        for attempt in try store.unattachedPaymentAttempts(before: at.addingTimeInterval(-payments.unattachedHoldTimeout))
+        where !PaymentMachine.isSettled(attempt.payment.state) {
+            await releaseUnattached(attempt.quoteId)
+            acted += 1
+        }
+        return acted
+    }
+
+    /// Keeps and publishes a change made outside `move` (payments, tips, ratings), as `move` does.
+    func publishCommitted(_ trip: TripRecord, previous: TripRecord) {
+        commit(trip, previous: previous)
+    }
+}
+
+extension QuoteBook {
+    /// The drop-off the trip's quote priced, to tell whether the destination changed.
+    func quoteDropoff(_ trip: TripRecord) -> Coordinate? {
+        guard let id = trip.quoteId else { return nil }
+        return (try? store.quote(id: id))?.dropoff
+    }
+}
