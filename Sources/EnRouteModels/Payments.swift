@@ -205,3 +205,25 @@ public struct QuoteExpiredProblem<Quote: Codable & Sendable & Equatable>: Codabl
         self.type = PaymentProblemType.quoteExpired; self.title = "Quote expired"; self.status = 409; self.detail = detail; self.quote = quote
     }
 }
+
+/// One basket line the merchant could not supply as ordered.
+public struct BasketItemChange: Codable, Sendable, Equatable {
+    /// The basket line's sku.
+    public let sku: String
+    /// `missing` (out of stock) or `replaced` (a substitute was packed).
+    public let kind: String
+    /// Missing: how many of the line are missing (all of it when absent).
+    public let quantity: Int?
+    /// Replaced: what was packed instead and its unit price in minor units (never more than the ordered item's is charged).
+    public let replacementName: String?
+    public let replacementUnitMinor: Int?
+    public init(sku: String, kind: String, quantity: Int? = nil, replacementName: String? = nil, replacementUnitMinor: Int? = nil) {
+        self.sku = sku; self.kind = kind; self.quantity = quantity; self.replacementName = replacementName; self.replacementUnitMinor = replacementUnitMinor
+    }
+}
+
+/// `POST /v1/merchant/orders/{id}/items` body: the basket lines that changed, before the order is ready.
+public struct BasketChangeRequest: Codable, Sendable, Equatable {
+    public let changes: [BasketItemChange]
+    public init(changes: [BasketItemChange]) { self.changes = changes }
+}

@@ -28,6 +28,12 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
     public var matchedDistanceMeters: Double? = nil
     /// Seconds of driving along the matched path at the router's speeds.
     public var matchedDurationSeconds: Double? = nil
+    /// The quoted fare, then the final one once the trip ended (issue 13).
+    public var fare: Money? = nil
+    /// Where the trip's payment stands.
+    public var payment: PaymentStatus? = nil
+    /// The customer's tip, once given.
+    public var tip: Money? = nil
 
     public init(id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate, dropoff: Coordinate,
                 providerId: String?, merchantId: String?, merchantStep: String?, readyAt: Date?, items: [OrderItem]?, productID: String?,

@@ -6,9 +6,14 @@ extension EnRouteAPI {
     /// Seed 002: estimates, nearby drivers, requesting, reading, cancelling and following a ride.
     func addRideRoutes(_ r: inout Router) {
         r.post(APIPath.Template.estimates, limited(.estimates) { req in
-            _ = try auth.account(for: req)
+            let account = try auth.account(for: req)
             let body = try req.decode(EstimateRequest.self)
             try map { try TripService.validate(body.pickup, "/pickup"); try TripService.validate(body.dropoff, "/dropoff") }
+            // Each estimate is a quote with an identity and a time limit, which the request then names.
+            if let payments = service.payments {
+                let quotes = try await mapAsync { try await payments.quotes.rideQuotes(pickup: body.pickup, dropoff: body.dropoff, for: account) }
+                return try .json(quotes.map(\.estimate))
+            }
             let estimates = try await mapAsync { try await service.estimator.roadEstimates(pickup: body.pickup, dropoff: body.dropoff, departure: service.currentTime()) }
             return try .json(estimates)
         })

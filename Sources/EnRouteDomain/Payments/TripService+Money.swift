@@ -497,3 +497,70 @@ extension QuoteBook {
         return (try? store.quote(id: id))?.dropoff
     }
 }
+
+extension TripService {
+    /// The merchant marks basket lines missing or replaced before the order is ready; the final price follows them.
+    public func changeBasket(_ orderId: String, changes: [BasketItemChange], by account: Account, idempotency: IdempotencyContext?) async throws -> TripRecord {
+        guard account.role == .merchant else { throw TripError.forbidden("Only the merchant changes a basket.") }
+        guard !changes.isEmpty, changes.count <= 99 else { throw TripError.invalid(pointer: "/changes", detail: "must list 1 to 99 changes") }
+        let currency = payments?.rules.currency ?? "EUR"
+        var parsed: [Pricing.BasketChange] = []
+        for (i, change) in changes.enumerated() {
+            guard let kind = Pricing.BasketChange.Kind(rawValue: change.kind) else {
+                throw TripError.invalid(pointer: "/changes/\(i)/kind", detail: "must be missing or replaced")
+            }
+            if let q = change.quantity, !(1...99).contains(q) { throw TripError.invalid(pointer: "/changes/\(i)/quantity", detail: "must be from 1 to 99") }
+            if kind == .replaced {
+                guard let name = change.replacementName, !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 200 else {
+                    throw TripError.invalid(pointer: "/changes/\(i)/replacementName", detail: "must name what was packed instead (1 to 200 characters)")
+                }
+                guard let unit = change.replacementUnitMinor, (0...100_000_000).contains(unit) else {
+                    throw TripError.invalid(pointer: "/changes/\(i)/replacementUnitMinor", detail: "must be the substitute's unit price in minor units")
+                }
+                parsed.append(Pricing.BasketChange(sku: change.sku, kind: kind, replacementName: name, replacementUnit: Money(amountMinor: unit, currency: currency)))
+            } else {
+                parsed.append(Pricing.BasketChange(sku: change.sku, kind: kind, quantity: change.quantity))
+            }
+        }
+        let at = now(), basket = parsed
+        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
+            guard let trip = try await tx.trip(orderId), trip.kind == .delivery, trip.isVisible(to: account) else { return nil }
+            let outcome: Result<TripRecord, TripError>
+            if let i = basket.firstIndex(where: { change in !(trip.items ?? []).contains { $0.sku == change.sku } }) {
+                outcome = .failure(.invalid(pointer: "/changes/\(i)/sku", detail: "is not in this order's basket"))
+            } else if !(trip.status == .delivery(.placed) || trip.status == .delivery(.picking)) || trip.merchantStep == .ready {
+                outcome = .failure(.refused(MoveRefusal("The basket can change only before the order is ready."), trip))
+            } else {
+                var next = trip
+                // A later change of the same line replaces the earlier one.
+                var kept = (trip.basketChanges ?? []).filter { old in !basket.contains { $0.sku == old.sku } }
+                kept += basket
+                next.basketChanges = kept
+                next.version += 1
+                next.updatedAt = at
+                try await tx.update(next, expectedVersion: trip.version)
+                try await tx.append(ChangeLogEntry(tripId: orderId, version: next.version, status: next.status.name, actorRole: .merchant,
+                                                   actorId: account.id, serverTime: at))
+                outcome = .success(next)
+            }
+            try await Self.finish(tx, idempotency, outcome, at: at)
+            return (outcome, trip)
+        }
+        guard let (outcome, old) = result else { throw TripError.notFound }
+        let changed = try outcome.get()
+        publishCommitted(changed, previous: old)
+        return changed
+    }
+
+    /// Queues work for the payment worker outside any trip change (a gateway callback); a job queued already is left as it is.
+    public func enqueuePaymentJob(_ job: PaymentJob) async throws {
+        let message = job.message(at: now())
+        try await transaction { tx in try await tx.enqueue(message) }
+    }
+
+    /// The receipt of a trip the caller may see, once its payment settled (`nil` before).
+    public func receipt(of tripId: String, for account: Account, path: [Coordinate]) throws -> Receipt? {
+        let trip = try self.trip(tripId, for: account)
+        return Receipts.receipt(trip, changes: try store.changes(tripId: tripId), ledger: try store.ledger(tripId: tripId), path: path)
+    }
+}

@@ -61,6 +61,9 @@ public struct WireMapping: Sendable {
                      cancelReason: trip.cancellation?.reason, createdAt: trip.createdAt, updatedAt: trip.updatedAt)
         snapshot.matchedDistanceMeters = trip.matchedDistanceMeters
         snapshot.matchedDurationSeconds = trip.matchedDurationSeconds
+        snapshot.fare = trip.fare ?? trip.quote
+        snapshot.payment = trip.payment?.state
+        snapshot.tip = trip.tip.flatMap { $0.state == .failed ? nil : $0.amount }
         return snapshot
     }
 
