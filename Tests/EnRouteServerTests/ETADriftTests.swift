@@ -31,6 +31,11 @@ import TestSupport
         func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
             try await base.rescheduleOutbox(id: id, attempts: attempts, notBefore: notBefore)
         }
+        func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
+        func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
+        func ledgerBalance(account: String) throws -> Int { try base.ledgerBalance(account: account) }
+        func paymentAttempt(intentId: String) throws -> PaymentAttempt? { try base.paymentAttempt(intentId: intentId) }
+        func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] { try base.unattachedPaymentAttempts(before: cutoff) }
     }
 
     /// Straight-line estimates, but an ETA the test sets, whatever the time or position.
