@@ -187,7 +187,7 @@ package.targets += [
     .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
     /// The Stripe gateway against the Stripe stand-in over loopback, and webhook signatures.
     .testTarget(name: "EnRouteStripeTests",
-                dependencies: ["EnRouteStripe", "EnRouteDomain", "EnRouteCrypto", "ClientKit", "CurlTransport", "TestSupport"],
+                dependencies: ["EnRouteStripe", "EnRouteDomain", "ClientKit", "CurlTransport", "HTTPEngine", "TestSupport"],
                 swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit"], swiftSettings: settings),
