@@ -325,15 +325,16 @@ private final class Book: Sendable {
         return answer
     }
 
-    private static func unexpectedState(_ intent: Intent, _ action: String, _ allowed: [String]) -> Answer {
+    /// `done` is the action's past participle ("captured").
+    private static func unexpectedState(_ intent: Intent, _ done: String, _ allowed: [String]) -> Answer {
         error(400, type: "invalid_request_error", code: "payment_intent_unexpected_state",
-              message: "This PaymentIntent's \(action) could not be performed because it has a status of \(intent.status). Only a PaymentIntent with one of the following statuses may be \(action)ed: \(allowed.joined(separator: ", ")).")
+              message: "This PaymentIntent could not be \(done) because it has a status of \(intent.status). Only a PaymentIntent with one of the following statuses may be \(done): \(allowed.joined(separator: ", ")).")
     }
 
     private static func confirm(_ intent: inout Intent, _ form: [String: String], _ base: URL) -> Answer {
         if intent.status == "requires_action" { return ok(intent) }   // the challenge is still open
         let allowed = ["requires_payment_method", "requires_confirmation"]
-        guard allowed.contains(intent.status) else { return unexpectedState(intent, "confirm", allowed + ["requires_action"]) }
+        guard allowed.contains(intent.status) else { return unexpectedState(intent, "confirmed", allowed + ["requires_action"]) }
         if let method = form["payment_method"] { intent.paymentMethod = method }
         guard let method = intent.paymentMethod else {
             return invalid("You cannot confirm this PaymentIntent because it's missing a payment method.", param: "payment_method", code: "payment_intent_unexpected_state")
@@ -389,7 +390,7 @@ private final class Book: Sendable {
     }
 
     private static func capture(_ intent: inout Intent, _ form: [String: String]) -> Answer {
-        guard intent.status == "requires_capture" else { return unexpectedState(intent, "capture", ["requires_capture"]) }
+        guard intent.status == "requires_capture" else { return unexpectedState(intent, "captured", ["requires_capture"]) }
         let amount: Int
         if let text = form["amount_to_capture"] {
             guard let value = Int(text), value > 0 else { return invalid("Invalid positive integer", param: "amount_to_capture") }
@@ -410,7 +411,7 @@ private final class Book: Sendable {
 
     private static func cancel(_ intent: inout Intent, _ form: [String: String]) -> Answer {
         let allowed = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action"]
-        guard allowed.contains(intent.status) else { return unexpectedState(intent, "cancel", allowed) }
+        guard allowed.contains(intent.status) else { return unexpectedState(intent, "canceled", allowed) }
         intent.status = "canceled"
         intent.amountCapturable = 0
         intent.nextActionURL = nil

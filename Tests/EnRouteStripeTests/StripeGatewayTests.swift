@@ -14,6 +14,15 @@ final class Pauses: Sendable {
     func sleep(_ duration: Duration) { log.withLock { $0.append(duration) } }
 }
 
+/// A Stripe that answers as the test says.
+private struct SilentStripe: HTTPClient {
+    let answer: @Sendable (HTTPClientRequest) throws -> HTTPClientResponse
+    func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse { try answer(request) }
+    func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        AsyncThrowingStream { $0.finish(throwing: HTTPClientError.network("Stripe has no streams")) }
+    }
+}
+
 private let returnURL = URL(string: "https://enroute.test/payments/return")!
 
 @Suite struct StripeGatewayTests {
@@ -311,6 +320,21 @@ private let returnURL = URL(string: "https://enroute.test/payments/return")!
         }
         #expect(sut.stripe.requests.count == 1 && sut.stripe.intents.isEmpty)
         await sut.stripe.shutdown()
+    }
+
+    @Test func aTimeoutIsAmbiguousAndTheReadIsRetried() async throws {
+        let calls = Mutex(0)
+        let pauses = Pauses()
+        let gateway = StripeGateway(configuration: StripeConfiguration(secretKey: "sk_test_x", returnURL: returnURL, timeout: .seconds(7)),
+                                    client: SilentStripe { request in
+                                        #expect(request.timeout == .seconds(7))
+                                        calls.withLock { $0 += 1 }
+                                        throw HTTPClientError.timedOut
+                                    }, retry: StripeRetryPolicy(sleep: { pauses.sleep($0) }))
+        await #expect(throws: PaymentGatewayError.ambiguous("Stripe did not answer GET /v1/payment_intents/pi_1 within 7.0 seconds")) {
+            _ = try await gateway.retrieve(intentId: "pi_1")
+        }
+        #expect(calls.withLock { $0 } == 3)
     }
 
     @Test func aStripeThatCannotBeReachedIsAmbiguous() async throws {
