@@ -202,21 +202,23 @@ private final class Book: Sendable {
         self.state = Mutex(State(now: now))
     }
 
+    /// Every handler is synchronous: it answers from memory on the engine's thread, so a busy cooperative pool
+    /// (two threads on the test machine) cannot delay the stand-in's answers into the client's timeout.
     func router() -> Router {
         var router = Router()
-        router.get("/v1/payment_methods/{id}") { [self] in api($0) { s, r, _ in Self.paymentMethod(r.pathParameters["id"] ?? "") } }
-        router.post("/v1/payment_intents") { [self] in api($0) { s, _, form in Self.create(&s, form) } }
-        router.get("/v1/payment_intents/search") { [self] in api($0) { s, r, _ in Self.search(s, r.query["query"] ?? "") } }
-        router.get("/v1/payment_intents/{id}") { [self] in api($0) { s, r, _ in Self.onIntent(&s, r) { intent in Self.ok(intent) } } }
-        router.post("/v1/payment_intents/{id}/confirm") { [self] in api($0) { s, r, form in
+        router.add("GET", "/v1/payment_methods/{id}", .sync { [self] in api($0) { s, r, _ in Self.paymentMethod(r.pathParameters["id"] ?? "") } })
+        router.add("POST", "/v1/payment_intents", .sync { [self] in api($0) { s, _, form in Self.create(&s, form) } })
+        router.add("GET", "/v1/payment_intents/search", .sync { [self] in api($0) { s, r, _ in Self.search(s, r.query["query"] ?? "") } })
+        router.add("GET", "/v1/payment_intents/{id}", .sync { [self] in api($0) { s, r, _ in Self.onIntent(&s, r) { intent in Self.ok(intent) } } })
+        router.add("POST", "/v1/payment_intents/{id}/confirm", .sync { [self] in api($0) { s, r, form in
             let base = s.baseURL
             return Self.onIntent(&s, r) { Self.confirm(&$0, form, base) }
-        } }
-        router.post("/v1/payment_intents/{id}/capture") { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.capture(&$0, form) } } }
-        router.post("/v1/payment_intents/{id}/cancel") { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.cancel(&$0, form) } } }
-        router.get("/standin/challenges/{id}") { [self] request in
+        } })
+        router.add("POST", "/v1/payment_intents/{id}/capture", .sync { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.capture(&$0, form) } } })
+        router.add("POST", "/v1/payment_intents/{id}/cancel", .sync { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.cancel(&$0, form) } } })
+        router.add("GET", "/standin/challenges/{id}", .sync { [self] request in
             state.withLock { s in Self.answerChallenge(&s, request.pathParameters["id"] ?? "", passed: request.query["result"] != "fail") }
-        }
+        })
         return router
     }
 

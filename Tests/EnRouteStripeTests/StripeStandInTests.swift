@@ -89,7 +89,8 @@ import TestSupport
         _ = try await gateway.capture(intentId: held.id, amountMinor: 700, idempotencyKey: "capture:T9")
         let received = Mutex<[GatewayEvent]>([])
         var router = Router()
-        router.post("/v1/payments/webhooks/stripe") { request in
+        // Synchronous, so a busy cooperative pool cannot hold the answer past the client's timeout.
+        router.add("POST", "/v1/payments/webhooks/stripe", .sync { request in
             do {
                 let event = try StripeWebhookVerifier.verify(payload: request.body, header: request.headers["Stripe-Signature"], secrets: ["whsec_9"],
                                                              now: Date(timeIntervalSince1970: 1_800_000_010))
@@ -98,7 +99,7 @@ import TestSupport
             } catch {
                 return .text("\(error)", status: 400)
             }
-        }
+        })
         var config = HTTPServerConfiguration()
         config.port = 0
         let endpoint = HTTPServer(router: router, configuration: config)
