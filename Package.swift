@@ -83,6 +83,8 @@ package.targets += [
     .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
+    /// The Stripe `PaymentGateway` (PaymentIntents over an injected `HTTPClient`) and Stripe's webhook signatures.
+    .target(name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"], swiftSettings: settings),
 ]
 
 // MARK: - Server: composition root
@@ -147,7 +149,7 @@ package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory.
     .target(name: "TestSupport",
             dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications",
-                           "EnRouteRoads", "RoadBuilder", "Routing"],
+                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto"],
             swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
@@ -183,6 +185,10 @@ package.targets += [
     .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"], swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
+    /// The Stripe gateway against the Stripe stand-in over loopback, and webhook signatures.
+    .testTarget(name: "EnRouteStripeTests",
+                dependencies: ["EnRouteStripe", "EnRouteDomain", "ClientKit", "CurlTransport", "HTTPEngine", "TestSupport"],
+                swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit"], swiftSettings: settings),
 ]
