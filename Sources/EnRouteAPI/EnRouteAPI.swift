@@ -35,6 +35,8 @@ public struct EnRouteAPI: Sendable {
     public let directory: any DirectoryRepository
     /// The road network behind routes and guidance; nil when the server runs without one.
     public let roads: (any RoadRouting)?
+    /// The customers' saved payment methods.
+    public let paymentMethods: PaymentMethods
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -44,10 +46,11 @@ public struct EnRouteAPI: Sendable {
     /// `Backend`, builds them from one configuration).
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
                 rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
-                roads: (any RoadRouting)? = nil,
+                roads: (any RoadRouting)? = nil, paymentMethods: PaymentMethods,
                 ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
         self.directory = directory
         self.roads = roads
+        self.paymentMethods = paymentMethods
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.rateLimiter = rateLimiter; self.onOverride = onOverride; self.providers = providers; self.devices = devices
         self.wire = WireMapping(directory: service.directory)
@@ -67,6 +70,7 @@ public struct EnRouteAPI: Sendable {
         addDirectoryRoutes(&r)
         addGuidanceRoutes(&r)
         addOSRMRoutes(&r)
+        addPaymentMethodRoutes(&r)
         devices.register(into: &r)
         return r
     }
