@@ -37,6 +37,8 @@ public struct EnRouteAPI: Sendable {
     public let roads: (any RoadRouting)?
     /// The gateway's callbacks and the sandbox's challenge page.
     public let paymentHooks: PaymentHooks
+    /// The customers' saved payment methods.
+    public let paymentMethods: PaymentMethods
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -46,11 +48,12 @@ public struct EnRouteAPI: Sendable {
     /// `Backend`, builds them from one configuration).
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
                 rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
-                roads: (any RoadRouting)? = nil, paymentHooks: PaymentHooks = PaymentHooks(),
+                roads: (any RoadRouting)? = nil, paymentMethods: PaymentMethods, paymentHooks: PaymentHooks = PaymentHooks(),
                 ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
         self.directory = directory
         self.paymentHooks = paymentHooks
         self.roads = roads
+        self.paymentMethods = paymentMethods
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.rateLimiter = rateLimiter; self.onOverride = onOverride; self.providers = providers; self.devices = devices
         self.wire = WireMapping(directory: service.directory)
@@ -71,6 +74,7 @@ public struct EnRouteAPI: Sendable {
         addGuidanceRoutes(&r)
         addOSRMRoutes(&r)
         addMoneyRoutes(&r)
+        addPaymentMethodRoutes(&r)
         devices.register(into: &r)
         return r
     }

@@ -35,6 +35,10 @@ public final class Backend: Sendable {
     public let roadEstimator: RoadEstimator?
     /// Where completed legs of the ETA error model are kept.
     public let etaSamples: any EtaSampleStore
+    /// The customers' saved payment methods, in the same storage as the trips.
+    public let paymentMethodStore: any PaymentMethodStore
+    /// Saving, listing and choosing payment methods, checked with `effects.payments`.
+    public let paymentMethods: PaymentMethods
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -46,6 +50,7 @@ public final class Backend: Sendable {
         switch configuration.storage {
         case .memory:
             etaSamples = InMemoryEtaSampleStore()
+            paymentMethodStore = InMemoryPaymentMethodStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
             let notifications = InMemoryNotifications()
@@ -60,6 +65,7 @@ public final class Backend: Sendable {
             let notifications = try SQLiteNotificationRepository(path: path)
             store = trips
             etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
+            paymentMethodStore = try SQLitePaymentMethodStore(tripStore: trips, now: now)
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
@@ -122,6 +128,7 @@ public final class Backend: Sendable {
         lateSender.value = sender
         auth = Authenticator(secret: configuration.secret, previousSecrets: configuration.previousSecrets,
                              leeway: configuration.tokenLeeway, now: now)
+        paymentMethods = PaymentMethods(store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
         let store = self.store
         api = EnRouteAPI(service: service, auth: auth, metrics: metrics, providers: providers,
                          rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
@@ -129,6 +136,7 @@ public final class Backend: Sendable {
                          directory: directory,
                          openAPI: configuration.openAPI,
                          roads: effects.roads,
+                         paymentMethods: paymentMethods,
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
         router = api.router()

@@ -59,19 +59,33 @@ public struct BackendEffects: Sendable {
     public var roads: (any RoadRouting)?
     /// Where kept fixes go to become road speeds (and whose loop the backend runs); nil when speeds stay fixed.
     public var roadSpeeds: (any RoadSpeedFeedback)?
+    /// Where holds, captures and charges go: the in-process sandbox unless another gateway is given.
+    public var payments: any PaymentGateway
+    /// Saved payment method ids.
+    public var paymentMethodIDs: any IDGenerator
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
                 nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
-                roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil) {
+                roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
+                payments: (any PaymentGateway)? = nil, paymentMethodIDs: (any IDGenerator)? = nil) {
         self.clock = clock; self.now = now; self.tripIDs = tripIDs; self.offerIDs = offerIDs
         self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads; self.roadSpeeds = roadSpeeds
+        // Deterministic by default, like the ids given here: a sandbox with sequential intent and event ids on `now`.
+        self.payments = payments ?? SandboxGateway(baseURL: Self.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: now)
+        self.paymentMethodIDs = paymentMethodIDs ?? SequentialIDGenerator(prefix: "")
     }
 
+    /// Where the default sandbox's bank challenges are served.
+    public static let sandboxBaseURL = URL(string: "http://localhost:8080")!
+
     /// The running system's effects: the continuous clock, the wall clock, random ids and a random jitter secret.
+    /// Payments go to `payments`, or to a sandbox with random ids.
     public static func system(push: any PushGateway, roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
-                              log: @escaping @Sendable (String) -> Void) -> BackendEffects {
+                              payments: (any PaymentGateway)? = nil, log: @escaping @Sendable (String) -> Void) -> BackendEffects {
         BackendEffects(clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
-                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds)
+                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds,
+                       payments: payments ?? SandboxGateway(baseURL: sandboxBaseURL, ids: RandomIDGenerator(), now: { Date() }),
+                       paymentMethodIDs: RandomIDGenerator())
     }
 }

@@ -128,6 +128,7 @@ public enum APIPath {
             merchantOrders, merchantOrderAccept, merchantOrderReady,
             opsTrips, opsTripAssign, opsTripProblem, opsMerchants, opsMerchant, opsProviders, opsProvider,
             device, notificationOpened,
+            paymentMethods, paymentMethod, paymentMethodDefault,
         ]
     }
 

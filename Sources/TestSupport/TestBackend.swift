@@ -22,15 +22,17 @@ public struct TestBackend: Sendable {
     public var router: Router { backend.router }
     public var providers: ProviderOperations { backend.providers }
     public var metrics: MetricsRegistry { backend.metrics }
+    /// The payment gateway (the sandbox unless the test gave another).
+    public var payments: any PaymentGateway { backend.effects.payments }
 
     /// A backend over `storage` (memory by default) whose time is `clock`, its directory seeded with `directory`. `rateLimits` default to none,
     /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default); routes come
-    /// from `roads` (none by default: straight lines).
+    /// from `roads` (none by default: straight lines); payments go to `payments` (a deterministic sandbox by default).
     public init(clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
                 directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
                 dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
                 jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
-                roads: (any RoadRouting)? = nil) {
+                roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -40,7 +42,7 @@ public struct TestBackend: Sendable {
         configuration.openAPI = openAPI
         let effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                                      offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
-                                     push: push, log: { _ in }, roads: roads)
+                                     push: push, log: { _ in }, roads: roads, payments: payments)
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
         backend = try! Backend(configuration, effects: effects)
         try! backend.seed(directory)

@@ -18,6 +18,7 @@ import EnRouteModels
             "/v1/ops/trips", "/v1/ops/trips/{id}/assign", "/v1/ops/trips/{id}/problem",
             "/v1/ops/merchants", "/v1/ops/merchants/{id}", "/v1/ops/providers", "/v1/ops/providers/{id}",
             "/v1/devices/{token}", "/v1/notifications/{id}/opened",
+            "/v1/payment-methods", "/v1/payment-methods/{id}", "/v1/payment-methods/{id}/default",
         ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
     }

@@ -70,6 +70,11 @@ import TestSupport
         Operation(method: "GET", path: "/route/v1/{profile}/{coordinates}"),
         Operation(method: "GET", path: "/table/v1/{profile}/{coordinates}"),
         Operation(method: "GET", path: "/nearest/v1/{profile}/{coordinates}"),
+        // Saved payment methods (issue 13)
+        Operation(method: "GET", path: "/v1/payment-methods"),
+        Operation(method: "POST", path: "/v1/payment-methods"),
+        Operation(method: "DELETE", path: "/v1/payment-methods/{id}"),
+        Operation(method: "POST", path: "/v1/payment-methods/{id}/default"),
         // Notifications (seed 001), registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),
         Operation(method: "DELETE", path: "/v1/devices/{token}"),

@@ -110,7 +110,7 @@ import TestSupport
             let r = await backend.call(route.method, OpenAPICoverageTests.samplePath(route.path), token: backend.token("someone", .customer), json: "{}")
             if r.headers["RateLimit-Limit"] != nil { limited.insert(route.description) }
         }
-        #expect(limited.count == 18)  // 16, and the two directory PUTs (ops writes, class steps)
+        #expect(limited.count == 21)  // 16, the two directory PUTs (ops writes, class steps) and the three payment method writes
         #expect(Self.operationsWith429(in: try OpenAPICoverageTests.documentText()) == limited)
     }
 
@@ -145,6 +145,9 @@ import TestSupport
         ("POST", "/v1/merchant/orders/T9/accept", .merchant, .steps),
         ("POST", "/v1/merchant/orders/T9/ready", .merchant, .steps),
         ("POST", "/v1/ops/trips/T9/problem", .ops, .steps),
+        ("POST", "/v1/payment-methods", .customer, .steps),
+        ("DELETE", "/v1/payment-methods/card_9", .customer, .steps),
+        ("POST", "/v1/payment-methods/card_9/default", .customer, .steps),
     ])
     func eachLimitedRouteIsUnderItsClass(method: String, path: String, role: Party, kind: RateLimitClass) async {
         let backend = makeSUT(RateLimits([kind: RateLimit(1, per: .seconds(60))]))
