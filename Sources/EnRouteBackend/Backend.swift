@@ -39,6 +39,10 @@ public final class Backend: Sendable {
     public let paymentMethodStore: any PaymentMethodStore
     /// Saving, listing and choosing payment methods, checked with `effects.payments`.
     public let paymentMethods: PaymentMethods
+    /// Quotes, holds and charges.
+    public let payments: TripPayments
+    /// Settles ended trips, charges tips and applies the gateway's callbacks.
+    public let paymentWorker: PaymentWorker
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -47,10 +51,12 @@ public final class Backend: Sendable {
         self.effects = effects
         let now = effects.now, log = effects.log
         let etaSamples: any EtaSampleStore
+        let quoteStore: any QuoteStore
         switch configuration.storage {
         case .memory:
             etaSamples = InMemoryEtaSampleStore()
             paymentMethodStore = InMemoryPaymentMethodStore()
+            quoteStore = InMemoryQuoteStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
             let notifications = InMemoryNotifications()
@@ -66,6 +72,7 @@ public final class Backend: Sendable {
             store = trips
             etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
             paymentMethodStore = try SQLitePaymentMethodStore(tripStore: trips, now: now)
+            quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
@@ -81,8 +88,19 @@ public final class Backend: Sendable {
         let roadEstimator = effects.roads.map { RoadEstimator(roads: $0, samples: etaSamples, timeZone: configuration.timeZone,
                                                               metrics: metrics, log: log) }
         self.roadEstimator = roadEstimator
-        service = TripService(store: store, directory: directory, estimator: roadEstimator ?? StraightLineEstimator(), ids: effects.tripIDs,
-                              observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, now: now)
+        let estimator: any TripEstimator = roadEstimator ?? StraightLineEstimator()
+        let quotes = QuoteBook(store: quoteStore, estimator: estimator, directory: directory, rules: configuration.pricing,
+                               lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, now: now)
+        let methods = paymentMethodStore
+        payments = TripPayments(quotes: quotes, gateway: effects.payments, store: store, defaultCard: { account in
+            try await methods.defaultMethod(for: account).map {
+                SavedCard(id: $0.id, token: $0.token, card: CardSummary(brand: $0.card.brand, last4: $0.card.last4))
+            }
+        }, log: log)
+        service = TripService(store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
+                              observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments, now: now)
+        paymentWorker = PaymentWorker(service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
+                                      clock: effects.clock, now: now, log: log)
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
         // whether the offer is still open when it sends. The planner holds the sender weakly, so the
         // cycle is broken and a backend is released as a whole.
@@ -95,6 +113,19 @@ public final class Backend: Sendable {
                                        ids: effects.offerIDs, offers: offers, jitterSeed: effects.nearbyJitterSeed,
                                        speeds: effects.roadSpeeds)
         let dispatcher = providers.dispatcher
+        do {
+            let presence = providers.presence, service = self.service, radius = configuration.dispatch.searchRadius
+            // The busy-time multiplier: rides waiting near the pickup against free providers near it.
+            quotes.measureDemand { point in
+                (service.openRequests(near: point, within: radius),
+                 presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }.count)
+            }
+            // An ended trip's settlement, a tip: the worker hears of it at once.
+            let worker = paymentWorker
+            service.onCommit { old, new in
+                if (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil || new.tip?.state == .pending { worker.wake() }
+            }
+        }
         if let roadEstimator, let roads = effects.roads {
             let presence = providers.presence, service = self.service, paths = self.paths
             // Pickup waits in estimates: road time from the nearest available providers.
@@ -137,6 +168,7 @@ public final class Backend: Sendable {
                          openAPI: configuration.openAPI,
                          roads: effects.roads,
                          paymentMethods: paymentMethods,
+                         paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
         router = api.router()
@@ -156,12 +188,25 @@ public final class Backend: Sendable {
         let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
         let retention = service.idempotencyRetention
         let roadSpeeds = effects.roadSpeeds
+        let worker = paymentWorker, service = self.service, sandbox = effects.payments as? SandboxGateway
+        let quoteStore = payments.quotes.store
         tasks.withLock {
             $0.append(Task { await sender.run() })
+            $0.append(Task { await worker.run() })
+            // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the worker.
+            if let sandbox {
+                $0.append(Task {
+                    for await event in sandbox.events {
+                        try? await service.enqueuePaymentJob(.event(event))
+                        worker.wake()
+                    }
+                })
+            }
             if let roadSpeeds { $0.append(Task { await roadSpeeds.run(clock: clock, now: now) }) }
             $0.append(Task {
                 while !Task.isCancelled {
                     try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
+                    try? await quoteStore.purge(expiredBefore: now().addingTimeInterval(-30 * 86_400))
                     try? await clock.sleep(for: .seconds(3600))
                 }
             })
@@ -178,6 +223,53 @@ public final class Backend: Sendable {
         let running = tasks.withLock { t in defer { t = [] }; return t }
         for task in running { task.cancel() }
         for task in running { await task.value }
+    }
+}
+
+extension Backend {
+    /// The gateway's callbacks and, with the sandbox, its challenge page.
+    static func hooks(effects: BackendEffects, worker: PaymentWorker) -> PaymentHooks {
+        let sandbox = effects.payments as? SandboxGateway
+        return PaymentHooks(
+            stripeWebhook: effects.paymentWebhook,
+            sandboxChallenge: sandbox.map { sandbox in
+                { @Sendable intentId, confirm in
+                    do {
+                        _ = confirm ? try sandbox.completeChallenge(intentId: intentId) : try sandbox.failChallenge(intentId: intentId)
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+            },
+            wake: { worker.wake() })
+    }
+}
+
+/// How final prices are measured: the map-matched path when roads are configured, else the stored path's length.
+struct PathMeasurement: TripMeasurement {
+    let paths: any PathStore
+    let hasRoads: Bool
+
+    func measured(_ trip: TripRecord, final: Bool) async -> (distanceMeters: Double, durationSeconds: Double)? {
+        if let d = trip.matchedDistanceMeters, let t = trip.matchedDurationSeconds { return (d, t) }
+        // The match is made just after completion: wait for it, unless this is the last try.
+        if hasRoads && !final { return nil }
+        guard let points = try? await paths.path(tripId: trip.id), points.count > 1, let first = points.first, let last = points.last else { return nil }
+        let metres = zip(points, points.dropFirst()).reduce(0.0) { sum, pair in
+            sum + StraightLineEstimator.distance(Coordinate(lat: pair.0.lat, lng: pair.0.lng), Coordinate(lat: pair.1.lat, lng: pair.1.lng))
+        }
+        return (metres, last.recordedAt.timeIntervalSince(first.recordedAt))
+    }
+
+    func providerProgressed(_ trip: TripRecord, since assignedAt: Date) async -> Bool {
+        guard let points = try? await paths.path(tripId: trip.id) else { return false }
+        let after = points.filter { $0.recordedAt >= assignedAt }
+        guard let first = after.first, let last = after.last else { return false }
+        let start = StraightLineEstimator.distance(Coordinate(lat: first.lat, lng: first.lng), trip.pickup)
+        let now = StraightLineEstimator.distance(Coordinate(lat: last.lat, lng: last.lng), trip.pickup)
+        // At least 100 m closer to the pickup than when the provider took the trip.
+        return start - now >= 100
     }
 }
 

@@ -32,6 +32,10 @@ public struct BackendConfiguration: Sendable {
     public var openAPI = ""
     /// The service area's time zone, for the ETA error model's hour of the week.
     public var timeZone = TimeZone(identifier: "UTC")!
+    /// The price list quotes and final prices are computed under.
+    public var pricing = PricingRules()
+    /// How long a quote holds before a request naming it is refused with a fresh one.
+    public var quoteLifetime: TimeInterval = 300
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {
@@ -63,17 +67,24 @@ public struct BackendEffects: Sendable {
     public var payments: any PaymentGateway
     /// Saved payment method ids.
     public var paymentMethodIDs: any IDGenerator
+    /// Quote ids.
+    public var quoteIDs: any IDGenerator
+    /// Verifies a gateway's webhook (Stripe's `Stripe-Signature` over the raw body) and reads its event; nil: no webhooks.
+    public var paymentWebhook: (@Sendable (_ body: [UInt8], _ signature: String?) throws -> GatewayEvent)?
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
                 nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
                 roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
-                payments: (any PaymentGateway)? = nil, paymentMethodIDs: (any IDGenerator)? = nil) {
+                payments: (any PaymentGateway)? = nil, paymentMethodIDs: (any IDGenerator)? = nil, quoteIDs: (any IDGenerator)? = nil,
+                paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil) {
         self.clock = clock; self.now = now; self.tripIDs = tripIDs; self.offerIDs = offerIDs
         self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads; self.roadSpeeds = roadSpeeds
         // Deterministic by default, like the ids given here: a sandbox with sequential intent and event ids on `now`.
         self.payments = payments ?? SandboxGateway(baseURL: Self.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: now)
         self.paymentMethodIDs = paymentMethodIDs ?? SequentialIDGenerator(prefix: "")
+        self.quoteIDs = quoteIDs ?? SequentialIDGenerator(prefix: "")
+        self.paymentWebhook = paymentWebhook
     }
 
     /// Where the default sandbox's bank challenges are served.
@@ -82,10 +93,11 @@ public struct BackendEffects: Sendable {
     /// The running system's effects: the continuous clock, the wall clock, random ids and a random jitter secret.
     /// Payments go to `payments`, or to a sandbox with random ids.
     public static func system(push: any PushGateway, roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
-                              payments: (any PaymentGateway)? = nil, log: @escaping @Sendable (String) -> Void) -> BackendEffects {
+                              payments: (any PaymentGateway)? = nil, paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
+                              log: @escaping @Sendable (String) -> Void) -> BackendEffects {
         BackendEffects(clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
                        nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds,
                        payments: payments ?? SandboxGateway(baseURL: sandboxBaseURL, ids: RandomIDGenerator(), now: { Date() }),
-                       paymentMethodIDs: RandomIDGenerator())
+                       paymentMethodIDs: RandomIDGenerator(), quoteIDs: RandomIDGenerator(), paymentWebhook: paymentWebhook)
     }
 }

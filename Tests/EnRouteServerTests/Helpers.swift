@@ -8,16 +8,24 @@ extension TestBackend {
     static var rideBody: String { #"{"pickup":\#(pickup),"dropoff":\#(dropoff),"productID":"economy"}"# }
     static var orderBody: String { #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":\#(dropoff)}"# }
 
+    /// A ride request body for `customer` with a fresh quote (and a saved card).
+    func rideBody(_ customer: String = "c1") async throws -> String { try await rideBody(customer, pickup: Self.pickup, dropoff: Self.dropoff) }
+
+    /// An order body for `customer` with a fresh basket quote (and a saved card).
+    func orderBody(_ customer: String = "c1") async throws -> String {
+        try await orderBody(customer, items: #"[{"sku":"coffee","quantity":2}]"#, destination: Self.dropoff)
+    }
+
     /// Creates a ride for `customer` and returns it.
     func requestRide(_ customer: String = "c1", key: String = UUID().uuidString) async throws -> Trip {
-        let r = await call("POST", "/v1/trips", token: token(customer, .customer), json: Self.rideBody, headers: ["Idempotency-Key": key])
+        let r = await call("POST", "/v1/trips", token: token(customer, .customer), json: try await rideBody(customer), headers: ["Idempotency-Key": key])
         guard r.status == 201 else { throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
         return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
     }
 
     /// Places an order for `customer` and returns its tracking snapshot.
     func placeOrder(_ customer: String = "c1", key: String = UUID().uuidString) async throws -> TrackingDTO {
-        let r = await call("POST", "/v1/orders", token: token(customer, .customer), json: Self.orderBody, headers: ["Idempotency-Key": key])
+        let r = await call("POST", "/v1/orders", token: token(customer, .customer), json: try await orderBody(customer), headers: ["Idempotency-Key": key])
         guard r.status == 201 else { throw Failure("place order: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
         return try WireCoding.decoder().decode(TrackingDTO.self, from: Data(r.body))
     }

@@ -41,8 +41,9 @@ public struct TripTimeline: Sendable, Equatable {
 /// How the final price is measured, given by the composition root (roads, the stored path).
 public protocol TripMeasurement: Sendable {
     /// The distance and time driven on the trip: the map-matched path when there are roads, the stored path otherwise;
-    /// nil while a measurement is still being made (the settlement tries again shortly).
-    func measured(_ trip: TripRecord) async -> (distanceMeters: Double, durationSeconds: Double)?
+    /// nil while a measurement is still being made (the settlement tries again shortly) or, when `final`, when there is
+    /// none (too few fixes): the quote's route is used then.
+    func measured(_ trip: TripRecord, final: Bool) async -> (distanceMeters: Double, durationSeconds: Double)?
     /// Whether the provider was on the way to the pickup after `assignedAt` (for the cancellation fee).
     func providerProgressed(_ trip: TripRecord, since assignedAt: Date) async -> Bool
 }
@@ -226,7 +227,13 @@ extension TripService {
                 let free = TimeInterval((rules.products[trip.productID ?? ""]?.freeWaitMinutes ?? 0) * 60)
                 var measured = (distanceMeters: 0.0, durationSeconds: 0.0)
                 if changed || wait > free {
-                    if let m = await measurement?.measured(trip) { measured = m } else if !final { return .retryLater }
+                    if let m = await measurement?.measured(trip, final: final) {
+                        measured = m
+                    } else if !final {
+                        return .retryLater
+                    } else if let quote = trip.quoteId.flatMap({ try? payments.quotes.store.quote(id: $0) }) {
+                        measured = (quote.distanceMeters, quote.durationSeconds)
+                    }
                 }
                 price = Pricing.finalRide(quote: quoted, product: trip.productID ?? "", demand: trip.demand ?? 1,
                                           outcome: .init(destinationChanged: changed, waitSeconds: wait, distanceMeters: measured.distanceMeters,

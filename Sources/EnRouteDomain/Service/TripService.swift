@@ -457,6 +457,15 @@ public final class TripService: Sendable {
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
     }
 
+    /// How many rides are waiting for a provider within `radius` metres of `point` (the demand side of the busy-time multiplier).
+    public func openRequests(near point: Coordinate, within radius: Double) -> Int {
+        cache.withLock { c in
+            c.trips.values.reduce(0) { n, trip in
+                n + (trip.status == .ride(.searching) && StraightLineEstimator.distance(trip.pickup, point) <= radius ? 1 : 0)
+            }
+        }
+    }
+
     /// True when the provider has no unfinished trip.
     public func isIdle(provider: String) -> Bool {
         cache.withLock { $0.activeByProvider[provider]?.isEmpty ?? true }
