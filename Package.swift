@@ -128,7 +128,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing", "EnRouteRoads"],
+                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),

@@ -96,7 +96,7 @@ public final class Backend: Sendable {
             try await methods.defaultMethod(for: account).map {
                 SavedCard(id: $0.id, token: $0.token, card: CardSummary(brand: $0.card.brand, last4: $0.card.last4))
             }
-        }, log: log)
+        }, unattachedHoldTimeout: configuration.unattachedHoldTimeout, log: log)
         service = TripService(store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
                               observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments, now: now)
         paymentWorker = PaymentWorker(service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),

@@ -36,6 +36,8 @@ public struct BackendConfiguration: Sendable {
     public var pricing = PricingRules()
     /// How long a quote holds before a request naming it is refused with a fresh one.
     public var quoteLifetime: TimeInterval = 300
+    /// A hold whose trip was never created (its request failed or died) is released this long after it was placed.
+    public var unattachedHoldTimeout: TimeInterval = 15 * 60
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {

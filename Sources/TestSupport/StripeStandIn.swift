@@ -44,6 +44,10 @@ public final class StripeStandIn: Sendable {
         book.state.withLock { $0.faults += Array(repeating: Fault(status: status, afterApplying: afterApplying), count: count) }
     }
 
+    /// Calls `hook` after each API request took effect and before its answer is sent (a test kills a client there, so
+    /// the effect happens and the answer is lost with the process); nil removes it.
+    public func onApplied(_ hook: (@Sendable (StandInRequest) -> Void)?) { book.applied.withLock { $0 = hook } }
+
     /// Every PaymentIntent, oldest first.
     public var intents: [StandInIntent] { book.state.withLock { s in s.order.compactMap { s.intents[$0]?.snapshot } } }
 
@@ -196,6 +200,7 @@ private struct State {
 private final class Book: Sendable {
     let apiKey: String
     let state: Mutex<State>
+    let applied = Mutex<(@Sendable (StandInRequest) -> Void)?>(nil)
 
     init(apiKey: String, now: @escaping @Sendable () -> Date) {
         self.apiKey = apiKey
@@ -224,6 +229,12 @@ private final class Book: Sendable {
 
     /// Auth, the request log, idempotency and faults around one operation, all under the lock (one request at a time).
     private func api(_ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer) -> HTTPResponse {
+        let response = answer(request, operation)
+        if let hook = applied.withLock({ $0 }), let last = state.withLock({ $0.requests.last }) { hook(last) }
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer) -> HTTPResponse {
         state.withLock { s in
             s.serial += 1
             let form = Self.parseForm(request.body)

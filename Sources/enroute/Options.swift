@@ -196,6 +196,9 @@ struct Options {
     /// The flag's value, else its environment variable's, else nil.
     func string(_ name: String) -> String? { sourced(name)?.value }
 
+    /// An environment variable no flag stands for (a secret that must not appear in a process listing); empty counts as unset.
+    func secret(_ variable: String) -> String? { environment[variable].flatMap { $0.isEmpty ? nil : $0 } }
+
     /// Every value of a repeatable flag, else its environment variable's comma-separated list.
     func strings(_ name: String) -> [String] {
         let spec = spec(name)

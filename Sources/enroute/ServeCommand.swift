@@ -12,6 +12,8 @@ import Routing
 import EnRouteRoads
 import ClientKit
 import CurlTransport
+import EnRouteStripe
+import EnRouteModels
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -81,6 +83,22 @@ enum ServeCommand {
             .value("delivery-retry", "S", env: "ENROUTE_DELIVERY_RETRY", "Seconds before a delivery's search starts over (ENROUTE_DELIVERY_RETRY, default 60)."),
             .value("fix-lifetime", "S", env: "ENROUTE_FIX_LIFETIME", "Seconds a provider's latest position counts (ENROUTE_FIX_LIFETIME, default 120)."),
         ]),
+        ("Payments:", [
+            .value("payments", "G", env: "ENROUTE_PAYMENTS", """
+                The payment gateway (ENROUTE_PAYMENTS): sandbox (in-process, honouring Stripe's test payment
+                methods; the default) or stripe (the secret key from ENROUTE_STRIPE_KEY, webhook signing secrets
+                from ENROUTE_STRIPE_WEBHOOK_SECRET, comma-separated while rotating).
+                """),
+            .value("stripe-url", "URL", env: "ENROUTE_STRIPE_URL", "Stripe's API base URL (ENROUTE_STRIPE_URL, default https://api.stripe.com), e.g. a stand-in."),
+            .value("unattached-hold-timeout", "S", env: "ENROUTE_UNATTACHED_HOLD_TIMEOUT", """
+                Seconds after which a hold no trip took (its request failed or the server died mid-request) is
+                released (ENROUTE_UNATTACHED_HOLD_TIMEOUT, default 900).
+                """),
+            .value("public-url", "URL", env: "ENROUTE_PUBLIC_URL", """
+                The server's address as customers reach it (ENROUTE_PUBLIC_URL, default http://HOST:PORT): bank
+                challenges link back to it.
+                """),
+        ]),
         ("Push notifications (APNs token auth; give all four, or none to log pushes instead of sending them):", [
             .value("apns-key-id", "ID", env: "ENROUTE_APNS_KEY_ID", "The 10-character key id of the .p8 signing key (ENROUTE_APNS_KEY_ID)."),
             .value("apns-team-id", "ID", env: "ENROUTE_APNS_TEAM_ID", "The 10-character Apple team id (ENROUTE_APNS_TEAM_ID)."),
@@ -144,7 +162,11 @@ enum ServeCommand {
         let zone = try timeZone(options)
         configuration.timeZone = zone
         let speeds = try liveSpeeds(options, roads: roads, timeZone: zone)
-        let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, roadSpeeds: speeds, log: { log($0) }))
+        configuration.unattachedHoldTimeout = TimeInterval(try options.int("unattached-hold-timeout", in: 1...30 * 86_400) ?? 900)
+        let publicURL = try publicURL(options, host: config.host, port: config.port)
+        let (payments, webhook) = try paymentGateway(options, publicURL: publicURL)
+        let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments,
+                                                                  paymentWebhook: webhook, log: { log($0) }))
         // The active trips are loaded before anything listens; trips still waiting for a provider when
         // the server stopped are searched for again; the push outbox resumes whatever is due.
         let released = try await backend.start()
@@ -172,6 +194,54 @@ enum ServeCommand {
         _ = sources
         _ = roads
         return 0
+    }
+
+    /// `--public-url`: an http(s) base URL with a host; by default where the server listens.
+    static func publicURL(_ options: Options, host: String, port: UInt16) throws -> URL {
+        guard let (text, source) = options.sourced("public-url") else {
+            return URL(string: "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)")!
+        }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw CLIError("\(source): \(text) is not an http(s) URL with a host")
+        }
+        return url
+    }
+
+    /// The gateway `--payments` names, and the webhook verifier that goes with it.
+    static func paymentGateway(_ options: Options, publicURL: URL) throws
+        -> (any PaymentGateway, (@Sendable ([UInt8], String?) throws -> GatewayEvent)?) {
+        let choice = options.sourced("payments")
+        switch choice?.value ?? "sandbox" {
+        case "sandbox":
+            if options.string("stripe-url") != nil { throw CLIError("--stripe-url needs --payments stripe") }
+            log("payments: the in-process sandbox (Stripe's test payment methods; bank challenges at \(publicURL)\(APIPath.Template.sandboxChallenge))")
+            return (SandboxGateway(baseURL: publicURL, ids: RandomIDGenerator(), now: { Date() }), nil)
+        case "stripe":
+            guard let key = options.secret("ENROUTE_STRIPE_KEY") else {
+                throw CLIError("--payments stripe needs the secret key in ENROUTE_STRIPE_KEY (sk_test_… or sk_live_…)")
+            }
+            guard key.hasPrefix("sk_") || key.hasPrefix("rk_") else { throw CLIError("ENROUTE_STRIPE_KEY must be a secret or restricted key (sk_… or rk_…)") }
+            var base = URL(string: "https://api.stripe.com")!
+            if let (text, source) = options.sourced("stripe-url") {
+                guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                    throw CLIError("\(source): \(text) is not an http(s) URL with a host")
+                }
+                base = url
+            }
+            let secrets = (options.secret("ENROUTE_STRIPE_WEBHOOK_SECRET") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if let bad = secrets.first(where: { !$0.hasPrefix("whsec_") }) {
+                throw CLIError("ENROUTE_STRIPE_WEBHOOK_SECRET: \(bad.prefix(6))… is not a webhook signing secret (whsec_…)")
+            }
+            let gateway = StripeGateway(configuration: StripeConfiguration(secretKey: key, returnURL: publicURL, baseURL: base),
+                                        client: CurlHTTPClient(), retry: StripeRetryPolicy(sleep: { try await Task.sleep(for: $0) }))
+            log("payments: Stripe at \(base)" + (secrets.isEmpty ? " (no webhook secret: /v1/payments/webhooks/stripe answers 404)" : ", \(secrets.count) webhook secret(s)"))
+            let webhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = secrets.isEmpty ? nil : { @Sendable body, header in
+                try StripeWebhookVerifier.verify(payload: body, header: header, secrets: secrets, now: Date())
+            }
+            return (gateway, webhook)
+        case let other:
+            throw CLIError("\(choice?.source ?? "--payments"): \(other) is not a gateway (sandbox or stripe)")
+        }
     }
 
     /// The service area's zone from `--time-zone`, UTC when none is given.

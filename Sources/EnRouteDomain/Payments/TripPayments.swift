@@ -21,15 +21,17 @@ public final class TripPayments: Sendable {
     /// The largest tip, in minor units.
     public let maximumTipMinor = 10_000
     /// A hold whose trip was never created is released after this long (the create request is long gone).
-    public let unattachedHoldTimeout: TimeInterval = 15 * 60
+    public let unattachedHoldTimeout: TimeInterval
 
     public var rules: PricingRules { quotes.rules }
 
     /// Money over `store` (the trips' store: holds and the ledger commit with trip changes) through `gateway`, holding
     /// on the card `defaultCard` names for an account.
     public init(quotes: QuoteBook, gateway: any PaymentGateway, store: any TripStore,
-                defaultCard: @escaping @Sendable (_ accountId: String) async throws -> SavedCard?, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                defaultCard: @escaping @Sendable (_ accountId: String) async throws -> SavedCard?, unattachedHoldTimeout: TimeInterval = 15 * 60,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.quotes = quotes; self.gateway = gateway; self.store = store; self.defaultCard = defaultCard; self.log = log
+        self.unattachedHoldTimeout = unattachedHoldTimeout
     }
 
     /// What `customer` owes from charges that failed after their trips, in minor units.

@@ -97,9 +97,7 @@ extension TripService {
         case .ask(let asking):
             attempt = asking
             do {
-                let intent = try await gateway.authorize(AuthorizationRequest(
-                    amountMinor: asking.payment.heldMinor, currency: asking.payment.currency, paymentMethod: asking.payment.token ?? "",
-                    idempotencyKey: asking.holdKey, description: "EnRoute \(quote.kind.rawValue), quote \(quote.id)"))
+                let intent = try await gateway.authorize(Self.holdRequest(asking))
                 event = Self.event(for: intent)
             } catch {
                 event = try Self.event(for: error, log: payments.log)
@@ -131,6 +129,12 @@ extension TripService {
         }
         if let refusal { throw refusal }
         return attempt
+    }
+
+    /// The hold an attempt asks for; the same attempt always asks the same (so its key replays, never holds twice).
+    static func holdRequest(_ attempt: PaymentAttempt) -> AuthorizationRequest {
+        AuthorizationRequest(amountMinor: attempt.payment.heldMinor, currency: attempt.payment.currency, paymentMethod: attempt.payment.token ?? "",
+                             idempotencyKey: attempt.holdKey, description: "EnRoute quote \(attempt.quoteId)")
     }
 
     /// The machine's event for the intent the gateway answered with.
@@ -183,7 +187,18 @@ extension TripService {
         do {
             guard let attempt = try await transaction({ tx in try await tx.paymentAttempt(quoteId: quoteId) }), attempt.tripId == nil,
                   !PaymentMachine.isSettled(attempt.payment.state) else { return }
-            if let intent = attempt.payment.intentId {
+            var intent = attempt.payment.intentId
+            if intent == nil, attempt.payment.state == .authorizing {
+                // The gateway's answer was lost (the process died during the call): the same key gives its first answer
+                // (or places the hold now), which is then released.
+                let outcome: Result<GatewayIntent, PaymentGatewayError>
+                do { outcome = .success(try await payments.gateway.authorize(Self.holdRequest(attempt))) } catch { outcome = .failure(error) }
+                switch outcome {
+                case .success(let found): intent = found.id
+                case .failure(let error): if Self.refusal(error) == nil { throw error }
+                }
+            }
+            if let intent {
                 _ = try await payments.gateway.cancel(intentId: intent, idempotencyKey: "release:\(attempt.holdKey)")
             }
             try await transaction { tx in

@@ -1,0 +1,310 @@
+import Foundation
+import Testing
+import EnRouteModels
+import EnRouteDomain
+import TestSupport
+
+/// Issue 13 end to end through the API: quotes, the hold at confirmation, the capture after the trip, declines,
+/// challenges, debts, fees, tips, ratings, receipts and the ledger, on the sandbox gateway and a manual clock.
+@Suite struct MoneyFlowTests {
+    static let pickup = TestBackend.pickup, dropoff = TestBackend.dropoff
+
+    static func sandbox(_ backend: TestBackend) -> SandboxGateway { backend.payments as! SandboxGateway }
+
+    /// Requests a ride as `customer` with `card`; returns the answer and the quote it named.
+    static func request(_ backend: TestBackend, _ customer: String, card: String? = "pm_card_visa", key: String = UUID().uuidString,
+                        body: String? = nil) async throws -> (status: Int, body: [UInt8], json: String) {
+        let json = try await body ?? backend.rideBody(customer, pickup: pickup, dropoff: dropoff, card: card)
+        let r = await backend.call("POST", APIPath.trips, token: backend.token(customer, .customer), json: json, headers: ["Idempotency-Key": key])
+        return (r.status, r.body, json)
+    }
+
+    /// Drives trip `id` with provider `p1`: assigned, arrived, (waits `wait` seconds), on trip, completed.
+    static func drive(_ backend: TestBackend, _ id: String, wait: TimeInterval = 60) async throws {
+        #expect(await backend.assign(id, to: "p1").status == 200)
+        backend.clock.advance(by: .seconds(120))
+        #expect(await backend.step(id, "driverArrived").status == 200)
+        backend.clock.advance(by: .seconds(Int(wait)))
+        #expect(await backend.step(id, "onTrip").status == 200)
+        backend.clock.advance(by: .seconds(600))
+        #expect(await backend.step(id, "completed").status == 200)
+        try await backend.settlePayments()
+    }
+
+    static func trip(_ body: [UInt8]) throws -> Trip { try WireCoding.decoder().decode(Trip.self, from: Data(body)) }
+
+    static func expectBalanced(_ backend: TestBackend, _ id: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let rows = try backend.store.ledger(tripId: id)
+        #expect(!rows.isEmpty, sourceLocation: sourceLocation)
+        #expect(Ledger.isBalanced(rows), "every movement sums to zero", sourceLocation: sourceLocation)
+        #expect(rows.reduce(0) { $0 + $1.amountMinor } == 0, "the trip's rows sum to zero", sourceLocation: sourceLocation)
+    }
+
+    @Test func aRideHoldsTheQuoteAtConfirmationAndCapturesTheFixedPriceAfterCompletion() async throws {
+        let backend = TestBackend()
+        await backend.addCard("c1")
+        let quote = try #require(try await backend.rideQuotes("c1", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
+        #expect(quote.quoteId != nil && quote.expiresAt == backend.clock.date.addingTimeInterval(300))
+        let body = #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","quoteId":"\#(quote.quoteId!)","amountMinor":1}"#
+        let created = try await Self.request(backend, "c1", body: body)
+        #expect(created.status == 201)
+        let trip = try Self.trip(created.body)
+        #expect(trip.fare == quote.fare, "the quoted fare, whatever amount the body states")
+        let holds = Self.sandbox(backend).openHolds()
+        #expect(holds.map(\.amountCapturable) == [quote.fare.amountMinor])
+
+        try await Self.drive(backend, trip.id)
+        let record = try #require(try backend.service.cached(trip.id))
+        #expect(record.payment?.state == .captured)
+        #expect(record.payment?.capturedMinor == quote.fare.amountMinor)
+        #expect(record.fare == quote.fare)
+        #expect(Self.sandbox(backend).openHolds().isEmpty)
+        try Self.expectBalanced(backend, trip.id)
+
+        let receipt = await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer))
+        #expect(receipt.status == 200)
+        let decoded = try WireCoding.decoder().decode(Receipt.self, from: Data(receipt.body))
+        #expect(decoded.total == quote.fare)
+        #expect(decoded.lines.reduce(0) { $0 + $1.amount.amountMinor } == quote.fare.amountMinor)
+        #expect(decoded.card == CardSummary(brand: "visa", last4: "4242"))
+        #expect(Set(decoded.lines.map(\.kind)).isSuperset(of: ["base", "distance", "time"]))
+
+        // The provider's share is in the ledger, and the provider sees it as earnings.
+        let earnings = await backend.call("GET", APIPath.providerEarnings(from: "2020-01-01T00:00:00Z", to: "2100-01-01T00:00:00Z"),
+                                          token: backend.token("p1", .provider))
+        #expect(earnings.status == 200)
+        let e = try WireCoding.decoder().decode(ProviderEarnings.self, from: Data(earnings.body))
+        #expect(e.total.amountMinor == Pricing.providerShare(of: quote.fare.amountMinor, rules: PricingRules()))
+    }
+
+    @Test(arguments: [("pm_card_visa_chargeDeclined", "generic_decline"), ("pm_card_visa_chargeDeclinedInsufficientFunds", "insufficient_funds")])
+    func aDeclinedCardIs402WithTheBanksReasonAndNoTripAndTheSameKeyReplaysIt(card: String, code: String) async throws {
+        let backend = TestBackend()
+        let first = try await Self.request(backend, "c1", card: card, key: "decline-key-1")
+        #expect(first.status == 402)
+        let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(first.body))
+        #expect(problem.type == PaymentProblemType.declined && problem.declineCode == code)
+        #expect(problem.nextStep?.contains("another card") == true)
+        #expect(backend.service.activeTrips(customer: "c1").isEmpty, "no trip is created")
+        let replay = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: first.json, headers: ["Idempotency-Key": "decline-key-1"])
+        #expect(replay.status == 402 && replay.body == first.body && replay.headers["Idempotent-Replayed"] == "true")
+        #expect(Self.sandbox(backend).openHolds().isEmpty)
+        // Another card, the same quote, a new key: the ride goes ahead.
+        await backend.addCard("c1", "pm_card_visa")
+        let again = try await Self.request(backend, "c1", card: nil, key: "decline-key-2", body: first.json)
+        #expect(again.status == 201)
+    }
+
+    @Test func aBankChallengeIs402WithItsLinkAndTheRepeatAfterAnsweringUsesThatOneHold() async throws {
+        let backend = TestBackend()
+        let first = try await Self.request(backend, "c1", card: "pm_card_authenticationRequired", key: "challenge-1")
+        #expect(first.status == 402)
+        let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(first.body))
+        #expect(problem.type == PaymentProblemType.actionRequired)
+        let url = try #require(problem.actionURL)
+        // Not answered yet: the repeat is told again.
+        #expect(try await Self.request(backend, "c1", card: nil, key: "challenge-2", body: first.json).status == 402)
+        let answered = await backend.call("POST", url.path, token: nil, json: #"{"confirm":true}"#)
+        #expect(answered.status == 200)
+        let created = try await Self.request(backend, "c1", card: nil, key: "challenge-3", body: first.json)
+        #expect(created.status == 201)
+        #expect(Self.sandbox(backend).intents().count == 1, "never a second hold")
+        #expect(Self.sandbox(backend).openHolds().count == 1)
+    }
+
+    @Test func anExpiredQuoteIs409WithAFreshOneThatThenGoesThrough() async throws {
+        let backend = TestBackend()
+        let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
+        backend.clock.advance(by: .seconds(301))
+        let expired = try await Self.request(backend, "c1", body: body)
+        #expect(expired.status == 409)
+        let problem = try WireCoding.decoder().decode(QuoteExpiredProblem<Estimate>.self, from: Data(expired.body))
+        #expect(problem.type == PaymentProblemType.quoteExpired)
+        let fresh = try #require(problem.quote.quoteId)
+        #expect(!body.contains(fresh) && problem.quote.expiresAt! > backend.clock.date)
+        #expect(Self.sandbox(backend).intents().isEmpty, "nothing is held for an expired quote")
+        let confirmed = try await Self.request(backend, "c1", body: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","quoteId":"\#(fresh)"}"#)
+        #expect(confirmed.status == 201)
+    }
+
+    @Test func aQuoteIsTheAccountsOwnAndMakesOneTrip() async throws {
+        let backend = TestBackend()
+        let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
+        await backend.addCard("c2")
+        let stolen = try await Self.request(backend, "c2", body: body)
+        #expect(stolen.status == 422 && String(decoding: stolen.body, as: UTF8.self).contains("/quoteId"))
+        let missing = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: TestBackend.rideBody,
+                                         headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(missing.status == 422 && String(decoding: missing.body, as: UTF8.self).contains("/quoteId"))
+        let created = try await Self.request(backend, "c1", body: body)
+        #expect(created.status == 201)
+        _ = await backend.call("POST", APIPath.tripCancel(try Self.trip(created.body).id), token: backend.token("c1", .customer))
+        let reused = try await Self.request(backend, "c1", body: body)
+        #expect(reused.status == 422, "one quote, one trip")
+    }
+
+    @Test func aCustomerWithoutACardIsAskedToAddOne() async throws {
+        let backend = TestBackend()
+        let r = try await Self.request(backend, "c1", card: nil)
+        #expect(r.status == 402)
+        #expect(try WireCoding.decoder().decode(PaymentProblem.self, from: Data(r.body)).type == PaymentProblemType.methodRequired)
+    }
+
+    @Test func aFinalPriceTheCardRefusesOffSessionIsADebtThatBlocksNewRequestsUntilSettled() async throws {
+        let backend = TestBackend()
+        let created = try await Self.request(backend, "c1", card: "pm_card_chargeCustomerFail")
+        #expect(created.status == 201)
+        let trip = try Self.trip(created.body)
+        // Twelve minutes at pickup: past the three free ones, so the price is measured again and a wait is added above the hold.
+        try await Self.drive(backend, trip.id, wait: 12 * 60)
+        let record = try #require(try backend.service.cached(trip.id))
+        #expect(record.payment?.state == .debt)
+        let owed = try #require(record.payment?.owedMinor)
+        #expect(owed > 0 && record.finalPrice?.lines.contains { $0.kind == "wait" && $0.reason != nil } == true)
+        try Self.expectBalanced(backend, trip.id)
+
+        let balance = await backend.call("GET", APIPath.accountBalance, token: backend.token("c1", .customer))
+        #expect(try WireCoding.decoder().decode(AccountBalance.self, from: Data(balance.body)).outstanding.amountMinor == owed)
+        let blocked = try await Self.request(backend, "c1", card: nil)
+        #expect(blocked.status == 402)
+        let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(blocked.body))
+        #expect(problem.type == PaymentProblemType.outstandingBalance && problem.amount?.amountMinor == owed)
+        #expect(await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: try await backend.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: Self.dropoff, card: nil), headers: ["Idempotency-Key": UUID().uuidString]).status == 402)
+
+        await backend.addCard("c1", "pm_card_visa")
+        let settled = await backend.call("POST", APIPath.accountBalanceSettle, token: backend.token("c1", .customer), headers: ["Idempotency-Key": "settle-1"])
+        #expect(settled.status == 200)
+        #expect(try WireCoding.decoder().decode(AccountBalance.self, from: Data(settled.body)).outstanding.amountMinor == 0)
+        #expect(try backend.service.cached(trip.id)?.payment?.state == .captured)
+        try Self.expectBalanced(backend, trip.id)
+        #expect(try await Self.request(backend, "c1", card: nil).status == 201)
+    }
+
+    @Test func aCancellationInsideTheGraceReleasesTheHoldAndANoShowCostsTheFee() async throws {
+        let backend = TestBackend()
+        let free = try Self.trip(try await Self.request(backend, "c1").body)
+        #expect(await backend.assign(free.id, to: "p1").status == 200)
+        backend.clock.advance(by: .seconds(60))
+        #expect(await backend.call("POST", APIPath.tripCancel(free.id), token: backend.token("c1", .customer)).status == 200)
+        try await backend.settlePayments()
+        #expect(try backend.service.cached(free.id)?.payment?.state == .released)
+        #expect(Self.sandbox(backend).openHolds().isEmpty)
+        try Self.expectBalanced(backend, free.id)
+
+        let noShow = try Self.trip(try await Self.request(backend, "c2").body)
+        #expect(await backend.assign(noShow.id, to: "p2").status == 200)
+        #expect(await backend.step(noShow.id, "driverArrived", provider: "p2").status == 200)
+        backend.clock.advance(by: .seconds(6 * 60))
+        let cancel = await backend.call("POST", APIPath.providerTripSteps(noShow.id), token: backend.token("p2", .provider),
+                                        json: #"{"changeId":"noshow","step":"cancelled","deviceTime":"2026-10-20T18:40:00Z","reason":"rider did not come"}"#)
+        #expect(cancel.status == 200, "\(String(decoding: cancel.body, as: UTF8.self))")
+        try await backend.settlePayments()
+        let record = try #require(try backend.service.cached(noShow.id))
+        #expect(record.payment?.state == .partiallyCaptured)
+        #expect(record.payment?.capturedMinor == PricingRules().cancellation.feeMinor)
+        #expect(record.finalPrice?.lines.first?.kind == "cancellationFee")
+        try Self.expectBalanced(backend, noShow.id)
+    }
+
+    @Test func aTipIsRecordedAtOnceChargedToTheProviderOnceAndARatingIsOncePerParty() async throws {
+        let backend = TestBackend()
+        let trip = try Self.trip(try await Self.request(backend, "c1").body)
+        let early = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
+                                       headers: ["Idempotency-Key": "tip-early"])
+        #expect(early.status == 409, "no tip before the trip is complete")
+        try await Self.drive(backend, trip.id)
+        let tip = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
+                                     headers: ["Idempotency-Key": "tip-1"])
+        #expect(tip.status == 201)
+        #expect(try backend.service.cached(trip.id)?.tip?.state == .pending, "recorded before it is charged")
+        let replay = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
+                                        headers: ["Idempotency-Key": "tip-1"])
+        #expect(replay.status == 201 && replay.body == tip.body)
+        let second = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":300}"#,
+                                        headers: ["Idempotency-Key": "tip-2"])
+        #expect(second.status == 409)
+        try await backend.settlePayments()
+        #expect(try backend.service.cached(trip.id)?.tip?.state == .charged)
+        #expect(try backend.store.ledgerBalance(account: Ledger.provider("p1")) ==
+                Pricing.providerShare(of: trip.fare!.amountMinor, rules: PricingRules()) + 200)
+        try Self.expectBalanced(backend, trip.id)
+        let receipt = try WireCoding.decoder().decode(Receipt.self, from: Data(await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).body))
+        #expect(receipt.lines.last?.kind == "tip" && receipt.total.amountMinor == trip.fare!.amountMinor + 200)
+
+        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":5,"comment":"Smooth"}"#).status == 201)
+        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":1}"#).status == 409)
+        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":4}"#).status == 201)
+        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":9}"#).status == 422)
+        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c2", .customer), json: #"{"stars":3}"#).status == 404)
+    }
+
+    @Test func aBasketWithAMissingItemIsCapturedLessWithTheReasonOnTheReceipt() async throws {
+        let backend = TestBackend()
+        let body = try await backend.orderBody("c1", items: #"[{"sku":"coffee","quantity":2},{"sku":"tea","quantity":1}]"#, destination: Self.dropoff)
+        let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "order-1"])
+        #expect(placed.status == 201)
+        let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
+        let quoted = try #require(try backend.service.cached(order.orderId)?.quote)
+        #expect(await backend.call("POST", APIPath.merchantOrderAccept(order.orderId), token: backend.token("m1", .merchant), json: #"{"preparationMinutes":5}"#).status == 200)
+        let changed = await backend.call("POST", APIPath.merchantOrderItems(order.orderId), token: backend.token("m1", .merchant),
+                                         json: #"{"changes":[{"sku":"tea","kind":"missing"}]}"#)
+        #expect(changed.status == 200)
+        #expect(await backend.call("POST", APIPath.merchantOrderItems(order.orderId), token: backend.token("m1", .merchant),
+                                   json: #"{"changes":[{"sku":"cake","kind":"missing"}]}"#).status == 422)
+        #expect(await backend.assign(order.orderId, to: "p1").status == 200)
+        #expect(await backend.call("POST", APIPath.merchantOrderReady(order.orderId), token: backend.token("m1", .merchant)).status == 200)
+        #expect(await backend.step(order.orderId, "onTheWay").status == 200)
+        #expect(await backend.step(order.orderId, "delivered").status == 200)
+        try await backend.settlePayments()
+        let record = try #require(try backend.service.cached(order.orderId))
+        #expect(record.payment?.state == .partiallyCaptured)
+        let final = try #require(record.fare)
+        #expect(final.amountMinor < quoted.amountMinor)
+        let receipt = try WireCoding.decoder().decode(Receipt.self, from: Data(await backend.call("GET", APIPath.tripReceipt(order.orderId), token: backend.token("c1", .customer)).body))
+        #expect(receipt.lines.contains { $0.kind == "adjustment" && $0.sku == "tea" && $0.reason == "Out of stock" && $0.amount.amountMinor == -300 })
+        #expect(receipt.total == final)
+        try Self.expectBalanced(backend, order.orderId)
+    }
+
+    @Test func aThousandConcurrentCreatesWithOneKeyMakeOneTripAndOneHold() async throws {
+        let backend = TestBackend()
+        let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<1000 {
+                group.addTask { await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "one-key"]).status }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count >= 1)
+        #expect(statuses.allSatisfy { $0 == 201 || $0 == 409 }, "the rest wait for the first (409 in flight) or replay it")
+        #expect(backend.service.activeTrips(customer: "c1").count == 1)
+        #expect(Self.sandbox(backend).intents().count == 1)
+    }
+
+    @Test func aHoldWhoseAnswerWasLostIsReleasedByTheReconcilerWhenNoTripTookIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-money-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("trips.sqlite").path
+        let clock = ManualClock()
+        let sandbox = SandboxGateway(baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let first = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox)
+        let body = try await first.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
+        // The hold is placed, and its answer never comes back (as when the process dies during the call).
+        sandbox.failNext(.authorize, afterApplying: true)
+        let lost = try await Self.request(first, "c1", body: body)
+        #expect(lost.status == 503)
+        #expect(sandbox.openHolds().count == 1 && first.service.activeTrips(customer: "c1").isEmpty)
+
+        // The server restarts on the same file; the customer never comes back for that request.
+        let second = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox)
+        _ = try await second.service.warm()
+        try await second.settlePayments()
+        #expect(sandbox.openHolds().count == 1, "not before the timeout: the request could still be retried")
+        clock.advance(by: .seconds(16 * 60))
+        try await second.settlePayments()
+        #expect(sandbox.openHolds().isEmpty, "no hold left without a trip")
+        #expect(sandbox.intents().count == 1, "found by its key, not placed again")
+        #expect(try second.store.trips(status: nil, limit: 10).isEmpty, "no trip without a hold")
+    }
+}
