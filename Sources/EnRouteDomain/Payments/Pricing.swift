@@ -5,7 +5,9 @@ public import EnRouteModels
 /// pickup that is free. All amounts are integer minor units of `PricingRules.currency`.
 ///
 /// Rounding, stated once for all of money: each line is computed in exact minor units and rounded half away from zero
-/// to a whole minor unit; a total is the sum of its rounded lines, so a receipt always adds up.
+/// to a whole minor unit; a total is the sum of its rounded lines, so a receipt always adds up. "Exact" means a line is
+/// one product divided once (metres × rate / 1000, seconds × rate / 60, subtotal × basis points / 10 000), never a
+/// product of already-divided binary fractions, which would land a hair under a half (1.15 km × 110 = 126.4999…).
 public struct FareRule: Sendable, Codable, Equatable {
     public var baseMinor: Int
     public var perKmMinor: Int
@@ -93,20 +95,32 @@ public enum Pricing {
     /// `value` minor units rounded half away from zero: the one rounding rule of money.
     public static func round(_ value: Double) -> Int { Int(value.rounded(.toNearestOrAwayFromZero)) }
 
+    /// `amount` × `rate` / `per`, rounded half away from zero: multiplied first, so an exact half stays exactly a half.
+    static func rate(_ amount: Double, _ rate: Int, per: Double) -> Int { round(amount * Double(rate) / per) }
+
+    /// The demand surcharge on `subtotal` under `multiplier`: the part above 1, counted in basis points (the
+    /// multiplier's steps of 0.1 are exact there), so 1105 × (1.9 − 1) is 994.5 → 995 and not 994.4999….
+    static func demandSurcharge(_ subtotal: Int, _ multiplier: Double) -> Int {
+        let basisPoints = Int(((multiplier - 1) * 10_000).rounded())
+        return round(Double(subtotal * basisPoints) / 10_000)
+    }
+
     /// A ride of `distanceMeters` and `durationSeconds` for `product`, under `demand` (1.0 when calm); nil for an unknown product.
     public static func ride(product: String, distanceMeters: Double, durationSeconds: Double, demand: Double, rules: PricingRules) -> PriceBreakdown? {
         guard let rule = rules.products[product] else { return nil }
         let c = rules.currency
-        let km = max(0, distanceMeters) / 1000, minutes = max(0, durationSeconds) / 60
+        let meters = max(0, distanceMeters), seconds = max(0, durationSeconds)
         var lines = [
             PriceLine(kind: "base", label: "Base fare", amount: Money(amountMinor: rule.baseMinor, currency: c)),
-            PriceLine(kind: "distance", label: String(format: "Distance %.1f km", km), amount: Money(amountMinor: round(km * Double(rule.perKmMinor)), currency: c)),
-            PriceLine(kind: "time", label: "Time \(Int(minutes.rounded())) min", amount: Money(amountMinor: round(minutes * Double(rule.perMinuteMinor)), currency: c)),
+            PriceLine(kind: "distance", label: String(format: "Distance %.1f km", meters / 1000),
+                      amount: Money(amountMinor: rate(meters, rule.perKmMinor, per: 1000), currency: c)),
+            PriceLine(kind: "time", label: "Time \(Int((seconds / 60).rounded())) min",
+                      amount: Money(amountMinor: rate(seconds, rule.perMinuteMinor, per: 60), currency: c)),
         ]
         let subtotal = lines.reduce(0) { $0 + $1.amount.amountMinor }
         if demand > 1 {
             lines.append(PriceLine(kind: "demand", label: String(format: "Busy time ×%.1f", demand),
-                                   amount: Money(amountMinor: round(Double(subtotal) * (demand - 1)), currency: c)))
+                                   amount: Money(amountMinor: demandSurcharge(subtotal, demand), currency: c)))
         }
         let sum = lines.reduce(0) { $0 + $1.amount.amountMinor }
         if sum < rule.minimumMinor {
@@ -124,7 +138,7 @@ public enum Pricing {
         }
         let subtotal = lines.reduce(0) { $0 + $1.amount.amountMinor }
         var fees = [
-            PriceLine(kind: "deliveryFee", label: "Delivery", amount: Money(amountMinor: fee.baseMinor + round(max(0, distanceMeters) / 1000 * Double(fee.perKmMinor)), currency: c)),
+            PriceLine(kind: "deliveryFee", label: "Delivery", amount: Money(amountMinor: fee.baseMinor + rate(max(0, distanceMeters), fee.perKmMinor, per: 1000), currency: c)),
             PriceLine(kind: "serviceFee", label: "Service fee", amount: Money(amountMinor: max(fee.serviceFeeMinimumMinor, round(Double(subtotal) * Double(fee.serviceFeeBasisPoints) / 10_000)), currency: c)),
         ]
         if subtotal < fee.smallBasketThresholdMinor {
@@ -185,11 +199,13 @@ public enum Pricing {
     }
 
     /// A basket's final price: the quoted lines with an adjustment line per missing or replaced item, with its reason.
-    /// The fees stay as quoted except the service fee, which follows the adjusted subtotal.
+    /// A later change of a line replaces an earlier one (so no line is ever taken twice). The fees stay as quoted except
+    /// the service fee, which follows the adjusted subtotal.
     public static func finalBasket(quote: PriceBreakdown, changes: [BasketChange], rules: PricingRules) -> PriceBreakdown {
         let c = rules.currency
         var lines = quote.lines
-        for change in changes {
+        let latest = changes.indices.filter { i in !changes[(i + 1)...].contains { $0.sku == changes[i].sku } }.map { changes[$0] }
+        for change in latest {
             guard let line = quote.lines.first(where: { $0.kind == "item" && $0.sku == change.sku }), let quantity = line.quantity, quantity > 0 else { continue }
             let unit = line.amount.amountMinor / quantity
             switch change.kind {
