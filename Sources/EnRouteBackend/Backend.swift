@@ -251,15 +251,15 @@ struct PathMeasurement: TripMeasurement {
     let paths: any PathStore
     let hasRoads: Bool
 
-    func measured(_ trip: TripRecord, final: Bool) async -> (distanceMeters: Double, durationSeconds: Double)? {
-        if let d = trip.matchedDistanceMeters, let t = trip.matchedDurationSeconds { return (d, t) }
+    func measured(_ trip: TripRecord, final: Bool) async -> TripMeasured {
+        if let d = trip.matchedDistanceMeters, let t = trip.matchedDurationSeconds { return .value(distanceMeters: d, durationSeconds: t) }
+        guard let points = try? await paths.path(tripId: trip.id), points.count > 1, let first = points.first, let last = points.last else { return .none }
         // The match is made just after completion: wait for it, unless this is the last try.
-        if hasRoads && !final { return nil }
-        guard let points = try? await paths.path(tripId: trip.id), points.count > 1, let first = points.first, let last = points.last else { return nil }
+        if hasRoads && !final { return .pending }
         let metres = zip(points, points.dropFirst()).reduce(0.0) { sum, pair in
             sum + StraightLineEstimator.distance(Coordinate(lat: pair.0.lat, lng: pair.0.lng), Coordinate(lat: pair.1.lat, lng: pair.1.lng))
         }
-        return (metres, last.recordedAt.timeIntervalSince(first.recordedAt))
+        return .value(distanceMeters: metres, durationSeconds: last.recordedAt.timeIntervalSince(first.recordedAt))
     }
 
     func providerProgressed(_ trip: TripRecord, since assignedAt: Date) async -> Bool {

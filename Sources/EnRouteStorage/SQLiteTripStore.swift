@@ -156,7 +156,9 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
             conditions.append("(created_at, id) < (?\(values.count - 1), ?\(values.count))")
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        return ("SELECT created_at, id, record FROM trips\(filter) ORDER BY created_at DESC, id DESC LIMIT ?1", values)
+        // A merchant's active list reads only the active rows, not the merchant's whole history.
+        let index = if case .merchantActive = query { " INDEXED BY trips_merchant_active" } else { "" }
+        return ("SELECT created_at, id, record FROM trips\(index)\(filter) ORDER BY created_at DESC, id DESC LIMIT ?1", values)
     }
 
     /// SQLite's plan for one list page (`EXPLAIN QUERY PLAN`), one line per step: shows which index serves it.

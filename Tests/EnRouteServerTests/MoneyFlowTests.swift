@@ -14,7 +14,8 @@ import TestSupport
     /// Requests a ride as `customer` with `card`; returns the answer and the quote it named.
     static func request(_ backend: TestBackend, _ customer: String, card: String? = "pm_card_visa", key: String = UUID().uuidString,
                         body: String? = nil) async throws -> (status: Int, body: [UInt8], json: String) {
-        let json = try await body ?? backend.rideBody(customer, pickup: pickup, dropoff: dropoff, card: card)
+        let json: String
+        if let body { json = body } else { json = try await backend.rideBody(customer, pickup: pickup, dropoff: dropoff, card: card) }
         let r = await backend.call("POST", APIPath.trips, token: backend.token(customer, .customer), json: json, headers: ["Idempotency-Key": key])
         return (r.status, r.body, json)
     }
@@ -22,11 +23,11 @@ import TestSupport
     /// Drives trip `id` with provider `p1`: assigned, arrived, (waits `wait` seconds), on trip, completed.
     static func drive(_ backend: TestBackend, _ id: String, wait: TimeInterval = 60) async throws {
         #expect(await backend.assign(id, to: "p1").status == 200)
-        backend.clock.advance(by: .seconds(120))
+        await backend.clock.advance(by: .seconds(120))
         #expect(await backend.step(id, "driverArrived").status == 200)
-        backend.clock.advance(by: .seconds(Int(wait)))
+        await backend.clock.advance(by: .seconds(Int(wait)))
         #expect(await backend.step(id, "onTrip").status == 200)
-        backend.clock.advance(by: .seconds(600))
+        await backend.clock.advance(by: .seconds(600))
         #expect(await backend.step(id, "completed").status == 200)
         try await backend.settlePayments()
     }
@@ -70,7 +71,9 @@ import TestSupport
         #expect(Set(decoded.lines.map(\.kind)).isSuperset(of: ["base", "distance", "time"]))
 
         // The provider's share is in the ledger, and the provider sees it as earnings.
-        let earnings = await backend.call("GET", APIPath.providerEarnings(from: "2020-01-01T00:00:00Z", to: "2100-01-01T00:00:00Z"),
+        let day = ISO8601DateFormatter()
+        let earnings = await backend.call("GET", APIPath.providerEarnings(from: day.string(from: backend.clock.date.addingTimeInterval(-86_400)),
+                                                                         to: day.string(from: backend.clock.date.addingTimeInterval(86_400))),
                                           token: backend.token("p1", .provider))
         #expect(earnings.status == 200)
         let e = try WireCoding.decoder().decode(ProviderEarnings.self, from: Data(earnings.body))
@@ -115,7 +118,7 @@ import TestSupport
     @Test func anExpiredQuoteIs409WithAFreshOneThatThenGoesThrough() async throws {
         let backend = TestBackend()
         let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
-        backend.clock.advance(by: .seconds(301))
+        await backend.clock.advance(by: .seconds(301))
         let expired = try await Self.request(backend, "c1", body: body)
         #expect(expired.status == 409)
         let problem = try WireCoding.decoder().decode(QuoteExpiredProblem<Estimate>.self, from: Data(expired.body))
@@ -172,7 +175,7 @@ import TestSupport
         #expect(await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: try await backend.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: Self.dropoff, card: nil), headers: ["Idempotency-Key": UUID().uuidString]).status == 402)
 
         await backend.addCard("c1", "pm_card_visa")
-        let settled = await backend.call("POST", APIPath.accountBalanceSettle, token: backend.token("c1", .customer), headers: ["Idempotency-Key": "settle-1"])
+        let settled = await backend.call("POST", APIPath.accountBalanceSettle, token: backend.token("c1", .customer), headers: ["Idempotency-Key": "settle-key-1"])
         #expect(settled.status == 200)
         #expect(try WireCoding.decoder().decode(AccountBalance.self, from: Data(settled.body)).outstanding.amountMinor == 0)
         #expect(try backend.service.cached(trip.id)?.payment?.state == .captured)
@@ -184,7 +187,7 @@ import TestSupport
         let backend = TestBackend()
         let free = try Self.trip(try await Self.request(backend, "c1").body)
         #expect(await backend.assign(free.id, to: "p1").status == 200)
-        backend.clock.advance(by: .seconds(60))
+        await backend.clock.advance(by: .seconds(60))
         #expect(await backend.call("POST", APIPath.tripCancel(free.id), token: backend.token("c1", .customer)).status == 200)
         try await backend.settlePayments()
         #expect(try backend.service.cached(free.id)?.payment?.state == .released)
@@ -194,7 +197,7 @@ import TestSupport
         let noShow = try Self.trip(try await Self.request(backend, "c2").body)
         #expect(await backend.assign(noShow.id, to: "p2").status == 200)
         #expect(await backend.step(noShow.id, "driverArrived", provider: "p2").status == 200)
-        backend.clock.advance(by: .seconds(6 * 60))
+        await backend.clock.advance(by: .seconds(6 * 60))
         let cancel = await backend.call("POST", APIPath.providerTripSteps(noShow.id), token: backend.token("p2", .provider),
                                         json: #"{"changeId":"noshow","step":"cancelled","deviceTime":"2026-10-20T18:40:00Z","reason":"rider did not come"}"#)
         #expect(cancel.status == 200, "\(String(decoding: cancel.body, as: UTF8.self))")
@@ -210,18 +213,18 @@ import TestSupport
         let backend = TestBackend()
         let trip = try Self.trip(try await Self.request(backend, "c1").body)
         let early = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
-                                       headers: ["Idempotency-Key": "tip-early"])
+                                       headers: ["Idempotency-Key": "tip-early-key"])
         #expect(early.status == 409, "no tip before the trip is complete")
         try await Self.drive(backend, trip.id)
         let tip = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
-                                     headers: ["Idempotency-Key": "tip-1"])
+                                     headers: ["Idempotency-Key": "tip-key-1"])
         #expect(tip.status == 201)
         #expect(try backend.service.cached(trip.id)?.tip?.state == .pending, "recorded before it is charged")
         let replay = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
-                                        headers: ["Idempotency-Key": "tip-1"])
+                                        headers: ["Idempotency-Key": "tip-key-1"])
         #expect(replay.status == 201 && replay.body == tip.body)
         let second = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":300}"#,
-                                        headers: ["Idempotency-Key": "tip-2"])
+                                        headers: ["Idempotency-Key": "tip-key-2"])
         #expect(second.status == 409)
         try await backend.settlePayments()
         #expect(try backend.service.cached(trip.id)?.tip?.state == .charged)
@@ -241,7 +244,7 @@ import TestSupport
     @Test func aBasketWithAMissingItemIsCapturedLessWithTheReasonOnTheReceipt() async throws {
         let backend = TestBackend()
         let body = try await backend.orderBody("c1", items: #"[{"sku":"coffee","quantity":2},{"sku":"tea","quantity":1}]"#, destination: Self.dropoff)
-        let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "order-1"])
+        let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "order-key-1"])
         #expect(placed.status == 201)
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
         let quoted = try #require(try backend.service.cached(order.orderId)?.quote)
@@ -271,11 +274,11 @@ import TestSupport
         let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         let statuses = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<1000 {
-                group.addTask { await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "one-key"]).status }
+                group.addTask { await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "one-key-for-a-thousand"]).status }
             }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(statuses.filter { $0 == 201 }.count >= 1)
+        #expect(statuses.filter { $0 == 201 }.count >= 1, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
         #expect(statuses.allSatisfy { $0 == 201 || $0 == 409 }, "the rest wait for the first (409 in flight) or replay it")
         #expect(backend.service.activeTrips(customer: "c1").count == 1)
         #expect(Self.sandbox(backend).intents().count == 1)
@@ -301,7 +304,7 @@ import TestSupport
         _ = try await second.service.warm()
         try await second.settlePayments()
         #expect(sandbox.openHolds().count == 1, "not before the timeout: the request could still be retried")
-        clock.advance(by: .seconds(16 * 60))
+        await clock.advance(by: .seconds(16 * 60))
         try await second.settlePayments()
         #expect(sandbox.openHolds().isEmpty, "no hold left without a trip")
         #expect(sandbox.intents().count == 1, "found by its key, not placed again")

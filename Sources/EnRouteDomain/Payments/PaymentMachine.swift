@@ -66,7 +66,7 @@ public enum PaymentMachine {
     public static func apply(_ event: PaymentEvent, to payment: TripPayment) -> Result<TripPayment, MoveRefusal> {
         var next = payment
         switch (payment.state, event) {
-        case (.authorizing, .authorized(let intent, let amount)), (.actionRequired, .authorized(let intent, let amount)):
+        case (.authorizing, .authorized(let intent, let amount)) where amount > 0, (.actionRequired, .authorized(let intent, let amount)) where amount > 0:
             next.state = .held
             next.intentId = intent
             next.heldMinor = amount

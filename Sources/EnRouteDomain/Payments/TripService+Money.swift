@@ -38,12 +38,20 @@ public struct TripTimeline: Sendable, Equatable {
     }
 }
 
+/// A trip's measured distance and time, or why there is none.
+public enum TripMeasured: Sendable, Equatable {
+    case value(distanceMeters: Double, durationSeconds: Double)
+    /// Still being made (the path is being matched onto the roads): try again shortly.
+    case pending
+    /// Too few fixes to measure: the quote's route stands in.
+    case none
+}
+
 /// How the final price is measured, given by the composition root (roads, the stored path).
 public protocol TripMeasurement: Sendable {
-    /// The distance and time driven on the trip: the map-matched path when there are roads, the stored path otherwise;
-    /// nil while a measurement is still being made (the settlement tries again shortly) or, when `final`, when there is
-    /// none (too few fixes): the quote's route is used then.
-    func measured(_ trip: TripRecord, final: Bool) async -> (distanceMeters: Double, durationSeconds: Double)?
+    /// The distance and time driven on the trip: the map-matched path when there are roads, the stored path otherwise.
+    /// `final` is the settlement's last try: a measurement still being made is not waited for any longer.
+    func measured(_ trip: TripRecord, final: Bool) async -> TripMeasured
     /// Whether the provider was on the way to the pickup after `assignedAt` (for the cancellation fee).
     func providerProgressed(_ trip: TripRecord, since assignedAt: Date) async -> Bool
 }
@@ -242,12 +250,13 @@ extension TripService {
                 let free = TimeInterval((rules.products[trip.productID ?? ""]?.freeWaitMinutes ?? 0) * 60)
                 var measured = (distanceMeters: 0.0, durationSeconds: 0.0)
                 if changed || wait > free {
-                    if let m = await measurement?.measured(trip, final: final) {
-                        measured = m
-                    } else if !final {
-                        return .retryLater
-                    } else if let quote = trip.quoteId.flatMap({ try? payments.quotes.store.quote(id: $0) }) {
-                        measured = (quote.distanceMeters, quote.durationSeconds)
+                    switch await measurement?.measured(trip, final: final) ?? .none {
+                    case .value(let d, let t): measured = (d, t)
+                    case .pending: return .retryLater
+                    case .none:
+                        if let quote = trip.quoteId.flatMap({ try? payments.quotes.store.quote(id: $0) }) {
+                            measured = (quote.distanceMeters, quote.durationSeconds)
+                        }
                     }
                 }
                 price = Pricing.finalRide(quote: quoted, product: trip.productID ?? "", demand: trip.demand ?? 1,
@@ -477,6 +486,9 @@ extension TripService {
         guard let attempt = try store.paymentAttempt(intentId: event.intent.id), let tripId = attempt.tripId else { return }
         switch event.type {
         case "payment_intent.succeeded":
+            guard let trip = try store.trip(id: tripId), let payment = trip.payment, payment.paidAt == nil else { return }
+            // The callback can overtake the capture's own transaction: the worker tries it again shortly.
+            guard PaymentMachine.isSettled(payment.state) else { throw PaymentNotSettledYet(tripId: tripId) }
             try await changePayment(of: tripId, expecting: nil, events: [.confirmed(at: event.created)], ledger: [])
         case "payment_intent.canceled", "charge.expired":
             guard let trip = try store.trip(id: tripId), trip.payment?.state == .held else { return }
@@ -510,6 +522,12 @@ extension TripService {
     func publishCommitted(_ trip: TripRecord, previous: TripRecord) {
         commit(trip, previous: previous)
     }
+}
+
+/// A gateway callback arrived before the backend recorded the change it confirms.
+struct PaymentNotSettledYet: Error, CustomStringConvertible {
+    let tripId: String
+    var description: String { "the payment of trip \(tripId) is not settled yet" }
 }
 
 extension QuoteBook {
