@@ -44,6 +44,16 @@ import TestSupport
         return SUT(viewModel: viewModel, api: api, payments: payments, clock: clock, log: log, requests: requests)
     }
 
+    /// Confirms `productID` and waits for the answer; a confirmation left pausing for a retry fails the test instead of
+    /// hanging it (a refusal must end the request at once).
+    private func confirm(_ sut: SUT, _ productID: String = "economy") async throws {
+        let before = sut.api.requestKeys.count
+        let tap = Task { await sut.viewModel.confirm(productID: productID) }
+        defer { tap.cancel() }
+        try await eventually("the confirmation answered") { sut.api.requestKeys.count > before && !sut.viewModel.state.isRequesting }
+        await tap.value
+    }
+
     nonisolated static let refusals: [(PaymentProblem, RideRequestPrompt, String)] = [
         (Fixtures.problem(PaymentProblemType.declined, declineCode: "insufficient_funds", nextStep: "Try another card or add funds."),
          .cardDeclined(declineCode: "insufficient_funds", nextStep: "Try another card or add funds."),
@@ -63,10 +73,10 @@ import TestSupport
     ]
 
     @Test(arguments: refusals)
-    func eachPaymentRefusalIsShownInTheRidersWordsAndNotRetried(problem: PaymentProblem, prompt: RideRequestPrompt, message: String) async {
+    func eachPaymentRefusalIsShownInTheRidersWordsAndNotRetried(problem: PaymentProblem, prompt: RideRequestPrompt, message: String) async throws {
         let sut = await makeSUT { _ in throw RideRequestRefusal.payment(problem) }
         sut.payments.expect { $0.paymentMethods = { [Fixtures.visa, Fixtures.mastercard] } }
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
 
         #expect(sut.viewModel.state.prompt == prompt)
         #expect(sut.viewModel.state.prompt?.message == message)
@@ -86,7 +96,7 @@ import TestSupport
             $0.paymentMethods = { [Fixtures.visa, Fixtures.mastercard] }
             $0.makeDefault = { id in #expect(id == "pm-2") }
         }
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
         #expect(sut.viewModel.state.paymentMethods == [Fixtures.visa, Fixtures.mastercard])
 
         await sut.viewModel.payWith(cardID: "pm-2")
@@ -102,7 +112,7 @@ import TestSupport
             if call == 1 { throw RideRequestRefusal.payment(Fixtures.problem(PaymentProblemType.actionRequired, actionURL: Self.challengeURL)) }
             return Fixtures.trip(.noDriversFound, version: 2)
         }
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
         #expect(sut.viewModel.state.prompt == .challenge(Self.challengeURL))
         #expect(RideScreen.render(sut.viewModel.state, marker: nil).last == "  \(Self.challengeURL.absoluteString)")
 
@@ -125,7 +135,7 @@ import TestSupport
             #expect(key == Fixtures.key(2))
             return AccountBalance(outstanding: Fixtures.eur(0), tripIds: [])
         } }
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
         await sut.viewModel.settle()
 
         #expect(sut.payments.log.count("settle") == 1)
@@ -138,7 +148,7 @@ import TestSupport
     @Test func aSettlementTheCardDeclinesKeepsTheDebtOnScreen() async throws {
         let sut = await makeSUT { _ in throw RideRequestRefusal.payment(Fixtures.problem(PaymentProblemType.outstandingBalance, amount: Fixtures.eur(840))) }
         sut.payments.expect { $0.settle = { _ in throw RideRequestRefusal.payment(Fixtures.problem(PaymentProblemType.declined, declineCode: "insufficient_funds")) } }
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
         await sut.viewModel.settle()
 
         #expect(sut.viewModel.state.prompt == .outstandingBalance(Fixtures.eur(840)))
@@ -156,7 +166,7 @@ import TestSupport
             }
             $0.paymentMethods = { [Fixtures.visa] }
         }
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
         #expect(sut.viewModel.state.prompt == .addCard)
         await sut.viewModel.addCard(token: "pm_card_visa")
 

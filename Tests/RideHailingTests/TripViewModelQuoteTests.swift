@@ -38,6 +38,16 @@ import TestSupport
         await sut.viewModel.loadEstimates(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff)
     }
 
+    /// Confirms `productID` and waits for the answer; a confirmation left pausing for a retry fails the test instead of
+    /// hanging it (a refusal must end the request at once).
+    private func confirm(_ sut: SUT, _ productID: String = "economy") async throws {
+        let before = sut.api.requestKeys.count
+        let tap = Task { await sut.viewModel.confirm(productID: productID) }
+        defer { tap.cancel() }
+        try await eventually("the confirmation answered") { sut.api.requestKeys.count > before && !sut.viewModel.state.isRequesting }
+        await tap.value
+    }
+
     @Test func theQuoteCountsDownOnTheInjectedClock() async throws {
         let sut = makeSUT()
         quoting(sut, [[Fixtures.quote("q1", fare: 1250, expiresIn: 300)]])
@@ -109,7 +119,7 @@ import TestSupport
             return Fixtures.trip(.noDriversFound, version: 2)
         } }
         await load(sut)
-        await sut.viewModel.confirm(productID: "xl")
+        try await confirm(sut, "xl")
 
         #expect(sut.requests.all == [TripRequest(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, productID: "xl", quoteId: "x1")])
         #expect(sut.viewModel.state.quoteSecondsLeft == nil)
@@ -126,7 +136,7 @@ import TestSupport
             return Fixtures.trip(.noDriversFound, version: 2)
         } }
         await load(sut)
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
 
         // Not retried, and not confirmed at the new price by itself.
         #expect(sut.api.requestKeys == [Fixtures.key(1)])
@@ -137,7 +147,7 @@ import TestSupport
         #expect(sut.viewModel.state.prompt?.message == "The price changed from EUR 12.50 to EUR 13.10. Confirm to ride at the new price.")
         try await eventually("counting the fresh quote") { sut.viewModel.state.quoteSecondsLeft == 600 }
 
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
         #expect(sut.requests.all.map(\.quoteId) == ["q1", "q2"])
         #expect(sut.api.requestKeys == [Fixtures.key(1), Fixtures.key(2)])
         #expect(sut.viewModel.state.prompt == nil)
@@ -148,7 +158,7 @@ import TestSupport
         quoting(sut, [[Fixtures.quote("q1", fare: 1250)], [Fixtures.quote("q2", fare: 1290)]])
         sut.api.expect { $0.requestTrip = { _, _, _ in throw RideRequestRefusal.quoteRejected(detail: "is not a quote of this account") } }
         await load(sut)
-        await sut.viewModel.confirm(productID: "economy")
+        try await confirm(sut)
 
         #expect(sut.api.requestKeys.count == 1)
         #expect(sut.log.count("estimate") == 2)
