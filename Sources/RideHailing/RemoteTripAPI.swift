@@ -2,10 +2,11 @@ public import Foundation
 public import ClientKit
 public import EnRouteModels
 
-/// `TripAPI` over the EnRoute HTTP API; non-2xx answers throw `APIError`.
+/// `TripAPI` over the EnRoute HTTP API; non-2xx answers throw `APIError`, the quote and payment refusals of a
+/// request `RideRequestRefusal`.
 public struct RemoteTripAPI: TripAPI {
-    private let client: any HTTPClient
-    private let server: APIServer
+    let client: any HTTPClient
+    let server: APIServer
 
     /// An API that sends through `client` to `server`, with its credentials.
     public init(client: any HTTPClient, server: APIServer) {
@@ -19,11 +20,14 @@ public struct RemoteTripAPI: TripAPI {
         return try await client.send(request).decode([Estimate].self)
     }
 
-    /// `POST /v1/trips` with an `Idempotency-Key` header.
+    /// `POST /v1/trips` with an `Idempotency-Key` header; a 402, a 409 `quote-expired` or a 422 on `/quoteId` throws
+    /// `RideRequestRefusal`.
     public func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
         let http = try await server.request("POST", APIPath.trips, json: request,
                                             headers: ["Idempotency-Key": idempotencyKey.uuidString])
-        return try await client.send(http).decode(Trip.self)
+        let response = try await client.send(http)
+        if let refusal = RideRequestRefusal(response) { throw refusal }
+        return try response.decode(Trip.self)
     }
 
     /// `GET /v1/trips/active`; 204 means no active trip.

@@ -1,4 +1,4 @@
-import EnRouteModels
+public import EnRouteModels
 
 /// The `enroute ride` screen as plain text lines: state, driver, ETA, fare and the animated marker.
 public enum RideScreen {
@@ -23,15 +23,56 @@ public enum RideScreen {
         } else if !state.estimates.isEmpty {
             lines.append("Choose a ride:")
             for estimate in state.estimates {
-                lines.append("  \(estimate.productID): \(money(estimate.fare)), pickup in \(duration(seconds: estimate.etaSeconds))")
+                let price = state.refresh(of: estimate.productID).map { refresh in
+                    refresh.priceChanged ? "\(money(refresh.before)) → \(money(refresh.after)) (new price)" : "\(money(refresh.after)) (refreshed)"
+                } ?? money(estimate.fare)
+                lines.append("  \(estimate.productID): \(price), pickup in \(duration(seconds: estimate.etaSeconds))")
+            }
+            if state.quotesExpired {
+                lines.append("Prices expired; refreshing…")
+            } else if let left = state.quoteSecondsLeft {
+                lines.append(left > 0 ? "Prices held for \(duration(seconds: left))" : "Prices expired; refreshing…")
             }
         } else {
             lines.append(state.isRequesting ? "Requesting a ride…" : "No ride yet.")
         }
         if state.isRequesting, state.trip != nil { lines.append("Requesting a ride…") }
         if state.isCancelling { lines.append("Cancelling…") }
+        if let prompt = state.prompt {
+            lines.append("! \(prompt.message)")
+            if case .challenge(let url) = prompt { lines.append("  \(url.absoluteString)") }
+        }
         if let error = state.errorMessage { lines.append("! \(error)") }
         return lines
+    }
+
+    /// A receipt as lines: each price line (with its reason), the total, the card and the payment's state.
+    public static func receipt(_ receipt: Receipt) -> [String] {
+        var lines = ["Receipt for trip \(receipt.tripId)"]
+        let width = max(24, receipt.lines.map(\.label.count).max() ?? 0)
+        let row = { (label: String, amount: Money) in
+            label + String(repeating: " ", count: max(1, width + 2 - label.count)) + money(amount)
+        }
+        for line in receipt.lines {
+            lines.append("  " + row(line.label, line.amount) + (line.reason.map { " (\($0))" } ?? ""))
+        }
+        lines.append("  " + row("Total", receipt.total))
+        if let card = receipt.card { lines.append("Paid with \(card.brand.capitalized) ···· \(card.last4) · \(paymentTitle(receipt.payment))") }
+        else { lines.append("Payment: \(paymentTitle(receipt.payment))") }
+        return lines
+    }
+
+    /// The rider-facing name of a payment state.
+    static func paymentTitle(_ status: PaymentStatus) -> String {
+        switch status {
+        case .authorizing: "authorizing"
+        case .actionRequired: "waiting for your bank"
+        case .held: "held"
+        case .captured, .partiallyCaptured: "paid"
+        case .released: "released, nothing charged"
+        case .failed: "failed"
+        case .debt: "owed"
+        }
     }
 
     /// The rider-facing name of a state.

@@ -1,19 +1,28 @@
 public import Foundation
 public import EnRouteModels
 public import Observation
-import ClientKit
+public import ClientKit
 
-/// The rider's map screen: estimates, request with retries, live tracking and cancel (seed 002).
+/// The rider's map screen: estimates as quotes that count down and refresh, request with retries, the payment
+/// refusals to answer, live tracking and cancel (seed 002, issue 13).
 @MainActor @Observable
 public final class TripViewModel {
     /// What the screen shows.
-    public private(set) var state = TripViewState()
+    public internal(set) var state = TripViewState()
 
-    @ObservationIgnored private let feed: LiveTripFeed
-    @ObservationIgnored private let clock: any Clock<Duration>
-    @ObservationIgnored private let makeKey: @Sendable () -> UUID
+    @ObservationIgnored let feed: LiveTripFeed
+    @ObservationIgnored let clock: any Clock<Duration>
+    @ObservationIgnored let makeKey: @Sendable () -> UUID
+    @ObservationIgnored let payments: (any RidePaymentsAPI)?
+    @ObservationIgnored let dates: (any DateProvider)?
     @ObservationIgnored private var marker: DriverMarkerAnimator
     @ObservationIgnored private(set) var liveTask: Task<Void, Never>?
+    /// The route the quotes on screen price, to re-quote it.
+    @ObservationIgnored var route: (pickup: Coordinate, dropoff: Coordinate)?
+    /// Counts the quotes down and re-quotes them when they run out.
+    @ObservationIgnored var quoteTask: Task<Void, Never>?
+    /// The last confirmation the server refused, repeated (same quote, new key) once the rider has answered.
+    @ObservationIgnored var refusedRequest: TripRequest?
 
     static let requestAttempts = 3
     static let requestFailedMessage = "Could not request a ride. Try again."
@@ -21,12 +30,16 @@ public final class TripViewModel {
     static let tooLateToCancelMessage = "This ride can no longer be cancelled."
     static let estimatesFailedMessage = "Could not load prices. Try again."
 
-    /// A view model over the shared live trip `feed` (and its `api`); `clock` times retries and the marker;
-    /// `makeKey` makes one idempotency key per tap.
-    public init(feed: LiveTripFeed, clock: any Clock<Duration>, makeKey: @escaping @Sendable () -> UUID = { UUID() }) {
+    /// A view model over the shared live trip `feed` (and its `api`); `clock` times retries, the marker and the
+    /// quotes' countdown; `makeKey` makes one idempotency key per tap; `payments` answers the 402s (settle, cards);
+    /// `dates` tells the quotes' time left (without it they do not count down or refresh by themselves).
+    public init(feed: LiveTripFeed, clock: any Clock<Duration>, makeKey: @escaping @Sendable () -> UUID = { UUID() },
+                payments: (any RidePaymentsAPI)? = nil, dates: (any DateProvider)? = nil) {
         self.feed = feed
         self.clock = clock
         self.makeKey = makeKey
+        self.payments = payments
+        self.dates = dates
         self.marker = DriverMarkerAnimator(clock: clock)
         mirror(feed.state)
     }
@@ -34,18 +47,25 @@ public final class TripViewModel {
     /// A view model with a live trip feed of its own over `api` and `channel`; `clock` also times the backoff,
     /// `logger` hears of state jumps.
     public convenience init(api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>,
-                            logger: any RideLogger = SystemRideLogger(), makeKey: @escaping @Sendable () -> UUID = { UUID() }) {
-        self.init(feed: LiveTripFeed(api: api, channel: channel, clock: clock, logger: logger), clock: clock, makeKey: makeKey)
+                            logger: any RideLogger = SystemRideLogger(), makeKey: @escaping @Sendable () -> UUID = { UUID() },
+                            payments: (any RidePaymentsAPI)? = nil, dates: (any DateProvider)? = nil) {
+        self.init(feed: LiveTripFeed(api: api, channel: channel, clock: clock, logger: logger), clock: clock, makeKey: makeKey,
+                  payments: payments, dates: dates)
     }
 
     /// The driver's marker as it should be drawn now, interpolated between reported positions.
     public func markerFrame() -> MarkerFrame? { marker.frame() }
 
-    /// Loads prices for a route into `state.estimates`.
+    /// Loads prices for a route into `state.estimates` and, with a date source, counts their quotes down and
+    /// re-quotes them when they run out.
     public func loadEstimates(pickup: Coordinate, dropoff: Coordinate) async {
         do {
             state.estimates = try await feed.api.estimate(pickup: pickup, dropoff: dropoff)
             state.errorMessage = nil
+            state.refreshedQuotes = []
+            state.quotesExpired = false
+            route = (pickup, dropoff)
+            watchQuotes()
         } catch {
             state.errorMessage = Self.estimatesFailedMessage
         }
@@ -57,6 +77,7 @@ public final class TripViewModel {
     }
 
     /// Requests a ride: one idempotency key for this tap, 3 attempts 1 s then 2 s apart, then live tracking.
+    /// A quote or payment refusal is not retried: it becomes `state.prompt` for the rider to answer.
     public func requestRide(_ request: TripRequest) async {
         guard state.canRequest else { return }
         state.isRequesting = true
@@ -66,8 +87,12 @@ public final class TripViewModel {
         for attempt in 1...Self.requestAttempts {
             do {
                 let trip = try await feed.api.requestTrip(request, idempotencyKey: key)
+                requested()
                 apply(trip)
                 connectLive(tripID: trip.id)
+                return
+            } catch let refusal as RideRequestRefusal {
+                await refused(refusal, request)
                 return
             } catch {
                 guard attempt < Self.requestAttempts, !Task.isCancelled else { break }
@@ -100,10 +125,11 @@ public final class TripViewModel {
         }
     }
 
-    /// Stops live tracking; call when the screen goes away.
+    /// Stops live tracking and the quotes' countdown; call when the screen goes away.
     public func stopLive() {
         liveTask?.cancel()
         liveTask = nil
+        stopQuotes()
     }
 
     /// Waits until live tracking ends: the trip is over or `stopLive()` was called.

@@ -18,6 +18,18 @@ public struct TripViewState: Equatable, Sendable {
     public var isCancelling = false
     /// A message for the rider, or nil.
     public var errorMessage: String?
+    /// Seconds until the quotes on screen run out, counting down; nil when they carry no expiry or no date source is given.
+    public var quoteSecondsLeft: Int?
+    /// Products re-quoted since the rider chose the route: the price seen before and the one on screen now.
+    public var refreshedQuotes: [QuoteRefresh] = []
+    /// The quotes ran out and could not be refreshed yet (offline): confirming now would be refused.
+    public var quotesExpired = false
+    /// What the rider must do after the server refused a confirmation (new price, declined card, challenge, debt, no card).
+    public var prompt: RideRequestPrompt?
+    /// The saved cards, to offer another after a decline.
+    public var paymentMethods: [PaymentMethodSummary] = []
+    /// A payment action (adding or switching a card, settling the balance) is in flight.
+    public var isPaying = false
 
     /// The empty screen: no estimates, no trip.
     public init() {}
@@ -29,7 +41,10 @@ public struct TripViewState: Equatable, Sendable {
     }
 
     /// True when the rider may request a ride now.
-    public var canRequest: Bool { !isRequesting && trip?.state.isActive != true }
+    public var canRequest: Bool { !isRequesting && !isPaying && trip?.state.isActive != true }
+
+    /// The refresh of `productID`'s quote since the route was chosen, if it was re-quoted.
+    public func refresh(of productID: String) -> QuoteRefresh? { refreshedQuotes.first { $0.productID == productID } }
 
     /// True when the rider may cancel now: before the trip starts, and not twice at once.
     public var canCancel: Bool {

@@ -48,3 +48,23 @@ import EnRouteModels
         #expect(RideScreen.compass(heading) == name)
     }
 }
+
+/// The money lines of `enroute ride`'s screen (issue 13).
+@Suite struct RideScreenMoneyTests {
+    @Test func aReceiptListsItsLinesTheTotalAndTheCard() {
+        var receipt = Fixtures.receipt(tip: 200)
+        receipt = Receipt(tripId: receipt.tripId, kind: receipt.kind, payment: .partiallyCaptured,
+                          lines: receipt.lines + [PriceLine(kind: "adjustment", label: "Adjustment", amount: Fixtures.eur(-100), reason: "Route blocked")],
+                          total: Fixtures.eur(1350), card: receipt.card, requestedAt: receipt.requestedAt, startedAt: nil, endedAt: nil, route: nil)
+        #expect(RideScreen.receipt(receipt) == [
+            "Receipt for trip T-1",
+            "  Base fare                 EUR 3.00",
+            "  Distance 4.2 km           EUR 6.30",
+            "  Time 11 min               EUR 3.20",
+            "  Tip                       EUR 2.00",
+            "  Adjustment                EUR -1.00 (Route blocked)",
+            "  Total                     EUR 13.50",
+            "Paid with Visa ···· 4242 · paid",
+        ])
+    }
+}

@@ -24,6 +24,8 @@ expect_usage "--port must be 0...65535, got 70000" "$BIN" serve --port 70000
 expect_usage "unknown option --acount (did you mean --account?)" "$BIN" token --acount ana --role customer
 expect_usage "unknown option --event (did you mean --events?)" "$BIN" track o1 --event
 expect_usage "unknown option --form (did you mean --from?)" "$BIN" ride --form 60.1,24.9 --to 60.2,24.9
+expect_usage "unknown option --crad (did you mean --card?)" "$BIN" ride --from 60.1,24.9 --to 60.2,24.9 --crad pm_card_visa
+expect_usage "--card must be a payment method token such as pm_card_visa, got 'visa'" "$BIN" ride --from 60.1,24.9 --to 60.2,24.9 --card visa --token t
 expect_usage "--speed must be a number, got 'fast'" "$BIN" drive --server http://127.0.0.1:1 --token t --speed fast
 expect_usage "unknown command 'serv' (did you mean serve?)" "$BIN" serv
 [ ! -e enroute.sqlite ] || { echo "FAIL: a refused serve created a database"; exit 1; }

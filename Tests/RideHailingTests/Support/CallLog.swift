@@ -8,3 +8,11 @@ final class CallLog: Sendable {
     var all: [String] { entries.withLock { $0 } }
     func count(_ prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
 }
+
+/// Values a fake saw, in order, shared with the test.
+final class Recorded<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+}
