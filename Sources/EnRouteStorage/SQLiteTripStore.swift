@@ -78,6 +78,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX ledger_account ON ledger(account, at);
         CREATE TRIGGER ledger_append_only_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
         CREATE TRIGGER ledger_append_only_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+        CREATE TABLE provider_ratings (provider_id TEXT PRIMARY KEY, count INTEGER NOT NULL, sum INTEGER NOT NULL);
         CREATE INDEX trips_customer_newest ON trips(customer_id, created_at, id);
         CREATE INDEX trips_provider_newest ON trips(provider_id, created_at, id) WHERE provider_id IS NOT NULL;
         CREATE INDEX trips_merchant_newest ON trips(merchant_id, created_at, id) WHERE merchant_id IS NOT NULL;
@@ -249,6 +250,14 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
     }
 
+    public func providerRatings() throws -> [String: RatingTotal] {
+        try reader.withLock { db in
+            Dictionary(uniqueKeysWithValues: try db.query("SELECT provider_id, count, sum FROM provider_ratings") { row in
+                (row.text(0) ?? "", RatingTotal(count: Int(row.int(1)), sum: Int(row.int(2))))
+            })
+        }
+    }
+
     public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
         try reader.withLock { db in
             try db.query("SELECT record FROM payment_attempts WHERE intent_id = ?1", [.text(intentId)]) {
@@ -368,6 +377,13 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
                        [.text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
                         attempt.payment.intentId.map { .text($0) } ?? .null,
                         .real(attempt.createdAt.timeIntervalSince1970), .blob(Array(try WireCoding.encoder().encode(attempt)))])
+        }
+
+        func addRating(provider: String, stars: Int) throws {
+            try db.run("""
+                INSERT INTO provider_ratings (provider_id, count, sum) VALUES (?1, 1, ?2)
+                ON CONFLICT(provider_id) DO UPDATE SET count = count + 1, sum = sum + ?2
+                """, [.text(provider), .integer(Int64(stars))])
         }
 
         func post(_ entries: [LedgerEntry]) throws {

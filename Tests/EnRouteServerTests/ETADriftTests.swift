@@ -34,6 +34,7 @@ import TestSupport
         func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
         func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
         func ledgerBalance(account: String) throws -> Int { try base.ledgerBalance(account: account) }
+        func providerRatings() throws -> [String: RatingTotal] { try base.providerRatings() }
         func paymentAttempt(intentId: String) throws -> PaymentAttempt? { try base.paymentAttempt(intentId: intentId) }
         func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] { try base.unattachedPaymentAttempts(before: cutoff) }
     }

@@ -444,6 +444,7 @@ extension TripService {
             }
             var next = trip
             next.ratings = (trip.ratings ?? []) + [TripRating(by: account.role, stars: stars, comment: comment, at: at)]
+            if account.role == .customer, let provider = trip.providerId { try await tx.addRating(provider: provider, stars: stars) }
             next.version += 1
             next.updatedAt = at
             try await tx.update(next, expectedVersion: trip.version)
@@ -453,6 +454,7 @@ extension TripService {
         }
         guard let (outcome, old) = result else { throw TripError.notFound }
         let rated = try outcome.get()
+        if account.role == .customer, let provider = rated.providerId { noteRating(provider: provider, stars: stars) }
         publishCommitted(rated, previous: old)
         return rated
     }

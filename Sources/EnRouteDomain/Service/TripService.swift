@@ -65,6 +65,8 @@ public final class TripService: Sendable {
     let now: @Sendable () -> Date
     private let ids: any IDGenerator
     private let cache = Mutex(Cache())
+    /// Every provider's rating totals, loaded at `warm()` and kept as customers rate.
+    private let ratingTotals = Mutex<[String: RatingTotal]>([:])
     private let observers: [any TripChangeObserver]
     private let commitListeners = Mutex<[@Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void]>([])
     /// An in-flight key older than this is taken to belong to a request that died.
@@ -117,6 +119,8 @@ public final class TripService: Sendable {
         let active = try store.activeTrips()
         let limit = endedCacheLimit
         cache.withLock { c in for trip in active { Self.remember(trip, in: &c, endedLimit: limit) } }
+        let ratings = try store.providerRatings()
+        ratingTotals.withLock { $0 = ratings }
         return try await store.releaseUnansweredIdempotency()
     }
 
@@ -455,6 +459,15 @@ public final class TripService: Sendable {
     public func activeTrips(provider: String) -> [TripRecord] {
         cache.withLock { c in (c.activeByProvider[provider] ?? []).compactMap { c.trips[$0] } }
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    /// The average of the customers' ratings of `provider`, nil before anyone rated them (the profile's rating stands).
+    public func averageRating(provider: String) -> Double? {
+        ratingTotals.withLock { $0[provider] }.flatMap { $0.count > 0 ? $0.average : nil }
+    }
+
+    func noteRating(provider: String, stars: Int) {
+        ratingTotals.withLock { $0[provider, default: RatingTotal(count: 0, sum: 0)].count += 1; $0[provider]!.sum += stars }
     }
 
     /// How many rides are waiting for a provider within `radius` metres of `point` (the demand side of the busy-time multiplier).

@@ -4,7 +4,11 @@ public import EnRouteModels
 /// Turns the backend's trip record into each audience's wire shape.
 public struct WireMapping: Sendable {
     public let directory: any PartyDirectory
-    public init(directory: any PartyDirectory) { self.directory = directory }
+    /// The customers' average rating of a provider, when anyone rated them (else the profile's).
+    public let rating: @Sendable (String) -> Double?
+    public init(directory: any PartyDirectory, rating: @escaping @Sendable (String) -> Double? = { _ in nil }) {
+        self.directory = directory; self.rating = rating
+    }
 
     /// Seed 002's `Trip`, for the rider.
     public func ride(_ trip: TripRecord, now: Date) -> Trip {
@@ -12,8 +16,15 @@ public struct WireMapping: Sendable {
         if case .ride(let s) = trip.status { state = s } else { state = .searching }
         let eta = Self.secondsLeft(trip, now: now)
         return Trip(id: trip.id, state: state, pickup: trip.pickup, dropoff: trip.dropoff,
-                    driver: trip.providerId.map { directory.provider(id: $0).driver }, etaSeconds: eta,
+                    driver: trip.providerId.map { driver($0) }, etaSeconds: eta,
                     fare: trip.fare ?? trip.quote, version: trip.version)
+    }
+
+    /// The driver as the rider sees them, rated by the customers' average once anyone rated them.
+    func driver(_ provider: String) -> Driver {
+        let d = directory.provider(id: provider).driver
+        guard let average = rating(provider) else { return d }
+        return Driver(id: d.id, name: d.name, carModel: d.carModel, plate: d.plate, rating: average, photoURL: d.photoURL)
     }
 
     /// Seed 000's tracking snapshot, for the customer of a delivery.

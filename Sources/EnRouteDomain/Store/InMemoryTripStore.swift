@@ -34,6 +34,7 @@ public final class InMemoryTripStore: TripStore {
         var attempts: [String: Row<PaymentAttempt>] = [:]
         var ledger: [LedgerEntry] = []
         var ledgerKeys: Set<String> = []
+        var ratings: [String: RatingTotal] = [:]
         /// Transactions started and not yet finished.
         var inFlight = 0
     }
@@ -89,7 +90,7 @@ public final class InMemoryTripStore: TripStore {
     }
 
     private static func apply(_ w: Writes, to s: inout State) {
-        guard !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty || !w.attempts.isEmpty || !w.ledger.isEmpty else { return }
+        guard !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty || !w.attempts.isEmpty || !w.ledger.isEmpty || !w.ratings.isEmpty else { return }
         s.commit += 1
         let commit = s.commit
         for (id, trip) in w.trips {
@@ -115,6 +116,7 @@ public final class InMemoryTripStore: TripStore {
         for message in w.outbox where s.outbox[message.id] == nil { s.outbox[message.id] = message }
         for (quote, attempt) in w.attempts { s.attempts[quote] = Row(value: attempt, commit: commit) }
         for entry in w.ledger { s.ledger.append(entry); s.ledgerKeys.insert(entry.movementId + "|" + entry.account) }
+        for (provider, stars) in w.ratings { s.ratings[provider, default: RatingTotal(count: 0, sum: 0)].count += 1; s.ratings[provider]!.sum += stars }
     }
 
     public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id]?.value } }
@@ -181,6 +183,8 @@ public final class InMemoryTripStore: TripStore {
         state.withLock { $0.ledger.filter { $0.account == account }.reduce(0) { $0 + $1.amountMinor } }
     }
 
+    public func providerRatings() throws -> [String: RatingTotal] { state.withLock { $0.ratings } }
+
     public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
         state.withLock { s in s.attempts.values.map(\.value).first { $0.payment.intentId == intentId } }
     }
@@ -199,6 +203,7 @@ public final class InMemoryTripStore: TripStore {
         var outbox: [OutboxMessage] = []
         var attempts: [String: PaymentAttempt] = [:]
         var ledger: [LedgerEntry] = []
+        var ratings: [(String, Int)] = []
     }
 
     private final class Transaction: TripTransaction, Sendable {
@@ -255,5 +260,6 @@ public final class InMemoryTripStore: TripStore {
         func paymentAttempt(quoteId: String) throws -> PaymentAttempt? { writes.withLock { $0.attempts[quoteId] } ?? snapshot.attempts[quoteId]?.value }
         func save(_ attempt: PaymentAttempt) throws { writes.withLock { $0.attempts[attempt.quoteId] = attempt } }
         func post(_ entries: [LedgerEntry]) throws { writes.withLock { $0.ledger += entries } }
+        func addRating(provider: String, stars: Int) throws { writes.withLock { $0.ratings.append((provider, stars)) } }
     }
 }

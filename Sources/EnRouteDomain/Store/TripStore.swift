@@ -109,8 +109,19 @@ public protocol TripTransaction {
     func paymentAttempt(quoteId: String) async throws -> PaymentAttempt?
     /// Writes a quote's hold record; another transaction's write of it since this one's snapshot is a conflict.
     func save(_ attempt: PaymentAttempt) async throws
+    /// Adds one customer's rating of `provider` to the provider's totals.
+    func addRating(provider: String, stars: Int) async throws
     /// Appends rows to the ledger (never changed or removed); a row repeating a movement and account already posted is a conflict.
     func post(_ entries: [LedgerEntry]) async throws
+}
+
+/// How many customers rated a provider and the sum of their stars.
+public struct RatingTotal: Sendable, Equatable, Codable {
+    public var count: Int
+    public var sum: Int
+    public init(count: Int, sum: Int) { self.count = count; self.sum = sum }
+    /// The average, to one decimal.
+    public var average: Double { count == 0 ? 0 : (Double(sum) / Double(count) * 10).rounded() / 10 }
 }
 
 /// A hold placed for a quote before its trip exists: the create request's first step, attached to the trip by the
@@ -181,6 +192,8 @@ public protocol TripStore: Sendable {
     func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry]
     /// The sum of every row on `account`.
     func ledgerBalance(account: String) throws -> Int
+    /// Every provider's rating totals (how many customers rated, the sum of their stars).
+    func providerRatings() throws -> [String: RatingTotal]
     /// The hold record of a gateway intent (to apply the gateway's callbacks), if any.
     func paymentAttempt(intentId: String) throws -> PaymentAttempt?
     /// Holds placed before `cutoff` whose trip was never created (a request that failed or died between the hold and the commit).
