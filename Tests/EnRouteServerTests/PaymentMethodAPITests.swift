@@ -104,25 +104,30 @@ import Synchronization
         #expect(try await list(backend).methods == [mine])
     }
 
-    @Test(arguments: ["pm_card_unknown", "tok_visa", "pm_", "pm_card-visa", "pm_card_visa\u{00e9}", "4242424242424242", ""])
-    func aTokenThatIsMalformedOrUnknownToTheGatewayIs422NamingTheToken(_ token: String) async throws {
+    static let malformedTokens = ["tok_visa", "pm_", "pm_card-visa", "pm_card visa", "pm_card_visa\u{00e9}", "4242424242424242", "",
+                                  "pm_" + String(repeating: "a", count: 253)]
+
+    @Test func aTokenThatIsMalformedOrUnknownToTheGatewayIs422NamingTheToken() async throws {
         let backend = TestBackend()
-        let r = await add(backend, token)
-        #expect(r.status == 422)
-        #expect(r.headers["Content-Type"] == "application/problem+json")
-        let errors = json(r.body)["errors"] as? [[String: Any]]
-        #expect(errors?.first?["pointer"] as? String == "/token")
+        for token in ["pm_card_unknown"] + Self.malformedTokens {
+            let r = await add(backend, token)
+            #expect(r.status == 422, "\(token)")
+            #expect(r.headers["Content-Type"] == "application/problem+json", "\(token)")
+            let errors = json(r.body)["errors"] as? [[String: Any]]
+            #expect(errors?.first?["pointer"] as? String == "/token", "\(token)")
+        }
         #expect(try await list(backend).methods.isEmpty)
     }
 
     /// The shape is checked before the gateway is asked: a gateway that would describe anything never sees these.
-    @Test(arguments: ["tok_visa", "pm_", "pm_card-visa", "pm_card visa", "pm_card_visa\u{00e9}", "4242424242424242", String(repeating: "a", count: 256).replacingCharacters(in: ..<"pm_".endIndex, with: "pm_")])
-    func aMalformedTokenIsRefusedWithoutAskingTheGateway(_ token: String) async throws {
+    @Test func aMalformedTokenIsRefusedWithoutAskingTheGateway() async throws {
         let gateway = DescribingGateway()
         let backend = TestBackend(payments: gateway)
-        let r = await add(backend, token)
-        #expect(r.status == 422)
-        #expect((json(r.body)["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/token")
+        for token in Self.malformedTokens {
+            let r = await add(backend, token)
+            #expect(r.status == 422, "\(token)")
+            #expect((json(r.body)["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/token", "\(token)")
+        }
         #expect(gateway.described() == 0)
         #expect(await add(backend, "pm_card_whatever").status == 201)
         #expect(gateway.described() == 1)
