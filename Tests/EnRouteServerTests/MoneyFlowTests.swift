@@ -234,7 +234,9 @@ import TestSupport
         let receipt = try WireCoding.decoder().decode(Receipt.self, from: Data(await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).body))
         #expect(receipt.lines.last?.kind == "tip" && receipt.total.amountMinor == trip.fare!.amountMinor + 200)
 
-        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":5,"comment":"Smooth"}"#).status == 201)
+        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":3,"comment":"Smooth"}"#).status == 201)
+        let rated = try Self.trip(await backend.call("GET", APIPath.trip(trip.id), token: backend.token("c1", .customer)).body)
+        #expect(rated.driver?.rating == 3.0, "the customers' average is the driver's rating")
         #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":1}"#).status == 409)
         #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":4}"#).status == 201)
         #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":9}"#).status == 422)
