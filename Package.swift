@@ -165,7 +165,7 @@ package.targets += [
     .testTarget(
         name: "EnRouteServerTests",
         dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteRoads",
-                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications"],
+                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe"],
         swiftSettings: settings
     ),
     .testTarget(name: "EnRouteNotificationsTests",

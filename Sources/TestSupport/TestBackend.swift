@@ -32,7 +32,8 @@ public struct TestBackend: Sendable {
                 directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
                 dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
                 jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
-                roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil) {
+                roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
+                paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -42,7 +43,7 @@ public struct TestBackend: Sendable {
         configuration.openAPI = openAPI
         let effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                                      offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
-                                     push: push, log: { _ in }, roads: roads, payments: payments)
+                                     push: push, log: { _ in }, roads: roads, payments: payments, paymentWebhook: paymentWebhook)
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
         backend = try! Backend(configuration, effects: effects)
         try! backend.seed(directory)
