@@ -387,6 +387,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
 
         func post(_ entries: [LedgerEntry]) throws {
+            try Ledger.checkBalanced(entries)
             for e in entries {
                 do {
                     try db.run("INSERT INTO ledger (movement_id, kind, trip_id, account, amount_minor, currency, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -312,4 +312,60 @@ import TestSupport
         #expect(sandbox.intents().count == 1, "found by its key, not placed again")
         #expect(try second.store.trips(status: nil, limit: 10).isEmpty, "no trip without a hold")
     }
+    /// Each of the sandbox's Stripe test cards through a whole ride: what the customer meets and where the money ends.
+    @Test(arguments: [
+        ("pm_card_visa", 201, PaymentStatus.captured),
+        ("pm_card_mastercard", 201, .captured),
+        ("pm_card_visa_chargeDeclined", 402, .failed),
+        ("pm_card_visa_chargeDeclinedInsufficientFunds", 402, .failed),
+        ("pm_card_authenticationRequired", 402, .captured),
+        ("pm_card_chargeCustomerFail", 201, .captured),
+    ])
+    func eachSandboxTestCardThroughAWholeRide(card: String, firstAnswer: Int, settles: PaymentStatus) async throws {
+        let backend = TestBackend()
+        var answer = try await Self.request(backend, "c1", card: card)
+        #expect(answer.status == firstAnswer)
+        if answer.status == 402 {
+            let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(answer.body))
+            guard let url = problem.actionURL else {
+                #expect(problem.type == PaymentProblemType.declined)
+                #expect(backend.service.activeTrips(customer: "c1").isEmpty && Self.sandbox(backend).openHolds().isEmpty)
+                return
+            }
+            #expect(await backend.call("POST", url.path, token: nil).status == 200)
+            answer = try await Self.request(backend, "c1", card: nil, body: answer.json)
+            #expect(answer.status == 201)
+        }
+        let trip = try Self.trip(answer.body)
+        try await Self.drive(backend, trip.id)
+        let record = try #require(try backend.service.cached(trip.id))
+        #expect(record.payment?.state == settles)
+        #expect(record.payment?.capturedMinor == trip.fare?.amountMinor)
+        #expect(Self.sandbox(backend).openHolds().isEmpty)
+        try Self.expectBalanced(backend, trip.id)
+        #expect(await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).status == 200)
+    }
+
+    @Test func aHoldTheBankLetGoWhileTheTripWasStillOnIsReleasedOnTheTripByTheReconciler() async throws {
+        let backend = TestBackend()
+        let trip = try Self.trip(try await Self.request(backend, "c1").body)
+        let intent = try #require(try backend.service.cached(trip.id)?.payment?.intentId)
+        _ = try Self.sandbox(backend).expireHold(intentId: intent)
+        try await backend.settlePayments()
+        #expect(try backend.service.cached(trip.id)?.payment?.state == .held, "young holds are not asked about")
+        await backend.clock.advance(by: .seconds(4 * 86_400 + 60))
+        try await backend.settlePayments()
+        #expect(try backend.service.cached(trip.id)?.payment?.state == .released)
+        try Self.expectBalanced(backend, trip.id)
+    }
+
+    @Test func anUnbalancedPostingIsRefusedByTheStore() async throws {
+        let backend = TestBackend()
+        await #expect(throws: LedgerUnbalanced.self) {
+            try await backend.store.transaction { tx in
+                try await tx.post([LedgerEntry(movementId: "m", kind: "capture", tripId: "T1", account: "a", amountMinor: 5, currency: "EUR", at: backend.clock.date)])
+            }
+        }
+        #expect(try backend.store.ledger(tripId: "T1").isEmpty)
+    }
 }

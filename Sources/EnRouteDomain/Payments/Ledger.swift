@@ -55,8 +55,19 @@ public enum Ledger {
         entries.filter { $0.account == account }.reduce(0) { $0 + $1.amountMinor }
     }
 
+    /// Refuses rows whose movements do not each sum to zero (the stores check every posting with it).
+    public static func checkBalanced(_ entries: [LedgerEntry]) throws {
+        guard isBalanced(entries) else { throw LedgerUnbalanced(movements: Array(Set(entries.map(\.movementId))).sorted()) }
+    }
+
     /// True when every movement in `entries`, and so their whole, sums to zero.
     public static func isBalanced(_ entries: [LedgerEntry]) -> Bool {
         Dictionary(grouping: entries, by: \.movementId).values.allSatisfy { $0.reduce(0) { $0 + $1.amountMinor } == 0 }
     }
+}
+
+/// A posting whose movements do not sum to zero: refused, nothing written.
+public struct LedgerUnbalanced: Error, CustomStringConvertible {
+    public let movements: [String]
+    public var description: String { "unbalanced ledger posting: \(movements.joined(separator: ", "))" }
 }

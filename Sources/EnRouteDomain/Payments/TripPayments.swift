@@ -23,6 +23,9 @@ public final class TripPayments: Sendable {
     /// A hold whose trip was never created is released after this long (the create request is long gone).
     public let unattachedHoldTimeout: TimeInterval
 
+    /// A hold this old is re-checked at the gateway on each reconciler pass (Visa's merchant-initiated holds last 4 days 18 hours).
+    public let holdRecheckAge: TimeInterval = 4 * 86_400
+
     public var rules: PricingRules { quotes.rules }
 
     /// Money over `store` (the trips' store: holds and the ledger commit with trip changes) through `gateway`, holding

@@ -517,6 +517,19 @@ extension TripService {
             await releaseUnattached(attempt.quoteId)
             acted += 1
         }
+        // Holds close to their expiry at the bank (a merchant-initiated Visa hold lasts about 5 days): ask the gateway
+        // whether each still stands; one it already let go is released on the trip, so nothing is captured on air.
+        for trip in heldTrips(placedBefore: at.addingTimeInterval(-payments.holdRecheckAge)) {
+            guard let payment = trip.payment, let intent = payment.intentId else { continue }
+            let outcome: Result<GatewayIntent, PaymentGatewayError>
+            do { outcome = .success(try await payments.gateway.retrieve(intentId: intent)) } catch { outcome = .failure(error) }
+            guard case .success(let current) = outcome, current.status == .canceled else { continue }
+            let rows = Ledger.move("release", id: "release:\(trip.id)", trip: trip.id, from: Ledger.hold(trip.customerId), to: Ledger.card(trip.customerId),
+                                   amount: payment.heldMinor, currency: payment.currency, at: at)
+            try await changePayment(of: trip.id, expecting: payment.version, events: [.released], ledger: rows)
+            payments.log("payments: the hold of trip \(trip.id) expired at the bank; released on the trip")
+            acted += 1
+        }
         return acted
     }
 

@@ -461,6 +461,11 @@ public final class TripService: Sendable {
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
     }
 
+    /// Trips in memory whose payment is still a hold placed before `cutoff`.
+    func heldTrips(placedBefore cutoff: Date) -> [TripRecord] {
+        cache.withLock { c in c.trips.values.filter { $0.payment?.state == .held && $0.createdAt < cutoff } }
+    }
+
     /// The average of the customers' ratings of `provider`, nil before anyone rated them (the profile's rating stands).
     public func averageRating(provider: String) -> Double? {
         ratingTotals.withLock { $0[provider] }.flatMap { $0.count > 0 ? $0.average : nil }

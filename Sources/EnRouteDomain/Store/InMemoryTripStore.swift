@@ -259,7 +259,10 @@ public final class InMemoryTripStore: TripStore {
         func enqueue(_ message: OutboxMessage) throws { writes.withLock { $0.outbox.append(message) } }
         func paymentAttempt(quoteId: String) throws -> PaymentAttempt? { writes.withLock { $0.attempts[quoteId] } ?? snapshot.attempts[quoteId]?.value }
         func save(_ attempt: PaymentAttempt) throws { writes.withLock { $0.attempts[attempt.quoteId] = attempt } }
-        func post(_ entries: [LedgerEntry]) throws { writes.withLock { $0.ledger += entries } }
+        func post(_ entries: [LedgerEntry]) throws {
+            try Ledger.checkBalanced(entries)
+            writes.withLock { $0.ledger += entries }
+        }
         func addRating(provider: String, stars: Int) throws { writes.withLock { $0.ratings.append((provider, stars)) } }
     }
 }
