@@ -4,6 +4,7 @@ import EnRouteModels
 import EnRouteDomain
 import EnRouteStripe
 import TestSupport
+import CurlTransport
 
 /// Stripe's webhook through the API: verified over the raw body, acknowledged at once, applied by the payment worker once.
 @Suite struct PaymentWebhookTests {
@@ -60,5 +61,31 @@ import TestSupport
     @Test func withoutAWebhookSecretTheRouteIsNotThere() async throws {
         let backend = TestBackend()
         #expect(await backend.call("POST", APIPath.Template.stripeWebhook, token: nil, json: "{}").status == 404)
+    }
+}
+
+/// The backend on Stripe's API (the stand-in over a real socket) rather than the sandbox: the same ride, the same money.
+@Suite(.serialized) struct StripeBackendTests {
+    @Test func aWholeRideOnStripeHoldsTheQuoteCapturesItAndLeavesNothingHeld() async throws {
+        let stripe = try StripeStandIn()
+        let gateway = StripeGateway(configuration: StripeConfiguration(secretKey: stripe.apiKey, returnURL: URL(string: "https://enroute.test/return")!,
+                                                                       baseURL: stripe.baseURL),
+                                    client: CurlHTTPClient(), retry: StripeRetryPolicy(sleep: { _ in }))
+        let backend = TestBackend(payments: gateway)
+        let created = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer),
+                                         json: try await backend.rideBody("c1", pickup: TestBackend.pickup, dropoff: TestBackend.dropoff),
+                                         headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(created.status == 201)
+        let trip = try WireCoding.decoder().decode(Trip.self, from: Data(created.body))
+        #expect(stripe.intents.map(\.status) == ["requires_capture"])
+        #expect(stripe.intents.first?.amountCapturable == trip.fare?.amountMinor)
+        try await MoneyFlowTests.drive(backend, trip.id)
+        #expect(stripe.intents.map(\.status) == ["succeeded"])
+        #expect(stripe.intents.first?.amountReceived == trip.fare?.amountMinor)
+        #expect(try backend.service.cached(trip.id)?.payment?.state == .captured)
+        // Every money-moving call carried a key derived from what it is for.
+        let keys = stripe.requests.filter { $0.method == "POST" }.compactMap { $0.headers["idempotency-key"] }
+        #expect(keys.contains { $0.hasPrefix("hold:") } && keys.contains("capture:\(trip.id)"))
+        await stripe.shutdown()
     }
 }
