@@ -20,7 +20,8 @@ struct OfferFlow {
     let provider = "p1"
 
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
-    static let rideBody = #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#
+    static let pickupJSON = #"{"lat":60.1699,"lng":24.9384}"#
+    static let dropoffJSON = #"{"lat":60.1841,"lng":24.9497}"#
 
     /// The production backend with dispatch started; pushes go to `push`.
     init(push: any PushGateway = LogPushGateway(log: { _ in })) throws {
@@ -57,7 +58,8 @@ struct OfferFlow {
         var events = providers.events.subscribe(provider).makeAsyncIterator()
         _ = providers.setAvailability(AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
                                       provider: provider)
-        let ride = await call("POST", "/v1/trips", as: "c1", .customer, json: Self.rideBody, headers: ["Idempotency-Key": UUID().uuidString])
+        let body = try await backend.rideBody("c1", pickup: Self.pickupJSON, dropoff: Self.dropoffJSON)
+        let ride = await call("POST", "/v1/trips", as: "c1", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
         try #require(ride.status == 201, "request ride: \(ride.status) \(String(decoding: ride.body, as: UTF8.self))")
         while let event = await events.next() {
             guard event.name == "offer" else { continue }

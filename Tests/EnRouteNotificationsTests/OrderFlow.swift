@@ -29,8 +29,8 @@ struct OrderFlow {
 
     /// Places an order as the customer.
     mutating func place() async throws {
-        let r = await backend.call("POST", "/v1/orders", token: backend.token(customer, .customer),
-                                   json: #"{"merchantId":"m1","items":[{"sku":"bread","quantity":1}],"destination":{"lat":60.17,"lng":24.94}}"#,
+        let body = try await backend.orderBody(customer, items: #"[{"sku":"bread","quantity":1}]"#, destination: #"{"lat":60.17,"lng":24.94}"#)
+        let r = await backend.call("POST", "/v1/orders", token: backend.token(customer, .customer), json: body,
                                    headers: ["Idempotency-Key": UUID().uuidString])
         try #require(r.status == 201, "place: \(String(decoding: r.body, as: UTF8.self))")
         let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]

@@ -20,6 +20,15 @@ import TestSupport
                        nearbyJitterSeed: 1, push: LogPushGateway(log: { _ in }), log: { _ in })
     }
 
+    /// A ride request for `customer` as the app makes one: a saved card, then the economy quote it names.
+    static func quotedRide(_ backend: Backend, _ customer: String = "c1") async throws -> TripRequest {
+        let pickup = Coordinate(lat: 60.17, lng: 24.94), dropoff = Coordinate(lat: 60.18, lng: 24.95)
+        _ = try await backend.paymentMethods.add(token: "pm_card_visa", makeDefault: true, for: customer)
+        let quotes = try await backend.payments.quotes.rideQuotes(pickup: pickup, dropoff: dropoff, for: Account(id: customer, role: .customer))
+        let quote = try #require(quotes.first { $0.productID == "economy" })
+        return TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id)
+    }
+
     static func get(_ backend: Backend, _ path: String, token: String? = nil) async -> HTTPResponse {
         var headers = HTTPHeaders()
         if let token { headers.add("Authorization", "Bearer \(token)") }
@@ -58,9 +67,7 @@ import TestSupport
     @Test func theEffectsReachTheDomain() async throws {
         let clock = ManualClock()
         let backend = try Backend(Self.configuration(), effects: Self.effects(clock))
-        let trip = try await backend.service.requestRide(
-            TripRequest(pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95), productID: "economy"),
-            by: Account(id: "c1", role: .customer))
+        let trip = try await backend.service.requestRide(try await Self.quotedRide(backend), by: Account(id: "c1", role: .customer))
         #expect(trip.id == "T1", "trip ids come from the effects' generator")
         #expect(trip.createdAt == clock.date, "time comes from the effects' wall clock")
     }
@@ -74,9 +81,7 @@ import TestSupport
         do {
             let first = try Backend(Self.configuration(.sqlite(path: path)), effects: Self.effects(clock))
             #expect(first.schemaVersion != nil)
-            _ = try await first.service.requestRide(
-                TripRequest(pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95), productID: "economy"),
-                by: Account(id: "c1", role: .customer))
+            _ = try await first.service.requestRide(try await Self.quotedRide(first), by: Account(id: "c1", role: .customer))
         }
         let second = try Backend(Self.configuration(.sqlite(path: path)), effects: Self.effects(clock))
         try await second.start()

@@ -46,7 +46,7 @@ import TestSupport
         #expect(read.status == 200)
         #expect(try WireCoding.decoder().decode(Merchant.self, from: Data(read.body)) == merchant)
         // The order path reads the same directory: the new merchant sells its item, and only that.
-        let order = #"{"merchantId":"m7","items":[{"sku":"rye-loaf","quantity":1}],"destination":{"lat":60.18,"lng":24.95}}"#
+        let order = try await backend.orderBody("c1", merchantId: "m7", items: #"[{"sku":"rye-loaf","quantity":1}]"#, destination: #"{"lat":60.18,"lng":24.95}"#)
         let placed = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: order, headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201)
         let trip = try #require(try backend.store.trips(status: nil, limit: 10).first)

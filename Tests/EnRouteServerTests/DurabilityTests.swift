@@ -66,7 +66,7 @@ import TestSupport
         let steps = Mutex<[StepAck]>([])
     }
 
-    struct Ack: Sendable { let key: String; let customer: String; let orderId: String }
+    struct Ack: Sendable { let key: String; let customer: String; let orderId: String; let body: String }
     struct StepAck: Sendable { let orderId: String; let changeId: String; let provider: String }
 
     static func call(_ http: CurlHTTPClient, port: Int, token: String, _ method: String, _ path: String, json: String? = nil,
@@ -78,7 +78,14 @@ import TestSupport
                                                      body: json.map { Data($0.utf8) }, timeout: .seconds(5)))
     }
 
-    static let orderBody = #"{"merchantId":"m1","items":[{"sku":"bread","quantity":1}],"destination":{"lat":60.18,"lng":24.95}}"#
+    static let basket = #""merchantId":"m1","items":[{"sku":"bread","quantity":1}],"destination":{"lat":60.18,"lng":24.95}"#
+
+    /// An order body naming a fresh quote for the basket, as the app asks for one; nil when the server refused (a rate limit).
+    static func quotedOrder(_ http: CurlHTTPClient, port: Int, token: String) async throws -> String? {
+        let quoted = try await call(http, port: port, token: token, "POST", "/v1/orders/quote", json: "{\(basket)}")
+        guard quoted.status == 200 else { return nil }
+        return #"{\#(basket),"quoteId":"\#(try quoted.decode(OrderQuote.self).quoteId)"}"#
+    }
 
     @Test func everyAcknowledgedCreateAndStepSurvivesSIGKILLExactlyOnce() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-durability-\(UUID().uuidString)")
@@ -97,12 +104,20 @@ import TestSupport
             Task {
                 let customer = "dc\(w)", provider = "dp\(w)"
                 let customerToken = try auth.token(account: customer, role: .customer), providerToken = try auth.token(account: provider, role: .provider)
+                // The customer's card, saved once; each order then names its own quote.
+                let card = try await Self.call(http, port: port, token: customerToken, "POST", "/v1/payment-methods", json: #"{"token":"pm_card_visa"}"#)
+                guard card.status == 201 || card.status == 200 else { throw Failure("saving a card: \(card.status)") }
+                var pending: String?
                 for i in 0..<10_000 {
                     let key = "durable-\(w)-\(i)"
-                    let created = try await Self.call(http, port: port, token: customerToken, "POST", "/v1/orders", json: Self.orderBody, key: key)
+                    if pending == nil { pending = try await Self.quotedOrder(http, port: port, token: customerToken) }
+                    guard let body = pending else { continue }
+                    let created = try await Self.call(http, port: port, token: customerToken, "POST", "/v1/orders", json: body, key: key)
+                    // A quote refused only by the rate limit is still good for the next try; any other answer needs a new one.
+                    if created.status != 429 { pending = nil }
                     guard created.status == 201 else { continue }
                     let order = try created.decode(TrackingDTO.self).orderId
-                    ledger.creates.withLock { $0.append(Ack(key: key, customer: customer, orderId: order)) }
+                    ledger.creates.withLock { $0.append(Ack(key: key, customer: customer, orderId: order, body: body)) }
                     _ = try await Self.call(http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/accept", json: #"{"preparationMinutes":5}"#)
                     _ = try await Self.call(http, port: port, token: ops, "POST", "/v1/ops/trips/\(order)/assign", json: #"{"providerId":"\#(provider)"}"#)
                     _ = try await Self.call(http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/ready")
@@ -127,7 +142,7 @@ import TestSupport
             let token = try auth.token(account: ack.customer, role: .customer)
             let tracking = try await Self.call(http, port: restarted.port, token: token, "GET", "/v1/orders/\(ack.orderId)/tracking")
             #expect(tracking.status == 200, "acknowledged order \(ack.orderId) is present")
-            let replay = try await Self.call(http, port: restarted.port, token: token, "POST", "/v1/orders", json: Self.orderBody, key: ack.key)
+            let replay = try await Self.call(http, port: restarted.port, token: token, "POST", "/v1/orders", json: ack.body, key: ack.key)
             #expect(replay.status == 201)
             #expect(try replay.decode(TrackingDTO.self).orderId == ack.orderId, "the key still answers with the same order")
             #expect(replay.header("Idempotent-Replayed") == "true")

@@ -48,7 +48,8 @@ import TestSupport
     func makeSUT(assign: Bool = true, roads: Bool = true) async throws -> SUT {
         let helsinki = try await TestRoads.helsinki()
         let backend = TestBackend(roads: roads ? helsinki : nil)
-        let body = #"{"pickup":{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)},"dropoff":{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)},"productID":"economy"}"#
+        let body = try await backend.rideBody("c1", pickup: #"{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)}"#,
+                                              dropoff: #"{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}"#)
         let r = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
         guard r.status == 201 else { throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
         let ride = try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
@@ -212,7 +213,8 @@ import TestSupport
         let kitchen = Merchant(id: "m9", name: "Kamppi Kitchen", position: Self.pickup, openingHours: week,
                                catalogue: [CatalogueItem(sku: "coffee", name: "Filter coffee", price: Money(amountMinor: 350, currency: "EUR"))])
         let backend = TestBackend(directory: StaticDirectory(merchants: [kitchen]), roads: try await TestRoads.helsinki())
-        let body = #"{"merchantId":"m9","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}}"#
+        let body = try await backend.orderBody("c1", merchantId: "m9", items: #"[{"sku":"coffee","quantity":1}]"#,
+                                               destination: #"{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}"#)
         let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201, "\(String(decoding: placed.body, as: UTF8.self))")
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))

@@ -9,9 +9,10 @@ import TestSupport
     @Test func theFirstResponseIsReplayedUnchangedOnRetry() async throws {
         let backend = TestBackend()
         let token = backend.token("c1", .customer)
-        let first = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-00000001"])
+        let body = try await backend.rideBody("c1")
+        let first = await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "key-00000001"])
         await backend.clock.advance(by: .seconds(30))
-        let again = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-00000001"])
+        let again = await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "key-00000001"])
         #expect(first.status == 201)
         #expect(again.status == 201)
         #expect(again.body == first.body)
@@ -24,9 +25,10 @@ import TestSupport
         let token = backend.token("c1", .customer)
         _ = try await backend.requestRide("c1")
         // A second active ride is refused with 409, and that answer is what the key remembers.
-        let refused = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-refused"])
+        let body = try await backend.rideBody("c1")
+        let refused = await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "key-refused"])
         #expect(refused.status == 409)
-        let replay = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-refused"])
+        let replay = await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "key-refused"])
         #expect(replay.status == 409)
         #expect(replay.body == refused.body)
     }
@@ -34,8 +36,10 @@ import TestSupport
     @Test func theSameKeyWithAnotherBodyIs422() async throws {
         let backend = TestBackend()
         let token = backend.token("c1", .customer)
-        _ = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "key-00000002"])
-        let other = TestBackend.rideBody.replacingOccurrences(of: "economy", with: "xl")
+        let first = await backend.call("POST", "/v1/trips", token: token, json: try await backend.rideBody("c1"), headers: ["Idempotency-Key": "key-00000002"])
+        #expect(first.status == 201)
+        // Another body that would be valid on its own (its own quote, for another product).
+        let other = try await backend.rideBody("c1", pickup: TestBackend.pickup, dropoff: TestBackend.dropoff, product: "xl")
         let r = await backend.call("POST", "/v1/trips", token: token, json: other, headers: ["Idempotency-Key": "key-00000002"])
         #expect(r.status == 422)
         #expect(try backend.store.trips(status: nil, limit: 10).count == 1)
@@ -54,8 +58,8 @@ import TestSupport
 
     @Test func keysAreScopedToTheAccount() async throws {
         let backend = TestBackend()
-        let a = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: TestBackend.rideBody, headers: ["Idempotency-Key": "shared-key-1"])
-        let b = await backend.call("POST", "/v1/trips", token: backend.token("c2", .customer), json: TestBackend.rideBody, headers: ["Idempotency-Key": "shared-key-1"])
+        let a = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: try await backend.rideBody("c1"), headers: ["Idempotency-Key": "shared-key-1"])
+        let b = await backend.call("POST", "/v1/trips", token: backend.token("c2", .customer), json: try await backend.rideBody("c2"), headers: ["Idempotency-Key": "shared-key-1"])
         #expect(a.status == 201 && b.status == 201)
         #expect(json(a.body)["id"] as? String != json(b.body)["id"] as? String)
     }
@@ -63,17 +67,19 @@ import TestSupport
     @Test func keysExpireAfter24Hours() async throws {
         let backend = TestBackend()
         let token = backend.token("c1", .customer)
-        let first = await backend.call("POST", "/v1/orders", token: token, json: TestBackend.orderBody, headers: ["Idempotency-Key": "order-key-1"])
+        let first = await backend.call("POST", "/v1/orders", token: token, json: try await backend.orderBody("c1"), headers: ["Idempotency-Key": "order-key-1"])
         await backend.clock.advance(by: .seconds(24 * 3600 + 1))
-        let later = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: TestBackend.orderBody, headers: ["Idempotency-Key": "order-key-1"])
+        // The first quote ran out long ago: the later order names a fresh one (under a live key that body would be a 422).
+        let later = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: try await backend.orderBody("c1"),
+                                       headers: ["Idempotency-Key": "order-key-1"])
         #expect(first.status == 201 && later.status == 201)
         #expect(json(first.body)["orderId"] as? String != json(later.body)["orderId"] as? String)
     }
 
     @Test func createsWithoutAKeyAre400AndChangeNothing() async throws {
         let backend = TestBackend()
-        let ride = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: TestBackend.rideBody)
-        let order = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: TestBackend.orderBody)
+        let ride = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: try await backend.rideBody("c1"))
+        let order = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: try await backend.orderBody("c1"))
         #expect(ride.status == 400 && order.status == 400)
         #expect(ride.headers["Content-Type"] == "application/problem+json")
         #expect(try backend.store.trips(status: nil, limit: 10).isEmpty)
@@ -83,10 +89,11 @@ import TestSupport
     @Test func twoHundredConcurrentCreatesWithOneKeyMakeOneTrip() async throws {
         let backend = TestBackend()
         let token = backend.token("c1", .customer)
+        let body = try await backend.rideBody("c1")
         let results = await withTaskGroup(of: (Int, String?).self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    let r = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "one-key-for-all"])
+                    let r = await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "one-key-for-all"])
                     return (r.status, json(r.body)["id"] as? String)
                 }
             }

@@ -50,7 +50,7 @@ import TestSupport
 
     @Test func aWholeRideWithEveryPartyWhileTheRiderWatches() async throws {
         let live = try makeSUT()
-        let created = try await live.send("c1", .customer, "POST", "/v1/trips", json: TestBackend.rideBody, headers: ["Idempotency-Key": UUID().uuidString])
+        let created = try await live.send("c1", .customer, "POST", "/v1/trips", json: try await live.backend.rideBody("c1"), headers: ["Idempotency-Key": UUID().uuidString])
         let trip = try created.decode(Trip.self)
         let watcher = await watch(live, "/v1/trips/\(trip.id)/events", as: "c1")
         // The stream always opens with the current trip; wait for the watcher to be attached before moving.
@@ -78,7 +78,7 @@ import TestSupport
 
     @Test func aWholeDeliveryWhileTheCustomerWatchesTracking() async throws {
         let live = try makeSUT()
-        let placed = try await live.send("c1", .customer, "POST", "/v1/orders", json: TestBackend.orderBody, headers: ["Idempotency-Key": UUID().uuidString])
+        let placed = try await live.send("c1", .customer, "POST", "/v1/orders", json: try await live.backend.orderBody("c1"), headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201)
         let order = try placed.decode(TrackingDTO.self)
         let watcher = await watch(live, "/v1/orders/\(order.orderId)/events", as: "c1")
@@ -109,7 +109,7 @@ import TestSupport
     @Test(arguments: ["/v1/trips/{id}/events", "/v1/trips/{id}"])
     func theLiveStreamAlsoSpeaksWebSocket(path: String) async throws {
         let live = try makeSUT()
-        let trip = try await live.send("c1", .customer, "POST", "/v1/trips", json: TestBackend.rideBody, headers: ["Idempotency-Key": UUID().uuidString]).decode(Trip.self)
+        let trip = try await live.send("c1", .customer, "POST", "/v1/trips", json: try await live.backend.rideBody("c1"), headers: ["Idempotency-Key": UUID().uuidString]).decode(Trip.self)
         let client = try TCPTestClient(port: live.server.port)
         client.write("GET \(path.replacingOccurrences(of: "{id}", with: trip.id)) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(live.backend.token("c1", .customer))\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         try await client.read(untilContains: "\r\n\r\n")

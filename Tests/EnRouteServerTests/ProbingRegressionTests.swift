@@ -26,10 +26,13 @@ import EnRouteBackend
         defer { try? FileManager.default.removeItem(at: db.folder) }
         let backend = TestBackend(storage: storeKind == "sqlite" ? .sqlite(path: db.path) : .memory)
         let token = backend.token("c1", .customer)
+        // Fifty taps, each with its own quote, so that only the one-active-ride rule can refuse them.
+        var bodies: [String] = []
+        for _ in 0..<50 { bodies.append(try await backend.rideBody("c1")) }
         let statuses = await withTaskGroup(of: Int.self) { group in
-            for i in 0..<50 {
+            for (i, body) in bodies.enumerated() {
                 group.addTask {
-                    await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "burst-key-\(i)"]).status
+                    await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "burst-key-\(i)"]).status
                 }
             }
             var out: [Int] = []
@@ -41,7 +44,7 @@ import EnRouteBackend
         let active = try backend.store.activeTrips().filter { $0.customerId == "c1" && $0.kind == .ride }
         #expect(active.count == 1)
         // The refusals name the one active ride.
-        let again = await backend.call("POST", "/v1/trips", token: token, json: TestBackend.rideBody, headers: ["Idempotency-Key": "burst-key-late"])
+        let again = await backend.call("POST", "/v1/trips", token: token, json: try await backend.rideBody("c1"), headers: ["Idempotency-Key": "burst-key-late"])
         #expect(again.status == 409)
         #expect(try WireCoding.decoder().decode(ConflictProblem<Trip>.self, from: Data(again.body)).trip.id == active.first?.id)
         // Orders are not limited by the ride rule.
@@ -144,26 +147,28 @@ import EnRouteBackend
         let db = try Self.database()
         defer { try? FileManager.default.removeItem(at: db.folder) }
         let key = "crash-key-0001"
+        let body: String
         do {
             // The first process claims the key, then dies before answering.
             let first = TestBackend(storage: .sqlite(path: db.path))
+            body = try await first.rideBody("c1")
             let scope = IdempotencyScope(accountId: "c1", method: "POST", path: "/v1/trips", key: key)
-            let fingerprint = IdempotencyMiddleware.fingerprint(Array(TestBackend.rideBody.utf8))
+            let fingerprint = IdempotencyMiddleware.fingerprint(Array(body.utf8))
             let claim = try await first.service.claim(IdempotencyContext(scope: scope, fingerprint: fingerprint) { _ in
                 StoredResponse(status: 500, contentType: "text/plain", body: [])
             })
             #expect(claim == .proceed)
             // Still the same process: a concurrent retry is told to wait.
-            #expect(await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: TestBackend.rideBody,
+            #expect(await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: body,
                                      headers: ["Idempotency-Key": key]).status == 409)
         }
         let restarted = TestBackend(storage: .sqlite(path: db.path))
         #expect(try await restarted.service.warm() == 1)
         // No waiting out the lock: the retry runs now, and exactly once.
-        let retry = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
+        let retry = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
                                          headers: ["Idempotency-Key": key])
         #expect(retry.status == 201)
-        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
+        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
                                           headers: ["Idempotency-Key": key])
         #expect(replay.status == 201 && replay.headers["Idempotent-Replayed"] == "true" && replay.body == retry.body)
         #expect(try restarted.store.activeTrips().count == 1)
@@ -173,12 +178,13 @@ import EnRouteBackend
         let db = try Self.database()
         defer { try? FileManager.default.removeItem(at: db.folder) }
         let first = TestBackend(storage: .sqlite(path: db.path))
-        let created = await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: TestBackend.rideBody,
+        let body = try await first.rideBody("c1")
+        let created = await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: body,
                                        headers: ["Idempotency-Key": "answered-key-1"])
         #expect(created.status == 201)
         let restarted = TestBackend(storage: .sqlite(path: db.path))
         #expect(try await restarted.service.warm() == 0)
-        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: TestBackend.rideBody,
+        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
                                           headers: ["Idempotency-Key": "answered-key-1"])
         #expect(replay.status == 201 && replay.body == created.body)
     }

@@ -102,7 +102,7 @@ import TestSupport
             live.sut.providers.events.streamCount("p1") > 0 && live.sut.providers.events.streamCount("p2") > 0
         }
 
-        let created = try await live.send("c1", .customer, "POST", "/v1/trips", json: TestBackend.rideBody, headers: ["Idempotency-Key": UUID().uuidString])
+        let created = try await live.send("c1", .customer, "POST", "/v1/trips", json: try await live.sut.backend.rideBody("c1"), headers: ["Idempotency-Key": UUID().uuidString])
         let trip = try created.decode(Trip.self)
         var watcher = await live.events("c1", .customer, "/v1/trips/\(trip.id)/events").makeAsyncIterator()
         #expect(try await next("tripUpdated", &watcher).data.contains(#""state":"searching""#))

@@ -9,20 +9,24 @@ import TestSupport
 @Suite struct RateLimitAPITests {
     func makeSUT(_ limits: RateLimits = .standard) -> TestBackend { TestBackend(rateLimits: limits) }
 
-    func placeOrder(_ backend: TestBackend, _ customer: String = "c1", key: String = UUID().uuidString) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        await backend.call("POST", "/v1/orders", token: backend.token(customer, .customer), json: TestBackend.orderBody,
-                           headers: ["Idempotency-Key": key])
+    /// Places an order for `customer` with `body`, or with a fresh quote of its own (quotes and cards are not creates).
+    func placeOrder(_ backend: TestBackend, _ customer: String = "c1", key: String = UUID().uuidString,
+                    body: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        let json: String
+        if let body { json = body } else { json = try await backend.orderBody(customer) }
+        return await backend.call("POST", "/v1/orders", token: backend.token(customer, .customer), json: json, headers: ["Idempotency-Key": key])
     }
 
     @Test func theEleventhCreateInAMinuteIs429WithRetryAfterAndTheRateLimitFields() async throws {
         let backend = makeSUT()
         for i in 0..<10 {
-            let r = await placeOrder(backend)
+            let r = try await placeOrder(backend)
             #expect(r.status == 201)
             #expect(r.headers["RateLimit-Limit"] == "10" && r.headers["RateLimit-Remaining"] == String(9 - i))
         }
         await backend.clock.advance(by: .seconds(1))
-        let refused = await placeOrder(backend, key: "retried-after-429")
+        let retried = try await backend.orderBody("c1")
+        let refused = try await placeOrder(backend, key: "retried-after-429", body: retried)
         #expect(refused.status == 429)
         #expect(refused.headers["Content-Type"] == "application/problem+json")
         #expect(refused.headers["Retry-After"] == "5")
@@ -37,7 +41,7 @@ import TestSupport
 
         // The 429 was not stored under the key: the same request, once allowed, is done for the first time.
         await backend.clock.advance(by: .seconds(5))
-        let after = await placeOrder(backend, key: "retried-after-429")
+        let after = try await placeOrder(backend, key: "retried-after-429", body: retried)
         #expect(after.status == 201)
         #expect(after.headers["Idempotent-Replayed"] == nil)
         #expect(after.headers["RateLimit-Remaining"] == "0")
@@ -45,28 +49,31 @@ import TestSupport
 
     @Test func ridesAndOrdersShareTheCreatesAllowance() async throws {
         let backend = makeSUT()
-        for _ in 0..<10 { #expect(await placeOrder(backend).status == 201) }
-        let ride = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: TestBackend.rideBody,
+        for _ in 0..<10 { #expect(try await placeOrder(backend).status == 201) }
+        let ride = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: try await backend.rideBody("c1"),
                                       headers: ["Idempotency-Key": UUID().uuidString])
         #expect(ride.status == 429)
     }
 
     @Test func limitsArePerAccount() async throws {
         let backend = makeSUT()
-        for _ in 0..<11 { _ = await placeOrder(backend, "c1") }
-        #expect(await placeOrder(backend, "c1").status == 429)
-        let other = await placeOrder(backend, "c2")
+        for _ in 0..<11 { _ = try await placeOrder(backend, "c1") }
+        #expect(try await placeOrder(backend, "c1").status == 429)
+        let other = try await placeOrder(backend, "c2")
         #expect(other.status == 201)
         #expect(other.headers["RateLimit-Remaining"] == "9")
     }
 
     @Test func classesHaveTheirOwnAllowances() async throws {
         let backend = makeSUT()
-        for _ in 0..<11 { _ = await placeOrder(backend) }
+        // Each basket is quoted first, and a quote is an estimate: 11 of the 60 go there, none to the creates.
+        var bodies: [String] = []
+        for _ in 0..<11 { bodies.append(try await backend.orderBody("c1")) }
+        for body in bodies { _ = try await placeOrder(backend, body: body) }
         let estimate = await backend.call("POST", "/v1/estimates", token: backend.token("c1", .customer),
                                           json: #"{"pickup":\#(TestBackend.pickup),"dropoff":\#(TestBackend.dropoff)}"#)
         #expect(estimate.status == 200)
-        #expect(estimate.headers["RateLimit-Limit"] == "60" && estimate.headers["RateLimit-Remaining"] == "59")
+        #expect(estimate.headers["RateLimit-Limit"] == "60" && estimate.headers["RateLimit-Remaining"] == "48")
     }
 
     /// An answer the handler refuses still counts and still carries the fields.
@@ -84,17 +91,18 @@ import TestSupport
 
     @Test func aRequestWithoutAValidTokenIs401AndTakesNothing() async throws {
         let backend = makeSUT(RateLimits([.creates: RateLimit(1, per: .seconds(60))]))
+        let body = try await backend.orderBody("c1")
         for token in [nil, "forged"] {
-            let r = await backend.call("POST", "/v1/orders", token: token, json: TestBackend.orderBody, headers: ["Idempotency-Key": UUID().uuidString])
+            let r = await backend.call("POST", "/v1/orders", token: token, json: body, headers: ["Idempotency-Key": UUID().uuidString])
             #expect(r.status == 401)
             #expect(r.headers["RateLimit-Limit"] == nil)
         }
-        #expect(await placeOrder(backend).status == 201)
+        #expect(try await placeOrder(backend).status == 201)
     }
 
     @Test func readsAreNotLimited() async throws {
         let backend = makeSUT(RateLimits([.creates: RateLimit(1, per: .seconds(60)), .steps: RateLimit(1, per: .seconds(60))]))
-        let order = await placeOrder(backend)
+        let order = try await placeOrder(backend)
         let id = try #require(json(order.body)["orderId"] as? String)
         for _ in 0..<50 {
             let r = await backend.call("GET", "/v1/orders/\(id)/tracking", token: backend.token("c1", .customer))

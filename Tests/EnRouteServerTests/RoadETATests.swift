@@ -34,14 +34,14 @@ import Synchronization
         }
 
         func ride(pickup: Coordinate = RoadETATests.pickup, dropoff: Coordinate = RoadETATests.dropoff) async throws -> Trip {
-            let r = await call("POST", "/v1/trips", "c1", .customer, json: Self.rideBody(pickup, dropoff), key: UUID().uuidString)
+            let body = try await test.rideBody("c1", pickup: Self.json(pickup), dropoff: Self.json(dropoff))
+            let r = await call("POST", "/v1/trips", "c1", .customer, json: body, key: UUID().uuidString)
             guard r.status == 201 else { throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
             return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
         }
 
-        static func rideBody(_ pickup: Coordinate, _ dropoff: Coordinate) -> String {
-            #"{"pickup":{"lat":\#(pickup.lat),"lng":\#(pickup.lng)},"dropoff":{"lat":\#(dropoff.lat),"lng":\#(dropoff.lng)},"productID":"economy"}"#
-        }
+        /// `coordinate` as JSON.
+        static func json(_ coordinate: Coordinate) -> String { #"{"lat":\#(coordinate.lat),"lng":\#(coordinate.lng)}"# }
 
         /// Posts one fix at `position`, recorded now, and waits for the route work it started.
         @discardableResult
@@ -221,9 +221,8 @@ import Synchronization
     static let destination = Coordinate(lat: 60.1715, lng: 24.9475)
 
     func order(_ sut: SUT) async throws -> TrackingDTO {
-        let r = await sut.call("POST", "/v1/orders", "c1", .customer,
-                               json: #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(Self.destination.lat),"lng":\#(Self.destination.lng)}}"#,
-                               key: UUID().uuidString)
+        let body = try await sut.test.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: SUT.json(Self.destination))
+        let r = await sut.call("POST", "/v1/orders", "c1", .customer, json: body, key: UUID().uuidString)
         guard r.status == 201 else { throw Failure("order: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
         return try WireCoding.decoder().decode(TrackingDTO.self, from: Data(r.body))
     }
@@ -285,16 +284,28 @@ import Synchronization
         let sut = try await SUT()
         // The harbour, 1 km out from the extract's roads.
         let sea = Coordinate(lat: 60.1500, lng: 24.9600)
-        let ride = await sut.call("POST", "/v1/trips", "c1", .customer, json: SUT.rideBody(sea, Self.dropoff), key: UUID().uuidString)
+        // A ride is quoted before it is requested: the quote is where the sea is refused.
+        let ride = await sut.call("POST", "/v1/estimates", "c1", .customer, json: #"{"pickup":\#(SUT.json(sea)),"dropoff":\#(SUT.json(Self.dropoff))}"#)
         #expect(ride.status == 422)
         #expect(json(ride.body)["detail"] as? String == "/pickup: is not near a road the service covers")
+        // Nor can a quote from the shore be taken out to sea.
+        let shore = try await sut.test.rideBody("c1", pickup: SUT.json(Self.pickup), dropoff: SUT.json(Self.dropoff))
+        let moved = shore.replacingOccurrences(of: SUT.json(Self.pickup), with: SUT.json(sea))
+        #expect(moved != shore)
+        let request = await sut.call("POST", "/v1/trips", "c1", .customer, json: moved, key: UUID().uuidString)
+        #expect(request.status == 422)
+        #expect((json(request.body)["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/pickup")
+        #expect(try sut.test.store.activeTrips().isEmpty)
         let drop = await sut.call("POST", "/v1/estimates", "c1", .customer,
                                   json: #"{"pickup":{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)},"dropoff":{"lat":\#(sea.lat),"lng":\#(sea.lng)}}"#)
         #expect(drop.status == 422)
         #expect(json(drop.body)["detail"] as? String == "/dropoff: is not near a road the service covers")
-        let order = await sut.call("POST", "/v1/orders", "c1", .customer,
-                                   json: #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(sea.lat),"lng":\#(sea.lng)}}"#,
-                                   key: UUID().uuidString)
+        // A basket to the sea has no quote, and an order there is refused on its destination before its (missing) quote.
+        let basket = #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(sea.lat),"lng":\#(sea.lng)}}"#
+        let quote = await sut.call("POST", "/v1/orders/quote", "c1", .customer, json: basket)
+        #expect(quote.status == 422)
+        #expect(json(quote.body)["detail"] as? String == "/destination: is not near a road the service covers")
+        let order = await sut.call("POST", "/v1/orders", "c1", .customer, json: basket, key: UUID().uuidString)
         #expect(order.status == 422)
         #expect(json(order.body)["detail"] as? String == "/destination: is not near a road the service covers")
     }
@@ -306,15 +317,28 @@ import Synchronization
         let none = await sut.call("POST", "/v1/estimates", "c1", .customer, json: body)
         #expect(none.status == 200)
         let idle = try WireCoding.decoder().decode([Estimate].self, from: Data(none.body))
-        let expected = StraightLineEstimator.fares(km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: 300, currency: "EUR")
-        #expect(idle == expected)
+        // Each product quoted under the price list on the road leg, with the straight-line estimator's waits (none online).
+        let waits = StraightLineEstimator.fares(km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: 300, currency: "EUR")
+        let expected = try waits.map { estimate in
+            try #require(Pricing.ride(product: estimate.productID, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
+                                      demand: 1, rules: PricingRules()))
+        }
+        #expect(idle.map(\.productID) == waits.map(\.productID) && idle.map(\.etaSeconds) == waits.map(\.etaSeconds))
+        #expect(idle.map(\.fare) == expected.map(\.total))
+        // The quotes record the road leg they were priced on.
+        for (estimate, price) in zip(idle, expected) {
+            let id = try #require(estimate.quoteId)
+            let quote = try #require(try sut.backend.payments.quotes.store.quote(id: id))
+            #expect(quote.distanceMeters == leg.distanceMeters && quote.durationSeconds == leg.durationSeconds)
+            #expect(quote.price == price)
+        }
         // A provider online near the pickup: the wait is their road time to it.
         #expect(await sut.call("POST", "/v1/provider/availability", "p1", .provider,
                                json: #"{"online":true,"position":{"lat":\#(Self.start.lat),"lng":\#(Self.start.lng)}}"#).status == 200)
         let withCar = try WireCoding.decoder().decode([Estimate].self, from: Data(await sut.call("POST", "/v1/estimates", "c1", .customer, json: body).body))
         let approach = try #require(try sut.roads.tableNow(sources: [Self.start], destinations: [Self.pickup])[0][0])
         #expect(withCar.first?.etaSeconds == Int(approach.durationSeconds.rounded(.up)))
-        #expect(withCar.first?.fare == expected.first?.fare)
+        #expect(withCar.first?.fare == expected.first?.total)
     }
 
     @Test func atCompletionTheKeptPathIsMatchedOntoTheRoadsAndKeptOnTheTrip() async throws {
@@ -357,8 +381,8 @@ final class Box: Sendable {
         let gate = GatedRoads(base: try await TestRoads.helsinki())
         let test = TestBackend(roads: gate)
         let destination = RoadETATests.destination
-        let placed = await test.call("POST", "/v1/orders", token: test.token("c1", .customer),
-                                     json: #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(destination.lat),"lng":\#(destination.lng)}}"#,
+        let body = try await test.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: RoadETATests.SUT.json(destination))
+        let placed = await test.call("POST", "/v1/orders", token: test.token("c1", .customer), json: body,
                                      headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201)
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
@@ -381,7 +405,7 @@ final class Box: Sendable {
     }
 }
 
-/// Routes that wait until the test opens the gate; tables and snapping answer at once.
+/// Routes that wait until the test opens the gate; summaries (a quote's price), tables and snapping answer at once.
 final class GatedRoads: RoadRouting {
     let base: LocalRoadRouting
     private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -406,6 +430,10 @@ final class GatedRoads: RoadRouting {
             if go { c.resume() }
         }
         return try base.routeNow(from: from, to: to, heading: heading)
+    }
+
+    func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        try base.routeSummaryNow(from: from, to: to, heading: heading)
     }
 
     func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {

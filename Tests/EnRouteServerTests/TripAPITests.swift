@@ -155,7 +155,8 @@ import TestSupport
         if let pointer { #expect((json(r.body)["errors"] as? [[String: Any]])?.first?["pointer"] as? String == pointer) }
         #expect(try backend.store.trips(status: nil, limit: 10).isEmpty)
         // The key was not spent on a request that failed validation.
-        #expect(await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: TestBackend.rideBody, headers: ["Idempotency-Key": "bad-body-key"]).status == 201)
+        let good = try await backend.rideBody("c1")
+        #expect(await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: good, headers: ["Idempotency-Key": "bad-body-key"]).status == 201)
     }
 
     @Test(arguments: [

@@ -22,9 +22,10 @@ import TestSupport
         let following = Task { await store.start() }
         defer { following.cancel() }
 
-        let placed = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer),
-                                        json: #"{"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}}"#,
+        let body = try await backend.orderBody("c1", items: #"[{"sku":"tea","quantity":1}]"#, destination: #"{"lat":60.1841,"lng":24.9497}"#)
+        let placed = await backend.call("POST", "/v1/orders", token: backend.token("c1", .customer), json: body,
                                         headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(placed.status == 201)
         let orderID = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body)).orderId
         let id = OrderID(orderID)
         _ = try await repository.refreshActive()

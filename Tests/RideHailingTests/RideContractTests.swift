@@ -66,7 +66,15 @@ import TestSupport
         return (backend, flaky, vm)
     }
 
-    static let request = TripRequest(pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy")
+    static let pickup = Coordinate(lat: 60.1699, lng: 24.9384), dropoff = Coordinate(lat: 60.1841, lng: 24.9497)
+
+    /// The request the rider's screen makes: a saved card, the prices loaded, then the economy quote confirmed.
+    func quotedRequest(_ backend: TestBackend, _ vm: TripViewModel) async throws -> TripRequest {
+        #expect(await backend.addCard("c1") == 201)
+        await vm.loadEstimates(pickup: Self.pickup, dropoff: Self.dropoff)
+        let quote = try #require(vm.state.estimates.first { $0.productID == "economy" }?.quoteId)
+        return TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: quote)
+    }
 
     func move(_ backend: TestBackend, _ trip: String, _ step: String) async {
         let r = await backend.call("POST", "/v1/provider/trips/\(trip)/steps", token: backend.token("p1", .provider),
@@ -81,7 +89,9 @@ import TestSupport
         let api = RemoteTripAPI(client: http, server: server)
         let feed = LiveTripFeed(api: api, channel: SSELiveTripChannel(client: http, server: server), clock: backend.clock, logger: SilentLogger())
         let pickup = Coordinate(lat: 60.1670, lng: 24.9365), dropoff = Coordinate(lat: 60.1690, lng: 24.9490)
-        let trip = try await api.requestTrip(TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy"), idempotencyKey: UUID())
+        #expect(await backend.addCard("c1") == 201)
+        let quote = try #require(try await api.estimate(pickup: pickup, dropoff: dropoff).first { $0.productID == "economy" }?.quoteId)
+        let trip = try await api.requestTrip(TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote), idempotencyKey: UUID())
         #expect(await backend.assign(trip.id, to: "p1").status == 200)
         let driver = Coordinate(lat: 60.1705, lng: 24.9420)
         let batch = #"{"batchId":"b1","fixes":[{"lat":\#(driver.lat),"lng":\#(driver.lng),"heading":180,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
@@ -97,7 +107,8 @@ import TestSupport
     @Test func aRetriedRequestWithOneKeyCreatesOneTrip() async throws {
         let (backend, flaky, vm) = makeSUT()
         flaky.loseAnswers.withLock { $0 = 1 }
-        let requesting = Task { await vm.requestRide(Self.request) }
+        let request = try await quotedRequest(backend, vm)
+        let requesting = Task { await vm.requestRide(request) }
         await backend.clock.sleepers(atLeast: 1)   // the 1 s pause before the second attempt
         await backend.clock.advance(by: .seconds(1))
         await requesting.value
@@ -109,7 +120,7 @@ import TestSupport
 
     @Test func resyncThenStreamSeesEveryVersionInOrderAcrossAWholeRide() async throws {
         let (backend, flaky, vm) = makeSUT()
-        await vm.requestRide(Self.request)
+        await vm.requestRide(try await quotedRequest(backend, vm))
         let trip = try #require(vm.state.trip)
         try await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
         var seen: [Int] = [trip.version]
@@ -132,7 +143,7 @@ import TestSupport
     /// Issue 11 item 7: each fix's ETA reaches the rider on its `driverMoved`, so the ETA moves while the version stays.
     @Test func fixesStreamInAndTheRidersETAMovesWithoutAVersionBump() async throws {
         let (backend, _, vm) = makeSUT()
-        await vm.requestRide(Self.request)
+        await vm.requestRide(try await quotedRequest(backend, vm))
         let trip = try #require(vm.state.trip)
         try await eventually("the live stream is attached") { backend.api.watcherCount(trip.id) > 0 }
         #expect(await backend.assign(trip.id, to: "p1").status == 200)
@@ -161,7 +172,7 @@ import TestSupport
     @Test func aDroppedStreamReconnectsWithBackoffAndResyncs() async throws {
         let (backend, flaky, vm) = makeSUT()
         flaky.dropStreamsAfter.withLock { $0 = [1] }   // the first stream breaks right after its resync event
-        await vm.requestRide(Self.request)
+        await vm.requestRide(try await quotedRequest(backend, vm))
         let trip = try #require(vm.state.trip)
         await backend.clock.sleepers(atLeast: 1)        // backing off after the drop
         // While the rider is disconnected the driver accepts and arrives: nothing is replayed, the resync carries it.

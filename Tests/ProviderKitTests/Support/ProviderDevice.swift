@@ -48,12 +48,13 @@ struct BackendFailure: Error, CustomStringConvertible {
 }
 
 extension TestBackend {
-    static let rideJSON = #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1715,"lng":24.9475},"productID":"economy"}"#
-    static let orderJSON = #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1715,"lng":24.9475}}"#
+    static let pickupJSON = #"{"lat":60.1699,"lng":24.9384}"#
+    static let dropoffJSON = #"{"lat":60.1715,"lng":24.9475}"#
 
     /// A ride requested by `customer` and assigned to `provider`, as the provider sees it.
     func assignedRide(customer: String = "c1", provider: String = "p1") async throws -> TripSnapshot {
-        let created = await call("POST", "/v1/trips", token: token(customer, .customer), json: Self.rideJSON,
+        let body = try await rideBody(customer, pickup: Self.pickupJSON, dropoff: Self.dropoffJSON)
+        let created = await call("POST", "/v1/trips", token: token(customer, .customer), json: body,
                                  headers: ["Idempotency-Key": UUID().uuidString])
         guard created.status == 201, let id = (try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["id"] as? String else {
             throw BackendFailure("request ride: \(created.status) \(String(decoding: created.body, as: UTF8.self))")
@@ -65,7 +66,8 @@ extension TestBackend {
 
     /// An order placed by `customer` with merchant m1; returns its id.
     func placedOrder(customer: String = "c1") async throws -> String {
-        let created = await call("POST", "/v1/orders", token: token(customer, .customer), json: Self.orderJSON,
+        let body = try await orderBody(customer, items: #"[{"sku":"coffee","quantity":2}]"#, destination: Self.dropoffJSON)
+        let created = await call("POST", "/v1/orders", token: token(customer, .customer), json: body,
                                  headers: ["Idempotency-Key": UUID().uuidString])
         guard created.status == 201, let id = (try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["orderId"] as? String else {
             throw BackendFailure("place order: \(created.status) \(String(decoding: created.body, as: UTF8.self))")
