@@ -46,9 +46,13 @@ PY
 
 say "0. A courier goes online beside Kamppi Kitchen"
 call POST /v1/provider/availability "$COURIER" -d '{"online":true,"position":{"lat":60.1696,"lng":24.9377}}' >/dev/null
-say "1. Ana orders two coffees from Kamppi Kitchen (Idempotency-Key required)"
-ORDER=$(call POST /v1/orders "$CUSTOMER" -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" \
-  -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1715,"lng":24.9475}}')
+say "1. Ana saves a card (a payment provider's token; the sandbox gateway's test Visa), asks for a price, then orders two coffees with that quote (Idempotency-Key required)"
+BASKET='"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1715,"lng":24.9475}'
+call POST /v1/payment-methods "$CUSTOMER" -d '{"token":"pm_card_visa","makeDefault":true}'
+QUOTE=$(call POST /v1/orders/quote "$CUSTOMER" -d "{$BASKET}")
+echo "$QUOTE"
+QUOTE_ID=$(echo "$QUOTE" | field quoteId)
+ORDER=$(call POST /v1/orders "$CUSTOMER" -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" -d "{$BASKET,\"quoteId\":\"$QUOTE_ID\"}")
 echo "$ORDER"
 ID=$(echo "$ORDER" | field orderId)
 say "2. The merchant accepts with a 10-minute preparation time; dispatch offers the order to the courier, who accepts; the goods are ready"

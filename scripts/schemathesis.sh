@@ -25,11 +25,14 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null &
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "enroute serve did not start:"; cat "$WORK/server.log"; exit 1; }
 
 token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
-# Real ids for the generator to find: an order and a ride of the customer, assigned by ops.
+# Real ids for the generator to find: an order of the customer, paid as the app pays (a saved card, a quote, the order naming it).
 CUSTOMER=$(token st-customer customer); OPS=$(token st-ops ops)
 API="http://127.0.0.1:$PORT"
-curl -sf -X POST "$API/v1/orders" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' \
-  -H "Idempotency-Key: st-seed-order-1" -d '{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.1690,"lng":24.9490}}' >/dev/null
+as_customer() { curl -sf -X POST "$API$1" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' "${@:2}"; }
+BASKET='"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.1690,"lng":24.9490}'
+as_customer /v1/payment-methods -d '{"token":"pm_card_visa","makeDefault":true}' >/dev/null
+QUOTE=$(as_customer /v1/orders/quote -d "{$BASKET}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["quoteId"])')
+as_customer /v1/orders -H "Idempotency-Key: st-seed-order-1" -d "{$BASKET,\"quoteId\":\"$QUOTE\"}" >/dev/null
 
 # One role's run; its report goes to $LOGS/ROLE.log.
 # The CLI through the interpreter the install script used, whether or not its scripts folder is on PATH.

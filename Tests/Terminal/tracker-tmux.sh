@@ -24,8 +24,12 @@ API="http://127.0.0.1:$PORT"
 token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
 CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant); OPS=$(token ops-1 ops)
 post() { curl -sf -X POST "$API$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' ${3:+-d "$3"} "${@:4}"; }
-ORDER=$(post /v1/orders "$CUSTOMER" '{"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}}' \
-  -H "Idempotency-Key: tmux-$$-order" | python3 -c 'import json,sys; print(json.load(sys.stdin)["orderId"])')
+field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+# As the app does: a saved card (the sandbox's test Visa), a quote for the basket, then the order naming it.
+BASKET='"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}'
+post /v1/payment-methods "$CUSTOMER" '{"token":"pm_card_visa","makeDefault":true}' >/dev/null
+QUOTE=$(post /v1/orders/quote "$CUSTOMER" "{$BASKET}" | field quoteId)
+ORDER=$(post /v1/orders "$CUSTOMER" "{$BASKET,\"quoteId\":\"$QUOTE\"}" -H "Idempotency-Key: tmux-$$-order" | field orderId)
 
 tmux new-session -d -s "$SESSION" -x 100 -y 30 "$BIN track $ORDER --server $API --token $CUSTOMER --events; sleep 600"
 screen() { tmux capture-pane -p -t "$SESSION"; }
