@@ -20,8 +20,13 @@ API="http://127.0.0.1:$PORT"
 token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
 CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant); OPS=$(token ops-1 ops)
 post() { curl -sf -X POST "$API$1" -H "Authorization: Bearer $2" -H 'Content-Type: application/json' ${3:+-d "$3"} "${@:4}" >/dev/null; }
+field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+# As the app orders: a saved card (the sandbox's test Visa), a quote for the basket, then the order naming it.
+BASKET='"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}'
+post /v1/payment-methods "$CUSTOMER" '{"token":"pm_card_visa","makeDefault":true}'
+QUOTE=$(curl -sf -X POST "$API/v1/orders/quote" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' -d "{$BASKET}" | field quoteId)
 ORDER=$(curl -sf -X POST "$API/v1/orders" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' -H "Idempotency-Key: bench-$$-1" \
-  -d '{"merchantId":"m1","items":[{"sku":"tea","quantity":1}],"destination":{"lat":60.1841,"lng":24.9497}}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["orderId"])')
+  -d "{$BASKET,\"quoteId\":\"$QUOTE\"}" | field orderId)
 count() { curl -s "$API/metrics" | awk '/^enroute_http_requests_total\{method="GET",route="\/v1\/orders\/\{id\}\/tracking"/ { n += $2 } END { print n + 0 }'; }
 measure() {   # measure LABEL LIMIT
   sleep 3   # let the cadence settle after the change

@@ -41,14 +41,21 @@ import http.client, json, sys, uuid
 work, port, orders = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 tokens = [line.rstrip("\n").split("\t") for line in open(f"{work}/tokens.tsv")]
 conn = http.client.HTTPConnection("127.0.0.1", port)
-body = json.dumps({"merchantId": "m1", "items": [{"sku": "coffee", "quantity": 2}], "destination": {"lat": 60.1841, "lng": 24.9497}})
+basket = {"merchantId": "m1", "items": [{"sku": "coffee", "quantity": 2}], "destination": {"lat": 60.1841, "lng": 24.9497}}
+def post(path, token, payload, headers={}):
+    conn.request("POST", path, json.dumps(payload), {"Authorization": f"Bearer {token}", "Content-Type": "application/json", **headers})
+    r = conn.getresponse(); return r.status, r.read()
+# As the app orders: each customer saves a card once, then every order names its own quote.
+for account, token in tokens:
+    status, data = post("/v1/payment-methods", token, {"token": "pm_card_visa", "makeDefault": True})
+    assert status in (200, 201), (status, data)
 with open(f"{work}/requests.txt", "w") as out:
     for i in range(orders):
         account, token = tokens[i % len(tokens)]
-        conn.request("POST", "/v1/orders", body, {"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                                                  "Idempotency-Key": str(uuid.uuid4())})
-        r = conn.getresponse(); data = r.read()
-        assert r.status == 201, (r.status, data)
+        status, data = post("/v1/orders/quote", token, basket)
+        assert status == 200, (status, data)
+        status, data = post("/v1/orders", token, {**basket, "quoteId": json.loads(data)["quoteId"]}, {"Idempotency-Key": str(uuid.uuid4())})
+        assert status == 201, (status, data)
         order = json.loads(data)["orderId"]
         out.write(f"/v1/orders/{order}/tracking\t{token}\n")
         if i == 0:

@@ -49,8 +49,11 @@ struct FanoutBench {
     func plan(_ control: Connection) throws -> Plan {
         switch target {
         case "enroute":
+            // As the rider's app: a saved card and a quote first (before anything is measured).
+            try control.addCard(token: customerToken)
+            let ride = try control.quotedRide(token: customerToken, pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
             let created = try control.request("POST", "/v1/trips", token: customerToken, headers: ["Idempotency-Key": "fanout-\(getpid())-\(Int(Date().timeIntervalSince1970))"],
-                                              body: #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#)
+                                              body: ride)
             guard created.status == 201, let tripId = Self.field("id", in: created.body) else { throw Failure(description: "create ride: \(created.status) \(created.body)") }
             // Ops hands the ride to the bench's provider (no dispatch round in the measurement).
             let assigned = try control.request("POST", "/v1/ops/trips/\(tripId)/assign", token: opsToken,

@@ -43,8 +43,13 @@ struct IngestBench {
         let store = backend.store
         var tripIds: [String] = []
         for i in 0..<providers {
-            let ride = try await service.requestRide(TripRequest(pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95),
-                                                                 productID: "economy"), by: Account(id: "c\(i)", role: .customer))
+            // As the app: a saved card, then the economy quote the request names.
+            let customer = Account(id: "c\(i)", role: .customer)
+            let pickup = Coordinate(lat: 60.17, lng: 24.94), dropoff = Coordinate(lat: 60.18, lng: 24.95)
+            _ = try await backend.paymentMethods.add(token: "pm_card_visa", makeDefault: true, for: customer.id)
+            guard let quote = try await backend.payments.quotes.rideQuotes(pickup: pickup, dropoff: dropoff, for: customer)
+                .first(where: { $0.productID == "economy" }) else { throw IngestBenchFailure("no economy quote") }
+            let ride = try await service.requestRide(TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id), by: customer)
             _ = try await service.move(ride.id, .assignProvider("p\(i)"), by: Account(id: "p\(i)", role: .provider))
             tripIds.append(ride.id)
         }
@@ -149,4 +154,10 @@ struct IngestBench {
         }
         return Double(written) / (Percentiles.now() - t0)
     }
+}
+
+/// A step before the measurement failed.
+struct IngestBenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

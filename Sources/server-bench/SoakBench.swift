@@ -7,8 +7,9 @@ import EnRouteAPI
 /// keep-alive connections, and prints the server's resident memory every REPORT trips.
 ///
 /// Each worker runs one trip at a time for a customer that changes every 100 trips (accounts come
-/// and go): a ride assigned by ops, one location batch, then completed (three in four) or cancelled
-/// by the customer; every tenth trip is a delivery through merchant accept, ready and delivered.
+/// and go, each saving a card): a quote, a ride assigned by ops, one location batch, then completed (three in
+/// four) or cancelled by the customer; every tenth trip is a delivery (quoted first) through merchant accept,
+/// ready and delivered.
 struct SoakBench {
     let port: UInt16
     let secret: String
@@ -61,7 +62,10 @@ struct SoakBench {
                     let providerToken = try auth.token(account: provider, role: .provider, lifetime: 86_400)
                     var customerToken = ""
                     for i in 0..<count {
-                        if i % 100 == 0 { customerToken = try auth.token(account: "soak-c\(w)-\(i / 100)", role: .customer, lifetime: 86_400) }
+                        if i % 100 == 0 {
+                            customerToken = try auth.token(account: "soak-c\(w)-\(i / 100)", role: .customer, lifetime: 86_400)
+                            try connection.addCard(token: customerToken)
+                        }
                         do {
                             try runTrip(connection, w: w, i: i, customer: customerToken, provider: provider, providerToken: providerToken,
                                         ops: ops, merchant: merchant)
@@ -91,6 +95,25 @@ struct SoakBench {
     /// `burst` rides from as many customers, as fast as `workers` connections allow; they stay searching.
     private func runBurst(_ auth: Authenticator) throws {
         let failures = Atomic<Int>(0)
+        // Untimed: each customer saves a card and takes a quote, as the app does before the tap that requests.
+        let prepared = Mutex<[Int: (token: String, body: String)]>([:])
+        let preparing = DispatchGroup()
+        for w in 0..<workers {
+            preparing.enter()
+            Thread.detachNewThread { [self] in
+                defer { preparing.leave() }
+                guard let connection = try? FanoutBench.Connection(port: port) else { return }
+                for i in stride(from: w, to: burst, by: workers) {
+                    guard let token = try? auth.token(account: "burst-c\(i)", role: .customer, lifetime: 3600),
+                          (try? connection.addCard(token: token)) != nil,
+                          let body = try? connection.quotedRide(token: token, pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
+                    else { continue }
+                    prepared.withLock { $0[i] = (token, body) }
+                }
+            }
+        }
+        preparing.wait()
+        let requests = prepared.withLock { $0 }
         let start = Date()
         let group = DispatchGroup()
         for w in 0..<workers {
@@ -99,9 +122,9 @@ struct SoakBench {
                 defer { group.leave() }
                 guard let connection = try? FanoutBench.Connection(port: port) else { failures.wrappingAdd(1, ordering: .relaxed); return }
                 for i in stride(from: w, to: burst, by: workers) {
-                    guard let token = try? auth.token(account: "burst-c\(i)", role: .customer, lifetime: 3600),
-                          let created = try? connection.request("POST", "/v1/trips", token: token, headers: ["Idempotency-Key": "burst-\(serverPID)-\(i)"],
-                                                                body: #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#),
+                    guard let request = requests[i],
+                          let created = try? connection.request("POST", "/v1/trips", token: request.token, headers: ["Idempotency-Key": "burst-\(serverPID)-\(i)"],
+                                                                body: request.body),
                           created.status == 201 else { failures.wrappingAdd(1, ordering: .relaxed); continue }
                 }
             }
@@ -131,8 +154,8 @@ struct SoakBench {
                        200, "locations")
         }
         if i % 10 == 9 {
-            let created = try c.request("POST", "/v1/orders", token: customer, headers: key,
-                                        body: #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.18,"lng":24.95}}"#)
+            let body = try c.quotedOrder(token: customer, basket: #""merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":60.18,"lng":24.95}"#)
+            let created = try c.request("POST", "/v1/orders", token: customer, headers: key, body: body)
             try expect(created, 201, "place order")
             guard let id = FanoutBench.field("orderId", in: created.body) else { throw FanoutBench.Failure(description: "no orderId") }
             try expect(c.request("POST", "/v1/merchant/orders/\(id)/accept", token: merchant, body: #"{"preparationMinutes":5}"#), 200, "merchant accept")
@@ -143,8 +166,8 @@ struct SoakBench {
             try step(id, "delivered")
             return
         }
-        let created = try c.request("POST", "/v1/trips", token: customer, headers: key,
-                                    body: #"{"pickup":{"lat":60.1699,"lng":24.9384},"dropoff":{"lat":60.1841,"lng":24.9497},"productID":"economy"}"#)
+        let body = try c.quotedRide(token: customer, pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
+        let created = try c.request("POST", "/v1/trips", token: customer, headers: key, body: body)
         try expect(created, 201, "request ride")
         guard let id = FanoutBench.field("id", in: created.body) else { throw FanoutBench.Failure(description: "no id") }
         try expect(c.request("POST", "/v1/ops/trips/\(id)/assign", token: ops, body: assign), 200, "assign")
