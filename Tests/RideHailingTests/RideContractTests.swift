@@ -70,7 +70,9 @@ import TestSupport
 
     /// The request the rider's screen makes: a saved card, the prices loaded, then the economy quote confirmed.
     func quotedRequest(_ backend: TestBackend, _ vm: TripViewModel) async throws -> TripRequest {
-        #expect(await backend.addCard("c1") == 201)
+        let (http, server) = backend.client("c1", .customer)
+        let card = try await RemoteTripAPI(client: http, server: server).addPaymentMethod(token: "pm_card_visa", makeDefault: true)
+        #expect(card.isDefault)
         await vm.loadEstimates(pickup: Self.pickup, dropoff: Self.dropoff)
         let quote = try #require(vm.state.estimates.first { $0.productID == "economy" }?.quoteId)
         return TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: quote)
@@ -89,7 +91,7 @@ import TestSupport
         let api = RemoteTripAPI(client: http, server: server)
         let feed = LiveTripFeed(api: api, channel: SSELiveTripChannel(client: http, server: server), clock: backend.clock, logger: SilentLogger())
         let pickup = Coordinate(lat: 60.1670, lng: 24.9365), dropoff = Coordinate(lat: 60.1690, lng: 24.9490)
-        #expect(await backend.addCard("c1") == 201)
+        _ = try await api.addPaymentMethod(token: "pm_card_visa", makeDefault: true)
         let quote = try #require(try await api.estimate(pickup: pickup, dropoff: dropoff).first { $0.productID == "economy" }?.quoteId)
         let trip = try await api.requestTrip(TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote), idempotencyKey: UUID())
         #expect(await backend.assign(trip.id, to: "p1").status == 200)
