@@ -128,7 +128,8 @@ public enum APIPath {
             merchantOrders, merchantOrderAccept, merchantOrderReady,
             opsTrips, opsTripAssign, opsTripProblem, opsMerchants, opsMerchant, opsProviders, opsProvider,
             device, notificationOpened,
-            paymentMethods, paymentMethod, paymentMethodDefault,
+            orderQuote, paymentMethods, paymentMethod, paymentMethodDefault, accountBalance, accountBalanceSettle,
+            tripTip, tripRating, tripReceipt, merchantOrderItems, providerEarnings, stripeWebhook, sandboxChallenge,
         ]
     }
 

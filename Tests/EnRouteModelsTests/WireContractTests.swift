@@ -18,7 +18,10 @@ import EnRouteModels
             "/v1/ops/trips", "/v1/ops/trips/{id}/assign", "/v1/ops/trips/{id}/problem",
             "/v1/ops/merchants", "/v1/ops/merchants/{id}", "/v1/ops/providers", "/v1/ops/providers/{id}",
             "/v1/devices/{token}", "/v1/notifications/{id}/opened",
-            "/v1/payment-methods", "/v1/payment-methods/{id}", "/v1/payment-methods/{id}/default",
+            "/v1/orders/quote", "/v1/payment-methods", "/v1/payment-methods/{id}", "/v1/payment-methods/{id}/default",
+            "/v1/account/balance", "/v1/account/balance/settle", "/v1/trips/{id}/tip", "/v1/trips/{id}/rating",
+            "/v1/trips/{id}/receipt", "/v1/merchant/orders/{id}/items", "/v1/provider/earnings",
+            "/v1/payments/webhooks/stripe", "/v1/payments/sandbox/challenges/{id}",
         ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
     }

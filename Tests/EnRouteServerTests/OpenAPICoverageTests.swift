@@ -16,8 +16,8 @@ import TestSupport
         var description: String { "\(method) \(path)" }
     }
 
-    /// Every route the server registers today, written out from EnRouteAPI.swift (`EnRouteAPI.router()`)
-    /// and NotificationsAPI.swift (`NotificationsAPI.register(into:)`).
+    /// Every route the server registers today, written out from EnRouteAPI.swift (`EnRouteAPI.router()`, with its
+    /// route files under Routes/) and NotificationsAPI.swift (`NotificationsAPI.register(into:)`).
     /// A route added or removed there must be added or removed here and in the document.
     static let registeredRoutes: [Operation] = [
         // System
@@ -75,6 +75,19 @@ import TestSupport
         Operation(method: "POST", path: "/v1/payment-methods"),
         Operation(method: "DELETE", path: "/v1/payment-methods/{id}"),
         Operation(method: "POST", path: "/v1/payment-methods/{id}/default"),
+        // Money (issue 13), registered by MoneyRoutes
+        Operation(method: "POST", path: "/v1/orders/quote"),
+        Operation(method: "GET", path: "/v1/trips"),
+        Operation(method: "POST", path: "/v1/trips/{id}/tip"),
+        Operation(method: "POST", path: "/v1/trips/{id}/rating"),
+        Operation(method: "GET", path: "/v1/trips/{id}/receipt"),
+        Operation(method: "GET", path: "/v1/account/balance"),
+        Operation(method: "POST", path: "/v1/account/balance/settle"),
+        Operation(method: "GET", path: "/v1/provider/earnings"),
+        Operation(method: "POST", path: "/v1/merchant/orders/{id}/items"),
+        Operation(method: "POST", path: "/v1/payments/webhooks/stripe"),
+        Operation(method: "GET", path: "/v1/payments/sandbox/challenges/{id}"),
+        Operation(method: "POST", path: "/v1/payments/sandbox/challenges/{id}"),
         // Notifications (seed 001), registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),
         Operation(method: "DELETE", path: "/v1/devices/{token}"),
