@@ -56,7 +56,7 @@ public struct EnRouteAPI: Sendable {
         self.paymentMethods = paymentMethods
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.rateLimiter = rateLimiter; self.onOverride = onOverride; self.providers = providers; self.devices = devices
-        self.wire = WireMapping(directory: service.directory, rating: { [service] in service.averageRating(provider: $0) })
+        self.wire = WireMapping(directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
         self.liveStreams = TripLiveStreams(service: service, wire: wire)
         self.idempotency = IdempotencyMiddleware(service: service)
     }

@@ -116,14 +116,16 @@ public final class Backend: Sendable {
         do {
             let presence = providers.presence, service = self.service, radius = configuration.dispatch.searchRadius
             // The busy-time multiplier: rides waiting near the pickup against free providers near it.
-            quotes.measureDemand { point in
-                (service.openRequests(near: point, within: radius),
-                 presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }.count)
+            // Weakly held: the service owns the quote book, and presence reads the service's clock, so strong captures would keep
+            // a dropped backend's service alive.
+            quotes.measureDemand { [weak service, weak presence] point in
+                guard let service, let presence else { return (0, 0) }
+                return (service.openRequests(near: point, within: radius),
+                        presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }.count)
             }
             // An ended trip's settlement, a tip: the worker hears of it at once.
-            let worker = paymentWorker
-            service.onCommit { old, new in
-                if (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil || new.tip?.state == .pending { worker.wake() }
+            service.onCommit { [weak paymentWorker] old, new in
+                if (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil || new.tip?.state == .pending { paymentWorker?.wake() }
             }
         }
         if let roadEstimator, let roads = effects.roads {
@@ -195,9 +197,9 @@ public final class Backend: Sendable {
             $0.append(Task { await worker.run() })
             // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the worker.
             if let sandbox {
-                $0.append(Task {
+                $0.append(Task { [weak service] in
                     for await event in sandbox.events {
-                        try? await service.enqueuePaymentJob(.event(event))
+                        try? await service?.enqueuePaymentJob(.event(event))
                         worker.wake()
                     }
                 })
@@ -242,7 +244,7 @@ extension Backend {
                     }
                 }
             },
-            wake: { worker.wake() })
+            wake: { [weak worker] in worker?.wake() })
     }
 }
 

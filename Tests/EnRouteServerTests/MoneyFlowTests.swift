@@ -269,6 +269,10 @@ import TestSupport
         #expect(receipt.lines.contains { $0.kind == "adjustment" && $0.sku == "tea" && $0.reason == "Out of stock" && $0.amount.amountMinor == -300 })
         #expect(receipt.total == final)
         try Self.expectBalanced(backend, order.orderId)
+        // The goods are the merchant's; the courier's share is of the fees only.
+        let items = try #require(record.finalPrice).lines.filter { $0.kind == "item" || $0.kind == "adjustment" }.reduce(0) { $0 + $1.amount.amountMinor }
+        #expect(try backend.store.ledgerBalance(account: Ledger.merchant("m1")) == items)
+        #expect(try backend.store.ledgerBalance(account: Ledger.provider("p1")) == Pricing.providerShare(of: final.amountMinor - items, rules: PricingRules()))
     }
 
     @Test func aThousandConcurrentCreatesWithOneKeyMakeOneTripAndOneHold() async throws {

@@ -38,7 +38,7 @@ public final class ProviderOperations: Sendable {
         self.dispatcher = dispatcher
         self.paths = paths
         self.service = service
-        self.wire = WireMapping(directory: service.directory, rating: { [service] in service.averageRating(provider: $0) })
+        self.wire = WireMapping(directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
         self.coarsening = NearbyCoarsening(seed: jitterSeed)
         ingest = LocationIngest(service: service, presence: presence, paths: paths, policy: plausibility, metrics: metrics,
                                 supplyChanged: { dispatcher.supplyChanged() }, speeds: speeds, now: now)

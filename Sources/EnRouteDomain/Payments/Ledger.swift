@@ -9,7 +9,7 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     public let kind: String
     /// The trip the money is for; nil only for movements of no trip (none today).
     public let tripId: String?
-    /// Whose money: `customer:<id>:card`, `customer:<id>:hold`, `customer:<id>:owed`, `trip:<id>`, `provider:<id>`, `platform`.
+    /// Whose money: `customer:<id>:card`, `customer:<id>:hold`, `customer:<id>:owed`, `trip:<id>`, `provider:<id>`, `merchant:<id>`, `platform`.
     public let account: String
     /// Signed minor units: money leaves an account on a negative row and arrives on a positive one.
     public let amountMinor: Int
@@ -28,6 +28,7 @@ public enum Ledger {
     public static func owed(_ customer: String) -> String { "customer:\(customer):owed" }
     public static func trip(_ id: String) -> String { "trip:\(id)" }
     public static func provider(_ id: String) -> String { "provider:\(id)" }
+    public static func merchant(_ id: String) -> String { "merchant:\(id)" }
     public static let platform = "platform"
 
     /// A balanced movement of `amount` from `from` to `to` (nothing for a zero amount).

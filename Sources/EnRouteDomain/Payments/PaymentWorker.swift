@@ -6,7 +6,9 @@ import Synchronization
 /// A job whose gateway call did not get a clear answer is retried with backoff under the same keys; every
 /// `reconcileEvery` the reconciler releases holds no trip took. Time comes from the injected clock and `now`.
 public final class PaymentWorker: Sendable {
-    private let service: TripService
+    /// Held weakly: the running loop must not keep a dropped backend's service alive.
+    private let serviceBox: WeakService
+    private var service: TripService? { serviceBox.value }
     private let measurement: (any TripMeasurement)?
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
@@ -20,7 +22,7 @@ public final class PaymentWorker: Sendable {
 
     public init(service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
                 pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60, log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.service = service; self.measurement = measurement; self.clock = clock; self.now = now
+        self.serviceBox = WeakService(service); self.measurement = measurement; self.clock = clock; self.now = now
         self.pollInterval = pollInterval; self.reconcileEvery = reconcileEvery; self.log = log
     }
 
@@ -66,6 +68,7 @@ public final class PaymentWorker: Sendable {
     /// Runs every job due now (and the reconciler when its time has come); returns how many jobs finished.
     @discardableResult
     public func drain() async throws -> Int {
+        guard let service else { return 0 }
         let at = now()
         if lastReconcile.withLock({ at.timeIntervalSince($0) >= reconcileEvery }) {
             lastReconcile.withLock { $0 = at }
@@ -82,6 +85,7 @@ public final class PaymentWorker: Sendable {
 
     /// One job; true when it left the outbox.
     private func process(_ message: OutboxMessage) async throws -> Bool {
+        guard let service else { return false }
         let store = service.store
         let job: PaymentJob
         do { job = try PaymentJob.decode(message.payload) } catch {
@@ -113,4 +117,12 @@ public final class PaymentWorker: Sendable {
             return false
         }
     }
+}
+
+/// A reference to the service that does not keep it alive.
+private final class WeakService: Sendable {
+    private let box: Mutex<Weak>
+    private struct Weak: @unchecked Sendable { weak var value: TripService? }
+    init(_ service: TripService) { box = Mutex(Weak(value: service)) }
+    var value: TripService? { box.withLock { $0.value } }
 }

@@ -29,7 +29,8 @@ public struct TripTimeline: Sendable, Equatable {
             case TripState.driverArrived.rawValue: arrivedAt = change.serverTime
             case TripState.onTrip.rawValue, DeliveryStatus.onTheWay.rawValue: if startedAt == nil { startedAt = change.serverTime }
             case TripState.completed.rawValue, TripState.cancelled.rawValue, TripState.noDriversFound.rawValue, DeliveryStatus.delivered.rawValue:
-                endedAt = change.serverTime
+                // The first entry in a final state is the end; later ones (tips, ratings, payments) keep that status.
+                if endedAt == nil { endedAt = change.serverTime }
             default: break
             }
             // A courier takes a delivery without a status of its own: the first step a provider made.
@@ -318,8 +319,16 @@ extension TripService {
             }
             collected = take
         }
-        rows += Ledger.earning(id: "earning:\(tripId)", trip: tripId, provider: trip.providerId, amount: collected,
-                               providerShare: Pricing.providerShare(of: collected, rules: rules), currency: c, at: at)
+        // A basket's goods are the merchant's; the provider's share is of the rest (the fare, or the delivery's fees).
+        let goods = trip.kind == .delivery && reasonLine == nil
+            ? min(collected, max(0, (price?.lines ?? []).filter { $0.kind == "item" || $0.kind == "adjustment" }.reduce(0) { $0 + $1.amount.amountMinor }))
+            : 0
+        if let merchant = trip.merchantId {
+            rows += Ledger.move("earning", id: "goods:\(tripId)", trip: tripId, from: Ledger.trip(tripId), to: Ledger.merchant(merchant),
+                                amount: goods, currency: c, at: at)
+        }
+        rows += Ledger.earning(id: "earning:\(tripId)", trip: tripId, provider: trip.providerId, amount: collected - goods,
+                               providerShare: Pricing.providerShare(of: collected - goods, rules: rules), currency: c, at: at)
         let finalPrice: PriceBreakdown? = price ?? reasonLine.map { PriceBreakdown(lines: [$0], currency: c) }
         try await changePayment(of: tripId, expecting: payment.version, events: events, ledger: rows) { trip in
             trip.finalPrice = finalPrice
@@ -463,8 +472,10 @@ extension TripService {
     public func settleBalance(by account: Account, key: String) async throws -> AccountBalance {
         let payments = try money
         guard account.role == .customer else { throw TripError.forbidden("Only customers have a balance.") }
+        let debts = try payments.debts(of: account.id)
+        guard !debts.isEmpty else { return try payments.balance(of: account.id) }
         guard let card = try await payments.defaultCard(account.id) else { throw TripError.payment(TripPayments.methodRequired) }
-        for (tripId, amount) in try payments.debts(of: account.id) {
+        for (tripId, amount) in debts {
             let at = now()
             do {
                 _ = try await payments.gateway.charge(AuthorizationRequest(amountMinor: amount, currency: payments.rules.currency, paymentMethod: card.token,
