@@ -173,6 +173,10 @@ enum ServeCommand {
         if released > 0 { log("released \(released) idempotency key(s) left in flight by the previous run") }
         let server = HTTPServer(router: backend.router, configuration: config, metrics: backend.metrics)
         try server.start()
+        // A port picked at start (--port 0) is known only now: the sandbox's challenge links name it.
+        if options.string("public-url") == nil, let sandbox = payments as? SandboxGateway {
+            sandbox.serve(at: URL(string: "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(server.port)")!)
+        }
         log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(backend.schemaVersion ?? 0))")
 
         // What a burst freed goes back to the system (a burst of searching rides otherwise holds its peak).
@@ -214,7 +218,7 @@ enum ServeCommand {
         switch choice?.value ?? "sandbox" {
         case "sandbox":
             if options.string("stripe-url") != nil { throw CLIError("--stripe-url needs --payments stripe") }
-            log("payments: the in-process sandbox (Stripe's test payment methods; bank challenges at \(publicURL)\(APIPath.Template.sandboxChallenge))")
+            log("payments: the in-process sandbox (Stripe's test payment methods; bank challenges at \(APIPath.Template.sandboxChallenge))")
             return (SandboxGateway(baseURL: publicURL, ids: RandomIDGenerator(), now: { Date() }), nil)
         case "stripe":
             guard let key = options.secret("ENROUTE_STRIPE_KEY") else {

@@ -91,14 +91,14 @@ public final class SandboxGateway: PaymentGateway {
     private let continuation: AsyncStream<GatewayEvent>.Continuation
     private let state = Mutex(State())
     private let cards: [String: TestCard]
-    private let baseURL: URL
+    private let base: Mutex<URL>
     private let ids: any IDGenerator
     private let now: @Sendable () -> Date
 
     /// A sandbox whose bank challenges live under `baseURL` (`<base>/v1/payments/sandbox/challenges/<intent>`), naming
     /// intents `pi_<id>` and events `evt_<id>` from `ids`, and dating events by `now`.
     public init(baseURL: URL, ids: any IDGenerator, now: @escaping @Sendable () -> Date) {
-        self.baseURL = baseURL; self.ids = ids; self.now = now
+        self.base = Mutex(baseURL); self.ids = ids; self.now = now
         self.cards = Dictionary(uniqueKeysWithValues: Self.testCards.map { ($0.token, $0) })
         (events, continuation) = AsyncStream.makeStream(of: GatewayEvent.self, bufferingPolicy: .unbounded)
     }
@@ -313,8 +313,11 @@ public final class SandboxGateway: PaymentGateway {
         return intent
     }
 
+    /// Where challenges are linked from now on: the server's address once it listens (a port chosen at start).
+    public func serve(at baseURL: URL) { base.withLock { $0 = baseURL } }
+
     private func challengeURL(_ intentId: String) -> URL {
-        var base = baseURL.absoluteString
+        var base = self.base.withLock { $0 }.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         return URL(string: base + APIPath.sandboxChallenge(intentId))!
     }
