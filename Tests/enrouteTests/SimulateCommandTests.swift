@@ -4,6 +4,7 @@ import Testing
 import CitySimulator
 import ClientKit
 import EnRouteModels
+import EnRouteDomain
 import TestSupport
 
 /// `enroute simulate`: its flags, and a short whole run against the embedded server on a manual clock.
