@@ -27,6 +27,8 @@ public final class CitySimulation {
     private let progress: @Sendable (String) -> Void
     private var random: SeededGenerator
     private var active = 0
+    /// Every ride and order under way; cancelled when the drain runs out.
+    private var trips: [Task<Void, Never>] = []
 
     /// A run of `plan` in `context`; `inspection` answers for the server at the end; `progress` gets a status line now and then.
     public init(plan: Plan, context: SimulationContext, inspection: (any ServerInspection)?, progress: @escaping @Sendable (String) -> Void) {
@@ -55,6 +57,7 @@ public final class CitySimulation {
         while active > 0, context.second < deadline {
             guard await context.pause(5) else { break }
         }
+        for trip in trips { trip.cancel() }
         context.faultSwitch.set(false)
         for task in shifts { task.cancel() }
         for provider in providers { await provider.finish() }
@@ -71,7 +74,6 @@ public final class CitySimulation {
         let perMinute = kind == .ride ? plan.ridesPerMinute : plan.ordersPerMinute
         guard perMinute > 0 else { return }
         var n = 0
-        var trips: [Task<Void, Never>] = []
         while context.second < plan.durationSeconds {
             guard await context.pause(random.exponential(mean: 60 / perMinute)) else { break }
             guard context.second < plan.durationSeconds else { break }
@@ -82,7 +84,6 @@ public final class CitySimulation {
             active += 1
             trips.append(Task { await self.trip(kind, account: account, from: from, to: to, merchant: merchant) })
         }
-        for trip in trips { await trip.value }
     }
 
     private func trip(_ kind: Kind, account: String, from: Coordinate, to: Coordinate, merchant: SimulatedMerchant?) async {
