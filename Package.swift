@@ -115,6 +115,9 @@ package.targets += [
     .target(name: "NotificationsKit",
             dependencies: ["ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))],
             swiftSettings: settings),
+    /// Issue 17's living city: providers, riders, shoppers and merchants on the client kits against a server, with faults,
+    /// simulated time and the report of what the clients saw.
+    .target(name: "CitySimulator", dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "RideHailing", "ProviderKit"], swiftSettings: settings),
     /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
     .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit", "ProviderKit"], swiftSettings: settings),
 ]
@@ -128,7 +131,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe"],
+                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -190,5 +193,8 @@ package.targets += [
                 dependencies: ["EnRouteStripe", "EnRouteDomain", "ClientKit", "CurlTransport", "HTTPEngine", "TestSupport"],
                 swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit"], swiftSettings: settings),
+    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit", "CitySimulator",
+                                                     "TestSupport"], swiftSettings: settings),
+    /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.
+    .testTarget(name: "CitySimulatorTests", dependencies: ["CitySimulator", "EnRouteModels"], swiftSettings: settings),
 ]

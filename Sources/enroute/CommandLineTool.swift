@@ -15,11 +15,12 @@ enum CommandLineTool {
       track     Follow a delivery as the customer sees it (terminal tracking screen).
       ride      Request a ride and watch it live (terminal rider app).
       graph     Build the car road network from an OpenStreetMap PBF file (graph build).
+      simulate  A living city on the client kits against a server, with faults, and its report.
 
     Run `enroute <command> --help` for a command's options.
     """
 
-    static let commands = ["serve", "seed", "token", "drive", "track", "ride", "graph"]
+    static let commands = ["serve", "seed", "token", "drive", "track", "ride", "graph", "simulate"]
 
     /// Runs the command line; 0 on success, 64 (EX_USAGE) for a usage error, 1 for any other failure.
     static func run(_ args: [String]) async -> Int32 {
@@ -37,6 +38,7 @@ enum CommandLineTool {
             case "track": return try await TrackCommand.run(rest)
             case "ride": return try await RideCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
+            case "simulate": return try await SimulateCommand.run(rest)
             default:
                 let near = CommandSpec.closest(to: command, among: commands).map { " (did you mean \($0)?)" } ?? ""
                 FileHandle.standardError.write(Data("enroute: unknown command '\(command)'\(near)\n\n\(help)\n".utf8))

@@ -27,6 +27,10 @@ expect_usage "unknown option --form (did you mean --from?)" "$BIN" ride --form 6
 expect_usage "unknown option --crad (did you mean --card?)" "$BIN" ride --from 60.1,24.9 --to 60.2,24.9 --crad pm_card_visa
 expect_usage "--card must be a payment method token such as pm_card_visa, got 'visa'" "$BIN" ride --from 60.1,24.9 --to 60.2,24.9 --card visa --token t
 expect_usage "--speed must be a number, got 'fast'" "$BIN" drive --server http://127.0.0.1:1 --token t --speed fast
+expect_usage "unknown option --provider (did you mean --providers?)" "$BIN" simulate --provider 10
+expect_usage "--demand must be RIDES,ORDERS per minute" "$BIN" simulate --demand 6
+expect_usage "--faults: unknown fault 'jitter'" "$BIN" simulate --faults jitter=1
+expect_usage "--speedup must be 1 with --server" "$BIN" simulate --server http://127.0.0.1:1 --speedup 10
 expect_usage "unknown command 'serv' (did you mean serve?)" "$BIN" serv
 [ ! -e enroute.sqlite ] || { echo "FAIL: a refused serve created a database"; exit 1; }
 echo "passed"

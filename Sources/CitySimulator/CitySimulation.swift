@@ -1,0 +1,118 @@
+public import Foundation
+public import EnRouteModels
+import Synchronization
+
+/// The whole city for one run: providers online from the start, rides and orders arriving as Poisson processes at
+/// the demand's rates, merchants at their counters; a progress line; at the end faults off, a drain, the server's
+/// findings and the report.
+@MainActor
+public final class CitySimulation {
+    /// What to simulate.
+    public struct Plan: Sendable {
+        public var providers: Int
+        public var ridesPerMinute: Double
+        public var ordersPerMinute: Double
+        /// Simulated seconds of demand; trips still running then get `drainSeconds` more to finish.
+        public var durationSeconds: Double
+        public var drainSeconds: Double
+        public init(providers: Int, ridesPerMinute: Double, ordersPerMinute: Double, durationSeconds: Double, drainSeconds: Double = 600) {
+            self.providers = providers; self.ridesPerMinute = ridesPerMinute; self.ordersPerMinute = ordersPerMinute
+            self.durationSeconds = durationSeconds; self.drainSeconds = drainSeconds
+        }
+    }
+
+    private let plan: Plan
+    private let context: SimulationContext
+    private let inspection: (any ServerInspection)?
+    private let progress: @Sendable (String) -> Void
+    private var random: SeededGenerator
+    private var active = 0
+    /// Every ride and order under way; cancelled when the drain runs out.
+    private var trips: [Task<Void, Never>] = []
+
+    /// A run of `plan` in `context`; `inspection` answers for the server at the end; `progress` gets a status line now and then.
+    public init(plan: Plan, context: SimulationContext, inspection: (any ServerInspection)?, progress: @escaping @Sendable (String) -> Void) {
+        self.plan = plan; self.context = context; self.inspection = inspection; self.progress = progress
+        random = SeededGenerator(seed: context.seed, stream: "city")
+    }
+
+    /// Runs the city and returns the report and the raw observations behind it.
+    public func run() async throws -> (report: SimulationReport, observations: SimulationObservations) {
+        guard !context.places.isEmpty else { throw SimulationOptionError("the map has no places to drive between") }
+        var providers: [SimulatedProvider] = []
+        for n in 0..<plan.providers {
+            providers.append(try SimulatedProvider(id: "sim-provider-\(n + 1)", start: place(), context: context))
+        }
+        let kitchens = try context.merchants.map { try SimulatedKitchen(merchant: $0, context: context) }
+        let shifts = providers.map { provider in Task { await provider.run() } }
+        let counters = kitchens.map { kitchen in Task { await kitchen.run() } }
+        let reporter = Task { await self.reportProgress() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.arrivals(kind: .ride) }
+            group.addTask { await self.arrivals(kind: .order) }
+            await group.waitForAll()
+        }
+        // Demand is over: trips under way finish (or the drain runs out), then faults stop and the devices empty their stores.
+        let deadline = context.second + plan.drainSeconds
+        while active > 0, context.second < deadline {
+            guard await context.pause(5) else { break }
+        }
+        for trip in trips { trip.cancel() }
+        context.faultSwitch.set(false)
+        for task in shifts { task.cancel() }
+        for provider in providers { await provider.finish() }
+        for task in counters { task.cancel() }
+        reporter.cancel()
+        let seen = context.log.snapshot
+        let findings = try await inspection?.findings(trips: seen.tripIDs) ?? .unknown
+        return (SimulationReport(seen, server: findings), seen)
+    }
+
+    private enum Kind { case ride, order }
+
+    private func arrivals(kind: Kind) async {
+        let perMinute = kind == .ride ? plan.ridesPerMinute : plan.ordersPerMinute
+        guard perMinute > 0 else { return }
+        var n = 0
+        while context.second < plan.durationSeconds {
+            guard await context.pause(random.exponential(mean: 60 / perMinute)) else { break }
+            guard context.second < plan.durationSeconds else { break }
+            n += 1
+            let from = place(), to = place()
+            let merchant = context.merchants.isEmpty ? nil : context.merchants[Int(random.unit() * Double(context.merchants.count)) % context.merchants.count]
+            let account = kind == .ride ? "sim-rider-\(n)" : "sim-shopper-\(n)"
+            active += 1
+            trips.append(Task { await self.trip(kind, account: account, from: from, to: to, merchant: merchant) })
+        }
+    }
+
+    private func trip(_ kind: Kind, account: String, from: Coordinate, to: Coordinate, merchant: SimulatedMerchant?) async {
+        defer { active -= 1 }
+        switch kind {
+        case .ride:
+            guard let rider = try? SimulatedRider(account: account, context: context) else { return }
+            await rider.ride(from: from, to: to)
+        case .order:
+            guard let merchant, let shopper = try? SimulatedShopper(account: account, context: context) else { return }
+            await shopper.order(from: merchant, to: to)
+        }
+    }
+
+    private func place() -> Coordinate {
+        context.places[Int(random.unit() * Double(context.places.count)) % context.places.count]
+    }
+
+    private func reportProgress() async {
+        var lastFixes = 0, lastSecond = context.second
+        while !Task.isCancelled {
+            guard await context.pause(30) else { return }
+            let seen = context.log.snapshot, second = context.second
+            let rate = Double(seen.fixesRecorded - lastFixes) / max(1, second - lastSecond)
+            lastFixes = seen.fixesRecorded; lastSecond = second
+            let time = String(format: "%02d:%02d", Int(second) / 60, Int(second) % 60)
+            progress("t=\(time) active \(active) · rides \(seen.ridesRequested) (done \(seen.ridesCompleted), no driver \(seen.ridesNoProvider), cancelled \(seen.ridesCancelled))"
+                     + " · orders \(seen.ordersPlaced) (delivered \(seen.ordersDelivered)) · offers \(seen.offersReceived) (expired \(seen.offersExpired))"
+                     + " · fixes/s \(String(format: "%.1f", rate))")
+        }
+    }
+}

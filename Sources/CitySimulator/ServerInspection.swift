@@ -1,0 +1,30 @@
+/// What only the server can say about a run, asked once at its end: the steps in each trip's change log, whether
+/// the ledger balances, which trips were paid. An embedded server reads its store; a remote one may know less (nil).
+public protocol ServerInspection: Sendable {
+    /// The findings for `trips`.
+    func findings(trips: [String]) async throws -> ServerFindings
+}
+
+/// The server's side of the report.
+public struct ServerFindings: Sendable, Equatable {
+    /// One provider step in a trip's change log.
+    public struct Step: Sendable, Equatable {
+        public var changeId: String?
+        public var status: String
+        public init(changeId: String?, status: String) { self.changeId = changeId; self.status = status }
+    }
+    /// Provider steps in each trip's change log, in order; nil when the server does not expose its logs.
+    public var providerSteps: [String: [Step]]?
+    /// Whether every trip's ledger postings sum to zero; nil when unknown.
+    public var ledgerBalanced: Bool?
+    /// The trips whose payment was captured (whole or part); nil when unknown.
+    public var captured: Set<String>?
+
+    /// Findings with every field given.
+    public init(providerSteps: [String: [Step]]?, ledgerBalanced: Bool?, captured: Set<String>?) {
+        self.providerSteps = providerSteps; self.ledgerBalanced = ledgerBalanced; self.captured = captured
+    }
+
+    /// A server that said nothing.
+    public static let unknown = ServerFindings(providerSteps: nil, ledgerBalanced: nil, captured: nil)
+}

@@ -1,0 +1,270 @@
+import Foundation
+import ClientKit
+import EnRouteModels
+import ProviderKit
+import Synchronization
+
+/// One driver or courier on ProviderKit, as `enroute drive` is: online through the session, offers answered after a
+/// human reaction time, the router's guidance driven at the speed model's real speeds with GPS noise on each fix,
+/// positions through the point buffer and steps through the outbox, over a network with the run's faults.
+@MainActor
+final class SimulatedProvider {
+    let id: String
+    private let context: SimulationContext
+    private let network: FaultyHTTPClient
+    private let api: RemoteProviderAPI
+    private let store: ProviderStore
+    private let buffer: PointBuffer
+    private let engine: StepSyncEngine
+    private let uploader: LocationUploader
+    private let session: ProviderSession
+    private let planner: LegPlanner
+    private var random: SeededGenerator
+    private var noise: GPSNoise
+    private var position: Coordinate
+    private var heading: Double?
+    private var driving: Task<Void, Never>?
+    private var drivingTripID: String?
+    private var background: [Task<Void, Never>] = []
+
+    /// Fix cadence while driving, in simulated seconds.
+    static let tick = 3.0
+
+    init(id: String, start: Coordinate, context: SimulationContext) throws {
+        self.id = id
+        self.context = context
+        network = context.network(for: id)
+        api = RemoteProviderAPI(client: network, server: try context.server(id, .provider))
+        store = try ProviderStore(path: context.storeDirectory.appendingPathComponent("\(id).sqlite").path)
+        var ids = SeededGenerator(seed: context.seed, stream: "ids:" + id)
+        let counter = IDCounter(prefix: id, salt: ids.next())
+        let makeID: @Sendable () -> String = { counter.next() }
+        buffer = try PointBuffer(store: store, makeID: makeID)
+        let outbox = StepOutbox(store: store, positions: buffer, dates: context.dates, makeID: makeID)
+        engine = StepSyncEngine(outbox: outbox, api: api, clock: context.clock)
+        uploader = LocationUploader(buffer: buffer, api: api, clock: context.clock)
+        session = ProviderSession(api: api, clock: context.clock)
+        planner = LegPlanner(routes: api)
+        random = SeededGenerator(seed: context.seed, stream: "provider:" + id)
+        noise = GPSNoise(sigmaMeters: 4, generator: SeededGenerator(seed: context.seed, stream: "gps:" + id))
+        position = start
+    }
+
+    /// Works the shift until the calling task is cancelled.
+    func run() async {
+        let engine = self.engine, uploader = self.uploader, log = context.log
+        background = [
+            Task { await engine.run() },
+            Task { await uploader.run() },
+            Task { @MainActor in
+                for await event in await engine.events() {
+                    if case .applied(let change, _) = event {
+                        log.record { $0.acknowledgedSteps[change.tripId, default: []].append(change.changeId) }
+                    }
+                }
+            },
+            Task {
+                for await report in await uploader.reportStream() {
+                    let accepted = report.acknowledged.map(\.accepted).reduce(0, +)
+                    log.record { seen in
+                        seen.fixesAccepted += accepted
+                        if report.failure != nil { seen.uploadFailures += 1 }
+                    }
+                }
+            },
+        ]
+        guard await goOnline() else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followFeed() }
+            group.addTask { await self.reportWhileIdle() }
+            await group.waitForAll()
+        }
+    }
+
+    /// With faults off: sends what the point buffer and the outbox still hold, then notes what could not go.
+    func finish() async {
+        driving?.cancel()
+        engine.requestRun()
+        _ = await uploader.flush()
+        _ = await engine.drain()
+        let left = (try? engine.outbox.pending().count) ?? 0
+        context.log.record { $0.unsentSteps += left }
+        try? await session.goOffline()
+        for task in background { task.cancel() }
+        store.close()
+    }
+
+    private func goOnline() async -> Bool {
+        var failures = 0
+        while !Task.isCancelled {
+            do { try await session.goOnline(at: position); return true } catch {
+                failures += 1
+                let pause = SyncBackoff(initial: .seconds(1), maximum: .seconds(30)).delay(afterFailures: failures, error: error)
+                do { try await context.clock.sleep(for: pause, tolerance: nil) } catch { return false }
+            }
+        }
+        return false
+    }
+
+    private func followFeed() async {
+        var wasDisconnected = false
+        for await update in session.updates() {
+            if Task.isCancelled { return }
+            if case .event = update, wasDisconnected {
+                wasDisconnected = false
+                engine.requestRun()
+            }
+            switch update {
+            case .event(.offer(let offer)):
+                let card = OfferViewModel(offer: offer, api: api, clock: context.clock, dates: context.dates)
+                Task { await self.answer(card) }
+            case .event(.offerWithdrawn): break
+            case .event(.tripUpdated(let trip)): receive(trip)
+            case .disconnected: wasDisconnected = true
+            }
+        }
+    }
+
+    /// A person reads the offer (2–14 s, now and then longer than the offer lasts) and takes it, unless busy or
+    /// (one time in ten) not minded to.
+    private func answer(_ card: OfferViewModel) async {
+        context.log.record { $0.offersReceived += 1 }
+        let countdown = Task { await card.runCountdown() }
+        defer { countdown.cancel() }
+        let draw = random.unit()
+        let reaction = draw < 0.04 ? 16 + 10 * random.unit() : 2 + 12 * random.unit()
+        let declines = drivingTripID != nil || random.unit() < 0.1
+        guard await context.pause(reaction) else { return }
+        guard card.state.canAnswer else {
+            if card.state.phase == .expired || card.state.secondsLeft <= 0 { context.log.record { $0.offersExpired += 1 } }
+            return
+        }
+        if declines {
+            await card.decline()
+            context.log.record { $0.offersDeclined += 1 }
+            return
+        }
+        await card.accept()
+        if case .accepted(let trip) = card.state.phase {
+            context.log.record { $0.offersAccepted += 1 }
+            receive(trip)
+        }
+    }
+
+    private func receive(_ trip: TripSnapshot) {
+        _ = try? engine.outbox.receive(trip)
+        guard trip.providerId == nil || trip.providerId == id else { return }
+        guard drivingTripID == nil, !ProviderStep.isFinished(trip.status) else { return }
+        drivingTripID = trip.id
+        driving = Task { await self.drive(trip.id) }
+    }
+
+    private func currentTrip(_ id: String) -> LocalTrip? { (try? engine.outbox.trip(id)) ?? nil }
+
+    /// The trip step by step from what the screen shows (DriveCommand's loop).
+    private func drive(_ tripID: String) async {
+        await uploader.setOnTrip(true)
+        defer {
+            drivingTripID = nil
+            Task { await self.uploader.setOnTrip(false) }
+        }
+        while !Task.isCancelled {
+            guard let trip = currentTrip(tripID) else { return }
+            if ProviderStep.isFinished(trip.displayedStatus) || ProviderStep.isFinished(trip.server.status) { return }
+            guard let step = ProviderStep.next(afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep) else {
+                // A delivery not yet ready: drive to the merchant and wait there.
+                guard await driveLeg(to: .pickup, of: trip) else { return }
+                await waitForChange(tripID, from: trip.server.version)
+                continue
+            }
+            let arrived: Bool
+            switch step {
+            case .driverArrived, .onTheWay:
+                arrived = await driveLeg(to: .pickup, of: trip)
+            case .onTrip:
+                arrived = await context.pause(20 + 40 * random.unit())   // the passenger gets in
+            case .completed, .delivered:
+                arrived = await driveLeg(to: .dropoff, of: trip)
+            case .arriving:
+                let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: .dropoff, at: trip.server.dropoff)
+                arrived = await driveLeg(leg, until: max(0, leg.path.length - 150), trip: tripID)
+            case .cancelled:
+                arrived = false
+            }
+            guard arrived, !Task.isCancelled else { return }
+            guard (try? engine.reportStep(step, on: trip.server)) != nil else { return }
+        }
+    }
+
+    private func waitForChange(_ tripID: String, from version: Int) async {
+        var waited = 0
+        while !Task.isCancelled, (currentTrip(tripID)?.server.version ?? version) == version {
+            guard await context.pause(2) else { return }
+            waited += 2
+            if waited % 20 == 0, let trips = try? await api.activeTrips() { trips.forEach(receive) }
+        }
+    }
+
+    private func driveLeg(to stop: RouteStop, of trip: LocalTrip) async -> Bool {
+        let destination = stop == .pickup ? trip.server.pickup : trip.server.dropoff
+        let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: stop, at: destination)
+        return await driveLeg(leg, until: leg.path.length, trip: trip.id)
+    }
+
+    /// Drives the leg at the real speed (the router's average × the road's factor × the hour's), one fix per tick.
+    private func driveLeg(_ leg: LegPlanner.Leg, until distance: Double, trip: String) async -> Bool {
+        var routerSpeed = 9.0
+        var guidance: Guidance?
+        if case .road(let route) = leg.source {
+            guidance = Guidance(route: route)
+            if route.durationSeconds > 0, route.distanceMeters > 0 { routerSpeed = route.distanceMeters / route.durationSeconds }
+        }
+        let points = leg.path.waypoints
+        var cumulative: [Double] = [0]
+        for i in 1..<max(points.count, 1) { cumulative.append(cumulative[i - 1] + points[i - 1].metres(to: points[i])) }
+        var travelled = 0.0, segment = 0
+        while travelled < distance {
+            guard await context.pause(Self.tick) else { return false }
+            if let current = currentTrip(trip), ProviderStep.isFinished(current.server.status) { return false }
+            while segment + 1 < cumulative.count - 1, cumulative[segment + 1] <= travelled { segment += 1 }
+            let a = points[min(segment, points.count - 1)], b = points[min(segment + 1, points.count - 1)]
+            let speed = context.speeds.speed(router: routerSpeed, from: a, to: b, hour: context.hour(context.dates.now()))
+            travelled = min(distance, travelled + speed * Self.tick)
+            let (point, direction) = leg.path.position(atDistance: travelled)
+            record(point, heading: direction, speed: speed)
+            if var g = guidance {
+                _ = g.update(position: point, heading: direction, accuracy: 5, at: context.dates.now())
+                guidance = g
+            }
+        }
+        return true
+    }
+
+    /// While idle, where the provider waits, every 20 s, so dispatch knows.
+    private func reportWhileIdle() async {
+        while !Task.isCancelled {
+            guard await context.pause(20) else { return }
+            if drivingTripID == nil { record(position, heading: 0, speed: 0) }
+        }
+    }
+
+    private func record(_ point: Coordinate, heading: Double, speed: Double) {
+        position = point
+        self.heading = speed >= 1 ? heading : nil
+        let seen = noise.apply(to: point)
+        let fix = LocationFix(lat: seen.lat, lng: seen.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: context.dates.now())
+        if (try? buffer.record(fix)) != nil { context.log.record { $0.fixesRecorded += 1 } }
+    }
+}
+
+/// Deterministic ids for one device: its name, a seeded salt, a counter.
+final class IDCounter: Sendable {
+    private let prefix: String
+    private let salt: UInt64
+    private let count = Mutex<Int>(0)
+    init(prefix: String, salt: UInt64) { self.prefix = prefix; self.salt = salt }
+    func next() -> String {
+        let n = count.withLock { $0 += 1; return $0 }
+        return "\(prefix)-\(String(salt % 1_000_000, radix: 36))-\(n)"
+    }
+}

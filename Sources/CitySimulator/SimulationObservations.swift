@@ -1,0 +1,80 @@
+public import Foundation
+import Synchronization
+
+/// What the clients saw during a run, raw: the report's metrics are computed from these alone.
+public struct SimulationObservations: Sendable, Equatable {
+    /// A delivered order: the last arrival window its customer was shown, the first one shown once on the way, and when it came.
+    public struct OrderArrival: Sendable, Equatable {
+        public var lastWindow: ClosedRange<Date>?
+        public var firstOnTheWayWindow: ClosedRange<Date>?
+        public var deliveredAt: Date
+        public init(lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?, deliveredAt: Date) {
+            self.lastWindow = lastWindow; self.firstOnTheWayWindow = firstOnTheWayWindow; self.deliveredAt = deliveredAt
+        }
+    }
+    /// A completed ride: the drop-off time the rider was promised when the ride started, and the real one.
+    public struct RideArrival: Sendable, Equatable {
+        public var promised: Date?
+        public var arrivedAt: Date
+        public init(promised: Date?, arrivedAt: Date) { self.promised = promised; self.arrivedAt = arrivedAt }
+    }
+    /// The stages polls are counted by.
+    public enum PollStage: String, Sendable, CaseIterable, Codable { case picking, onTheWay, background }
+
+    public var ridesRequested = 0
+    public var ridesCompleted = 0
+    public var ridesNoProvider = 0
+    public var ridesCancelled = 0
+    public var ridesRefusedPayment = 0
+    public var challengesAnswered = 0
+    public var tips = 0
+    public var ratings = 0
+    public var ordersPlaced = 0
+    public var ordersDelivered = 0
+    public var ordersCancelled = 0
+    /// Seconds from each ride request to its driver.
+    public var matchSeconds: [Double] = []
+    public var orderArrivals: [OrderArrival] = []
+    public var rideArrivals: [RideArrival] = []
+    /// Age in seconds of the fix behind every pin drawn as live.
+    public var livePinAges: [Double] = []
+    /// Age in seconds of the snapshot behind every tracking screen drawn.
+    public var snapshotAgesShown: [Double] = []
+    /// Snapshots that arrived older than one the customer already had (the store keeps the newer).
+    public var outOfOrderDrops = 0
+    /// Live Activity renders, and those past their stale date.
+    public var liveActivityRenders = 0
+    public var liveActivityStale = 0
+    /// Tracking polls and order-minutes, by stage.
+    public var polls: [PollStage: Int] = [:]
+    public var orderMinutes: [PollStage: Double] = [:]
+    /// The change ids the server acknowledged to each provider's outbox, by trip.
+    public var acknowledgedSteps: [String: [String]] = [:]
+    /// Steps still in an outbox when the run ended.
+    public var unsentSteps = 0
+    public var offersReceived = 0
+    public var offersAccepted = 0
+    public var offersDeclined = 0
+    public var offersExpired = 0
+    /// Fixes put in the point buffers, and fixes the server acknowledged.
+    public var fixesRecorded = 0
+    public var fixesAccepted = 0
+    public var uploadFailures = 0
+    /// Trips that should be paid for (completed rides, delivered orders).
+    public var paidTripIDs: [String] = []
+    /// Every trip the run created.
+    public var tripIDs: [String] = []
+
+    public init() {}
+}
+
+/// The run's observations behind a lock, written by every simulated party.
+public final class ObservationLog: Sendable {
+    private let state = Mutex(SimulationObservations())
+    /// An empty log.
+    public init() {}
+    /// Changes the observations under the lock.
+    public func record(_ change: (inout SimulationObservations) -> Void) { state.withLock { change(&$0) } }
+    /// A copy of everything so far.
+    public var snapshot: SimulationObservations { state.withLock { $0 } }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import ClientKit
+import CurlTransport
+import CitySimulator
+import EnRouteAPI
+import EnRouteBackend
+import EnRouteDomain
+import EnRouteModels
+import EnRouteRoads
+import HTTPEngine
+import Routing
+
+/// `enroute simulate`: a living city on the client kits against a server (embedded unless --server), in simulated time,
+/// with faults; prints the report and, with --report, writes report.json and report.html.
+enum SimulateCommand {
+    static let spec = CommandSpec(name: "simulate", synopsis: """
+    Usage: enroute simulate [--server URL] [--map FILE] [--providers N] [--demand R,O] [--speedup X] [--duration D]
+                            [--seed N] [--faults SPEC] [--report DIR]
+
+    Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers request rides and
+    orders and watch them (RideHailing, OrderTracking), merchants accept and mark ready, all over HTTP with faults in
+    each device's transport; then a report of what the clients saw (issue 17). Without --server an embedded server
+    runs on the map in simulated time (SQLite in a temporary directory, the directory seeded from the map).
+    """, sections: [(nil, [
+        .value("server", "URL", """
+            A running server's base URL instead of the embedded one (tokens are signed with
+            ENROUTE_JWT_SECRET; it runs in real time, so --speedup must be 1).
+            """),
+        .value("map", "FILE", "The road graph (`enroute graph build`; default .demo/helsinki.graph, built if missing)."),
+        .value("providers", "N", "Providers online (default 200)."),
+        .value("demand", "R,O", "Rides and orders requested per simulated minute (default 6,6)."),
+        .value("speedup", "X", "Simulated seconds per wall second (default 10)."),
+        .value("duration", "D", "Simulated time of demand: 90s, 30m, 1h (default 30m); trips under way then finish."),
+        .value("seed", "N", "The seed behind every random choice (default 7)."),
+        .value("faults", "SPEC", "loss=F,partition=S,every=S, or none (default none)."),
+        .value("report", "DIR", "Also write DIR/report.json and DIR/report.html."),
+    ])])
+
+    /// The flags, checked.
+    struct Settings: Equatable {
+        var server: URL?
+        var map: String
+        var providers = 200
+        var ridesPerMinute = 6.0
+        var ordersPerMinute = 6.0
+        var speedup = 10.0
+        var durationSeconds = 1800.0
+        var seed: UInt64 = 7
+        var faults = FaultPlan.none
+        var report: String?
+    }
+
+    static let defaultMap = ".demo/helsinki.graph"
+
+    static func settings(_ options: Options) throws -> Settings {
+        var s = Settings(map: options.string("map") ?? defaultMap)
+        if let text = options.string("server") {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw CLIError("--server must be an http(s) base URL such as http://127.0.0.1:8080, got '\(text)'")
+            }
+            s.server = url
+        }
+        s.providers = try options.int("providers", in: 1...100_000) ?? 200
+        if let text = options.string("demand") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let rides = parts[0], let orders = parts[1], rides >= 0, orders >= 0, rides.isFinite, orders.isFinite,
+                  rides + orders > 0 else {
+                throw CLIError("--demand must be RIDES,ORDERS per minute, two numbers ≥ 0 not both 0 (e.g. 6,6), got '\(text)'")
+            }
+            (s.ridesPerMinute, s.ordersPerMinute) = (rides, orders)
+        }
+        s.speedup = try options.double("speedup", in: 0.1...1000) ?? 10
+        if let text = options.string("duration") {
+            guard let seconds = parseDuration(text) else { throw CLIError("--duration must be a time such as 90s, 30m or 1h, got '\(text)'") }
+            s.durationSeconds = seconds
+        }
+        if let text = options.string("seed") {
+            guard let seed = UInt64(text) else { throw CLIError("--seed must be a whole number ≥ 0, got '\(text)'") }
+            s.seed = seed
+        }
+        if let text = options.string("faults") {
+            do { s.faults = try FaultPlan.parse(text) } catch { throw CLIError(error.description) }
+        }
+        s.report = options.string("report")
+        if s.server != nil, s.speedup != 1 {
+            throw CLIError("--speedup must be 1 with --server: a running server keeps real time (only the embedded server runs on the simulator's clock)")
+        }
+        return s
+    }
+
+    /// `90s`, `30m`, `1h`, or plain seconds; positive, at most a day.
+    static func parseDuration(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        var number = Substring(text), unit = 1.0
+        if let last = text.last, let factor = units[last] { number = text.dropLast(); unit = factor }
+        guard let value = Double(number), value.isFinite, value > 0, value * unit <= 86_400 else { return nil }
+        return value * unit
+    }
+
+    static func run(_ args: [String]) async throws -> Int32 {
+        let options = try spec.parse(args)
+        if options.has("help") { print(spec.helpText); return 0 }
+        let settings = try settings(options)
+        let roads = try loadMap(settings.map)
+        let city = CityMap(roads.graph.network, mainComponent: roads.graph.mainComponent, seed: settings.seed)
+        let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-simulate-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: storeDirectory) }
+        log("map \(settings.map): \(city.places.count) places, \(city.merchants.count) merchants, time zone \(city.timeZone.identifier)")
+
+        let clock: any Clock<Duration>, dates: any DateProvider, start: Date
+        let embedded: EmbeddedServer?
+        let baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String
+        if let url = settings.server {
+            let system = SystemDateProvider()
+            (clock, dates, start, embedded, baseURL) = (ContinuousClock(), system, system.now(), nil, url)
+            guard let secret = ProcessInfo.processInfo.environment["ENROUTE_JWT_SECRET"], secret.utf8.count >= 16 else {
+                throw CLIError("--server needs ENROUTE_JWT_SECRET, the server's token secret (at least 16 bytes), to sign each party's token")
+            }
+            let auth = Authenticator(secret: secret, now: { Date() })
+            token = { try auth.token(account: $0, role: Party($1)) }
+            try await seedRemote(city, baseURL: url, token: token)
+        } else {
+            let simulated = SimulatedClock(speedup: settings.speedup, start: city.startDate)
+            let server = try await EmbeddedServer.start(roads: roads, city: city, clock: simulated, now: { simulated.date },
+                                                        directory: storeDirectory, seed: settings.seed)
+            (clock, dates, start, embedded, baseURL) = (simulated, simulated.dates, simulated.date, server, server.baseURL)
+            token = { try server.backend.auth.token(account: $0, role: Party($1)) }
+        }
+        let zone = city.timeZone
+        var localCalendar = Calendar(identifier: .gregorian)
+        localCalendar.timeZone = zone
+        let calendar = localCalendar
+        let context = SimulationContext(
+            baseURL: baseURL, makeTransport: { CurlHTTPClient() }, token: token, clock: clock, dates: dates, start: start,
+            seed: settings.seed, faults: settings.faults, faultSwitch: FaultSwitch(), speeds: SpeedModel(seed: settings.seed),
+            hour: { calendar.component(.hour, from: $0) }, places: city.places, merchants: city.merchants,
+            storeDirectory: storeDirectory, log: ObservationLog())
+        let plan = CitySimulation.Plan(providers: settings.providers, ridesPerMinute: settings.ridesPerMinute,
+                                       ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds)
+        log("simulating \(Int(settings.durationSeconds / 60)) min at \(settings.speedup)× with \(settings.providers) providers,"
+            + " demand \(settings.ridesPerMinute),\(settings.ordersPerMinute)/min, faults \(settings.faults), seed \(settings.seed)")
+        let simulation = await CitySimulation(plan: plan, context: context, inspection: embedded, progress: { log($0) })
+        let (report, seen) = try await simulation.run()
+        await embedded?.stop()
+        print(report.table(seen))
+        if let directory = settings.report {
+            try writeReport(report, seen, to: directory, title: "EnRoute city simulation · \(URL(fileURLWithPath: settings.map).lastPathComponent) · seed \(settings.seed)")
+            log("wrote \(directory)/report.json and \(directory)/report.html")
+        }
+        return 0
+    }
+
+    static func writeReport(_ report: SimulationReport, _ seen: SimulationObservations, to directory: String, title: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try report.json().write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.json"))
+        try Data(report.html(seen, title: title).utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))
+    }
+
+    /// The graph at `path`; the demo city's is built from data/osm first when it is the default and missing.
+    static func loadMap(_ path: String) throws -> LocalRoadRouting {
+        if path == defaultMap, !FileManager.default.fileExists(atPath: path) {
+            log("building the demo city's graph \(path)")
+            try FileManager.default.createDirectory(atPath: ".demo", withIntermediateDirectories: true)
+            _ = try GraphCommand.run(["build", "--osm", "data/osm/Helsinki-clean.osm.pbf", "--out", path], print: { log($0) })
+        }
+        let loaded: RoadGraphFile.Loaded
+        do { loaded = try RoadGraphFile.load(path, log: { log($0) }) } catch {
+            throw CLIError("--map: cannot load the graph file \(path): \(error)")
+        }
+        return LocalRoadRouting(graph: .init(network: loaded.network, graph: loaded.graph, hierarchy: loaded.hierarchy))
+    }
+
+    /// With --server: the map's merchants written through the ops API (PUT /v1/ops/merchants/{id}).
+    static func seedRemote(_ city: CityMap, baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String) async throws {
+        let http = CurlHTTPClient()
+        let ops = APIServer(baseURL: baseURL, credentials: StaticAccessToken(try token("sim-ops", .ops)))
+        for merchant in city.directory.merchants {
+            let response = try await http.send(try await ops.request("PUT", "/v1/ops/merchants/\(merchant.id)", json: merchant))
+            guard (200..<300).contains(response.status) else {
+                throw CLIError("--server: could not seed merchant \(merchant.id) (status \(response.status))")
+            }
+        }
+    }
+
+    static func log(_ message: String) { FileHandle.standardError.write(Data("simulate: \(message)\n".utf8)) }
+}
+
+extension Party {
+    /// The server's role for a simulated party (the same names).
+    init(_ role: SimulatedRole) {
+        switch role {
+        case .customer: self = .customer
+        case .provider: self = .provider
+        case .merchant: self = .merchant
+        case .ops: self = .ops
+        }
+    }
+}
