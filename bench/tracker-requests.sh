@@ -15,7 +15,7 @@ TRACKER=""
 cleanup() { [ -n "$TRACKER" ] && kill "$TRACKER" 2>/dev/null; kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 PORT=""
-for _ in $(seq 1 200); do PORT=$(grep -o '127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | cut -d: -f2 || true); [ -n "$PORT" ] && break; sleep 0.05; done
+for _ in $(seq 1 200); do PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | cut -d: -f3 || true); [ -n "$PORT" ] && break; sleep 0.05; done
 API="http://127.0.0.1:$PORT"
 token() { "$BIN" token --secret "$SECRET" --account "$1" --role "$2"; }
 CUSTOMER=$(token ana customer); COURIER=$(token rider-1 provider); MERCHANT=$(token m1 merchant); OPS=$(token ops-1 ops)

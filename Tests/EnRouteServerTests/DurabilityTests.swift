@@ -36,14 +36,14 @@ import TestSupport
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // The server logs its port once it listens.
+            // The server logs its port once it listens (other lines name addresses too: the sandbox's challenge page).
             var text = ""
             var port: Int?
             while port == nil {
                 let chunk = stderr.fileHandleForReading.availableData
                 guard !chunk.isEmpty else { throw Failure("enroute exited before listening: \(text)") }
                 text += String(decoding: chunk, as: UTF8.self)
-                if let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                     port = Int(text[range].split(separator: ":").last ?? "")
                 }
             }

@@ -16,7 +16,7 @@ trap cleanup EXIT
 SERVER=$!
 PORT=""
 for _ in $(seq 1 200); do
-  PORT=$(grep -o '127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | cut -d: -f2 || true)
+  PORT=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | cut -d: -f3 || true)
   [ -n "$PORT" ] && break; sleep 0.05
 done
 [ -n "$PORT" ] || { echo "server did not start"; cat "$WORK/server.log"; exit 1; }
