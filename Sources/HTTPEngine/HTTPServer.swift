@@ -265,9 +265,11 @@ public final class HTTPServer: @unchecked Sendable {
             context.timeOut(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is shutting down.").response)
         }
         for sink in streams.withLock({ Array($0.values) }) { sink.abandon() }
-        // A moment for libmicrohttpd to queue those answers on their connections before it closes them all.
-        let last = ContinuousClock.now.advanced(by: .seconds(1))
-        while !running.isEmpty, ContinuousClock.now < last, !connections.withLock({ $0.pendingRequests.isEmpty }) {
+        // A moment for libmicrohttpd to take those connections back (a resume is processed on its own thread, later) and
+        // queue their answers: stopping while one is still marked suspended aborts the process.
+        let last = ContinuousClock.now.advanced(by: .seconds(3))
+        while ContinuousClock.now < last,
+              !connections.withLock({ $0.pendingRequests.isEmpty }) || openStreams.load(ordering: .acquiring) > 0 {
             try? await Task.sleep(for: .milliseconds(5))
         }
         MHD_stop_daemon(daemon)
