@@ -14,22 +14,21 @@ public final class PushSender: Sendable {
     private let devices: any DeviceRepository
     private let ledger: any NotificationLedger
     private let gateway: any PushGateway
-    private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let metrics: (any MetricsSink)?
     private let policy: PushRetryPolicy
     private let builder = PushPayloadBuilder()
     private let log: @Sendable (String) -> Void
     private let offerIsOpen: @Sendable (_ offerId: String, _ providerId: String) -> Bool
-    /// A `wake()` waiting for the run loop's pause, or the paused loop waiting for one.
-    private let wakeup = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    /// The drain loop: again after `pollInterval`, or at once on `wake()`.
+    private let loop: PollLoop
     /// Targets already delivered per message, so a retry goes only to the rest (lost on restart, harmlessly).
     private let delivered = Mutex<[String: Set<String>]>([:])
     /// The newest Live Activity push delivered per activity token, as (timestamp, order version); an older one
     /// still waiting (a retry) is dropped, so an activity's timestamps only rise. In memory, pruned by age.
     private let newestActivity = Mutex<[String: (timestamp: Int, version: Int)]>([:])
     public let batchSize: Int
-    public let pollInterval: Duration
+    public var pollInterval: Duration { loop.interval }
 
     /// A sender over `store`'s outbox; `offerIsOpen` says whether an offer is still open for its provider
     /// (without it, offer jobs are dropped unsent).
@@ -38,50 +37,18 @@ public final class PushSender: Sendable {
                 policy: PushRetryPolicy = PushRetryPolicy(), batchSize: Int = 50, pollInterval: Duration = .seconds(1),
                 offerIsOpen: @escaping @Sendable (_ offerId: String, _ providerId: String) -> Bool = { _, _ in false },
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.store = store; self.devices = devices; self.ledger = ledger; self.gateway = gateway; self.clock = clock
+        self.store = store; self.devices = devices; self.ledger = ledger; self.gateway = gateway
         self.now = now; self.metrics = metrics; self.policy = policy; self.batchSize = max(1, batchSize)
-        self.pollInterval = pollInterval; self.offerIsOpen = offerIsOpen; self.log = log
+        self.loop = PollLoop(clock: clock, interval: pollInterval); self.offerIsOpen = offerIsOpen; self.log = log
     }
 
     /// Drains, then again after `pollInterval` or as soon as `wake()` is called, until the task is cancelled.
     public func run() async {
-        while !Task.isCancelled {
-            _ = try? await drain()
-            await pause()
-        }
+        await loop.run { _ = try? await self.drain() }
     }
 
     /// Makes `run()` drain now rather than at its next poll (an offer lasts seconds); a no-op without `run()`.
-    public func wake() {
-        let waiter = wakeup.withLock { w -> CheckedContinuation<Void, Never>? in
-            guard let waiter = w.waiter else { w.pending = true; return nil }
-            w.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns after `pollInterval` on the clock, on `wake()` (also one that came during the drain), or on cancellation.
-    private func pause() async {
-        let clock = self.clock, interval = pollInterval
-        let timer = Task { [weak self] in
-            do { try await clock.sleep(for: interval) } catch { return }
-            self?.wake()
-        }
-        defer { timer.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = wakeup.withLock { w -> Bool in
-                    if w.pending { w.pending = false; return true }
-                    w.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            wake()
-        }
-    }
+    public func wake() { loop.wake() }
 
     /// Sends every message due now, in order; returns how many left the outbox.
     @discardableResult

@@ -13,30 +13,36 @@ import TestSupport
 @Suite(.serialized) struct DurabilityTests {
     static let secret = "durability-test-secret-0123456789"
 
+    /// The built `enroute serve` on `database` (seeded with the demo directory first unless `seed` is false), with
+    /// `arguments` and `environment` added; its port is read from the log's "listening on" line.
     final class Server {
         let process = Process()
         let port: Int
 
-        init(database: String) throws {
+        init(database: String, secret: String = DurabilityTests.secret, arguments: [String] = [], environment: [String: String] = [:],
+             seed: Bool = true) throws {
             let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("enroute")
             guard FileManager.default.isExecutableFile(atPath: binary.path) else {
                 throw Failure("build the enroute product first (swift build): \(binary.path) is missing")
             }
-            // The demo directory first, as `make demo` does: the orders below name m1 and its SKUs.
-            let seed = Process()
-            seed.executableURL = binary
-            seed.arguments = ["seed", "--city", "helsinki", "--db", database]
-            seed.standardOutput = FileHandle.nullDevice
-            try seed.run()
-            seed.waitUntilExit()
-            guard seed.terminationStatus == 0 else { throw Failure("enroute seed exited \(seed.terminationStatus)") }
+            if seed {
+                // The demo directory first, as `make demo` does: the orders below name m1 and its SKUs.
+                let seeding = Process()
+                seeding.executableURL = binary
+                seeding.arguments = ["seed", "--city", "helsinki", "--db", database]
+                seeding.standardOutput = FileHandle.nullDevice
+                try seeding.run()
+                seeding.waitUntilExit()
+                guard seeding.terminationStatus == 0 else { throw Failure("enroute seed exited \(seeding.terminationStatus)") }
+            }
             process.executableURL = binary
-            process.arguments = ["serve", "--port", "0", "--db", database, "--secret", DurabilityTests.secret]
+            process.arguments = ["serve", "--port", "0", "--db", database, "--secret", secret] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let stderr = Pipe()
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // The server logs its port once it listens (other lines name addresses too: the sandbox's challenge page).
+            // The server logs its port once it listens.
             var text = ""
             var port: Int?
             while port == nil {
@@ -49,6 +55,8 @@ import TestSupport
             }
             self.port = port!
         }
+
+        var pid: Int32 { process.processIdentifier }
 
         func kill() {
             Glibc.kill(process.processIdentifier, SIGKILL)

@@ -9,34 +9,14 @@ import TestSupport
 /// Fix-driven ETA drift is written down only when it is large, and small drift costs no transaction.
 @Suite struct ETADriftTests {
     /// A store that counts the transactions it is asked for.
-    final class CountingStore: TripStore {
-        let base = InMemoryTripStore()
+    final class CountingStore: ForwardingTripStore, @unchecked Sendable {
         let transactions = Atomic<Int>(0)
         var count: Int { transactions.load(ordering: .relaxed) }
 
-        func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        override func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
             transactions.wrappingAdd(1, ordering: .relaxed)
             return try await base.transaction(body)
         }
-        func trip(id: String) throws -> TripRecord? { try base.trip(id: id) }
-        func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
-            try base.trips(query, after: cursor, limit: limit)
-        }
-        func activeTrips() throws -> [TripRecord] { try base.activeTrips() }
-        func changes(tripId: String) throws -> [ChangeLogEntry] { try base.changes(tripId: tripId) }
-        func purgeIdempotency(before cutoff: Date) async throws { try await base.purgeIdempotency(before: cutoff) }
-        func releaseUnansweredIdempotency() async throws -> Int { try await base.releaseUnansweredIdempotency() }
-        func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] { try await base.dueOutbox(topic: topic, now: now, limit: limit) }
-        func completeOutbox(id: String) async throws { try await base.completeOutbox(id: id) }
-        func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
-            try await base.rescheduleOutbox(id: id, attempts: attempts, notBefore: notBefore)
-        }
-        func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
-        func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
-        func ledgerBalance(account: String) throws -> Int { try base.ledgerBalance(account: account) }
-        func providerRatings() throws -> [String: RatingTotal] { try base.providerRatings() }
-        func paymentAttempt(intentId: String) throws -> PaymentAttempt? { try base.paymentAttempt(intentId: intentId) }
-        func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] { try base.unattachedPaymentAttempts(before: cutoff) }
     }
 
     /// Straight-line estimates, but an ETA the test sets, whatever the time or position.

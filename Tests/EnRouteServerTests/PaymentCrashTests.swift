@@ -10,46 +10,14 @@ import TestSupport
 @Suite(.serialized) struct PaymentCrashTests {
     static let secret = "payment-crash-test-secret-0123456789"
 
-    final class Server {
-        let process = Process()
-        let port: Int
-
-        init(database: String, stripe: StripeStandIn) throws {
-            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("enroute")
-            guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-                throw Failure("build the enroute product first (swift build): \(binary.path) is missing")
-            }
-            process.executableURL = binary
-            process.arguments = ["serve", "--port", "0", "--db", database, "--secret", PaymentCrashTests.secret,
-                                 "--payments", "stripe", "--stripe-url", stripe.baseURL.absoluteString, "--public-url", "http://127.0.0.1:1"]
-            var environment = ProcessInfo.processInfo.environment
-            environment["ENROUTE_STRIPE_KEY"] = stripe.apiKey
-            process.environment = environment
-            let stderr = Pipe()
-            process.standardError = stderr
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            var text = "", port: Int?
-            while port == nil {
-                let chunk = stderr.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { throw Failure("enroute exited before listening: \(text)") }
-                text += String(decoding: chunk, as: UTF8.self)
-                if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                    port = Int(text[range].split(separator: ":").last ?? "")
-                }
-            }
-            self.port = port!
-        }
-
-        var pid: Int32 { process.processIdentifier }
-
-        func stop() {
-            process.terminate()
-            process.waitUntilExit()
-        }
+    /// `enroute serve` on Stripe's API at the stand-in.
+    static func server(_ database: String, _ stripe: StripeStandIn) throws -> DurabilityTests.Server {
+        try DurabilityTests.Server(database: database, secret: secret,
+                                   arguments: ["--payments", "stripe", "--stripe-url", stripe.baseURL.absoluteString, "--public-url", "http://127.0.0.1:1"],
+                                   environment: ["ENROUTE_STRIPE_KEY": stripe.apiKey], seed: false)
     }
 
-    static func call(_ http: CurlHTTPClient, _ server: Server, _ token: String, _ method: String, _ path: String, json: String? = nil,
+    static func call(_ http: CurlHTTPClient, _ server: DurabilityTests.Server, _ token: String, _ method: String, _ path: String, json: String? = nil,
                      key: String? = nil) async throws -> HTTPClientResponse {
         var headers = ["Authorization": "Bearer \(token)"]
         if json != nil { headers["Content-Type"] = "application/json" }
@@ -78,7 +46,7 @@ import TestSupport
         let http = CurlHTTPClient()
         let token = try Self.token("c1")
 
-        let first = try Server(database: database, stripe: stripe)
+        let first = try Self.server(database, stripe)
         #expect(try await Self.call(http, first, token, "POST", APIPath.paymentMethods, json: #"{"token":"pm_card_visa"}"#).status == 201)
         let quotes = try await Self.call(http, first, token, "POST", APIPath.estimates,
                                          json: #"{"pickup":\#(TestBackend.pickup),"dropoff":\#(TestBackend.dropoff)}"#)
@@ -98,7 +66,7 @@ import TestSupport
         #expect(stripe.intents.map(\.status) == ["requires_capture"], "the hold exists at the gateway")
 
         // Restarted on the same file, the client's retry (same key) takes that hold: one trip, one hold.
-        let second = try Server(database: database, stripe: stripe)
+        let second = try Self.server(database, stripe)
         defer { second.stop() }
         let retried = try await Self.call(http, second, token, "POST", APIPath.trips, json: body, key: "crash-between-hold-and-commit")
         #expect(retried.status == 201, "\(String(decoding: retried.body, as: UTF8.self))")

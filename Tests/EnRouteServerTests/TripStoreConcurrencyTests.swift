@@ -32,15 +32,14 @@ import TestSupport
     /// The in-memory store with a hook between each transaction's body and its commit: it yields there
     /// (so other transactions interleave) and, while `hookRuns` lasts, runs `hook`, whose own transactions
     /// pass straight through.
-    final class InterleavingStore: TripStore {
-        let base = InMemoryTripStore()
+    final class InterleavingStore: ForwardingTripStore, @unchecked Sendable {
         let yields: Int
         let hookRuns = Atomic<Int>(0)
         let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
         let afterCommitHook = Mutex<(@Sendable () async throws -> Void)?>(nil)
         @TaskLocal static var inHook = false
 
-        init(yields: Int = 0) { self.yields = yields }
+        init(yields: Int = 0) { self.yields = yields; super.init() }
 
         /// Runs `hook` before the commit of the next `times` outer transactions.
         func beforeCommit(times: Int = 1, _ hook: @escaping @Sendable () async throws -> Void) {
@@ -53,7 +52,7 @@ import TestSupport
             afterCommitHook.withLock { $0 = hook }
         }
 
-        func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        override func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
             let result = try await inner(body)
             if !Self.inHook, let hook = afterCommitHook.withLock({ h in defer { h = nil }; return h }) {
                 try await Self.$inHook.withValue(true) { try await hook() }
@@ -71,21 +70,6 @@ import TestSupport
                 return result
             }
         }
-        func trip(id: String) throws -> TripRecord? { try base.trip(id: id) }
-        func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage { try base.trips(query, after: cursor, limit: limit) }
-        func activeTrips() throws -> [TripRecord] { try base.activeTrips() }
-        func changes(tripId: String) throws -> [ChangeLogEntry] { try base.changes(tripId: tripId) }
-        func purgeIdempotency(before cutoff: Date) async throws { try await base.purgeIdempotency(before: cutoff) }
-        func releaseUnansweredIdempotency() async throws -> Int { try await base.releaseUnansweredIdempotency() }
-        func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] { try await base.dueOutbox(topic: topic, now: now, limit: limit) }
-        func completeOutbox(id: String) async throws { try await base.completeOutbox(id: id) }
-        func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws { try await base.rescheduleOutbox(id: id, attempts: attempts, notBefore: notBefore) }
-        func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
-        func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
-        func ledgerBalance(account: String) throws -> Int { try base.ledgerBalance(account: account) }
-        func providerRatings() throws -> [String: RatingTotal] { try base.providerRatings() }
-        func paymentAttempt(intentId: String) throws -> PaymentAttempt? { try base.paymentAttempt(intentId: intentId) }
-        func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] { try base.unattachedPaymentAttempts(before: cutoff) }
     }
 
     /// Inserts `trip` with its first log entry.

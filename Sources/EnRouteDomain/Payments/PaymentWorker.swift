@@ -10,60 +10,28 @@ public final class PaymentWorker: Sendable {
     private let serviceBox: WeakService
     private var service: TripService? { serviceBox.value }
     private let measurement: (any TripMeasurement)?
-    private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
-    private let wakeup = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let loop: PollLoop
     private let lastReconcile = Mutex<Date>(.distantPast)
-    public let pollInterval: Duration
+    public var pollInterval: Duration { loop.interval }
     public let reconcileEvery: TimeInterval
     /// After this many tries a settlement prices on what it has rather than waiting for a measurement.
     public let measurementTries = 3
 
     public init(service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
                 pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60, log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.serviceBox = WeakService(service); self.measurement = measurement; self.clock = clock; self.now = now
-        self.pollInterval = pollInterval; self.reconcileEvery = reconcileEvery; self.log = log
+        self.serviceBox = WeakService(service); self.measurement = measurement; self.now = now
+        self.loop = PollLoop(clock: clock, interval: pollInterval); self.reconcileEvery = reconcileEvery; self.log = log
     }
 
     /// Drains, then again after `pollInterval` or on `wake()`, until cancelled.
     public func run() async {
-        while !Task.isCancelled {
-            _ = try? await drain()
-            await pause()
-        }
+        await loop.run { [weak self] in _ = try? await self?.drain() }
     }
 
     /// Makes `run()` drain now rather than at its next poll.
-    public func wake() {
-        let waiter = wakeup.withLock { w -> CheckedContinuation<Void, Never>? in
-            guard let waiter = w.waiter else { w.pending = true; return nil }
-            w.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    private func pause() async {
-        let clock = self.clock, interval = pollInterval
-        let timer = Task { [weak self] in
-            do { try await clock.sleep(for: interval) } catch { return }
-            self?.wake()
-        }
-        defer { timer.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = wakeup.withLock { w -> Bool in
-                    if w.pending { w.pending = false; return true }
-                    w.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            wake()
-        }
-    }
+    public func wake() { loop.wake() }
 
     /// Runs every job due now (and the reconciler when its time has come); returns how many jobs finished.
     @discardableResult
