@@ -20,8 +20,12 @@ final class WebDriver: @unchecked Sendable {
         }
         let port = Int.random(in: 20_000...40_000)
         process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.chromedriver)
-        process.arguments = ["--port=\(port)"]
+        // The test process blocks most signals (SIGCHLD among them) and a spawned child inherits that mask, which
+        // keeps chromedriver from ever launching Chromium: unblock them first. Line-buffered (stdbuf), so its
+        // "started successfully" line reaches the pipe when it is written.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv('/usr/bin/stdbuf', sys.argv[1:])",
+                             "stdbuf", "-oL", Self.chromedriver, "--port=\(port)"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
