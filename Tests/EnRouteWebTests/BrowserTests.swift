@@ -30,6 +30,21 @@ import TestSupport
         return Live(backend: backend, server: server, base: "http://127.0.0.1:\(server.port)")
     }
 
+    /// Runs `body` with a browser, then always closes the page's streams, the browser and the server, in that order:
+    /// the streams' producers wake on the next tick of the manual clock, find their client gone and end, so the
+    /// server never stops with a connection still suspended.
+    func withBrowser(_ live: Live, _ body: (WebDriver) async throws -> Void) async throws {
+        let browser: WebDriver
+        do { browser = try await WebDriver() } catch { await live.server.shutdown(); throw error }
+        let outcome: Result<Void, any Error>
+        do { try await body(browser); outcome = .success(()) } catch { outcome = .failure(error) }
+        try? await browser.open("about:blank")
+        await browser.quit()
+        await live.backend.clock.advance(by: .seconds(6))
+        await live.server.shutdown()
+        try outcome.get()
+    }
+
     func save(_ png: Data, _ name: String) throws {
         try FileManager.default.createDirectory(at: Self.artefacts, withIntermediateDirectories: true)
         try png.write(to: Self.artefacts.appendingPathComponent(name))
@@ -38,8 +53,7 @@ import TestSupport
     @Test func theSharePageFollowsTheRideDimsAndHidesThePinAndEnds() async throws {
         let live = try await makeSUT()
                 let ride = try await SharedRide.make(live.backend, fixAt: Coordinate(lat: 60.1705, lng: 24.9400))
-        let browser = try await WebDriver()
-        do {
+        try await withBrowser(live) { browser in
             try await browser.open(live.base + APIPath.share(ride.token))
             #expect(try await browser.waitUntil("document.querySelectorAll('#steps li').length === 5 && document.body.dataset.pin === 'live'"),
                     "the steps and a live pin")
@@ -67,19 +81,13 @@ import TestSupport
             #expect(try await browser.waitUntil("document.body.dataset.page === 'gone'"), "the expired link reloads to the ended page")
             #expect(try await browser.run("return document.getElementById('title').textContent") as? String == "This trip has ended")
             try save(try await browser.screenshot(), "share-ended.png")
-        } catch {
-            await browser.quit()
-            throw error
         }
-        await browser.quit()
-        await live.server.shutdown()
     }
 
     @Test func theConsoleShowsANewTripWithin2Seconds() async throws {
         let live = try await makeSUT()
         _ = try await SharedRide.make(live.backend)
-        let browser = try await WebDriver()
-        do {
+        try await withBrowser(live) { browser in
             try await browser.open(live.base + "/ops#token=" + live.backend.token("ops", .ops))
             #expect(try await browser.waitUntil("document.body.dataset.feed === 'live' && enrouteConsole.overview.trips.length === 1"), "the live city")
             #expect(try await browser.run("return location.hash") as? String == "", "the token leaves the address bar")
@@ -93,11 +101,6 @@ import TestSupport
             #expect(try await browser.waitUntil("document.getElementById('detail-title').textContent === 'Trip \(id)'"), "search by trip id")
             #expect(try await browser.waitUntil("document.body.dataset.map === 'roads'"))
             try save(try await browser.screenshot(), "ops-console.png")
-        } catch {
-            await browser.quit()
-            throw error
         }
-        await browser.quit()
-        await live.server.shutdown()
     }
 }
