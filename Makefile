@@ -16,6 +16,7 @@ demo: deps
 test:
 	@scripts/install-deps.sh test
 	@if [ -x scripts/install-test-python.sh ]; then scripts/install-test-python.sh; fi
+	scripts/install-web.sh   # Leaflet, Chromium and chromedriver for the browser tests (EnRouteWebTests.BrowserTests)
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests

@@ -93,7 +93,13 @@ package.targets += [
     /// The backend wired from one configuration and one set of effects, used by `enroute serve`, the
     /// in-process test backend and the benchmarks.
     .target(name: "EnRouteBackend",
-            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "HTTPEngine", "EnRouteModels"],
+            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteWeb"],
+            swiftSettings: settings),
+    // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
+    // policy (OrderTracking: pure Foundation) so the page words ETAs and pins exactly as the app does.
+    .target(name: "EnRouteWeb",
+            dependencies: ["EnRouteAPI", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto",
+                           "Routing", "OrderTracking"],
             swiftSettings: settings),
 ]
 
@@ -131,7 +137,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator"],
+                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -152,7 +158,7 @@ package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory.
     .target(name: "TestSupport",
             dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications",
-                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto"],
+                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb"],
             swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
@@ -180,6 +186,10 @@ package.targets += [
                 dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteModels", "TestSupport"],
                 swiftSettings: settings),
     .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
+    .testTarget(name: "EnRouteWebTests",
+                dependencies: ["EnRouteWeb", "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteModels", "HTTPEngine", "Routing",
+                               "EnRouteRoads", "ClientKit", "CurlTransport", "TestSupport"],
+                swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),

@@ -6,6 +6,7 @@ public import HTTPEngine
 import EnRouteStorage
 import EnRouteModels
 import Synchronization
+public import EnRouteWeb
 
 /// The composition root: the whole backend wired from one configuration and one set of effects.
 /// `enroute serve`, the in-process test backend and the benchmarks all build this, so tests exercise
@@ -43,6 +44,10 @@ public final class Backend: Sendable {
     public let payments: TripPayments
     /// Settles ended trips, charges tips and applies the gateway's callbacks.
     public let paymentWorker: PaymentWorker
+    /// The share page, the ops console and the road map.
+    public let web: WebSurfaces
+    /// The offers and pushes the console shows per trip.
+    public let journal: OpsJournal
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -52,11 +57,15 @@ public final class Backend: Sendable {
         let now = effects.now, log = effects.log
         let etaSamples: any EtaSampleStore
         let quoteStore: any QuoteStore
+        let shareLinks: any ShareLinkStore
+        let journal = OpsJournal(now: now)
+        self.journal = journal
         switch configuration.storage {
         case .memory:
             etaSamples = InMemoryEtaSampleStore()
             paymentMethodStore = InMemoryPaymentMethodStore()
             quoteStore = InMemoryQuoteStore()
+            shareLinks = InMemoryShareLinkStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
             let notifications = InMemoryNotifications()
@@ -73,6 +82,7 @@ public final class Backend: Sendable {
             etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
             paymentMethodStore = try SQLitePaymentMethodStore(tripStore: trips, now: now)
             quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
+            shareLinks = try SQLiteShareLinkStore(tripStore: trips, now: now)
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
@@ -110,7 +120,7 @@ public final class Backend: Sendable {
                                        policy: configuration.dispatch,
                                        ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
                                        fixLifetime: configuration.fixLifetime,
-                                       ids: effects.offerIDs, offers: offers, jitterSeed: effects.nearbyJitterSeed,
+                                       ids: effects.offerIDs, offers: journal.observing(offers), jitterSeed: effects.nearbyJitterSeed,
                                        speeds: effects.roadSpeeds)
         let dispatcher = providers.dispatcher
         do {
@@ -154,7 +164,7 @@ public final class Backend: Sendable {
                 }
             }
         }
-        sender = PushSender(store: store, devices: devices, ledger: ledger, gateway: effects.push, clock: effects.clock, now: now,
+        sender = PushSender(store: store, devices: devices, ledger: ledger, gateway: journal.recording(effects.push), clock: effects.clock, now: now,
                             metrics: metrics,
                             offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
                             log: log)
@@ -173,7 +183,11 @@ public final class Backend: Sendable {
                          paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
-        router = api.router()
+        web = WebSurfaces(service: service, providers: providers, paths: paths, auth: auth, wire: api.wire, secret: configuration.secret,
+                          links: shareLinks, journal: journal, roadMap: effects.roadMap, clock: effects.clock, configuration: configuration.web)
+        var router = api.router()
+        web.register(into: &router)
+        self.router = router
     }
 
     /// Writes `content`'s merchants and provider profiles into the directory now (creating or replacing

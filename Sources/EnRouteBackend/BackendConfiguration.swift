@@ -2,6 +2,7 @@ public import Foundation
 public import EnRouteDomain
 public import EnRouteAPI
 public import EnRouteNotifications
+public import EnRouteWeb
 
 /// Everything the backend is told, from `enroute serve`'s flags or a test: one value, no hidden defaults elsewhere.
 public struct BackendConfiguration: Sendable {
@@ -38,6 +39,8 @@ public struct BackendConfiguration: Sendable {
     public var quoteLifetime: TimeInterval = 300
     /// A hold whose trip was never created (its request failed or died) is released this long after it was placed.
     public var unattachedHoldTimeout: TimeInterval = 15 * 60
+    /// The share page's and the ops console's settings (Leaflet's folder, link lifetimes).
+    public var web = WebConfiguration()
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {
@@ -73,6 +76,8 @@ public struct BackendEffects: Sendable {
     public var quoteIDs: any IDGenerator
     /// Verifies a gateway's webhook (Stripe's `Stripe-Signature` over the raw body) and reads its event; nil: no webhooks.
     public var paymentWebhook: (@Sendable (_ body: [UInt8], _ signature: String?) throws -> GatewayEvent)?
+    /// The road map the browser pages draw (from the loaded graph); nil: pages without roads.
+    public var roadMap: RoadMap?
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,

@@ -119,6 +119,35 @@ public enum APIPath {
         /// `GET` shows, `POST` answers a sandbox bank challenge (the sandbox gateway's stand-in for 3-D Secure).
         public static let sandboxChallenge = "/v1/payments/sandbox/challenges/{id}"
 
+        /// `POST`/`DELETE`: a signed link to the order's share page, or turning its links off (issue 17).
+        public static let orderShare = "/v1/orders/{id}/share"
+        /// `POST`/`DELETE`: the same for a ride.
+        public static let tripShare = "/v1/trips/{id}/share"
+        /// The ops console's live city: counts by state, online providers, active trips.
+        public static let opsOverview = "/v1/ops/overview"
+        /// One trip as ops sees it: change log, path, offers, payment, pushes.
+        public static let opsTrip = "/v1/ops/trips/{id}"
+        /// One provider as ops sees it: presence, position, trips, live offer.
+        public static let opsProviderActivity = "/v1/ops/providers/{id}/activity"
+        /// The share-tracking page (HTML, no account).
+        public static let sharePage = "/share/{token}"
+        /// The share page's state as JSON.
+        public static let shareState = "/share/{token}/state"
+        /// The share page's live feed (SSE).
+        public static let shareEvents = "/share/{token}/events"
+        /// The operations console (HTML).
+        public static let opsConsole = "/ops"
+        /// Trades an ops bearer token for the console's short-lived cookie.
+        public static let opsConsoleSession = "/ops/session"
+        /// The console's live feed (SSE, with the console's cookie).
+        public static let opsConsoleEvents = "/ops/events"
+        /// The city's roads from the loaded graph, as GeoJSON.
+        public static let roadMap = "/map/roads.geojson"
+        /// Leaflet's files (leaflet.js, leaflet.css) from Debian's libjs-leaflet.
+        public static let leafletAsset = "/assets/leaflet/{file}"
+        /// The browser pages and their feeds, outside the `/v1` API.
+        public static let pages: [String] = [sharePage, shareState, shareEvents, opsConsole, opsConsoleSession, opsConsoleEvents, roadMap, leafletAsset]
+
         /// Every template above, in the order listed.
         public static let all: [String] = [
             estimates, nearbyDrivers, trips, activeTrip, trip, tripCancel, tripEvents, tripRoute,
@@ -130,6 +159,7 @@ public enum APIPath {
             device, notificationOpened,
             orderQuote, paymentMethods, paymentMethod, paymentMethodDefault, accountBalance, accountBalanceSettle,
             tripTip, tripRating, tripReceipt, merchantOrderItems, providerEarnings, stripeWebhook, sandboxChallenge,
+            orderShare, tripShare, opsOverview, opsTrip, opsProviderActivity,
         ]
     }
 
@@ -267,6 +297,20 @@ public enum APIPath {
     }
     /// `/v1/payments/sandbox/challenges/{id}`.
     public static func sandboxChallenge(_ id: String) -> String { fill(Template.sandboxChallenge, id) }
+    /// `/v1/orders/{id}/share`.
+    public static func orderShare(_ id: String) -> String { fill(Template.orderShare, id) }
+    /// `/v1/trips/{id}/share`.
+    public static func tripShare(_ id: String) -> String { fill(Template.tripShare, id) }
+    /// `/v1/ops/trips/{id}`.
+    public static func opsTrip(_ id: String) -> String { fill(Template.opsTrip, id) }
+    /// `/v1/ops/providers/{id}/activity`.
+    public static func opsProviderActivity(_ id: String) -> String { fill(Template.opsProviderActivity, id) }
+    /// `/share/{token}`.
+    public static func share(_ token: String) -> String { fill(Template.sharePage, token) }
+    /// `/share/{token}/state`.
+    public static func shareState(_ token: String) -> String { fill(Template.shareState, token) }
+    /// `/share/{token}/events`.
+    public static func shareEvents(_ token: String) -> String { fill(Template.shareEvents, token) }
 
     // MARK: - Filling templates
 

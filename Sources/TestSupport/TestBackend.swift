@@ -6,6 +6,7 @@ public import EnRouteBackend
 public import EnRouteNotifications
 public import HTTPEngine
 public import ClientKit
+public import EnRouteWeb
 
 /// The production backend (`Backend`, the composition root) on a manual clock with sequential ids and
 /// a fixed jitter seed, for tests. Dispatch and the push sender run only when a test starts them.
@@ -33,7 +34,8 @@ public struct TestBackend: Sendable {
                 dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
                 jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
                 roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
-                paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil) {
+                paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
+                web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -41,9 +43,11 @@ public struct TestBackend: Sendable {
         configuration.dispatch = dispatch
         configuration.fixLifetime = fixLifetime
         configuration.openAPI = openAPI
-        let effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
+        configuration.web = web
+        var effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                                      offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
                                      push: push, log: { _ in }, roads: roads, payments: payments, paymentWebhook: paymentWebhook)
+        effects.roadMap = roadMap
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
         backend = try! Backend(configuration, effects: effects)
         try! backend.seed(directory)

@@ -14,6 +14,7 @@ import ClientKit
 import CurlTransport
 import EnRouteStripe
 import EnRouteModels
+import EnRouteWeb
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -27,6 +28,10 @@ enum ServeCommand {
             .value("host", "ADDR", env: "ENROUTE_HOST", "Address to listen on (ENROUTE_HOST, default 127.0.0.1)."),
             .value("port", "N", env: "ENROUTE_PORT", "TCP port (ENROUTE_PORT, default 8080; 0 picks a free one)."),
             .value("db", "PATH", env: "ENROUTE_DB", "SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite)."),
+            .value("leaflet-dir", "DIR", env: "ENROUTE_LEAFLET_DIR", """
+                Where Leaflet's leaflet.js and leaflet.css are, for the share page and the ops console's maps
+                (ENROUTE_LEAFLET_DIR, default /usr/share/javascript/leaflet from scripts/install-web.sh).
+                """),
             .value("graph", "FILE", env: "ENROUTE_GRAPH", """
                 Road graph file from `enroute graph build`, loaded at start; a missing or damaged file
                 stops the server (ENROUTE_GRAPH).
@@ -165,8 +170,12 @@ enum ServeCommand {
         configuration.unattachedHoldTimeout = TimeInterval(try options.int("unattached-hold-timeout", in: 1...30 * 86_400) ?? 900)
         let publicURL = try publicURL(options, host: config.host, port: config.port)
         let (payments, webhook) = try paymentGateway(options, publicURL: publicURL)
-        let backend = try Backend(configuration, effects: .system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments,
-                                                                  paymentWebhook: webhook, log: { log($0) }))
+        configuration.web.timeZone = zone
+        if let leaflet = options.string("leaflet-dir") { configuration.web.leafletDirectory = leaflet }
+        Self.checkLeaflet(configuration.web.leafletDirectory)
+        var effects = BackendEffects.system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments, paymentWebhook: webhook, log: { log($0) })
+        effects.roadMap = (roads as? LocalRoadRouting).map { RoadMap(network: $0.graph.network) }
+        let backend = try Backend(configuration, effects: effects)
         // The active trips are loaded before anything listens; trips still waiting for a provider when
         // the server stopped are searched for again; the push outbox resumes whatever is due.
         let released = try await backend.start()
@@ -281,6 +290,13 @@ enum ServeCommand {
         }
         log("road speeds: time-of-day table (\(timeZone.identifier)) and providers' fixes, applied every 30 s")
         return LiveRoadSpeeds(roads: local, profile: profile, options: .init(timeZone: timeZone), log: { log($0) })
+    }
+
+    /// Logs plainly when the maps' Leaflet is missing; the pages still work and say so where the map would be.
+    static func checkLeaflet(_ directory: String) {
+        if !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("leaflet.js")) {
+            log("web: Leaflet not found in \(directory): the share page and /ops show no map (run scripts/install-web.sh or pass --leaflet-dir)")
+        }
     }
 
     /// A graph file that `--graph` names but the server cannot load.

@@ -22,6 +22,7 @@ import EnRouteModels
             "/v1/account/balance", "/v1/account/balance/settle", "/v1/trips/{id}/tip", "/v1/trips/{id}/rating",
             "/v1/trips/{id}/receipt", "/v1/merchant/orders/{id}/items", "/v1/provider/earnings",
             "/v1/payments/webhooks/stripe", "/v1/payments/sandbox/challenges/{id}",
+            "/v1/orders/{id}/share", "/v1/trips/{id}/share", "/v1/ops/overview", "/v1/ops/trips/{id}", "/v1/ops/providers/{id}/activity",
         ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
     }
@@ -67,6 +68,12 @@ import EnRouteModels
             (APIPath.opsProvider("p/1"), "/v1/ops/providers/p%2F1"),
             (APIPath.device("abc"), "/v1/devices/abc"),
             (APIPath.notificationOpened("N-1"), "/v1/notifications/N-1/opened"),
+            (APIPath.orderShare("O-1"), "/v1/orders/O-1/share"),
+            (APIPath.tripShare("T-1"), "/v1/trips/T-1/share"),
+            (APIPath.opsTrip("T-1"), "/v1/ops/trips/T-1"),
+            (APIPath.opsProviderActivity("p1"), "/v1/ops/providers/p1/activity"),
+            (APIPath.share("a.b"), "/share/a.b"),
+            (APIPath.shareEvents("a.b"), "/share/a.b/events"),
         ]
         for (path, expected) in built { #expect(path == expected) }
     }

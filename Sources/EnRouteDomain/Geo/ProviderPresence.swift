@@ -57,6 +57,11 @@ public final class ProviderPresence: Sendable {
         }
     }
 
+    /// Every online provider with their latest kept position (nil before their first), by id.
+    public func onlineProviders() -> [(id: String, position: Position?)] {
+        state.withLock { s in s.online.sorted().map { ($0, s.latest[$0]) } }
+    }
+
     /// True while the provider says they are online.
     public func isOnline(_ provider: String) -> Bool { state.withLock { $0.online.contains(provider) } }
 

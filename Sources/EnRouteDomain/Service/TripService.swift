@@ -461,6 +461,11 @@ public final class TripService: Sendable {
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
     }
 
+    /// Every unfinished trip, newest first (all are in memory): the ops console's live city.
+    public func activeTrips() -> [TripRecord] {
+        cache.withLock { c in c.trips.values.filter { $0.status.isActive } }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
     /// Trips in memory whose payment is still a hold placed before `cutoff`.
     func heldTrips(placedBefore cutoff: Date) -> [TripRecord] {
         cache.withLock { c in c.trips.values.filter { $0.payment?.state == .held && $0.createdAt < cutoff } }

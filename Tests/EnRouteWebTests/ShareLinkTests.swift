@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import EnRouteModels
+import TestSupport
+
+/// The share link through the real router on a manual clock: who may make one, what it shows, when it stops.
+@Suite struct ShareLinkTests {
+    func state(_ backend: TestBackend, _ token: String) async throws -> (status: Int, json: [String: Any]) {
+        let answer = await backend.call("GET", APIPath.shareState(token), token: nil)
+        return (answer.status, (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:])
+    }
+
+    func pin(_ json: [String: Any]) -> String? { (json["pin"] as? [String: Any])?["state"] as? String }
+
+    @Test func theLinkNeedsNoAccountAndShowsTheStepsAndALivePin() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        let (status, json) = try await state(ride.backend, ride.token)
+        #expect(status == 200)
+        #expect((json["steps"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Finding a driver", "Driver on the way", "Driver has arrived", "On the trip", "Arrived"])
+        #expect(pin(json) == "live")
+        #expect(json["provider"] as? String != nil)
+        #expect(json["customerId"] == nil && json["fare"] == nil, "nothing else of the account")
+    }
+
+    /// Seed 000's pin policy on the server's clock: live under 20 s, dimmed with its age under 2 min, then hidden, and the ETA says so.
+    @Test func thePinDimsAfter20SecondsAndHidesAfter2MinutesOfSilence() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        await ride.backend.clock.advance(by: .seconds(19))
+        #expect(pin(try await state(ride.backend, ride.token).json) == "live")
+        await ride.backend.clock.advance(by: .seconds(2))
+        let stale = try await state(ride.backend, ride.token).json
+        #expect(pin(stale) == "stale")
+        #expect((stale["pin"] as? [String: Any])?["label"] as? String == "Updated 21 s ago")
+        await ride.backend.clock.advance(by: .seconds(99))
+        let hidden = try await state(ride.backend, ride.token).json
+        #expect(pin(hidden) == "hidden")
+        #expect(hidden["eta"] as? String == "ETA updating")
+    }
+
+    @Test func onlyTheTripsCustomerMayShareIt() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        #expect(await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: ride.backend.token("c2", .customer)).status == 404)
+        #expect(await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: ride.backend.token("p1", .provider)).status == 403)
+        #expect(await ride.backend.call("POST", APIPath.orderShare(ride.tripId), token: ride.backend.token("c1", .customer)).status == 404, "a ride is not an order")
+    }
+
+    @Test func aForgedLinkIs404AndARevokedOne410() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        let parts = ride.token.split(separator: ".")
+        let forged = "\(parts[0]).\(String(parts[1].reversed()))"
+        #expect(try await state(ride.backend, forged).status == 404)
+        let page = await ride.backend.call("GET", APIPath.share(forged), token: nil)
+        #expect(page.status == 404 && String(decoding: page.body, as: UTF8.self).contains("This link is not valid"))
+        #expect(await ride.backend.call("DELETE", APIPath.tripShare(ride.tripId), token: ride.backend.token("c1", .customer)).status == 204)
+        #expect(try await state(ride.backend, ride.token).status == 410)
+        let revoked = await ride.backend.call("GET", APIPath.share(ride.token), token: nil)
+        #expect(revoked.status == 410 && String(decoding: revoked.body, as: UTF8.self).contains("This link was turned off"))
+    }
+
+    /// The link shows the end for 30 minutes, then the ended page with 410.
+    @Test func theLinkEnds30MinutesAfterTheTripEnds() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        let cancelled = await ride.backend.call("POST", APIPath.tripCancel(ride.tripId), token: ride.backend.token("c1", .customer), json: "{}")
+        #expect(cancelled.status == 200)
+        await ride.backend.clock.advance(by: .seconds(29 * 60))
+        let ended = try await state(ride.backend, ride.token)
+        #expect(ended.status == 200 && ended.json["ended"] as? Bool == true)
+        await ride.backend.clock.advance(by: .seconds(61))
+        let page = await ride.backend.call("GET", APIPath.share(ride.token), token: nil)
+        #expect(page.status == 410)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("This trip has ended"))
+    }
+}
