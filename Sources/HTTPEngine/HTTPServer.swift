@@ -248,8 +248,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops accepting, lets in-flight requests finish, ends streams cleanly, then stops.
     public func shutdown() async {
         guard let daemon, !draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // The listening socket is ours to close, but only after MHD_stop_daemon: its worker threads may still have it in
+        // their epoll sets until then, and libmicrohttpd aborts the process when it cannot remove it.
         let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
         for sink in streams.withLock({ Array($0.values) }) { sink.finish() }
         for socket in reactor.all { socket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down") }
         let deadline = ContinuousClock.now.advanced(by: configuration.shutdownGrace)
@@ -273,6 +274,7 @@ public final class HTTPServer: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
         self.daemon = nil
         timer?.cancel()
         reactor.stop()
