@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages EnRoute needs, only those dpkg reports absent.
-# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench]...
+# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web]...
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 build=(pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev zlib1g-dev)
 test=(tmux python3 curl)
 bench=(nginx wrk libnginx-mod-nchan)
+# The browser pages and their tests: Leaflet (served by `enroute serve` from /usr/share/javascript/leaflet),
+# headless Chromium and its WebDriver.
+web=(libjs-leaflet chromium chromium-driver fonts-dejavu-core)
 
 want=()
 for group in "${@:-build}"; do
@@ -14,6 +17,7 @@ for group in "${@:-build}"; do
     build) want+=("${build[@]}") ;;
     test)  want+=("${build[@]}" "${test[@]}") ;;
     bench) want+=("${build[@]}" "${bench[@]}") ;;
+    web)   want+=("${web[@]}") ;;
     *) echo "unknown group: $group" >&2; exit 2 ;;
   esac
 done

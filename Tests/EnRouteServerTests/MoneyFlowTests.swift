@@ -372,4 +372,17 @@ import TestSupport
         }
         #expect(try backend.store.ledger(tripId: "T1").isEmpty)
     }
+    @Test func ridesWaitingNearThePickupWithNoFreeProviderRaiseTheQuoteByTheBusyTimeMultiplier() async throws {
+        let backend = TestBackend()
+        let calm = try #require(try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
+        #expect(try await Self.request(backend, "c1").status == 201)
+        #expect(try await Self.request(backend, "c2").status == 201)
+        // Two rides waiting and nobody free: 2 requests per provider, so 1 + (2 - 1) × 0.5 = ×1.5.
+        let busy = try #require(try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
+        let busyId = try #require(busy.quoteId)
+        let recorded = try #require(try backend.backend.payments.quotes.store.quote(id: busyId))
+        #expect(recorded.demand == 1.5)
+        #expect(recorded.price.lines.contains { $0.kind == "demand" })
+        #expect(busy.fare.amountMinor > calm.fare.amountMinor)
+    }
 }

@@ -7,8 +7,7 @@ import Synchronization
 /// `reconcileEvery` the reconciler releases holds no trip took. Time comes from the injected clock and `now`.
 public final class PaymentWorker: Sendable {
     /// Held weakly: the running loop must not keep a dropped backend's service alive.
-    private let serviceBox: WeakService
-    private var service: TripService? { serviceBox.value }
+    private weak let service: TripService?
     private let measurement: (any TripMeasurement)?
     private let now: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
@@ -21,7 +20,7 @@ public final class PaymentWorker: Sendable {
 
     public init(service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
                 pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60, log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.serviceBox = WeakService(service); self.measurement = measurement; self.now = now
+        self.service = service; self.measurement = measurement; self.now = now
         self.loop = PollLoop(clock: clock, interval: pollInterval); self.reconcileEvery = reconcileEvery; self.log = log
     }
 
@@ -87,10 +86,3 @@ public final class PaymentWorker: Sendable {
     }
 }
 
-/// A reference to the service that does not keep it alive.
-private final class WeakService: Sendable {
-    private let box: Mutex<Weak>
-    private struct Weak: @unchecked Sendable { weak var value: TripService? }
-    init(_ service: TripService) { box = Mutex(Weak(value: service)) }
-    var value: TripService? { box.withLock { $0.value } }
-}

@@ -77,7 +77,8 @@ extension TripService {
         let card = try await payments.defaultCard(account.id)
         enum Step: Sendable { case use(PaymentAttempt), ask(PaymentAttempt), recheck(PaymentAttempt) }
         let step: Step = try await transaction { tx in
-            if let existing = try await tx.paymentAttempt(quoteId: quote.id) {
+            let previous = try await tx.paymentAttempt(quoteId: quote.id)
+            if let existing = previous {
                 if let trip = existing.tripId {
                     throw TripError.invalid(pointer: "/quoteId", detail: "was used for trip \(trip) already; ask for a new quote")
                 }
@@ -90,7 +91,6 @@ extension TripService {
                 }
             }
             guard let card else { throw TripError.payment(TripPayments.methodRequired) }
-            let previous = try await tx.paymentAttempt(quoteId: quote.id)
             var payment = TripPayment(gateway: gateway.name, methodId: card.id, card: card.card, currency: quote.price.total.currency,
                                       heldMinor: quote.price.total.amountMinor)
             payment.token = card.token
@@ -375,36 +375,21 @@ extension TripService {
         }
         let at = now(), window = payments.tipWindow, currency = payments.rules.currency
         let changes = try store.changes(tripId: tripId)
-        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
-            guard let trip = try await tx.trip(tripId), trip.isVisible(to: account) else { return nil }
-            let outcome: Result<TripRecord, TripError>
+        return try await recordChange(tripId, by: account, idempotency: idempotency) { trip, tx in
             let ended = TripTimeline(trip: trip, changes: changes).endedAt
             if trip.status != .ride(.completed), trip.status != .delivery(.delivered) {
-                outcome = .failure(.refused(MoveRefusal("A tip can be given once the trip is complete."), trip))
-            } else if trip.providerId == nil || trip.payment == nil {
-                outcome = .failure(.refused(MoveRefusal("This trip cannot take a tip."), trip))
-            } else if trip.tip != nil {
-                outcome = .failure(.refused(MoveRefusal("This trip was tipped already."), trip))
-            } else if let ended, at.timeIntervalSince(ended) > window {
-                outcome = .failure(.refused(MoveRefusal("Tips can be given up to 72 hours after the trip."), trip))
-            } else {
-                var next = trip
-                next.tip = TripTip(amount: Money(amountMinor: amountMinor, currency: currency), givenAt: at)
-                next.version += 1
-                next.updatedAt = at
-                try await tx.update(next, expectedVersion: trip.version)
-                try await tx.append(ChangeLogEntry(tripId: tripId, version: next.version, status: next.status.name, actorRole: .customer,
-                                                   actorId: account.id, serverTime: at))
-                try await tx.enqueue(PaymentJob.tip(tripId).message(at: at))
-                outcome = .success(next)
+                return .failure(.refused(MoveRefusal("A tip can be given once the trip is complete."), trip))
             }
-            try await Self.finish(tx, idempotency, outcome, at: at)
-            return (outcome, trip)
+            if trip.providerId == nil || trip.payment == nil { return .failure(.refused(MoveRefusal("This trip cannot take a tip."), trip)) }
+            if trip.tip != nil { return .failure(.refused(MoveRefusal("This trip was tipped already."), trip)) }
+            if let ended, at.timeIntervalSince(ended) > window {
+                return .failure(.refused(MoveRefusal("Tips can be given up to 72 hours after the trip."), trip))
+            }
+            var next = trip
+            next.tip = TripTip(amount: Money(amountMinor: amountMinor, currency: currency), givenAt: at)
+            try await tx.enqueue(PaymentJob.tip(tripId).message(at: at))
+            return .success(next)
         }
-        guard let (outcome, old) = result else { throw TripError.notFound }
-        let tipped = try outcome.get()
-        publishCommitted(tipped, previous: old)
-        return tipped
     }
 
     /// Charges a recorded tip (the payment worker's job): the provider's whole, in the ledger; a refusal marks it failed.
@@ -443,28 +428,19 @@ extension TripService {
         guard (1...5).contains(stars) else { throw TripError.invalid(pointer: "/stars", detail: "must be from 1 to 5") }
         if let comment, comment.count > 1000 { throw TripError.invalid(pointer: "/comment", detail: "must be at most 1000 characters") }
         let at = now()
-        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
-            guard let trip = try await tx.trip(tripId), trip.isVisible(to: account) else { return nil }
+        let rated = try await recordChange(tripId, by: account, idempotency: nil) { trip, tx in
             guard trip.status == .ride(.completed) || trip.status == .delivery(.delivered) else {
-                return (.failure(.refused(MoveRefusal("A trip can be rated once it is complete."), trip)), trip)
+                return .failure(.refused(MoveRefusal("A trip can be rated once it is complete."), trip))
             }
             guard !(trip.ratings ?? []).contains(where: { $0.by == account.role }) else {
-                return (.failure(.refused(MoveRefusal("You rated this trip already."), trip)), trip)
+                return .failure(.refused(MoveRefusal("You rated this trip already."), trip))
             }
             var next = trip
             next.ratings = (trip.ratings ?? []) + [TripRating(by: account.role, stars: stars, comment: comment, at: at)]
             if account.role == .customer, let provider = trip.providerId { try await tx.addRating(provider: provider, stars: stars) }
-            next.version += 1
-            next.updatedAt = at
-            try await tx.update(next, expectedVersion: trip.version)
-            try await tx.append(ChangeLogEntry(tripId: tripId, version: next.version, status: next.status.name, actorRole: account.role,
-                                               actorId: account.id, serverTime: at))
-            return (.success(next), trip)
+            return .success(next)
         }
-        guard let (outcome, old) = result else { throw TripError.notFound }
-        let rated = try outcome.get()
         if account.role == .customer, let provider = rated.providerId { noteRating(provider: provider, stars: stars) }
-        publishCommitted(rated, previous: old)
         return rated
     }
 
@@ -588,24 +564,36 @@ extension TripService {
                 parsed.append(Pricing.BasketChange(sku: change.sku, kind: kind, quantity: change.quantity))
             }
         }
-        let at = now(), basket = parsed
-        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
-            guard let trip = try await tx.trip(orderId), trip.kind == .delivery, trip.isVisible(to: account) else { return nil }
-            let outcome: Result<TripRecord, TripError>
+        let basket = parsed
+        return try await recordChange(orderId, by: account, idempotency: idempotency, kind: .delivery) { trip, _ in
             if let i = basket.firstIndex(where: { change in !(trip.items ?? []).contains { $0.sku == change.sku } }) {
-                outcome = .failure(.invalid(pointer: "/changes/\(i)/sku", detail: "is not in this order's basket"))
-            } else if !(trip.status == .delivery(.placed) || trip.status == .delivery(.picking)) || trip.merchantStep == .ready {
-                outcome = .failure(.refused(MoveRefusal("The basket can change only before the order is ready."), trip))
-            } else {
-                var next = trip
-                // A later change of the same line replaces the earlier one.
-                var kept = (trip.basketChanges ?? []).filter { old in !basket.contains { $0.sku == old.sku } }
-                kept += basket
-                next.basketChanges = kept
-                next.version += 1
+                return .failure(.invalid(pointer: "/changes/\(i)/sku", detail: "is not in this order's basket"))
+            }
+            if !(trip.status == .delivery(.placed) || trip.status == .delivery(.picking)) || trip.merchantStep == .ready {
+                return .failure(.refused(MoveRefusal("The basket can change only before the order is ready."), trip))
+            }
+            var next = trip
+            // A later change of the same line replaces the earlier one.
+            next.basketChanges = (trip.basketChanges ?? []).filter { old in !basket.contains { $0.sku == old.sku } } + basket
+            return .success(next)
+        }
+    }
+
+    /// One change a party makes outside the trip machine (a tip, a rating, a basket change), in one transaction:
+    /// `decide` refuses it or returns the edited trip (and may queue work in the transaction); the new version is
+    /// logged as `account`'s change, the answer stored under the request's key, and the trip published.
+    func recordChange(_ tripId: String, by account: Account, idempotency: IdempotencyContext?, kind: TripKind? = nil,
+                      _ decide: @escaping @Sendable (TripRecord, any TripTransaction) async throws -> Result<TripRecord, TripError>)
+        async throws -> TripRecord {
+        let at = now()
+        let result: (Result<TripRecord, TripError>, TripRecord)? = try await transaction { tx in
+            guard let trip = try await tx.trip(tripId), trip.isVisible(to: account), kind == nil || trip.kind == kind else { return nil }
+            var outcome = try await decide(trip, tx)
+            if case .success(var next) = outcome {
+                next.version = trip.version + 1
                 next.updatedAt = at
                 try await tx.update(next, expectedVersion: trip.version)
-                try await tx.append(ChangeLogEntry(tripId: orderId, version: next.version, status: next.status.name, actorRole: .merchant,
+                try await tx.append(ChangeLogEntry(tripId: tripId, version: next.version, status: next.status.name, actorRole: account.role,
                                                    actorId: account.id, serverTime: at))
                 outcome = .success(next)
             }

@@ -47,6 +47,8 @@ public final class TripService: Sendable {
         var trips: [String: TripRecord] = [:]
         var activeByCustomer: [String: Set<String>] = [:]
         var activeByProvider: [String: Set<String>] = [:]
+        /// Rides waiting for a provider (the demand side of the busy-time multiplier).
+        var searching: Set<String> = []
         /// Per active cached trip, the ETA the store holds and when the trip was last written (fixes move
         /// the cached ETA without writing).
         var stored: [String: (eta: Date?, at: Date)] = [:]
@@ -483,8 +485,8 @@ public final class TripService: Sendable {
     /// How many rides are waiting for a provider within `radius` metres of `point` (the demand side of the busy-time multiplier).
     public func openRequests(near point: Coordinate, within radius: Double) -> Int {
         cache.withLock { c in
-            c.trips.values.reduce(0) { n, trip in
-                n + (trip.status == .ride(.searching) && StraightLineEstimator.distance(trip.pickup, point) <= radius ? 1 : 0)
+            c.searching.reduce(0) { n, id in
+                n + (c.trips[id].map { StraightLineEstimator.distance($0.pickup, point) <= radius } == true ? 1 : 0)
             }
         }
     }
@@ -528,6 +530,7 @@ public final class TripService: Sendable {
             Self.forget(provider, trip.id, in: &c.activeByProvider)
         }
         c.trips[trip.id] = trip
+        if trip.status == .ride(.searching) { c.searching.insert(trip.id) } else { c.searching.remove(trip.id) }
         c.stored[trip.id] = trip.status.isActive ? (trip.etaLatest, trip.updatedAt) : nil
         if trip.status.isActive {
             c.activeByCustomer[trip.customerId, default: []].insert(trip.id)
