@@ -1,11 +1,14 @@
 import Foundation
+import Synchronization
 public import ClientKit
 public import Observation
 
 /// The tracking screen's brain: turns the store's snapshot and the current time into one view state.
 ///
-/// A tick every 5 seconds on the injected clock re-asks the freshness policy, so "Updated 40 s ago" grows
-/// without new data.
+/// The screen's time moves on every 5 seconds on the injected clock, so "Updated 40 s ago" grows without new data,
+/// and also exactly when the freshness policy's wording changes (a pin turning dimmed at 20 s, hidden at 2 min; the
+/// ETA turning late or "updating") and whenever the store's snapshot changes, so a pin is never drawn live past 20 s,
+/// not even for a fix that arrived already old.
 @MainActor @Observable
 public final class OrderTrackingViewModel {
     /// The order this screen follows.
@@ -41,15 +44,40 @@ public final class OrderTrackingViewModel {
     /// Starts the tick; returns when the calling task is cancelled or `onDisappear()` runs.
     public func onAppear() async {
         ticking?.cancel()
-        let task = Task { [weak self, ticks, tickInterval] in
+        let task = Task { [weak self, ticks] in
             while !Task.isCancelled {
                 guard let self else { return }
                 self.now = self.clock.now()
-                do { try await ticks.sleep(for: tickInterval, tolerance: nil) } catch { return }
+                let wait = self.untilNextChange()
+                await Self.pause(for: wait, on: ticks, orUntilChangeOf: self.store, self.order)
             }
         }
         ticking = task
         await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+
+    /// The tick interval, or less when the wording changes sooner.
+    private func untilNextChange() -> Duration {
+        guard case .loaded(let snapshot) = store.state(of: order), !snapshot.status.isTerminal,
+              let next = freshness.nextChange(fix: snapshot.rider, eta: snapshot.eta, generatedAt: snapshot.generatedAt, now: now)
+        else { return tickInterval }
+        // To the nearest millisecond, and at least one: waking a hair early only means one more short wait.
+        let milliseconds = max(1, Int64((next.timeIntervalSince(now) * 1000).rounded()))
+        return min(tickInterval, .milliseconds(milliseconds))
+    }
+
+    /// Sleeps `wait` on `ticks`, returning early when the store's state of `order` changes or the task is cancelled.
+    private static func pause(for wait: Duration, on ticks: any Clock<Duration>, orUntilChangeOf store: OrderTrackingStore,
+                              _ order: OrderID) async {
+        let changed = StoreChange()
+        withObservationTracking { _ = store.state(of: order) } onChange: { changed.fire() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await ticks.sleep(for: wait, tolerance: nil) }
+            group.addTask { await changed.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+        changed.fire()
     }
 
     /// Stops the tick.
@@ -104,5 +132,33 @@ public final class OrderTrackingViewModel {
         let pin = snapshot.status.isTerminal ? RiderPin.hidden : freshness.pin(for: snapshot.rider, now: now)
         return OrderTrackingViewState(title: title, steps: steps, eta: eta, riderPin: pin, banner: banner,
                                       destination: snapshot.destination, cameraFollows: cameraFollows)
+    }
+}
+
+/// One store change awaited once: `wait()` returns when `fire()` is called (before or after) or the task is cancelled.
+private final class StoreChange: Sendable {
+    private enum State { case waiting(CheckedContinuation<Void, Never>?), fired }
+    private let state = Mutex(State.waiting(nil))
+
+    func fire() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            defer { s = .fired }
+            if case .waiting(let c) = s { return c }
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if case .fired = s { return true }
+                    s = .waiting(c)
+                    return false
+                }
+                if resumeNow { c.resume() }
+            }
+        } onCancel: { fire() }
     }
 }

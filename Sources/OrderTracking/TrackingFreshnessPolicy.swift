@@ -42,6 +42,19 @@ public struct TrackingFreshnessPolicy: Sendable {
         return .window(earliest...latest)
     }
 
+    /// The first moment after `now` at which the pin or the ETA changes wording by time alone (live to dimmed, dimmed
+    /// to hidden, the window to "Running a little late" or "ETA updating"); nil when none is ahead.
+    public func nextChange(fix: RiderFix?, eta: ClosedRange<Date>?, generatedAt: Date, now: Date) -> Date? {
+        var moments = [generatedAt.addingTimeInterval(etaTrustedFor)]
+        if let fix { moments += [fix.recordedAt.addingTimeInterval(liveFor), fix.recordedAt.addingTimeInterval(staleFor)] }
+        // "Running a little late" starts just after the latest end (`now > upperBound`).
+        if let eta { moments.append(eta.upperBound.addingTimeInterval(Self.justAfter)) }
+        return moments.filter { $0 > now }.min()
+    }
+
+    /// How far past an instant counts as after it.
+    static let justAfter: TimeInterval = 0.001
+
     /// "Arriving 18:42–18:46" · "Running a little late" · "ETA updating" · "Arrival time to follow".
     public func text(for wording: ETAWording) -> String {
         switch wording {

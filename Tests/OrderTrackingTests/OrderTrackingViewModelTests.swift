@@ -70,6 +70,40 @@ import TestSupport
         #expect(clock.sleeperCount == 0)
     }
 
+    /// A fix that reaches the screen already 16 s old (queued on a phone in a dead zone) dims when it turns 20 s old,
+    /// not at the next 5-second tick.
+    @Test func aFixThatArrivesOldDimsTheMomentItTurnsTwentySeconds() async throws {
+        let clock = ManualClock()
+        let t = clock.date
+        let (vm, store) = makeSUT(Fixture.snapshot(version: 7, fixAt: t.addingTimeInterval(-100), generatedAt: t), clock: clock)
+        let screen = Task { await vm.onAppear() }
+        defer { vm.onDisappear(); screen.cancel() }
+        await clock.sleepers(atLeast: 1)
+        await clock.advance(by: .seconds(2))
+        store.apply(Fixture.snapshot(version: 7, fixAt: t.addingTimeInterval(-14), generatedAt: t.addingTimeInterval(2)))
+        try await eventually { if case .live = vm.viewState.riderPin { true } else { false } }
+        // The 5-second tick is due at t+5; the fix turns 20 s old at t+6 (the tick after would be t+10).
+        await clock.sleepers(atLeast: 1)
+        await clock.advance(by: .seconds(3))
+        await clock.sleepers(atLeast: 1)
+        await clock.advance(by: .seconds(1))
+        try await eventually { vm.viewState.riderPin.label == "Updated 20 s ago" }
+    }
+
+    /// The window turns "Running a little late" just after its latest end, not up to a tick later.
+    @Test func theETATurnsLateJustAfterItsLatestEnd() async throws {
+        let clock = ManualClock()
+        let t = clock.date
+        let (vm, _) = makeSUT(Fixture.snapshot(version: 7, eta: t.addingTimeInterval(-60)...t.addingTimeInterval(2), fixAt: t, generatedAt: t),
+                              clock: clock)
+        let screen = Task { await vm.onAppear() }
+        defer { vm.onDisappear(); screen.cancel() }
+        await clock.sleepers(atLeast: 1)
+        #expect(vm.viewState.eta.hasPrefix("Arriving"))
+        await clock.advance(by: .milliseconds(2_001))
+        try await eventually { vm.viewState.eta == "Running a little late" }
+    }
+
     @Test func cancellingTheScreenTaskStopsTheTick() async {
         let clock = ManualClock()
         let (vm, _) = makeSUT(Fixture.snapshot(version: 1), clock: clock)

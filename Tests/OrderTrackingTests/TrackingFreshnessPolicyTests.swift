@@ -21,6 +21,19 @@ import Testing
         }
     }
 
+    /// The next time-driven change is the nearest of: the pin dimming, the pin hiding, the ETA going late, the ETA going stale.
+    @Test func theNextChangeIsTheNearestWordingBoundary() {
+        let policy = TrackingFreshnessPolicy.utc, now = Self.now
+        let fix = RiderFix(coordinate: Fixture.home, recordedAt: now.addingTimeInterval(-5))
+        #expect(policy.nextChange(fix: fix, eta: nil, generatedAt: now, now: now) == now.addingTimeInterval(15))
+        let dimmed = RiderFix(coordinate: Fixture.home, recordedAt: now.addingTimeInterval(-30))
+        #expect(policy.nextChange(fix: dimmed, eta: nil, generatedAt: now, now: now) == now.addingTimeInterval(90))
+        let window = now.addingTimeInterval(-60)...now.addingTimeInterval(7)
+        #expect(policy.nextChange(fix: dimmed, eta: window, generatedAt: now, now: now) == now.addingTimeInterval(7.001))
+        #expect(policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-100), now: now) == now.addingTimeInterval(20))
+        #expect(policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-200), now: now) == nil)
+    }
+
     @Test func noFixMeansNoPin() {
         #expect(TrackingFreshnessPolicy.utc.pin(for: nil, now: Self.now) == .hidden)
     }
