@@ -26,4 +26,10 @@ public struct PollingCadence: Sendable {
         if case APIError.retryAfter(let wait, _) = error { return max(step, wait) }
         return step
     }
+
+    /// The wait after `failures` failures polling an order in `status`: the backoff, never shorter than the stage's
+    /// own interval (a failure while picking does not bring the next poll forward from 15 s to 5 s).
+    public func delay(afterFailures failures: Int, error: any Error, during status: OrderStatus?) -> Duration {
+        max(delay(afterFailures: failures, error: error), interval(for: status) ?? .zero)
+    }
 }

@@ -160,7 +160,7 @@ public final class TrackingPollingEngine {
             if Task.isCancelled { return nil }
             let count = failures[order, default: 0] + 1
             failures[order] = count
-            return cadence.delay(afterFailures: count, error: error)
+            return cadence.delay(afterFailures: count, error: error, during: known[order]?.status)
         }
     }
 }

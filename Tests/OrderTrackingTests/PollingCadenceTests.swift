@@ -23,6 +23,14 @@ import ClientKit
         #expect(delays == [.seconds(5), .seconds(10), .seconds(20), .seconds(30), .seconds(30), .seconds(30)])
     }
 
+    @Test func aFailureNeverPollsSoonerThanTheStageDoes() {
+        let cadence = PollingCadence()
+        let picking = (1...4).map { cadence.delay(afterFailures: $0, error: FakeError.offline, during: .picking) }
+        #expect(picking == [.seconds(15), .seconds(15), .seconds(20), .seconds(30)])
+        let onTheWay = (1...2).map { cadence.delay(afterFailures: $0, error: FakeError.offline, during: .onTheWay) }
+        #expect(onTheWay == [.seconds(5), .seconds(10)])
+    }
+
     @Test func honoursALongerRetryAfter() {
         let cadence = PollingCadence()
         #expect(cadence.delay(afterFailures: 1, error: APIError.retryAfter(.seconds(60), status: 429)) == .seconds(60))

@@ -119,6 +119,24 @@ import TestSupport
         sut.engine.stop()
     }
 
+    /// While picking, a failed poll is retried at the picking cadence (15 s), then backs off 20 and 30 s.
+    @Test func aFailureWhilePickingWaitsAtLeastThePickingInterval() async {
+        let sut = makeSUT()
+        sut.refresher.answer(refreshActive: { [Fixture.snapshot(version: 1, status: .picking)] })
+        sut.refresher.answer(refresh: { _ in throw HTTPClientError.timedOut })
+        sut.engine.start()
+        await sut.clock.sleepers(atLeast: 1)
+        var polls = 0
+        for wait in [15, 15, 15, 20, 30] {
+            await sut.advance(wait - 1)
+            #expect(sut.refresher.orderCalls() == polls, "no poll before \(wait) s")
+            await sut.advance(1)
+            polls += 1
+            #expect(sut.refresher.orderCalls() == polls, "a poll after \(wait) s")
+        }
+        sut.engine.stop()
+    }
+
     @Test func honoursRetryAfterOn429() async {
         let sut = await startedOnTheWay()
         sut.refresher.answer(refresh: { _ in throw APIError.retryAfter(.seconds(60), status: 429) })
