@@ -185,6 +185,10 @@ final class SimulatedProvider {
                 arrived = await context.pause(20 + 40 * random.unit())   // the passenger gets in
             case .completed, .delivered:
                 arrived = await driveLeg(to: .dropoff, of: trip)
+                if arrived {
+                    let now = context.dates.now()
+                    context.log.record { $0.doorArrivals[tripID] = now }
+                }
             case .arriving:
                 let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: .dropoff, at: trip.server.dropoff)
                 arrived = await driveLeg(leg, until: max(0, leg.path.length - 150), trip: tripID)

@@ -65,7 +65,9 @@ final class SimulatedShopper {
         let awayFor = 60 + 240 * random.unit()
         let cancelAt: Double? = random.unit() < 0.03 ? 30 + 60 * random.unit() : nil
         let placedAt = context.dates.now()
+        var sampledAt = placedAt, sampledStage: SimulationObservations.PollStage?
         var lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?
+        var onTheWayWindows: [ClosedRange<Date>: Int] = [:]
         while !Task.isCancelled {
             guard await context.pause(1) else { return }
             let now = context.dates.now(), elapsed = now.timeIntervalSince(placedAt)
@@ -74,16 +76,24 @@ final class SimulatedShopper {
                 if away, lifecycle.phase == .foreground { lifecycle.set(.background); live?.cancel(); live = nil }
                 if !away, lifecycle.phase != .foreground { lifecycle.set(.foreground); live = Self.liveLoop(repository, order, context: context) }
             }
+            // Order-minutes by the simulated time that passed in each stage (a busy run may wake this loop late).
+            let passed = now.timeIntervalSince(sampledAt)
+            sampledAt = now
+            if let sampledStage { log.record { $0.orderMinutes[sampledStage, default: 0] += passed / 60 } }
             guard case .loaded(let snapshot) = store.state(of: order) else { continue }
             let foreground = lifecycle.phase == .foreground
             let current: SimulationObservations.PollStage = !foreground ? .background
                 : (snapshot.status == .onTheWay || snapshot.status == .arriving ? .onTheWay : .picking)
             stage.value.withLock { $0 = current }
+            sampledStage = snapshot.status.isTerminal ? nil : current
             if snapshot.status.isTerminal {
                 if snapshot.status == .delivered {
-                    let arrival = SimulationObservations.OrderArrival(lastWindow: lastWindow, firstOnTheWayWindow: firstOnTheWayWindow,
-                                                                      deliveredAt: snapshot.generatedAt)
-                    log.record { $0.ordersDelivered += 1; $0.orderArrivals.append(arrival); $0.paidTripIDs.append(orderID) }
+                    var arrival = SimulationObservations.OrderArrival(lastWindow: lastWindow, firstOnTheWayWindow: firstOnTheWayWindow,
+                                                                      deliveredAt: snapshot.generatedAt, onTheWayWindows: onTheWayWindows)
+                    log.record { seen in
+                        arrival.arrivedAt = seen.doorArrivals[orderID]
+                        seen.ordersDelivered += 1; seen.orderArrivals.append(arrival); seen.paidTripIDs.append(orderID)
+                    }
                 } else {
                     log.record { $0.ordersCancelled += 1 }
                 }
@@ -91,7 +101,6 @@ final class SimulatedShopper {
             }
             let staleActivity = now > snapshot.generatedAt.addingTimeInterval(Self.liveActivityStaleAfter)
             log.record { seen in
-                seen.orderMinutes[current, default: 0] += 1.0 / 60
                 seen.liveActivityRenders += 1
                 if staleActivity { seen.liveActivityStale += 1 }
             }
@@ -104,6 +113,7 @@ final class SimulatedShopper {
             if case .window(let window) = freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: now) {
                 lastWindow = window
                 if firstOnTheWayWindow == nil, snapshot.status == .onTheWay { firstOnTheWayWindow = window }
+                if snapshot.status == .onTheWay || snapshot.status == .arriving { onTheWayWindows[window, default: 0] += 1 }
             }
             log.record { seen in
                 seen.snapshotAgesShown.append(age)

@@ -3,14 +3,24 @@ import Synchronization
 
 /// What the clients saw during a run, raw: the report's metrics are computed from these alone.
 public struct SimulationObservations: Sendable, Equatable {
-    /// A delivered order: the last arrival window its customer was shown, the first one shown once on the way, and when it came.
+    /// A delivered order: the last arrival window its customer was shown, the first one shown once on the way, how
+    /// many seconds each window was on screen while on the way, when the courier reached the door and when the
+    /// customer saw it delivered.
     public struct OrderArrival: Sendable, Equatable {
         public var lastWindow: ClosedRange<Date>?
         public var firstOnTheWayWindow: ClosedRange<Date>?
         public var deliveredAt: Date
-        public init(lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?, deliveredAt: Date) {
+        /// When the courier reached the door (the simulation's own truth); nil when unknown.
+        public var arrivedAt: Date?
+        /// Seconds on screen of each window shown while the order was on the way.
+        public var onTheWayWindows: [ClosedRange<Date>: Int]
+        public init(lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?, deliveredAt: Date, arrivedAt: Date? = nil,
+                    onTheWayWindows: [ClosedRange<Date>: Int] = [:]) {
             self.lastWindow = lastWindow; self.firstOnTheWayWindow = firstOnTheWayWindow; self.deliveredAt = deliveredAt
+            self.arrivedAt = arrivedAt; self.onTheWayWindows = onTheWayWindows
         }
+        /// The moment the order arrived: at the door when known, else when the customer saw it delivered.
+        public var arrival: Date { arrivedAt ?? deliveredAt }
     }
     /// A completed ride: the drop-off time the rider was promised when the ride started, and the real one.
     public struct RideArrival: Sendable, Equatable {
@@ -60,6 +70,8 @@ public struct SimulationObservations: Sendable, Equatable {
     public var fixesRecorded = 0
     public var fixesAccepted = 0
     public var uploadFailures = 0
+    /// When each trip's provider reached its drop-off, by trip id.
+    public var doorArrivals: [String: Date] = [:]
     /// Trips that should be paid for (completed rides, delivered orders).
     public var paidTripIDs: [String] = []
     /// Every trip the run created.

@@ -9,6 +9,7 @@ extension SimulationReport {
             ("trips completed", "\(tripsCompleted) (rides \(seen.ridesCompleted) of \(seen.ridesRequested), orders \(seen.ordersDelivered) of \(seen.ordersPlaced))"),
             ("ETA honesty (arrival inside last window)", pct(etaHonesty)),
             ("ETA window median width", "\(f(etaRangeMedianMinutes)) min"),
+            ("ETA honesty (every second on the way)", pct(etaHonestyOnTheWay)),
             ("ETA error MAE / p90", "\(f(etaErrorSeconds.mae, 0)) s / \(f(etaErrorSeconds.p90, 0)) s"),
             ("pins shown live with a fix > 20 s", "\(staleShownAsLive) of \(seen.livePinAges.count) live pins drawn"),
             ("snapshot age shown p50 / p99", "\(f(snapshotAgeShownSeconds.p50)) s / \(f(snapshotAgeShownSeconds.p99)) s"),
@@ -32,7 +33,7 @@ extension SimulationReport {
 
     /// A self-contained page: the table and inline SVG charts (ETA error, snapshot age, time to match); no external assets.
     public func html(_ seen: SimulationObservations, title: String) -> String {
-        let errors = seen.orderArrivals.compactMap { a in a.firstOnTheWayWindow.map { a.deliveredAt.timeIntervalSince(Self.middle($0)) } }
+        let errors = seen.orderArrivals.compactMap { a in a.firstOnTheWayWindow.map { a.arrival.timeIntervalSince(Self.middle($0)) } }
             + seen.rideArrivals.compactMap { r in r.promised.map { r.arrivedAt.timeIntervalSince($0) } }
         let honest = seen.orderArrivals.compactMap(\.lastWindow).count
         let rows = table(seen).split(separator: "\n").map { line -> String in

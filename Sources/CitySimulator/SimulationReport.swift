@@ -1,7 +1,8 @@
 public import Foundation
 
 /// The run's figures (issue 17's report.json): computed from the clients' observations and the server's findings
-/// only. Its JSON has exactly the issue's top-level keys plus `offersExpired`, `paymentsCaptured`, `paymentsExpected`;
+/// only. Its JSON has exactly the issue's top-level keys plus `offersExpired`, `paymentsCaptured`, `paymentsExpected`,
+/// `etaHonestyOnTheWay`;
 /// a figure without data is null.
 public struct SimulationReport: Sendable, Equatable, Encodable {
     /// A median and a tail.
@@ -40,11 +41,14 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     public static let keys = ["tripsCompleted", "etaHonesty", "etaRangeMedianMinutes", "etaErrorSeconds", "staleShownAsLive",
                               "snapshotAgeShownSeconds", "outOfOrderDrops", "liveActivityStaleRate", "pollsPerOrderMinute",
                               "matchSeconds", "noProviderRate", "stepsLost", "stepsDuplicated", "ledgerBalanced",
-                              "offersExpired", "paymentsCaptured", "paymentsExpected"]
+                              "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay"]
 
     public var tripsCompleted: Int
     /// Share of delivered orders whose arrival fell inside the last window shown.
     public var etaHonesty: Double?
+    /// Share of the seconds an order was on the way during which the window on screen held its arrival (a stricter
+    /// figure than `etaHonesty`, which looks at the last window only).
+    public var etaHonestyOnTheWay: Double?
     public var etaRangeMedianMinutes: Double?
     public var etaErrorSeconds: ErrorSpread
     /// Pins drawn as live whose fix was older than 20 s.
@@ -67,11 +71,19 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     /// The figures of `seen` and `server`; a pin counts as stale when its fix is older than `liveFor` seconds.
     public init(_ seen: SimulationObservations, server: ServerFindings, liveFor: Double = 20) {
         tripsCompleted = seen.ridesCompleted + seen.ordersDelivered
-        let windowed = seen.orderArrivals.compactMap { arrival in arrival.lastWindow.map { ($0, arrival.deliveredAt) } }
+        let windowed = seen.orderArrivals.compactMap { arrival in arrival.lastWindow.map { ($0, arrival.arrival) } }
         etaHonesty = windowed.isEmpty ? nil : Double(windowed.filter { $0.0.contains($0.1) }.count) / Double(windowed.count)
         etaRangeMedianMinutes = Self.percentile(windowed.map { $0.0.upperBound.timeIntervalSince($0.0.lowerBound) / 60 }, 50)
+        var shown = 0, held = 0
+        for arrival in seen.orderArrivals {
+            for (window, seconds) in arrival.onTheWayWindows {
+                shown += seconds
+                if window.contains(arrival.arrival) { held += seconds }
+            }
+        }
+        etaHonestyOnTheWay = shown == 0 ? nil : Double(held) / Double(shown)
         var errors = seen.orderArrivals.compactMap { arrival in
-            arrival.firstOnTheWayWindow.map { abs(arrival.deliveredAt.timeIntervalSince(Self.middle($0))) }
+            arrival.firstOnTheWayWindow.map { abs(arrival.arrival.timeIntervalSince(Self.middle($0))) }
         }
         errors += seen.rideArrivals.compactMap { ride in ride.promised.map { abs(ride.arrivedAt.timeIntervalSince($0)) } }
         etaErrorSeconds = ErrorSpread(mae: errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count),
@@ -123,7 +135,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey {
         case tripsCompleted, etaHonesty, etaRangeMedianMinutes, etaErrorSeconds, staleShownAsLive, snapshotAgeShownSeconds,
              outOfOrderDrops, liveActivityStaleRate, pollsPerOrderMinute, matchSeconds, noProviderRate, stepsLost,
-             stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected
+             stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected, etaHonestyOnTheWay
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -145,6 +157,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         try c.encode(offersExpired, forKey: .offersExpired)
         try c.encode(paymentsCaptured, forKey: .paymentsCaptured)
         try c.encode(paymentsExpected, forKey: .paymentsExpected)
+        try c.encode(etaHonestyOnTheWay, forKey: .etaHonestyOnTheWay)
     }
 
     /// The report as pretty, key-sorted JSON.

@@ -37,7 +37,10 @@ public final class OrderTrackingViewModel {
 
     /// The one value the screen draws.
     public var viewState: OrderTrackingViewState {
-        Self.makeViewState(store.state(of: order), lastStep: store.lastStep(of: order), now: now,
+        // `now` is read so that a screen observing this redraws on every tick; the words use the clock's time at
+        // the moment of drawing.
+        let drawnAt = max(now, clock.now())
+        return Self.makeViewState(store.state(of: order), lastStep: store.lastStep(of: order), now: drawnAt,
                            freshness: freshness, cameraFollows: cameraFollows)
     }
 

@@ -23,6 +23,23 @@ import CitySimulator
         #expect(report.etaErrorSeconds.p90 == 140)
     }
 
+    /// The courier at the door is the arrival when known (the customer may see "delivered" late, after a partition);
+    /// the stricter figure weighs every window by the seconds it was on screen.
+    @Test func honestyUsesTheDoorArrivalAndWeighsEveryWindowShownOnTheWay() {
+        var seen = SimulationObservations()
+        seen.orderArrivals = [
+            .init(lastWindow: at(0)...at(120), firstOnTheWayWindow: at(0)...at(120), deliveredAt: at(150), arrivedAt: at(110),
+                  onTheWayWindows: [at(0)...at(60): 30, at(60)...at(120): 10]),
+            .init(lastWindow: at(0)...at(120), firstOnTheWayWindow: nil, deliveredAt: at(150),
+                  onTheWayWindows: [at(100)...at(200): 20]),
+        ]
+        let report = SimulationReport(seen, server: .unknown)
+        #expect(report.etaHonesty == 0.5)
+        // 10 of 30 + 10 seconds held 110 s; 20 of 20 held 150 s.
+        #expect(report.etaHonestyOnTheWay == 30.0 / 60.0)
+        #expect(report.etaErrorSeconds.mae == 50)
+    }
+
     @Test func aPinIsStaleShownAsLiveOnlyPastTwentySeconds() {
         var seen = SimulationObservations()
         seen.livePinAges = [0, 5, 19.9, 20, 20.5, 31]

@@ -24,12 +24,15 @@ import Synchronization
         #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(14 * 86_400), in: helsinki) == 10)   // 2 November
     }
 
-    @Test func recordedLegsSetTheBandToTheirTenthAndNinetiethPercentiles() {
-        // Ratios 1.00, 1.01, … 1.99: p10 = 1.099, p90 = 1.891 (linear between closest ranks).
-        let calibration = EtaCalibration(samples: (0..<100).map { Self.sample(1 + Double($0) / 100) })
-        let band = calibration.band(hourOfWeek: 8)
-        #expect(abs(band.low - 1.099) < 1e-9)
-        #expect(abs(band.high - 1.891) < 1e-9)
+    @Test func recordedLegsSetTheBandToTheirFifthAndNinetyFifthPercentiles() {
+        // Ratios 1.00, 1.01, … 1.99: p5 = 1.0495, p95 = 1.9405 (linear between closest ranks).
+        let samples = (0..<100).map { Self.sample(1 + Double($0) / 100) }
+        let band = EtaCalibration(samples: samples).band(hourOfWeek: 8)
+        #expect(abs(band.low - 1.0495) < 1e-9)
+        #expect(abs(band.high - 1.9405) < 1e-9)
+        // A narrower coverage is a parameter: 80 % is p10 to p90.
+        let eighty = EtaCalibration(samples: samples, coverage: 0.8).band(hourOfWeek: 8)
+        #expect(abs(eighty.low - 1.099) < 1e-9 && abs(eighty.high - 1.891) < 1e-9)
         #expect(band.lowExtra == 0 && band.highExtra == 0)
         #expect(band.source == "hour")
     }
@@ -51,7 +54,7 @@ import Synchronization
         let band = calibration.band(roadClass: "primary", hourOfWeek: 17)
         #expect(band.source == "all")
         #expect(band.low == 1.5)
-        #expect(abs(band.high - EtaCalibration.percentile(samples.map(\.ratio).sorted(), 0.9)) < 1e-9)
+        #expect(abs(band.high - EtaCalibration.percentile(samples.map(\.ratio).sorted(), 0.95)) < 1e-9)
         // Its own hour first when that has enough.
         #expect(calibration.band(hourOfWeek: 8).source == "hour")
     }
@@ -85,6 +88,26 @@ import Synchronization
         #expect(log.withLock { $0.first?.contains("straight-line ETA kept") } == true)
     }
 
+    /// A fix that reaches the server 30 s after it was taken (queued in a dead zone) starts the road time at its own
+    /// time: the provider has been driving for those 30 s. Clocks more than 2 minutes off are not believed.
+    @Test func theWindowCountsFromWhenTheFixWasTakenNotWhenItArrived() async throws {
+        let estimator = RoadEstimator(roads: StubRoads(duration: 600))
+        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
+                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
+        trip.providerId = "p1"
+        let taken = Self.mondayMorning, now = taken.addingTimeInterval(30)
+        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: taken, seq: 1)
+        _ = estimator.refreshETA(trip, now: now)
+        await estimator.settle()
+        let late = estimator.refreshETA(trip, now: now)
+        #expect(late.etaEarliest == taken.addingTimeInterval(600 * 0.85))
+        #expect(late.etaLatest == taken.addingTimeInterval(600 * 1.25 + 120))
+        // A phone clock an hour behind: counted from two minutes ago at most.
+        trip.providerFix?.recordedAt = now.addingTimeInterval(-3600)
+        let behind = estimator.refreshETA(trip, now: now)
+        #expect(behind.etaLatest == now.addingTimeInterval(-120 + 600 * 1.25 + 120))
+    }
+
     @Test func theRoadEstimatorUsesTheCalibratedBandForItsWindow() async throws {
         let store = InMemoryEtaSampleStore()
         for _ in 0..<20 { try await store.append(Self.sample(1.1)) }
@@ -100,7 +123,7 @@ import Synchronization
         let refreshed = estimator.refreshETA(trip, now: Self.mondayMorning)
         let sorted = (Array(repeating: 1.1, count: 20) + Array(repeating: 1.4, count: 5)).sorted()
         let remaining = try #require(refreshed.etaLatest).timeIntervalSince(Self.mondayMorning)
-        #expect(abs(remaining - (600 * EtaCalibration.percentile(sorted, 0.9)).rounded(.up)) <= 1)
+        #expect(abs(remaining - (600 * EtaCalibration.percentile(sorted, 0.95)).rounded(.up)) <= 1)
         let soonest = try #require(refreshed.etaEarliest).timeIntervalSince(Self.mondayMorning)
         #expect(abs(soonest - 600 * 1.1) <= 1)
     }

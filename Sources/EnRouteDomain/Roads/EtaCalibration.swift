@@ -65,19 +65,23 @@ public struct EtaBand: Sendable, Equatable {
     public static let `default` = EtaBand(low: 0.85, high: 1.25, lowExtra: 0, highExtra: 120, source: "default")
 }
 
-/// The calibrated error model: the 10th and 90th percentiles of actual ÷ predicted travel time on completed legs,
-/// by road class and hour of the week, falling back to coarser buckets (class alone, hour alone, everything) and
-/// then to `EtaBand.default` while a bucket has fewer than `minimumSamples`.
+/// The calibrated error model: the central `coverage` of actual ÷ predicted travel time on completed legs (by
+/// default 90 %: the 5th to the 95th percentile, so nine arrivals in ten fall inside the window), by road class and
+/// hour of the week, falling back to coarser buckets (class alone, hour alone, everything) and then to
+/// `EtaBand.default` while a bucket has fewer than `minimumSamples`.
 public struct EtaCalibration: Sendable {
     /// Samples a bucket needs before its percentiles are used.
     public let minimumSamples: Int
+    /// The share of past legs a band holds (0.9: from the 5th to the 95th percentile).
+    public let coverage: Double
     /// The band used before any bucket has enough history.
     public let fallback: EtaBand
     private var ratios: [String: [Double]] = [:]
 
     /// The model over `samples` (legs with a non-positive prediction or time are ignored).
-    public init(samples: [EtaLegSample] = [], minimumSamples: Int = 20, fallback: EtaBand = .default) {
+    public init(samples: [EtaLegSample] = [], minimumSamples: Int = 20, coverage: Double = 0.9, fallback: EtaBand = .default) {
         self.minimumSamples = max(1, minimumSamples); self.fallback = fallback
+        self.coverage = min(max(coverage, 0), 1)
         for sample in samples { add(sample) }
     }
 
@@ -92,7 +96,8 @@ public struct EtaCalibration: Sendable {
         for (key, source) in Self.keys(roadClass: roadClass, hourOfWeek: hourOfWeek) {
             guard let values = ratios[key], values.count >= minimumSamples else { continue }
             let sorted = values.sorted()
-            return EtaBand(low: Self.percentile(sorted, 0.10), high: Self.percentile(sorted, 0.90), source: source)
+            let tail = (1 - coverage) / 2
+            return EtaBand(low: Self.percentile(sorted, tail), high: Self.percentile(sorted, 1 - tail), source: source)
         }
         return fallback
     }

@@ -50,7 +50,7 @@ public final class RoadEstimator: TripEstimator {
     public let recomputeInterval: TimeInterval
     /// Metres off the route past which a fix asks for a new route at once.
     public let offRouteMeters: Double
-    /// The least time a rider-facing window shows while the provider has not arrived.
+    /// The least time to a rider-facing window's latest end while the provider has not arrived.
     public let minimumETA: TimeInterval
     /// The service area's time zone, for the calibration's hour of the week.
     public let timeZone: TimeZone
@@ -116,12 +116,13 @@ public final class RoadEstimator: TripEstimator {
         var snapped: Coordinate?
         let band = state.withLock { $0.calibration.band(hourOfWeek: EtaCalibration.hourOfWeek(now, in: timeZone)) }
         func range(_ t: Travel) -> EtaBand { t.byRoad ? band : .default }
+        let departed = StraightLineEstimator.departure(from: fix, now: now)
         switch trip.status {
         case .ride(.driverAssigned):
             if let fix {
                 let t = follow(trip.id, .toPickup, fix, trip.pickup, now: now)
                 snapped = t.snapped
-                window = Self.window(start: now, t.seconds, range(t))
+                window = Self.window(start: departed, t.seconds, range(t))
             }
         case .ride(.onTrip), .delivery(.onTheWay), .delivery(.arriving):
             let t: Travel
@@ -131,7 +132,7 @@ public final class RoadEstimator: TripEstimator {
             } else {
                 t = fixed(trip.id, trip.pickup, trip.dropoff, now: now)
             }
-            window = Self.window(start: now, t.seconds, range(t))
+            window = Self.window(start: departed, t.seconds, range(t))
         case .delivery(.placed), .delivery(.picking):
             // The merchant's preparation is kept: the courier leaves the merchant at max(ready, courier arrival).
             let ready = max(now, trip.readyAt ?? now.addingTimeInterval(fallback.defaultPreparation))
@@ -141,8 +142,8 @@ public final class RoadEstimator: TripEstimator {
             if let fix {
                 let a = follow(trip.id, .toPickup, fix, trip.pickup, now: now)
                 let ab = range(a)
-                leaveEarliest = max(ready, now.addingTimeInterval(ab.low * a.seconds + ab.lowExtra))
-                leaveLatest = max(ready, now.addingTimeInterval(ab.high * a.seconds))
+                leaveEarliest = max(ready, departed.addingTimeInterval(ab.low * a.seconds + ab.lowExtra))
+                leaveLatest = max(ready, departed.addingTimeInterval(ab.high * a.seconds))
             }
             let earliest = leaveEarliest.addingTimeInterval(b.low * main.seconds + b.lowExtra)
             let latest = leaveLatest.addingTimeInterval(b.high * main.seconds + b.highExtra)
@@ -168,10 +169,12 @@ public final class RoadEstimator: TripEstimator {
         (start.addingTimeInterval(band.low * seconds + band.lowExtra), start.addingTimeInterval(band.high * seconds + band.highExtra))
     }
 
-    /// A window never closer than `minimum` from now, and never inverted.
+    /// A window that starts no earlier than now and ends at least `minimum` from now (never "0 min" while the
+    /// provider has not arrived), never inverted. The earliest end is not pushed out: a provider seconds away may
+    /// arrive now, and a window that starts a minute ahead of them would be a promise already broken.
     private static func floor(_ w: (earliest: Date, latest: Date), now: Date, minimum: TimeInterval) -> (earliest: Date, latest: Date) {
-        let earliest = max(w.earliest, now.addingTimeInterval(minimum))
-        return (earliest, max(w.latest, earliest))
+        let earliest = max(w.earliest, now)
+        return (earliest, max(w.latest, earliest, now.addingTimeInterval(minimum)))
     }
 
     /// The provider's time to `target` on the trip's `kind` leg: projected on the leg's route when there is one (and

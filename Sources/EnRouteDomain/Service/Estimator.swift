@@ -66,30 +66,41 @@ public struct StraightLineEstimator: TripEstimator {
 
     func travel(_ a: Coordinate, _ b: Coordinate) -> TimeInterval { Self.distance(a, b) * detour / speed }
 
+    /// When the provider was where `fix` says: its recorded time, not when it reached the server (a batch queued in a
+    /// dead zone), believed back to `fixAgeCounted` before now (a phone's clock may be off); now without a fix.
+    public static func departure(from fix: ProviderFix?, now: Date) -> Date {
+        fix.map { min(now, max($0.recordedAt, now.addingTimeInterval(-fixAgeCounted))) } ?? now
+    }
+
+    /// The oldest a fix's time is believed, in seconds before now.
+    public static let fixAgeCounted: TimeInterval = 120
+
     public func refreshETA(_ trip: TripRecord, now: Date) -> TripRecord {
         var trip = trip
         let here = trip.providerFix?.coordinate
+        let departed = Self.departure(from: trip.providerFix, now: now)
         var window: (start: Date, seconds: TimeInterval)?
         switch trip.status {
         case .ride(.driverAssigned):
-            if let here { window = (now, travel(here, trip.pickup)) }
+            if let here { window = (departed, travel(here, trip.pickup)) }
         case .ride(.onTrip):
-            window = (now, travel(here ?? trip.pickup, trip.dropoff))
+            window = (here == nil ? now : departed, travel(here ?? trip.pickup, trip.dropoff))
         case .delivery(.placed), .delivery(.picking):
             let ready = max(now, trip.readyAt ?? now.addingTimeInterval(defaultPreparation))
-            let courierAtMerchant = here.map { now.addingTimeInterval(travel($0, trip.pickup)) } ?? ready
+            let courierAtMerchant = here.map { departed.addingTimeInterval(travel($0, trip.pickup)) } ?? ready
             window = (max(ready, courierAtMerchant), travel(trip.pickup, trip.dropoff))
         case .delivery(.onTheWay), .delivery(.arriving):
-            window = (now, travel(here ?? trip.pickup, trip.dropoff))
+            window = (here == nil ? now : departed, travel(here ?? trip.pickup, trip.dropoff))
         default:
             window = nil
         }
         if let window {
             let earliest = window.start.addingTimeInterval(window.seconds * 0.85)
             let latest = window.start.addingTimeInterval(window.seconds * 1.25 + 120)
-            // Never "0 min" while the provider has not arrived.
+            // Never in the past, and never "0 min" while the provider has not arrived: the latest end is at least
+            // `minimumETA` ahead. The earliest end is not pushed out: a provider a few seconds away may arrive now.
             let floor = now.addingTimeInterval(minimumETA)
-            trip.etaEarliest = Date(timeIntervalSince1970: max(earliest, floor).timeIntervalSince1970.rounded())
+            trip.etaEarliest = Date(timeIntervalSince1970: max(earliest, now).timeIntervalSince1970.rounded())
             trip.etaLatest = Date(timeIntervalSince1970: max(latest, floor).timeIntervalSince1970.rounded(.up))
         } else {
             trip.etaEarliest = nil
