@@ -87,7 +87,7 @@ struct ShareView: Encodable, Sendable, Equatable {
             case .delivered: reached = 4
             case .cancelled: reached = nil
             }
-            moving = s == .onTheWay || s == .arriving
+            moving = isMoving(trip.status)
             title = reached.map { titles[$0] } ?? "Cancelled"
         case .ride(let s):
             titles = rideSteps
@@ -99,7 +99,7 @@ struct ShareView: Encodable, Sendable, Equatable {
             case .completed: reached = 4
             case .cancelled, .noDriversFound: reached = nil
             }
-            moving = s == .driverAssigned || s == .onTrip
+            moving = isMoving(trip.status)
             title = reached.map { titles[$0] } ?? (s == .noDriversFound ? "No driver found" : "Cancelled")
         }
         if !trip.status.isActive, reached == nil {
@@ -127,6 +127,26 @@ struct ShareView: Encodable, Sendable, Equatable {
         return ShareView(kind: trip.kind == .ride ? "ride" : "delivery", title: title, steps: steps, eta: eta,
                          provider: provider, pin: pin, pickup: trip.pickup, destination: trip.dropoff, banner: banner,
                          ended: !trip.status.isActive, now: now, eventID: eventID)
+    }
+
+    /// True while a provider drives towards the next stop: the pin is shown and the ETA rests on its fixes.
+    static func isMoving(_ status: TripStatus) -> Bool {
+        switch status {
+        case .delivery(let s): s == .onTheWay || s == .arriving
+        case .ride(let s): s == .driverAssigned || s == .onTrip
+        }
+    }
+
+    /// The next moment `make` words `trip` differently by time alone (the pin dimming or hiding, the ETA turning late
+    /// or "updating"); nil once the trip has ended.
+    static func nextChange(_ trip: TripRecord, freshness: TrackingFreshnessPolicy, now: Date) -> Date? {
+        guard trip.status.isActive else { return nil }
+        let window: ClosedRange<Date>? = zip2(trip.etaEarliest, trip.etaLatest).map { min($0, $1)...max($0, $1) }
+        guard isMoving(trip.status), let fix = trip.providerFix else {
+            return freshness.nextChange(fix: nil, eta: window, generatedAt: now, now: now)
+        }
+        return freshness.nextChange(fix: RiderFix(coordinate: fix.shown, recordedAt: fix.recordedAt), eta: window,
+                                    generatedAt: fix.recordedAt, now: now)
     }
 
     private static func zip2(_ a: Date?, _ b: Date?) -> (Date, Date)? {

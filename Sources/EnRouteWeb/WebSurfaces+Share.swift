@@ -92,17 +92,16 @@ extension WebSurfaces {
         }
     }
 
-    /// The share stream: the current view, then a new one on every change of the trip and on every tick whose
-    /// wording differs (the pin's age, dimming and hiding come from the server's clock). Ends once the link closes.
+    /// The share stream: the current view, then a new one on every change of the trip, every `shareTick`, and at
+    /// the moment the wording would change by time alone (a pin dims when its fix turns 20 s old, not at the next
+    /// tick). Ends once the link closes.
     func streamShare(tripId: String, token: String, writer: EventStreamWriter) async throws {
         let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let updates = service.hub.subscribe(tripId)
         let clock = self.clock, tick = configuration.shareTick
-        let feeders = [
-            Task { for await _ in updates { signal.yield() }; signal.finish() },
-            Task { while !Task.isCancelled { do { try await clock.sleep(for: tick) } catch { break }; signal.yield() } },
-        ]
-        defer { for feeder in feeders { feeder.cancel() }; signal.finish() }
+        let feeder = Task { for await _ in updates { signal.yield() }; signal.finish() }
+        var ticker: Task<Void, Never>?
+        defer { feeder.cancel(); ticker?.cancel(); signal.finish() }
         var last: ShareView?
         signal.yield()
         for await _ in signals {
@@ -110,13 +109,20 @@ extension WebSurfaces {
                 try writer.send(event: "closed", id: last?.eventID ?? "0", data: #"{"ended":true}"#)
                 return
             }
-            let view = ShareView.make(trip, wire: wire, freshness: freshness, now: service.currentTime())
+            let now = service.currentTime()
+            let view = ShareView.make(trip, wire: wire, freshness: freshness, now: now)
             if view.differs(from: last), let data = try? WireCoding.encoder().encode(view) {
                 try writer.send(event: "share", id: view.eventID, data: String(decoding: data, as: UTF8.self))
                 last = view
             } else {
                 try writer.comment()
             }
+            var wait = tick
+            if let next = ShareView.nextChange(trip, freshness: freshness, now: now) {
+                wait = min(tick, .milliseconds(max(1, Int64((next.timeIntervalSince(now) * 1000).rounded()))))
+            }
+            ticker?.cancel()
+            ticker = Task { do { try await clock.sleep(for: wait, tolerance: nil) } catch { return }; signal.yield() }
         }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+import Synchronization
+import ClientKit
+import EnRouteWeb
 import Testing
 import EnRouteModels
 import TestSupport
@@ -35,6 +38,36 @@ import TestSupport
         let hidden = try await state(ride.backend, ride.token).json
         #expect(pin(hidden) == "hidden")
         #expect(hidden["eta"] as? String == "ETA updating")
+    }
+
+    /// The live stream re-words the page the moment the pin's fix turns 20 s old, not only on its tick (here an hour,
+    /// so only that moment can explain the change).
+    @Test func theStreamDimsThePinTheMomentItsFixTurnsTwentySecondsOld() async throws {
+        var web = WebConfiguration()
+        web.shareTick = .seconds(3600)
+        let ride = try await SharedRide.make(TestBackend(web: web))
+        let clock = ride.backend.clock, start = clock.date
+        let seen = Mutex<[(at: TimeInterval, pin: String?, label: String?)]>([])
+        let request = HTTPClientRequest(method: "GET", url: URL(string: "http://enroute.test" + APIPath.shareEvents(ride.token))!,
+                                        headers: ["Accept": "text/event-stream"])
+        let reader = Task {
+            for try await event in InProcessHTTPClient(router: ride.backend.router).events(request) where event.event == "share" {
+                let json = try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any]
+                let pin = json?["pin"] as? [String: Any]
+                let at = clock.date.timeIntervalSince(start)
+                seen.withLock { $0.append((at, pin?["state"] as? String, pin?["label"] as? String)) }
+            }
+        }
+        defer { reader.cancel() }
+        try await eventually { seen.withLock { $0.count } == 1 }
+        #expect(seen.withLock { $0.first?.pin } == "live")
+        for _ in 0..<19 { await clock.advance(by: .seconds(1)) }
+        #expect(seen.withLock { $0.count } == 1, "nothing changes before 20 s")
+        await clock.advance(by: .seconds(1))
+        try await eventually(within: .seconds(5)) { seen.withLock { $0.count } == 2 }
+        let dimmed = try #require(seen.withLock { $0.last })
+        #expect(dimmed.pin == "stale")
+        #expect(dimmed.label == "Updated 20 s ago")
     }
 
     @Test func onlyTheTripsCustomerMayShareIt() async throws {
