@@ -31,6 +31,22 @@ extension SimulationReport {
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
 
+    /// One row per delivered order, times in seconds relative to its arrival at the door (negative: before it):
+    /// when the customer saw it delivered, the last and the first on-the-way window shown, and how many seconds a
+    /// window was on screen on the way and how many of those held the arrival. For finding the orders a window failed.
+    public static func arrivalsCSV(_ seen: SimulationObservations) -> String {
+        func rel(_ date: Date?, _ arrival: Date) -> String { date.map { String(format: "%.0f", $0.timeIntervalSince(arrival)) } ?? "" }
+        var lines = ["order,seenDelivered,lastEarliest,lastLatest,firstEarliest,firstLatest,secondsShown,secondsHeld"]
+        for (n, a) in seen.orderArrivals.enumerated() {
+            let shown = a.onTheWayWindows.values.reduce(0, +)
+            let held = a.onTheWayWindows.filter { $0.key.contains(a.arrival) }.values.reduce(0, +)
+            lines.append([String(n + 1), rel(a.deliveredAt, a.arrival), rel(a.lastWindow?.lowerBound, a.arrival), rel(a.lastWindow?.upperBound, a.arrival),
+                          rel(a.firstOnTheWayWindow?.lowerBound, a.arrival), rel(a.firstOnTheWayWindow?.upperBound, a.arrival),
+                          String(shown), String(held)].joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// A self-contained page: the table and inline SVG charts (ETA error, snapshot age, time to match); no external assets.
     public func html(_ seen: SimulationObservations, title: String) -> String {
         let errors = seen.orderArrivals.compactMap { a in a.firstOnTheWayWindow.map { a.arrival.timeIntervalSince(Self.middle($0)) } }

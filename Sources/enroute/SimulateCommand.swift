@@ -33,7 +33,7 @@ enum SimulateCommand {
         .value("duration", "D", "Simulated time of demand: 90s, 30m, 1h (default 30m); trips under way then finish."),
         .value("seed", "N", "The seed behind every random choice (default 7)."),
         .value("faults", "SPEC", "loss=F,partition=S,every=S, or none (default none)."),
-        .value("report", "DIR", "Also write DIR/report.json and DIR/report.html."),
+        .value("report", "DIR", "Also write DIR/report.json, DIR/report.html and DIR/arrivals.csv (one row per delivered order)."),
     ])])
 
     /// The flags, checked.
@@ -155,6 +155,7 @@ enum SimulateCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try report.json().write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.json"))
         try Data(report.html(seen, title: title).utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))
+        try Data(SimulationReport.arrivalsCSV(seen).utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("arrivals.csv"))
     }
 
     /// The graph at `path`; the demo city's is built from data/osm first when it is the default and missing.

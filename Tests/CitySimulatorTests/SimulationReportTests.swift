@@ -40,6 +40,15 @@ import CitySimulator
         #expect(report.etaErrorSeconds.mae == 50)
     }
 
+    @Test func theArrivalsTableCountsFromTheDoor() {
+        var seen = SimulationObservations()
+        seen.orderArrivals = [.init(lastWindow: at(60)...at(120), firstOnTheWayWindow: at(0)...at(90), deliveredAt: at(115), arrivedAt: at(100),
+                                    onTheWayWindows: [at(0)...at(90): 30, at(60)...at(120): 10])]
+        let rows = SimulationReport.arrivalsCSV(seen).split(separator: "\n")
+        #expect(rows.count == 2)
+        #expect(rows[1] == "1,15,-40,20,-100,-10,40,10")
+    }
+
     @Test func aPinIsStaleShownAsLiveOnlyPastTwentySeconds() {
         var seen = SimulationObservations()
         seen.livePinAges = [0, 5, 19.9, 20, 20.5, 31]
