@@ -24,15 +24,15 @@ import Synchronization
         #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(14 * 86_400), in: helsinki) == 10)   // 2 November
     }
 
-    @Test func recordedLegsSetTheBandToTheirFifthAndNinetyFifthPercentiles() {
-        // Ratios 1.00, 1.01, … 1.99: p5 = 1.0495, p95 = 1.9405 (linear between closest ranks).
+    @Test func recordedLegsSetTheBandToTheirTenthAndNinetiethPercentiles() {
+        // Ratios 1.00, 1.01, … 1.99: p10 = 1.099, p90 = 1.891 (linear between closest ranks).
         let samples = (0..<100).map { Self.sample(1 + Double($0) / 100) }
         let band = EtaCalibration(samples: samples).band(hourOfWeek: 8)
-        #expect(abs(band.low - 1.0495) < 1e-9)
-        #expect(abs(band.high - 1.9405) < 1e-9)
-        // A narrower coverage is a parameter: 80 % is p10 to p90.
-        let eighty = EtaCalibration(samples: samples, coverage: 0.8).band(hourOfWeek: 8)
-        #expect(abs(eighty.low - 1.099) < 1e-9 && abs(eighty.high - 1.891) < 1e-9)
+        #expect(abs(band.low - 1.099) < 1e-9)
+        #expect(abs(band.high - 1.891) < 1e-9)
+        // The coverage is a parameter: 90 % is p5 to p95.
+        let ninety = EtaCalibration(samples: samples, coverage: 0.9).band(hourOfWeek: 8)
+        #expect(abs(ninety.low - 1.0495) < 1e-9 && abs(ninety.high - 1.9405) < 1e-9)
         #expect(band.lowExtra == 0 && band.highExtra == 0)
         #expect(band.source == "hour")
     }
@@ -54,7 +54,7 @@ import Synchronization
         let band = calibration.band(roadClass: "primary", hourOfWeek: 17)
         #expect(band.source == "all")
         #expect(band.low == 1.5)
-        #expect(abs(band.high - EtaCalibration.percentile(samples.map(\.ratio).sorted(), 0.95)) < 1e-9)
+        #expect(abs(band.high - EtaCalibration.percentile(samples.map(\.ratio).sorted(), 0.9)) < 1e-9)
         // Its own hour first when that has enough.
         #expect(calibration.band(hourOfWeek: 8).source == "hour")
     }
@@ -123,7 +123,7 @@ import Synchronization
         let refreshed = estimator.refreshETA(trip, now: Self.mondayMorning)
         let sorted = (Array(repeating: 1.1, count: 20) + Array(repeating: 1.4, count: 5)).sorted()
         let remaining = try #require(refreshed.etaLatest).timeIntervalSince(Self.mondayMorning)
-        #expect(abs(remaining - (600 * EtaCalibration.percentile(sorted, 0.95)).rounded(.up)) <= 1)
+        #expect(abs(remaining - (600 * EtaCalibration.percentile(sorted, 0.9)).rounded(.up)) <= 1)
         let soonest = try #require(refreshed.etaEarliest).timeIntervalSince(Self.mondayMorning)
         #expect(abs(soonest - 600 * 1.1) <= 1)
     }

@@ -66,20 +66,19 @@ public struct EtaBand: Sendable, Equatable {
 }
 
 /// The calibrated error model: the central `coverage` of actual ÷ predicted travel time on completed legs (by
-/// default 90 %: the 5th to the 95th percentile, so nine arrivals in ten fall inside the window), by road class and
-/// hour of the week, falling back to coarser buckets (class alone, hour alone, everything) and then to
+/// default 80 %: the 10th to the 90th percentile, issue 12's rule), by road class and hour of the week, falling back to coarser buckets (class alone, hour alone, everything) and then to
 /// `EtaBand.default` while a bucket has fewer than `minimumSamples`.
 public struct EtaCalibration: Sendable {
     /// Samples a bucket needs before its percentiles are used.
     public let minimumSamples: Int
-    /// The share of past legs a band holds (0.9: from the 5th to the 95th percentile).
+    /// The share of past legs a band holds (0.8: from the 10th to the 90th percentile).
     public let coverage: Double
     /// The band used before any bucket has enough history.
     public let fallback: EtaBand
     private var ratios: [String: [Double]] = [:]
 
     /// The model over `samples` (legs with a non-positive prediction or time are ignored).
-    public init(samples: [EtaLegSample] = [], minimumSamples: Int = 20, coverage: Double = 0.9, fallback: EtaBand = .default) {
+    public init(samples: [EtaLegSample] = [], minimumSamples: Int = 20, coverage: Double = 0.8, fallback: EtaBand = .default) {
         self.minimumSamples = max(1, minimumSamples); self.fallback = fallback
         self.coverage = min(max(coverage, 0), 1)
         for sample in samples { add(sample) }
