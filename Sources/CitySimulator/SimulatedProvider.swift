@@ -81,12 +81,18 @@ final class SimulatedProvider {
         }
     }
 
-    /// With faults off: sends what the point buffer and the outbox still hold, then notes what could not go.
+    /// With faults off: sends what the point buffer and the outbox still hold (a drain already running in the
+    /// engine's own loop, or a request that timed out on a busy machine, is waited out for up to a simulated minute),
+    /// then notes what could not go.
     func finish() async {
         driving?.cancel()
-        engine.requestRun()
         _ = await uploader.flush()
-        _ = await engine.drain()
+        for _ in 0..<60 {
+            engine.requestRun()
+            _ = await engine.drain()
+            if ((try? engine.outbox.pending().count) ?? 0) == 0 { break }
+            guard await context.pause(1) else { break }
+        }
         let left = (try? engine.outbox.pending().count) ?? 0
         context.log.record { $0.unsentSteps += left }
         try? await session.goOffline()

@@ -19,7 +19,8 @@ extension SimulationReport {
              "\(f(pollsPerOrderMinute.picking, 2)) · \(f(pollsPerOrderMinute.onTheWay, 2)) · \(f(pollsPerOrderMinute.background, 2))"),
             ("time to match p50 / p99", "\(f(matchSeconds.p50)) s / \(f(matchSeconds.p99)) s"),
             ("no-provider rate", pct(noProviderRate)),
-            ("steps lost / applied twice", "\(stepsLost.map(String.init) ?? "unknown") / \(stepsDuplicated.map(String.init) ?? "unknown")"),
+            ("steps lost / applied twice", "\(stepsLost.map(String.init) ?? "unknown") / \(stepsDuplicated.map(String.init) ?? "unknown")"
+                + (seen.unsentSteps > 0 ? " (\(seen.unsentSteps) never sent: still in an outbox at the end)" : "")),
             ("offers received · accepted · declined · expired", "\(seen.offersReceived) · \(seen.offersAccepted) · \(seen.offersDeclined) · \(offersExpired)"),
             ("payments captured / expected", "\(paymentsCaptured.map(String.init) ?? "unknown") / \(paymentsExpected)"),
             ("ledger balanced", ledgerBalanced.map { $0 ? "yes" : "NO" } ?? "unknown"),
