@@ -3,8 +3,8 @@ public import EnRouteModels
 import Synchronization
 
 /// The whole city for one run: providers online from the start, rides and orders arriving as Poisson processes at
-/// the demand's rates, merchants at their counters; a progress line; at the end faults off, a drain, the server's
-/// findings and the report.
+/// the demand's rates, merchants at their counters; a progress line; at the end a drain (none after `stop()`), faults
+/// off, the server's findings and the report.
 @MainActor
 public final class CitySimulation {
     /// What to simulate.
@@ -29,6 +29,9 @@ public final class CitySimulation {
     private var active = 0
     /// Every ride and order under way; cancelled when the drain runs out.
     private var trips: [Task<Void, Never>] = []
+    /// The demand and the drain after it; `stop()` cancels it.
+    private var demand: Task<Void, Never>?
+    private var stopped = false
 
     /// A run of `plan` in `context`; `inspection` answers for the server at the end; `progress` gets a status line now and then.
     public init(plan: Plan, context: SimulationContext, inspection: (any ServerInspection)?, progress: @escaping @Sendable (String) -> Void) {
@@ -47,6 +50,30 @@ public final class CitySimulation {
         let shifts = providers.map { provider in Task { await provider.run() } }
         let counters = kitchens.map { kitchen in Task { await kitchen.run() } }
         let reporter = Task { await self.reportProgress() }
+        let demand = Task { await self.demandAndDrain() }
+        self.demand = demand
+        if stopped { demand.cancel() }
+        await demand.value
+        for trip in trips { trip.cancel() }
+        context.faultSwitch.set(false)
+        for task in shifts { task.cancel() }
+        for provider in providers { await provider.finish() }
+        for task in counters { task.cancel() }
+        reporter.cancel()
+        let seen = context.log.snapshot
+        let findings = try await inspection?.findings(trips: seen.tripIDs) ?? .unknown
+        return (SimulationReport(seen, server: findings), seen)
+    }
+
+    /// Ends the run now (Ctrl-C): no more demand and no drain; trips under way are abandoned, then the providers go
+    /// offline and the report is made as after a full run.
+    public func stop() {
+        stopped = true
+        demand?.cancel()
+    }
+
+    /// Rides and orders arrive for the plan's duration; then trips under way finish, or the drain runs out. Cancelled by `stop()`.
+    private func demandAndDrain() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.arrivals(kind: .ride) }
             group.addTask { await self.arrivals(kind: .order) }
@@ -57,15 +84,6 @@ public final class CitySimulation {
         while active > 0, context.second < deadline {
             guard await context.pause(5) else { break }
         }
-        for trip in trips { trip.cancel() }
-        context.faultSwitch.set(false)
-        for task in shifts { task.cancel() }
-        for provider in providers { await provider.finish() }
-        for task in counters { task.cancel() }
-        reporter.cancel()
-        let seen = context.log.snapshot
-        let findings = try await inspection?.findings(trips: seen.tripIDs) ?? .unknown
-        return (SimulationReport(seen, server: findings), seen)
     }
 
     private enum Kind { case ride, order }

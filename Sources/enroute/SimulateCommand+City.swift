@@ -35,7 +35,8 @@ struct CityMap {
                          CatalogueItem(sku: "groceries", name: "Bag of groceries", price: Money(amountMinor: 2450, currency: "EUR"))]
         let sites = places.isEmpty ? [] : (0..<merchantCount).map { _ in places[Int(random.unit() * Double(places.count)) % places.count] }
         let directoryMerchants = sites.enumerated().map { i, site in
-            Merchant(id: "sim-merchant-\(i + 1)", name: "Simulated kitchen \(i + 1)", position: site, catalogue: catalogue)
+            Merchant(id: "sim-merchant-\(i + 1)", name: "Simulated kitchen \(i + 1)", address: "Simulated street \(i + 1)",
+                     position: site, catalogue: catalogue)
         }
         merchants = directoryMerchants.map { SimulatedMerchant(id: $0.id, position: $0.position, skus: $0.catalogue.map(\.sku)) }
         let names = ["Aino", "Mikko", "Leena", "Sam", "Maya", "Omar", "Jo", "Ines", "Kai", "Lena"]

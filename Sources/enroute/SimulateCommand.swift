@@ -30,7 +30,10 @@ enum SimulateCommand {
         .value("providers", "N", "Providers online (default 200)."),
         .value("demand", "R,O", "Rides and orders requested per simulated minute (default 6,6)."),
         .value("speedup", "X", "Simulated seconds per wall second (default 10)."),
-        .value("duration", "D", "Simulated time of demand: 90s, 30m, 1h (default 30m); trips under way then finish."),
+        .value("duration", "D", """
+            Simulated time of demand: 90s, 30m, 1h (default 30m); trips under way then finish. `forever`: until
+            Ctrl-C or SIGTERM, which end the run at once (trips under way are abandoned) and print the report.
+            """),
         .value("seed", "N", "The seed behind every random choice (default 7)."),
         .value("faults", "SPEC", "loss=F,partition=S,every=S, or none (default none)."),
         .value("report", "DIR", "Also write DIR/report.json, DIR/report.html and DIR/arrivals.csv (one row per delivered order)."),
@@ -71,7 +74,9 @@ enum SimulateCommand {
         }
         s.speedup = try options.double("speedup", in: 0.1...1000) ?? 10
         if let text = options.string("duration") {
-            guard let seconds = parseDuration(text) else { throw CLIError("--duration must be a time such as 90s, 30m or 1h, got '\(text)'") }
+            guard let seconds = text == "forever" ? .infinity : parseDuration(text) else {
+                throw CLIError("--duration must be a time such as 90s, 30m or 1h, or forever, got '\(text)'")
+            }
             s.durationSeconds = seconds
         }
         if let text = options.string("seed") {
@@ -101,6 +106,8 @@ enum SimulateCommand {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
         let settings = try settings(options)
+        let (interrupts, signalSources) = catchInterrupts()
+        defer { signalSources.forEach { $0.cancel() } }
         let roads = try loadMap(settings.map)
         let city = CityMap(roads.graph.network, mainComponent: roads.graph.mainComponent, seed: settings.seed)
         let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-simulate-\(ProcessInfo.processInfo.processIdentifier)")
@@ -119,7 +126,7 @@ enum SimulateCommand {
             }
             let auth = Authenticator(secret: secret, now: { Date() })
             token = { try auth.token(account: $0, role: Party($1)) }
-            try await seedRemote(city, baseURL: url, token: token)
+            try await seedRemote(city, providers: settings.providers, baseURL: url, token: token)
         } else {
             let simulated = SimulatedClock(speedup: settings.speedup, start: city.startDate)
             let server = try await EmbeddedServer.start(roads: roads, city: city, clock: simulated, now: { simulated.date },
@@ -138,9 +145,19 @@ enum SimulateCommand {
             storeDirectory: storeDirectory, log: ObservationLog())
         let plan = CitySimulation.Plan(providers: settings.providers, ridesPerMinute: settings.ridesPerMinute,
                                        ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds)
-        log("simulating \(Int(settings.durationSeconds / 60)) min at \(settings.speedup)× with \(settings.providers) providers,"
+        let span = settings.durationSeconds.isFinite ? "\(Int(settings.durationSeconds / 60)) min" : "until Ctrl-C"
+        log("simulating \(span) at \(settings.speedup)× with \(settings.providers) providers,"
             + " demand \(settings.ridesPerMinute),\(settings.ordersPerMinute)/min, faults \(settings.faults), seed \(settings.seed)")
         let simulation = await CitySimulation(plan: plan, context: context, inspection: embedded, progress: { log($0) })
+        // A signal ends the run early and the report still comes; more signals change nothing (a script may send its
+        // own after the terminal's Ctrl-C reached the whole process group).
+        let stopper = Task { @MainActor in
+            var signals = interrupts.makeAsyncIterator()
+            guard let first = await signals.next() else { return }
+            log("received signal \(first); stopping")
+            simulation.stop()
+        }
+        defer { stopper.cancel() }
         let (report, seen) = try await simulation.run()
         await embedded?.stop()
         print(report.table(seen))
@@ -149,6 +166,19 @@ enum SimulateCommand {
             log("wrote \(directory)/report.json and \(directory)/report.html")
         }
         return 0
+    }
+
+    /// SIGINT and SIGTERM as a stream, caught from now on instead of ending the process, while the sources live.
+    static func catchInterrupts() -> (AsyncStream<Int32>, [any DispatchSourceSignal]) {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        let sources = [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
+            source.setEventHandler { continuation.yield(sig) }
+            source.resume()
+            return source
+        }
+        return (stream, sources)
     }
 
     static func writeReport(_ report: SimulationReport, _ seen: SimulationObservations, to directory: String, title: String) throws {
@@ -172,15 +202,30 @@ enum SimulateCommand {
         return LocalRoadRouting(graph: .init(network: loaded.network, graph: loaded.graph, hierarchy: loaded.hierarchy))
     }
 
-    /// With --server: the map's merchants written through the ops API (PUT /v1/ops/merchants/{id}).
-    static func seedRemote(_ city: CityMap, baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String) async throws {
+    /// With --server: the map's merchants and the first `providers` provider profiles written through the ops API
+    /// (PUT /v1/ops/merchants/{id}, /v1/ops/providers/{id}), waiting out the server's rate limit when it answers 429.
+    static func seedRemote(_ city: CityMap, providers: Int, baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String) async throws {
         let http = CurlHTTPClient()
         let ops = APIServer(baseURL: baseURL, credentials: StaticAccessToken(try token("sim-ops", .ops)))
-        for merchant in city.directory.merchants {
-            let response = try await http.send(try await ops.request("PUT", "/v1/ops/merchants/\(merchant.id)", json: merchant))
-            guard (200..<300).contains(response.status) else {
-                throw CLIError("--server: could not seed merchant \(merchant.id) (status \(response.status))")
+        func put(_ path: String, _ body: some Encodable & Sendable, what: String) async throws {
+            while true {
+                let response = try await http.send(try await ops.request("PUT", path, json: body))
+                if response.status == 429, let wait = response.header("Retry-After").flatMap(Int.init), wait <= 60 {
+                    log("--server: rate limited while seeding; waiting \(wait) s")
+                    try await Task.sleep(for: .seconds(max(1, wait)))
+                    continue
+                }
+                guard (200..<300).contains(response.status) else {
+                    throw CLIError("--server: could not seed \(what) (status \(response.status): \(String(decoding: response.body, as: UTF8.self)))")
+                }
+                return
             }
+        }
+        for merchant in city.directory.merchants {
+            try await put("/v1/ops/merchants/\(merchant.id)", merchant, what: "merchant \(merchant.id)")
+        }
+        for profile in city.directory.providers.prefix(providers) {
+            try await put("/v1/ops/providers/\(profile.id)", profile, what: "provider \(profile.id)")
         }
     }
 

@@ -30,6 +30,7 @@ expect_usage "--speed must be a number, got 'fast'" "$BIN" drive --server http:/
 expect_usage "unknown option --provider (did you mean --providers?)" "$BIN" simulate --provider 10
 expect_usage "--demand must be RIDES,ORDERS per minute" "$BIN" simulate --demand 6
 expect_usage "--faults: unknown fault 'jitter'" "$BIN" simulate --faults jitter=1
+expect_usage "--duration must be a time such as 90s, 30m or 1h, or forever, got 'never'" "$BIN" simulate --duration never
 expect_usage "--speedup must be 1 with --server" "$BIN" simulate --server http://127.0.0.1:1 --speedup 10
 expect_usage "unknown command 'serv' (did you mean serve?)" "$BIN" serv
 [ ! -e enroute.sqlite ] || { echo "FAIL: a refused serve created a database"; exit 1; }

@@ -12,7 +12,8 @@ import TestSupport
     @Test(arguments: [
         (["--providers", "0"], "--providers must be 1...100000, got 0"),
         (["--demand", "6"], "--demand must be RIDES,ORDERS per minute, two numbers ≥ 0 not both 0 (e.g. 6,6), got '6'"),
-        (["--duration", "30x"], "--duration must be a time such as 90s, 30m or 1h, got '30x'"),
+        (["--duration", "30x"], "--duration must be a time such as 90s, 30m or 1h, or forever, got '30x'"),
+        (["--duration", "0"], "--duration must be a time such as 90s, 30m or 1h, or forever, got '0'"),
         (["--seed", "-1"], "--seed must be a whole number ≥ 0, got '-1'"),
         (["--faults", "loss=2"], "--faults: loss must be at least 0 and below 1, got 2"),
         (["--server", "http://127.0.0.1:8080", "--speedup", "10"],
@@ -34,6 +35,13 @@ import TestSupport
         #expect(s.faults == FaultPlan(loss: 0.1, partitionSeconds: 20, everySeconds: 120))
     }
 
+    /// `make demo` runs the city against its server until Ctrl-C.
+    @Test func foreverIsDemandWithoutAnEnd() throws {
+        let options = try SimulateCommand.spec.parse(["--server", "http://127.0.0.1:8080", "--speedup", "1", "--duration", "forever"],
+                                                     environment: [:])
+        let s = try SimulateCommand.settings(options)
+        #expect(s.durationSeconds == .infinity && s.server == URL(string: "http://127.0.0.1:8080"))
+    }
 
     // The end-to-end run is Tests/Terminal/simulate.sh: in a process of its own, its real-time pace cannot starve the
     // suite's live-socket tests of the two-thread cooperative pool.
