@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages EnRoute needs, only those dpkg reports absent.
-# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web]...
+# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web|demo]...
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -10,6 +10,8 @@ bench=(nginx wrk libnginx-mod-nchan)
 # The browser pages and their tests: Leaflet (served by `enroute serve` from /usr/share/javascript/leaflet),
 # headless Chromium and its WebDriver.
 web=(libjs-leaflet chromium chromium-driver fonts-dejavu-core)
+# `make demo`: curl and python3 for its walk-through, Leaflet for the console's and share page's maps.
+demo=(curl python3 libjs-leaflet)
 
 want=()
 for group in "${@:-build}"; do
@@ -18,6 +20,7 @@ for group in "${@:-build}"; do
     test)  want+=("${build[@]}" "${test[@]}") ;;
     bench) want+=("${build[@]}" "${bench[@]}") ;;
     web)   want+=("${web[@]}") ;;
+    demo)  want+=("${demo[@]}") ;;
     *) echo "unknown group: $group" >&2; exit 2 ;;
   esac
 done
