@@ -45,7 +45,10 @@ trap 'stop_all 1' EXIT
 trap 'echo; echo "demo: stopping the simulator, then the server (it drains)" >&2; stop_all 0' INT TERM
 
 [ -f "$GRAPH" ] || "$BIN" graph build --osm data/osm/Helsinki-clean.osm.pbf --out "$GRAPH"
+# A fresh database each run: trips a stopped city left under way would look live on the console (the secret stays).
+rm -f "$DB" "$DB-wal" "$DB-shm"
 "$BIN" seed --city helsinki --db "$DB"
+unset ENROUTE_JWT_SECRET   # the database's own secret, for every token and the server
 token() { "$BIN" token --db "$DB" --account "$1" --role "$2"; }
 OPS=$(token ops-1 ops)   # also writes the database's JWT secret (beside it) on a first run
 # The simulator signs each party's token with the server's secret.
