@@ -2,13 +2,18 @@
 # `make demo` (scripts/demo.sh) on the built `enroute`, in its own process group as a terminal runs it: it prints the
 # ops console's address and a share link; the link's state answers with steps, the console's token opens a session,
 # the overview shows providers online and trips under way; then SIGINT to the group (Ctrl-C) stops the simulator and
-# the server, the script exits 0 and no process of the group is left.
+# the server (a session of its own), the script exits 0 and no process of either is left.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${ENROUTE_BIN:-$(swift build --show-bin-path)/enroute}"
 WORK=$(mktemp -d)
 GROUP=""
-cleanup() { [ -z "$GROUP" ] || kill -KILL -- "-$GROUP" 2>/dev/null || true; rm -rf "$WORK"; }
+SERVER=""
+cleanup() {
+  [ -z "$GROUP" ] || kill -KILL -- "-$GROUP" 2>/dev/null || true
+  [ -z "$SERVER" ] || kill -KILL "$SERVER" 2>/dev/null || true
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 fail() { echo "FAIL: $*"; echo "-- demo stdout"; tail -30 "$WORK/out.txt"; echo "-- demo stderr"; tail -30 "$WORK/err.txt"
@@ -35,6 +40,8 @@ until grep -q '^  share link:' "$WORK/out.txt"; do
   [ "$SECONDS" -lt "$deadline" ] || fail "no links printed within 150 s"
   sleep 0.5
 done
+SERVER=$(pgrep -f -- "serve --port $PORT --db $WORK/demo/enroute.sqlite" || true)
+[ -n "$SERVER" ] || fail "no server process for port $PORT"
 CONSOLE=$(sed -n 's/^  ops console: *//p' "$WORK/out.txt")
 SHARE=$(sed -n 's/^  share link: *\([^ ]*\).*/\1/p' "$WORK/out.txt")
 echo "ok: links printed after $((SECONDS - started)) s"
@@ -83,7 +90,9 @@ set +e; wait "$DEMO"; rc=$?; set -e
 left=$(pgrep -g "$GROUP" -a || true)
 [ -z "$left" ] || fail "processes left in the demo's group: $left"
 GROUP=""
-grep -q 'received signal' "$WORK/demo/server.log" || fail "the server did not drain on the signal"
+! kill -0 "$SERVER" 2>/dev/null || fail "the server (pid $SERVER) is still running"
+SERVER=""
+grep -q 'stopped cleanly' "$WORK/demo/server.log" || fail "the server did not drain and stop cleanly"
 grep -q 'simulate: received signal' "$WORK/err.txt" || fail "the simulator did not stop on the signal"
 grep -q 'trips completed' "$WORK/out.txt" || fail "the simulator printed no report"
 ! curl -s --max-time 2 "http://127.0.0.1:$PORT/healthz" >/dev/null || fail "something still answers on port $PORT"
