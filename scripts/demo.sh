@@ -71,7 +71,8 @@ step() { call POST "/v1/provider/trips/$ID/steps" "$COURIER" -d "{\"changeId\":\
 # The first event on the provider's live stream that names an offer: its offerId.
 first_offer() {
   python3 - "$API/v1/provider/events" "$1" <<'PY'
-import sys, json, urllib.request
+import sys, json, signal, urllib.request
+signal.signal(signal.SIGINT, lambda *_: sys.exit(130))   # Ctrl-C here: the script's trap stops everything, no traceback
 req = urllib.request.Request(sys.argv[1], headers={"Authorization": "Bearer " + sys.argv[2], "Accept": "text/event-stream"})
 with urllib.request.urlopen(req, timeout=20) as stream:
     event = None
