@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# City: the largest city one node holds with the fan-out p99 under GOAL_MS (100 ms). Each level of LEVELS
+# (providers/trips/watchers) gets a fresh `enroute serve` and `server-bench city`: P providers online in
+# Helsinki, each posting one location batch every 5 s; T of them on live rides (quoted, paid by the sandbox
+# card, assigned by ops); W SSE watchers spread over those rides' /events. Per level: fix -> watcher p50/p99,
+# fix POST p99, server RSS and CPU, the client's CPU (it shares this machine's cores with the server).
+# Stops at the first level over the goal or failing (fds, memory, connections), then prints the largest
+# level held, the limiting resource, and each level's p99 against the smallest level's (the reference,
+# measured in the same run). Bounded by LEVEL_SECONDS per level and SECONDS_LIMIT overall.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LEVELS="${LEVELS:-1000/300/600 5000/1500/3000 10000/3000/6000 30000/9000/18000 100000/30000/60000}"
+LEVEL_SECONDS="${LEVEL_SECONDS:-40}"; SECONDS_LIMIT="${SECONDS_LIMIT:-840}"; GOAL_MS="${GOAL_MS:-100}"
+PORT="${PORT:-18400}"; SCRATCH="${SCRATCH:-.build}"
+scripts/install-deps.sh test
+# swift build prints its errors on standard output: show them when it fails.
+build() { local out; out=$(swift build -c release --scratch-path "$SCRATCH" --product "$1" 2>&1) || { echo "$out" >&2; exit 1; }; }
+build server-bench
+build enroute
+BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+FD_LIMIT=$(ulimit -n)
+WORK=$(mktemp -d)
+export ENROUTE_JWT_SECRET="city-secret-$(date +%s)-0123456789"
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
+echo "city: levels $LEVELS (providers/trips/watchers), $LEVEL_SECONDS s each after a 5 s warm-up; goal fan-out p99 < $GOAL_MS ms"
+echo "city: server and client share this machine's $(nproc) cores; RLIMIT_NOFILE $FD_LIMIT per process"
+: > "$WORK/rows"
+for level in $LEVELS; do
+  IFS=/ read -r P T W <<< "$level"
+  # Setup takes about a second per 1,500 trips or 4,000 providers on this machine.
+  estimate=$((LEVEL_SECONDS + 10 + T / 1500 + P / 4000))
+  if (( SECONDS + estimate > SECONDS_LIMIT )); then echo "city: $level skipped, past SECONDS_LIMIT=$SECONDS_LIMIT"; echo "SKIP $P $T $W time" >> "$WORK/rows"; break; fi
+  # Every watcher is a socket in the server and another in the client, each under the same per-process limit.
+  if (( W + 200 > FD_LIMIT )); then
+    echo "city: $level not run: $W watchers need more than $FD_LIMIT descriptors in one process (RLIMIT_NOFILE)"
+    echo "FAIL $P $T $W fds" >> "$WORK/rows"; break
+  fi
+  rm -f "$WORK"/city.sqlite*
+  "$BIN/enroute" serve --port "$PORT" --db "$WORK/city.sqlite" --rate-limits off --max-connections $((W + 1000)) \
+    --idle-timeout 600 > "$WORK/server.log" 2>&1 &
+  SERVER=$!
+  wait_port "$PORT"
+  echo "== $P providers / $T live trips / $W watchers"
+  status=0
+  "$BIN/server-bench" city --port "$PORT" --pid "$SERVER" --providers "$P" --trips "$T" --watchers "$W" --seconds "$LEVEL_SECONDS" \
+    > "$WORK/level.out" 2> "$WORK/level.err" || status=$?
+  cat "$WORK/level.out"; cat "$WORK/level.err" >&2
+  alive=1; kill -0 "$SERVER" 2>/dev/null || alive=0
+  kill -TERM "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; SERVER=""
+  if (( status != 0 )); then
+    reason=$(tr '\n' ' ' < "$WORK/level.err" | sed 's/^server-bench: //')
+    (( alive )) || reason="server died: $(tail -n 3 "$WORK/server.log" | tr '\n' ' ') $reason"
+    echo "FAIL $P $T $W $reason" >> "$WORK/rows"; break
+  fi
+  grep '^RESULT ' "$WORK/level.out" | sed 's/^RESULT/OK/' >> "$WORK/rows"
+  p99=$(awk '/^RESULT / { print $6 }' "$WORK/level.out")
+  awk -v p="$p99" -v g="$GOAL_MS" 'BEGIN { exit !(p >= g) }' && break
+done
+
+python3 - "$WORK/rows" "$GOAL_MS" "$(nproc)" "$FD_LIMIT" "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" <<'PY'
+import sys
+rows_path, goal, cores, fd_limit, mem_kib = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rows, stop = [], None
+for line in open(rows_path):
+    f = line.split()
+    if f[0] == "OK":
+        keys = "providers trips watchers p50 p99 max deliveries missed post99 errors late rss server_cpu client_cpu busy closed".split()
+        rows.append(dict(zip(keys, [int(x) if x.isdigit() else float(x) for x in f[1:]])))
+    else:
+        stop = (f[0], int(f[1]), int(f[2]), int(f[3]), " ".join(f[4:]))
+print()
+print(f"{'providers':>9} {'trips':>6} {'watchers':>8} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'missed':>7} {'POST p99':>8} "
+      f"{'RSS MiB':>8} {'srv CPU':>7} {'cli CPU':>7} {'busy':>5} {'p99/ref':>7}")
+ref = rows[0]["p99"] if rows else None
+for r in rows:
+    print(f"{r['providers']:>9,} {r['trips']:>6,} {r['watchers']:>8,} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['max']:>7.1f} "
+          f"{r['missed']:>7} {r['post99']:>8.1f} {r['rss']:>8.1f} {r['server_cpu']:>7.2f} {r['client_cpu']:>7.2f} {r['busy'] * 100:>4.0f}% "
+          f"{r['p99'] / max(ref, 0.01):>7.2f}")
+if stop:
+    print(f"{'':>9} stopped at {stop[1]:,}/{stop[2]:,}/{stop[3]:,}: {stop[0]} {stop[4]}")
+held = [r for r in rows if r["p99"] < goal and r["errors"] == 0 and r["late"] == 0]
+if held:
+    h = held[-1]
+    print(f"largest level held (p99 < {goal:.0f} ms): {h['providers']:,} providers online, {h['trips']:,} live trips, {h['watchers']:,} watchers "
+          f"(goal 100,000 / 30,000 / 60,000: {h['providers'] / 100000:.2f} / {h['trips'] / 30000:.2f} / {h['watchers'] / 60000:.2f})")
+else:
+    print(f"no level held p99 < {goal:.0f} ms")
+# The limit: the level that stopped the ramp, else the last one run.
+last = rows[-1] if rows else None
+over = last is not None and (last["p99"] >= goal or last["errors"] or last["late"])
+if stop and stop[0] == "FAIL" and stop[4].startswith("fds"):
+    limit = f"file descriptors: {stop[3]:,} watchers need as many sockets in the server (and in the client), RLIMIT_NOFILE here is {fd_limit:,} per process"
+elif stop and stop[0] == "FAIL":
+    limit = f"the level failed: {stop[4]}"
+elif over:
+    cpu = "server" if last["server_cpu"] >= last["client_cpu"] else "client"
+    if last["busy"] >= 0.85:
+        limit = (f"CPU: the machine was {last['busy'] * 100:.0f}% busy, the server using {last['server_cpu']:.2f} and the client "
+                 f"{last['client_cpu']:.2f} of {cores} cores (the {cpu} the larger share)")
+    elif last["rss"] * 1024 > 0.8 * mem_kib:
+        limit = f"memory: server RSS {last['rss']:.0f} MiB of {mem_kib / 1024:.0f} MiB"
+    else:
+        limit = f"latency with the CPU {last['busy'] * 100:.0f}% busy (server {last['server_cpu']:.2f}, client {last['client_cpu']:.2f} cores)"
+elif stop and stop[0] == "SKIP":
+    limit = "not reached within SECONDS_LIMIT"
+else:
+    limit = "not reached by the levels given"
+print(f"limiting resource: {limit}")
+if ref is not None:
+    print(f"reference: the smallest level's p99 {ref:.1f} ms in this run; p99/ref above is each level against it")
+print(f"the client (SSE readers and fix senders) runs on the same {cores} cores as the server")
+PY
