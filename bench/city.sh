@@ -31,8 +31,8 @@ echo "city: server and client share this machine's $(nproc) cores; RLIMIT_NOFILE
 : > "$WORK/rows"
 for level in $LEVELS; do
   IFS=/ read -r P T W <<< "$level"
-  # Setup takes about a second per 1,500 trips or 4,000 providers on this machine.
-  estimate=$((LEVEL_SECONDS + 10 + T / 1500 + P / 4000))
+  # Setup takes about a second per 300 trips (card, quote, request, assign) and per 5,000 providers here.
+  estimate=$((LEVEL_SECONDS + 10 + T / 250 + P / 5000))
   if (( SECONDS + estimate > SECONDS_LIMIT )); then echo "city: $level skipped, past SECONDS_LIMIT=$SECONDS_LIMIT"; echo "SKIP $P $T $W time" >> "$WORK/rows"; break; fi
   # Every watcher is a socket in the server and another in the client, each under the same per-process limit.
   if (( W + 200 > FD_LIMIT )); then
@@ -68,17 +68,17 @@ rows, stop = [], None
 for line in open(rows_path):
     f = line.split()
     if f[0] == "OK":
-        keys = "providers trips watchers p50 p99 max deliveries missed post99 errors late rss server_cpu client_cpu busy closed".split()
+        keys = "providers trips watchers p50 p99 max deliveries missed post99 errors late rss server_cpu client_cpu busy closed others".split()
         rows.append(dict(zip(keys, [int(x) if x.isdigit() else float(x) for x in f[1:]])))
     else:
         stop = (f[0], int(f[1]), int(f[2]), int(f[3]), " ".join(f[4:]))
 print()
 print(f"{'providers':>9} {'trips':>6} {'watchers':>8} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'missed':>7} {'POST p99':>8} "
-      f"{'RSS MiB':>8} {'srv CPU':>7} {'cli CPU':>7} {'busy':>5} {'p99/ref':>7}")
+      f"{'RSS MiB':>8} {'srv CPU':>7} {'cli CPU':>7} {'other':>5} {'busy':>5} {'p99/ref':>7}")
 ref = rows[0]["p99"] if rows else None
 for r in rows:
     print(f"{r['providers']:>9,} {r['trips']:>6,} {r['watchers']:>8,} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['max']:>7.1f} "
-          f"{r['missed']:>7} {r['post99']:>8.1f} {r['rss']:>8.1f} {r['server_cpu']:>7.2f} {r['client_cpu']:>7.2f} {r['busy'] * 100:>4.0f}% "
+          f"{r['missed']:>7} {r['post99']:>8.1f} {r['rss']:>8.1f} {r['server_cpu']:>7.2f} {r['client_cpu']:>7.2f} {r['others']:>5.2f} {r['busy'] * 100:>4.0f}% "
           f"{r['p99'] / max(ref, 0.01):>7.2f}")
 if stop:
     print(f"{'':>9} stopped at {stop[1]:,}/{stop[2]:,}/{stop[3]:,}: {stop[0]} {stop[4]}")
@@ -100,7 +100,7 @@ elif over:
     cpu = "server" if last["server_cpu"] >= last["client_cpu"] else "client"
     if last["busy"] >= 0.85:
         limit = (f"CPU: the machine was {last['busy'] * 100:.0f}% busy, the server using {last['server_cpu']:.2f} and the client "
-                 f"{last['client_cpu']:.2f} of {cores} cores (the {cpu} the larger share)")
+                 f"{last['client_cpu']:.2f} of {cores} cores (the {cpu} the larger share; other processes {last['others']:.2f})")
     elif last["rss"] * 1024 > 0.8 * mem_kib:
         limit = f"memory: server RSS {last['rss']:.0f} MiB of {mem_kib / 1024:.0f} MiB"
     else:
@@ -112,5 +112,5 @@ else:
 print(f"limiting resource: {limit}")
 if ref is not None:
     print(f"reference: the smallest level's p99 {ref:.1f} ms in this run; p99/ref above is each level against it")
-print(f"the client (SSE readers and fix senders) runs on the same {cores} cores as the server")
+print(f"the client (SSE readers and fix senders) runs on the same {cores} cores as the server; CPU columns are in cores, 'other' is the rest of the machine")
 PY

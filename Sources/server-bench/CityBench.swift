@@ -200,17 +200,19 @@ struct CityBench {
         let fan = Percentiles(watch.latencies), post = Percentiles(sent.latencies)
         let missed = max(0, sent.expected - watch.latencies.count)
         let clientRSS = SoakBench.rssKiB(getpid())
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        // Whatever else ran meanwhile (other builds on a shared machine), in cores.
+        let others = max(0, busy * Double(cores) - serverCores - clientCores)
         print(String(format: "fix -> watcher (driverMoved): %d deliveries  p50 %.1f ms  p99 %.1f ms  max %.1f ms  (expected %d, missed %d)",
                      watch.latencies.count, fan(50), fan(99), fan(100), sent.expected, missed))
         print(String(format: "fix POST: %d batches (%.0f/s)  p50 %.1f ms  p99 %.1f ms  errors %d  late >1 s %d",
                      sent.latencies.count, Double(sent.latencies.count) / max(1, seconds - 1), post(50) * 1e3, post(99) * 1e3, sent.errors, sent.late))
-        print(String(format: "server: RSS peak %.1f MiB, CPU %.2f cores; client (same machine): CPU %.2f cores, RSS %.1f MiB; machine busy %.0f%% of %d cores",
-                     Double(peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100,
-                     sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        print(String(format: "server: RSS peak %.1f MiB, CPU %.2f cores; client (same machine): CPU %.2f cores, RSS %.1f MiB; machine busy %.0f%% of %d cores (others %.2f cores)",
+                     Double(peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores, others))
         // One line for bench/city.sh.
-        print(String(format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d", providers, trips, watchers, fan(50), fan(99), fan(100),
+        print(String(format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips, watchers, fan(50), fan(99), fan(100),
                      watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(peakRSS) / 1024,
-                     serverCores, clientCores, busy, watch.closed))
+                     serverCores, clientCores, busy, watch.closed, others))
         if let error = firstError.withLock({ $0 }) { throw Failure(description: error) }
     }
 
