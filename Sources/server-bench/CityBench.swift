@@ -16,6 +16,8 @@ import EnRouteModels
 /// `driverMoved` is timed from the fix's `recordedAt` (this process's wall clock, whole milliseconds, so up to
 /// 1 ms high) to the moment this process reads it. Tokens are signed here with the server's secret
 /// (`--secret` or ENROUTE_JWT_SECRET). The client runs on the same cores as the server: its CPU is reported.
+/// Deliveries over 50 ms are grouped in bursts (one burst across many trips is the server pausing), beside the
+/// reader's longest turn (a pause of this client); a POST more than a second behind its schedule counts as late.
 struct CityBench {
     let port: UInt16
     let secret: String
@@ -38,7 +40,7 @@ struct CityBench {
         watchers = args.int("watchers", 600)
         seconds = args.double("seconds", 40)
         period = args.double("period", 5)
-        senders = max(1, args.int("senders", 32))
+        senders = max(1, args.int("senders", 64))
         setupWorkers = max(1, args.int("setup-workers", 8))
         seed = UInt64(args.int("seed", 17))
     }
@@ -158,7 +160,6 @@ struct CityBench {
                             let now = Percentiles.now()
                             if due > now { usleep(useconds_t((due - now) * 1e6)) }
                             let sent = Percentiles.now()
-                            if sent - due > 1 { local.late += 1 }
                             // About 2 m/s north-east: plausible to the server's checks.
                             place[k].lat += 0.00009; place[k].lng += 0.00009
                             let ms = ((sent + wallOffset) * 1000).rounded(.down)
@@ -167,6 +168,7 @@ struct CityBench {
                             let r = try c.request("POST", "/v1/provider/locations", token: providerTokens[p], body: body)
                             let took = Percentiles.now() - sent
                             if ms >= window.0, ms <= window.1 {
+                                if sent - due > 1 { local.late += 1 }
                                 local.latencies.append(took)
                                 if r.status != 200 { local.errors += 1 } else if p < trips { local.expected += (watchers / trips) + (p < watchers % trips ? 1 : 0) }
                             }
@@ -182,8 +184,12 @@ struct CityBench {
         }
         // The watchers are read on this thread until the last fix has had a second to arrive.
         var nextSample = 0.0
+        var lastTurn = Percentiles.now(), longestTurn = (0.0, 0.0)
         while Percentiles.now() < loadEnd + 1 {
             watch.pump(timeoutMs: 20, window: window, wallOffset: wallOffset)
+            let turn = Percentiles.now()
+            if turn - lastTurn > longestTurn.0, turn > warmupEnd { longestTurn = (turn - lastTurn, turn - t0) }
+            lastTurn = turn
             if Percentiles.now() >= nextSample {
                 peakRSS = max(peakRSS, SoakBench.rssKiB(serverPID))
                 nextSample = Percentiles.now() + 1
@@ -209,6 +215,15 @@ struct CityBench {
                      sent.latencies.count, Double(sent.latencies.count) / max(1, seconds - 1), post(50) * 1e3, post(99) * 1e3, sent.errors, sent.late))
         print(String(format: "server: RSS peak %.1f MiB, CPU %.2f cores; client (same machine): CPU %.2f cores, RSS %.1f MiB; machine busy %.0f%% of %d cores (others %.2f cores)",
                      Double(peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores, others))
+        // Slow deliveries in bursts (a server pause shows as one burst), and the reader's longest turn (a client pause).
+        var bursts: [(at: Double, count: Int, worst: Double)] = []
+        for (at, ms, _) in watch.slow.sorted(by: { $0.0 < $1.0 }) {
+            if let last = bursts.last, at - last.at < 200 { bursts[bursts.count - 1].count += 1; bursts[bursts.count - 1].worst = max(last.worst, ms) }
+            else { bursts.append((at, 1, ms)) }
+        }
+        print(String(format: "deliveries over 50 ms: %d in %d bursts", watch.slow.count, bursts.count)
+              + bursts.prefix(8).map { String(format: " +%.1f s (%d, worst %.0f ms)", $0.at / 1000 - (t0 + wallOffset), $0.count, $0.worst) }.joined(separator: ",")
+              + String(format: "; the reader's longest turn %.0f ms", longestTurn.0 * 1000))
         // One line for bench/city.sh.
         print(String(format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips, watchers, fan(50), fan(99), fan(100),
                      watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(peakRSS) / 1024,
@@ -271,6 +286,8 @@ struct CityBench {
         /// Fix → receipt, ms, for fixes recorded inside the counted window.
         private(set) var latencies: [Double] = []
         private var buffer = [UInt8](repeating: 0, count: 65_536)
+        /// The first deliveries over 50 ms: read time (wall ms), latency (ms), watcher.
+        private(set) var slow: [(Double, Double, Int)] = []
         var count: Int { sockets.count }
 
         init(capacity: Int) {
@@ -318,6 +335,7 @@ struct CityBench {
                         while let end = Self.find(Self.blank, in: bytes, from: start) {
                             if let window, let at = Self.movedAt(bytes[start..<end]), at >= window.0, at <= window.1 {
                                 latencies.append(readAt - at)
+                                if readAt - at > 50, slow.count < 100_000 { slow.append((readAt, readAt - at, w)) }
                             }
                             start = end + 2
                         }
