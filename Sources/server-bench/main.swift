@@ -1,5 +1,5 @@
-// The dispatch and live-location benchmarks' harness: `server-bench ingest|candidates|fanout|fanout-floor|soak [--name value ...]`.
-// Each prints its figures and a ratio against the goal from one run (bench/ingest.sh, bench/candidates.sh, bench/fanout.sh).
+// The dispatch and live-location benchmarks' harness: `server-bench ingest|candidates|fanout|fanout-floor|soak|city [--name value ...]`.
+// Each prints its figures and a ratio against the goal from one run (bench/ingest.sh, bench/candidates.sh, bench/fanout.sh, bench/city.sh).
 import Foundation
 
 let arguments = BenchArguments(Array(CommandLine.arguments.dropFirst()))
@@ -10,8 +10,9 @@ do {
     case "fanout": try FanoutBench(arguments).run()
     case "fanout-floor": try FanoutFloor(arguments).run()
     case "soak": try SoakBench(arguments).run()
+    case "city": try CityBench(arguments).run()
     default:
-        FileHandle.standardError.write(Data("usage: server-bench ingest|candidates|fanout|fanout-floor|soak [--name value ...]\n".utf8))
+        FileHandle.standardError.write(Data("usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city [--name value ...]\n".utf8))
         exit(64)
     }
 } catch {
