@@ -35,8 +35,10 @@ public struct TrackingFreshnessPolicy: Sendable {
         if now.timeIntervalSince(generatedAt) >= etaTrustedFor { return .updating }
         guard let eta else { return .unknown }
         if now > eta.upperBound { return .runningLate }
-        // Never promise a time already behind us, and never a single minute.
-        let earliest = Self.floorToMinute(max(eta.lowerBound, now))
+        // Never a single minute, and never a start long behind us: at most `liveFor` back, since a provider whose
+        // last fix is still shown live may have arrived since it was taken (a window starting after that would
+        // already be wrong).
+        let earliest = Self.floorToMinute(max(eta.lowerBound, now.addingTimeInterval(-liveFor)))
         var latest = Self.ceilToMinute(eta.upperBound)
         if latest <= earliest { latest = earliest.addingTimeInterval(60) }
         return .window(earliest...latest)

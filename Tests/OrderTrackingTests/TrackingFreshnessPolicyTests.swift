@@ -51,9 +51,10 @@ import Testing
         ETACase(now: at(18, 38), eta: at(18, 42, 10)...at(18, 45, 50), expected: "Arriving 18:42–18:46"),
         // Never a single minute.
         ETACase(now: at(18, 38), eta: at(18, 42)...at(18, 42), expected: "Arriving 18:42–18:43"),
-        // Never a time already behind us.
+        // Never a start long behind us: at most 20 s (the provider may have arrived since a still-live fix).
         ETACase(now: at(18, 44, 30), eta: at(18, 42)...at(18, 46), expected: "Arriving 18:44–18:46"),
-        ETACase(now: at(18, 46), eta: at(18, 42)...at(18, 46), expected: "Arriving 18:46–18:47"),
+        ETACase(now: at(18, 44, 15), eta: at(18, 42)...at(18, 46), expected: "Arriving 18:43–18:46"),
+        ETACase(now: at(18, 46), eta: at(18, 42)...at(18, 46), expected: "Arriving 18:45–18:46"),
         ETACase(now: at(18, 46, 1), eta: at(18, 42)...at(18, 46), expected: "Running a little late"),
         ETACase(now: at(19, 30), eta: at(18, 42)...at(18, 46), expected: "Running a little late"),
         ETACase(now: at(18, 38), eta: at(18, 42)...at(18, 46), snapshotAge: 119, expected: "Arriving 18:42–18:46"),

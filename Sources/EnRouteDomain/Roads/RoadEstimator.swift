@@ -147,12 +147,12 @@ public final class RoadEstimator: TripEstimator {
             }
             let earliest = leaveEarliest.addingTimeInterval(b.low * main.seconds + b.lowExtra)
             let latest = leaveLatest.addingTimeInterval(b.high * main.seconds + b.highExtra)
-            window = Self.floor((earliest, latest), now: now, minimum: minimumETA)
+            window = Self.floor((earliest, latest), now: now, since: now, minimum: minimumETA)
         default:
             break
         }
         if let w = window, trip.status != .delivery(.placed) && trip.status != .delivery(.picking) {
-            window = Self.floor(w, now: now, minimum: minimumETA)
+            window = Self.floor(w, now: now, since: departed, minimum: minimumETA)
         }
         trip.providerFix?.snapped = snapped
         if let window {
@@ -169,11 +169,12 @@ public final class RoadEstimator: TripEstimator {
         (start.addingTimeInterval(band.low * seconds + band.lowExtra), start.addingTimeInterval(band.high * seconds + band.highExtra))
     }
 
-    /// A window that starts no earlier than now and ends at least `minimum` from now (never "0 min" while the
-    /// provider has not arrived), never inverted. The earliest end is not pushed out: a provider seconds away may
-    /// arrive now, and a window that starts a minute ahead of them would be a promise already broken.
-    private static func floor(_ w: (earliest: Date, latest: Date), now: Date, minimum: TimeInterval) -> (earliest: Date, latest: Date) {
-        let earliest = max(w.earliest, now)
+    /// A window that starts no earlier than `since` (when the fix it rests on was taken: the provider may have
+    /// arrived any time after it) and ends at least `minimum` from now (never "0 min" while the provider has not
+    /// arrived), never inverted. The earliest end is not pushed out: a provider seconds away may arrive now, and a
+    /// window that starts a minute ahead of them would be a promise already broken.
+    private static func floor(_ w: (earliest: Date, latest: Date), now: Date, since: Date, minimum: TimeInterval) -> (earliest: Date, latest: Date) {
+        let earliest = max(w.earliest, since)
         return (earliest, max(w.latest, earliest, now.addingTimeInterval(minimum)))
     }
 

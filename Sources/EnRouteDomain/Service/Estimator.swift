@@ -97,10 +97,10 @@ public struct StraightLineEstimator: TripEstimator {
         if let window {
             let earliest = window.start.addingTimeInterval(window.seconds * 0.85)
             let latest = window.start.addingTimeInterval(window.seconds * 1.25 + 120)
-            // Never in the past, and never "0 min" while the provider has not arrived: the latest end is at least
-            // `minimumETA` ahead. The earliest end is not pushed out: a provider a few seconds away may arrive now.
+            // Never before the fix it rests on, and never "0 min" while the provider has not arrived: the latest end
+            // is at least `minimumETA` ahead. The earliest end is not pushed out: a provider seconds away may arrive now.
             let floor = now.addingTimeInterval(minimumETA)
-            trip.etaEarliest = Date(timeIntervalSince1970: max(earliest, now).timeIntervalSince1970.rounded())
+            trip.etaEarliest = Date(timeIntervalSince1970: max(earliest, departed).timeIntervalSince1970.rounded())
             trip.etaLatest = Date(timeIntervalSince1970: max(latest, floor).timeIntervalSince1970.rounded(.up))
         } else {
             trip.etaEarliest = nil
