@@ -99,9 +99,13 @@ extension WebSurfaces {
         let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let updates = service.hub.subscribe(tripId)
         let clock = self.clock, tick = configuration.shareTick
-        let feeder = Task { for await _ in updates { signal.yield() }; signal.finish() }
-        var ticker: Task<Void, Never>?
-        defer { feeder.cancel(); ticker?.cancel(); signal.finish() }
+        let feeders = [
+            Task { for await _ in updates { signal.yield() }; signal.finish() },
+            Task { while !Task.isCancelled { do { try await clock.sleep(for: tick) } catch { break }; signal.yield() } },
+        ]
+        // The moment of the next change by time alone, when it comes before the next tick.
+        var boundary: Task<Void, Never>?
+        defer { for feeder in feeders { feeder.cancel() }; boundary?.cancel(); signal.finish() }
         var last: ShareView?
         signal.yield()
         for await _ in signals {
@@ -117,12 +121,14 @@ extension WebSurfaces {
             } else {
                 try writer.comment()
             }
-            var wait = tick
+            boundary?.cancel()
+            boundary = nil
             if let next = ShareView.nextChange(trip, freshness: freshness, now: now) {
-                wait = min(tick, .milliseconds(max(1, Int64((next.timeIntervalSince(now) * 1000).rounded()))))
+                let wait = Duration.milliseconds(max(1, Int64((next.timeIntervalSince(now) * 1000).rounded())))
+                if wait < tick {
+                    boundary = Task { do { try await clock.sleep(for: wait, tolerance: nil) } catch { return }; signal.yield() }
+                }
             }
-            ticker?.cancel()
-            ticker = Task { do { try await clock.sleep(for: wait, tolerance: nil) } catch { return }; signal.yield() }
         }
     }
 }
