@@ -71,7 +71,7 @@ struct ShareView: Encodable, Sendable, Equatable {
         let window: ClosedRange<Date>? = zip2(trip.etaEarliest, trip.etaLatest).map { min($0, $1)...max($0, $1) }
         // The server builds this now, so a snapshot's age is the age of what the ETA rests on: the provider's
         // latest fix while one is driving. Its silence for 2 minutes makes the ETA "ETA updating", as in the kit.
-        let moving: Bool
+        let moving = isMoving(trip.status)
         let reached: Int?
         let titles: [String]
         var banner: String? = trip.status.isActive ? trip.problem : nil
@@ -87,7 +87,6 @@ struct ShareView: Encodable, Sendable, Equatable {
             case .delivered: reached = 4
             case .cancelled: reached = nil
             }
-            moving = isMoving(trip.status)
             title = reached.map { titles[$0] } ?? "Cancelled"
         case .ride(let s):
             titles = rideSteps
@@ -99,7 +98,6 @@ struct ShareView: Encodable, Sendable, Equatable {
             case .completed: reached = 4
             case .cancelled, .noDriversFound: reached = nil
             }
-            moving = isMoving(trip.status)
             title = reached.map { titles[$0] } ?? (s == .noDriversFound ? "No driver found" : "Cancelled")
         }
         if !trip.status.isActive, reached == nil {
@@ -137,16 +135,16 @@ struct ShareView: Encodable, Sendable, Equatable {
         }
     }
 
-    /// The next moment `make` words `trip` differently by time alone (the pin dimming or hiding, the ETA turning late
+    /// How long until `make` words `trip` differently by time alone (the pin dimming or hiding, the ETA turning late
     /// or "updating"); nil once the trip has ended.
-    static func nextChange(_ trip: TripRecord, freshness: TrackingFreshnessPolicy, now: Date) -> Date? {
+    static func untilNextChange(_ trip: TripRecord, freshness: TrackingFreshnessPolicy, now: Date) -> Duration? {
         guard trip.status.isActive else { return nil }
         let window: ClosedRange<Date>? = zip2(trip.etaEarliest, trip.etaLatest).map { min($0, $1)...max($0, $1) }
         guard isMoving(trip.status), let fix = trip.providerFix else {
-            return freshness.nextChange(fix: nil, eta: window, generatedAt: now, now: now)
+            return freshness.untilNextChange(fix: nil, eta: window, generatedAt: now, now: now)
         }
-        return freshness.nextChange(fix: RiderFix(coordinate: fix.shown, recordedAt: fix.recordedAt), eta: window,
-                                    generatedAt: fix.recordedAt, now: now)
+        return freshness.untilNextChange(fix: RiderFix(coordinate: fix.shown, recordedAt: fix.recordedAt), eta: window,
+                                         generatedAt: fix.recordedAt, now: now)
     }
 
     private static func zip2(_ a: Date?, _ b: Date?) -> (Date, Date)? {

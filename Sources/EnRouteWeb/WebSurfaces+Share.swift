@@ -123,11 +123,8 @@ extension WebSurfaces {
             }
             boundary?.cancel()
             boundary = nil
-            if let next = ShareView.nextChange(trip, freshness: freshness, now: now) {
-                let wait = Duration.milliseconds(max(1, Int64((next.timeIntervalSince(now) * 1000).rounded())))
-                if wait < tick {
-                    boundary = Task { do { try await clock.sleep(for: wait, tolerance: nil) } catch { return }; signal.yield() }
-                }
+            if let wait = ShareView.untilNextChange(trip, freshness: freshness, now: now), wait < tick {
+                boundary = Task { do { try await clock.sleep(for: wait, tolerance: nil) } catch { return }; signal.yield() }
             }
         }
     }

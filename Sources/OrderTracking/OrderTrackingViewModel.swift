@@ -62,11 +62,9 @@ public final class OrderTrackingViewModel {
     /// The tick interval, or less when the wording changes sooner.
     private func untilNextChange() -> Duration {
         guard case .loaded(let snapshot) = store.state(of: order), !snapshot.status.isTerminal,
-              let next = freshness.nextChange(fix: snapshot.rider, eta: snapshot.eta, generatedAt: snapshot.generatedAt, now: now)
+              let wait = freshness.untilNextChange(fix: snapshot.rider, eta: snapshot.eta, generatedAt: snapshot.generatedAt, now: now)
         else { return tickInterval }
-        // To the nearest millisecond, and at least one: waking a hair early only means one more short wait.
-        let milliseconds = max(1, Int64((next.timeIntervalSince(now) * 1000).rounded()))
-        return min(tickInterval, .milliseconds(milliseconds))
+        return min(tickInterval, wait)
     }
 
     /// Sleeps `wait` on `ticks`, returning early when the store's state of `order` changes or the task is cancelled.

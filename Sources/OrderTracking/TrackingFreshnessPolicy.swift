@@ -54,6 +54,13 @@ public struct TrackingFreshnessPolicy: Sendable {
         return moments.filter { $0 > now }.min()
     }
 
+    /// How long to wait from `now` until `nextChange(...)`, to the nearest millisecond and at least one (waking a hair
+    /// early only means one more short wait); nil when nothing will change on its own.
+    public func untilNextChange(fix: RiderFix?, eta: ClosedRange<Date>?, generatedAt: Date, now: Date) -> Duration? {
+        nextChange(fix: fix, eta: eta, generatedAt: generatedAt, now: now)
+            .map { .milliseconds(max(1, Int64(($0.timeIntervalSince(now) * 1000).rounded()))) }
+    }
+
     /// How far past an instant counts as after it.
     static let justAfter: TimeInterval = 0.001
 

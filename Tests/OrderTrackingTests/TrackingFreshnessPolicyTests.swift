@@ -32,6 +32,10 @@ import Testing
         #expect(policy.nextChange(fix: dimmed, eta: window, generatedAt: now, now: now) == now.addingTimeInterval(7.001))
         #expect(policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-100), now: now) == now.addingTimeInterval(20))
         #expect(policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-200), now: now) == nil)
+        // As a wait: to the millisecond, never zero.
+        #expect(policy.untilNextChange(fix: dimmed, eta: window, generatedAt: now, now: now) == .milliseconds(7_001))
+        let due = now.addingTimeInterval(-60)...now.addingTimeInterval(-0.0008)
+        #expect(policy.untilNextChange(fix: nil, eta: due, generatedAt: now, now: now) == .milliseconds(1))
     }
 
     @Test func noFixMeansNoPin() {
