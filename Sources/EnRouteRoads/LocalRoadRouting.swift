@@ -137,7 +137,7 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
                 (0..<destinations.count).map { column in
                     let cell = row * destinations.count + column
                     guard table.weights[cell] != Int.max else { return nil }
-                    return RoadCost(durationSeconds: Double(table.weights[cell]) / 10, distanceMeters: table.distances[cell])
+                    return RoadCost(durationSeconds: EdgeBasedGraph.seconds(ofWeight: table.weights[cell]), distanceMeters: table.distances[cell])
                 }
             }
         } catch {
