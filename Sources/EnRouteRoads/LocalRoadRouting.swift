@@ -222,6 +222,7 @@ extension RoadLeg {
     init(_ route: RoadRoute, network: RoadNetwork, from: Coordinate, to: Coordinate) {
         self.init(distanceMeters: route.distanceMeters, durationSeconds: route.durationSeconds,
                   geometry: route.geometry.map(Coordinate.init), steps: route.steps.map(RouteManeuver.init),
-                  start: RoadWaypoint(route.start, network: network), end: RoadWaypoint(route.end, network: network))
+                  start: RoadWaypoint(route.start, network: network), end: RoadWaypoint(route.end, network: network),
+                  roadClass: RoadClass(edgeRawValue: route.mainRoadClass)?.highwayValue ?? "all")
     }
 }

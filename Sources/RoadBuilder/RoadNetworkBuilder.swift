@@ -35,14 +35,10 @@ public enum RoadNetworkBuilder {
     }
 
     /// The raw class value `RoadNetwork.edgeRoadClass` holds for a class: its position in `RoadClass.allCases`.
-    public static func rawValue(of roadClass: RoadClass) -> UInt8 {
-        UInt8(RoadClass.allCases.firstIndex(of: roadClass)!)
-    }
+    public static func rawValue(of roadClass: RoadClass) -> UInt8 { roadClass.edgeRawValue }
 
     /// The class of a raw `RoadNetwork.edgeRoadClass` value written by the builder.
-    public static func roadClass(raw: UInt8) -> RoadClass? {
-        Int(raw) < RoadClass.allCases.count ? RoadClass.allCases[Int(raw)] : nil
-    }
+    public static func roadClass(raw: UInt8) -> RoadClass? { RoadClass(edgeRawValue: raw) }
 
     /// A build's network, its report, and each edge's OSM way id (for tests and diagnostics).
     struct Built: Sendable {

@@ -124,6 +124,21 @@ import Testing
         #expect(abs((table.durationSeconds(0, 1) ?? 0) - through.durationSeconds) < 0.2)
     }
 
+    @Test func aRoutesMainRoadClassIsTheOneItSpendsMostTimeOn() throws {
+        var map = Map()
+        let rows = Self.grid(&map)
+        // 100 m of residential street off the grid's corner, then 2 km of primary road.
+        let junction = map.node(east: 800, north: 0)
+        let far = map.node(east: 2_800, north: 0)
+        map.way([rows[0][7], junction], Self.residential)
+        map.way([junction, far], ["highway": "primary"])
+        let router = Self.router(try map.build().network)
+        let long = try router.route(from: map.coordinate(rows[0][7]), to: map.coordinate(far))
+        #expect(RoadClass(edgeRawValue: long.mainRoadClass) == .primary)
+        let short = try router.route(from: map.coordinate(rows[0][0]), to: map.coordinate(rows[0][7]), detail: .summary)
+        #expect(RoadClass(edgeRawValue: short.mainRoadClass) == .residential)
+    }
+
     @Test func aGraphFileKeepsWhichEdgesAreDestinationOnly() throws {
         var map = Map()
         let rows = Self.grid(&map)

@@ -329,16 +329,26 @@ public final class Router {
         let meters = pieces.reduce(0) { $0 + $1.meters }
         let total = pieces.reduce(0) { $0 + $1.weight }
         assert(total == weight, "the pieces' weights must add up to the path's")
+        let mainClass = mainRoadClass(of: pieces)
         guard detail == .full else {
             return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
-                             geometry: [], steps: [], start: start, end: end, edges: edges)
+                             geometry: [], steps: [], start: start, end: end, edges: edges, mainRoadClass: mainClass)
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
         var geometry: [RoadCoordinate] = []
         geometry.reserveCapacity(steps.reduce(0) { $0 + $1.geometry.count })
         for piece in pieces { append(piece, to: &geometry) }
         return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
-                         geometry: geometry, steps: steps, start: start, end: end, edges: edges)
+                         geometry: geometry, steps: steps, start: start, end: end, edges: edges, mainRoadClass: mainClass)
+    }
+
+    /// The class the pieces spend the most time on (ties to the more important, lower raw value).
+    private func mainRoadClass(of pieces: [Piece]) -> UInt8 {
+        var seconds = [Int](repeating: 0, count: 256)
+        for piece in pieces { seconds[Int(network.edgeRoadClass[Int(piece.edge)])] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
+        var best = 0
+        for raw in seconds.indices where seconds[raw] > seconds[best] { best = raw }
+        return UInt8(best)
     }
 
     /// Appends a piece's points to `points`, less its first where `points` already ends there.
