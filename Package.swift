@@ -194,7 +194,7 @@ package.targets += [
                 swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
-    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit", "EnRouteCrypto"], swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
     .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"], swiftSettings: settings),
