@@ -114,7 +114,7 @@ public final class ProofCaptureQueue: Sendable {
                 guard let next = Int(answer.header("upload-offset") ?? ""), next > offset else { throw APIError.status(204) }
                 offset = next
                 try store.recordProgress(proof.proofId, location: location, acknowledged: offset)
-            case 460:
+            case 409, 460:
                 // Another offset on the server (a lost answer) or a chunk damaged on the way: ask where it stands.
                 let head = try await send("HEAD", location)
                 guard head.status == 200, let at = Int(head.header("upload-offset") ?? "") else { throw APIError.status(head.status) }
