@@ -227,7 +227,7 @@ public final class Backend: Sendable {
         let roadSpeeds = effects.roadSpeeds
         let worker = paymentWorker, service = self.service, sandbox = effects.payments as? SandboxGateway
         let quoteStore = payments.quotes.store
-        let calls = self.calls
+        let calls = self.calls, proofs = self.proofs
         tasks.withLock {
             $0.append(Task { await sender.run() })
             $0.append(Task { await calls.run() })
@@ -246,6 +246,8 @@ public final class Backend: Sendable {
                 while !Task.isCancelled {
                     try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
                     try? await quoteStore.purge(expiredBefore: now().addingTimeInterval(-30 * 86_400))
+                    // A proof upload not finished within a day was abandoned: its bytes go.
+                    try? await proofs.purgeAbandoned(createdBefore: now().addingTimeInterval(-86_400))
                     try? await clock.sleep(for: .seconds(3600))
                 }
             })

@@ -156,6 +156,21 @@ import TestSupport
         #expect(clash.status == 409)
     }
 
+    /// An upload left unfinished for a day is dropped with its bytes; a complete one stays.
+    @Test func anAbandonedUploadIsPurgedAfterADayAndACompleteOneStays() async throws {
+        let (backend, tripId) = try await Self.makeSUT()
+        let abandoned = try await backend.createUpload(tripId, length: Self.png.count, proofId: "abandoned")
+        #expect(await backend.patch(abandoned, offset: 0, Array(Self.png[..<100])).status == 204)
+        let done = try await backend.createUpload(tripId, length: Self.png.count, proofId: "done")
+        #expect(await backend.patch(done, offset: 0, Self.png).status == 204)
+        await backend.clock.advance(by: .seconds(86_000))
+        #expect(try await backend.backend.proofs.purgeAbandoned(createdBefore: backend.clock.date.addingTimeInterval(-86_400)) == 0)
+        await backend.clock.advance(by: .seconds(401))
+        #expect(try await backend.backend.proofs.purgeAbandoned(createdBefore: backend.clock.date.addingTimeInterval(-86_400)) == 1)
+        #expect(await backend.tus("HEAD", abandoned, token: backend.token("p1", .provider)).status == 404)
+        #expect(await backend.tus("HEAD", done, token: backend.token("p1", .provider)).status == 200)
+    }
+
     static func metadata(_ tripId: String, kind: String = "photo", type: String = "image/png", proofId: String? = nil) -> String {
         func b64(_ s: String) -> String { Data(s.utf8).base64EncodedString() }
         return ["tripId \(b64(tripId))", "kind \(b64(kind))", "contentType \(b64(type))"].joined(separator: ",")

@@ -35,6 +35,12 @@ import EnRouteStorage
         let store = try SQLiteProofUploadStore(tripStore: try SQLiteTripStore(path: db.path))
         #expect(try await store.upload(id: "u1") == upload)
         #expect(try await store.proofId(tripId: "T1") == "u1")
+        #expect(try await store.incomplete(createdBefore: Rows.t0.addingTimeInterval(1)).map(\.id) == ["u1"])
+        #expect(try await store.incomplete(createdBefore: Rows.t0).isEmpty)
+        var complete = upload
+        complete.offset = 10; complete.completedAt = Rows.t0.addingTimeInterval(5)
+        try await store.save(complete)
+        #expect(try await store.incomplete(createdBefore: Rows.t0.addingTimeInterval(60)).isEmpty)
         try await store.delete(id: "u1")
         #expect(try await store.upload(id: "u1") == nil)
     }

@@ -40,6 +40,8 @@ public protocol ProofUploadStore: Sendable {
     func link(tripId: String, proofId: String) async throws
     /// The proof id the trip's `delivered` step named, nil when none.
     func proofId(tripId: String) async throws -> String?
+    /// Uploads not yet complete that were created before `cutoff`.
+    func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload]
 }
 
 /// Upload state in memory, for tests and the in-memory backend.
@@ -51,4 +53,7 @@ public final class InMemoryProofUploadStore: ProofUploadStore {
     public func delete(id: String) async throws { _ = state.withLock { $0.uploads.removeValue(forKey: id) } }
     public func link(tripId: String, proofId: String) async throws { state.withLock { $0.links[tripId] = proofId } }
     public func proofId(tripId: String) async throws -> String? { state.withLock { $0.links[tripId] } }
+    public func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload] {
+        state.withLock { $0.uploads.values.filter { !$0.isComplete && $0.createdAt < cutoff }.sorted { $0.id < $1.id } }
+    }
 }

@@ -92,10 +92,12 @@ public final class ProofUploads: Sendable {
     /// Appends `bytes` at `offset` (tus `PATCH`): 409 when `offset` is not the server's; on the last byte the content is
     /// checked against its type (422 and the upload is dropped when it is not what it says).
     public func append(_ id: String, offset: Int, bytes: [UInt8], by account: Account) async throws(ProofProblem) -> ProofUpload {
+        _ = try await self.upload(id, by: account)
         guard busy.withLock({ $0.insert(id).inserted }) else {
             throw ProofProblem(409, "Conflict", "Another PATCH of this upload is under way; ask HEAD for the offset and go on from there.")
         }
         defer { _ = busy.withLock { $0.remove(id) } }
+        // Read again under the claim: the offset another append just stored is the one that counts.
         var upload = try await self.upload(id, by: account)
         guard offset == upload.offset else {
             throw ProofProblem(409, "Conflict", "Upload-Offset is \(offset) but the server holds \(upload.offset) bytes; resume from \(upload.offset).")
@@ -140,6 +142,17 @@ public final class ProofUploads: Sendable {
         if let upload = try await stored(proofId), upload.providerId != account.id || upload.tripId != trip.id {
             throw ProofProblem(422, "Unprocessable Content", "/proofId names an upload that is not this trip's")
         }
+    }
+
+    /// Drops uploads that were never completed and were created before `cutoff`, with their bytes; returns how many.
+    @discardableResult
+    public func purgeAbandoned(createdBefore cutoff: Date) async throws -> Int {
+        let stale = try await uploads.incomplete(createdBefore: cutoff)
+        for upload in stale {
+            try? await blobs.delete(upload.id)
+            try await uploads.delete(id: upload.id)
+        }
+        return stale.count
     }
 
     /// Records `proofId` as the proof of `tripId`.
