@@ -111,6 +111,24 @@ import Synchronization
         #expect(relay.openSessionCount == 0, "a refused call opens nothing")
     }
 
+    /// The running backend closes the session by itself: its closer sleeps on the injected clock, a trip's end wakes it,
+    /// and it closes the session on its first sweep after the stated time.
+    @Test func theRunningBackendClosesTheSessionOnItsClock() async throws {
+        let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
+        let clock = ManualClock()
+        let backend = await Self.makeSUT(relay: relay, clock: clock)
+        try await backend.backend.start()
+        let trip = try await backend.requestRide()
+        _ = await backend.assign(trip.id, to: "p1")
+        _ = try await backend.dial(trip.id, "c1", .customer)
+        for step in ["driverArrived", "onTrip", "completed"] { _ = await backend.step(trip.id, step) }
+        let ended = clock.date
+        try await eventually("the session is closed", advancing: clock, by: .seconds(10), steps: 200) { relay.openSessionCount == 0 }
+        let closedAt = clock.date.timeIntervalSince(ended)
+        #expect(closedAt >= 15 * 60 && closedAt <= 15 * 60 + 40, "closed within a sweep of the stated 15 minutes, \(closedAt) s after the end")
+        await backend.backend.stop()
+    }
+
     /// A provider who gives the trip up before pickup takes their mapping with them: the next provider gets a new session.
     @Test func anotherProviderGetsANewSessionAndTheOldOneCloses() async throws {
         let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
