@@ -48,6 +48,9 @@ import TestSupport
         #expect(try await call(provider, "POST", APIPath.providerTripSteps(order),
                                json: #"{"changeId":"k1","step":"onTheWay","deviceTime":"2026-10-20T18:40:00Z"}"#).status == 200)
 
+        // The engine passes OPTIONS and HEAD through like any method.
+        let options = try await http.send(HTTPClientRequest(method: "OPTIONS", url: URL(string: "http://127.0.0.1:\(server.port)\(APIPath.uploads)")!))
+        #expect(options.status == 204 && options.header("tus-extension") == "creation,checksum,termination")
         func b64(_ s: String) -> String { Data(s.utf8).base64EncodedString() }
         let created = try await tus("POST", APIPath.uploads, headers: [
             "Upload-Length": String(photo.count),
