@@ -39,6 +39,8 @@ public struct EnRouteAPI: Sendable {
     public let paymentHooks: PaymentHooks
     /// The customers' saved payment methods.
     public let paymentMethods: PaymentMethods
+    /// Relayed calls, phone numbers and proof uploads (issue 15); without them those routes are not served.
+    public var contact: ContactServices?
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -75,6 +77,7 @@ public struct EnRouteAPI: Sendable {
         addOSRMRoutes(&r)
         addMoneyRoutes(&r)
         addPaymentMethodRoutes(&r)
+        addContactRoutes(&r); addUploadRoutes(&r)
         devices.register(into: &r)
         return r
     }
