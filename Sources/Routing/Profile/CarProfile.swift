@@ -33,12 +33,12 @@ public struct CarProfile: Sendable {
     /// The profile with the defaults the README's table lists.
     public init() {
         classSpeedKmh = [
-            .motorway: 100, .motorwayLink: 50,
-            .trunk: 80, .trunkLink: 45,
-            .primary: 60, .primaryLink: 40,
-            .secondary: 50, .secondaryLink: 35,
-            .tertiary: 40, .tertiaryLink: 30,
-            .unclassified: 30, .residential: 25, .livingStreet: 10, .service: 15,
+            .motorway: 90, .motorwayLink: 45,
+            .trunk: 85, .trunkLink: 40,
+            .primary: 65, .primaryLink: 30,
+            .secondary: 55, .secondaryLink: 25,
+            .tertiary: 40, .tertiaryLink: 20,
+            .unclassified: 25, .residential: 25, .livingStreet: 10, .service: 15,
         ]
         serviceSpeedKmh = ["parking_aisle": 5, "parking": 5, "driveway": 8, "drive-through": 5, "drive-thru": 5, "alley": 10]
         postedSpeedFactor = 0.8
