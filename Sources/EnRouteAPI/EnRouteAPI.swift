@@ -39,6 +39,8 @@ public struct EnRouteAPI: Sendable {
     public let paymentHooks: PaymentHooks
     /// The customers' saved payment methods.
     public let paymentMethods: PaymentMethods
+    /// Trips' chats (issue 15); nil serves none.
+    public let chat: ChatService?
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -49,7 +51,9 @@ public struct EnRouteAPI: Sendable {
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
                 rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
                 roads: (any RoadRouting)? = nil, paymentMethods: PaymentMethods, paymentHooks: PaymentHooks = PaymentHooks(),
+                chat: ChatService? = nil,
                 ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
+        self.chat = chat
         self.directory = directory
         self.paymentHooks = paymentHooks
         self.roads = roads
@@ -75,6 +79,7 @@ public struct EnRouteAPI: Sendable {
         addOSRMRoutes(&r)
         addMoneyRoutes(&r)
         addPaymentMethodRoutes(&r)
+        if let chat { addChatRoutes(&r, chat) }
         devices.register(into: &r)
         return r
     }

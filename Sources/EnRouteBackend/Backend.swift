@@ -48,6 +48,8 @@ public final class Backend: Sendable {
     public let web: WebSurfaces
     /// The offers and pushes the console shows per trip.
     public let journal: OpsJournal
+    /// Trips' chats: messages, live sockets, pushes to whoever has none open, removal after the end.
+    public let chat: ChatService
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -57,6 +59,7 @@ public final class Backend: Sendable {
         let now = effects.now, log = effects.log
         let etaSamples: any EtaSampleStore
         let quoteStore: any QuoteStore
+        let chatStore: any ChatStore
         let shareLinks: any ShareLinkStore
         let journal = OpsJournal(now: now)
         self.journal = journal
@@ -65,6 +68,7 @@ public final class Backend: Sendable {
             etaSamples = InMemoryEtaSampleStore()
             paymentMethodStore = InMemoryPaymentMethodStore()
             quoteStore = InMemoryQuoteStore()
+            chatStore = InMemoryChatStore()
             shareLinks = InMemoryShareLinkStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
@@ -82,6 +86,7 @@ public final class Backend: Sendable {
             etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
             paymentMethodStore = try SQLitePaymentMethodStore(tripStore: trips, now: now)
             quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
+            chatStore = try SQLiteChatStore(tripStore: trips, now: now)
             shareLinks = try SQLiteShareLinkStore(tripStore: trips, now: now)
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
@@ -169,6 +174,9 @@ public final class Backend: Sendable {
                             offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
                             log: log)
         lateSender.value = sender
+        chat = ChatService(store: chatStore, trips: service, policy: configuration.chat,
+                           notifier: ChatPushPlanner(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log),
+                           clock: effects.clock, now: now, log: log)
         auth = Authenticator(secret: configuration.secret, previousSecrets: configuration.previousSecrets,
                              leeway: configuration.tokenLeeway, now: now)
         paymentMethods = PaymentMethods(store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
@@ -181,6 +189,7 @@ public final class Backend: Sendable {
                          roads: effects.roads,
                          paymentMethods: paymentMethods,
                          paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
+                         chat: chat,
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
         web = WebSurfaces(service: service, providers: providers, paths: paths, auth: auth, wire: api.wire, secret: configuration.secret,
@@ -204,11 +213,12 @@ public final class Backend: Sendable {
         let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
         let retention = service.idempotencyRetention
         let roadSpeeds = effects.roadSpeeds
-        let worker = paymentWorker, service = self.service, sandbox = effects.payments as? SandboxGateway
+        let worker = paymentWorker, chat = self.chat, service = self.service, sandbox = effects.payments as? SandboxGateway
         let quoteStore = payments.quotes.store
         tasks.withLock {
             $0.append(Task { await sender.run() })
             $0.append(Task { await worker.run() })
+            $0.append(Task { await chat.run() })
             // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the worker.
             if let sandbox {
                 $0.append(Task { [weak service] in
