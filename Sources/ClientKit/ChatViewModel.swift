@@ -65,7 +65,8 @@ public final class ChatViewModel {
             do {
                 let stored = try await api.send(tripId: tripId, messageId: id, text: line.text)
                 outbox.removeAll { $0 == id }
-                receive(stored)
+                // Not a step of the history: earlier messages may still be unread from the server.
+                receive(stored, inOrder: false)
             } catch is CancellationError {
                 for id in outbox { setStatus(id, .waiting) }
                 return
@@ -163,9 +164,10 @@ public final class ChatViewModel {
         }
     }
 
-    /// A stored message: confirms my outbox line or adds the line, keeping the order by sequence.
-    private func receive(_ message: ChatMessage) {
-        lastSeq = max(lastSeq, message.seq)
+    /// A stored message: confirms my outbox line or adds the line, keeping the order by sequence. `inOrder` when it came
+    /// from the history or the live socket, which hand out every message in sequence: then it moves the resync cursor.
+    private func receive(_ message: ChatMessage, inOrder: Bool = true) {
+        if inOrder { lastSeq = max(lastSeq, message.seq) }
         let mine = message.from == me
         if let index = state.lines.firstIndex(where: { $0.mine == mine && $0.messageId == message.messageId }) {
             state.lines[index].seq = message.seq
