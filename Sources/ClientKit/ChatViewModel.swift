@@ -102,7 +102,7 @@ public final class ChatViewModel {
     /// Loads the conversation, then follows it live, reconnecting (and resyncing) after `retryDelay` whenever the
     /// socket drops, until the conversation closes or the task is cancelled.
     public func run() async {
-        while !Task.isCancelled, state.closedReason == nil {
+        while !Task.isCancelled, state.closedReason == nil, state.unavailableReason == nil {
             do {
                 try await sync()
                 if state.closedReason != nil { return }
@@ -117,12 +117,16 @@ public final class ChatViewModel {
                 socket.close()
             } catch is CancellationError {
                 break
+            } catch let APIError.problem(problem) where [401, 403, 404].contains(problem.status) {
+                // Not this account's conversation: trying again would not change that.
+                state.unavailableReason = problem.detail ?? problem.title
+                break
             } catch {
-                // Offline or refused: try again after the pause.
+                // Offline or the server failing: try again after the pause.
             }
             self.socket = nil
             state.isLive = false
-            if state.closedReason != nil { return }
+            if state.closedReason != nil || state.unavailableReason != nil { return }
             do { try await clock.sleep(for: retryDelay) } catch { return }
         }
         socket?.close()

@@ -42,11 +42,13 @@ public struct ChatViewState: Sendable, Equatable {
     public var closedReason: String?
     /// True while the live socket is open.
     public var isLive = false
+    /// Set when the server refuses this account the conversation (not its trip, signed out): nothing to show or write.
+    public var unavailableReason: String?
 
     public init() {}
 
     /// The composer shows only while the conversation is open.
-    public var showsComposer: Bool { closedReason == nil }
+    public var showsComposer: Bool { closedReason == nil && unavailableReason == nil }
     /// Messages still in the outbox.
     public var pendingCount: Int { lines.filter { $0.status == .sending || $0.status == .waiting }.count }
 }

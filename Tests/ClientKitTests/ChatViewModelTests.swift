@@ -193,3 +193,20 @@ final class FakeChatConnection: ChatConnection {
         #expect(vm.state.closedReason == "The trip has ended." && !vm.state.showsComposer)
     }
 }
+
+extension ChatViewModelTests {
+    @Test func aTripThatIsNotTheAccountsEndsTheScreenWithTheServersAnswer() async throws {
+        let api = RefusingChatAPI(), connection = FakeChatConnection()
+        let vm = ChatViewModel(tripId: "T1", me: .customer, api: api, connection: connection, clock: ManualClock(), newMessageId: { "x" })
+        await vm.run()   // returns: no retry loop against a 404
+        #expect(vm.state.unavailableReason == "No such trip.")
+        #expect(!vm.state.showsComposer && connection.opened.isEmpty)
+    }
+}
+
+/// Answers every request with the server's 404.
+struct RefusingChatAPI: ChatAPI {
+    static let notFound = APIError.problem(Problem(title: "Not Found", status: 404, detail: "No such trip."))
+    func send(tripId: String, messageId: String, text: String) async throws -> ChatMessage { throw Self.notFound }
+    func history(tripId: String, after: Int64) async throws -> ChatHistory { throw Self.notFound }
+}
