@@ -1,5 +1,5 @@
 public import Foundation
-public import EnRouteModels
+import EnRouteModels
 
 /// One line of the conversation as the chat screen shows it.
 public struct ChatLine: Sendable, Equatable, Identifiable {

@@ -108,3 +108,26 @@ import TestSupport
         #expect(!String(decoding: push.payload, as: UTF8.self).contains("coffee"))
     }
 }
+
+extension ChatPushTests {
+    /// The device's service extension shows the message itself in place of the generic line.
+    @Test func theServiceExtensionOpensTheMessageIntoTheBody() async throws {
+        let sut = try await makeSUT()
+        let keys = InMemoryKeyStore()
+        try await sut.register("p1", .provider, publicKey: try await keys.makeKeyPair())
+        _ = try await sut.write("Gate code 4521", as: "c1", .customer)
+        try await sut.drain()
+        let push = try #require(sut.gateway.sent.first)
+        let payload = try #require(NotificationPayload(json: push.payload))
+        let logic = NotificationServiceLogic(keys: keys, images: ChatNoImages(), attachments: ChatNoAttachments(), clock: sut.backend.clock)
+        #expect(await logic.didReceive(payload) == EnrichedNotification(title: "New message", body: "Gate code 4521"))
+    }
+}
+
+private struct ChatNoImages: ImageFetcher {
+    func fetch(_ url: URL) async throws -> Data { Issue.record("a chat push has no image"); return Data() }
+}
+
+private struct ChatNoAttachments: AttachmentWriter {
+    func write(_ data: Data, suggestedName: String) throws -> URL { Issue.record("a chat push has no attachment"); return URL(fileURLWithPath: "/") }
+}
