@@ -164,3 +164,31 @@ import TestSupport
         #expect(await backend.call("GET", APIPath.tripChat(trip), token: nil, headers: Self.upgrade).status == 401)
     }
 }
+
+extension ChatAPITests {
+    /// On SQLite the conversation, its close and its removal survive a restart of the backend.
+    @Test func onSQLiteTheConversationOutlivesARestartAndIsRemovedAfterIt() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-chat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("enroute.sqlite").path
+        let clock = ManualClock()
+        let trip: String
+        do {
+            let first = TestBackend(clock: clock, storage: .sqlite(path: path))
+            trip = try await first.requestRide("c1").id
+            try #require(await first.assign(trip, to: "p1").status == 200)
+            #expect(await post(first, trip, as: "c1", .customer, id: "m-1", text: "Blue door").status == 201)
+            try await complete(first, trip)
+            #expect(try await first.backend.chat.sweep() == 0, "the end is recorded, nothing is due")
+        }
+        let second = TestBackend(clock: clock, storage: .sqlite(path: path))
+        try await second.service.warm()
+        let kept = try await history(second, trip)
+        #expect(kept.messages.map(\.text) == ["Blue door"] && kept.closed)
+        #expect(await post(second, trip, as: "c1", .customer, id: "m-1", text: "Blue door").status == 200, "a resend after the restart")
+        await clock.advance(by: .seconds(24 * 3600 + 1))
+        #expect(try await second.backend.chat.sweep() == 1)
+        #expect(try await history(second, trip).messages.isEmpty)
+    }
+}
