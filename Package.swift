@@ -83,6 +83,8 @@ package.targets += [
     .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
+    /// Twilio Proxy behind the domain's `TelephonyRelay` (Services / Sessions / Participants over an injected `HTTPClient`).
+    .target(name: "EnRouteTwilio", dependencies: ["EnRouteDomain", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The Stripe `PaymentGateway` (PaymentIntents over an injected `HTTPClient`) and Stripe's webhook signatures.
     .target(name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"], swiftSettings: settings),
 ]
@@ -137,7 +139,7 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb"],
+                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -174,7 +176,7 @@ package.targets += [
     .testTarget(
         name: "EnRouteServerTests",
         dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteRoads",
-                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe"],
+                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio", "SQLiteKit"],
         swiftSettings: settings
     ),
     .testTarget(name: "EnRouteNotificationsTests",
@@ -192,7 +194,7 @@ package.targets += [
                 swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
-    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit", "EnRouteCrypto"], swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
     .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"], swiftSettings: settings),

@@ -36,7 +36,7 @@ as_customer /v1/orders -H "Idempotency-Key: st-seed-order-1" -d "{$BASKET,\"quot
 
 # One role's run; its report goes to $LOGS/ROLE.log.
 # The CLI through the interpreter the install script used, whether or not its scripts folder is on PATH.
-st() { "${PYTHON:-python3}" -c 'import sys; from schemathesis.cli import schemathesis; sys.argv[0] = "st"; schemathesis()' "$@"; }
+st() { SCHEMATHESIS_HOOKS="$PWD/scripts/schemathesis_hooks.py" "${PYTHON:-python3}" -c 'import sys; from schemathesis.cli import schemathesis; sys.argv[0] = "st"; schemathesis()' "$@"; }
 check() {
   st run "$API/openapi.yaml" --url "$API" -H "Authorization: Bearer $2" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \

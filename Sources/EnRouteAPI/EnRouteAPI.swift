@@ -41,6 +41,8 @@ public struct EnRouteAPI: Sendable {
     public let paymentMethods: PaymentMethods
     /// Trips' chats (issue 15); nil serves none.
     public let chat: ChatService?
+    /// Relayed calls, phone numbers and proof uploads (issue 15); without them those routes are not served.
+    public var contact: ContactServices?
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams
     /// Hears of every ops override (a direct assignment), for the server's log.
@@ -80,6 +82,7 @@ public struct EnRouteAPI: Sendable {
         addMoneyRoutes(&r)
         addPaymentMethodRoutes(&r)
         if let chat { addChatRoutes(&r, chat) }
+        addContactRoutes(&r); addUploadRoutes(&r)
         devices.register(into: &r)
         return r
     }

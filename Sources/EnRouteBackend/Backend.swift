@@ -50,6 +50,10 @@ public final class Backend: Sendable {
     public let journal: OpsJournal
     /// Trips' chats: messages, live sockets, pushes to whoever has none open, removal after the end.
     public let chat: ChatService
+    /// Relayed calls: one relay session per trip, closed a stated time after it ends.
+    public let calls: TripCalls
+    /// Proof-of-delivery uploads.
+    public let proofs: ProofUploads
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -61,6 +65,8 @@ public final class Backend: Sendable {
         let quoteStore: any QuoteStore
         let chatStore: any ChatStore
         let shareLinks: any ShareLinkStore
+        let phones: any PhoneBook
+        let contactSessions: any ContactSessionStore, proofUploads: any ProofUploadStore, blobs: any BlobStore
         let journal = OpsJournal(now: now)
         self.journal = journal
         switch configuration.storage {
@@ -70,6 +76,7 @@ public final class Backend: Sendable {
             quoteStore = InMemoryQuoteStore()
             chatStore = InMemoryChatStore()
             shareLinks = InMemoryShareLinkStore()
+            contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore(); blobs = InMemoryBlobStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
             let notifications = InMemoryNotifications()
@@ -77,6 +84,7 @@ public final class Backend: Sendable {
             ledger = notifications.ledger
             let directory = InMemoryDirectory()
             self.directory = directory
+            phones = directory
             seedDirectory = { directory.seed($0) }
             schemaVersion = nil
         case .sqlite(let path):
@@ -88,11 +96,15 @@ public final class Backend: Sendable {
             quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
             chatStore = try SQLiteChatStore(tripStore: trips, now: now)
             shareLinks = try SQLiteShareLinkStore(tripStore: trips, now: now)
+            contactSessions = try SQLiteContactSessionStore(tripStore: trips, now: now)
+            proofUploads = try SQLiteProofUploadStore(tripStore: trips, now: now)
+            blobs = try DiskBlobStore(directory: URL(fileURLWithPath: configuration.proofDirectory ?? path + ".blobs"))
             paths = try SQLitePathStore(tripStore: trips)
             devices = notifications
             ledger = notifications
             let directory = try SQLiteDirectory(path: path, now: now)
             self.directory = directory
+            phones = directory
             seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion
         }
@@ -181,7 +193,14 @@ public final class Backend: Sendable {
                              leeway: configuration.tokenLeeway, now: now)
         paymentMethods = PaymentMethods(store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
         let store = self.store
-        api = EnRouteAPI(service: service, auth: auth, metrics: metrics, providers: providers,
+        calls = TripCalls(service: service, relay: effects.telephony ?? LogTelephonyRelay(pool: LogTelephonyRelay.defaultPool, log: log),
+                          sessions: contactSessions, phones: phones, policy: configuration.calls, clock: effects.clock, now: now, log: log)
+        proofs = ProofUploads(service: service, uploads: proofUploads, blobs: blobs, ids: effects.uploadIDs, now: now,
+                              sha256: EnRouteAPI.sha256Hex)
+        service.onCommit { [weak calls] old, new in
+            if old?.status.isActive == true && !new.status.isActive || old?.providerId != nil && old?.providerId != new.providerId { calls?.wake() }
+        }
+        var api = EnRouteAPI(service: service, auth: auth, metrics: metrics, providers: providers,
                          rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
                          devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
                          directory: directory,
@@ -192,6 +211,8 @@ public final class Backend: Sendable {
                          chat: chat,
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
+        api.contact = ContactServices(calls: calls, phones: phones, proofs: proofs)
+        self.api = api
         web = WebSurfaces(service: service, providers: providers, paths: paths, auth: auth, wire: api.wire, secret: configuration.secret,
                           links: shareLinks, journal: journal, roadMap: effects.roadMap, clock: effects.clock, configuration: configuration.web)
         var router = api.router()
@@ -215,8 +236,10 @@ public final class Backend: Sendable {
         let roadSpeeds = effects.roadSpeeds
         let worker = paymentWorker, chat = self.chat, service = self.service, sandbox = effects.payments as? SandboxGateway
         let quoteStore = payments.quotes.store
+        let calls = self.calls, proofs = self.proofs
         tasks.withLock {
             $0.append(Task { await sender.run() })
+            $0.append(Task { await calls.run() })
             $0.append(Task { await worker.run() })
             $0.append(Task { await chat.run() })
             // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the worker.
@@ -233,6 +256,8 @@ public final class Backend: Sendable {
                 while !Task.isCancelled {
                     try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
                     try? await quoteStore.purge(expiredBefore: now().addingTimeInterval(-30 * 86_400))
+                    // A proof upload not finished within a day was abandoned: its bytes go.
+                    try? await proofs.purgeAbandoned(createdBefore: now().addingTimeInterval(-86_400))
                     try? await clock.sleep(for: .seconds(3600))
                 }
             })

@@ -43,6 +43,10 @@ public struct BackendConfiguration: Sendable {
     public var chat = ChatPolicy()
     /// The share page's and the ops console's settings (Leaflet's folder, link lifetimes).
     public var web = WebConfiguration()
+    /// When relayed calls are allowed and when their sessions close (issue 15).
+    public var calls = CallPolicy()
+    /// Where proof uploads' bytes go with SQLite storage; nil: `<db>.blobs` beside the database.
+    public var proofDirectory: String?
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {
@@ -80,6 +84,10 @@ public struct BackendEffects: Sendable {
     public var paymentWebhook: (@Sendable (_ body: [UInt8], _ signature: String?) throws -> GatewayEvent)?
     /// The road map the browser pages draw (from the loaded graph); nil: pages without roads.
     public var roadMap: RoadMap?
+    /// The relay calls go through; nil: the log-sink relay over its default pool.
+    public var telephony: (any TelephonyRelay)?
+    /// Proof upload ids (when the client names none).
+    public var uploadIDs: any IDGenerator = SequentialIDGenerator(prefix: "U")
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
@@ -108,5 +116,9 @@ public struct BackendEffects: Sendable {
                        nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds,
                        payments: payments ?? SandboxGateway(baseURL: sandboxBaseURL, ids: RandomIDGenerator(), now: { Date() }),
                        paymentMethodIDs: RandomIDGenerator(), quoteIDs: RandomIDGenerator(), paymentWebhook: paymentWebhook)
+            .with(uploadIDs: RandomIDGenerator())
     }
+
+    /// These effects with other upload ids.
+    func with(uploadIDs: any IDGenerator) -> BackendEffects { var copy = self; copy.uploadIDs = uploadIDs; return copy }
 }

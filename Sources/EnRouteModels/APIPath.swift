@@ -151,6 +151,18 @@ public enum APIPath {
         public static let roadMap = "/map/roads.geojson"
         /// Leaflet's files (leaflet.js, leaflet.css) from Debian's libjs-leaflet.
         public static let leafletAsset = "/assets/leaflet/{file}"
+        // Calls and proof (issue 15)
+        /// `PUT` sets, `GET` reads the caller's own phone number (E.164).
+        public static let accountPhone = "/v1/account/phone"
+        /// `POST`: the relay number this party dials to reach the other party of the trip.
+        public static let tripCall = "/v1/trips/{id}/call"
+        /// `OPTIONS` (tus capabilities), `POST` (tus creation): a proof-of-delivery upload.
+        public static let uploads = "/v1/uploads"
+        /// `HEAD` (where to resume), `PATCH` (append), `DELETE` (terminate): one tus upload.
+        public static let upload = "/v1/uploads/{id}"
+        /// `GET`: the trip's proof of delivery, once its upload is complete.
+        public static let tripProof = "/v1/trips/{id}/proof"
+
         /// The browser pages and their feeds, outside the `/v1` API.
         public static let pages: [String] = [sharePage, shareState, shareEvents, opsConsole, opsConsoleSession, opsConsoleEvents, roadMap, leafletAsset]
 
@@ -167,6 +179,7 @@ public enum APIPath {
             tripTip, tripRating, tripReceipt, merchantOrderItems, providerEarnings, stripeWebhook, sandboxChallenge,
             orderShare, tripShare, opsOverview, opsTrip, opsProviderActivity,
             tripMessages, tripChat,
+            accountPhone, tripCall, uploads, upload, tripProof,
         ]
     }
 
@@ -324,6 +337,19 @@ public enum APIPath {
     public static func shareState(_ token: String) -> String { fill(Template.shareState, token) }
     /// `/share/{token}/events`.
     public static func shareEvents(_ token: String) -> String { fill(Template.shareEvents, token) }
+
+    // MARK: - Calls and proof
+
+    /// `/v1/account/phone`.
+    public static var accountPhone: String { Template.accountPhone }
+    /// `/v1/trips/{id}/call`.
+    public static func tripCall(_ id: String) -> String { fill(Template.tripCall, id) }
+    /// `/v1/uploads`.
+    public static var uploads: String { Template.uploads }
+    /// `/v1/uploads/{id}`.
+    public static func upload(_ id: String) -> String { fill(Template.upload, id) }
+    /// `/v1/trips/{id}/proof`.
+    public static func tripProof(_ id: String) -> String { fill(Template.tripProof, id) }
 
     // MARK: - Filling templates
 

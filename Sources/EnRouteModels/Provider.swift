@@ -33,8 +33,10 @@ public struct StepRequest: Codable, Sendable, Equatable {
     public let step: String
     public let deviceTime: Date
     public let position: Coordinate?
-    public init(changeId: String, step: String, deviceTime: Date, position: Coordinate?) {
-        self.changeId = changeId; self.step = step; self.deviceTime = deviceTime; self.position = position
+    /// The `delivered` step's proof (its upload's id, `/v1/uploads/{proofId}`); the step is taken while the upload still runs.
+    public let proofId: String?
+    public init(changeId: String, step: String, deviceTime: Date, position: Coordinate?, proofId: String? = nil) {
+        self.changeId = changeId; self.step = step; self.deviceTime = deviceTime; self.position = position; self.proofId = proofId
     }
 }
 

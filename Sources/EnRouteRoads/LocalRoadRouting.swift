@@ -137,7 +137,7 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
                 (0..<destinations.count).map { column in
                     let cell = row * destinations.count + column
                     guard table.weights[cell] != Int.max else { return nil }
-                    return RoadCost(durationSeconds: Double(table.weights[cell]) / 10, distanceMeters: table.distances[cell])
+                    return RoadCost(durationSeconds: EdgeBasedGraph.seconds(ofWeight: table.weights[cell]), distanceMeters: table.distances[cell])
                 }
             }
         } catch {
@@ -222,6 +222,7 @@ extension RoadLeg {
     init(_ route: RoadRoute, network: RoadNetwork, from: Coordinate, to: Coordinate) {
         self.init(distanceMeters: route.distanceMeters, durationSeconds: route.durationSeconds,
                   geometry: route.geometry.map(Coordinate.init), steps: route.steps.map(RouteManeuver.init),
-                  start: RoadWaypoint(route.start, network: network), end: RoadWaypoint(route.end, network: network))
+                  start: RoadWaypoint(route.start, network: network), end: RoadWaypoint(route.end, network: network),
+                  roadClass: RoadClass(edgeRawValue: route.mainRoadClass)?.highwayValue ?? "all")
     }
 }

@@ -9,8 +9,10 @@ import Synchronization
 /// connections share it). Lookups are answered from an in-memory view loaded on open and updated
 /// after every committed write; lists page through the tables by their primary keys.
 public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
-    private let db: Mutex<SQLiteDatabase>
+    let db: Mutex<SQLiteDatabase>
     private let view = DirectoryView()
+    /// Every stored phone number, loaded on open and kept current by `setPhoneNumber`.
+    let phones = Mutex<[Account: E164PhoneNumber]>([:])
     public let path: String
 
     /// The directory's schema migrations, applied in order once each (recorded in `directory_migrations`).
@@ -33,6 +35,11 @@ public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
         CREATE TABLE provider_vehicles (
             provider_id TEXT PRIMARY KEY REFERENCES providers(id), model TEXT NOT NULL, plate TEXT NOT NULL) WITHOUT ROWID;
         """,
+        // Issue 15: the parties' own numbers, E.164, for the relay only (customers have no other directory row).
+        """
+        CREATE TABLE phone_numbers (
+            role TEXT NOT NULL, account_id TEXT NOT NULL, e164 TEXT NOT NULL, PRIMARY KEY (role, account_id)) WITHOUT ROWID;
+        """,
     ]
 
     /// Opens (creating if needed) the directory tables in the database at `path` and loads the view;
@@ -43,6 +50,8 @@ public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
         try database.migrate(Self.migrations, table: "directory_migrations", appliedAt: now())
         for merchant in try Self.merchants(database, after: nil, limit: nil) { view.put(merchant) }
         for profile in try Self.providers(database, after: nil, limit: nil) { view.put(profile) }
+        let numbers = try Self.phoneNumbers(database)
+        phones.withLock { $0 = numbers }
         db = Mutex(database)
     }
 

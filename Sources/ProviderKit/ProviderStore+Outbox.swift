@@ -13,17 +13,22 @@ extension ProviderStore {
                 INSERT INTO step_outbox (change_id, trip_id, step, device_time, lat, lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 """, [.text(change.changeId), .text(change.tripId), .text(change.step.rawValue), change.deviceTime.storedValue,
                       change.position.map { .real($0.lat) } ?? .null, change.position.map { .real($0.lng) } ?? .null])
+            if let proofId = change.proofId {
+                try db.run("INSERT INTO step_proofs (change_id, proof_id) VALUES (?1, ?2)", [.text(change.changeId), .text(proofId)])
+            }
             return try Self.localTrip(change.tripId, db)!
         }
     }
 
     /// Every unanswered change, oldest first.
     func pendingChanges() throws -> [StepChange] {
-        try read { db in
+        let proofs = try stepProofs()
+        return try read { db in
             try db.query("SELECT change_id, trip_id, step, device_time, lat, lng FROM step_outbox ORDER BY seq", []) { row in
                 StepChange(changeId: row.text(0) ?? "", tripId: row.text(1) ?? "", step: ProviderStep(rawValue: row.text(2) ?? "") ?? .cancelled,
                            deviceTime: Date(stored: row.double(3)),
-                           position: row.isNull(4) ? nil : Coordinate(lat: row.double(4), lng: row.double(5)))
+                           position: row.isNull(4) ? nil : Coordinate(lat: row.double(4), lng: row.double(5)),
+                           proofId: proofs[row.text(0) ?? ""])
             }
         }
     }
@@ -33,6 +38,7 @@ extension ProviderStore {
         let snapshot = try Self.encode(trip)
         return try write { db in
             try db.run("DELETE FROM step_outbox WHERE change_id = ?1", [.text(changeId)])
+            try db.run("DELETE FROM step_proofs WHERE change_id NOT IN (SELECT change_id FROM step_outbox)", [])
             try Self.save(trip, snapshot, db)
             return try Self.localTrip(trip.id, db)!
         }
@@ -48,6 +54,7 @@ extension ProviderStore {
             try db.run("DELETE FROM step_outbox WHERE trip_id = ?1 AND seq >= (SELECT seq FROM step_outbox WHERE change_id = ?2)",
                        [.text(trip.id), .text(changeId)])
             try db.run("DELETE FROM step_outbox WHERE change_id = ?1", [.text(changeId)])
+            try db.run("DELETE FROM step_proofs WHERE change_id NOT IN (SELECT change_id FROM step_outbox)", [])
             try Self.save(trip, snapshot, db)
             return (try Self.localTrip(trip.id, db)!, Array(later))
         }

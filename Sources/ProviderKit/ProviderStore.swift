@@ -14,6 +14,7 @@ public final class ProviderStore: @unchecked Sendable {
     public init(path: String) throws {
         let database = try SQLiteDatabase(path: path)
         try database.execute(Self.schema)
+        try database.execute(Self.proofSchema)
         self.database = database
     }
 

@@ -13,14 +13,17 @@ public struct StepChange: Codable, Sendable, Equatable {
     public let deviceTime: Date
     /// The last kept position when the provider tapped.
     public let position: Coordinate?
+    /// The `delivered` step's proof, queued in the `ProofCaptureQueue` under this id.
+    public var proofId: String? = nil
 
     /// A change as `reportStep` records it.
-    public init(changeId: String, tripId: String, step: ProviderStep, deviceTime: Date, position: Coordinate?) {
+    public init(changeId: String, tripId: String, step: ProviderStep, deviceTime: Date, position: Coordinate?, proofId: String? = nil) {
         self.changeId = changeId; self.tripId = tripId; self.step = step; self.deviceTime = deviceTime; self.position = position
+        self.proofId = proofId
     }
 
     /// The request body for `POST /v1/provider/trips/{id}/steps`.
     public var request: StepRequest {
-        StepRequest(changeId: changeId, step: step.rawValue, deviceTime: deviceTime, position: position)
+        StepRequest(changeId: changeId, step: step.rawValue, deviceTime: deviceTime, position: position, proofId: proofId)
     }
 }

@@ -19,10 +19,11 @@ public final class StepOutbox: Sendable {
 
     /// Seed 004 `reportStep`: writes the change (new id, device time, last kept position) and the trip's displayed
     /// status in one transaction, and returns the trip as the screen should now show it. Never touches the network.
+    /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id): the step goes at once, the proof follows.
     @discardableResult
-    public func reportStep(_ step: ProviderStep, on trip: TripSnapshot) throws -> (change: StepChange, trip: LocalTrip) {
+    public func reportStep(_ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil) throws -> (change: StepChange, trip: LocalTrip) {
         let change = StepChange(changeId: makeID(), tripId: trip.id, step: step, deviceTime: dates.now(),
-                                position: positions.lastKeptFix?.coordinate)
+                                position: positions.lastKeptFix?.coordinate, proofId: proofId)
         let local = try store.enqueue(change, trip: trip)
         return (change, local)
     }

@@ -9,34 +9,36 @@ public import Routing
 /// split into segments at its ends, at nodes other usable ways share, at delay nodes and at barriers; each segment
 /// becomes one directed edge per direction the profile allows, with duration = length / speed. A blocking barrier
 /// cuts the way (each side ends at its own copy of the barrier node), and so does a reference to a node the file
-/// does not hold. Strongly connected components smaller than `minimumComponentSize` nodes are dropped, and
+/// does not hold. Strongly connected components smaller than `minimumComponentSize` nodes are dropped unless they
+/// hold `minimumComponentMeters` of road and hang off a larger network, and
 /// `no_*`/`only_*` restrictions with a via node are mapped onto the directed edges around it (via-way
 /// restrictions are counted and skipped).
 public enum RoadNetworkBuilder {
-    /// The island threshold OSRM uses by default (`--small-component-size 50`).
+    /// The island threshold in graph nodes (the bench runs OSRM with the same `--small-component-size 50`).
     public static let defaultMinimumComponentSize = 50
+    /// The island threshold in metres of road: a part holding this much road is kept whatever its node count when
+    /// it hangs off a larger network (a car park's aisles are a few hundred metres; a district one-way streets cut
+    /// off at an extract's edge is more).
+    public static let defaultMinimumComponentMeters = 1_000.0
     /// No edge is faster than this many seconds (one decisecond, the router's weight unit).
     public static let minimumEdgeSeconds = 0.1
 
     /// Reads the PBF at `path` and builds its car network and report; `progress` gets one line per phase.
     public static func build(osm path: String, profile: CarProfile = .standard,
                              minimumComponentSize: Int = defaultMinimumComponentSize,
+                             minimumComponentMeters: Double = defaultMinimumComponentMeters,
                              now: () -> ContinuousClock.Instant = { ContinuousClock.now },
                              progress: (String) -> Void = { _ in }) throws -> (RoadNetwork, BuildReport) {
         let built = try build(reader: OSMReader(path: path), profile: profile, minimumComponentSize: minimumComponentSize,
-                              now: now, progress: progress)
+                              minimumComponentMeters: minimumComponentMeters, now: now, progress: progress)
         return (built.network, built.report)
     }
 
     /// The raw class value `RoadNetwork.edgeRoadClass` holds for a class: its position in `RoadClass.allCases`.
-    public static func rawValue(of roadClass: RoadClass) -> UInt8 {
-        UInt8(RoadClass.allCases.firstIndex(of: roadClass)!)
-    }
+    public static func rawValue(of roadClass: RoadClass) -> UInt8 { roadClass.edgeRawValue }
 
     /// The class of a raw `RoadNetwork.edgeRoadClass` value written by the builder.
-    public static func roadClass(raw: UInt8) -> RoadClass? {
-        Int(raw) < RoadClass.allCases.count ? RoadClass.allCases[Int(raw)] : nil
-    }
+    public static func roadClass(raw: UInt8) -> RoadClass? { RoadClass(edgeRawValue: raw) }
 
     /// A build's network, its report, and each edge's OSM way id (for tests and diagnostics).
     struct Built: Sendable {
@@ -63,7 +65,7 @@ public enum RoadNetworkBuilder {
     }
 
     static func build(reader: OSMReader, profile: CarProfile, minimumComponentSize: Int,
-                      now: () -> ContinuousClock.Instant, progress: (String) -> Void) throws -> Built {
+                      minimumComponentMeters: Double = defaultMinimumComponentMeters, now: () -> ContinuousClock.Instant, progress: (String) -> Void) throws -> Built {
         let start = now()
         var report = BuildReport()
 
@@ -199,10 +201,53 @@ public enum RoadNetworkBuilder {
         let component = StrongComponents.label(nodeCount: graphNodeDense.count, edgeFrom: pendingFrom, edgeTo: pendingTo)
         var componentSize = [Int](repeating: 0, count: component.count)
         for label in component.labels { componentSize[Int(label)] += 1 }
-        report.islandsRemoved = componentSize.filter { $0 < minimumComponentSize }.count
-        let keep = component.labels.map { componentSize[Int($0)] >= minimumComponentSize }
+        // Road inside each component (a segment whose two ends it holds, once whichever directions it allows):
+        // the measure that does not change with where ways happen to be split.
+        var componentMeters = [Double](repeating: 0, count: component.count)
+        for segment in segments where component.labels[Int(segment.from)] == component.labels[Int(segment.to)] {
+            componentMeters[Int(component.labels[Int(segment.from)])] += segment.lengthMeters
+        }
+        // The weakly connected whole each component belongs to, by union-find over the segments: a part that
+        // holds enough road is kept only when it hangs off a network of at least the node threshold (a district
+        // one-way streets cut off at an extract's edge), never when nothing joins it to anything.
+        var parent = Array(0..<Int32(component.count))
+        func root(_ label: Int32) -> Int32 {
+            var label = label
+            while parent[Int(label)] != label { parent[Int(label)] = parent[Int(parent[Int(label)])]; label = parent[Int(label)] }
+            return label
+        }
+        for segment in segments {
+            let a = root(component.labels[Int(segment.from)]), b = root(component.labels[Int(segment.to)])
+            if a != b { parent[Int(max(a, b))] = min(a, b) }
+        }
+        var wholeSize = [Int](repeating: 0, count: component.count)
+        for label in 0..<component.count { wholeSize[Int(root(Int32(label)))] += componentSize[label] }
+        var isIsland = (0..<component.count).map {
+            componentSize[$0] < minimumComponentSize
+                && (componentMeters[$0] < minimumComponentMeters || wholeSize[Int(root(Int32($0)))] < minimumComponentSize)
+        }
+        // The short one-way links between kept parts (each its own one-node component) stay too: a part kept is
+        // no use if the way into it is dropped. Those are the parts reachable from a kept one that reach a kept one.
+        var successors = [[Int32]](repeating: [], count: component.count)
+        var predecessors = [[Int32]](repeating: [], count: component.count)
+        for (from, to) in zip(pendingFrom, pendingTo) {
+            let a = component.labels[Int(from)], b = component.labels[Int(to)]
+            if a != b { successors[Int(a)].append(b); predecessors[Int(b)].append(a) }
+        }
+        func reached(along next: [[Int32]]) -> [Bool] {
+            var seen = isIsland.map { !$0 }
+            var queue = (0..<component.count).filter { seen[$0] }.map(Int32.init)
+            while let label = queue.popLast() {
+                for other in next[Int(label)] where !seen[Int(other)] { seen[Int(other)] = true; queue.append(other) }
+            }
+            return seen
+        }
+        let fromKept = reached(along: successors), toKept = reached(along: predecessors)
+        for label in 0..<component.count where isIsland[label] && fromKept[label] && toKept[label] { isIsland[label] = false }
+        report.islandsRemoved = isIsland.filter { $0 }.count
+        let keep = component.labels.map { !isIsland[Int($0)] }
         report.islandNodesRemoved = keep.filter { !$0 }.count
-        progress("islands: \(report.islandsRemoved) below \(minimumComponentSize) nodes removed")
+        progress("islands: \(report.islandsRemoved) below \(minimumComponentSize) nodes and \(Int(minimumComponentMeters)) m removed")
 
         // The network.
         var network = RoadNetwork(turnCosts: TurnCosts(uTurnSeconds: profile.uTurnSeconds) { profile.turnCost(angleDegrees: $0) })
@@ -226,7 +271,8 @@ public enum RoadNetworkBuilder {
             let seconds = max(minimumEdgeSeconds, segment.lengthMeters / (speedKmh / 3.6))
             network.addEdge(from: from, to: to, lengthMeters: segment.lengthMeters, durationSeconds: seconds,
                             roadClass: classRaw[way.attributes.roadClass]!, name: way.attributes.name ?? "",
-                            geometry: forward ? segment.points : segment.points.reversed())
+                            geometry: forward ? segment.points : segment.points.reversed(),
+                            destinationOnly: forward ? way.attributes.forwardDestinationOnly : way.attributes.backwardDestinationOnly)
             edgeWayIDs.append(way.id)
             edgeSegment.append(pendingSegment[pending])
         }
@@ -239,6 +285,7 @@ public enum RoadNetworkBuilder {
             departures[Int(network.edgeFrom[edge])].append(Int32(edge))
         }
         func skip(_ reason: String) { report.restrictionsSkipped[reason, default: 0] += 1 }
+        let usedWayIDs = Set(ways.map(\.id))
         for relation in restrictionRelations {
             let members = relation.members.map { member in
                 CarProfile.Member(member.type == .node ? .node : member.type == .way ? .way : .relation, member.ref, role: member.role)
@@ -258,6 +305,20 @@ public enum RoadNetworkBuilder {
             let arriving = arrivals[Int(via)].filter { fromWays.contains(edgeWayIDs[Int($0)]) }
             let leaving = departures[Int(via)].filter { toWays.contains(edgeWayIDs[Int($0)]) }
             guard !arriving.isEmpty else { skip("from way does not reach the via node"); continue }
+            if leaving.isEmpty, restriction.kind == .only, !usedWayIDs.isDisjoint(with: toWays), restriction.maneuver != "u_turn" {
+                // The one way a car may take is a car way the network lost (an island cut off at the extract's
+                // edge): every other way on stays forbidden, so the from way leads nowhere here.
+                var pairs = 0
+                for from in arriving {
+                    for to in departures[Int(via)] {
+                        network.addRestriction(TurnRestriction(fromEdge: from, viaNode: via, toEdge: to, kind: .no))
+                        pairs += 1
+                    }
+                }
+                report.restrictionsApplied += 1
+                report.restrictionPairs += pairs
+                continue
+            }
             guard !leaving.isEmpty else { skip("to way does not leave the via node"); continue }
             let kind: TurnRestriction.Kind = restriction.kind == .no ? .no : .only
             var pairs = 0

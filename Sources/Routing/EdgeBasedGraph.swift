@@ -4,7 +4,20 @@
 /// Weights are integer deciseconds. The arc `e → f` costs `e`'s travel time plus the delay of the via node plus
 /// the turn's cost; its length is `e`'s length. A path over edges `e1 … ek` therefore costs the arcs between them
 /// plus the last edge's own weight, which the query's target offset adds.
+///
+/// A turn from an open edge onto a destination-only one (`access=destination` and its kin) also carries
+/// `destinationEntryWeight`, as OSRM's car profile weighs entering a restricted way: a route enters such streets
+/// only where its start or end leaves no other way. That weight is no time, so a weight's seconds are taken
+/// modulo it (`seconds(ofWeight:)`); no real route takes anywhere near the 27.8 hours it stands for.
 public struct EdgeBasedGraph: Sendable {
+    /// The weight (deciseconds) of a turn onto a destination-only edge from an open one, on top of its time.
+    public static let destinationEntryWeight: Int = 1_000_000
+
+    /// The travel time in seconds of a path's or a part's weight, less its destination-only entries.
+    @inlinable public static func seconds(ofWeight weight: Int) -> Double {
+        Double(weight % destinationEntryWeight) / 10
+    }
+
     /// The number of edge-based nodes (the network's directed edges).
     public let nodeCount: Int
     /// Each edge's own weight in deciseconds (at least 1).
@@ -88,9 +101,13 @@ public struct EdgeBasedGraph: Sendable {
                 if isUTurn, neighbours[via].count == 2 { continue }
                 var angle = network.startBearing(ofEdge: next) - arriving
                 if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
-                let seconds = network.nodeDelaySeconds[via] + network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn)
+                // Where a street only bends (two neighbours: two ways meeting end to end, a signal mid-street) a
+                // car does not turn, so the bend costs nothing (OSRM costs turns only where more than two roads meet).
+                let bends = neighbours[via].count == 2 && !isUTurn
+                let seconds = network.nodeDelaySeconds[via] + (bends ? 0 : network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn))
+                let entry = network.edgeIsDestinationOnly[Int(next)] && !network.edgeIsDestinationOnly[edge]
                 arcHead.append(next)
-                arcWeight.append(edgeWeight[edge] + Self.deciseconds(seconds, minimum: 0))
+                arcWeight.append(edgeWeight[edge] + Self.deciseconds(seconds, minimum: 0) + (entry ? Int32(Self.destinationEntryWeight) : 0))
                 arcLength.append(edgeLength[edge])
             }
         }

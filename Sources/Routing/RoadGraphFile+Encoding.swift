@@ -56,6 +56,14 @@ extension RoadGraphFile {
         restrictions.array(network.restrictions.map { $0.kind == .no ? UInt8(0) : 1 })
         sections.append((.restrictions, restrictions.bytes))
 
+        // Written only when some edge is destination-only, so a file without any reads as before.
+        if network.edgeIsDestinationOnly.contains(true) {
+            var access = ByteWriter()
+            access.u64(UInt64(network.edgeCount))
+            access.array(network.edgeIsDestinationOnly.map { $0 ? UInt8(1) : 0 })
+            sections.append((.access, access.bytes))
+        }
+
         if let routing {
             precondition(routing.graph.nodeCount == network.edgeCount && routing.hierarchy.nodeCount == network.edgeCount,
                          "the turn graph and hierarchy must be built from this network")

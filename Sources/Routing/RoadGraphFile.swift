@@ -92,7 +92,7 @@ public enum RoadGraphFile {
     /// The sections of version 1, by tag.
     enum Section: String, CaseIterable {
         case metadata = "META", nodes = "NODE", edges = "EDGE", geometry = "GEOM", names = "NAME", restrictions = "REST"
-        case turnGraph = "TURN", hierarchy = "CHIE"
+        case turnGraph = "TURN", hierarchy = "CHIE", access = "ACCS"
 
         /// The name errors use.
         var name: String {
@@ -105,6 +105,7 @@ public enum RoadGraphFile {
             case .restrictions: "restrictions"
             case .turnGraph: "turn graph"
             case .hierarchy: "contraction hierarchy"
+            case .access: "edge access"
             }
         }
 

@@ -102,6 +102,9 @@ public struct RoadNetwork: Sendable {
     public private(set) var edgeRoadClass: [UInt8] = []
     /// Each edge's index into `names`.
     public private(set) var edgeNameIndex: [Int32] = []
+    /// Whether each edge is for destination traffic only (`access=destination` and its kin): a route may enter
+    /// it only to reach somewhere on it or beyond it, never as a short cut.
+    public private(set) var edgeIsDestinationOnly: [Bool] = []
     /// Where each edge's geometry starts in `geometryLats`/`geometryLons`; edge `e` is `geometryStart[e]..<geometryStart[e+1]`.
     public private(set) var geometryStart: [Int32] = [0]
     /// Geometry latitudes of every edge, endpoints included.
@@ -151,7 +154,8 @@ public struct RoadNetwork: Sendable {
     /// segment between the nodes. A missing `lengthMeters` is measured along the geometry.
     @discardableResult
     public mutating func addEdge(from: Int32, to: Int32, lengthMeters: Double? = nil, durationSeconds: Double,
-                                 roadClass: UInt8 = 0, name: String = "", geometry: [RoadCoordinate] = []) -> Int32 {
+                                 roadClass: UInt8 = 0, name: String = "", geometry: [RoadCoordinate] = [],
+                                 destinationOnly: Bool = false) -> Int32 {
         precondition(Int(from) < nodeCount && Int(to) < nodeCount, "edge endpoints must be nodes")
         let points = geometry.isEmpty ? [coordinate(ofNode: from), coordinate(ofNode: to)] : geometry
         edgeFrom.append(from)
@@ -160,6 +164,7 @@ public struct RoadNetwork: Sendable {
         edgeDurationSeconds.append(durationSeconds)
         edgeRoadClass.append(roadClass)
         edgeNameIndex.append(intern(name))
+        edgeIsDestinationOnly.append(destinationOnly)
         for point in points {
             geometryLats.append(point.lat)
             geometryLons.append(point.lon)
@@ -236,7 +241,8 @@ extension RoadNetwork {
     init(nodeIDs: [Int64], nodeLats: [Double], nodeLons: [Double], nodeDelaySeconds: [Double],
          edgeFrom: [Int32], edgeTo: [Int32], edgeLengthMeters: [Double], edgeDurationSeconds: [Double],
          edgeRoadClass: [UInt8], edgeNameIndex: [Int32], geometryStart: [Int32], geometryLats: [Double],
-         geometryLons: [Double], names: [String], restrictions: [TurnRestriction], turnCosts: TurnCosts) {
+         geometryLons: [Double], names: [String], restrictions: [TurnRestriction], turnCosts: TurnCosts,
+         edgeIsDestinationOnly: [Bool]) {
         self.init(turnCosts: turnCosts)
         self.nodeIDs = nodeIDs
         self.nodeLats = nodeLats
@@ -248,6 +254,7 @@ extension RoadNetwork {
         self.edgeDurationSeconds = edgeDurationSeconds
         self.edgeRoadClass = edgeRoadClass
         self.edgeNameIndex = edgeNameIndex
+        self.edgeIsDestinationOnly = edgeIsDestinationOnly
         self.geometryStart = geometryStart
         self.geometryLats = geometryLats
         self.geometryLons = geometryLons

@@ -28,8 +28,8 @@ public struct RoadPath: Sendable, Equatable {
     /// The total distance in metres.
     public var distanceMeters: Double
 
-    /// The total travel time in seconds (the weight, which is time).
-    public var durationSeconds: Double { Double(weight) / 10 }
+    /// The total travel time in seconds (the weight, which is time, less any destination-only entry).
+    public var durationSeconds: Double { EdgeBasedGraph.seconds(ofWeight: weight) }
 }
 
 /// Durations and distances from each source to each target; `nil` where a target cannot be reached.
@@ -51,7 +51,7 @@ public struct RouteTable: Sendable, Equatable {
 
     /// The travel time in seconds from source `row` to target `column`, or nil when unreachable.
     public func durationSeconds(_ row: Int, _ column: Int) -> Double? {
-        weight(row, column).map { Double($0) / 10 }
+        weight(row, column).map { EdgeBasedGraph.seconds(ofWeight: $0) }
     }
 
     /// The distance in metres from source `row` to target `column`, or nil when unreachable.

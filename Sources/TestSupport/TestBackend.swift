@@ -35,7 +35,8 @@ public struct TestBackend: Sendable {
                 jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
                 roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
                 paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
-                web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil) {
+                web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
+                telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -44,10 +45,12 @@ public struct TestBackend: Sendable {
         configuration.fixLifetime = fixLifetime
         configuration.openAPI = openAPI
         configuration.web = web
+        configuration.calls = calls
         var effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                                      offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
-                                     push: push, log: { _ in }, roads: roads, payments: payments, paymentWebhook: paymentWebhook)
+                                     push: push, log: log, roads: roads, payments: payments, paymentWebhook: paymentWebhook)
         effects.roadMap = roadMap
+        effects.telephony = telephony
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
         backend = try! Backend(configuration, effects: effects)
         try! backend.seed(directory)

@@ -16,7 +16,11 @@ enum GraphCommand {
         .value("osm", "FILE", "The OSM PBF extract to read (FILE.osm.pbf)."),
         .value("out", "FILE", "Where the graph file goes (replaced if it exists)."),
         .value("min-component-size", "N",
-               "Drop strongly connected parts smaller than N nodes (default \(RoadNetworkBuilder.defaultMinimumComponentSize))."),
+               "Drop strongly connected parts smaller than N nodes (default \(RoadNetworkBuilder.defaultMinimumComponentSize)),"
+               + " unless they hold --min-component-meters of road."),
+        .value("min-component-meters", "M",
+               "Keep a strongly connected part holding at least M metres of road whatever its node count"
+               + " (default \(Int(RoadNetworkBuilder.defaultMinimumComponentMeters)))."),
     ])], positionals: 1)
 
     /// A file the command cannot use, named with what is wrong with it.
@@ -33,13 +37,16 @@ enum GraphCommand {
         guard let osm = options.string("osm"), !osm.isEmpty else { throw CLIError("--osm is required (see `enroute graph --help`)") }
         guard let out = options.string("out"), !out.isEmpty else { throw CLIError("--out is required (see `enroute graph --help`)") }
         let minimum = try options.int("min-component-size", in: 1...1_000_000) ?? RoadNetworkBuilder.defaultMinimumComponentSize
+        let minimumMeters = try options.int("min-component-meters", in: 0...10_000_000).map(Double.init)
+            ?? RoadNetworkBuilder.defaultMinimumComponentMeters
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: osm, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw InputError(description: "no such file: \(osm)")
         }
         let network: RoadNetwork, report: BuildReport
         do {
-            (network, report) = try RoadNetworkBuilder.build(osm: osm, minimumComponentSize: minimum, progress: progress)
+            (network, report) = try RoadNetworkBuilder.build(osm: osm, minimumComponentSize: minimum,
+                                                             minimumComponentMeters: minimumMeters, progress: progress)
         } catch {
             throw InputError(description: "\(osm) is not a readable OSM PBF file: \(error)")
         }

@@ -104,6 +104,7 @@ enum ServeCommand {
                 challenges link back to it.
                 """),
         ]),
+        ("Calls and proof of delivery:", contactOptions),
         ("Push notifications (APNs token auth; give all four, or none to log pushes instead of sending them):", [
             .value("apns-key-id", "ID", env: "ENROUTE_APNS_KEY_ID", "The 10-character key id of the .p8 signing key (ENROUTE_APNS_KEY_ID)."),
             .value("apns-team-id", "ID", env: "ENROUTE_APNS_TEAM_ID", "The 10-character Apple team id (ENROUTE_APNS_TEAM_ID)."),
@@ -145,6 +146,7 @@ enum ServeCommand {
         let previousSecrets = try Secrets.previousSecrets(options)
         let leeway = TimeInterval(try options.int("token-leeway", in: 0...3600) ?? 30)
         let gateway = try pushGateway(options, now: { Date() })
+        let telephony = try telephony(options), calls = try callPolicy(options)
 
         // Signals are caught before anything listens, so a SIGTERM at any moment drains cleanly.
         let stop = AsyncStream<Int32>.makeStream()
@@ -173,7 +175,10 @@ enum ServeCommand {
         configuration.web.timeZone = zone
         if let leaflet = options.string("leaflet-dir") { configuration.web.leafletDirectory = leaflet }
         Self.checkLeaflet(configuration.web.leafletDirectory)
+        configuration.calls = calls
+        configuration.proofDirectory = options.string("proof-dir")
         var effects = BackendEffects.system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments, paymentWebhook: webhook, log: { log($0) })
+        effects.telephony = telephony
         effects.roadMap = (roads as? LocalRoadRouting).map { RoadMap(network: $0.graph.network) }
         let backend = try Backend(configuration, effects: effects)
         // The active trips are loaded before anything listens; trips still waiting for a provider when

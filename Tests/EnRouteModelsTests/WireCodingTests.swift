@@ -94,3 +94,23 @@ import Testing
         #expect(Coordinate(lat: lat, lng: lng).isValid == valid)
     }
 }
+
+/// E.164 as the directory stores it: `+`, 8 to 15 digits, no leading 0; printed masked.
+@Suite struct E164PhoneNumberTests {
+    @Test(arguments: ["+35840123", "+358401234567", "+123456789012345"])
+    func e164NumbersParse(_ text: String) { #expect(E164PhoneNumber(text)?.e164 == text) }
+
+    @Test(arguments: ["358401234567", "+3584012", "+1234567890123456", "+0401234567", "+358 401234567", "+358-40-1234567", "++358401234567", "+３５８401234567"])
+    func anythingElseDoesNot(_ text: String) { #expect(E164PhoneNumber(text) == nil) }
+
+    @Test func printingMasksAllButTheLastTwoDigits() {
+        let number = E164PhoneNumber("+358401234567")!
+        #expect("\(number)" == "+••••••••••67")
+        #expect(!"\(number)".contains("3584012345"))
+    }
+
+    @Test func decodingRefusesANumberThatIsNotE164() throws {
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([E164PhoneNumber].self, from: Data(#"["0401234567"]"#.utf8)) }
+        #expect(try JSONDecoder().decode([E164PhoneNumber].self, from: Data(#"["+358401234567"]"#.utf8)).first?.e164 == "+358401234567")
+    }
+}

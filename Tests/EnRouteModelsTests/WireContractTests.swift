@@ -24,6 +24,7 @@ import EnRouteModels
             "/v1/payments/webhooks/stripe", "/v1/payments/sandbox/challenges/{id}",
             "/v1/orders/{id}/share", "/v1/trips/{id}/share", "/v1/ops/overview", "/v1/ops/trips/{id}", "/v1/ops/providers/{id}/activity",
             "/v1/trips/{id}/messages", "/v1/trips/{id}/chat",
+            "/v1/account/phone", "/v1/trips/{id}/call", "/v1/uploads", "/v1/uploads/{id}", "/v1/trips/{id}/proof",
         ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
     }

@@ -129,6 +129,37 @@ import Synchronization
     }
 }
 
+extension EtaCalibrationTests {
+    /// A leg on a primary road reads the primary roads' history, not the residential streets', and the leg it
+    /// completes is kept under its class.
+    @Test func theRoutesMainRoadClassPicksTheHistoryAndIsKeptWithTheLeg() async throws {
+        let store = InMemoryEtaSampleStore()
+        for _ in 0..<20 { try await store.append(Self.sample(1.0, roadClass: "primary")) }
+        for _ in 0..<20 { try await store.append(Self.sample(1.6, roadClass: "residential")) }
+        var roads = StubRoads(duration: 600)
+        roads.roadClass = "primary"
+        let estimator = RoadEstimator(roads: roads, samples: store)
+        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
+                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
+        trip.providerId = "p1"
+        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: Self.mondayMorning, seq: 1)
+        _ = estimator.refreshETA(trip, now: Self.mondayMorning)
+        await estimator.settle()
+        let refreshed = estimator.refreshETA(trip, now: Self.mondayMorning)
+        // All legs together would put the 90th percentile at 1.6 × 600 s; the primary roads' alone at 1.0 ×.
+        let latest = try #require(refreshed.etaLatest).timeIntervalSince(Self.mondayMorning)
+        #expect(abs(latest - 600) <= 1)
+
+        var arrived = trip
+        arrived.status = .ride(.driverArrived)
+        estimator.tripCommitted(from: trip, to: arrived, at: Self.mondayMorning.addingTimeInterval(660))
+        await estimator.settle()
+        let kept = try store.recent(limit: 100).last
+        #expect(kept?.roadClass == "primary" && kept?.tripId == "T1")
+        #expect(abs((kept?.ratio ?? 0) - 1.1) < 0.01)
+    }
+}
+
 /// Counts what the code under test counts.
 final class RecordingMetrics: MetricsSink {
     private let counts = Mutex<[String: Double]>([:])
@@ -147,6 +178,7 @@ struct StubRoads: RoadRouting {
     var failTable = false
     var costs: [Double] = []
     var failRoute: RoadRoutingError?
+    var roadClass = "all"
 
     func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
         if let failRoute { throw failRoute }
@@ -155,7 +187,7 @@ struct StubRoads: RoadRouting {
         return RoadLeg(distanceMeters: d, durationSeconds: duration, geometry: [from, to],
                        steps: [RouteManeuver(type: "depart", modifier: nil, name: "", distanceMeters: d, durationSeconds: duration, location: from,
                                              bearingBefore: 0, bearingAfter: 0)],
-                       start: w, end: RoadWaypoint(location: to, name: "", distanceMeters: 0, bearing: 0))
+                       start: w, end: RoadWaypoint(location: to, name: "", distanceMeters: 0, bearing: 0), roadClass: roadClass)
     }
 
     func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {

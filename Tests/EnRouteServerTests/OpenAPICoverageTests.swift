@@ -108,6 +108,15 @@ import TestSupport
         Operation(method: "GET", path: "/ops/events"),
         Operation(method: "GET", path: "/map/roads.geojson"),
         Operation(method: "GET", path: "/assets/leaflet/{file}"),
+        // Calls and proof (issue 15), registered by ContactRoutes and UploadRoutes (with OPTIONS /v1/uploads and
+        // HEAD /v1/uploads/{id}, which the document lists too)
+        Operation(method: "PUT", path: "/v1/account/phone"),
+        Operation(method: "GET", path: "/v1/account/phone"),
+        Operation(method: "POST", path: "/v1/trips/{id}/call"),
+        Operation(method: "POST", path: "/v1/uploads"),
+        Operation(method: "PATCH", path: "/v1/uploads/{id}"),
+        Operation(method: "DELETE", path: "/v1/uploads/{id}"),
+        Operation(method: "GET", path: "/v1/trips/{id}/proof"),
         // Notifications (seed 001), registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),
         Operation(method: "DELETE", path: "/v1/devices/{token}"),

@@ -90,7 +90,7 @@ import TestSupport
         let reopened = try SQLiteDirectory(path: path)
         #expect(reopened.merchant(id: "m1") == Self.kamppi)
         #expect(reopened.storedProvider(id: "rider-1") == Self.aino)
-        #expect(reopened.schemaVersion == 1)
+        #expect(reopened.schemaVersion == 2)
         // The trip store's own schema is untouched by the directory's.
         #expect(try trips.trip(id: "nope") == nil)
         // Pages walk the primary key, not a scan and sort.

@@ -153,7 +153,8 @@ import TestSupport
 
     @Test func aFlippedByteInEachSectionNamesThatSection() async throws {
         let (_, bytes) = try await Self.helsinkiBytes()
-        let names = ["META": "metadata", "NODE": "nodes", "EDGE": "edges", "GEOM": "geometry", "NAME": "names", "REST": "restrictions"]
+        let names = ["META": "metadata", "NODE": "nodes", "EDGE": "edges", "GEOM": "geometry", "NAME": "names", "REST": "restrictions",
+                     "ACCS": "edge access"]
         let sections = Self.sections(bytes)
         #expect(Set(sections.map(\.tag)) == Set(names.keys))
         for section in sections {
@@ -231,7 +232,7 @@ import TestSupport
                         edgeFrom: [0], edgeTo: edgeTo, edgeLengthMeters: [100], edgeDurationSeconds: [10],
                         edgeRoadClass: [0], edgeNameIndex: nameIndex, geometryStart: starts,
                         geometryLats: [60.1, 60.2], geometryLons: [24.9, 24.9], names: names,
-                        restrictions: restrictions, turnCosts: .standard)
+                        restrictions: restrictions, turnCosts: .standard, edgeIsDestinationOnly: [false])
         }
         func section(_ network: RoadNetwork) -> String? {
             if case let .invalid(section, _) = Self.error(RoadGraphFile.encode(network)) { return section }

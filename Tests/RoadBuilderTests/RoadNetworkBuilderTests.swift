@@ -18,10 +18,11 @@ import Routing
         #expect(report.nodesRead == 24_260)
         #expect(report.missingNodeRefs == 0)
         #expect(report.nodes == network.nodeCount && report.edges == network.edgeCount)
-        // 877 car ways, 1,236 nodes, 1,993 edges today; within 3% keeps small profile changes from breaking this.
+        // 877 car ways, 1,082 nodes, 1,741 edges today (crossings cost nothing, so they no longer split ways);
+        // within 3% keeps small profile changes from breaking this.
         #expect((850...905).contains(report.waysUsed))
-        #expect((1_200...1_275).contains(report.nodes))
-        #expect((1_935...2_055).contains(report.edges))
+        #expect((1_050...1_115).contains(report.nodes))
+        #expect((1_690...1_795).contains(report.edges))
         // Collapsing chains of two-neighbour nodes leaves 285 junctions; counted the README's (OSMnx's strict)
         // way, where nodes joining two OSM ways stay, 853 junctions and 1,458 edges: the README's 941 and 1,561
         // less the islands (the next test keeps them and lands within 2%).
@@ -63,8 +64,41 @@ import Routing
     func noStronglyConnectedIslandBelowTheThresholdRemains(file: String) async throws {
         let built = try await Extracts.built(file)
         let network = built.network
-        let sizes = StrongComponents.componentSizes(nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
-        #expect(sizes.min() ?? 0 >= RoadNetworkBuilder.defaultMinimumComponentSize)
+        let components = StrongComponents.label(nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
+        var nodes = [Int](repeating: 0, count: components.count)
+        for label in components.labels { nodes[Int(label)] += 1 }
+        // Road inside each part, each street piece once whichever ways it runs.
+        var meters = [Double](repeating: 0, count: components.count)
+        var seen = Set<[Int32]>()
+        for edge in 0..<network.edgeCount {
+            let from = network.edgeFrom[edge], to = network.edgeTo[edge]
+            let label = components.labels[Int(from)]
+            guard label == components.labels[Int(to)],
+                  seen.insert([min(from, to), max(from, to), Int32(network.edgeLengthMeters[edge] * 10)]).inserted else { continue }
+            meters[Int(label)] += network.edgeLengthMeters[edge]
+        }
+        // Nodes of the weakly connected whole each part hangs in.
+        var parent = Array(0..<network.nodeCount)
+        func root(_ node: Int) -> Int { parent[node] == node ? node : root(parent[node]) }
+        for edge in 0..<network.edgeCount {
+            let a = root(Int(network.edgeFrom[edge])), b = root(Int(network.edgeTo[edge]))
+            if a != b { parent[max(a, b)] = min(a, b) }
+        }
+        var whole = [Int: Int]()
+        for node in 0..<network.nodeCount { whole[root(node), default: 0] += 1 }
+        var wholeOfComponent = [Int](repeating: 0, count: components.count)
+        for node in 0..<network.nodeCount { wholeOfComponent[Int(components.labels[node])] = whole[root(node)]! }
+        let minimum = RoadNetworkBuilder.defaultMinimumComponentSize
+        let small = (0..<components.count).filter {
+            nodes[$0] < minimum && (meters[$0] < RoadNetworkBuilder.defaultMinimumComponentMeters || wholeOfComponent[$0] < minimum)
+        }
+        // What else remains is a link between parts: entered from another part and leaving to another.
+        var entered = Set<Int32>(), left = Set<Int32>()
+        for edge in 0..<network.edgeCount {
+            let a = components.labels[Int(network.edgeFrom[edge])], b = components.labels[Int(network.edgeTo[edge])]
+            if a != b { left.insert(a); entered.insert(b) }
+        }
+        #expect(small.allSatisfy { entered.contains(Int32($0)) && left.contains(Int32($0)) })
         #expect(built.report.islandsRemoved > 0)
     }
 
@@ -159,7 +193,9 @@ import Routing
         }
         print("\(file): \(routed)/200 pairs routed, \(mismatches) mismatches")
         #expect(mismatches == 0)
-        // Islands are gone, so nearly every pair has a route (a few fail on turn restrictions at dead ends).
-        #expect(routed >= 190)
+        // Islands are gone, so nearly every pair has a route: a few fail on turn restrictions at dead ends, and
+        // on Helsinki a few more start in the district by the station that one-way and bus-only streets cut off
+        // at the extract's edge (40 of 1,082 nodes, kept for its 1.9 km of street: entered, never left).
+        #expect(routed >= 185)
     }
 }

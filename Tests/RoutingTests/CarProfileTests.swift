@@ -11,9 +11,10 @@ struct WayCase: CustomTestStringConvertible, Sendable {
 
 private func attributes(_ roadClass: RoadClass, forward: Bool = true, backward: Bool = true, speed: Double,
                         backwardSpeed: Double? = nil, source: WayAttributes.SpeedSource, name: String? = nil,
-                        ref: String? = nil, roundabout: Bool = false) -> WayAttributes {
+                        ref: String? = nil, roundabout: Bool = false, destinationOnly: (Bool, Bool) = (false, false)) -> WayAttributes {
     WayAttributes(roadClass: roadClass, forward: forward, backward: backward, forwardSpeedKmh: speed,
-                  backwardSpeedKmh: backwardSpeed ?? speed, speedSource: source, name: name ?? ref, ref: ref, isRoundabout: roundabout)
+                  backwardSpeedKmh: backwardSpeed ?? speed, speedSource: source, name: name ?? ref, ref: ref, isRoundabout: roundabout,
+                  forwardDestinationOnly: forward && destinationOnly.0, backwardDestinationOnly: backward && destinationOnly.1)
 }
 
 private let mph = 1.609344
@@ -84,10 +85,10 @@ let realWays: [WayCase] = [
     WayCase(label: "Helsinki w27193233 access=destination tunnel",
             tags: ["access": "destination", "highway": "service", "layer": "-3", "maxheight": "4", "maxspeed": "10", "oneway": "yes",
                    "tunnel": "yes"],
-            expected: attributes(.service, backward: false, speed: 8, source: .posted)),
+            expected: attributes(.service, backward: false, speed: 8, source: .posted, destinationOnly: (true, true))),
     WayCase(label: "Helsinki w29050024 maxspeed 5 floors at the minimum speed",
             tags: ["access": "destination", "bicycle": "no", "foot": "no", "highway": "service", "maxspeed": "5", "tunnel": "yes"],
-            expected: attributes(.service, speed: 5, source: .posted)),
+            expected: attributes(.service, speed: 5, source: .posted, destinationOnly: (true, true))),
     WayCase(label: "Helsinki w27327788 access=private",
             tags: ["access": "private", "highway": "service"], expected: nil),
     WayCase(label: "Helsinki w8061216 access=no psv=yes",
@@ -116,6 +117,11 @@ let precedenceCases: [WayCase] = ([
     ("access=delivery", ["access": "delivery"], nil),
     ("motor_vehicle=private", ["motor_vehicle": "private"], nil),
     ("access=customers", ["access": "customers"], (true, true)),
+    ("access=destination", ["access": "destination"], (true, true)),
+    ("access=residents", ["access": "residents"], (true, true)),
+    ("motorcar=yes beats access=destination", ["access": "destination", "motorcar": "yes"], (true, true)),
+    ("motor_vehicle:forward=destination beats motor_vehicle=yes", ["motor_vehicle": "yes", "motor_vehicle:forward": "destination"],
+     (true, true)),
     ("motor_vehicle:backward=no", ["motor_vehicle:backward": "no"], (true, false)),
     ("motorcar=yes beats motor_vehicle:forward=no", ["motor_vehicle:forward": "no", "motorcar": "yes"], (true, true)),
     ("oneway=yes", ["oneway": "yes"], (true, false)),
@@ -136,8 +142,15 @@ let precedenceCases: [WayCase] = ([
     ("area=yes", ["area": "yes"], nil),
 ] as [(String, [String: String], (Bool, Bool)?)]).map { label, extra, directions in
     let tags = extra.merging(["highway": "residential"]) { a, _ in a }
+    // Where the deciding value lets a car in only to reach somewhere on the way, by direction.
+    let destinationOnly: [String: (Bool, Bool)] = [
+        "motorcar=destination beats motor_vehicle=private": (true, true), "access=customers": (true, true),
+        "access=destination": (true, true), "access=residents": (true, true),
+        "motor_vehicle:forward=destination beats motor_vehicle=yes": (true, false),
+    ]
     let expected = directions.map { attributes(.residential, forward: $0.0, backward: $0.1, speed: 25, source: .classTable,
-                                               roundabout: extra["junction"] != nil) }
+                                               roundabout: extra["junction"] != nil,
+                                               destinationOnly: destinationOnly[label] ?? (false, false)) }
     return WayCase(label: label, tags: tags, expected: expected)
 }
 

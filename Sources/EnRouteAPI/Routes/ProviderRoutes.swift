@@ -48,6 +48,7 @@ extension EnRouteAPI {
             if let position = body.position { try map { try TripService.validate(position, "/position") } }
             let current = try map { try service.trip(id, for: account) }
             let move = try Self.providerStep(body.step, kind: current.kind)
+            try await recordProof(body.proofId, move: move, trip: current, by: account)
             let trip = try await mapAsync {
                 try await service.move(id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId)
             } refused: { wire.snapshot($0) }

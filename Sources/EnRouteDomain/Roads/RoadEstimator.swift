@@ -27,6 +27,8 @@ public final class RoadEstimator: TripEstimator {
         /// When the leg's first route was asked for, and what it predicted: the calibration sample's baseline.
         var startedAt: Date
         var predictedSeconds: Double
+        /// The class the leg's route spends the most time on: the calibration history its window reads.
+        var roadClass: String
     }
 
     private struct State: Sendable {
@@ -107,15 +109,16 @@ public final class RoadEstimator: TripEstimator {
     // MARK: - ETAs
 
     /// Seconds to a stop, and where the provider is drawn on the road (nil when off it or unknown).
-    private struct Travel { var seconds: Double; var snapped: Coordinate?; var byRoad: Bool }
+    private struct Travel { var seconds: Double; var snapped: Coordinate?; var byRoad: Bool; var roadClass = "all" }
 
     public func refreshETA(_ trip: TripRecord, now: Date) -> TripRecord {
         var trip = trip
         let fix = trip.providerFix
         var window: (earliest: Date, latest: Date)?
         var snapped: Coordinate?
-        let band = state.withLock { $0.calibration.band(hourOfWeek: EtaCalibration.hourOfWeek(now, in: timeZone)) }
-        func range(_ t: Travel) -> EtaBand { t.byRoad ? band : .default }
+        let calibration = state.withLock { $0.calibration }
+        let hour = EtaCalibration.hourOfWeek(now, in: timeZone)
+        func range(_ t: Travel) -> EtaBand { t.byRoad ? calibration.band(roadClass: t.roadClass, hourOfWeek: hour) : .default }
         let departed = StraightLineEstimator.departure(from: fix, now: now)
         switch trip.status {
         case .ride(.driverAssigned):
@@ -195,10 +198,12 @@ public final class RoadEstimator: TripEstimator {
             if p.offRouteMeters > offRouteMeters {
                 // Off the route: back to it in a straight line, then along it, until the new route arrives.
                 let back = fallback.travel(position, p.point)
-                return (Travel(seconds: p.remainingSeconds + back, snapped: nil, byRoad: true), pending ? .none : .route(reason: "offRoute"))
+                return (Travel(seconds: p.remainingSeconds + back, snapped: nil, byRoad: true, roadClass: leg.roadClass),
+                        pending ? .none : .route(reason: "offRoute"))
             }
             let stale = now.timeIntervalSince(leg.computedAt) >= recomputeInterval
-            return (Travel(seconds: p.remainingSeconds, snapped: p.point, byRoad: true), stale && !pending ? .route(reason: "throttle") : .none)
+            return (Travel(seconds: p.remainingSeconds, snapped: p.point, byRoad: true, roadClass: leg.roadClass),
+                    stale && !pending ? .route(reason: "throttle") : .none)
         }
         if case .route(let reason) = next {
             request(key, from: position, heading: fix.heading >= 0 ? fix.heading : nil, to: target, now: now, reason: reason)
@@ -211,12 +216,12 @@ public final class RoadEstimator: TripEstimator {
     /// The road time of a leg between two fixed points (a delivery's merchant to its customer), asked once.
     private func fixed(_ trip: String, _ from: Coordinate, _ to: Coordinate, now: Date) -> Travel {
         let key = LegKey(trip: trip, kind: .pickupToDropoff)
-        let (seconds, ask): (Double?, Bool) = state.withLock { s in
-            if let leg = s.legs[key], leg.origin == from, leg.target == to { return (leg.progress.durationSeconds, false) }
+        let (known, ask): ((seconds: Double, roadClass: String)?, Bool) = state.withLock { s in
+            if let leg = s.legs[key], leg.origin == from, leg.target == to { return ((leg.progress.durationSeconds, leg.roadClass), false) }
             return (nil, Self.due(s, key, now: now, interval: recomputeInterval))
         }
         if ask { request(key, from: from, heading: nil, to: to, now: now, reason: "start") }
-        if let seconds { return Travel(seconds: seconds, snapped: nil, byRoad: true) }
+        if let known { return Travel(seconds: known.seconds, snapped: nil, byRoad: true, roadClass: known.roadClass) }
         return Travel(seconds: fallback.travel(from, to), snapped: nil, byRoad: false)
     }
 
@@ -253,9 +258,11 @@ public final class RoadEstimator: TripEstimator {
                 s.pending.remove(key)
                 s.failedAt[key] = nil
                 var next = Leg(origin: from, target: to, progress: RouteProgress(leg), computedAt: now, startedAt: now,
-                               predictedSeconds: leg.durationSeconds)
+                               predictedSeconds: leg.durationSeconds, roadClass: leg.roadClass)
                 // A leg keeps the baseline it started with across re-routes.
-                if let old = s.legs[key], old.target == to { next.startedAt = old.startedAt; next.predictedSeconds = old.predictedSeconds }
+                if let old = s.legs[key], old.target == to {
+                    next.startedAt = old.startedAt; next.predictedSeconds = old.predictedSeconds; next.roadClass = old.roadClass
+                }
                 s.legs[key] = next
                 return s.listeners
             }
@@ -300,7 +307,7 @@ public final class RoadEstimator: TripEstimator {
         guard let completed else { return }
         let sample: EtaLegSample? = state.withLock { s in
             guard let leg = s.legs.removeValue(forKey: LegKey(trip: new.id, kind: completed)), leg.predictedSeconds > 0 else { return nil }
-            let sample = EtaLegSample(tripId: new.id, leg: completed.rawValue, roadClass: "all",
+            let sample = EtaLegSample(tripId: new.id, leg: completed.rawValue, roadClass: leg.roadClass,
                                       hourOfWeek: EtaCalibration.hourOfWeek(leg.startedAt, in: timeZone),
                                       predictedSeconds: leg.predictedSeconds, actualSeconds: at.timeIntervalSince(leg.startedAt), recordedAt: at)
             guard sample.actualSeconds > 0 else { return nil }

@@ -42,12 +42,15 @@ public struct RoadLeg: Sendable, Equatable {
     public var start: RoadWaypoint
     /// Where the end landed.
     public var end: RoadWaypoint
+    /// The OSM `highway=*` class the leg spends the most time on ("all" when the engine does not say): the key the
+    /// ETA calibration keeps its history by.
+    public var roadClass: String
 
     /// A leg.
     public init(distanceMeters: Double, durationSeconds: Double, geometry: [Coordinate], steps: [RouteManeuver],
-                start: RoadWaypoint, end: RoadWaypoint) {
+                start: RoadWaypoint, end: RoadWaypoint, roadClass: String = "all") {
         self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.geometry = geometry
-        self.steps = steps; self.start = start; self.end = end
+        self.steps = steps; self.start = start; self.end = end; self.roadClass = roadClass
     }
 }
 
@@ -118,7 +121,8 @@ extension RoadRouting {
 extension RoadLeg {
     /// The same leg without geometry and steps.
     public var summary: RoadLeg {
-        RoadLeg(distanceMeters: distanceMeters, durationSeconds: durationSeconds, geometry: [], steps: [], start: start, end: end)
+        RoadLeg(distanceMeters: distanceMeters, durationSeconds: durationSeconds, geometry: [], steps: [], start: start, end: end,
+                roadClass: roadClass)
     }
 }
 

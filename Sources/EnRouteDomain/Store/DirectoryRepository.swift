@@ -1,4 +1,5 @@
 public import Foundation
+public import EnRouteModels
 import Synchronization
 
 /// One page of a directory list, in id order, and where the next starts.
@@ -53,8 +54,12 @@ public final class DirectoryView: Sendable {
 }
 
 /// The directory in memory, for tests and benchmarks.
-public final class InMemoryDirectory: DirectoryRepository {
+public final class InMemoryDirectory: DirectoryRepository, PhoneBook {
     private let view: DirectoryView
+    private let phones = Mutex<[Account: E164PhoneNumber]>([:])
+
+    public func phoneNumber(of account: Account) -> E164PhoneNumber? { phones.withLock { $0[account] } }
+    public func setPhoneNumber(_ number: E164PhoneNumber, for account: Account) async throws { phones.withLock { $0[account] = number } }
 
     /// A directory holding `content`'s merchants and providers.
     public init(_ content: StaticDirectory = StaticDirectory()) {

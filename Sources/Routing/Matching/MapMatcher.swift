@@ -40,7 +40,7 @@ public struct MapMatcher: Sendable {
         public var turnPenaltyMeters: Double
 
         /// Options with the given parameters; `backtrackMeters` defaults to 2σ.
-        public init(sigmaMeters: Double = 5, betaMeters: Double = 5, searchRadiusMeters: Double = 50, maxCandidates: Int = 10,
+        public init(sigmaMeters: Double = 5, betaMeters: Double = 5, searchRadiusMeters: Double = 50, maxCandidates: Int = 20,
                     maxDetourMeters: Double = 300, maxGapSeconds: Double = 60, maxGapMeters: Double = 1000,
                     backtrackMeters: Double? = nil, uTurnPenaltyMeters: Double = 100,
                     turnPenaltyMeters: Double = 40) {
@@ -298,7 +298,9 @@ public struct MapMatcher: Sendable {
             }
         }
         return MatchedSegment(firstFix: steps[0].fix, lastFix: steps[steps.count - 1].fix, edges: edges, geometry: geometry,
-                              distanceMeters: distance, durationSeconds: weight / 10, traversals: traversals)
+                              distanceMeters: distance,
+                              durationSeconds: weight.truncatingRemainder(dividingBy: Double(EdgeBasedGraph.destinationEntryWeight)) / 10,
+                              traversals: traversals)
     }
 
     private func fraction(_ meters: Double, of edge: Int) -> Double {

@@ -6,16 +6,30 @@ extension CarProfile {
                                             "military", "agricultural;forestry", "forestry;agricultural"]
     /// Access values that let a car in.
     static let allowedAccess: Set<String> = ["yes", "permissive", "designated", "destination", "customers", "customer",
-                                             "public", "official", "permit"]
+                                             "public", "official", "permit", "residents"]
+    /// Allowed values that let a car in only to reach somewhere on the way, never through it (as OSRM's car
+    /// profile restricts them).
+    static let destinationAccess: Set<String> = ["destination", "customers", "customer", "permit", "residents"]
 
     /// Whether a car may use the way in `direction`: at each key, most specific first,
     /// `KEY:direction` beats `KEY`; unknown values (`unknown`, conditional text) fall through to the next key.
     func carAccess(_ tags: [String: String], direction: Direction) -> Bool {
-        for candidate in direction == .forward ? Self.forwardAccessKeys : Self.backwardAccessKeys {
-            if let decision = Self.accessDecision(tags[candidate]) { return decision }
-        }
-        return true
+        carAccessLevel(tags, direction: direction) != nil
     }
+
+    /// How a car may use the way in `direction`: `.open`, `.destinationOnly`, or nil when it may not. The key that
+    /// decides whether a car may enter decides which, so `motorcar=yes` over `access=destination` is open.
+    func carAccessLevel(_ tags: [String: String], direction: Direction) -> AccessLevel? {
+        for candidate in direction == .forward ? Self.forwardAccessKeys : Self.backwardAccessKeys {
+            guard let value = tags[candidate], let decision = Self.accessDecision(value) else { continue }
+            guard decision else { return nil }
+            return Self.destinationAccess.contains(value) ? .destinationOnly : .open
+        }
+        return .open
+    }
+
+    /// How far a car may use a way it may enter.
+    enum AccessLevel { case open, destinationOnly }
 
     /// A direction along a way's node order.
     enum Direction { case forward, backward }

@@ -59,7 +59,7 @@ public struct CarProfile: Sendable {
             "LI:urban": 50, "LI:rural": 80,
         ]
         nodeDelaySeconds = [
-            "traffic_signals": 8, "stop": 4, "give_way": 2, "crossing": 1, "crossing=traffic_signals": 4,
+            "traffic_signals": 2, "stop": 2, "give_way": 1, "crossing": 0, "crossing=traffic_signals": 2,
             "mini_roundabout": 2,
         ]
         barrierDelaySeconds = ["toll_booth": 20, "border_control": 60, "gate": 10, "lift_gate": 10, "swing_gate": 10,
@@ -86,8 +86,9 @@ public struct CarProfile: Sendable {
         if roadClass == .service, let service = tags["service"], service == "emergency_access" { return nil }
 
         guard var (forward, backward) = onewayDirections(tags, roadClass: roadClass) else { return nil }
-        forward = forward && carAccess(tags, direction: .forward)
-        backward = backward && carAccess(tags, direction: .backward)
+        let forwardAccess = carAccessLevel(tags, direction: .forward), backwardAccess = carAccessLevel(tags, direction: .backward)
+        forward = forward && forwardAccess != nil
+        backward = backward && backwardAccess != nil
         guard forward || backward else { return nil }
 
         let plain = postedLimitKmh(tags["maxspeed"]) ?? implicitFallbackKmh(tags)
@@ -103,7 +104,9 @@ public struct CarProfile: Sendable {
             backwardSpeedKmh: effectiveSpeed(posted: backwardPosted, table: table),
             speedSource: forwardPosted == nil ? .classTable : .posted,
             name: name ?? ref, ref: ref,
-            isRoundabout: junction == "roundabout" || junction == "circular"
+            isRoundabout: junction == "roundabout" || junction == "circular",
+            forwardDestinationOnly: forward && forwardAccess == .destinationOnly,
+            backwardDestinationOnly: backward && backwardAccess == .destinationOnly
         )
     }
 

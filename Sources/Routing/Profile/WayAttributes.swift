@@ -21,10 +21,15 @@ public struct WayAttributes: Sendable, Hashable {
     public var ref: String?
     /// `junction=roundabout` or `circular`.
     public var isRoundabout: Bool
+    /// Along the node order a car may drive only to reach somewhere on the way (`access=destination` and its kin).
+    public var forwardDestinationOnly: Bool
+    /// Against the node order a car may drive only to reach somewhere on the way.
+    public var backwardDestinationOnly: Bool
 
     /// Makes attributes; the profile is the usual source, tests and hand-built graphs make their own.
     public init(roadClass: RoadClass, forward: Bool, backward: Bool, forwardSpeedKmh: Double, backwardSpeedKmh: Double,
-                speedSource: SpeedSource, name: String? = nil, ref: String? = nil, isRoundabout: Bool = false) {
+                speedSource: SpeedSource, name: String? = nil, ref: String? = nil, isRoundabout: Bool = false,
+                forwardDestinationOnly: Bool = false, backwardDestinationOnly: Bool = false) {
         self.roadClass = roadClass
         self.forward = forward
         self.backward = backward
@@ -34,6 +39,8 @@ public struct WayAttributes: Sendable, Hashable {
         self.name = name
         self.ref = ref
         self.isRoundabout = isRoundabout
+        self.forwardDestinationOnly = forwardDestinationOnly
+        self.backwardDestinationOnly = backwardDestinationOnly
     }
 
     /// True when a car may drive only one way.

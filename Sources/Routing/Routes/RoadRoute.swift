@@ -17,6 +17,8 @@ public struct RoadRoute: Sendable, Equatable {
     public var end: EdgeSnap
     /// The directed edges driven, in order.
     public var edges: [Int32]
+    /// The road class (the network's raw value) the route spends the most time on.
+    public var mainRoadClass: UInt8 = 0
 }
 
 /// One maneuver and the driving up to the next one.

@@ -76,13 +76,28 @@ public final class Router {
     /// big-component snaps; nil when none connects either.
     private func mainComponentRoute(_ from: RoadCoordinate, _ to: RoadCoordinate, startHeading: Double?, endHeading: Double?,
                                     maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap], detail: RouteDetail) -> RoadRoute? {
-        let mainSources = snaps(from, heading: startHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
-        let mainTargets = snaps(to, heading: endHeading, maxDistance: maxSnapDistance, mainComponentOnly: true)
+        let mainSources = mainComponentSnaps(from, heading: startHeading, maxDistance: maxSnapDistance)
+        let mainTargets = mainComponentSnaps(to, heading: endHeading, maxDistance: maxSnapDistance)
         for (starts, ends) in [(mainSources, targets), (sources, mainTargets), (mainSources, mainTargets)]
         where !starts.isEmpty && !ends.isEmpty && (starts != sources || ends != targets) {
             if let route = route(from: starts, to: ends, detail: detail) { return route }
         }
         return nil
+    }
+
+    /// How far the main component's roads are looked for when an end's nearest roads lead nowhere: OSRM snaps
+    /// its big-component end at any distance; this stops at a distance no pickup point would be walked.
+    public static let mainComponentSearchLimit = 3_200.0
+
+    /// The main component's nearest roads to `coordinate`: within `maxDistance`, else in doubling circles up
+    /// to `mainComponentSearchLimit`.
+    private func mainComponentSnaps(_ coordinate: RoadCoordinate, heading: Double?, maxDistance: Double) -> [EdgeSnap] {
+        var radius = maxDistance
+        while true {
+            let found = snaps(coordinate, heading: heading, maxDistance: radius, mainComponentOnly: true)
+            if !found.isEmpty || radius >= Self.mainComponentSearchLimit { return found }
+            radius = min(Self.mainComponentSearchLimit, radius * 2)
+        }
     }
 
     /// The fastest route from any of `sources` to any of `targets` (snapped positions, each a direction of travel).
@@ -314,16 +329,26 @@ public final class Router {
         let meters = pieces.reduce(0) { $0 + $1.meters }
         let total = pieces.reduce(0) { $0 + $1.weight }
         assert(total == weight, "the pieces' weights must add up to the path's")
+        let mainClass = mainRoadClass(of: pieces)
         guard detail == .full else {
-            return RoadRoute(distanceMeters: meters, durationSeconds: Double(total) / 10, weight: total,
-                             geometry: [], steps: [], start: start, end: end, edges: edges)
+            return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
+                             geometry: [], steps: [], start: start, end: end, edges: edges, mainRoadClass: mainClass)
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
         var geometry: [RoadCoordinate] = []
         geometry.reserveCapacity(steps.reduce(0) { $0 + $1.geometry.count })
         for piece in pieces { append(piece, to: &geometry) }
-        return RoadRoute(distanceMeters: meters, durationSeconds: Double(total) / 10, weight: total,
-                         geometry: geometry, steps: steps, start: start, end: end, edges: edges)
+        return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
+                         geometry: geometry, steps: steps, start: start, end: end, edges: edges, mainRoadClass: mainClass)
+    }
+
+    /// The class the pieces spend the most time on (ties to the more important, lower raw value).
+    private func mainRoadClass(of pieces: [Piece]) -> UInt8 {
+        var seconds = [Int](repeating: 0, count: 256)
+        for piece in pieces { seconds[Int(network.edgeRoadClass[Int(piece.edge)])] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
+        var best = 0
+        for raw in seconds.indices where seconds[raw] > seconds[best] { best = raw }
+        return UInt8(best)
     }
 
     /// Appends a piece's points to `points`, less its first where `points` already ends there.
@@ -353,7 +378,7 @@ public final class Router {
         add(pieces[0])
         for (previous, piece) in zip(pieces, pieces.dropFirst()) {
             if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: currentName) {
-                current.durationSeconds = Double(weight) / 10
+                current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
                 steps.append(current)
                 let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
                 current = RouteStep(type: type, modifier: modifier, name: network.name(ofEdge: piece.edge), distanceMeters: 0,
@@ -364,7 +389,7 @@ public final class Router {
             }
             add(piece)
         }
-        current.durationSeconds = Double(weight) / 10
+        current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
         steps.append(current)
         steps.append(RouteStep(type: .arrive, modifier: nil, name: network.name(ofEdge: end.edge), distanceMeters: 0, durationSeconds: 0,
                                location: end.coordinate, bearingBefore: end.bearing, bearingAfter: 0,
