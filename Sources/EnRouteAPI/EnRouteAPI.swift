@@ -39,6 +39,8 @@ public struct EnRouteAPI: Sendable {
     public let paymentHooks: PaymentHooks
     /// The customers' saved payment methods.
     public let paymentMethods: PaymentMethods
+    /// Trips' chats (issue 15); nil serves none.
+    public let chat: ChatService?
     /// Relayed calls, phone numbers and proof uploads (issue 15); without them those routes are not served.
     public var contact: ContactServices?
     let idempotency: IdempotencyMiddleware
@@ -51,7 +53,9 @@ public struct EnRouteAPI: Sendable {
     public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
                 rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
                 roads: (any RoadRouting)? = nil, paymentMethods: PaymentMethods, paymentHooks: PaymentHooks = PaymentHooks(),
+                chat: ChatService? = nil,
                 ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
+        self.chat = chat
         self.directory = directory
         self.paymentHooks = paymentHooks
         self.roads = roads
@@ -77,6 +81,7 @@ public struct EnRouteAPI: Sendable {
         addOSRMRoutes(&r)
         addMoneyRoutes(&r)
         addPaymentMethodRoutes(&r)
+        if let chat { addChatRoutes(&r, chat) }
         addContactRoutes(&r); addUploadRoutes(&r)
         devices.register(into: &r)
         return r

@@ -48,6 +48,8 @@ public final class Backend: Sendable {
     public let web: WebSurfaces
     /// The offers and pushes the console shows per trip.
     public let journal: OpsJournal
+    /// Trips' chats: messages, live sockets, pushes to whoever has none open, removal after the end.
+    public let chat: ChatService
     /// Relayed calls: one relay session per trip, closed a stated time after it ends.
     public let calls: TripCalls
     /// Proof-of-delivery uploads.
@@ -61,6 +63,7 @@ public final class Backend: Sendable {
         let now = effects.now, log = effects.log
         let etaSamples: any EtaSampleStore
         let quoteStore: any QuoteStore
+        let chatStore: any ChatStore
         let shareLinks: any ShareLinkStore
         let phones: any PhoneBook
         let contactSessions: any ContactSessionStore, proofUploads: any ProofUploadStore, blobs: any BlobStore
@@ -71,6 +74,7 @@ public final class Backend: Sendable {
             etaSamples = InMemoryEtaSampleStore()
             paymentMethodStore = InMemoryPaymentMethodStore()
             quoteStore = InMemoryQuoteStore()
+            chatStore = InMemoryChatStore()
             shareLinks = InMemoryShareLinkStore()
             contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore(); blobs = InMemoryBlobStore()
             store = InMemoryTripStore()
@@ -90,6 +94,7 @@ public final class Backend: Sendable {
             etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
             paymentMethodStore = try SQLitePaymentMethodStore(tripStore: trips, now: now)
             quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
+            chatStore = try SQLiteChatStore(tripStore: trips, now: now)
             shareLinks = try SQLiteShareLinkStore(tripStore: trips, now: now)
             contactSessions = try SQLiteContactSessionStore(tripStore: trips, now: now)
             proofUploads = try SQLiteProofUploadStore(tripStore: trips, now: now)
@@ -181,6 +186,9 @@ public final class Backend: Sendable {
                             offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
                             log: log)
         lateSender.value = sender
+        chat = ChatService(store: chatStore, trips: service, policy: configuration.chat,
+                           notifier: ChatPushPlanner(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log),
+                           clock: effects.clock, now: now, log: log)
         auth = Authenticator(secret: configuration.secret, previousSecrets: configuration.previousSecrets,
                              leeway: configuration.tokenLeeway, now: now)
         paymentMethods = PaymentMethods(store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
@@ -200,6 +208,7 @@ public final class Backend: Sendable {
                          roads: effects.roads,
                          paymentMethods: paymentMethods,
                          paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
+                         chat: chat,
                          ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
                          onOverride: { log("override: \($0)") })
         api.contact = ContactServices(calls: calls, phones: phones, proofs: proofs)
@@ -225,13 +234,14 @@ public final class Backend: Sendable {
         let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
         let retention = service.idempotencyRetention
         let roadSpeeds = effects.roadSpeeds
-        let worker = paymentWorker, service = self.service, sandbox = effects.payments as? SandboxGateway
+        let worker = paymentWorker, chat = self.chat, service = self.service, sandbox = effects.payments as? SandboxGateway
         let quoteStore = payments.quotes.store
         let calls = self.calls, proofs = self.proofs
         tasks.withLock {
             $0.append(Task { await sender.run() })
             $0.append(Task { await calls.run() })
             $0.append(Task { await worker.run() })
+            $0.append(Task { await chat.run() })
             // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the worker.
             if let sandbox {
                 $0.append(Task { [weak service] in

@@ -39,6 +39,8 @@ public struct BackendConfiguration: Sendable {
     public var quoteLifetime: TimeInterval = 300
     /// A hold whose trip was never created (its request failed or died) is released this long after it was placed.
     public var unattachedHoldTimeout: TimeInterval = 15 * 60
+    /// Trips' chats: message size, rate per party, and how long after the end the messages are removed (24 h).
+    public var chat = ChatPolicy()
     /// The share page's and the ops console's settings (Leaflet's folder, link lifetimes).
     public var web = WebConfiguration()
     /// When relayed calls are allowed and when their sessions close (issue 15).

@@ -25,6 +25,12 @@ public enum APIPath {
         /// `GET`: the ride's remaining route as a JSON array of `{lat, lng}` (seed 003's `routeData`).
         public static let tripRoute = "/v1/trips/{id}/route"
 
+        // Chat (issue 15)
+        /// `POST {messageId, text}` writes, `GET ?after=` reads the trip's conversation.
+        public static let tripMessages = "/v1/trips/{id}/messages"
+        /// `GET` (WebSocket): the trip's conversation live, messages both ways with typing and receipts.
+        public static let tripChat = "/v1/trips/{id}/chat"
+
         // Customer's orders (seed 000)
         /// `POST` with `Idempotency-Key`: place an order.
         public static let orders = "/v1/orders"
@@ -172,6 +178,7 @@ public enum APIPath {
             orderQuote, paymentMethods, paymentMethod, paymentMethodDefault, accountBalance, accountBalanceSettle,
             tripTip, tripRating, tripReceipt, merchantOrderItems, providerEarnings, stripeWebhook, sandboxChallenge,
             orderShare, tripShare, opsOverview, opsTrip, opsProviderActivity,
+            tripMessages, tripChat,
             accountPhone, tripCall, uploads, upload, tripProof,
         ]
     }
@@ -194,6 +201,12 @@ public enum APIPath {
     public static func tripEvents(_ id: String) -> String { fill(Template.tripEvents, id) }
     /// `/v1/trips/{id}/route`.
     public static func tripRoute(_ id: String) -> String { fill(Template.tripRoute, id) }
+    /// `/v1/trips/{id}/messages`, with `?after=` when given.
+    public static func tripMessages(_ id: String, after: Int64? = nil) -> String {
+        fill(Template.tripMessages, id) + (after.map { "?after=\($0)" } ?? "")
+    }
+    /// `/v1/trips/{id}/chat`.
+    public static func tripChat(_ id: String) -> String { fill(Template.tripChat, id) }
 
     // MARK: - Orders
 

@@ -4,7 +4,7 @@ public import EnRouteModels
 /// What one outbox message asks the sender to do; stored as JSON in the outbox.
 public struct PushJob: Codable, Sendable, Equatable {
     /// The kinds of push the outbox carries.
-    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity, offer }
+    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity, offer, chatMessage }
 
     public var kind: Kind
     /// The order (for an offer, the trip) the push is about.
@@ -37,6 +37,13 @@ public struct PushJob: Codable, Sendable, Equatable {
     /// The offer as the provider's live stream sent it.
     public var offer: Offer?
 
+    // Chat messages
+    /// The message's text: only ever sent sealed to the device's key, never in clear.
+    public var chatText: String?
+    /// Who wrote it, and its sequence in the trip's conversation.
+    public var chatFrom: ChatRole?
+    public var chatSeq: Int64?
+
     public init(kind: Kind, orderId: String, accountId: String, orderVersion: Int, expiresAt: Date) {
         self.kind = kind; self.orderId = orderId; self.accountId = accountId; self.orderVersion = orderVersion; self.expiresAt = expiresAt
     }
@@ -46,6 +53,17 @@ public struct PushJob: Codable, Sendable, Equatable {
         var job = PushJob(kind: .offer, orderId: offer.tripId, accountId: provider, orderVersion: 0, expiresAt: offer.expiresAt)
         job.offer = offer
         job.notificationId = "offer.\(offer.offerId)"
+        return job
+    }
+
+    /// The push for a chat message to `recipient`, who had no chat socket open; it is worth little after `lifetime`.
+    public static func chat(_ message: ChatMessage, to recipient: String, lifetime: TimeInterval = 3600) -> PushJob {
+        var job = PushJob(kind: .chatMessage, orderId: message.tripId, accountId: recipient, orderVersion: 0,
+                          expiresAt: message.sentAt.addingTimeInterval(lifetime))
+        job.notificationId = "chat.\(message.tripId).\(message.seq)"
+        job.chatText = message.text
+        job.chatFrom = message.from
+        job.chatSeq = message.seq
         return job
     }
 

@@ -72,6 +72,45 @@ public struct PushPayloadBuilder: Sendable {
         return try Self.encode(root)
     }
 
+    /// A chat message for one device (category `CHAT_MESSAGE`): the alert is generic ("New message"), and the text
+    /// travels only in `secret`, sealed exactly as the order update's rider name is (HPKE to the device's key, the
+    /// notification id as associated data). A device without a key gets the generic alert alone.
+    public func chatMessage(_ job: PushJob, device: DeviceRecord) throws -> [UInt8] {
+        guard let text = job.chatText, let notificationId = job.notificationId, let seq = job.chatSeq else {
+            throw BuildError.incomplete("chatText, chatSeq and notificationId")
+        }
+        var root: [String: Any] = [
+            "aps": [
+                "alert": ["title": "New message", "body": Self.chatGenericBody(from: job.chatFrom)],
+                "mutable-content": 1,
+                "category": "CHAT_MESSAGE",
+                "thread-id": "chat-\(job.orderId)",
+            ] as [String: Any],
+            "notificationId": notificationId,
+            "accountId": job.accountId,
+            "route": "trips/\(job.orderId)/chat",
+            "tripId": job.orderId,
+            "seq": seq,
+        ]
+        if let key = device.publicKey, key.count == X25519.keyLength {
+            let sealed = try HPKE.seal(Array(text.utf8), to: key, info: Self.secretInfo, aad: Array(notificationId.utf8))
+            root["secret"] = Data(sealed).base64EncodedString()
+        }
+        return try Self.encode(root)
+    }
+
+    /// The visible line of a chat push: who wrote, never what.
+    static func chatGenericBody(from: ChatRole?) -> String {
+        switch from {
+        case .customer: "Your customer sent you a message."
+        case .provider: "Your driver or courier sent you a message."
+        case nil: "You have a new message about your trip."
+        }
+    }
+
+    /// `apns-collapse-id` for a trip's chat: `chat-{id}`, so a device shows the newest message of a conversation.
+    public static func collapseID(chatTripId tripId: String) -> String { bounded("chat", tripId, suffix: "") }
+
     /// `apns-collapse-id` for an order stage: `order-{id}-{stage}`, hashed down when over 64 bytes.
     public static func collapseID(orderId: String, stage: OrderStage) -> String {
         bounded("order", orderId, suffix: "-\(stage.rawValue)")

@@ -154,7 +154,7 @@ public final class PushSender: Sendable {
     private func targets(for job: PushJob) async throws -> [Target] {
         let registered = try await devices.devices(accountId: job.accountId)
         switch job.kind {
-        case .orderUpdate, .offer:
+        case .orderUpdate, .offer, .chatMessage:
             return registered.map { Target(token: $0.token, environment: $0.environment, device: $0) }
         case .liveActivity:
             guard let token = job.liveActivityToken else { return [] }
@@ -179,6 +179,11 @@ public final class PushSender: Sendable {
             return APNsPush(token: target.token, environment: target.environment, pushType: .alert, priority: 10,
                             expiration: offer.expiresAt, collapseID: PushPayloadBuilder.collapseID(offerId: offer.offerId),
                             apnsID: id, payload: try builder.offer(job))
+        case .chatMessage:
+            guard let device = target.device else { throw PushPayloadBuilder.BuildError.incomplete("device") }
+            return APNsPush(token: target.token, environment: target.environment, pushType: .alert, priority: 10,
+                            expiration: job.expiresAt, collapseID: PushPayloadBuilder.collapseID(chatTripId: job.orderId),
+                            apnsID: id, payload: try builder.chatMessage(job, device: device))
         }
     }
 
@@ -191,6 +196,8 @@ public final class PushSender: Sendable {
             return SentNotification(id: id, accountId: job.accountId, campaign: "orderUpdates", stage: stage.rawValue, sentAt: now())
         case .offer:
             return SentNotification(id: id, accountId: job.accountId, campaign: "tripOffers", stage: "", sentAt: now())
+        case .chatMessage:
+            return SentNotification(id: id, accountId: job.accountId, campaign: "chatMessages", stage: "", sentAt: now())
         case .liveActivity:
             return nil
         }

@@ -19,9 +19,10 @@ public enum WebSocketCloseCode {
     public static let internalError: UInt16 = 1011
 }
 
-/// The server side of RFC 6455 framing as a pure state machine: bytes in, actions out.
+/// RFC 6455 framing as a pure state machine: bytes in, actions out, for either end.
 ///
-/// It unmasks client frames (and refuses unmasked ones), reassembles fragments, answers pings,
+/// On the server side it unmasks client frames (and refuses unmasked ones); on the client side (`maskKey` given) it
+/// refuses masked frames and masks what it writes (§5.3). Either way it reassembles fragments, answers pings,
 /// validates UTF-8 (1007), bounds message size (1009) and runs the close handshake.
 struct WebSocketCodec {
     /// What the owner must do after feeding bytes.
@@ -42,7 +43,22 @@ struct WebSocketCodec {
     private(set) var closeReceived = false
     private var failed = false
 
-    init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
+    /// The client's masking keys, four bytes each; nil on the server, which never masks.
+    private let maskKey: (@Sendable () -> [UInt8])?
+
+    /// A server's codec, or a client's when `maskKey` gives its masking keys.
+    init(maxMessageSize: Int, maskKey: (@Sendable () -> [UInt8])? = nil) { self.maxMessageSize = maxMessageSize; self.maskKey = maskKey }
+
+    /// A frame from this end: masked by a client, plain from a server.
+    func outgoing(opcode: UInt8, payload: some Collection<UInt8>) -> [UInt8] {
+        guard let maskKey else { return Self.frame(opcode: opcode, payload: payload) }
+        return Self.maskedFrame(opcode: opcode, payload: payload, key: maskKey())
+    }
+
+    /// A close frame from this end.
+    func outgoingClose(code: UInt16, reason: String) -> [UInt8] {
+        outgoing(opcode: 0x8, payload: [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(123)))
+    }
 
     /// Feeds bytes from the socket; returns what to do, in order.
     mutating func receive(_ bytes: some Collection<UInt8>) -> [Action] {
@@ -61,7 +77,7 @@ struct WebSocketCodec {
     mutating func startClose(code: UInt16, reason: String = "") -> [UInt8]? {
         guard !closeSent else { return nil }
         closeSent = true
-        return Self.closeFrame(code: code, reason: reason)
+        return outgoingClose(code: code, reason: reason)
     }
 
     // Parses one frame if complete; returns true to keep going, false when more bytes are needed, nil to stop.
@@ -72,7 +88,9 @@ struct WebSocketCodec {
         let fin = b0 & 0x80 != 0
         let opcode = b0 & 0x0F
         guard b0 & 0x70 == 0 else { return fail(WebSocketCloseCode.protocolError, "reserved bits set", &actions) }
-        guard b1 & 0x80 != 0 else { return fail(WebSocketCloseCode.protocolError, "client frames must be masked", &actions) }
+        let masked = b1 & 0x80 != 0
+        if maskKey == nil, !masked { return fail(WebSocketCloseCode.protocolError, "client frames must be masked", &actions) }
+        if maskKey != nil, masked { return fail(WebSocketCloseCode.protocolError, "server frames must not be masked", &actions) }
         var length = Int(b1 & 0x7F)
         var header = 2
         if length == 126 {
@@ -100,21 +118,24 @@ struct WebSocketCodec {
                 return fail(WebSocketCloseCode.messageTooBig, "message too big", &actions)
             }
         }
-        guard available >= header + 4 + length else { return false }
+        let maskLength = masked ? 4 : 0
+        guard available >= header + maskLength + length else { return false }
         let maskStart = readIndex + header
-        let mask = (buffer[maskStart], buffer[maskStart + 1], buffer[maskStart + 2], buffer[maskStart + 3])
-        var payload = [UInt8](repeating: 0, count: length)
-        let start = maskStart + 4
-        for i in 0..<length {
-            let m: UInt8
-            switch i & 3 { case 0: m = mask.0; case 1: m = mask.1; case 2: m = mask.2; default: m = mask.3 }
-            payload[i] = buffer[start + i] ^ m
+        let start = maskStart + maskLength
+        var payload = Array(buffer[start..<(start + length)])
+        if masked {
+            let mask = (buffer[maskStart], buffer[maskStart + 1], buffer[maskStart + 2], buffer[maskStart + 3])
+            for i in 0..<length {
+                let m: UInt8
+                switch i & 3 { case 0: m = mask.0; case 1: m = mask.1; case 2: m = mask.2; default: m = mask.3 }
+                payload[i] ^= m
+            }
         }
         readIndex = start + length
 
         switch opcode {
         case 0x9:
-            if !closeSent { actions.append(.write(Self.frame(opcode: 0xA, payload: payload))) }
+            if !closeSent { actions.append(.write(outgoing(opcode: 0xA, payload: payload))) }
             return true
         case 0xA:
             return true
@@ -167,7 +188,7 @@ struct WebSocketCodec {
             actions.append(.closeAfterWrite([], code: code))
         } else {
             closeSent = true
-            actions.append(.closeAfterWrite(Self.closeFrame(code: code, reason: ""), code: code))
+            actions.append(.closeAfterWrite(outgoingClose(code: code, reason: ""), code: code))
         }
         return nil
     }
@@ -175,7 +196,7 @@ struct WebSocketCodec {
     private mutating func fail(_ code: UInt16, _ reason: String, _ actions: inout [Action], force: Bool = false) -> Bool? {
         failed = true
         let frame: [UInt8]
-        if closeSent && !force { frame = [] } else { frame = Self.closeFrame(code: code, reason: reason) }
+        if closeSent && !force { frame = [] } else { frame = outgoingClose(code: code, reason: reason) }
         closeSent = true
         actions.append(.closeAfterWrite(frame, code: code))
         return nil
@@ -195,6 +216,26 @@ struct WebSocketCodec {
             for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((UInt64(n) >> UInt64(shift)) & 0xFF)) }
         }
         out.append(contentsOf: payload)
+        return out
+    }
+
+    /// A client's frame, its payload masked with the four bytes of `key` (RFC 6455 §5.3).
+    static func maskedFrame(opcode: UInt8, payload: some Collection<UInt8>, key: [UInt8]) -> [UInt8] {
+        precondition(key.count == 4, "a masking key is four bytes")
+        var out = frame(opcode: opcode, payload: [UInt8]())
+        let n = payload.count
+        out.removeLast(out.count - 1)
+        if n < 126 {
+            out.append(0x80 | UInt8(n))
+        } else if n <= 0xFFFF {
+            out.append(0x80 | 126); out.append(UInt8(n >> 8)); out.append(UInt8(n & 0xFF))
+        } else {
+            out.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((UInt64(n) >> UInt64(shift)) & 0xFF)) }
+        }
+        out += key
+        out.reserveCapacity(out.count + n)
+        for (i, byte) in payload.enumerated() { out.append(byte ^ key[i & 3]) }
         return out
     }
 

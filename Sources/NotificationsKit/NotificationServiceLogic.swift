@@ -32,8 +32,10 @@ public actor NotificationServiceLogic {
         var content = EnrichedNotification(title: payload.title, body: payload.body)
         best = content
         if let secret = payload.secret, let id = payload.notificationID {
-            if let key = await keys.privateKey(), let name = NotificationSecret.open(secret, notificationID: id, privateKey: key, cipher: cipher) {
-                content.body = PersonalisedCopy.body(generic: payload.body, riderName: name) ?? payload.body
+            if let key = await keys.privateKey(), let opened = NotificationSecret.open(secret, notificationID: id, privateKey: key, cipher: cipher) {
+                // A chat push's secret is the message; an order update's is the rider's name, set into its copy.
+                content.body = payload.category == NotificationCategory.chatMessageIdentifier
+                    ? opened : PersonalisedCopy.body(generic: payload.body, riderName: opened) ?? payload.body
                 best = content
             } else {
                 fellBack = true

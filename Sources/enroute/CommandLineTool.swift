@@ -14,13 +14,14 @@ enum CommandLineTool {
       drive     A terminal provider: go online, accept offers, drive a route, report steps.
       track     Follow a delivery as the customer sees it (terminal tracking screen).
       ride      Request a ride and watch it live (terminal rider app).
+      chat      Write in a trip's chat and follow it live (customer or provider).
       graph     Build the car road network from an OpenStreetMap PBF file (graph build).
       simulate  A living city on the client kits against a server, with faults, and its report.
 
     Run `enroute <command> --help` for a command's options.
     """
 
-    static let commands = ["serve", "seed", "token", "drive", "track", "ride", "graph", "simulate"]
+    static let commands = ["serve", "seed", "token", "drive", "track", "ride", "chat", "graph", "simulate"]
 
     /// Runs the command line; 0 on success, 64 (EX_USAGE) for a usage error, 1 for any other failure.
     static func run(_ args: [String]) async -> Int32 {
@@ -37,6 +38,7 @@ enum CommandLineTool {
             case "drive": return try await DriveCommand.run(rest)
             case "track": return try await TrackCommand.run(rest)
             case "ride": return try await RideCommand.run(rest)
+            case "chat": return try await ChatCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
             case "simulate": return try await SimulateCommand.run(rest)
             default:

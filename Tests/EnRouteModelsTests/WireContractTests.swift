@@ -23,6 +23,7 @@ import EnRouteModels
             "/v1/trips/{id}/receipt", "/v1/merchant/orders/{id}/items", "/v1/provider/earnings",
             "/v1/payments/webhooks/stripe", "/v1/payments/sandbox/challenges/{id}",
             "/v1/orders/{id}/share", "/v1/trips/{id}/share", "/v1/ops/overview", "/v1/ops/trips/{id}", "/v1/ops/providers/{id}/activity",
+            "/v1/trips/{id}/messages", "/v1/trips/{id}/chat",
             "/v1/account/phone", "/v1/trips/{id}/call", "/v1/uploads", "/v1/uploads/{id}", "/v1/trips/{id}/proof",
         ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
@@ -39,6 +40,9 @@ import EnRouteModels
             (APIPath.tripCancel("T-1"), "/v1/trips/T-1/cancel"),
             (APIPath.tripEvents("T-1"), "/v1/trips/T-1/events"),
             (APIPath.tripRoute("T-1"), "/v1/trips/T-1/route"),
+            (APIPath.tripMessages("T-1"), "/v1/trips/T-1/messages"),
+            (APIPath.tripMessages("T-1", after: 7), "/v1/trips/T-1/messages?after=7"),
+            (APIPath.tripChat("T-1"), "/v1/trips/T-1/chat"),
             (APIPath.orders, "/v1/orders"),
             (APIPath.activeOrders, "/v1/orders/active"),
             (APIPath.orderTracking("O-1"), "/v1/orders/O-1/tracking"),
@@ -102,6 +106,27 @@ import EnRouteModels
             .filter { $0.hasPrefix("  /v1/") && $0.hasSuffix(":") }
             .map { String($0.dropFirst(2).dropLast()) }
         #expect(Set(documented) == Set(APIPath.Template.all))
+    }
+
+    /// The chat socket's frames are pinned too: each `type` and its fields, as the server and the client kits write them.
+    @Test func everyChatFrameHasItsPinnedShape() throws {
+        let message = ChatMessage(messageId: "m-1", tripId: "T-1", seq: 3, from: .provider, text: "hei", sentAt: Date(timeIntervalSince1970: 1_792_520_000))
+        let frames: [(ChatFrame, String)] = [
+            (.send(messageId: "m-1", text: "hei"), #"{"messageId":"m-1","text":"hei","type":"send"}"#),
+            (.message(message), #"{"message":{"from":"provider","messageId":"m-1","sentAt":"2026-10-20T18:13:20Z","seq":3,"text":"hei","tripId":"T-1"},"type":"message"}"#),
+            (.typing(from: nil), #"{"type":"typing"}"#),
+            (.typing(from: .customer), #"{"from":"customer","type":"typing"}"#),
+            (.delivered(seq: 3, from: .customer), #"{"from":"customer","seq":3,"type":"delivered"}"#),
+            (.read(seq: 3, from: nil), #"{"seq":3,"type":"read"}"#),
+            (.error(Problem(title: "Conflict", status: 409, detail: "The trip has ended."), messageId: "m-2"),
+             #"{"messageId":"m-2","problem":{"detail":"The trip has ended.","status":409,"title":"Conflict","type":"about:blank"},"type":"error"}"#),
+            (.closed(reason: "The trip has ended."), #"{"reason":"The trip has ended.","type":"closed"}"#),
+        ]
+        for (frame, text) in frames {
+            #expect(try frame.text() == text)
+            #expect(try ChatFrame.decode(text) == frame)
+        }
+        #expect(throws: DecodingError.self) { try ChatFrame.decode(#"{"type":"shout"}"#) }
     }
 
     @Test func everyLiveEventNameIsPinned() {

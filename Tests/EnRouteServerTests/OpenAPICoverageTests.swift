@@ -96,6 +96,10 @@ import TestSupport
         Operation(method: "GET", path: "/v1/ops/overview"),
         Operation(method: "GET", path: "/v1/ops/trips/{id}"),
         Operation(method: "GET", path: "/v1/ops/providers/{id}/activity"),
+        // Chat (issue 15), registered by ChatRoutes
+        Operation(method: "POST", path: "/v1/trips/{id}/messages"),
+        Operation(method: "GET", path: "/v1/trips/{id}/messages"),
+        Operation(method: "GET", path: "/v1/trips/{id}/chat"),
         Operation(method: "GET", path: "/share/{token}"),
         Operation(method: "GET", path: "/share/{token}/state"),
         Operation(method: "GET", path: "/share/{token}/events"),

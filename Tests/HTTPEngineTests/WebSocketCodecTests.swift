@@ -78,3 +78,38 @@ import TestSupport
         #expect(WebSocketCodec.frame(opcode: 1, payload: Array(repeating: 0, count: 70_000))[1] == 127)
     }
 }
+
+/// The codec from the client's end (the Linux tools' WebSocketClient): it masks what it writes and refuses masked frames.
+@Suite struct WebSocketClientCodecTests {
+    static let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+
+    @Test func clientFramesAreMaskedAsTheRFCsExampleShows() {
+        let codec = WebSocketCodec(maxMessageSize: 1024, maskKey: { Self.key })
+        // RFC 6455 §5.7: a masked "Hello".
+        #expect(codec.outgoing(opcode: 0x1, payload: Array("Hello".utf8)) == [0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58])
+        #expect(codec.outgoing(opcode: 0x1, payload: Array("Hello".utf8)) == TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("Hello".utf8)))
+    }
+
+    @Test func aServerReadsWhatAClientWritesAtEveryLengthEncoding() {
+        let client = WebSocketCodec(maxMessageSize: 1 << 20, maskKey: { Self.key })
+        for size in [0, 125, 126, 65_535, 65_536] {
+            var server = WebSocketCodec(maxMessageSize: 1 << 20)
+            let payload = (0..<size).map { UInt8($0 & 0xFF) }
+            #expect(server.receive(client.outgoing(opcode: 0x2, payload: payload)) == [.deliver(.binary(payload))], "\(size) bytes")
+        }
+    }
+
+    @Test func theClientReadsUnmaskedFramesAndRefusesMaskedOnes() {
+        var client = WebSocketCodec(maxMessageSize: 1024, maskKey: { Self.key })
+        #expect(client.receive(WebSocketCodec.frame(opcode: 0x1, payload: Array("hei".utf8))) == [.deliver(.text("hei"))])
+        let actions = client.receive(TCPTestClient.webSocketFrame(opcode: 0x1, payload: [65]))
+        guard case .closeAfterWrite(let frame, let code) = actions.last else { Issue.record("no close: \(actions)"); return }
+        #expect(code == 1002)
+        #expect(frame.count > 1 && frame[1] & 0x80 != 0, "the client's close frame is masked too")
+    }
+
+    @Test func theClientAnswersPingsWithMaskedPongs() {
+        var client = WebSocketCodec(maxMessageSize: 1024, maskKey: { Self.key })
+        #expect(client.receive(WebSocketCodec.frame(opcode: 0x9, payload: [1, 2])) == [.write(WebSocketCodec.maskedFrame(opcode: 0xA, payload: [1, 2], key: Self.key))])
+    }
+}

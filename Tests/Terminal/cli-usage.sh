@@ -26,6 +26,8 @@ expect_usage "unknown option --event (did you mean --events?)" "$BIN" track o1 -
 expect_usage "unknown option --form (did you mean --from?)" "$BIN" ride --form 60.1,24.9 --to 60.2,24.9
 expect_usage "unknown option --crad (did you mean --card?)" "$BIN" ride --from 60.1,24.9 --to 60.2,24.9 --crad pm_card_visa
 expect_usage "--card must be a payment method token such as pm_card_visa, got 'visa'" "$BIN" ride --from 60.1,24.9 --to 60.2,24.9 --card visa --token t
+expect_usage "unknown option --tokn (did you mean --token?)" "$BIN" chat T1 --tokn t
+expect_usage "--server must be an http:// URL for the chat WebSocket" "$BIN" chat T1 --server https://enroute.example --token t
 expect_usage "--speed must be a number, got 'fast'" "$BIN" drive --server http://127.0.0.1:1 --token t --speed fast
 expect_usage "unknown option --provider (did you mean --providers?)" "$BIN" simulate --provider 10
 expect_usage "--demand must be RIDES,ORDERS per minute" "$BIN" simulate --demand 6

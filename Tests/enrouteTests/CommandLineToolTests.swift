@@ -3,7 +3,7 @@ import Testing
 
 /// Every command refuses what it does not know with exit status 64 before doing anything.
 @Suite struct CommandLineToolTests {
-    static let specs: [CommandSpec] = [ServeCommand.spec, SeedCommand.spec, TokenCommand.spec, TrackCommand.spec, RideCommand.spec, DriveCommand.spec]
+    static let specs: [CommandSpec] = [ServeCommand.spec, SeedCommand.spec, TokenCommand.spec, TrackCommand.spec, RideCommand.spec, DriveCommand.spec, ChatCommand.spec]
 
     @Test(arguments: [
         ("serve", ["--prot", "8081"], "unknown option --prot (did you mean --port?)"),
@@ -12,6 +12,7 @@ import Testing
         ("track", ["o1", "--event"], "unknown option --event (did you mean --events?)"),
         ("ride", ["--form", "60.1,24.9"], "unknown option --form (did you mean --from?)"),
         ("drive", ["--speeed", "10"], "unknown option --speeed (did you mean --speed?)"),
+        ("chat", ["T1", "--tokn", "t"], "unknown option --tokn (did you mean --token?)"),
     ])
     func eachCommandRefusesAnUnknownFlagNamingTheClosestOne(command: String, args: [String], message: String) throws {
         let spec = try #require(Self.specs.first { $0.name == command })
@@ -24,7 +25,7 @@ import Testing
     }
 
     /// `drive`, `track` and `ride` all default `--server` to the local server and need a token.
-    @Test(arguments: [TrackCommand.spec, RideCommand.spec, DriveCommand.spec])
+    @Test(arguments: [TrackCommand.spec, RideCommand.spec, DriveCommand.spec, ChatCommand.spec])
     func theClientCommandsDefaultTheServerAlike(spec: CommandSpec) throws {
         let (url, token) = try Terminal.server(try spec.parse(["--token", "t"], environment: [:]))
         #expect(url.absoluteString == "http://127.0.0.1:8080" && token == "t")
