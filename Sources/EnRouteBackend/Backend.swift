@@ -132,7 +132,8 @@ public final class Backend: Sendable {
         // whether the offer is still open when it sends. The planner holds the sender weakly, so the
         // cycle is broken and a backend is released as a whole.
         let lateSender = WeakBox<PushSender>()
-        let offers = OfferPushPlanner(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log)
+        let pushes = PushQueue(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log)
+        let offers = OfferPushPlanner(queue: pushes)
         providers = ProviderOperations(service: service, metrics: metrics, clock: effects.clock, paths: paths,
                                        policy: configuration.dispatch,
                                        ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
@@ -187,7 +188,7 @@ public final class Backend: Sendable {
                             log: log)
         lateSender.value = sender
         chat = ChatService(store: chatStore, trips: service, policy: configuration.chat,
-                           notifier: ChatPushPlanner(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log),
+                           notifier: ChatPushPlanner(queue: pushes),
                            clock: effects.clock, now: now, log: log)
         auth = Authenticator(secret: configuration.secret, previousSecrets: configuration.previousSecrets,
                              leeway: configuration.tokenLeeway, now: now)

@@ -70,10 +70,7 @@ import Synchronization
         let log = Mutex<[String]>([])
         let estimator = RoadEstimator(roads: StubRoads(duration: 600, failRoute: .noSegment(index: 0)), metrics: metrics,
                                       log: { line in log.withLock { $0.append(line) } })
-        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
-                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
-        trip.providerId = "p1"
-        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: Self.mondayMorning, seq: 1)
+        let trip = Self.assignedRide()
         let straight = StraightLineEstimator().refreshETA(trip, now: Self.mondayMorning)
         #expect(estimator.refreshETA(trip, now: Self.mondayMorning).etaLatest == straight.etaLatest)
         await estimator.settle()
@@ -108,16 +105,22 @@ import Synchronization
         #expect(behind.etaLatest == now.addingTimeInterval(-120 + 600 * 1.25 + 120))
     }
 
+    /// A ride whose provider, assigned on Monday morning, has one fix 1.1 km from the pickup.
+    static func assignedRide() -> TripRecord {
+        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
+                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: mondayMorning)
+        trip.providerId = "p1"
+        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: mondayMorning, seq: 1)
+        return trip
+    }
+
     @Test func theRoadEstimatorUsesTheCalibratedBandForItsWindow() async throws {
         let store = InMemoryEtaSampleStore()
         for _ in 0..<20 { try await store.append(Self.sample(1.1)) }
         for _ in 0..<5 { try await store.append(Self.sample(1.4)) }
         let roads = StubRoads(duration: 600)
         let estimator = RoadEstimator(roads: roads, samples: store)
-        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
-                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
-        trip.providerId = "p1"
-        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: Self.mondayMorning, seq: 1)
+        let trip = Self.assignedRide()
         _ = estimator.refreshETA(trip, now: Self.mondayMorning)
         await estimator.settle()
         let refreshed = estimator.refreshETA(trip, now: Self.mondayMorning)
@@ -139,10 +142,7 @@ extension EtaCalibrationTests {
         var roads = StubRoads(duration: 600)
         roads.roadClass = "primary"
         let estimator = RoadEstimator(roads: roads, samples: store)
-        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
-                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
-        trip.providerId = "p1"
-        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: Self.mondayMorning, seq: 1)
+        let trip = Self.assignedRide()
         _ = estimator.refreshETA(trip, now: Self.mondayMorning)
         await estimator.settle()
         let refreshed = estimator.refreshETA(trip, now: Self.mondayMorning)
