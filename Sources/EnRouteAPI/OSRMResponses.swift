@@ -127,6 +127,7 @@ enum OSRMResponses {
         w.raw(#"}],"driving_side":"right","geometry":"#); w.geometry(geometry, as: format)
         w.raw(#","maneuver":{"bearing_after":"#); w.integer(step.bearingAfter)
         w.raw(#","bearing_before":"#); w.integer(step.bearingBefore)
+        if let exit = step.exit { w.raw(#","exit":"#); w.integer(exit) }
         w.raw(#","location":"#); w.location(step.location)
         if let modifier = step.modifier ?? arrivalSide { w.raw(#","modifier":"#); w.string(modifier) }
         w.raw(#","type":"#); w.string(step.type)

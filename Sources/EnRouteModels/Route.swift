@@ -2,7 +2,7 @@ import Foundation
 
 /// One maneuver of a route and the driving up to the next one, in OSRM's vocabulary.
 public struct RouteManeuver: Codable, Sendable, Equatable {
-    /// What the driver does: `depart`, `turn`, `new name`, `continue`, `roundabout`, `arrive`.
+    /// What the driver does: `depart`, `turn`, `new name`, `continue`, `roundabout`, `exit roundabout`, `arrive`.
     public var type: String
     /// Its direction (`left`, `slight right`, `uturn`…); nil for `depart` and `arrive`.
     public var modifier: String?
@@ -18,12 +18,14 @@ public struct RouteManeuver: Codable, Sendable, Equatable {
     public var bearingBefore: Int
     /// The heading after the maneuver, whole degrees from north.
     public var bearingAfter: Int
+    /// For `roundabout`: which exit to take (1 is the first); absent otherwise.
+    public var exit: Int?
 
     /// A maneuver.
     public init(type: String, modifier: String?, name: String, distanceMeters: Double, durationSeconds: Double,
-                location: Coordinate, bearingBefore: Int, bearingAfter: Int) {
+                location: Coordinate, bearingBefore: Int, bearingAfter: Int, exit: Int? = nil) {
         self.type = type; self.modifier = modifier; self.name = name
         self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds
-        self.location = location; self.bearingBefore = bearingBefore; self.bearingAfter = bearingAfter
+        self.location = location; self.bearingBefore = bearingBefore; self.bearingAfter = bearingAfter; self.exit = exit
     }
 }

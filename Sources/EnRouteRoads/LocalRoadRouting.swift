@@ -214,7 +214,8 @@ extension RouteManeuver {
     init(_ step: RouteStep) {
         self.init(type: step.type.rawValue, modifier: step.modifier?.rawValue, name: step.name,
                   distanceMeters: step.distanceMeters, durationSeconds: step.durationSeconds, location: Coordinate(step.location),
-                  bearingBefore: Int(step.bearingBefore.rounded()) % 360, bearingAfter: Int(step.bearingAfter.rounded()) % 360)
+                  bearingBefore: Int(step.bearingBefore.rounded()) % 360, bearingAfter: Int(step.bearingAfter.rounded()) % 360,
+                  exit: step.exit)
     }
 }
 

@@ -44,7 +44,7 @@ public struct OSRMRoadRouting: RoadRouting {
             RouteManeuver(type: step.maneuver.type, modifier: step.maneuver.type == "depart" || step.maneuver.type == "arrive" ? nil : step.maneuver.modifier,
                           name: step.name, distanceMeters: step.distance, durationSeconds: step.duration,
                           location: step.maneuver.location.coordinate, bearingBefore: step.maneuver.bearing_before,
-                          bearingAfter: step.maneuver.bearing_after)
+                          bearingAfter: step.maneuver.bearing_after, exit: step.maneuver.exit)
         }
         let startBearing = Double(leg.steps.first?.maneuver.bearing_after ?? 0)
         let endBearing = Double(leg.steps.last?.maneuver.bearing_before ?? 0)
@@ -156,6 +156,7 @@ enum OSRMWire {
         var location: Location
         var bearing_before: Int
         var bearing_after: Int
+        var exit: Int?
     }
 
     struct Step: Decodable {

@@ -213,12 +213,21 @@ public struct Guidance: Sendable, Equatable {
         case _ where modifier == "uturn": return "make a U-turn" + onto
         case "new name": return "continue" + onto
         case "continue": return (modifier == "straight" ? "continue straight" : "keep \(modifier)") + onto
-        case "roundabout", "rotary", "roundabout turn": return "take the roundabout" + (maneuver.name.isEmpty ? "" : " to \(maneuver.name)")
+        case "roundabout", "rotary", "roundabout turn":
+            let exit = maneuver.exit.map { " and take the \(ordinal($0)) exit" } ?? ""
+            return "enter the roundabout" + exit + onto
+        case "exit roundabout", "exit rotary": return "exit the roundabout" + onto
         case "merge": return "merge \(modifier)" + onto
         case "fork": return "keep \(modifier)" + onto
         case "on ramp", "off ramp": return "take the ramp \(modifier)" + onto
         default: return (modifier == "straight" ? "go straight" : "turn \(modifier)") + onto
         }
+    }
+
+    /// "1st", "2nd", "3rd", "4th"… "11th", "12th", "13th", "21st".
+    static func ordinal(_ n: Int) -> String {
+        let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
+        return "\(n)\(suffix)"
     }
 
     /// "120 m" (to 10 m) below a kilometre, "1.2 km" above.

@@ -272,7 +272,8 @@ public enum RoadNetworkBuilder {
             network.addEdge(from: from, to: to, lengthMeters: segment.lengthMeters, durationSeconds: seconds,
                             roadClass: classRaw[way.attributes.roadClass]!, name: way.attributes.name ?? "",
                             geometry: forward ? segment.points : segment.points.reversed(),
-                            destinationOnly: forward ? way.attributes.forwardDestinationOnly : way.attributes.backwardDestinationOnly)
+                            destinationOnly: forward ? way.attributes.forwardDestinationOnly : way.attributes.backwardDestinationOnly,
+                            roundabout: way.attributes.isRoundabout)
             edgeWayIDs.append(way.id)
             edgeSegment.append(pendingSegment[pending])
         }

@@ -131,24 +131,25 @@ extension RoadGraphFile {
             restrictionList.append(TurnRestriction(fromEdge: from, viaNode: via, toEdge: to, kind: kinds[index] == 0 ? .no : .only))
         }
 
-        var destinationOnly = [Bool](repeating: false, count: edgeCount)
+        var destinationOnly = [Bool](repeating: false, count: edgeCount), roundabout = destinationOnly
         if sections[Section.access.tag] != nil {
             var access = try body(.access)
             let count = try access.count(elementSize: 1, limit: Int(Int32.max))
             guard count == edgeCount else { throw access.invalid("\(count) edge flags for \(edgeCount) edges") }
             let flags: [UInt8] = try access.array(count)
             try access.finish()
-            if let bad = flags.firstIndex(where: { $0 > 1 }) {
-                throw access.invalid("edge \(bad) has access flags \(flags[bad]) (0 open, 1 destination only)")
+            if let bad = flags.firstIndex(where: { $0 > 3 }) {
+                throw access.invalid("edge \(bad) has flags \(flags[bad]) (1 destination only, 2 roundabout)")
             }
-            destinationOnly = flags.map { $0 == 1 }
+            destinationOnly = flags.map { $0 & 1 != 0 }
+            roundabout = flags.map { $0 & 2 != 0 }
         }
         let network = RoadNetwork(nodeIDs: nodeIDs, nodeLats: nodeLats, nodeLons: nodeLons, nodeDelaySeconds: delays,
                                   edgeFrom: edgeFrom, edgeTo: edgeTo, edgeLengthMeters: lengths,
                                   edgeDurationSeconds: durations, edgeRoadClass: roadClass, edgeNameIndex: nameIndex,
                                   geometryStart: starts, geometryLats: lats, geometryLons: lons, names: nameList,
                                   restrictions: restrictionList, turnCosts: metadata.turnCosts,
-                                  edgeIsDestinationOnly: destinationOnly)
+                                  edgeIsDestinationOnly: destinationOnly, edgeIsRoundabout: roundabout)
         var contents = Contents(network: network, metadata: metadata)
         switch (sections[Section.turnGraph.tag], sections[Section.hierarchy.tag]) {
         case (nil, nil): break

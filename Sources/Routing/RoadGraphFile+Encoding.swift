@@ -56,11 +56,15 @@ extension RoadGraphFile {
         restrictions.array(network.restrictions.map { $0.kind == .no ? UInt8(0) : 1 })
         sections.append((.restrictions, restrictions.bytes))
 
-        // Written only when some edge is destination-only, so a file without any reads as before.
-        if network.edgeIsDestinationOnly.contains(true) {
+        // Per-edge flags (1 destination only, 2 roundabout), written only when some edge has one, so a file
+        // without any reads as before.
+        let flags = (0..<network.edgeCount).map {
+            (network.edgeIsDestinationOnly[$0] ? UInt8(1) : 0) | (network.edgeIsRoundabout[$0] ? 2 : 0)
+        }
+        if flags.contains(where: { $0 != 0 }) {
             var access = ByteWriter()
             access.u64(UInt64(network.edgeCount))
-            access.array(network.edgeIsDestinationOnly.map { $0 ? UInt8(1) : 0 })
+            access.array(flags)
             sections.append((.access, access.bytes))
         }
 

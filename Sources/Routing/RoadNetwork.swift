@@ -105,6 +105,8 @@ public struct RoadNetwork: Sendable {
     /// Whether each edge is for destination traffic only (`access=destination` and its kin): a route may enter
     /// it only to reach somewhere on it or beyond it, never as a short cut.
     public private(set) var edgeIsDestinationOnly: [Bool] = []
+    /// Whether each edge is part of a roundabout (`junction=roundabout|circular`), for guidance's exit counts.
+    public private(set) var edgeIsRoundabout: [Bool] = []
     /// Where each edge's geometry starts in `geometryLats`/`geometryLons`; edge `e` is `geometryStart[e]..<geometryStart[e+1]`.
     public private(set) var geometryStart: [Int32] = [0]
     /// Geometry latitudes of every edge, endpoints included.
@@ -155,7 +157,7 @@ public struct RoadNetwork: Sendable {
     @discardableResult
     public mutating func addEdge(from: Int32, to: Int32, lengthMeters: Double? = nil, durationSeconds: Double,
                                  roadClass: UInt8 = 0, name: String = "", geometry: [RoadCoordinate] = [],
-                                 destinationOnly: Bool = false) -> Int32 {
+                                 destinationOnly: Bool = false, roundabout: Bool = false) -> Int32 {
         precondition(Int(from) < nodeCount && Int(to) < nodeCount, "edge endpoints must be nodes")
         let points = geometry.isEmpty ? [coordinate(ofNode: from), coordinate(ofNode: to)] : geometry
         edgeFrom.append(from)
@@ -165,6 +167,7 @@ public struct RoadNetwork: Sendable {
         edgeRoadClass.append(roadClass)
         edgeNameIndex.append(intern(name))
         edgeIsDestinationOnly.append(destinationOnly)
+        edgeIsRoundabout.append(roundabout)
         for point in points {
             geometryLats.append(point.lat)
             geometryLons.append(point.lon)
@@ -242,7 +245,7 @@ extension RoadNetwork {
          edgeFrom: [Int32], edgeTo: [Int32], edgeLengthMeters: [Double], edgeDurationSeconds: [Double],
          edgeRoadClass: [UInt8], edgeNameIndex: [Int32], geometryStart: [Int32], geometryLats: [Double],
          geometryLons: [Double], names: [String], restrictions: [TurnRestriction], turnCosts: TurnCosts,
-         edgeIsDestinationOnly: [Bool]) {
+         edgeIsDestinationOnly: [Bool], edgeIsRoundabout: [Bool]) {
         self.init(turnCosts: turnCosts)
         self.nodeIDs = nodeIDs
         self.nodeLats = nodeLats
@@ -255,6 +258,7 @@ extension RoadNetwork {
         self.edgeRoadClass = edgeRoadClass
         self.edgeNameIndex = edgeNameIndex
         self.edgeIsDestinationOnly = edgeIsDestinationOnly
+        self.edgeIsRoundabout = edgeIsRoundabout
         self.geometryStart = geometryStart
         self.geometryLats = geometryLats
         self.geometryLons = geometryLons

@@ -147,13 +147,21 @@ enum LRoute {
         ("new name", "straight", "Simonkatu", "continue onto Simonkatu"),
         ("continue", "straight", "Kaivokatu", "continue straight onto Kaivokatu"),
         ("continue", "left", "Kaivokatu", "keep left onto Kaivokatu"),
-        ("roundabout", "right", "Ratapihantie", "take the roundabout to Ratapihantie"),
+        ("roundabout", "right", "Ratapihantie", "enter the roundabout onto Ratapihantie"),
+        ("exit roundabout", "straight", "Ratapihantie", "exit the roundabout onto Ratapihantie"),
         ("arrive", nil, "Annankatu", "arrive at the destination"),
     ] as [(String, String?, String, String)])
     func maneuversReadAsWords(_ type: String, _ modifier: String?, _ name: String, _ words: String) {
         let maneuver = RouteManeuver(type: type, modifier: modifier, name: name, distanceMeters: 0, durationSeconds: 0,
                                      location: LRoute.start, bearingBefore: 0, bearingAfter: 0)
         #expect(Guidance.action(maneuver, stop: .dropoff) == words)
+    }
+
+    @Test(arguments: [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (13, "13th"), (21, "21st"), (22, "22nd")])
+    func aRoundaboutSaysWhichExitToTake(_ exit: Int, _ ordinal: String) {
+        let maneuver = RouteManeuver(type: "roundabout", modifier: "left", name: "Hämeentie", distanceMeters: 0, durationSeconds: 0,
+                                     location: LRoute.start, bearingBefore: 0, bearingAfter: 0, exit: exit)
+        #expect(Guidance.action(maneuver, stop: .pickup) == "enter the roundabout and take the \(ordinal) exit onto Hämeentie")
     }
 
     @Test func distancesReadInMetresThenKilometres() {

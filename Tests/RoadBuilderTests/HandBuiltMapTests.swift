@@ -139,6 +139,36 @@ import Testing
         #expect(RoadClass(edgeRawValue: short.mainRoadClass) == .residential)
     }
 
+    @Test func aRoundaboutIsOneStepWithTheExitToTakeThenAStepLeavingIt() throws {
+        var map = Map()
+        let rows = Self.grid(&map)
+        // A roundabout of radius 30 m east of the grid, driven anticlockwise west → south → east → north, with
+        // two-way arms out of each of its four nodes; the west arm joins the grid.
+        let west = map.node(east: 970, north: 300), south = map.node(east: 1_000, north: 270)
+        let east = map.node(east: 1_030, north: 300), north = map.node(east: 1_000, north: 330)
+        map.way([west, south, east, north, west], ["highway": "primary", "junction": "roundabout", "name": "Kiertotie"])
+        map.way([rows[3][7], west], ["highway": "primary", "name": "Länsitie"])
+        map.way([east, map.node(east: 1_300, north: 300)], ["highway": "primary", "name": "Itätie"])
+        map.way([south, map.node(east: 1_000, north: 0)], ["highway": "primary", "name": "Etelätie"])
+        map.way([north, map.node(east: 1_000, north: 600)], ["highway": "primary", "name": "Pohjoistie"])
+        let network = try map.build().network
+        #expect(network.edgeIsRoundabout.filter { $0 }.count == 4)
+        let route = try Self.router(network).route(from: map.coordinate(rows[3][6]), to: RoadCoordinate(lat: 60 + 300 / Self.latMeters,
+                                                                                                   lon: 24 + 1_200 / Self.lonMeters))
+        let kinds = route.steps.map(\.type)
+        // Along the grid's row onto Länsitie (a new name), then the roundabout as one step, never a turn on it.
+        #expect(kinds == [.depart, .newName, .roundabout, .exitRoundabout, .arrive])
+        #expect(!route.steps.contains { $0.name == "Kiertotie" })
+        let round = try #require(route.steps.first { $0.type == .roundabout })
+        // Past the south arm, out by the east one: the second exit, straight on, named by the way out.
+        #expect(round.exit == 2)
+        #expect(round.modifier == .straight)
+        #expect(round.name == "Itätie")
+        #expect(route.steps.first { $0.type == .exitRoundabout }?.exit == 2)
+        let contents = try Self.decode(RoadGraphFile.encode(network))
+        #expect(contents.network.edgeIsRoundabout == network.edgeIsRoundabout)
+    }
+
     @Test func aGraphFileKeepsWhichEdgesAreDestinationOnly() throws {
         var map = Map()
         let rows = Self.grid(&map)

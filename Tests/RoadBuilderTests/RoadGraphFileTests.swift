@@ -232,7 +232,8 @@ import TestSupport
                         edgeFrom: [0], edgeTo: edgeTo, edgeLengthMeters: [100], edgeDurationSeconds: [10],
                         edgeRoadClass: [0], edgeNameIndex: nameIndex, geometryStart: starts,
                         geometryLats: [60.1, 60.2], geometryLons: [24.9, 24.9], names: names,
-                        restrictions: restrictions, turnCosts: .standard, edgeIsDestinationOnly: [false])
+                        restrictions: restrictions, turnCosts: .standard, edgeIsDestinationOnly: [false],
+                        edgeIsRoundabout: [false])
         }
         func section(_ network: RoadNetwork) -> String? {
             if case let .invalid(section, _) = Self.error(RoadGraphFile.encode(network)) { return section }

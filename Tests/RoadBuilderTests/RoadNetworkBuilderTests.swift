@@ -64,41 +64,49 @@ import Routing
     func noStronglyConnectedIslandBelowTheThresholdRemains(file: String) async throws {
         let built = try await Extracts.built(file)
         let network = built.network
-        let components = StrongComponents.label(nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
-        var nodes = [Int](repeating: 0, count: components.count)
-        for label in components.labels { nodes[Int(label)] += 1 }
-        // Road inside each part, each street piece once whichever ways it runs.
-        var meters = [Double](repeating: 0, count: components.count)
-        var seen = Set<[Int32]>()
-        for edge in 0..<network.edgeCount {
-            let from = network.edgeFrom[edge], to = network.edgeTo[edge]
-            let label = components.labels[Int(from)]
-            guard label == components.labels[Int(to)],
-                  seen.insert([min(from, to), max(from, to), Int32(network.edgeLengthMeters[edge] * 10)]).inserted else { continue }
-            meters[Int(label)] += network.edgeLengthMeters[edge]
+        // Off the cooperative pool: the live-socket tests running beside this one need its threads.
+        let (small, links) = try await offThePool { () -> ([Int], (entered: Set<Int32>, left: Set<Int32>)) in
+            let components = StrongComponents.label(nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
+            var nodes = [Int](repeating: 0, count: components.count)
+            for label in components.labels { nodes[Int(label)] += 1 }
+            // Road inside each part, each street piece once whichever ways it runs.
+            var meters = [Double](repeating: 0, count: components.count)
+            var seen = Set<[Int32]>()
+            for edge in 0..<network.edgeCount {
+                let from = network.edgeFrom[edge], to = network.edgeTo[edge]
+                let label = components.labels[Int(from)]
+                guard label == components.labels[Int(to)],
+                      seen.insert([min(from, to), max(from, to), Int32(network.edgeLengthMeters[edge] * 10)]).inserted else { continue }
+                meters[Int(label)] += network.edgeLengthMeters[edge]
+            }
+            // Nodes of the weakly connected whole each part hangs in (union-find with path halving).
+            var parent = Array(0..<network.nodeCount)
+            func root(_ node: Int) -> Int {
+                var node = node
+                while parent[node] != node { parent[node] = parent[parent[node]]; node = parent[node] }
+                return node
+            }
+            for edge in 0..<network.edgeCount {
+                let a = root(Int(network.edgeFrom[edge])), b = root(Int(network.edgeTo[edge]))
+                if a != b { parent[max(a, b)] = min(a, b) }
+            }
+            var whole = [Int](repeating: 0, count: network.nodeCount)
+            for node in 0..<network.nodeCount { whole[root(node)] += 1 }
+            var wholeOfComponent = [Int](repeating: 0, count: components.count)
+            for node in 0..<network.nodeCount { wholeOfComponent[Int(components.labels[node])] = whole[root(node)] }
+            let minimum = RoadNetworkBuilder.defaultMinimumComponentSize
+            let small = (0..<components.count).filter {
+                nodes[$0] < minimum && (meters[$0] < RoadNetworkBuilder.defaultMinimumComponentMeters || wholeOfComponent[$0] < minimum)
+            }
+            // What else remains is a link between parts: entered from another part and leaving to another.
+            var entered = Set<Int32>(), left = Set<Int32>()
+            for edge in 0..<network.edgeCount {
+                let a = components.labels[Int(network.edgeFrom[edge])], b = components.labels[Int(network.edgeTo[edge])]
+                if a != b { left.insert(a); entered.insert(b) }
+            }
+            return (small, (entered, left))
         }
-        // Nodes of the weakly connected whole each part hangs in.
-        var parent = Array(0..<network.nodeCount)
-        func root(_ node: Int) -> Int { parent[node] == node ? node : root(parent[node]) }
-        for edge in 0..<network.edgeCount {
-            let a = root(Int(network.edgeFrom[edge])), b = root(Int(network.edgeTo[edge]))
-            if a != b { parent[max(a, b)] = min(a, b) }
-        }
-        var whole = [Int: Int]()
-        for node in 0..<network.nodeCount { whole[root(node), default: 0] += 1 }
-        var wholeOfComponent = [Int](repeating: 0, count: components.count)
-        for node in 0..<network.nodeCount { wholeOfComponent[Int(components.labels[node])] = whole[root(node)]! }
-        let minimum = RoadNetworkBuilder.defaultMinimumComponentSize
-        let small = (0..<components.count).filter {
-            nodes[$0] < minimum && (meters[$0] < RoadNetworkBuilder.defaultMinimumComponentMeters || wholeOfComponent[$0] < minimum)
-        }
-        // What else remains is a link between parts: entered from another part and leaving to another.
-        var entered = Set<Int32>(), left = Set<Int32>()
-        for edge in 0..<network.edgeCount {
-            let a = components.labels[Int(network.edgeFrom[edge])], b = components.labels[Int(network.edgeTo[edge])]
-            if a != b { left.insert(a); entered.insert(b) }
-        }
-        #expect(small.allSatisfy { entered.contains(Int32($0)) && left.contains(Int32($0)) })
+        #expect(small.allSatisfy { links.entered.contains(Int32($0)) && links.left.contains(Int32($0)) })
         #expect(built.report.islandsRemoved > 0)
     }
 

@@ -33,8 +33,10 @@ public struct RouteStep: Sendable, Equatable {
         case newName = "new name"
         /// Stay on the same street through a turn or a U-turn.
         case `continue`
-        /// Enter a roundabout (not produced until the network records roundabouts).
+        /// Enter a roundabout; `exit` says which exit the step leaves by.
         case roundabout
+        /// Leave a roundabout onto the next street.
+        case exitRoundabout = "exit roundabout"
         /// Reach the destination.
         case arrive
     }
@@ -89,6 +91,9 @@ public struct RouteStep: Sendable, Equatable {
     public var bearingAfter: Double
     /// The step's points, from the maneuver to the next one.
     public var geometry: [RoadCoordinate]
+    /// For `roundabout`: the exit taken, counting the exits passed (1 is the first); nil otherwise and when the
+    /// route ends on the roundabout.
+    public var exit: Int? = nil
 }
 
 /// Why a route or table could not be made, in OSRM's terms.

@@ -376,16 +376,54 @@ public final class Router {
             weight += piece.weight
         }
         add(pieces[0])
+        // On a roundabout: the exits passed so far and the heading it was entered with.
+        var roundabout: (exits: Int, entryBearing: Double)?
+        func startStep(_ type: RouteStep.ManeuverType, _ modifier: RouteStep.Modifier?, from previous: Piece, onto piece: Piece) {
+            current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
+            steps.append(current)
+            let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
+            current = RouteStep(type: type, modifier: modifier, name: network.name(ofEdge: piece.edge), distanceMeters: 0,
+                                durationSeconds: 0, location: via, bearingBefore: network.endBearing(ofEdge: previous.edge),
+                                bearingAfter: network.startBearing(ofEdge: piece.edge), geometry: [])
+            currentName = network.edgeNameIndex[Int(piece.edge)]
+            weight = 0
+        }
         for (previous, piece) in zip(pieces, pieces.dropFirst()) {
+            let wasOn = network.edgeIsRoundabout[Int(previous.edge)], isOn = network.edgeIsRoundabout[Int(piece.edge)]
+            if !wasOn && isOn {
+                // Entering: one step for the whole roundabout, named and aimed by the way out once it is known.
+                startStep(.roundabout, nil, from: previous, onto: piece)
+                roundabout = (0, network.endBearing(ofEdge: previous.edge))
+                add(piece)
+                continue
+            }
+            if wasOn && isOn {
+                // Going round: every node passed that offers a way off is an exit passed.
+                let via = Int(network.edgeTo[Int(previous.edge)])
+                let offers = (Int(graph.nodeFirstDeparture[via])..<Int(graph.nodeFirstDeparture[via + 1]))
+                    .contains { !network.edgeIsRoundabout[Int(graph.nodeDepartures[$0])] }
+                if offers { roundabout?.exits += 1 }
+                add(piece)
+                continue
+            }
+            if wasOn && !isOn {
+                // OSRM numbers the exit on both steps: the roundabout's and the one leaving it.
+                let exit = roundabout.map { $0.exits + 1 }
+                if let entered = roundabout, current.type == .roundabout {
+                    current.exit = entered.exits + 1
+                    current.modifier = RouteStep.Modifier(turnAngle: Self.turnAngle(from: entered.entryBearing, to: network.startBearing(ofEdge: piece.edge)))
+                    current.name = network.name(ofEdge: piece.edge)
+                }
+                roundabout = nil
+                startStep(.exitRoundabout, RouteStep.Modifier(turnAngle: Self.turnAngle(from: network.endBearing(ofEdge: previous.edge),
+                                                                                      to: network.startBearing(ofEdge: piece.edge))),
+                          from: previous, onto: piece)
+                current.exit = exit
+                add(piece)
+                continue
+            }
             if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: currentName) {
-                current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
-                steps.append(current)
-                let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
-                current = RouteStep(type: type, modifier: modifier, name: network.name(ofEdge: piece.edge), distanceMeters: 0,
-                                    durationSeconds: 0, location: via, bearingBefore: network.endBearing(ofEdge: previous.edge),
-                                    bearingAfter: network.startBearing(ofEdge: piece.edge), geometry: [])
-                currentName = network.edgeNameIndex[Int(piece.edge)]
-                weight = 0
+                startStep(type, modifier, from: previous, onto: piece)
             }
             add(piece)
         }
@@ -399,6 +437,13 @@ public final class Router {
 
     /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
     /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
+    /// The change of heading from `from` to `to` (degrees from north), in (-180, 180], positive to the right.
+    static func turnAngle(from: Double, to: Double) -> Double {
+        var angle = to - from
+        if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
+        return angle
+    }
+
     private func maneuver(from: Int32, to: Int32, currentName: Int32) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
         var angle = network.startBearing(ofEdge: to) - network.endBearing(ofEdge: from)
         if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }

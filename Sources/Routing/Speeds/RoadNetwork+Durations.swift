@@ -7,6 +7,7 @@ extension RoadNetwork {
                            edgeFrom: edgeFrom, edgeTo: edgeTo, edgeLengthMeters: edgeLengthMeters, edgeDurationSeconds: durations,
                            edgeRoadClass: edgeRoadClass, edgeNameIndex: edgeNameIndex, geometryStart: geometryStart,
                            geometryLats: geometryLats, geometryLons: geometryLons, names: names, restrictions: restrictions,
-                           turnCosts: turnCosts, edgeIsDestinationOnly: edgeIsDestinationOnly)
+                           turnCosts: turnCosts, edgeIsDestinationOnly: edgeIsDestinationOnly,
+                           edgeIsRoundabout: edgeIsRoundabout)
     }
 }
