@@ -19,31 +19,39 @@ import Testing
     /// 10 m of Gaussian noise per axis, then matched.
     static func drives(_ file: String, count: Int, seed: UInt64) async throws -> [Drive] {
         let parts = try await RoutingParts.parts(file)
-        return try await offThePool {
+        let routes = try await offThePool { () -> [(route: RoadRoute, noiseSeed: UInt64)] in
             let router = Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
-            let matcher = MapMatcher(network: parts.network, graph: parts.graph, snapper: parts.snapper,
-                                     options: MapMatcher.Options(sigmaMeters: 10, betaMeters: 5))
             var random = SeededGenerator(seed: seed)
-            var drives: [Drive] = []
+            var routes: [(route: RoadRoute, noiseSeed: UInt64)] = []
             var attempts = 0
-            while drives.count < count, attempts < 1000 {
+            while routes.count < count, attempts < 1000 {
                 attempts += 1
                 let a = Int32.random(in: 0..<Int32(parts.network.nodeCount), using: &random)
                 let b = Int32.random(in: 0..<Int32(parts.network.nodeCount), using: &random)
                 guard let route = try? router.route(from: parts.network.coordinate(ofNode: a), to: parts.network.coordinate(ofNode: b)),
                       (1500...5000).contains(route.distanceMeters) else { continue }
-                let fixes = DrivenPath.fixes(along: route.geometry, spacing: 12, noise: 10, seed: UInt64(attempts) &+ seed)
+                routes.append((route, UInt64(attempts) &+ seed))
+            }
+            return routes
+        }
+        // One matching job per drive, so other tests' heavy work takes turns with them on the shared queue.
+        var drives: [Drive] = []
+        for (route, noiseSeed) in routes {
+            drives.append(try await offThePool {
+                let matcher = MapMatcher(network: parts.network, graph: parts.graph, snapper: parts.snapper,
+                                         options: MapMatcher.Options(sigmaMeters: 10, betaMeters: 5))
+                let fixes = DrivenPath.fixes(along: route.geometry, spacing: 12, noise: 10, seed: noiseSeed)
                 let match = matcher.match(fixes)
                 let routeEdges = Set(route.edges)
                 // The first and last matched edges are driven only in part; judge the whole ones between.
                 let matchedEdges = match.edges.dropFirst().dropLast()
                 let total = matchedEdges.reduce(0) { $0 + parts.network.edgeLengthMeters[Int($1)] }
                 let shared = matchedEdges.filter(routeEdges.contains).reduce(0) { $0 + parts.network.edgeLengthMeters[Int($1)] }
-                drives.append(Drive(routeMeters: route.distanceMeters, matchedMeters: match.distanceMeters,
-                                    onRoute: total > 0 ? shared / total : 0, breaks: match.breaks.count, fixes: fixes.count))
-            }
-            return drives
+                return Drive(routeMeters: route.distanceMeters, matchedMeters: match.distanceMeters,
+                             onRoute: total > 0 ? shared / total : 0, breaks: match.breaks.count, fixes: fixes.count)
+            })
         }
+        return drives
     }
 
     /// Forty drives per map: at least 38 matched within 3% of their length with at least 95% of the matched length
