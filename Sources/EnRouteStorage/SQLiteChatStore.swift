@@ -26,9 +26,7 @@ public final class SQLiteChatStore: ChatStore, @unchecked Sendable {
     /// Opens (creating if needed) the chat tables in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "chat_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "chat_migrations", appliedAt: now())
     }
 
     private static let columns = "message_id, trip_id, seq, sender, text, sent_at"

@@ -22,9 +22,7 @@ public final class SQLiteContactSessionStore: ContactSessionStore, @unchecked Se
     /// Opens (creating if needed) the sessions table in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "contact_session_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "contact_session_migrations", appliedAt: now())
     }
 
     public func openSession(tripId: String) async throws -> ContactSession? {

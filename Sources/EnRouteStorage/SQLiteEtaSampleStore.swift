@@ -23,9 +23,7 @@ public final class SQLiteEtaSampleStore: EtaSampleStore, @unchecked Sendable {
     /// Opens (creating if needed) the calibration table in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "eta_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "eta_migrations", appliedAt: now())
     }
 
     /// The calibration schema version now in force.

@@ -28,9 +28,7 @@ public final class SQLitePaymentMethodStore: PaymentMethodStore, @unchecked Send
     /// Opens (creating if needed) the payment methods table in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "payment_method_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "payment_method_migrations", appliedAt: now())
     }
 
     /// The payment methods schema version now in force.

@@ -24,9 +24,7 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
     /// Opens (creating if needed) the upload tables in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "proof_upload_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "proof_upload_migrations", appliedAt: now())
     }
 
     public func upload(id: String) async throws -> ProofUpload? {

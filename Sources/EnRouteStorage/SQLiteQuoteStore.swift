@@ -22,9 +22,7 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     /// Opens (creating if needed) the quotes table in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "quote_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "quote_migrations", appliedAt: now())
     }
 
     public func save(_ quotes: [Quote]) async throws {

@@ -19,9 +19,7 @@ public final class SQLiteShareLinkStore: ShareLinkStore, @unchecked Sendable {
     public init(tripStore: SQLiteTripStore, now: @escaping @Sendable () -> Date) throws {
         writer = tripStore.writer
         self.now = now
-        let database = try SQLiteDatabase(path: tripStore.path)
-        try database.migrate(Self.migrations, table: "share_link_migrations", appliedAt: now())
-        reader = Mutex(database)
+        reader = try tripStore.companionReader(migrations: Self.migrations, table: "share_link_migrations", appliedAt: now())
     }
 
     public func generation(tripId: String) throws -> Int {

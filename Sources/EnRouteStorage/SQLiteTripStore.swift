@@ -409,3 +409,13 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
     }
 }
+
+extension SQLiteTripStore {
+    /// A connection of its own to this store's database with `migrations` applied once each (recorded in `table`),
+    /// for a store that keeps its tables beside the trips: it reads there and writes through `writer`.
+    func companionReader(migrations: [String], table: String, appliedAt: Date) throws -> Mutex<SQLiteDatabase> {
+        let database = try SQLiteDatabase(path: path)
+        try database.migrate(migrations, table: table, appliedAt: appliedAt)
+        return Mutex(database)
+    }
+}

@@ -247,7 +247,7 @@ public enum RoadNetworkBuilder {
         report.islandsRemoved = isIsland.filter { $0 }.count
         let keep = component.labels.map { !isIsland[Int($0)] }
         report.islandNodesRemoved = keep.filter { !$0 }.count
-        progress("islands: \(report.islandsRemoved) below \(minimumComponentSize) nodes and \(Int(minimumComponentMeters)) m removed")
+        progress("islands: \(report.islandsRemoved) removed (under \(minimumComponentSize) nodes, and under \(Int(minimumComponentMeters)) m of road or joined to nothing)")
 
         // The network.
         var network = RoadNetwork(turnCosts: TurnCosts(uTurnSeconds: profile.uTurnSeconds) { profile.turnCost(angleDegrees: $0) })

@@ -11,14 +11,10 @@ extension CarProfile {
     /// profile restricts them).
     static let destinationAccess: Set<String> = ["destination", "customers", "customer", "permit", "residents"]
 
-    /// Whether a car may use the way in `direction`: at each key, most specific first,
-    /// `KEY:direction` beats `KEY`; unknown values (`unknown`, conditional text) fall through to the next key.
-    func carAccess(_ tags: [String: String], direction: Direction) -> Bool {
-        carAccessLevel(tags, direction: direction) != nil
-    }
-
-    /// How a car may use the way in `direction`: `.open`, `.destinationOnly`, or nil when it may not. The key that
-    /// decides whether a car may enter decides which, so `motorcar=yes` over `access=destination` is open.
+    /// How a car may use the way in `direction`: `.open`, `.destinationOnly`, or nil when it may not. At each key,
+    /// most specific first, `KEY:direction` beats `KEY`; unknown values (`unknown`, conditional text) fall through
+    /// to the next key. The key that decides whether a car may enter decides which, so `motorcar=yes` over
+    /// `access=destination` is open.
     func carAccessLevel(_ tags: [String: String], direction: Direction) -> AccessLevel? {
         for candidate in direction == .forward ? Self.forwardAccessKeys : Self.backwardAccessKeys {
             guard let value = tags[candidate], let decision = Self.accessDecision(value) else { continue }

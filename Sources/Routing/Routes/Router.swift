@@ -344,11 +344,14 @@ public final class Router {
 
     /// The class the pieces spend the most time on (ties to the more important, lower raw value).
     private func mainRoadClass(of pieces: [Piece]) -> UInt8 {
-        var seconds = [Int](repeating: 0, count: 256)
-        for piece in pieces { seconds[Int(network.edgeRoadClass[Int(piece.edge)])] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
-        var best = 0
-        for raw in seconds.indices where seconds[raw] > seconds[best] { best = raw }
-        return UInt8(best)
+        // On the stack: this runs for every route answered.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { seconds in
+            seconds.initialize(repeating: 0)
+            for piece in pieces { seconds[Int(network.edgeRoadClass[Int(piece.edge)])] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
+            var best = 0
+            for raw in seconds.indices where seconds[raw] > seconds[best] { best = raw }
+            return UInt8(best)
+        }
     }
 
     /// Appends a piece's points to `points`, less its first where `points` already ends there.
