@@ -117,7 +117,7 @@ public final class Backend: Sendable {
         self.roadEstimator = roadEstimator
         let estimator: any TripEstimator = roadEstimator ?? StraightLineEstimator()
         let quotes = QuoteBook(store: quoteStore, estimator: estimator, directory: directory, rules: configuration.pricing,
-                               lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, now: now)
+                               lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, cities: configuration.cities, now: now)
         let methods = paymentMethodStore
         payments = TripPayments(quotes: quotes, gateway: effects.payments, store: store, defaultCard: { account in
             try await methods.defaultMethod(for: account).map {
@@ -125,7 +125,8 @@ public final class Backend: Sendable {
             }
         }, unattachedHoldTimeout: configuration.unattachedHoldTimeout, log: log)
         service = TripService(store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
-                              observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments, now: now)
+                              observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
+                              cities: configuration.cities, now: now)
         paymentWorker = PaymentWorker(service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
                                       clock: effects.clock, now: now, log: log)
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch

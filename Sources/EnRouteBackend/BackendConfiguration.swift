@@ -47,6 +47,8 @@ public struct BackendConfiguration: Sendable {
     public var calls = CallPolicy()
     /// Where proof uploads' bytes go with SQLite storage; nil: `<db>.blobs` beside the database.
     public var proofDirectory: String?
+    /// The cities trips, provider positions and streams are partitioned by (`enroute serve --cities FILE`); one city everywhere by default.
+    public var cities = Cities.everywhere
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {

@@ -36,7 +36,7 @@ public struct TestBackend: Sendable {
                 roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
                 paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
                 web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
-                telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+                telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -46,6 +46,7 @@ public struct TestBackend: Sendable {
         configuration.openAPI = openAPI
         configuration.web = web
         configuration.calls = calls
+        configuration.cities = cities
         var effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                                      offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
                                      push: push, log: log, roads: roads, payments: payments, paymentWebhook: paymentWebhook)

@@ -41,6 +41,11 @@ enum ServeCommand {
                 default when --graph is given) or osrm (an external OSRM at --osrm-url).
                 """),
             .value("osrm-url", "URL", env: "ENROUTE_OSRM_URL", "Base URL of the OSRM server for --router osrm, e.g. http://127.0.0.1:5000 (ENROUTE_OSRM_URL)."),
+            .value("cities", "FILE", env: "ENROUTE_CITIES", """
+                A GeoJSON FeatureCollection of the cities served (ENROUTE_CITIES): one Polygon or MultiPolygon
+                Feature per city, named by properties.name. Trips, provider positions and dispatch are
+                partitioned by city; a pickup outside every city is refused. Default: one city everywhere.
+                """),
             .value("time-zone", "TZ", env: "ENROUTE_TIME_ZONE", """
                 The service area's time zone, e.g. Europe/Helsinki (ENROUTE_TIME_ZONE, default UTC): the hour of
                 the week that road speeds and the ETA error model are read by.
@@ -167,6 +172,8 @@ enum ServeCommand {
         configuration.endedTripCache = try options.int("ended-trip-cache", in: 0...10_000_000) ?? 10_000
         configuration.openAPI = try OpenAPIDocument.text()
         let zone = try timeZone(options)
+        configuration.cities = try cities(options)
+        log("cities: \(configuration.cities.names.joined(separator: ", "))")
         configuration.timeZone = zone
         let speeds = try liveSpeeds(options, roads: roads, timeZone: zone)
         configuration.unattachedHoldTimeout = TimeInterval(try options.int("unattached-hold-timeout", in: 1...30 * 86_400) ?? 900)
@@ -260,6 +267,13 @@ enum ServeCommand {
         case let other:
             throw CLIError("\(choice?.source ?? "--payments"): \(other) is not a gateway (sandbox or stripe)")
         }
+    }
+
+    /// The cities from `--cities FILE`, one city everywhere when none is given.
+    static func cities(_ options: Options) throws -> Cities {
+        guard let (path, source) = options.sourced("cities") else { return .everywhere }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("\(source): cannot read \(path)") }
+        do { return try Cities.load(geoJSON: data) } catch { throw CLIError("\(source) \(path): \(error)") }
     }
 
     /// The service area's zone from `--time-zone`, UTC when none is given.

@@ -24,8 +24,8 @@ struct ProviderBackend {
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
     init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
-         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000) throws {
-        backend = TestBackend(storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy, fixLifetime: fixLifetime)
+         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000, cities: Cities = .everywhere) throws {
+        backend = TestBackend(storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy, fixLifetime: fixLifetime, cities: cities)
         paths = backend.backend.paths
         metrics = backend.metrics
         providers = backend.providers

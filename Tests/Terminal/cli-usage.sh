@@ -39,5 +39,8 @@ expect_usage "--telephony-pool: '0401234567' must be an E.164 number" "$BIN" ser
 expect_usage "--telephony twilio-proxy needs --twilio-account-sid" "$BIN" serve --telephony twilio-proxy
 expect_usage "--twilio-proxy-service needs --telephony twilio-proxy" "$BIN" serve --twilio-proxy-service KS00000000000000000000000000000000
 expect_usage "unknown command 'serv' (did you mean serve?)" "$BIN" serv
+printf '{"type":"Feature"}' > cities.json
+expect_usage "--cities cities.json: type: must be a GeoJSON FeatureCollection" "$BIN" serve --cities cities.json
+expect_usage "--cities: cannot read missing.json" "$BIN" serve --cities missing.json
 [ ! -e enroute.sqlite ] || { echo "FAIL: a refused serve created a database"; exit 1; }
 echo "passed"

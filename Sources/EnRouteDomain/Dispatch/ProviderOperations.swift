@@ -29,7 +29,7 @@ public final class ProviderOperations: Sendable {
                 ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
                 ids: any IDGenerator, offers: (any OfferObserver)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil) {
         let now: @Sendable () -> Date = { service.currentTime() }
-        let presence = ProviderPresence(fixLifetime: fixLifetime, now: now)
+        let presence = ProviderPresence(fixLifetime: fixLifetime, cities: service.cities, now: now)
         let events = ProviderEventHub()
         let dispatcher = Dispatcher(service: service, presence: presence, events: events, offers: offers, ranking: ranking, policy: policy,
                                     clock: clock, ids: ids, metrics: metrics, now: now)

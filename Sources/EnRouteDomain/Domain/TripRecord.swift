@@ -155,6 +155,8 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var matchedDistanceMeters: Double?
     /// Seconds of driving along the matched path at the router's speeds, set with `matchedDistanceMeters`.
     public var matchedDurationSeconds: Double?
+    /// The city (partition) the trip belongs to: the one whose area holds its pickup, set at creation.
+    public var city: String?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -202,6 +204,7 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         liveActivityToken = try c.decodeIfPresent(String.self, forKey: .liveActivityToken)
         matchedDistanceMeters = try c.decodeIfPresent(Double.self, forKey: .matchedDistanceMeters)
         matchedDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .matchedDurationSeconds)
+        city = try c.decodeIfPresent(String.self, forKey: .city)
         createdAt = try c.decode(Date.self, forKey: .createdAt)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
     }

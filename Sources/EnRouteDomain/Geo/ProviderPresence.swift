@@ -7,6 +7,9 @@ import Synchronization
 ///
 /// An online provider is findable only while their latest position is fresh (`fixLifetime`); one who
 /// goes offline, or whose position expires, is found by neither dispatch nor the nearby map.
+///
+/// Positions are partitioned by city (seed 004 §44.7): each findable provider sits in the grid of the city holding
+/// their position, a search looks only in the city holding its centre, and a provider outside every city is not findable.
 public final class ProviderPresence: Sendable {
     /// A provider's latest kept position.
     public struct Position: Sendable, Equatable {
@@ -18,20 +21,37 @@ public final class ProviderPresence: Sendable {
     private struct State: Sendable {
         var online: Set<String> = []
         var latest: [String: Position] = [:]
-        var grid: GeoGrid<String>
+        /// One grid per city, by name, and the city each findable provider was last placed in.
+        var grids: [String: GeoGrid<String>] = [:]
+        var cityOf: [String: String] = [:]
         var lastSweep: Date = .distantPast
+
+        /// True when the provider sits in a city's grid.
+        func findable(_ provider: String) -> Bool {
+            guard let city = cityOf[provider] else { return false }
+            return grids[city]?.contains(provider) == true
+        }
+
+        mutating func remove(_ provider: String) {
+            if let city = cityOf.removeValue(forKey: provider) { grids[city]?.remove(provider) }
+        }
     }
 
     /// How long a position stays usable after it was recorded.
     public let fixLifetime: TimeInterval
+    /// The cities the positions are partitioned by.
+    public let cities: Cities
+    private let cellDegrees: Double
     private let state: Mutex<State>
     private let now: @Sendable () -> Date
 
-    /// A registry whose positions expire `fixLifetime` seconds after they were recorded.
-    public init(fixLifetime: TimeInterval = 120, cellDegrees: Double = 0.01, now: @escaping @Sendable () -> Date) {
+    /// A registry whose positions expire `fixLifetime` seconds after they were recorded, partitioned by `cities`.
+    public init(fixLifetime: TimeInterval = 120, cellDegrees: Double = 0.01, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
         self.fixLifetime = fixLifetime
         self.now = now
-        state = Mutex(State(grid: GeoGrid(cellDegrees: cellDegrees)))
+        self.cities = cities
+        self.cellDegrees = cellDegrees
+        state = Mutex(State())
     }
 
     /// Marks the provider online or offline; a position given with it counts as a fix taken now.
@@ -40,20 +60,20 @@ public final class ProviderPresence: Sendable {
     public func setOnline(_ provider: String, _ online: Bool, position: Coordinate? = nil) -> Bool {
         let at = now(), lifetime = fixLifetime
         return state.withLock { s in
-            let wasFindable = s.grid.contains(provider)
+            let wasFindable = s.findable(provider)
             if let position, (s.latest[provider]?.recordedAt ?? .distantPast) <= at {
                 s.latest[provider] = Position(coordinate: position, recordedAt: at)
             }
             guard online else {
                 s.online.remove(provider)
-                s.grid.remove(provider)
+                s.remove(provider)
                 return false
             }
             s.online.insert(provider)
             if let latest = s.latest[provider], latest.recordedAt > at.addingTimeInterval(-lifetime) {
-                s.grid.upsert(provider, at: latest.coordinate, recordedAt: latest.recordedAt)
+                place(&s, provider, at: latest)
             }
-            return !wasFindable && s.grid.contains(provider)
+            return !wasFindable && s.findable(provider)
         }
     }
 
@@ -74,10 +94,10 @@ public final class ProviderPresence: Sendable {
             // The ingest keeps fixes in order; a position given when going online may be newer, so it is kept.
             s.latest[provider] = Position(coordinate: coordinate, recordedAt: recordedAt)
             guard s.online.contains(provider), recordedAt > at.addingTimeInterval(-lifetime) else { return false }
-            let wasFindable = s.grid.contains(provider)
-            s.grid.upsert(provider, at: coordinate, recordedAt: recordedAt)
+            let wasFindable = s.findable(provider)
+            place(&s, provider, at: Position(coordinate: coordinate, recordedAt: recordedAt))
             Self.sweepIfDue(&s, at: at, lifetime: lifetime)
-            return !wasFindable
+            return !wasFindable && s.findable(provider)
         }
     }
 
@@ -87,24 +107,39 @@ public final class ProviderPresence: Sendable {
         return state.withLock { s in s.latest[provider].flatMap { $0.recordedAt > cutoff ? $0 : nil } }
     }
 
-    /// Online providers with a fresh position within `radius` metres of `center`, nearest first.
+    /// Online providers with a fresh position within `radius` metres of `center` and in the city holding it, nearest first.
     public func nearest(to center: Coordinate, limit: Int, within radius: Double,
                         where include: (String) -> Bool = { _ in true }) -> [GeoHit<String>] {
+        guard let city = cities.city(containing: center) else { return [] }
         let at = now(), lifetime = fixLifetime
         let cutoff = at.addingTimeInterval(-lifetime)
         return state.withLock { s in
             Self.sweepIfDue(&s, at: at, lifetime: lifetime)
-            return s.grid.nearest(to: center, limit: limit, within: radius) { id, recordedAt in recordedAt > cutoff && include(id) }
+            return s.grids[city]?.nearest(to: center, limit: limit, within: radius) { id, recordedAt in recordedAt > cutoff && include(id) } ?? []
         }
     }
 
     /// How many providers are findable now (online with a position not yet swept as expired).
-    public var findableCount: Int { state.withLock { $0.grid.count } }
+    public var findableCount: Int { state.withLock { $0.grids.values.reduce(0) { $0 + $1.count } } }
 
-    // Expired positions leave the grid at most every 30 seconds; queries skip them meanwhile.
+    /// How many providers are findable now in each city that has any, by name.
+    public var findableByCity: [String: Int] { state.withLock { $0.grids.compactMapValues { $0.count > 0 ? $0.count : nil } } }
+
+    /// Puts the provider in the grid of the city holding `position`, out of any other; outside every city, in none.
+    private func place(_ s: inout State, _ provider: String, at position: Position) {
+        guard let city = cities.city(containing: position.coordinate) else { s.remove(provider); return }
+        if let previous = s.cityOf[provider], previous != city { s.grids[previous]?.remove(provider) }
+        s.cityOf[provider] = city
+        s.grids[city, default: GeoGrid(cellDegrees: cellDegrees)].upsert(provider, at: position.coordinate, recordedAt: position.recordedAt)
+    }
+
+    // Expired positions leave the grids at most every 30 seconds; queries skip them meanwhile.
     private static func sweepIfDue(_ s: inout State, at: Date, lifetime: TimeInterval) {
         guard at.timeIntervalSince(s.lastSweep) >= 30 else { return }
         s.lastSweep = at
-        s.grid.removeAll(recordedBefore: at.addingTimeInterval(-lifetime))
+        let cutoff = at.addingTimeInterval(-lifetime)
+        for city in Array(s.grids.keys) { s.grids[city]?.removeAll(recordedBefore: cutoff) }
+        s.cityOf = s.cityOf.filter { s.grids[$0.value]?.contains($0.key) == true }
     }
 }
+

@@ -86,11 +86,14 @@ public final class QuoteBook: Sendable {
     private let directory: any PartyDirectory
     private let ids: any IDGenerator
     private let now: @Sendable () -> Date
+    /// Where quotes are given: only for trips a city EnRoute serves would take.
+    private let cities: Cities
     /// Open requests and online providers around a point, for the busy-time multiplier.
     private let demand: Mutex<(@Sendable (Coordinate) -> (open: Int, online: Int))?>
 
     public init(store: any QuoteStore, estimator: any TripEstimator, directory: any PartyDirectory, rules: PricingRules = PricingRules(),
-                lifetime: TimeInterval = 300, ids: any IDGenerator, now: @escaping @Sendable () -> Date) {
+                lifetime: TimeInterval = 300, ids: any IDGenerator, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
+        self.cities = cities
         self.store = store; self.estimator = estimator; self.directory = directory; self.rules = rules
         self.lifetime = lifetime; self.ids = ids; self.now = now
         demand = Mutex(nil)
@@ -112,6 +115,7 @@ public final class QuoteBook: Sendable {
     public func rideQuotes(pickup: Coordinate, dropoff: Coordinate, for account: Account) async throws -> [Quote] {
         try TripService.validate(pickup, "/pickup")
         try TripService.validate(dropoff, "/dropoff")
+        _ = try cities.city(for: pickup, pointer: "/pickup")
         let at = now()
         let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: at)
         let multiplier = demandMultiplier(at: pickup)
@@ -132,6 +136,7 @@ public final class QuoteBook: Sendable {
     public func orderQuote(_ request: OrderQuoteRequest, for account: Account) async throws -> Quote {
         let merchant = try TripService.checkBasket(merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory)
         try await estimator.checkCovered(request.destination, pointer: "/destination")
+        _ = try cities.city(for: merchant.position, pointer: "/merchantId")
         let at = now()
         let leg = try await estimator.quoteLeg(pickup: merchant.position, dropoff: request.destination, departure: at)
         var priced: [(sku: String, name: String, quantity: Int, unit: Money)] = []

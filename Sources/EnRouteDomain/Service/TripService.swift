@@ -58,6 +58,8 @@ public final class TripService: Sendable {
         var endedHead = 0
     }
 
+    /// The cities trips are partitioned by: a trip belongs to the one holding its pickup.
+    public let cities: Cities
     public let store: any TripStore
     public let hub: TripEventHub
     public let directory: any PartyDirectory
@@ -88,7 +90,8 @@ public final class TripService: Sendable {
     public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
                 estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
                 observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, conflictRetries: Int = 8,
-                payments: TripPayments? = nil, now: @escaping @Sendable () -> Date) {
+                payments: TripPayments? = nil, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
+        self.cities = cities
         self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids; self.payments = payments
         self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
         self.now = now
@@ -162,6 +165,7 @@ public final class TripService: Sendable {
         guard account.role == .customer else { throw TripError.forbidden("Only customers request rides.") }
         try Self.validate(request.pickup, "/pickup")
         try Self.validate(request.dropoff, "/dropoff")
+        let city = try cities.city(for: request.pickup, pointer: "/pickup")
         guard estimator.products.contains(request.productID) else {
             throw TripError.invalid(pointer: "/productID", detail: "must be one of \(estimator.products.joined(separator: ", "))")
         }
@@ -169,6 +173,7 @@ public final class TripService: Sendable {
         var trip = TripRecord(id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
                               pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
         trip.productID = request.productID
+        trip.city = city
         guard let payments else {
             trip.quote = try await estimator.roadEstimates(pickup: request.pickup, dropoff: request.dropoff, departure: at)
                 .first { $0.productID == request.productID }?.fare
@@ -190,6 +195,7 @@ public final class TripService: Sendable {
         guard account.role == .customer else { throw TripError.forbidden("Only customers place orders.") }
         let merchant = try Self.checkBasket(merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory)
         try await estimator.checkCovered(request.destination, pointer: "/destination")
+        let city = try cities.city(for: merchant.position, pointer: "/merchantId")
         // The basket's shape first, then whether the merchant sells each item.
         for (i, item) in request.items.enumerated() where merchant.item(sku: item.sku) == nil {
             throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
@@ -198,6 +204,7 @@ public final class TripService: Sendable {
         var trip = TripRecord(id: ids.next(), kind: .delivery, status: .delivery(.placed), customerId: account.id,
                               pickup: merchant.position, dropoff: request.destination, createdAt: at)
         trip.merchantId = merchant.id
+        trip.city = city
         trip.items = request.items
         trip.merchantStep = .pending
         trip = estimator.refreshETA(trip, now: at)

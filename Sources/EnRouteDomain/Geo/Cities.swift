@@ -1,0 +1,165 @@
+public import Foundation
+public import EnRouteModels
+
+/// One city EnRoute serves: a name and the area it covers (one or more polygons, holes honoured).
+public struct City: Sendable, Equatable {
+    /// A polygon: its outer ring and the holes cut out of it, each ring closed (last position equals the first).
+    public struct Polygon: Sendable, Equatable {
+        public let outer: [Coordinate]
+        public let holes: [[Coordinate]]
+        public init(outer: [Coordinate], holes: [[Coordinate]] = []) { self.outer = outer; self.holes = holes }
+    }
+
+    public let name: String
+    public let polygons: [Polygon]
+    /// The bounding box of every outer ring: a cheap test before the rings are walked.
+    let minLat: Double, maxLat: Double, minLng: Double, maxLng: Double
+
+    /// A city named `name` covering `polygons` (rings as given; `Cities.load` checks them).
+    public init(name: String, polygons: [Polygon]) {
+        self.name = name
+        self.polygons = polygons
+        let points = polygons.flatMap(\.outer)
+        minLat = points.map(\.lat).min() ?? 0; maxLat = points.map(\.lat).max() ?? 0
+        minLng = points.map(\.lng).min() ?? 0; maxLng = points.map(\.lng).max() ?? 0
+    }
+
+    /// True when `point` lies inside one of the city's polygons and outside its holes.
+    public func contains(_ point: Coordinate) -> Bool {
+        guard point.lat >= minLat, point.lat <= maxLat, point.lng >= minLng, point.lng <= maxLng else { return false }
+        return polygons.contains { polygon in
+            Self.ring(polygon.outer, contains: point) && !polygon.holes.contains { Self.ring($0, contains: point) }
+        }
+    }
+
+    /// Even-odd rule: a ray from `point` towards growing longitude crosses the ring an odd number of times.
+    static func ring(_ ring: [Coordinate], contains point: Coordinate) -> Bool {
+        var inside = false
+        var j = ring.count - 1
+        for i in ring.indices {
+            let a = ring[i], b = ring[j]
+            if (a.lat > point.lat) != (b.lat > point.lat) {
+                let crossing = a.lng + (point.lat - a.lat) / (b.lat - a.lat) * (b.lng - a.lng)
+                if point.lng < crossing { inside.toggle() }
+            }
+            j = i
+        }
+        return inside
+    }
+}
+
+/// The cities EnRoute serves (seed 004 §44.7: matching, pricing and live positions partitioned by city): each trip,
+/// provider position and stream belongs to the first city, in file order, whose area holds its point.
+public struct Cities: Sendable, Equatable {
+    /// The name of the one city of a configuration without cities: it covers the whole world.
+    public static let defaultName = "default"
+
+    /// The configured cities in file order; empty means one city, `defaultName`, everywhere.
+    public let all: [City]
+
+    /// The cities given, in the order that decides a point on a shared border.
+    public init(_ cities: [City]) { all = cities }
+
+    /// No configuration: one city covering everything.
+    public static let everywhere = Cities([])
+
+    /// The names of the partitions, in order.
+    public var names: [String] { all.isEmpty ? [Self.defaultName] : all.map(\.name) }
+
+    /// The name of the city whose area holds `point`, nil when no configured city does.
+    public func city(containing point: Coordinate) -> String? {
+        guard !all.isEmpty else { return Self.defaultName }
+        return all.first { $0.contains(point) }?.name
+    }
+
+    /// The city of a trip starting at `pickup`, or a 422 naming `pointer` when no city EnRoute serves holds it.
+    public func city(for pickup: Coordinate, pointer: String) throws(TripError) -> String {
+        guard let name = city(containing: pickup) else {
+            throw TripError.invalid(pointer: pointer, detail: "is outside every city EnRoute serves (\(names.joined(separator: ", ")))")
+        }
+        return name
+    }
+}
+
+/// A cities file that cannot be used, with the place in it that is wrong.
+public struct CitiesFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where in the document, e.g. `features[1].geometry.coordinates[0]`.
+    public let path: String
+    public let problem: String
+    public init(_ path: String, _ problem: String) { self.path = path; self.problem = problem }
+    public var description: String { path.isEmpty ? problem : "\(path): \(problem)" }
+}
+
+extension Cities {
+    /// Reads a GeoJSON FeatureCollection: one Feature per city, `properties.name` its name (unique, letters, digits,
+    /// `-` and `_`: it names Redis keys and partitions), geometry a Polygon or a MultiPolygon of closed rings.
+    public static func load(geoJSON data: Data) throws(CitiesFileError) -> Cities {
+        let document: Any
+        do { document = try JSONSerialization.jsonObject(with: data) } catch {
+            throw CitiesFileError("", "not JSON: \(error.localizedDescription)")
+        }
+        guard let root = document as? [String: Any], root["type"] as? String == "FeatureCollection" else {
+            throw CitiesFileError("type", "must be a GeoJSON FeatureCollection")
+        }
+        guard let features = root["features"] as? [Any], !features.isEmpty else {
+            throw CitiesFileError("features", "must list at least one city")
+        }
+        var cities: [City] = []
+        var seen: Set<String> = []
+        for (index, item) in features.enumerated() {
+            let at = "features[\(index)]"
+            guard let feature = item as? [String: Any], feature["type"] as? String == "Feature" else {
+                throw CitiesFileError(at, "must be a Feature")
+            }
+            guard let name = (feature["properties"] as? [String: Any])?["name"] as? String else {
+                throw CitiesFileError("\(at).properties.name", "must be the city's name")
+            }
+            guard !name.isEmpty, name.count <= 64,
+                  name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
+            else { throw CitiesFileError("\(at).properties.name", "must be 1 to 64 letters, digits, '-' or '_', not \"\(name)\"") }
+            guard seen.insert(name).inserted else { throw CitiesFileError("\(at).properties.name", "\"\(name)\" names two cities") }
+            guard let geometry = feature["geometry"] as? [String: Any], let type = geometry["type"] as? String else {
+                throw CitiesFileError("\(at).geometry", "must be a Polygon or MultiPolygon")
+            }
+            let coordinates = geometry["coordinates"]
+            let polygons: [City.Polygon]
+            switch type {
+            case "Polygon": polygons = [try polygon(coordinates, at: "\(at).geometry.coordinates")]
+            case "MultiPolygon":
+                guard let list = coordinates as? [Any], !list.isEmpty else {
+                    throw CitiesFileError("\(at).geometry.coordinates", "must list at least one polygon")
+                }
+                var parts: [City.Polygon] = []
+                for (i, part) in list.enumerated() { parts.append(try polygon(part, at: "\(at).geometry.coordinates[\(i)]")) }
+                polygons = parts
+            default: throw CitiesFileError("\(at).geometry.type", "must be Polygon or MultiPolygon, not \(type)")
+            }
+            cities.append(City(name: name, polygons: polygons))
+        }
+        return Cities(cities)
+    }
+
+    private static func polygon(_ value: Any?, at path: String) throws(CitiesFileError) -> City.Polygon {
+        guard let rings = value as? [Any], !rings.isEmpty else { throw CitiesFileError(path, "must list the outer ring, then any holes") }
+        var parsed: [[Coordinate]] = []
+        for (i, ring) in rings.enumerated() { parsed.append(try self.ring(ring, at: "\(path)[\(i)]")) }
+        return City.Polygon(outer: parsed[0], holes: Array(parsed.dropFirst()))
+    }
+
+    private static func ring(_ value: Any?, at path: String) throws(CitiesFileError) -> [Coordinate] {
+        guard let positions = value as? [Any], positions.count >= 4 else {
+            throw CitiesFileError(path, "a ring needs at least 4 positions, the last equal to the first")
+        }
+        var ring: [Coordinate] = []
+        for (i, position) in positions.enumerated() {
+            // GeoJSON orders a position longitude first.
+            guard let pair = position as? [Any], pair.count >= 2, let lng = (pair[0] as? NSNumber)?.doubleValue,
+                  let lat = (pair[1] as? NSNumber)?.doubleValue, (-180...180).contains(lng), (-90...90).contains(lat) else {
+                throw CitiesFileError("\(path)[\(i)]", "must be [longitude, latitude] within [-180, 180] and [-90, 90]")
+            }
+            ring.append(Coordinate(lat: lat, lng: lng))
+        }
+        guard ring.first == ring.last else { throw CitiesFileError(path, "must be closed: its last position must equal its first") }
+        return ring
+    }
+}
