@@ -54,6 +54,8 @@ public final class Backend: Sendable {
     public let calls: TripCalls
     /// Proof-of-delivery uploads.
     public let proofs: ProofUploads
+    /// This node's part in the fan-out between nodes, when it is one of several (`BackendEffects.liveBus`).
+    public let fanOut: FanOut?
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Builds every part; nothing runs until `start()`.
@@ -126,7 +128,11 @@ public final class Backend: Sendable {
         }, unattachedHoldTimeout: configuration.unattachedHoldTimeout, log: log)
         service = TripService(store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
                               observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
-                              cities: configuration.cities, now: now)
+                              cities: configuration.cities, node: effects.liveBus == nil ? nil : configuration.node, now: now)
+        let service = self.service
+        fanOut = effects.liveBus.map { bus in
+            FanOut(node: configuration.node, service: service, bus: bus, cities: configuration.cities.names, clock: effects.clock, log: log)
+        }
         paymentWorker = PaymentWorker(service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
                                       clock: effects.clock, now: now, log: log)
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
@@ -232,6 +238,7 @@ public final class Backend: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         let released = try await service.warm()
+        fanOut?.start()
         try providers.dispatcher.start()
         let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
         let retention = service.idempotencyRetention
@@ -273,6 +280,7 @@ public final class Backend: Sendable {
     /// Stops dispatch and the background tasks and waits for them to end.
     public func stop() async {
         providers.dispatcher.stop()
+        fanOut?.stop()
         let running = tasks.withLock { t in defer { t = [] }; return t }
         for task in running { task.cancel() }
         for task in running { await task.value }

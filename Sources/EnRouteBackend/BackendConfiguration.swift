@@ -49,6 +49,8 @@ public struct BackendConfiguration: Sendable {
     public var proofDirectory: String?
     /// The cities trips, provider positions and streams are partitioned by (`enroute serve --cities FILE`); one city everywhere by default.
     public var cities = Cities.everywhere
+    /// This node's id among several sharing one store and live bus (`BackendEffects.liveBus`); unused on a node of its own.
+    public var node = "main"
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
     public init(storage: Storage, secret: String) {
@@ -90,6 +92,8 @@ public struct BackendEffects: Sendable {
     public var telephony: (any TelephonyRelay)?
     /// Proof upload ids (when the client names none).
     public var uploadIDs: any IDGenerator = SequentialIDGenerator(prefix: "U")
+    /// The bus between the nodes sharing the store; nil: a node of its own, whose changes reach only its own watchers.
+    public var liveBus: (any LiveBus)?
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,

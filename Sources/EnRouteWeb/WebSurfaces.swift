@@ -34,7 +34,7 @@ public final class WebSurfaces: Sendable {
         shareSigner = SignedToken(secret: secret, purpose: "share-link v1")
         consoleSigner = SignedToken(secret: secret, purpose: "ops-console v1")
         let signals = consoleSignals
-        service.onCommit { _, _ in signals.signal() }
+        service.onChange { _, _ in signals.signal() }
     }
 
     /// Registers every route of the pages and their JSON.

@@ -36,7 +36,8 @@ public struct TestBackend: Sendable {
                 roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
                 paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
                 web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
-                telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere,
+                node: String = "main", liveBus: (any LiveBus)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
@@ -47,9 +48,16 @@ public struct TestBackend: Sendable {
         configuration.web = web
         configuration.calls = calls
         configuration.cities = cities
-        var effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
-                                     offerIDs: SequentialIDGenerator(prefix: offerIDPrefix), nearbyJitterSeed: jitterSeed,
-                                     push: push, log: log, roads: roads, payments: payments, paymentWebhook: paymentWebhook)
+        configuration.node = node
+        // Nodes sharing a store must not hand out the same ids: each node's ids carry its name.
+        let shared = liveBus == nil ? "" : "\(node)-"
+        var effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T" + shared),
+                                     offerIDs: SequentialIDGenerator(prefix: offerIDPrefix + shared), nearbyJitterSeed: jitterSeed,
+                                     push: push, log: log, roads: roads, payments: payments,
+                                     paymentMethodIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared),
+                                     quoteIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared), paymentWebhook: paymentWebhook)
+        effects.liveBus = liveBus
+        if liveBus != nil { effects.uploadIDs = SequentialIDGenerator(prefix: "U" + shared) }
         effects.roadMap = roadMap
         effects.telephony = telephony
         // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.

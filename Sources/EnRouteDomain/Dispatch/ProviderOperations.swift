@@ -42,7 +42,7 @@ public final class ProviderOperations: Sendable {
         self.coarsening = NearbyCoarsening(seed: jitterSeed)
         ingest = LocationIngest(service: service, presence: presence, paths: paths, policy: plausibility, metrics: metrics,
                                 supplyChanged: { dispatcher.supplyChanged() }, speeds: speeds, now: now)
-        service.onCommit { [events, wire] old, new in
+        service.onChange { [events, wire] old, new in
             // Each provider on the trip, before or after the change, sees it (a customer's cancel, a reassignment).
             for provider in Set([old?.providerId, new.providerId].compactMap { $0 }) {
                 events.send(LiveEventName.tripUpdated.rawValue, wire.snapshot(new), to: provider)

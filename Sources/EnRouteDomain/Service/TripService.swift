@@ -72,7 +72,12 @@ public final class TripService: Sendable {
     /// Every provider's rating totals, loaded at `warm()` and kept as customers rate.
     private let ratingTotals = Mutex<[String: RatingTotal]>([:])
     private let observers: [any TripChangeObserver]
-    private let commitListeners = Mutex<[@Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void]>([])
+    /// In registration order; `everywhere` ones also hear other nodes' versions (`onChange`).
+    private let commitListeners = Mutex<[(everywhere: Bool, call: @Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void)]>([])
+    private let fixListeners = Mutex<[@Sendable (_ trip: TripRecord, _ fixes: [LocationFix]) -> Void]>([])
+    /// This node's id when it is one of several sharing a store (`FanOut`); nil on a node of its own.
+    public let node: String?
+    private let liveSequence = Atomic<UInt64>(0)
     /// An in-flight key older than this is taken to belong to a request that died.
     public let idempotencyLockTimeout: TimeInterval = 60
     /// Keys are kept this long (protocols.md §4.2).
@@ -90,8 +95,9 @@ public final class TripService: Sendable {
     public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
                 estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
                 observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, conflictRetries: Int = 8,
-                payments: TripPayments? = nil, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
+                payments: TripPayments? = nil, cities: Cities = .everywhere, node: String? = nil, now: @escaping @Sendable () -> Date) {
         self.cities = cities
+        self.node = node
         self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids; self.payments = payments
         self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
         self.now = now
@@ -102,9 +108,18 @@ public final class TripService: Sendable {
     /// Runs `body` as one store transaction, again from the start when it lost to a concurrent one.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
         var retries = 0
+        // On a node of several, every trip written is also queued for the other nodes, in the same transaction.
+        let shared: @Sendable (any TripTransaction) async throws -> T
+        if let node {
+            let now = self.now
+            let sequence: @Sendable () -> UInt64 = { [weak self] in self?.liveSequence.wrappingAdd(1, ordering: .relaxed).newValue ?? 0 }
+            shared = { tx in try await body(SharingTransaction(tx, node: node, now: now, sequence: sequence)) }
+        } else {
+            shared = body
+        }
         while true {
             do {
-                return try await store.transaction(body)
+                return try await store.transaction(shared)
             } catch is TripStoreConflict {
                 guard retries < conflictRetries else { throw TripError.contended }
                 retries += 1
@@ -343,7 +358,7 @@ public final class TripService: Sendable {
     /// newer than the trip's, and tells its watchers once with every step, so a batch costs each
     /// watcher one write. Returns the trip as left, or nil when nothing changed.
     @discardableResult
-    public func recordFixes(_ fixes: [LocationFix], provider: String) -> TripRecord? {
+    public func recordFixes(_ fixes: [LocationFix], provider: String, shared: Bool = true) -> TripRecord? {
         let at = now()
         let estimator = self.estimator
         let steps: [TripRecord] = cache.withLock { c in
@@ -360,8 +375,39 @@ public final class TripService: Sendable {
             c.trips[id] = trip
             return steps
         }
-        if !steps.isEmpty { hub.publish(steps) }
-        return steps.last
+        guard let last = steps.last else { return nil }
+        hub.publish(steps)
+        if shared {
+            let kept = fixes.filter { fix in steps.contains { $0.providerFix?.recordedAt == fix.recordedAt } }
+            for listener in fixListeners.withLock({ $0 }) { listener(last, kept) }
+        }
+        return last
+    }
+
+    /// Calls `listener` with the trip and the fixes this node kept on it (`recordFixes`), not with fixes another node sent.
+    public func onFixes(_ listener: @escaping @Sendable (_ trip: TripRecord, _ fixes: [LocationFix]) -> Void) {
+        fixListeners.withLock { $0.append(listener) }
+    }
+
+    /// Takes a version another node committed (from the live bus or a resync): kept when it is not older than the one
+    /// held, then told to this node's watchers and change listeners, never to its commit listeners (the committing
+    /// node ran those side effects).
+    public func absorb(_ record: TripRecord) {
+        var trip = record
+        let limit = endedCacheLimit
+        let kept: TripRecord?? = cache.withLock { c in
+            let old = c.trips[trip.id]
+            // Fixes travel apart from versions: a newer one held here stays on the record.
+            if let fix = old?.providerFix, old?.providerId == trip.providerId,
+               (fix.recordedAt, fix.seq) > (trip.providerFix?.recordedAt ?? .distantPast, trip.providerFix?.seq ?? 0) {
+                trip.providerFix = fix
+            }
+            if let old, old == trip { return nil }
+            return Self.remember(trip, in: &c, endedLimit: limit) ? .some(old) : nil
+        }
+        guard let kept else { return }
+        hub.publish([trip])
+        for listener in commitListeners.withLock({ $0 }) where listener.everywhere { listener.call(kept, trip) }
     }
 
     /// A new road route arrived for `tripId`: its ETA (and where its provider is drawn) is computed again on the same
@@ -508,7 +554,13 @@ public final class TripService: Sendable {
     /// Calls `listener` after every committed creation (`old` nil) or change, in commit order per trip.
     /// It runs on the committing task and must not block (dispatch and provider streams hand work off).
     public func onCommit(_ listener: @escaping @Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void) {
-        commitListeners.withLock { $0.append(listener) }
+        commitListeners.withLock { $0.append((false, listener)) }
+    }
+
+    /// Calls `listener` after every change this node learns of: its own commits (as `onCommit`) and the versions other
+    /// nodes committed (`absorb`). For what shows a trip (provider streams, pages); side effects belong in `onCommit`.
+    public func onChange(_ listener: @escaping @Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void) {
+        commitListeners.withLock { $0.append((true, listener)) }
     }
 
     // MARK: - Internals
@@ -519,7 +571,7 @@ public final class TripService: Sendable {
         // A replayed change id commits nothing new.
         guard changed else { return }
         estimator.tripCommitted(from: previous, to: trip, at: now())
-        for listener in commitListeners.withLock({ $0 }) { listener(previous, trip) }
+        for listener in commitListeners.withLock({ $0 }) { listener.call(previous, trip) }
     }
 
     /// Keeps `trip` in memory unless a newer version is there already; says whether it kept it.

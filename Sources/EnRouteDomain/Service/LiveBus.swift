@@ -1,0 +1,81 @@
+public import Foundation
+public import EnRouteModels
+import Synchronization
+
+/// What one node tells the others so that every node's watchers, caches and provider streams follow every change
+/// (seed 004 §44.7): committed trip versions, relayed from the store's outbox, and kept fixes, which are never stored as versions.
+public enum LiveMessage: Sendable, Equatable, Codable {
+    /// A committed version of a trip.
+    case trip(TripRecord)
+    /// A provider's kept fixes, oldest first.
+    case fixes(provider: String, fixes: [LocationFix])
+}
+
+/// A live message with the node that sent it and the city whose stream carries it.
+public struct LiveEnvelope: Sendable, Equatable, Codable {
+    /// The sending node's id: a node skips its own messages (it applied them when it made them).
+    public let origin: String
+    public let city: String
+    public let message: LiveMessage
+    public init(origin: String, city: String, message: LiveMessage) { self.origin = origin; self.city = city; self.message = message }
+}
+
+/// Carries live messages between the nodes of one deployment: one ordered stream per city.
+public protocol LiveBus: Sendable {
+    /// Appends `envelopes` to their cities' streams, in order; throws when the bus cannot be reached (nothing is lost:
+    /// a trip version stays in the outbox until a publish succeeds).
+    func publish(_ envelopes: [LiveEnvelope]) async throws
+    /// Every envelope published on `cities`' streams from now on. The sequence throws when the bus is lost; the
+    /// subscriber then resynchronises from the store and subscribes again.
+    func subscribe(cities: [String]) -> AsyncThrowingStream<LiveEnvelope, any Error>
+}
+
+/// The live bus of several nodes in one process (tests, `enroute simulate`): every subscriber gets every envelope of its cities.
+public final class InMemoryLiveBus: LiveBus {
+    private struct Subscriber {
+        let cities: Set<String>
+        let continuation: AsyncThrowingStream<LiveEnvelope, any Error>.Continuation
+    }
+    private let subscribers = Mutex<[UInt64: Subscriber]>([:])
+    private let nextID = Atomic<UInt64>(0)
+    private let down = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func publish(_ envelopes: [LiveEnvelope]) async throws {
+        guard !down.load(ordering: .acquiring) else { throw LiveBusUnavailable("the in-memory bus is down") }
+        let targets = subscribers.withLock { Array($0.values) }
+        for envelope in envelopes {
+            for target in targets where target.cities.contains(envelope.city) { target.continuation.yield(envelope) }
+        }
+    }
+
+    public func subscribe(cities: [String]) -> AsyncThrowingStream<LiveEnvelope, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<LiveEnvelope, any Error>.makeStream()
+        guard !down.load(ordering: .acquiring) else {
+            continuation.finish(throwing: LiveBusUnavailable("the in-memory bus is down"))
+            return stream
+        }
+        let key = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        subscribers.withLock { $0[key] = Subscriber(cities: Set(cities), continuation: continuation) }
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: key) } }
+        return stream
+    }
+
+    /// Loses the bus, as a Redis restart does: every subscription ends with an error and publishes fail until `restore()`.
+    public func fail() {
+        down.store(true, ordering: .releasing)
+        let all = subscribers.withLock { s in defer { s.removeAll() }; return Array(s.values) }
+        for subscriber in all { subscriber.continuation.finish(throwing: LiveBusUnavailable("the in-memory bus went down")) }
+    }
+
+    /// Brings the bus back after `fail()`.
+    public func restore() { down.store(false, ordering: .releasing) }
+}
+
+/// The live bus cannot be reached now.
+public struct LiveBusUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { "live bus unavailable: \(reason)" }
+}
