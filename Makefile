@@ -20,7 +20,8 @@ test:
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/redis.sh start .build/redis >/dev/null   # the RedisKit tests' server (left running; scripts/redis.sh stop .build/redis)
+	ENROUTE_TEST_REDIS_URL=$$(scripts/redis.sh url .build/redis) $(SWIFT) test --skip-build
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
 
@@ -34,4 +35,5 @@ bench:
 	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done
 
 clean:
+	@if [ -f .build/redis/redis.conf ]; then scripts/redis.sh stop .build/redis; fi
 	rm -rf .build .build-asan .build-tsan .demo

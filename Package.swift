@@ -87,6 +87,8 @@ package.targets += [
     .target(name: "EnRouteTwilio", dependencies: ["EnRouteDomain", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The Stripe `PaymentGateway` (PaymentIntents over an injected `HTTPClient`) and Stripe's webhook signatures.
     .target(name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"], swiftSettings: settings),
+    /// A RESP2 Redis client of the project's own over POSIX sockets: commands, pipelines, reconnects, stream reading.
+    .target(name: "RedisKit", swiftSettings: settings),
 ]
 
 // MARK: - Server: composition root
@@ -207,6 +209,8 @@ package.targets += [
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit", "CitySimulator",
                                                      "TestSupport"], swiftSettings: settings),
+    /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through `TCPFaultProxy`.
+    .testTarget(name: "RedisKitTests", dependencies: ["RedisKit", "TestSupport"], swiftSettings: settings),
     /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.
     .testTarget(name: "CitySimulatorTests", dependencies: ["CitySimulator", "EnRouteModels"], swiftSettings: settings),
 ]

@@ -1,0 +1,28 @@
+import Foundation
+import RedisKit
+
+/// The Redis server the live tests use: `ENROUTE_TEST_REDIS_URL` (`make test` starts one with scripts/redis.sh).
+enum TestRedis {
+    static let url = ProcessInfo.processInfo.environment["ENROUTE_TEST_REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let isOptional = ProcessInfo.processInfo.environment["ENROUTE_TEST_REDIS_OPTIONAL"] == "1"
+    static let howToStart = """
+        ENROUTE_TEST_REDIS_URL is not set, so the Redis tests did not run. Start a server and name it: \
+        `export ENROUTE_TEST_REDIS_URL=$(scripts/redis.sh start .build/redis)` (make test does this), \
+        or set ENROUTE_TEST_REDIS_OPTIONAL=1 to skip them.
+        """
+
+    /// The server's configuration, with short limits so a fault shows quickly.
+    static func configuration(commandTimeout: Duration = .seconds(5)) throws -> RedisConfiguration {
+        var configuration = try RedisConfiguration(url: url ?? "")
+        configuration.commandTimeout = commandTimeout
+        return configuration
+    }
+
+    /// A new connection to the server.
+    static func connection() throws -> RedisConnection { RedisConnection(try configuration()) }
+
+    /// A key prefix of one test's own, so tests running at once never share keys.
+    static func namespace(_ test: String = #function) -> String {
+        "enroute-test:\(test.prefix { $0 != "(" }):\(UInt64.random(in: 0...UInt64.max)):"
+    }
+}
