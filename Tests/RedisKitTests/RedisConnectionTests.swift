@@ -107,7 +107,7 @@ struct RedisConnectionTests {
         let prefix = TestRedis.namespace()
         let (north, south) = (prefix + "north", prefix + "south")
         var named = try TestRedis.configuration()
-        named.clientName = prefix.replacingOccurrences(of: ":", with: "-") + "reader"
+        named.clientName = TestRedis.clientName()
         let reader = RedisStreamReader(named, streams: [(north, .zero), (south, .zero)], block: .seconds(2), batch: 2)
         let received = Task {
             var messages: [RedisStreamMessage] = []
@@ -119,8 +119,7 @@ struct RedisConnectionTests {
         }
         // Wait until the reader is blocked in XREAD on both streams, so the entries reach it through BLOCK.
         try await eventually("the reader waits in XREAD", within: .seconds(10)) {
-            let clients = try await writer.send(["CLIENT", "LIST"]).string ?? ""
-            return clients.split(separator: "\n").contains { $0.contains("name=\(named.clientName!) ") && $0.contains("cmd=xread") }
+            try await TestRedis.isBlocked(named.clientName!, asking: writer)
         }
         for sequence in UInt64(1)...3 {
             _ = try await writer.xAdd(north, id: RedisStreamID(outboxSequence: sequence), fields: [.init("n", Array(String(sequence).utf8))])
@@ -140,7 +139,7 @@ struct RedisConnectionTests {
         let watcher = try TestRedis.connection()
         let stream = TestRedis.namespace() + "quiet"
         var named = try TestRedis.configuration()
-        named.clientName = stream.replacingOccurrences(of: ":", with: "-")
+        named.clientName = TestRedis.clientName()
         let reader = RedisStreamReader(named, streams: [(stream, .zero)], block: .seconds(60))
         let started = ContinuousClock.now
         let consumer = Task {
@@ -149,8 +148,7 @@ struct RedisConnectionTests {
             return count
         }
         try await eventually("the reader waits in XREAD", within: .seconds(10)) {
-            let clients = try await watcher.send(["CLIENT", "LIST"]).string ?? ""
-            return clients.split(separator: "\n").contains { $0.contains("name=\(named.clientName!) ") && $0.contains("cmd=xread") }
+            try await TestRedis.isBlocked(named.clientName!, asking: watcher)
         }
         consumer.cancel()
         #expect(try await consumer.value == 0)
@@ -159,15 +157,14 @@ struct RedisConnectionTests {
 
     /// The command in flight when the connection drops throws; the next one opens a new connection and works.
     @Test func aCommandInFlightWhenTheConnectionDropsThrowsAndTheNextReconnects() async throws {
-        let victim = try TestRedis.connection()
+        var named = try TestRedis.configuration()
+        named.clientName = TestRedis.clientName()
+        let victim = RedisConnection(named)
         let killer = try TestRedis.connection()
         let key = TestRedis.namespace() + "list"
         guard case .integer(let victimID) = try await victim.send(["CLIENT", "ID"]) else { Issue.record("CLIENT ID"); return }
         let blocked = Task { try await victim.send(["BLPOP", key, "30"], blockingFor: .seconds(30)) }
-        try await eventually("BLPOP is waiting", within: .seconds(10)) {
-            let clients = try await killer.send(["CLIENT", "LIST"]).string ?? ""
-            return clients.split(separator: "\n").contains { $0.hasPrefix("id=\(victimID) ") && $0.contains("cmd=blpop") }
-        }
+        try await eventually("BLPOP is waiting", within: .seconds(10)) { try await TestRedis.isBlocked(named.clientName!, asking: killer) }
         #expect(try await killer.send(["CLIENT", "KILL", "ID", String(victimID)]) == .integer(1))
         await #expect {
             _ = try await blocked.value

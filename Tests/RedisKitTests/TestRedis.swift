@@ -21,6 +21,20 @@ enum TestRedis {
     /// A new connection to the server.
     static func connection() throws -> RedisConnection { RedisConnection(try configuration()) }
 
+    /// Whether the connection named `name` is blocked in a command (`flags=b` in `CLIENT LIST`), asked over `redis`.
+    static func isBlocked(_ name: String, asking redis: RedisConnection) async throws -> Bool {
+        let clients = try await redis.send(["CLIENT", "LIST"]).string ?? ""
+        return clients.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.contains("name=\(name)") && fields.contains { $0.hasPrefix("flags=") && $0.contains("b") }
+        }
+    }
+
+    /// A name for a connection, unique to the test (client names take no spaces or colons).
+    static func clientName(_ test: String = #function) -> String {
+        "enroute-test-\(test.prefix { $0 != "(" })-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
     /// A key prefix of one test's own, so tests running at once never share keys.
     static func namespace(_ test: String = #function) -> String {
         "enroute-test:\(test.prefix { $0 != "(" }):\(UInt64.random(in: 0...UInt64.max)):"
