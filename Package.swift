@@ -89,6 +89,8 @@ package.targets += [
     .target(name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"], swiftSettings: settings),
     /// A RESP2 Redis client of the project's own over POSIX sockets: commands, pipelines, reconnects, stream reading.
     .target(name: "RedisKit", swiftSettings: settings),
+    /// Redis adapters of the domain's seams: provider locations (latest fixes, time-bucketed geo keys).
+    .target(name: "EnRouteRedis", dependencies: ["EnRouteDomain", "EnRouteModels", "RedisKit"], swiftSettings: settings),
 ]
 
 // MARK: - Server: composition root
@@ -211,6 +213,9 @@ package.targets += [
                                                      "TestSupport"], swiftSettings: settings),
     /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through `TCPFaultProxy`.
     .testTarget(name: "RedisKitTests", dependencies: ["RedisKit", "TestSupport"], swiftSettings: settings),
+    /// One `ProviderLocations` contract run against `ProviderPresence` in memory and `RedisProviderLocations` on a real Redis.
+    .testTarget(name: "EnRouteRedisTests", dependencies: ["EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport"],
+                swiftSettings: settings),
     /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.
     .testTarget(name: "CitySimulatorTests", dependencies: ["CitySimulator", "EnRouteModels"], swiftSettings: settings),
 ]

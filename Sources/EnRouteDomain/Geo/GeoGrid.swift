@@ -8,6 +8,14 @@ public struct GeoHit<ID: Hashable & Sendable>: Sendable {
     /// When the position was recorded (for freshness checks).
     public let recordedAt: Date
     public let distance: Double
+
+    /// A hit on `id` at `coordinate`, `distance` metres from the query.
+    public init(id: ID, coordinate: Coordinate, recordedAt: Date, distance: Double) {
+        self.id = id
+        self.coordinate = coordinate
+        self.recordedAt = recordedAt
+        self.distance = distance
+    }
 }
 
 /// A geospatial index over points in fixed-size latitude/longitude cells.
