@@ -167,7 +167,7 @@ package.targets += [
                            "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb"],
             swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
-    .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),
+    .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "HTTPEngine"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// The car profile and the router on hand-built graphs and real OSM tag sets.
     .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"], swiftSettings: settings),

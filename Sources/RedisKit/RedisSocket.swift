@@ -4,6 +4,7 @@ import Glibc  // the server runs on Linux, like the engine's other socket code
 /// deadline. Blocking by design: only `RedisConnection`'s queue calls it, never Swift's cooperative pool.
 final class RedisSocket {
     let descriptor: Int32
+    private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     private let host: String
     private let port: Int
 
@@ -70,7 +71,6 @@ final class RedisSocket {
 
     /// Reads what has arrived (waiting for at least one byte until `deadline`) into `parser`.
     func read(into parser: inout RESPParser, until deadline: ContinuousClock.Instant, timeout: Duration) throws(RedisClientError) {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if received > 0 {
