@@ -23,17 +23,27 @@ import RedisKit
         func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
     }
 
-    private func makeSUT(_ implementation: Implementation, fixLifetime: TimeInterval = 120) throws -> (any ProviderLocations, TestTime) {
+    private func makeSUT(_ implementation: Implementation, cities: Cities = .everywhere, fixLifetime: TimeInterval = 120) throws
+        -> (any ProviderLocations, TestTime) {
         let time = TestTime()
         switch implementation {
         case .memory:
-            return (ProviderPresence(fixLifetime: fixLifetime, now: { time.now }), time)
+            return (ProviderPresence(fixLifetime: fixLifetime, cities: cities, now: { time.now }), time)
         case .redis:
             let redis = RedisConnection(try RedisConfiguration(url: TestRedisServer.url ?? ""))
-            let partition = "test-\(UInt64.random(in: 0...UInt64.max))"
-            return (RedisProviderLocations(redis: redis, partition: partition, fixLifetime: fixLifetime, bucketSpan: 30, now: { time.now }), time)
+            let prefix = "enroute-test-\(UInt64.random(in: 0...UInt64.max))"
+            return (RedisProviderLocations(redis: redis, cities: cities, prefix: prefix, fixLifetime: fixLifetime, bucketSpan: 30,
+                                           now: { time.now }), time)
         }
     }
+
+    /// Two cities side by side: Helsinki east of longitude 24.8, Espoo west of it.
+    static let twoCities = Cities([
+        City(name: "helsinki", polygons: [.init(outer: [Coordinate(lat: 60.10, lng: 24.80), Coordinate(lat: 60.10, lng: 25.10),
+                                                        Coordinate(lat: 60.30, lng: 25.10), Coordinate(lat: 60.30, lng: 24.80)])]),
+        City(name: "espoo", polygons: [.init(outer: [Coordinate(lat: 60.10, lng: 24.50), Coordinate(lat: 60.10, lng: 24.80),
+                                                     Coordinate(lat: 60.30, lng: 24.80), Coordinate(lat: 60.30, lng: 24.50)])]),
+    ])
 
     // Central Helsinki: a pickup and points ~300 m, ~900 m and ~2.5 km from it, and one in Espoo (~15 km).
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
@@ -117,6 +127,33 @@ import RedisKit
         let busy: Set<String> = Set((0..<35).map { "p\($0)" })
         let hits = try await sut.nearest(to: Self.pickup, limit: 3, within: 10_000) { !busy.contains($0) }
         #expect(hits.map(\.id) == ["p35", "p36", "p37"])
+    }
+
+    /// Dispatch and the nearby map stay inside a city: a search sees only the centre's city, whatever its radius.
+    @Test(arguments: Implementation.available)
+    func aSearchFindsOnlyProvidersInTheCityHoldingItsCentre(_ implementation: Implementation) async throws {
+        let (sut, time) = try makeSUT(implementation, cities: Self.twoCities)
+        try await sut.setOnline("helsinki-1", true, position: Self.near)
+        try await sut.setOnline("espoo-1", true, position: Self.espoo)
+        #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["helsinki-1"])
+        #expect(try await sut.nearest(to: Self.espoo, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["espoo-1"])
+
+        // Moving across the border moves the provider to the other city's searches.
+        time.advance(by: 40)
+        try await sut.update("helsinki-1", to: Coordinate(lat: 60.2000, lng: 24.6600), recordedAt: time.now)
+        #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 50_000) { _ in true }.isEmpty)
+        #expect(try await sut.nearest(to: Self.espoo, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["espoo-1", "helsinki-1"])
+    }
+
+    @Test(arguments: Implementation.available)
+    func aProviderOutsideEveryCityIsNotFindable(_ implementation: Implementation) async throws {
+        let (sut, time) = try makeSUT(implementation, cities: Self.twoCities)
+        let tallinn = Coordinate(lat: 59.437, lng: 24.7536)
+        #expect(try await sut.setOnline("p1", true, position: tallinn) == false)
+        #expect(try await sut.nearest(to: tallinn, limit: 5, within: 50_000) { _ in true }.isEmpty)
+        #expect(try await sut.position(of: "p1")?.coordinate == tallinn)
+        #expect(try await sut.update("p1", to: Self.near, recordedAt: time.now))
+        #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 5_000) { _ in true }.map(\.id) == ["p1"])
     }
 }
 

@@ -6,8 +6,8 @@ public import EnRouteModels
 ///
 /// The rules are `ProviderPresence`'s, and every implementation keeps them (one contract test runs them all): a
 /// position is usable for `fixLifetime` after it was recorded, judged on the injected clock; only an online
-/// provider with a usable position is findable; going offline keeps the position but makes the provider
-/// unfindable; a newer fix replaces an older one.
+/// provider with a usable position inside a city is findable, and a search looks only in the city holding its centre;
+/// going offline keeps the position but makes the provider unfindable; a newer fix replaces an older one.
 public protocol ProviderLocations: Sendable {
     /// How long a position stays usable after it was recorded, in seconds.
     var fixLifetime: TimeInterval { get }
@@ -27,8 +27,8 @@ public protocol ProviderLocations: Sendable {
     /// True while the provider says they are online.
     func isOnline(_ provider: String) async throws -> Bool
 
-    /// Online providers with a usable position within `radius` metres of `center` that `include` accepts, nearest
-    /// first, at most `limit`.
+    /// Online providers with a usable position within `radius` metres of `center`, in the city holding it, that
+    /// `include` accepts, nearest first, at most `limit`.
     func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>]
 }
 
