@@ -143,7 +143,8 @@ package.targets += [
         name: "enroute",
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio"],
+                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
+                       "EnRouteRedis", "RedisKit"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -213,8 +214,10 @@ package.targets += [
                                                      "TestSupport"], swiftSettings: settings),
     /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through `TCPFaultProxy`.
     .testTarget(name: "RedisKitTests", dependencies: ["RedisKit", "TestSupport"], swiftSettings: settings),
-    /// One `ProviderLocations` contract run against `ProviderPresence` in memory and `RedisProviderLocations` on a real Redis.
-    .testTarget(name: "EnRouteRedisTests", dependencies: ["EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport"],
+    /// One `ProviderLocations` contract run against `ProviderPresence` in memory and `RedisProviderLocations` on a real Redis;
+    /// two nodes whose live bus is `RedisLiveBus`.
+    .testTarget(name: "EnRouteRedisTests", dependencies: ["EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport",
+                                                         "EnRouteBackend", "ClientKit"],
                 swiftSettings: settings),
     /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.
     .testTarget(name: "CitySimulatorTests", dependencies: ["CitySimulator", "EnRouteModels"], swiftSettings: settings),

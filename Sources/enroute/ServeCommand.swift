@@ -15,6 +15,8 @@ import CurlTransport
 import EnRouteStripe
 import EnRouteModels
 import EnRouteWeb
+import EnRouteRedis
+import RedisKit
 
 /// `enroute serve`: the backend on one machine, SQLite underneath.
 enum ServeCommand {
@@ -41,6 +43,14 @@ enum ServeCommand {
                 default when --graph is given) or osrm (an external OSRM at --osrm-url).
                 """),
             .value("osrm-url", "URL", env: "ENROUTE_OSRM_URL", "Base URL of the OSRM server for --router osrm, e.g. http://127.0.0.1:5000 (ENROUTE_OSRM_URL)."),
+            .value("redis", "URL", env: "ENROUTE_REDIS_URL", """
+                The Redis that carries the live fan-out between nodes sharing one store, e.g.
+                redis://127.0.0.1:6379 (ENROUTE_REDIS_URL): every trip version and kept fix made on one
+                node reaches the watchers on all of them. Default: none (a node of its own).
+                """),
+            .value("node", "NAME", env: "ENROUTE_NODE", """
+                This node's name among several (ENROUTE_NODE; letters, digits, '-', '_'; default: host-pid).
+                """),
             .value("cities", "FILE", env: "ENROUTE_CITIES", """
                 A GeoJSON FeatureCollection of the cities served (ENROUTE_CITIES): one Polygon or MultiPolygon
                 Feature per city, named by properties.name. Trips, provider positions and dispatch are
@@ -186,6 +196,15 @@ enum ServeCommand {
         configuration.proofDirectory = options.string("proof-dir")
         var effects = BackendEffects.system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments, paymentWebhook: webhook, log: { log($0) })
         effects.telephony = telephony
+        if let (url, source) = options.sourced("redis") {
+            let redis: RedisConfiguration
+            do { redis = try RedisConfiguration(url: url) } catch { throw CLIError("\(source): \(error)") }
+            configuration.node = try nodeName(options)
+            effects.liveBus = RedisLiveBus(redis)
+            log("node \(configuration.node): live fan-out through \(url)")
+        } else if options.string("node") != nil {
+            throw CLIError("--node needs --redis (a node of its own needs no name)")
+        }
         effects.roadMap = (roads as? LocalRoadRouting).map { RoadMap(network: $0.graph.network) }
         let backend = try Backend(configuration, effects: effects)
         // The active trips are loaded before anything listens; trips still waiting for a provider when
@@ -267,6 +286,17 @@ enum ServeCommand {
         case let other:
             throw CLIError("\(choice?.source ?? "--payments"): \(other) is not a gateway (sandbox or stripe)")
         }
+    }
+
+    /// `--node`, or host-pid.
+    static func nodeName(_ options: Options) throws -> String {
+        guard let (name, source) = options.sourced("node") else {
+            return "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+        }
+        guard !name.isEmpty, name.count <= 64, name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" }) else {
+            throw CLIError("\(source) must be 1 to 64 letters, digits, '-' or '_', got '\(name)'")
+        }
+        return name
     }
 
     /// The cities from `--cities FILE`, one city everywhere when none is given.

@@ -42,5 +42,8 @@ expect_usage "unknown command 'serv' (did you mean serve?)" "$BIN" serv
 printf '{"type":"Feature"}' > cities.json
 expect_usage "--cities cities.json: type: must be a GeoJSON FeatureCollection" "$BIN" serve --cities cities.json
 expect_usage "--cities: cannot read missing.json" "$BIN" serve --cities missing.json
+expect_usage "--node needs --redis" "$BIN" serve --node a
+expect_usage "--redis: " "$BIN" serve --redis http://127.0.0.1:6379
+expect_usage "--node must be 1 to 64 letters, digits, '-' or '_', got 'a b'" "$BIN" serve --redis redis://127.0.0.1:1 --node "a b"
 [ ! -e enroute.sqlite ] || { echo "FAIL: a refused serve created a database"; exit 1; }
 echo "passed"

@@ -72,7 +72,7 @@ public final class FanOut: Sendable {
             while true {
                 let due = try await store.dueOutbox(topic: Self.topic, now: service.currentTime(), limit: batch)
                 guard !due.isEmpty else { return }
-                let envelopes = try due.map { try WireCoding.decoder().decode(LiveEnvelope.self, from: Data($0.payload)) }
+                let envelopes = try due.map { try WireCoding.decoder().decode(BusEnvelope.self, from: Data($0.payload)) }
                 do { try await bus.publish(envelopes) } catch {
                     tally.withLock { $0.publishFailures += 1 }
                     log("fan-out: the bus refused \(due.count) versions, kept in the outbox: \(error)")
@@ -90,7 +90,7 @@ public final class FanOut: Sendable {
     /// Sends fixes kept here to the other nodes at once (fixes are not versions: a lost one is superseded by the next).
     private func share(_ fixes: [LocationFix], of trip: TripRecord) {
         guard let provider = trip.providerId, !fixes.isEmpty else { return }
-        let envelope = LiveEnvelope(origin: node, city: trip.city ?? Cities.defaultName, message: .fixes(provider: provider, fixes: fixes))
+        let envelope = BusEnvelope(origin: node, city: trip.city ?? Cities.defaultName, message: .fixes(provider: provider, fixes: fixes))
         let bus = self.bus, log = self.log
         Task { do { try await bus.publish([envelope]) } catch { log("fan-out: \(fixes.count) fixes not shared: \(error)") } }
     }
@@ -115,7 +115,7 @@ public final class FanOut: Sendable {
         }
     }
 
-    private func apply(_ envelope: LiveEnvelope) {
+    private func apply(_ envelope: BusEnvelope) {
         switch envelope.message {
         case .trip(let trip): service.absorb(trip)
         case .fixes(let provider, let fixes): service.recordFixes(fixes, provider: provider, shared: false)
@@ -155,7 +155,7 @@ struct SharingTransaction: TripTransaction {
 
     func share(_ trip: TripRecord) async throws {
         let at = now()
-        let envelope = LiveEnvelope(origin: node, city: trip.city ?? Cities.defaultName, message: .trip(trip))
+        let envelope = BusEnvelope(origin: node, city: trip.city ?? Cities.defaultName, message: .trip(trip))
         // Oldest first by time, then by version within one instant; unique across restarts and nodes.
         let id = "live:\(trip.id):" + String(format: "%012d", trip.version) + ":\(node):" + String(format: "%.6f", at.timeIntervalSince1970) + ":\(sequence())"
         try await base.enqueue(OutboxMessage(id: id, topic: FanOut.topic, payload: Array(try WireCoding.encoder().encode(envelope)), createdAt: at))

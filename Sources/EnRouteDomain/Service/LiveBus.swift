@@ -12,7 +12,7 @@ public enum LiveMessage: Sendable, Equatable, Codable {
 }
 
 /// A live message with the node that sent it and the city whose stream carries it.
-public struct LiveEnvelope: Sendable, Equatable, Codable {
+public struct BusEnvelope: Sendable, Equatable, Codable {
     /// The sending node's id: a node skips its own messages (it applied them when it made them).
     public let origin: String
     public let city: String
@@ -24,17 +24,17 @@ public struct LiveEnvelope: Sendable, Equatable, Codable {
 public protocol LiveBus: Sendable {
     /// Appends `envelopes` to their cities' streams, in order; throws when the bus cannot be reached (nothing is lost:
     /// a trip version stays in the outbox until a publish succeeds).
-    func publish(_ envelopes: [LiveEnvelope]) async throws
+    func publish(_ envelopes: [BusEnvelope]) async throws
     /// Every envelope published on `cities`' streams from now on. The sequence throws when the bus is lost; the
     /// subscriber then resynchronises from the store and subscribes again.
-    func subscribe(cities: [String]) -> AsyncThrowingStream<LiveEnvelope, any Error>
+    func subscribe(cities: [String]) -> AsyncThrowingStream<BusEnvelope, any Error>
 }
 
 /// The live bus of several nodes in one process (tests, `enroute simulate`): every subscriber gets every envelope of its cities.
 public final class InMemoryLiveBus: LiveBus {
     private struct Subscriber {
         let cities: Set<String>
-        let continuation: AsyncThrowingStream<LiveEnvelope, any Error>.Continuation
+        let continuation: AsyncThrowingStream<BusEnvelope, any Error>.Continuation
     }
     private let subscribers = Mutex<[UInt64: Subscriber]>([:])
     private let nextID = Atomic<UInt64>(0)
@@ -42,7 +42,7 @@ public final class InMemoryLiveBus: LiveBus {
 
     public init() {}
 
-    public func publish(_ envelopes: [LiveEnvelope]) async throws {
+    public func publish(_ envelopes: [BusEnvelope]) async throws {
         guard !down.load(ordering: .acquiring) else { throw LiveBusUnavailable("the in-memory bus is down") }
         let targets = subscribers.withLock { Array($0.values) }
         for envelope in envelopes {
@@ -50,8 +50,8 @@ public final class InMemoryLiveBus: LiveBus {
         }
     }
 
-    public func subscribe(cities: [String]) -> AsyncThrowingStream<LiveEnvelope, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<LiveEnvelope, any Error>.makeStream()
+    public func subscribe(cities: [String]) -> AsyncThrowingStream<BusEnvelope, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<BusEnvelope, any Error>.makeStream()
         guard !down.load(ordering: .acquiring) else {
             continuation.finish(throwing: LiveBusUnavailable("the in-memory bus is down"))
             return stream

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import ClientKit
+import EnRouteModels
+import EnRouteDomain
+import EnRouteBackend
+import EnRouteRedis
+import RedisKit
+import TestSupport
+
+/// Two nodes over one SQLite file whose live bus is Redis streams (`RedisLiveBus`): what one commits and ingests
+/// reaches the other's watchers, and a node cut off from Redis resumes with nothing missed once the link is back.
+@Suite(.enabled(if: TestRedisServer.url != nil, "needs ENROUTE_TEST_REDIS_URL"), .timeLimit(.minutes(1)))
+struct RedisLiveBusTests {
+    struct Nodes {
+        let a: TestBackend, b: TestBackend
+        let clock: ManualClock
+        let folder: URL
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Nodes `a` and `b` on one SQLite file and one Redis (under a fresh key prefix); `a` reaches Redis through `viaA` when given.
+    func makeNodes(viaA proxy: TCPFaultProxy? = nil) async throws -> Nodes {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-redis-nodes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let direct = try RedisConfiguration(url: TestRedisServer.url ?? "", commandTimeout: .seconds(2))
+        var throughProxy = direct
+        if let proxy { throughProxy = RedisConfiguration(host: "127.0.0.1", port: Int(proxy.port), commandTimeout: .seconds(2)) }
+        let prefix = "test-\(UUID().uuidString)"
+        let clock = ManualClock()
+        let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let a = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "a",
+                            liveBus: RedisLiveBus(throughProxy, prefix: prefix, block: .milliseconds(200)))
+        let b = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "b",
+                            liveBus: RedisLiveBus(direct, prefix: prefix, block: .milliseconds(200)))
+        try await a.backend.start()
+        try await b.backend.start()
+        return Nodes(a: a, b: b, clock: clock, folder: folder)
+    }
+
+    func watch(_ node: TestBackend, _ customer: String, _ tripId: String) async -> AsyncThrowingStream<ServerSentEvent, any Error>.Iterator {
+        let (http, server) = node.client(customer, .customer)
+        let request = await server.request("GET", "/v1/trips/\(tripId)/events", headers: ["Accept": "text/event-stream"])
+        return http.events(request).makeAsyncIterator()
+    }
+
+    func nextVersion(_ events: inout AsyncThrowingStream<ServerSentEvent, any Error>.Iterator) async throws -> Trip {
+        while let event = try await events.next() {
+            if event.event == LiveEventName.tripUpdated.rawValue { return try WireCoding.decoder().decode(Trip.self, from: Data(event.data.utf8)) }
+        }
+        throw RedisBusTestFailure("the stream ended")
+    }
+
+    /// A ride for c1 requested on `node`, with a fresh quote and a saved card.
+    func requestRide(on node: TestBackend) async throws -> Trip {
+        let body = try await node.rideBody("c1", pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
+        let r = await node.call("POST", APIPath.trips, token: node.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
+        guard r.status == 201 else { throw RedisBusTestFailure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
+    }
+
+    @Test func aWatcherOnOneNodeSeesVersionsAndFixesMadeOnAnotherThroughRedis() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        let trip = try await requestRide(on: nodes.b)
+        var watcher = await watch(nodes.a, "c1", trip.id)
+        #expect(try await nextVersion(&watcher).version == 1)
+        #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
+        #expect(try await nextVersion(&watcher).state == .driverAssigned)
+        let fix = LocationFix(lat: 60.1705, lng: 24.9384, heading: 180, speed: 6, accuracy: 5, recordedAt: nodes.clock.date)
+        let batch = String(decoding: try WireCoding.encoder().encode(LocationBatch(batchId: "batch-0001", fixes: [fix])), as: UTF8.self)
+        #expect(await nodes.b.call("POST", APIPath.providerLocations, token: nodes.b.token("p1", .provider), json: batch).status == 200)
+        while let event = try await watcher.next() {
+            guard event.event == LiveEventName.driverMoved.rawValue else { continue }
+            let location = try WireCoding.decoder().decode(DriverLocation.self, from: Data(event.data.utf8))
+            #expect(abs(location.coordinate.lat - fix.lat) < 1e-9)
+            break
+        }
+    }
+
+    @Test func aNodeCutOffFromRedisCatchesUpFromTheStoreWhenTheLinkIsBack() async throws {
+        let target = try RedisConfiguration(url: TestRedisServer.url ?? "")
+        let proxy = try TCPFaultProxy(forwardingTo: target.port, host: target.host)
+        let nodes = try await makeNodes(viaA: proxy)
+        defer { nodes.remove() }
+        let trip = try await requestRide(on: nodes.b)
+        var watcher = await watch(nodes.a, "c1", trip.id)
+        #expect(try await nextVersion(&watcher).version == 1)
+        try await proxy.cut()
+        #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
+        #expect(try nodes.a.service.cached(trip.id)?.version == 1)   // a cannot hear of it while cut off
+        try await proxy.restore()
+        // Either a's reader picks up after its last entry (the stream kept the version) or, having lost the link, it
+        // subscribes again after its retry delay on the test's clock (moved on while we look) and reloads from the
+        // store. Its socket I/O runs in real time: the wall-time bound only guards against a hang.
+        let clock = nodes.clock, service = nodes.a.service
+        try await eventually("a caught up", within: .seconds(30)) {
+            if try service.cached(trip.id)?.version ?? 0 >= 2 { return true }
+            await clock.advance(by: .seconds(1))
+            return false
+        }
+        let resumed = try await nextVersion(&watcher)
+        #expect(resumed.version == 2 && resumed.state == .driverAssigned)
+        // Nothing is repeated: the next event is the next version.
+        let step = #"{"changeId":"step-arrived-1","step":"driverArrived","deviceTime":"2026-10-20T18:40:00Z"}"#
+        #expect(await nodes.b.call("POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step).status == 200)
+        #expect(try await nextVersion(&watcher).version == 3)
+    }
+}
+
+struct RedisBusTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
