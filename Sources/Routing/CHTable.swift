@@ -15,6 +15,8 @@ public final class CHTable {
         side = SearchSide(capacity: hierarchy.nodeCount)
     }
 
+    deinit { side.deallocate() }
+
     /// The weights and distances from each source to each target; each source and target is a set of endpoints
     /// (a network node's departing or arriving edges, or a snapped position's).
     public func table(sources: [[RouteEndpoint]], targets: [[RouteEndpoint]]) -> RouteTable {
@@ -23,7 +25,7 @@ public final class CHTable {
         for (column, endpoints) in targets.enumerated() {
             search(from: endpoints, up: false)
             for node in settled {
-                entries.append((node, Int32(column), side.distance[Int(node)], side.length[Int(node)]))
+                entries.append((node, Int32(column), side.distance(Int(node)), side.length(Int(node))))
             }
         }
         entries.sort { $0.node < $1.node }
@@ -37,7 +39,7 @@ public final class CHTable {
         for (row, endpoints) in sources.enumerated() {
             search(from: endpoints, up: true)
             for node in settled {
-                let weight = side.distance[Int(node)], meters = side.length[Int(node)]
+                let weight = side.distance(Int(node)), meters = side.length(Int(node))
                 for index in Int(bucketFirst[Int(node)])..<Int(bucketFirst[Int(node) + 1]) {
                     let entry = entries[index]
                     let cell = row * targets.count + Int(entry.target)
@@ -61,16 +63,16 @@ public final class CHTable {
             side.reach(endpoint.edge, Int(endpoint.weightOffset), endpoint.lengthOffset, parent: -1, middle: -1)
         }
         let h = hierarchy
-        next: while !side.heap.isEmpty {
-            let (node, key) = side.heap.popMin()
+        next: while !side.isEmpty {
+            let (node, key) = side.popMin()
             let here = Int(node)
             for arc in up ? h.downArcs(here) : h.upArcs(here) {
                 let other = Int(up ? h.downTail[arc] : h.upHead[arc])
                 let weight = Int(up ? h.downWeight[arc] : h.upWeight[arc])
-                if side.stamp[other] == epoch, side.distance[other] + weight < key { continue next }
+                if side.isReached(other), side.distance(other) + weight < key { continue next }
             }
             settled.append(node)
-            let meters = side.length[here]
+            let meters = side.length(here)
             if up {
                 for arc in h.upArcs(here) {
                     side.reach(h.upHead[arc], key + Int(h.upWeight[arc]), meters + Double(h.upLength[arc]), parent: node, middle: -1)
