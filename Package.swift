@@ -101,7 +101,8 @@ package.targets += [
     /// The backend wired from one configuration and one set of effects, used by `enroute serve`, the
     /// in-process test backend and the benchmarks.
     .target(name: "EnRouteBackend",
-            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteWeb"],
+            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine", "EnRouteModels",
+                           "EnRouteWeb"],
             swiftSettings: settings),
     // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
     // policy (OrderTracking: pure Foundation) so the page words ETAs and pins exactly as the app does.

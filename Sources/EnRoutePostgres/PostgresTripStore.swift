@@ -131,6 +131,7 @@ public final class PostgresTripStore: TripStore, Sendable {
     }
 
     /// Runs `work` as one transaction on a pooled connection, off the cooperative pool.
+    @discardableResult
     func write<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         do { return try await pool.withConnection { db in try db.transaction { try work(db) } } } catch { throw Self.mapped(error) }
     }

@@ -38,7 +38,7 @@ public struct TestBackend: Sendable {
                 web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
                 telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
-        var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
+        var configuration = BackendConfiguration(storage: TestStorage.resolve(storage), secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
         configuration.rateLimits = rateLimits
         configuration.dispatch = dispatch

@@ -1,0 +1,35 @@
+public import EnRouteBackend
+import Foundation
+
+/// The storage a test's backend really runs on. With `ENROUTE_TEST_STORE=postgres` (and the server in
+/// `ENROUTE_TEST_POSTGRES_URL`) the whole suite runs on PostgreSQL: `.memory` becomes a fresh schema and
+/// `.sqlite(path:)` a schema named after the path, so a test that reopens a path reopens the same data.
+public enum TestStorage {
+    /// Whether this run maps every test backend onto PostgreSQL.
+    public static var isPostgres: Bool { ProcessInfo.processInfo.environment["ENROUTE_TEST_STORE"] == "postgres" }
+
+    /// The server's URL; a run that asks for PostgreSQL without one stops with the reason.
+    public static var postgresURL: String {
+        guard let url = ProcessInfo.processInfo.environment["ENROUTE_TEST_POSTGRES_URL"], !url.isEmpty else {
+            fatalError("ENROUTE_TEST_STORE=postgres needs ENROUTE_TEST_POSTGRES_URL: start a server with `scripts/postgres.sh start .build/pg` and export the URL it prints")
+        }
+        return url
+    }
+
+    /// `storage` as this run keeps it.
+    public static func resolve(_ storage: BackendConfiguration.Storage) -> BackendConfiguration.Storage {
+        guard isPostgres else { return storage }
+        switch storage {
+        case .memory: return .postgres(url: postgresURL, schema: "m_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24))
+        case .sqlite(let path): return .postgres(url: postgresURL, schema: schema(forPath: path))
+        case .postgres: return storage
+        }
+    }
+
+    /// A schema name that is the same for the same path (FNV-1a of the path's bytes).
+    public static func schema(forPath path: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "f_" + String(hash, radix: 16)
+    }
+}
