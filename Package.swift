@@ -164,10 +164,11 @@ package.targets += [
 // MARK: - Tests
 
 package.targets += [
-    /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory.
+    /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory,
+    /// on SQLite or (ENROUTE_TEST_STORE=postgres) on PostgreSQL.
     .target(name: "TestSupport",
             dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications",
-                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb"],
+                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage", "EnRoutePostgres"],
             swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: settings),

@@ -1,18 +1,21 @@
 import Foundation
 import Synchronization
 
-/// A small pool of connections to one database (and search path), opened on demand up to `capacity`.
+/// A small pool of connections to one database (and search path), opened on demand.
 ///
-/// Each use leases one connection; async callers run its blocking calls on the connection's own serial queue,
-/// never on Swift's cooperative pool. A connection that lost its server is dropped when returned, so the next
-/// use opens a new one; the failed call's error reaches its caller. Idle connections close with the pool.
+/// Async leases (transactions) are capped at `capacity`; a caller past the cap suspends, holding no thread, until a
+/// connection comes back. A blocking caller (a synchronous read, possibly from inside a transaction's body) never
+/// waits for the cap: with nothing idle it opens an extra connection, closed when returned, so a body holding a lease
+/// cannot deadlock on its own read. At most `idleLimit` connections stay open idle. Async callers run the blocking
+/// libpq calls on the connection's own serial queue, never on Swift's cooperative pool. A connection that lost its
+/// server is dropped when returned, so the next use opens a new one; the failed call's error reaches its caller.
 public final class PostgresPool: Sendable {
     /// The database's URL.
     public let url: String
     /// The schema search path every connection sets, if any.
     public let searchPath: String?
     private let capacity: Int
-    private let waitLimit: DispatchTimeInterval
+    private let idleLimit: Int
     private let state: Mutex<State>
 
     private enum Grant: Sendable {
@@ -24,19 +27,19 @@ public final class PostgresPool: Sendable {
 
     private struct State {
         var idle: [PostgresConnection] = []
+        /// Connections counted against `capacity` (idle and leased, extra ones excluded).
         var open = 0
-        var waiters: [@Sendable (Grant) -> Void] = []
+        var waiters: [CheckedContinuation<Grant, any Error>] = []
         var closed = false
     }
 
     /// A pool over `url` that opens one connection now, so a malformed URL or unreachable server fails here with a clear
-    /// `PostgresError`. A caller that finds every connection leased waits up to `waitLimit` for one.
-    public init(url: String, searchPath: String? = nil, capacity: Int = 32, waitLimit: Duration = .seconds(30)) throws {
+    /// `PostgresError`.
+    public init(url: String, searchPath: String? = nil, capacity: Int = 16, idleLimit: Int = 2) throws {
         self.url = url
         self.searchPath = searchPath
         self.capacity = max(1, capacity)
-        let (seconds, attoseconds) = waitLimit.components
-        self.waitLimit = .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        self.idleLimit = max(1, idleLimit)
         let first = try PostgresConnection(url: url, searchPath: searchPath)
         state = Mutex(State(idle: [first], open: 1))
     }
@@ -45,21 +48,22 @@ public final class PostgresPool: Sendable {
 
     /// Closes idle connections now and leased ones when they come back; later leases throw.
     public func close() {
-        let idle = state.withLock { s in
+        let (idle, waiters) = state.withLock { s in
             s.closed = true
-            defer { s.idle = [] }
-            return s.idle
+            defer { s.idle = []; s.waiters = [] }
+            return (s.idle, s.waiters)
         }
         idle.forEach { $0.close() }
+        waiters.forEach { $0.resume(throwing: PostgresError.connectionFailure("the connection pool is closed")) }
     }
 
-    /// Connections open now (idle and leased).
+    /// Connections counted against the cap now (idle and leased).
     public var openConnections: Int { state.withLock { $0.open } }
 
-    /// Runs `body` with a leased connection on the caller's thread, blocking it for the connection and the calls.
+    /// Runs `body` with a connection on the caller's thread, blocking it for the connection and the calls.
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connection = try acquireBlocking()
-        defer { release(connection) }
+        let (connection, counted) = try acquireBlocking()
+        defer { release(connection, counted: counted) }
         return try body(connection)
     }
 
@@ -71,48 +75,39 @@ public final class PostgresPool: Sendable {
     /// Runs `body` holding one connection across its awaits (a transaction over several calls), returning it afterwards.
     public func withLease<T>(_ body: (PostgresLease) async throws -> T) async throws -> T {
         let connection = try await acquire()
-        defer { release(connection) }
+        defer { release(connection, counted: true) }
         return try await body(PostgresLease(connection: connection))
     }
 
     private func acquire() async throws -> PostgresConnection {
         let grant: Grant = try await withCheckedThrowingContinuation { continuation in
-            do {
-                if let grant = try take(orWait: { continuation.resume(returning: $0) }) { continuation.resume(returning: grant) }
-            } catch { continuation.resume(throwing: error) }
+            let now: Result<Grant, any Error>? = state.withLock { s in
+                guard !s.closed else { return .failure(PostgresError.connectionFailure("the connection pool is closed")) }
+                if let idle = s.idle.popLast() { return .success(.connection(idle)) }
+                if s.open < capacity { s.open += 1; return .success(.slot) }
+                s.waiters.append(continuation)
+                return nil
+            }
+            if let now { continuation.resume(with: now) }
         }
         switch grant {
         case .connection(let connection): return connection
         case .slot:
-            // Connecting blocks: do it on a queue of its own, not on the cooperative pool.
+            // Connecting blocks: do it on a queue, not on the cooperative pool.
             return try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(with: Result { try self.open() }) }
             }
         }
     }
 
-    private func acquireBlocking() throws -> PostgresConnection {
-        let handoff = Handoff()
-        let grant = try take(orWait: { grant in
-            if !handoff.deliver(grant) { self.giveBack(grant) }
-        })
-        switch grant ?? handoff.wait(waitLimit) {
-        case .connection(let connection): return connection
-        case .slot: return try open()
-        case nil:
-            throw PostgresError(sqlState: "53300", message: "no PostgreSQL connection came free within the wait limit (all \(capacity) are leased)")
-        }
-    }
-
-    /// A grant now, or nil after queueing `waiter` for the next one.
-    private func take(orWait waiter: @escaping @Sendable (Grant) -> Void) throws -> Grant? {
-        try state.withLock { s in
+    /// An idle connection (counted), or a new one outside the cap (not counted).
+    private func acquireBlocking() throws -> (PostgresConnection, counted: Bool) {
+        let idle: PostgresConnection? = try state.withLock { s in
             guard !s.closed else { throw PostgresError.connectionFailure("the connection pool is closed") }
-            if let idle = s.idle.popLast() { return .connection(idle) }
-            if s.open < capacity { s.open += 1; return .slot }
-            s.waiters.append(waiter)
-            return nil
+            return s.idle.popLast()
         }
+        if let idle { return (idle, true) }
+        return (try PostgresConnection(url: url, searchPath: searchPath), false)
     }
 
     /// Opens a connection in a slot already counted, freeing the slot if it fails.
@@ -123,29 +118,38 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    private func release(_ connection: PostgresConnection) {
+    private func release(_ connection: PostgresConnection, counted: Bool) {
         if connection.isBroken {
             connection.close()
-            giveBack(.slot)
-        } else {
+            if counted { giveBack(.slot) }
+        } else if counted {
             giveBack(.connection(connection))
+        } else {
+            // An extra connection: keep it if a waiter or the idle list can use it, else close it.
+            let kept = state.withLock { s -> Bool in
+                guard !s.closed, s.waiters.isEmpty, s.idle.count < idleLimit, s.open < capacity else { return false }
+                s.open += 1
+                s.idle.append(connection)
+                return true
+            }
+            if !kept { connection.close() }
         }
     }
 
-    /// Hands a connection or a slot to the first waiter, or keeps it (an idle connection, or one fewer open).
+    /// Hands a connection or a slot to the first waiter, or keeps it (idle up to the limit) or closes it.
     private func giveBack(_ grant: Grant) {
-        let (waiter, closing): ((@Sendable (Grant) -> Void)?, PostgresConnection?) = state.withLock { s in
+        let (waiter, closing): (CheckedContinuation<Grant, any Error>?, PostgresConnection?) = state.withLock { s in
             if !s.waiters.isEmpty, !s.closed { return (s.waiters.removeFirst(), nil) }
             switch grant {
             case .connection(let connection):
-                if s.closed { s.open -= 1; return (nil, connection) }
+                if s.closed || s.idle.count >= idleLimit { s.open -= 1; return (nil, connection) }
                 s.idle.append(connection)
             case .slot: s.open -= 1
             }
             return (nil, nil)
         }
         closing?.close()
-        waiter?(grant)
+        waiter?.resume(returning: grant)
     }
 }
 
@@ -158,33 +162,6 @@ public struct PostgresLease: Sendable {
         let connection = self.connection
         return try await withCheckedThrowingContinuation { continuation in
             connection.queue.async { continuation.resume(with: Result { try work(connection) }) }
-        }
-    }
-}
-
-extension PostgresPool {
-    /// A blocking waiter's mailbox: the grant if it came in time; a late grant is refused (and given back by the pool).
-    private final class Handoff: @unchecked Sendable {
-        private let lock = NSLock()
-        private let ready = DispatchSemaphore(value: 0)
-        private var grant: Grant?
-        private var abandoned = false
-
-        func deliver(_ grant: Grant) -> Bool {
-            lock.withLock {
-                guard !abandoned else { return false }
-                self.grant = grant
-                ready.signal()
-                return true
-            }
-        }
-
-        func wait(_ limit: DispatchTimeInterval) -> Grant? {
-            _ = ready.wait(timeout: .now() + limit)
-            return lock.withLock {
-                if grant == nil { abandoned = true }
-                return grant
-            }
         }
     }
 }

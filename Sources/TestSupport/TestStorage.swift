@@ -1,4 +1,7 @@
 public import EnRouteBackend
+public import EnRouteDomain
+import EnRouteStorage
+import EnRoutePostgres
 import Foundation
 
 /// The storage a test's backend really runs on. With `ENROUTE_TEST_STORE=postgres` (and the server in
@@ -31,5 +34,11 @@ public enum TestStorage {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "f_" + String(hash, radix: 16)
+    }
+
+    /// The trip store a backend on `.sqlite(path:)` opens in this run: the SQLite file, or its PostgreSQL schema.
+    public static func tripStore(path: String) throws -> any TripStore {
+        guard isPostgres else { return try SQLiteTripStore(path: path) }
+        return try PostgresTripStore(url: postgresURL, schema: schema(forPath: path))
     }
 }
