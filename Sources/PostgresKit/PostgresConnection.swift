@@ -15,8 +15,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// path when given. A malformed URL or a server that cannot be reached is a `PostgresError` saying which.
     public init(url: String, searchPath: String? = nil) throws {
         try Self.validate(url)
-        var keywords = ["connect_timeout", "dbname"]
-        var values = ["10", url]
+        // The URL may override the defaults before it; the search path comes after it. The application name says
+        // which schema a connection works in (pg_stat_activity shows it).
+        var keywords = ["connect_timeout", "application_name", "dbname"]
+        var values = ["10", String("enroute:\(searchPath ?? "public")".prefix(63)), url]
         if let searchPath {
             keywords.append("options")
             values.append("-c search_path=\(searchPath)")

@@ -8,7 +8,8 @@ import Synchronization
 /// waits for the cap: with nothing idle it opens an extra connection, closed when returned, so a body holding a lease
 /// cannot deadlock on its own read. At most `idleLimit` connections stay open idle. Async callers run the blocking
 /// libpq calls on the connection's own serial queue, never on Swift's cooperative pool. A connection that lost its
-/// server is dropped when returned, so the next use opens a new one; the failed call's error reaches its caller.
+/// server is dropped when returned, with the idle ones (likely gone with it), so the next use opens a new one; the
+/// failed call's error reaches its caller.
 public final class PostgresPool: Sendable {
     /// The database's URL.
     public let url: String
@@ -121,6 +122,12 @@ public final class PostgresPool: Sendable {
     private func release(_ connection: PostgresConnection, counted: Bool) {
         if connection.isBroken {
             connection.close()
+            // The server likely dropped the idle ones too (a restart, a terminated backend): reopen them on demand.
+            let stale = state.withLock { s in
+                defer { s.open -= s.idle.count; s.idle = [] }
+                return s.idle
+            }
+            stale.forEach { $0.close() }
             if counted { giveBack(.slot) }
         } else if counted {
             giveBack(.connection(connection))
