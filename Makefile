@@ -1,6 +1,9 @@
 # EnRoute: `make demo` runs the platform on a fresh machine, `make test` runs every test.
 SHELL := /bin/bash
 SWIFT ?= swift
+# The scratch PostgreSQL cluster `make test` starts (scripts/postgres.sh), on PG_PORT.
+PG_DIR ?= .build/pg
+PG_PORT ?= 15432
 
 .PHONY: demo test test-sanitizers build deps bench clean
 
@@ -20,7 +23,13 @@ test:
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@# The repository suite runs every store on SQLite and PostgreSQL; then the whole suite runs again on PostgreSQL.
+	@url=$$(scripts/postgres.sh start $(PG_DIR) $(PG_PORT)) && \
+	  echo "== swift test (SQLite, and the repository suite on $$url)" && \
+	  start=$$(date +%s) && ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build && echo "== took $$(( $$(date +%s) - start )) s" && \
+	  echo "== swift test with ENROUTE_TEST_STORE=postgres" && \
+	  start=$$(date +%s) && ENROUTE_TEST_STORE=postgres ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build && \
+	  echo "== took $$(( $$(date +%s) - start )) s"
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
 
