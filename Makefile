@@ -1,7 +1,7 @@
 # EnRoute: `make demo` runs the platform on a fresh machine, `make test` runs every test.
 SHELL := /bin/bash
 SWIFT ?= swift
-# The scratch PostgreSQL cluster `make test` starts (scripts/postgres.sh), on PG_PORT.
+# The scratch PostgreSQL cluster `make test` starts afresh (scripts/postgres.sh reset), on PG_PORT.
 PG_DIR ?= .build/pg
 PG_PORT ?= 15432
 
@@ -24,7 +24,7 @@ test:
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests
 	@# The repository suite runs every store on SQLite and PostgreSQL; then the whole suite runs again on PostgreSQL.
-	@url=$$(scripts/postgres.sh start $(PG_DIR) $(PG_PORT)) && \
+	@url=$$(scripts/postgres.sh reset $(PG_DIR) $(PG_PORT)) && \
 	  echo "== swift test (SQLite, and the repository suite on $$url)" && \
 	  start=$$(date +%s) && ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build && echo "== took $$(( $$(date +%s) - start )) s" && \
 	  echo "== swift test with ENROUTE_TEST_STORE=postgres" && \

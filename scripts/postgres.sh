@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A scratch PostgreSQL cluster for EnRoute's tests and local runs, from Debian's packages.
-# Usage: scripts/postgres.sh start DIR [PORT] | stop DIR | url DIR
+# Usage: scripts/postgres.sh start DIR [PORT] | reset DIR [PORT] | stop DIR | url DIR
 #   start  installs postgresql and libpq-dev if dpkg reports them absent, initdb's DIR if it holds no cluster,
 #          starts it on 127.0.0.1:PORT (default 15432; socket in DIR), creates role and database `enroute`, and
 #          prints postgres://enroute@127.0.0.1:PORT/enroute. On a running cluster it only prints the URL.
+#   reset  stops the cluster in DIR, deletes it and starts a new one (what earlier test runs left goes); prints the URL.
 #   stop   stops the cluster in DIR (nothing to do if it is not running).
 #   url    prints the URL of the cluster in DIR.
 # PostgreSQL refuses to run as root: as root the cluster belongs to the `postgres` OS user.
@@ -11,7 +12,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-usage() { echo "usage: $0 start DIR [PORT] | stop DIR | url DIR" >&2; exit 2; }
+usage() { echo "usage: $0 start DIR [PORT] | reset DIR [PORT] | stop DIR | url DIR" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 command=$1
 dir=$2
@@ -88,6 +89,13 @@ EOF
   print_url
 }
 
+reset() {
+  # A new cluster is quicker than dropping a database that holds the schemas of earlier runs.
+  stop
+  [ -d "$dir/data" ] && rm -rf "$dir/data"
+  start "$@"
+}
+
 stop() {
   [ -d "$dir/data" ] || return 0
   running || return 0
@@ -96,6 +104,7 @@ stop() {
 
 case "$command" in
   start) start "$@" ;;
+  reset) reset "$@" ;;
   stop)  stop ;;
   url)   print_url ;;
   *) usage ;;
