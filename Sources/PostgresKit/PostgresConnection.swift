@@ -101,21 +101,26 @@ public final class PostgresConnection: @unchecked Sendable {
     public func rollback() { if !isBroken { try? execute("ROLLBACK") } }
 
     /// Brings a schema up to date: applies each of `migrations` (version = position + 1) that `table` has no record of,
-    /// each in its own transaction with its record, stamped `appliedAt`. Concurrent migrators of one schema take turns
-    /// (a transaction-scoped advisory lock on the table's name).
+    /// with its record, stamped `appliedAt`, all in one transaction (few round trips: a backend opens a dozen stores).
+    /// Concurrent migrators of one schema take turns on a transaction-scoped advisory lock on the table's name.
     public func migrate(_ migrations: [String], table: String, appliedAt: Date) throws {
-        let lock = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || $1))"
-        try transaction {
-            _ = try query(lock, [.text(table)])
-            try execute("CREATE TABLE IF NOT EXISTS \(table) (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+        guard table.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw PostgresError(sqlState: "42602", message: "not a plain table name: \(table)")
         }
-        for (index, sql) in migrations.enumerated() {
-            try transaction {
-                _ = try query(lock, [.text(table)])
-                guard try query("SELECT 1 FROM \(table) WHERE version = $1", [.int(index + 1)]).isEmpty else { return }
-                try execute(sql)
-                try run("INSERT INTO \(table) (version, applied_at) VALUES ($1, $2)", [.int(index + 1), .double(appliedAt.timeIntervalSince1970)])
+        try begin(.readCommitted)
+        do {
+            try execute("""
+                SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.\(table)'));
+                CREATE TABLE IF NOT EXISTS \(table) (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)
+                """)
+            let applied = Set(try query("SELECT version FROM \(table)").map { Int($0.int(0)) })
+            for (index, sql) in migrations.enumerated() where !applied.contains(index + 1) {
+                try execute(sql + ";\nINSERT INTO \(table) (version, applied_at) VALUES (\(index + 1), \(Self.format(appliedAt.timeIntervalSince1970)))")
             }
+            try commit()
+        } catch {
+            rollback()
+            throw error
         }
     }
 
