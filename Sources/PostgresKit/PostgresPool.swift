@@ -36,7 +36,7 @@ public final class PostgresPool: Sendable {
 
     /// A pool over `url` that opens one connection now, so a malformed URL or unreachable server fails here with a clear
     /// `PostgresError`.
-    public init(url: String, searchPath: String? = nil, capacity: Int = 16, idleLimit: Int = 2) throws {
+    public init(url: String, searchPath: String? = nil, capacity: Int = 16, idleLimit: Int = 4) throws {
         self.url = url
         self.searchPath = searchPath
         self.capacity = max(1, capacity)

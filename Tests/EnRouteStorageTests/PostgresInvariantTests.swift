@@ -9,7 +9,7 @@ import TestSupport
 /// The invariants PostgreSQL itself enforces, through the whole backend where a request is the unit: one unfinished
 /// ride per customer, one trip per idempotency key, version-checked moves, an append-only ledger, and a lost
 /// connection answered 503 and reopened. Runs when ENROUTE_TEST_POSTGRES_URL names a server.
-@Suite(.timeLimit(.minutes(2))) struct PostgresInvariantTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct PostgresInvariantTests {
     static var servers: [String] { PostgresTestServer.url.map { [$0] } ?? [] }
     static let pickup = #"{"lat":60.1699,"lng":24.9384}"#, dropoff = #"{"lat":60.1841,"lng":24.9497}"#
 
