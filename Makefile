@@ -1,9 +1,10 @@
 # EnRoute: `make demo` runs the platform on a fresh machine, `make test` runs every test.
 SHELL := /bin/bash
 SWIFT ?= swift
-# The scratch PostgreSQL cluster `make test` starts afresh (scripts/postgres.sh reset), on PG_PORT.
-PG_DIR ?= .build/pg
+# The scratch PostgreSQL cluster `make test` starts afresh (scripts/postgres.sh reset) on PG_PORT, in a folder the
+# postgres user can reach when make runs as root (a clone under /root is not).
 PG_PORT ?= 15432
+PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
 
 .PHONY: demo test test-sanitizers build deps bench clean
 

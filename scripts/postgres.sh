@@ -60,7 +60,11 @@ start() {
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   if running; then print_url; return 0; fi
-  [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
+  if [ "$(id -u)" -eq 0 ]; then
+    chown postgres: "$dir"
+    runuser -u postgres -- test -w "$dir" ||
+      { echo "postgres.sh: the postgres user cannot reach $dir (a parent folder is closed to it); use a folder under /tmp" >&2; exit 1; }
+  fi
   if [ ! -f "$dir/data/PG_VERSION" ]; then
     as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
       { cat "$dir/initdb.log" >&2; exit 1; }
