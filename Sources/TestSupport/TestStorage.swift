@@ -52,7 +52,7 @@ final class SchemaPreparer: @unchecked Sendable {
     private let condition = NSCondition()
     private var ready: [String] = []
     private var started = false
-    private let depth = 6
+    private let depth = 24
 
     /// A new schema name, migrated already when one was ready.
     func take() -> String {
