@@ -31,6 +31,7 @@ package.targets += [
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     /// Puts problem+json bodies in place of libmicrohttpd's built-in HTML error pages (part of the HTTPEngine wrapper).
     .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"]),
 ]
@@ -79,8 +80,13 @@ package.targets += [
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
     .target(name: "EnRouteAPI", dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],
             swiftSettings: settings),
+    /// libpq behind a small Swift surface (connections from a URL, parameterised queries, SQLSTATE errors, transactions,
+    /// migrations, a pool whose blocking calls run off the cooperative pool).
+    .target(name: "PostgresKit", dependencies: ["CLibPQ"], swiftSettings: settings),
     /// SQLite adapters for the domain's and the notifications' repositories.
     .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
+    /// PostgreSQL adapters (over PostgresKit) for every store the SQLite adapters keep, the invariants enforced by the database.
+    .target(name: "EnRoutePostgres", dependencies: ["PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
     /// Twilio Proxy behind the domain's `TelephonyRelay` (Services / Sessions / Participants over an injected `HTTPClient`).
@@ -99,7 +105,8 @@ package.targets += [
     /// The backend wired from one configuration and one set of effects, used by `enroute serve`, the
     /// in-process test backend and the benchmarks.
     .target(name: "EnRouteBackend",
-            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteWeb"],
+            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine", "EnRouteModels",
+                           "EnRouteWeb"],
             swiftSettings: settings),
     // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
     // policy (OrderTracking: pure Foundation) so the page words ETAs and pins exactly as the app does.
@@ -162,19 +169,21 @@ package.targets += [
 // MARK: - Tests
 
 package.targets += [
-    /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory.
+    /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory,
+    /// on SQLite or (ENROUTE_TEST_STORE=postgres) on PostgreSQL.
     .target(name: "TestSupport",
             dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications",
-                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb"],
+                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage", "EnRoutePostgres"],
             swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "HTTPEngine"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// The car profile and the router on hand-built graphs and real OSM tag sets.
     .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"], swiftSettings: settings),
-    /// Every SQLite adapter in EnRouteStorage against a real temporary file.
+    /// Every store against a real temporary SQLite file and, with ENROUTE_TEST_POSTGRES_URL, a fresh PostgreSQL schema.
     .testTarget(name: "EnRouteStorageTests",
-                dependencies: ["EnRouteStorage", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "SQLiteKit", "TestSupport"],
+                dependencies: ["EnRouteStorage", "EnRoutePostgres", "PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels",
+                               "SQLiteKit", "TestSupport"],
                 swiftSettings: settings),
     .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     /// The server as a whole: domain, API and the composition root, in memory and on SQLite.

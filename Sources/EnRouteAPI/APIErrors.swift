@@ -72,3 +72,10 @@ public enum APIErrors {
         return HTTPResponse(status: stored.status, headers: headers, body: .bytes(stored.body))
     }
 }
+
+/// A database that cannot be reached is a 503 the client retries, not a 500.
+extension StoreUnavailable: HTTPErrorConvertible {
+    public var httpError: HTTPError {
+        .unavailable(retryAfterSeconds: 1, detail: "The database is unavailable; try again shortly.")
+    }
+}

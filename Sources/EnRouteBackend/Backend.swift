@@ -4,6 +4,7 @@ public import EnRouteAPI
 public import EnRouteNotifications
 public import HTTPEngine
 import EnRouteStorage
+import EnRoutePostgres
 import EnRouteModels
 import Synchronization
 public import EnRouteWeb
@@ -57,6 +58,8 @@ public final class Backend: Sendable {
     /// This node's part in the fan-out between nodes, when it is one of several (`BackendEffects.liveBus`).
     public let fanOut: FanOut?
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Closes the database connections (PostgreSQL's pool); a no-op for memory and SQLite.
+    private let closeStorage: @Sendable () -> Void
 
     /// Builds every part; nothing runs until `start()`.
     public init(_ configuration: BackendConfiguration, effects: BackendEffects) throws {
@@ -71,6 +74,7 @@ public final class Backend: Sendable {
         let contactSessions: any ContactSessionStore, proofUploads: any ProofUploadStore, blobs: any BlobStore
         let journal = OpsJournal(now: now)
         self.journal = journal
+        var closeStorage: @Sendable () -> Void = {}
         switch configuration.storage {
         case .memory:
             etaSamples = InMemoryEtaSampleStore()
@@ -109,7 +113,30 @@ public final class Backend: Sendable {
             phones = directory
             seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion
+        case .postgres(let url, let schema):
+            let trips = try PostgresTripStore(url: url, schema: schema, now: now)
+            store = trips
+            closeStorage = { trips.close() }
+            etaSamples = try PostgresEtaSampleStore(tripStore: trips, now: now)
+            paymentMethodStore = try PostgresPaymentMethodStore(tripStore: trips, now: now)
+            quoteStore = try PostgresQuoteStore(tripStore: trips, now: now)
+            chatStore = try PostgresChatStore(tripStore: trips, now: now)
+            shareLinks = try PostgresShareLinkStore(tripStore: trips, now: now)
+            contactSessions = try PostgresContactSessionStore(tripStore: trips, now: now)
+            proofUploads = try PostgresProofUploadStore(tripStore: trips, now: now)
+            blobs = try DiskBlobStore(directory: configuration.proofDirectory.map(URL.init(fileURLWithPath:))
+                                      ?? Self.scratchBlobFolder(url: url, schema: schema))
+            paths = PostgresPathStore(tripStore: trips)
+            let notifications = try PostgresNotificationRepository(tripStore: trips, now: now)
+            devices = notifications
+            ledger = notifications
+            let directory = try PostgresDirectory(tripStore: trips, now: now)
+            self.directory = directory
+            phones = directory
+            seedDirectory = { try directory.seed($0) }
+            schemaVersion = trips.schemaVersion
         }
+        self.closeStorage = closeStorage
         self.etaSamples = etaSamples
         let metrics = MetricsRegistry()
         self.metrics = metrics
@@ -276,6 +303,14 @@ public final class Backend: Sendable {
 
     /// Waits for the road work started so far (route recomputes, calibration writes, path matching) to finish.
     public func settleRoads() async { await roadEstimator?.settle() }
+
+    deinit { closeStorage() }
+
+    /// Where proof bytes go with PostgreSQL storage and no `proofDirectory`: one folder per database and schema.
+    static func scratchBlobFolder(url: String, schema: String?) -> URL {
+        let name = (url + "|" + (schema ?? "")).unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "_" }.joined()
+        return FileManager.default.temporaryDirectory.appendingPathComponent("enroute-proofs-" + name.suffix(80))
+    }
 
     /// Stops dispatch and the background tasks and waits for them to end.
     public func stop() async {

@@ -12,6 +12,9 @@ public struct BackendConfiguration: Sendable {
         case memory
         /// One SQLite file, created if missing.
         case sqlite(path: String)
+        /// A PostgreSQL database (`postgres://user@host:port/db`), its tables in `schema` (created if missing) or the
+        /// connection's default schema; proof bytes stay on disk (`proofDirectory`).
+        case postgres(url: String, schema: String? = nil)
     }
 
     public var storage: Storage
@@ -45,7 +48,8 @@ public struct BackendConfiguration: Sendable {
     public var web = WebConfiguration()
     /// When relayed calls are allowed and when their sessions close (issue 15).
     public var calls = CallPolicy()
-    /// Where proof uploads' bytes go with SQLite storage; nil: `<db>.blobs` beside the database.
+    /// Where proof uploads' bytes go; nil: `<db>.blobs` beside an SQLite database, or with PostgreSQL a folder per
+    /// database and schema in the temporary directory.
     public var proofDirectory: String?
     /// The cities trips, provider positions and streams are partitioned by (`enroute serve --cities FILE`); one city everywhere by default.
     public var cities = Cities.everywhere

@@ -113,3 +113,9 @@ public struct HTTPError: Error, Sendable {
         return HTTPResponse(status: status, headers: h, body: .bytes(bytes))
     }
 }
+
+/// An error that names the HTTP problem it is answered with when a handler lets it through.
+public protocol HTTPErrorConvertible: Error {
+    /// The problem to answer with.
+    var httpError: HTTPError { get }
+}

@@ -148,9 +148,10 @@ public struct Router: Sendable {
         do { return try body() } catch { return answer(for: error) }
     }
 
-    /// The answer for an error a handler threw: its problem, or a bare 500.
+    /// The answer for an error a handler threw: its problem (an `HTTPError`, or one an `HTTPErrorConvertible` names), or a bare 500.
     static func answer(for error: any Error) -> HTTPResponse {
         if let http = error as? HTTPError { return http.response }
+        if let convertible = error as? any HTTPErrorConvertible { return convertible.httpError.response }
         if error is CancellationError { return HTTPError.unavailable(retryAfterSeconds: 1, detail: "The request was cancelled.").response }
         return HTTPError.internalError.response
     }

@@ -39,7 +39,7 @@ public struct TestBackend: Sendable {
                 telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere,
                 node: String = "main", liveBus: (any LiveBus)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
-        var configuration = BackendConfiguration(storage: storage, secret: Self.secret)
+        var configuration = BackendConfiguration(storage: TestStorage.resolve(storage), secret: Self.secret)
         configuration.endedTripCache = endedCacheLimit
         configuration.rateLimits = rateLimits
         configuration.dispatch = dispatch

@@ -30,6 +30,11 @@ enum ServeCommand {
             .value("host", "ADDR", env: "ENROUTE_HOST", "Address to listen on (ENROUTE_HOST, default 127.0.0.1)."),
             .value("port", "N", env: "ENROUTE_PORT", "TCP port (ENROUTE_PORT, default 8080; 0 picks a free one)."),
             .value("db", "PATH", env: "ENROUTE_DB", "SQLite database file, created if missing (ENROUTE_DB, default ./enroute.sqlite)."),
+            .value("store", "URL", env: "ENROUTE_STORE", """
+                Where the data lives: an SQLite file path, or postgres://user@host:port/db for PostgreSQL (ENROUTE_STORE;
+                default: --db). On PostgreSQL the JWT secret must come from --secret or ENROUTE_JWT_SECRET, and proof
+                uploads go to --proof-dir (default ./enroute.blobs).
+                """),
             .value("leaflet-dir", "DIR", env: "ENROUTE_LEAFLET_DIR", """
                 Where Leaflet's leaflet.js and leaflet.css are, for the share page and the ops console's maps
                 (ENROUTE_LEAFLET_DIR, default /usr/share/javascript/leaflet from scripts/install-web.sh).
@@ -149,11 +154,20 @@ enum ServeCommand {
         if let threads = try options.int("threads", in: 1...1024) { config.threads = threads }
         if let limit = try options.int("max-connections", in: 1...Int.max) { config.connectionLimit = limit }
         if let idle = try options.int("idle-timeout", in: 1...86_400) { config.idleTimeoutSeconds = UInt32(idle) }
-        let database = options.string("db") ?? "./enroute.sqlite"
+        let storage = try storage(options)
         if let s = try options.int("header-timeout", in: 1...3600) { config.headerTimeout = .seconds(s) }
         if let s = try options.int("body-timeout", in: 1...3600) { config.bodyTimeout = .seconds(s) }
         if let s = try options.int("request-deadline", in: 1...3600) { config.requestDeadline = .seconds(s) }
-        let secret = try Secrets.jwtSecret(options, database: database)
+        let secret: String
+        switch storage {
+        case .sqlite(let path): secret = try Secrets.jwtSecret(options, database: path)
+        default:
+            // No database file to keep a generated secret beside: every node must be given the same one.
+            guard options.sourced("secret") != nil else {
+                throw CLIError("--store postgres://… needs the JWT secret from --secret or ENROUTE_JWT_SECRET (the same on every node)")
+            }
+            secret = try Secrets.jwtSecret(options, database: "")
+        }
         let rateLimits = try options.string("rate-limits").map { text in
             do { return try RateLimits.parse(text) } catch { throw CLIError("--rate-limits: \(error)") }
         } ?? .standard
@@ -173,7 +187,7 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
-        var configuration = BackendConfiguration(storage: .sqlite(path: database), secret: secret)
+        var configuration = BackendConfiguration(storage: storage, secret: secret)
         configuration.previousSecrets = previousSecrets
         configuration.tokenLeeway = leeway
         configuration.rateLimits = rateLimits
@@ -194,6 +208,7 @@ enum ServeCommand {
         Self.checkLeaflet(configuration.web.leafletDirectory)
         configuration.calls = calls
         configuration.proofDirectory = options.string("proof-dir")
+        if case .postgres = storage, configuration.proofDirectory == nil { configuration.proofDirectory = "./enroute.blobs" }
         var effects = BackendEffects.system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments, paymentWebhook: webhook, log: { log($0) })
         effects.telephony = telephony
         if let (url, source) = options.sourced("redis") {
@@ -217,7 +232,7 @@ enum ServeCommand {
         if options.string("public-url") == nil, let sandbox = payments as? SandboxGateway {
             sandbox.serve(at: URL(string: "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(server.port)")!)
         }
-        log("listening on http://\(config.host):\(server.port) (database \(database), schema v\(backend.schemaVersion ?? 0))")
+        log("listening on http://\(config.host):\(server.port) (\(Self.describe(storage)), schema v\(backend.schemaVersion ?? 0))")
 
         // What a burst freed goes back to the system (a burst of searching rides otherwise holds its peak).
         let trim = Task {
@@ -342,6 +357,26 @@ enum ServeCommand {
     }
 
     /// Logs plainly when the maps' Leaflet is missing; the pages still work and say so where the map would be.
+    /// The storage for the log: the file, or the URL without its password.
+    static func describe(_ storage: BackendConfiguration.Storage) -> String {
+        switch storage {
+        case .memory: "in memory"
+        case .sqlite(let path): "database \(path)"
+        case .postgres(let url, _): "PostgreSQL " + url.replacing(/:[^:@\/]*@/, with: ":***@")
+        }
+    }
+
+    /// `--store` (an SQLite path or a postgres:// URL) or `--db`; a URL of another scheme is refused by name.
+    static func storage(_ options: Options) throws -> BackendConfiguration.Storage {
+        guard let (store, source) = options.sourced("store") else { return .sqlite(path: options.string("db") ?? "./enroute.sqlite") }
+        if options.sourced("db") != nil { throw CLIError("give the database once: \(source) or --db, not both") }
+        guard let scheme = store.range(of: "://").map({ store[..<$0.lowerBound].lowercased() }) else { return .sqlite(path: store) }
+        guard scheme == "postgres" || scheme == "postgresql" else {
+            throw CLIError("\(source): unknown scheme '\(scheme)://' (give an SQLite file path or postgres://user@host:port/db)")
+        }
+        return .postgres(url: store)
+    }
+
     static func checkLeaflet(_ directory: String) {
         if !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("leaflet.js")) {
             log("web: Leaflet not found in \(directory): the share page and /ops show no map (run scripts/install-web.sh or pass --leaflet-dir)")

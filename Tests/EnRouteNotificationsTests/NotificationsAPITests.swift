@@ -108,7 +108,7 @@ import EnRouteBackend
         #expect(sut.metrics.counter(NotificationsAPI.opensMetric, labels: ["campaign": "orderUpdates", "stage": "onTheWay"]) == 0)
     }
 
-    @Test func theSQLiteRepositoryKeepsDevicesAndOpensAcrossReopening() async throws {
+    @Test func theStoredRepositoryKeepsDevicesAndOpensAcrossReopening() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let sut = Self.makeSUT(storage: .sqlite(path: path))   // devices live in the trip store's file
@@ -117,10 +117,12 @@ import EnRouteBackend
                                                          sentAt: sut.backend.clock.date))
         #expect(await sut.call("POST", "/v1/notifications/O1.3/opened", as: "c1", json: #"{"action":"open"}"#) == 204)
 
-        let reopened = try SQLiteNotificationRepository(path: path)
+        // A restart on the same database (SQLite, or its PostgreSQL schema under ENROUTE_TEST_STORE=postgres).
+        let restarted = TestBackend(storage: .sqlite(path: path)).backend
+        let reopened = restarted.devices
         let device = try #require(try await reopened.device(token: Self.token))
         #expect(device.accountId == "c1" && device.publicKey?.count == 32 && device.registeredAt == sut.backend.clock.date)
-        #expect(try await reopened.recordOpen(id: "O1.3", accountId: "c1", action: "open", at: sut.backend.clock.date) == .repeated)
+        #expect(try await restarted.ledger.recordOpen(id: "O1.3", accountId: "c1", action: "open", at: sut.backend.clock.date) == .repeated)
         #expect(try await reopened.removeUnlessRegistered(after: sut.backend.clock.date.addingTimeInterval(-1), token: Self.token) == false)
         #expect(try await reopened.removeUnlessRegistered(after: sut.backend.clock.date, token: Self.token) == true)
     }

@@ -13,8 +13,8 @@ import TestSupport
 struct OfferFlow {
     let backend: TestBackend
     let providers: ProviderOperations
-    let devices: InMemoryDeviceRepository
-    let ledger: InMemoryNotificationLedger
+    let devices: any DeviceRepository
+    let ledger: any NotificationLedger
     let metrics: MetricsRegistry
     let router: Router
     let provider = "p1"
@@ -27,8 +27,8 @@ struct OfferFlow {
     init(push: any PushGateway = LogPushGateway(log: { _ in })) throws {
         backend = TestBackend(offerIDPrefix: "OF", jitterSeed: 7, push: push)
         providers = backend.providers
-        devices = try #require(backend.backend.devices as? InMemoryDeviceRepository)
-        ledger = try #require(backend.backend.ledger as? InMemoryNotificationLedger)
+        devices = backend.backend.devices
+        ledger = backend.backend.ledger
         metrics = backend.metrics
         router = backend.router
         try providers.dispatcher.start()

@@ -17,7 +17,7 @@ import TestSupport
     struct SUT {
         var flow: OrderFlow
         let standIn: APNsStandIn
-        let devices: InMemoryDeviceRepository
+        let devices: any DeviceRepository
         let sender: PushSender
         let keys: InMemoryKeyStore
         let router: Router
@@ -27,7 +27,7 @@ import TestSupport
         let flow = OrderFlow()
         let clock = flow.clock
         let standIn = try await APNsStandIn()
-        let devices = try #require(flow.backend.backend.devices as? InMemoryDeviceRepository)
+        let devices = flow.backend.backend.devices
         let ledger = flow.backend.backend.ledger
         let router = flow.backend.router
         let client = try APNsClient(configuration: standIn.configuration, transport: standIn.transport(), now: { clock.date })

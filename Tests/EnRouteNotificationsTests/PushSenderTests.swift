@@ -188,7 +188,7 @@ import Synchronization
         let devices = InMemoryDeviceRepository()
         let sends = Counter()
         // The second send hangs (on the manual clock) until the process "dies".
-        let dying = Self.makeSUT(store: try SQLiteTripStore(path: path),
+        let dying = Self.makeSUT(store: try TestStorage.tripStore(path: path),
                                  gateway: FakePushGateway(defaultOutcome: .delivered, onSend: { _ in
                                      if sends.next() == 2 { try? await clock.sleep(for: .seconds(86_400)) }
                                  }),
@@ -202,7 +202,7 @@ import Synchronization
         #expect(try await Self.pending(dying).count == 4, "the one in flight stays in the outbox")
 
         // Restart: a new store on the same file and a new sender.
-        let restarted = Self.makeSUT(store: try SQLiteTripStore(path: path), gateway: FakePushGateway(defaultOutcome: .delivered),
+        let restarted = Self.makeSUT(store: try TestStorage.tripStore(path: path), gateway: FakePushGateway(defaultOutcome: .delivered),
                                      clock: clock, devices: devices)
         try await restarted.sender.drain()
         let delivered = (dying.gateway.sent + restarted.gateway.sent).compactMap { PushJobProbe.notificationID($0.payload) }

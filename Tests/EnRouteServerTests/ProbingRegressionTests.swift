@@ -60,7 +60,9 @@ import EnRouteBackend
         let pickup = Coordinate(lat: 60.1699, lng: 24.9384), dropoff = Coordinate(lat: 60.1841, lng: 24.9497)
         var records: [TripRecord] = []
         for state in TripState.allCases {
-            var trip = TripRecord(id: "ride-\(state.rawValue)", kind: .ride, status: .ride(state), customerId: "c1", pickup: pickup, dropoff: dropoff, createdAt: at)
+            // One customer per ride: a customer has one unfinished ride at a time (PostgreSQL's index refuses a second).
+            var trip = TripRecord(id: "ride-\(state.rawValue)", kind: .ride, status: .ride(state), customerId: "c-\(state.rawValue)", pickup: pickup,
+                                  dropoff: dropoff, createdAt: at)
             trip.productID = "economy"
             if state == .cancelled { trip.cancellation = Cancellation(by: .customer, reason: "changed my mind") }
             if state != .searching && state != .noDriversFound && state != .cancelled { trip.providerId = "p1" }
@@ -84,7 +86,7 @@ import EnRouteBackend
         let originals = Self.everyState()
         #expect(originals.count == TripState.allCases.count + DeliveryStatus.allCases.count)
         do {
-            let store = try SQLiteTripStore(path: db.path)
+            let store = try TestStorage.tripStore(path: db.path)
             for trip in originals { try await store.transaction { tx in try await tx.insert(trip) } }
         }
         // A restart: a new store on the same file, and a service warmed from it.

@@ -3,9 +3,31 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRouteStorage
+import EnRoutePostgres
 
-/// The calls-and-proof adapters on real files: blobs on disk, upload state, relay sessions and phone numbers on SQLite.
+/// The calls-and-proof adapters on real files and databases: blobs on disk; upload state, relay sessions and phone
+/// numbers on SQLite, and on PostgreSQL when configured.
 @Suite struct ContactStorageTests {
+    static func uploads(_ db: TestDatabase) throws -> any ProofUploadStore {
+        switch db {
+        case .sqlite(let file): try SQLiteProofUploadStore(tripStore: SQLiteTripStore(path: file.path))
+        case .postgres(let url, let schema): try PostgresProofUploadStore(tripStore: PostgresTripStore(url: url, schema: schema))
+        }
+    }
+
+    static func sessions(_ db: TestDatabase) throws -> any ContactSessionStore {
+        switch db {
+        case .sqlite(let file): try SQLiteContactSessionStore(tripStore: SQLiteTripStore(path: file.path))
+        case .postgres(let url, let schema): try PostgresContactSessionStore(tripStore: PostgresTripStore(url: url, schema: schema))
+        }
+    }
+
+    static func phoneBook(_ db: TestDatabase) throws -> any PhoneBook {
+        switch db {
+        case .sqlite(let file): try SQLiteDirectory(path: file.path)
+        case .postgres(let url, let schema): try PostgresDirectory(tripStore: PostgresTripStore(url: url, schema: schema))
+        }
+    }
     @Test func aDiskBlobAppendDropsWhatACrashLeftPastTheOffset() async throws {
         let db = try TemporaryDatabase("blobs")
         defer { db.remove() }
@@ -22,17 +44,17 @@ import EnRouteStorage
         await #expect(throws: BlobStoreError.missing("u1")) { try await reopened.append("u1", at: 0, [1]) }
     }
 
-    @Test func uploadStateAndTheTripsProofSurviveAReopen() async throws {
-        let db = try TemporaryDatabase("uploads")
+    @Test(arguments: StoreBacking.all) func uploadStateAndTheTripsProofSurviveAReopen(_ backing: StoreBacking) async throws {
+        let db = try backing.database("uploads")
         defer { db.remove() }
         let upload = ProofUpload(id: "u1", tripId: "T1", providerId: "p1", kind: .signature, contentType: "image/svg+xml", length: 10, offset: 4,
                                  createdAt: Rows.t0)
         do {
-            let store = try SQLiteProofUploadStore(tripStore: try SQLiteTripStore(path: db.path))
+            let store = try Self.uploads(db)
             try await store.save(upload)
             try await store.link(tripId: "T1", proofId: "u1")
         }
-        let store = try SQLiteProofUploadStore(tripStore: try SQLiteTripStore(path: db.path))
+        let store = try Self.uploads(db)
         #expect(try await store.upload(id: "u1") == upload)
         #expect(try await store.proofId(tripId: "T1") == "u1")
         #expect(try await store.incomplete(createdBefore: Rows.t0.addingTimeInterval(1)).map(\.id) == ["u1"])
@@ -45,10 +67,10 @@ import EnRouteStorage
         #expect(try await store.upload(id: "u1") == nil)
     }
 
-    @Test func onlyOpenSessionsAreOpenAndTheNewestIsTheTrips() async throws {
-        let db = try TemporaryDatabase("sessions")
+    @Test(arguments: StoreBacking.all) func onlyOpenSessionsAreOpenAndTheNewestIsTheTrips(_ backing: StoreBacking) async throws {
+        let db = try backing.database("sessions")
         defer { db.remove() }
-        let store = try SQLiteContactSessionStore(tripStore: try SQLiteTripStore(path: db.path))
+        let store = try Self.sessions(db)
         var old = ContactSession(relaySessionId: "S1", tripId: "T1", customerId: "c1", providerId: "p1", customerDials: "+3587000001",
                                  providerDials: "+3587000001", openedAt: Rows.t0)
         try await store.save(old)
@@ -61,16 +83,16 @@ import EnRouteStorage
         #expect(try await store.openSessions() == [new])
     }
 
-    @Test func phoneNumbersAreKeptPerAccountAndRoleAcrossAReopen() async throws {
-        let db = try TemporaryDatabase("phones")
+    @Test(arguments: StoreBacking.all) func phoneNumbersAreKeptPerAccountAndRoleAcrossAReopen(_ backing: StoreBacking) async throws {
+        let db = try backing.database("phones")
         defer { db.remove() }
         do {
-            let directory = try SQLiteDirectory(path: db.path)
+            let directory = try Self.phoneBook(db)
             try await directory.setPhoneNumber(E164PhoneNumber("+358401111111")!, for: Account(id: "a1", role: .customer))
             try await directory.setPhoneNumber(E164PhoneNumber("+358502222222")!, for: Account(id: "a1", role: .provider))
             try await directory.setPhoneNumber(E164PhoneNumber("+358403333333")!, for: Account(id: "a1", role: .customer))
         }
-        let directory = try SQLiteDirectory(path: db.path)
+        let directory = try Self.phoneBook(db)
         #expect(directory.phoneNumber(of: Account(id: "a1", role: .customer))?.e164 == "+358403333333")
         #expect(directory.phoneNumber(of: Account(id: "a1", role: .provider))?.e164 == "+358502222222")
         #expect(directory.phoneNumber(of: Account(id: "a2", role: .customer)) == nil)

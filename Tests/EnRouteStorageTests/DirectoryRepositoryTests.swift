@@ -3,12 +3,18 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRouteStorage
+import EnRoutePostgres
 import TestSupport
 
 /// Both directory adapters: what is saved is read back whole, lists page by id, lookups follow every write;
 /// the SQLite one against a real file, beside the trip store, across a reopen.
 @Suite struct DirectoryRepositoryTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible { case memory, sqlite; var testDescription: String { rawValue } }
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case memory, sqlite, postgres
+        var testDescription: String { rawValue }
+        /// Memory and SQLite, and PostgreSQL when ENROUTE_TEST_POSTGRES_URL names a server.
+        static var configured: [Kind] { [.memory, .sqlite] + (PostgresTestServer.url == nil ? [] : [.postgres]) }
+    }
 
     /// A fresh adapter of `kind` and the folder to remove after (nil in memory).
     static func make(_ kind: Kind) throws -> (any DirectoryRepository, URL?) {
@@ -18,6 +24,10 @@ import TestSupport
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-directory-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             return (try SQLiteDirectory(path: dir.appendingPathComponent("enroute.sqlite").path), dir)
+        case .postgres:
+            // A fresh schema, left for the scratch cluster's next reset (the directory's view is loaded on open).
+            let trips = try PostgresTripStore(url: PostgresTestServer.url ?? "", schema: PostgresTestServer.freshSchema("directory"))
+            return (try PostgresDirectory(tripStore: trips), nil)
         }
     }
 
@@ -31,7 +41,7 @@ import TestSupport
                  catalogue: [CatalogueItem(sku: "x-\(id)", name: "Thing", price: Money(amountMinor: 100, currency: "EUR"))])
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func aSavedMerchantIsReadBackWholeAndReplacingItSaysSo(kind: Kind) async throws {
         let (directory, dir) = try Self.make(kind)
         defer { dir.map { try? FileManager.default.removeItem(at: $0) } }
@@ -46,7 +56,7 @@ import TestSupport
         #expect(try await directory.merchants(after: nil, limit: 10).items == [smaller])
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func aSavedProfileIsTheDriverTheRiderSees(kind: Kind) async throws {
         let (directory, dir) = try Self.make(kind)
         defer { dir.map { try? FileManager.default.removeItem(at: $0) } }
@@ -61,7 +71,7 @@ import TestSupport
         #expect(try await directory.providers(after: nil, limit: 5).items == [walking])
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func listsPageInIDOrderFromTheCursor(kind: Kind) async throws {
         let (directory, dir) = try Self.make(kind)
         defer { dir.map { try? FileManager.default.removeItem(at: $0) } }

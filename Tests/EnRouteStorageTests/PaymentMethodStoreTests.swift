@@ -2,11 +2,16 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteStorage
+import EnRoutePostgres
 
 /// Both payment method stores keep the same rules (one default, a token once per account, the limit), also under
 /// concurrent calls; the SQLite one keeps them across a reopen.
 @Suite(.timeLimit(.minutes(1))) struct PaymentMethodStoreTests {
-    enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
+    enum Kind: String, CaseIterable, Sendable {
+        case memory, sqlite, postgres
+        /// Memory and SQLite, and PostgreSQL when ENROUTE_TEST_POSTGRES_URL names a server.
+        static var configured: [Kind] { [.memory, .sqlite] + (PostgresTestServer.url == nil ? [] : [.postgres]) }
+    }
 
     /// A store of `kind` and a cleanup.
     static func makeSUT(_ kind: Kind) throws -> (any PaymentMethodStore, @Sendable () -> Void) {
@@ -16,6 +21,9 @@ import EnRouteStorage
         case .sqlite:
             let database = try TemporaryDatabase("methods")
             return (try SQLitePaymentMethodStore(tripStore: SQLiteTripStore(path: database.path)), { database.remove() })
+        case .postgres:
+            let url = PostgresTestServer.url ?? "", schema = PostgresTestServer.freshSchema("methods")
+            return (try PostgresPaymentMethodStore(tripStore: PostgresTripStore(url: url, schema: schema)), { PostgresTestServer.drop(schema, url: url) })
         }
     }
 
@@ -24,7 +32,7 @@ import EnRouteStorage
                             isDefault: isDefault, createdAt: Rows.t0.addingTimeInterval(offset))
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func theFirstMethodIsTheDefaultAndAnotherBecomesItOnlyWhenAsked(_ kind: Kind) async throws {
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }
@@ -38,7 +46,7 @@ import EnRouteStorage
         #expect(try await store.setDefault(id: "b", accountId: "c2") == nil)
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func aTokenIsSavedOncePerAccountAndTheLimitHolds(_ kind: Kind) async throws {
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }
@@ -50,7 +58,7 @@ import EnRouteStorage
         #expect(try await store.list(accountId: "c1").map(\.id) == ["a", "d"])
     }
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func removingTheDefaultPromotesTheNewestRemaining(_ kind: Kind) async throws {
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }
@@ -67,7 +75,7 @@ import EnRouteStorage
     }
 
     /// Concurrent adds of different tokens never pass the limit nor leave two defaults (or none).
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.configured)
     func concurrentAddsKeepTheLimitAndOneDefault(_ kind: Kind) async throws {
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }

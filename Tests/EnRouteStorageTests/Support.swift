@@ -1,6 +1,9 @@
 import Foundation
 import EnRouteDomain
 import EnRouteModels
+import Testing
+import EnRouteStorage
+import EnRoutePostgres
 
 /// A fresh folder in the temporary directory holding one database file; `remove()` deletes it with its WAL files.
 struct TemporaryDatabase {
@@ -14,6 +17,14 @@ struct TemporaryDatabase {
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
+}
+
+/// Runs `body` again while it loses to a concurrent transaction (`TripStoreConflict`), as `TripService` does.
+func retryingConflicts<T>(_ body: () async throws -> T) async throws -> T {
+    for _ in 0..<100 {
+        do { return try await body() } catch is TripStoreConflict { continue }
+    }
+    return try await body()
 }
 
 /// An error a transaction body throws to make it roll back.
@@ -61,5 +72,66 @@ enum Rows {
     static func message(_ id: String, topic: String = "apns", at offset: TimeInterval = 0, notBefore: TimeInterval? = nil) -> OutboxMessage {
         OutboxMessage(id: id, topic: topic, payload: Array("payload-\(id)".utf8), createdAt: t0.addingTimeInterval(offset),
                       notBefore: notBefore.map { t0.addingTimeInterval($0) })
+    }
+}
+
+/// Which database a repository test runs on: a temporary SQLite file always, and PostgreSQL (a fresh schema per test)
+/// when `ENROUTE_TEST_POSTGRES_URL` names a server.
+enum StoreBacking: Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres(url: String)
+
+    /// SQLite, and PostgreSQL when it is configured.
+    static var all: [StoreBacking] {
+        [.sqlite] + (PostgresTestServer.url.map { [.postgres(url: $0)] } ?? [])
+    }
+
+    var testDescription: String {
+        switch self {
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL"
+        }
+    }
+
+    /// A fresh, empty database of this kind.
+    func database(_ prefix: String = "storage") throws -> TestDatabase {
+        switch self {
+        case .sqlite: .sqlite(try TemporaryDatabase(prefix))
+        case .postgres(let url): .postgres(url: url, schema: PostgresTestServer.freshSchema(prefix))
+        }
+    }
+}
+
+/// One test's database: a temporary file or a PostgreSQL schema, opened as often as a test "restarts".
+enum TestDatabase {
+    case sqlite(TemporaryDatabase)
+    case postgres(url: String, schema: String)
+
+    /// The trip store over this database (a new connection each call, as a restart would open).
+    func tripStore() throws -> any TripStore {
+        switch self {
+        case .sqlite(let db): try SQLiteTripStore(path: db.path)
+        case .postgres(let url, let schema): try PostgresTripStore(url: url, schema: schema)
+        }
+    }
+
+    /// The trip store and the path store beside it.
+    func pathStores() throws -> (any TripStore, any PathStore) {
+        switch self {
+        case .sqlite(let db):
+            let trips = try SQLiteTripStore(path: db.path)
+            return (trips, try SQLitePathStore(tripStore: trips))
+        case .postgres(let url, let schema):
+            let trips = try PostgresTripStore(url: url, schema: schema)
+            return (trips, PostgresPathStore(tripStore: trips))
+        }
+    }
+
+    /// Deletes the file or drops the schema.
+    func remove() {
+        switch self {
+        case .sqlite(let db): db.remove()
+        case .postgres(let url, let schema): PostgresTestServer.drop(schema, url: url)
+        }
     }
 }

@@ -24,7 +24,7 @@ import TestSupport
 
     struct SUT {
         let backend: TestBackend
-        let devices: InMemoryDeviceRepository
+        let devices: any DeviceRepository
         let http: CountingClient
         let keys: InMemoryKeyStore
         let repository: RemoteDeviceRepository
@@ -32,7 +32,7 @@ import TestSupport
 
     static func makeSUT(account: String = "a1") -> SUT {
         let backend = TestBackend()
-        let devices = backend.backend.devices as! InMemoryDeviceRepository
+        let devices = backend.backend.devices
         let http = CountingClient(InProcessHTTPClient(router: backend.router))
         let keys = InMemoryKeyStore()
         let server = APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(backend.token(account, .customer)))

@@ -18,7 +18,10 @@ expect_usage() {   # expect_usage MESSAGE COMMAND...
 }
 
 expect_usage "unknown option --prot (did you mean --port?)" "$BIN" serve --prot 8081
-expect_usage "unknown option --store" "$BIN" serve --store postgres://localhost/enroute
+expect_usage "unknown option --stor (did you mean --store?)" "$BIN" serve --stor postgres://localhost/enroute
+expect_usage "--store: unknown scheme 'mysql://'" "$BIN" serve --store mysql://localhost/enroute
+expect_usage "--store postgres://… needs the JWT secret from --secret or ENROUTE_JWT_SECRET" "$BIN" serve --store postgres://127.0.0.1:1/enroute
+expect_usage "give the database once: --store or --db, not both" "$BIN" serve --store ./a.sqlite --db ./b.sqlite
 expect_usage "ENROUTE_PORT must be a whole number, got 'abc'" env ENROUTE_PORT=abc "$BIN" serve
 expect_usage "--port must be 0...65535, got 70000" "$BIN" serve --port 70000
 expect_usage "unknown option --acount (did you mean --account?)" "$BIN" token --acount ana --role customer

@@ -3,17 +3,24 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRouteStorage
+import EnRoutePostgres
 
-/// The chat tables on a real SQLite file, against the in-memory store's behaviour.
-@Suite struct SQLiteChatStoreTests {
-    func makeSUT() throws -> (db: TemporaryDatabase, trips: SQLiteTripStore, chat: SQLiteChatStore) {
-        let db = try TemporaryDatabase("chat")
-        let trips = try SQLiteTripStore(path: db.path)
-        return (db, trips, try SQLiteChatStore(tripStore: trips))
+/// The chat tables on a real database (SQLite, and PostgreSQL when configured), against the in-memory store's behaviour.
+@Suite struct ChatStoreTests {
+    /// A fresh database and a chat store over it; `reopen` opens another on the same data, as a restart would.
+    func makeSUT(_ backing: StoreBacking) throws -> (db: TestDatabase, chat: any ChatStore, reopen: () throws -> any ChatStore) {
+        let db = try backing.database("chat")
+        let open: () throws -> any ChatStore = {
+            switch db {
+            case .sqlite(let file): try SQLiteChatStore(tripStore: SQLiteTripStore(path: file.path))
+            case .postgres(let url, let schema): try PostgresChatStore(tripStore: PostgresTripStore(url: url, schema: schema))
+            }
+        }
+        return (db, try open(), open)
     }
 
-    @Test func messagesAreSequencedPerTripAndAResendIsStoredOnce() async throws {
-        let (db, _, chat) = try makeSUT()
+    @Test(arguments: StoreBacking.all) func messagesAreSequencedPerTripAndAResendIsStoredOnce(_ backing: StoreBacking) async throws {
+        let (db, chat, _) = try makeSUT(backing)
         defer { db.remove() }
         let first = try await chat.append(tripId: "T1", messageId: "a", from: .customer, text: "hei", at: Rows.t0)
         let resend = try await chat.append(tripId: "T1", messageId: "a", from: .customer, text: "hei", at: Rows.t0.addingTimeInterval(5))
@@ -28,8 +35,8 @@ import EnRouteStorage
         #expect(try await chat.message(tripId: "T1", from: .provider, messageId: "zz") == nil)
     }
 
-    @Test func anEndedConversationIsRemovedAndTheRemovalSurvivesAReopen() async throws {
-        let (db, trips, chat) = try makeSUT()
+    @Test(arguments: StoreBacking.all) func anEndedConversationIsRemovedAndTheRemovalSurvivesAReopen(_ backing: StoreBacking) async throws {
+        let (db, chat, reopen) = try makeSUT(backing)
         defer { db.remove() }
         _ = try await chat.append(tripId: "T1", messageId: "a", from: .customer, text: "hei", at: Rows.t0)
         _ = try await chat.append(tripId: "T2", messageId: "a", from: .customer, text: "hei", at: Rows.t0)
@@ -42,7 +49,7 @@ import EnRouteStorage
         #expect(try await chat.conversations(endedBefore: Rows.t0.addingTimeInterval(61)) == ["T1"])
         try await chat.remove(tripId: "T1", at: Rows.t0.addingTimeInterval(100))
 
-        let reopened = try SQLiteChatStore(tripStore: trips)
+        let reopened = try reopen()
         #expect(try await reopened.messages(tripId: "T1", after: 0, limit: 10).isEmpty)
         #expect(try await reopened.conversation(tripId: "T1")?.removedAt == Rows.t0.addingTimeInterval(100))
         #expect(try await reopened.conversations(endedBefore: .distantFuture).isEmpty)

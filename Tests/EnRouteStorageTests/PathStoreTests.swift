@@ -4,9 +4,9 @@ import EnRouteDomain
 import SQLiteKit
 import EnRouteStorage
 
-/// `SQLitePathStore` against a real file: each trip's path once and in order, group commit over the trip
-/// store's writer, and the path surviving a restart.
-@Suite(.timeLimit(.minutes(1))) struct SQLitePathStoreTests {
+/// Every path store (SQLite, and PostgreSQL when configured) against a real database: each trip's path once and in
+/// order, concurrent appends all committed beside trip transactions, and the path surviving a restart.
+@Suite(.timeLimit(.minutes(1))) struct PathStoreTests {
     /// A trip store in a fresh temporary folder, which the caller removes.
     static func tripDatabase() throws -> (SQLiteTripStore, URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)")
@@ -14,10 +14,11 @@ import EnRouteStorage
         return (try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path), dir)
     }
 
-    @Test func theSQLitePathStoreKeepsEachTripsPathOnceAndInOrder() async throws {
-        let (trips, dir) = try Self.tripDatabase()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SQLitePathStore(tripStore: trips)
+    @Test(arguments: StoreBacking.all) func thePathStoreKeepsEachTripsPathOnceAndInOrder(_ backing: StoreBacking) async throws {
+        let db = try backing.database("paths")
+        defer { db.remove() }
+        let (_, paths) = try db.pathStores()
+        let store = paths
         let start = Date(timeIntervalSince1970: 1_792_520_000)
         func point(_ trip: String, _ i: Int) -> PathPoint {
             PathPoint(tripId: trip, providerId: "p1", lat: 60 + Double(i) * 1e-4, lng: 24.9, heading: 10, speed: 7, accuracy: 5,
@@ -36,14 +37,14 @@ import EnRouteStorage
         #expect(t0.map(\.recordedAt) == t0.map(\.recordedAt).sorted())
         #expect(t0.first == point("T0", 0))
         // The path survives reopening the database.
-        let reopened = try SQLitePathStore(path: trips.path)
+        let (_, reopened) = try db.pathStores()
         #expect(try await reopened.path(tripId: "T1").count == 50)
     }
 
-    @Test func manyAppendsAtOnceAreAllCommittedAcrossSeveralTurnsOfTheSharedWriter() async throws {
-        let (trips, dir) = try Self.tripDatabase()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let paths = try SQLitePathStore(tripStore: trips)
+    @Test(arguments: StoreBacking.all) func manyAppendsAtOnceAreAllCommittedAcrossSeveralTurnsOfTheSharedWriter(_ backing: StoreBacking) async throws {
+        let db = try backing.database("paths")
+        defer { db.remove() }
+        let (trips, paths) = try db.pathStores()
         let start = Date(timeIntervalSince1970: 1_792_520_000)
         // 40 appends of 100 rows: more than a turn's worth, so the writer goes round several times,
         // and trip transactions queued meanwhile run between the turns.
@@ -62,18 +63,18 @@ import EnRouteStorage
         for trip in 0..<4 { #expect(try await paths.path(tripId: "T\(trip)").count == 1_000) }
     }
 
-    @Test func aTripWithoutPointsHasAnEmptyPathAndAnEmptyAppendWritesNothing() async throws {
-        let (trips, dir) = try Self.tripDatabase()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let paths = try SQLitePathStore(tripStore: trips)
+    @Test(arguments: StoreBacking.all) func aTripWithoutPointsHasAnEmptyPathAndAnEmptyAppendWritesNothing(_ backing: StoreBacking) async throws {
+        let db = try backing.database("paths")
+        defer { db.remove() }
+        let (_, paths) = try db.pathStores()
         try await paths.append([])
         #expect(try await paths.path(tripId: "T1").isEmpty)
     }
 
-    @Test func aPointIsKeptWithEveryFieldAndTheSameDeviceTimeTwiceIsKeptOnce() async throws {
-        let (trips, dir) = try Self.tripDatabase()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let paths = try SQLitePathStore(tripStore: trips)
+    @Test(arguments: StoreBacking.all) func aPointIsKeptWithEveryFieldAndTheSameDeviceTimeTwiceIsKeptOnce(_ backing: StoreBacking) async throws {
+        let db = try backing.database("paths")
+        defer { db.remove() }
+        let (_, paths) = try db.pathStores()
         let at = Date(timeIntervalSince1970: 1_792_520_000)
         let point = PathPoint(tripId: "T1", providerId: "p7", lat: 60.17, lng: 24.94, heading: 271.5, speed: 8.25, accuracy: 4.5,
                               recordedAt: at, receivedAt: at.addingTimeInterval(2))

@@ -4,16 +4,17 @@ import EnRouteDomain
 import EnRouteModels
 import SQLiteKit
 @testable import EnRouteStorage
+import EnRoutePostgres
 
-/// `SQLiteTripStore` against a real file: transactions, active trips, list pages, the change log,
+/// Every trip store (SQLite, and PostgreSQL when configured) against a real database: transactions, active trips, list pages, the change log,
 /// idempotency keys, the outbox and schema migrations.
-@Suite(.timeLimit(.minutes(1))) struct SQLiteTripStoreTests {
+@Suite(.timeLimit(.minutes(1))) struct TripStoreTests {
     // MARK: - Transactions
 
-    @Test func aCommittedTransactionKeepsTheTripItsLogItsKeyAndItsMessageTogether() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func aCommittedTransactionKeepsTheTripItsLogItsKeyAndItsMessageTogether(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         let trip = Rows.ride("T1")
         try await store.transaction { tx in
             try await tx.insert(trip)
@@ -26,15 +27,15 @@ import SQLiteKit
         #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) } == Rows.key("k1", answered: true))
         #expect(try await store.dueOutbox(topic: "apns", now: Rows.t0, limit: 10) == [Rows.message("M1")])
         // A new store on the same file (a restart) reads the same.
-        let reopened = try SQLiteTripStore(path: db.path)
+        let reopened = try db.tripStore()
         #expect(try reopened.trip(id: "T1") == trip)
         #expect(try reopened.changes(tripId: "T1").count == 1)
     }
 
-    @Test func aTransactionThatThrowsLeavesNothingBehindAndKeepsTheOldRow() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func aTransactionThatThrowsLeavesNothingBehindAndKeepsTheOldRow(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in try await tx.insert(Rows.ride("T1")) }
         await #expect(throws: Abort.self) {
             try await store.transaction { tx in
@@ -57,10 +58,10 @@ import SQLiteKit
         #expect(try store.activeTrips().map(\.id) == ["T1"])
     }
 
-    @Test func aTransactionReadsItsOwnWritesBeforeItCommits() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func aTransactionReadsItsOwnWritesBeforeItCommits(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         let seen = try await store.transaction { tx -> (TripRecord?, TripRecord?) in
             try await tx.insert(Rows.ride("T1"))
             return (try await tx.trip("T1"), try await tx.activeTrip(customer: "c1", kind: .ride))
@@ -68,18 +69,21 @@ import SQLiteKit
         #expect(seen.0 == Rows.ride("T1") && seen.1 == Rows.ride("T1"))
     }
 
-    @Test func concurrentReadModifyWriteTransactionsLoseNoUpdate() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func concurrentReadModifyWriteTransactionsLoseNoUpdate(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in try await tx.insert(Rows.ride("T1")) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    try await store.transaction { tx in
-                        var trip = try #require(try await tx.trip("T1"))
-                        trip.version += 1
-                        try await tx.update(trip, expectedVersion: trip.version - 1)
+                    // A store that runs transactions side by side refuses the losers; the caller runs them again.
+                    try await retryingConflicts {
+                        try await store.transaction { tx in
+                            var trip = try #require(try await tx.trip("T1"))
+                            trip.version += 1
+                            try await tx.update(trip, expectedVersion: trip.version - 1)
+                        }
                     }
                 }
             }
@@ -90,10 +94,10 @@ import SQLiteKit
 
     // MARK: - Active trips
 
-    @Test func activeTripsAreTheUnfinishedOnesAndFollowUpdates() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func activeTripsAreTheUnfinishedOnesAndFollowUpdates(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             try await tx.insert(Rows.ride("R-searching", state: .searching))
             try await tx.insert(Rows.ride("R-done", customer: "c2", state: .completed))
@@ -109,30 +113,32 @@ import SQLiteKit
         #expect(try store.activeTrips().map(\.id) == ["O-placed"])
     }
 
-    @Test func theActiveTripOfACustomerIsTheNewestUnfinishedOneOfThatKind() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func theActiveTripOfACustomerIsTheNewestUnfinishedOneOfThatKind(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
-            try await tx.insert(Rows.ride("R-old", state: .onTrip, at: 0))
-            try await tx.insert(Rows.ride("R-new", state: .driverAssigned, at: 60))
+            // Several orders may be unfinished at once; rides one at a time (PostgreSQL's unique index refuses a second).
+            try await tx.insert(Rows.order("O-old", status: .onTheWay, at: 0))
+            try await tx.insert(Rows.order("O-new", status: .placed, at: 60))
+            try await tx.insert(Rows.order("O-finished", status: .delivered, at: 90))
             try await tx.insert(Rows.ride("R-finished", state: .completed, at: 120))
+            try await tx.insert(Rows.ride("R-new", state: .driverAssigned, at: 150))
             try await tx.insert(Rows.ride("R-other", customer: "c2", at: 180))
-            try await tx.insert(Rows.order("O1", at: 240))
         }
         let found = try await store.transaction { tx in
             (ride: try await tx.activeTrip(customer: "c1", kind: .ride)?.id, order: try await tx.activeTrip(customer: "c1", kind: .delivery)?.id,
              none: try await tx.activeTrip(customer: "c3", kind: .ride)?.id)
         }
         #expect(found.ride == "R-new")
-        #expect(found.order == "O1")
+        #expect(found.order == "O-new")
         #expect(found.none == nil)
     }
 
     // MARK: - List pages
 
     /// Reads every page of `query`, `limit` rows at a time, from the start.
-    func allPages(_ store: SQLiteTripStore, _ query: TripQuery, limit: Int) throws -> [[TripRecord]] {
+    func allPages(_ store: any TripStore, _ query: TripQuery, limit: Int) throws -> [[TripRecord]] {
         var pages: [[TripRecord]] = []
         var cursor: TripCursor?
         repeat {
@@ -144,11 +150,11 @@ import SQLiteKit
         return pages
     }
 
-    @Test(arguments: [1, 7, 25, 26])
-    func cursorPagesWalkEveryTripOnceNewestFirstAcrossTies(limit: Int) async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all, [1, 7, 25, 26])
+    func cursorPagesWalkEveryTripOnceNewestFirstAcrossTies(_ backing: StoreBacking, limit: Int) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         // 25 trips, two at each creation time, so the id must break ties between pages.
         let trips = (0..<25).map { Rows.ride(String(format: "T%02d", $0), customer: "c\($0)", at: Double($0 / 2) + 0.25) }
         try await store.transaction { tx in for trip in trips.shuffled() { try await tx.insert(trip) } }
@@ -160,10 +166,10 @@ import SQLiteKit
         #expect(pages.count == (25 + limit - 1) / limit, "no empty page after a full last one")
     }
 
-    @Test func filteredPagesHoldOnlyTheirStatusOrTheMerchantsUnfinishedOrders() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func filteredPagesHoldOnlyTheirStatusOrTheMerchantsUnfinishedOrders(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             for i in 0..<6 { try await tx.insert(Rows.order("m1-placed-\(i)", status: .placed, at: Double(i))) }
             for i in 0..<3 { try await tx.insert(Rows.order("m1-done-\(i)", status: .delivered, at: Double(10 + i))) }
@@ -188,10 +194,10 @@ import SQLiteKit
 
     // MARK: - Change log
 
-    @Test func theChangeLogIsOldestFirstAndAProvidersChangeIdIsAppliedOnce() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func theChangeLogIsOldestFirstAndAProvidersChangeIdIsAppliedOnce(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             try await tx.insert(Rows.ride("T1"))
             try await tx.append(Rows.change("T1", version: 1))
@@ -204,10 +210,10 @@ import SQLiteKit
         #expect(found.0 == Rows.change("T1", version: 3, status: "driverArrived", changeId: "ch-b", at: 20))
         #expect(found.1 == nil)
         // The same change id again, or the same version again, is refused and rolls its transaction back.
-        await #expect(throws: SQLiteError.self) {
+        await #expect(throws: (any Error).self) {
             try await store.transaction { tx in try await tx.append(Rows.change("T1", version: 4, status: "onTrip", changeId: "ch-a", at: 30)) }
         }
-        await #expect(throws: SQLiteError.self) {
+        await #expect(throws: (any Error).self) {
             try await store.transaction { tx in try await tx.append(Rows.change("T1", version: 3, status: "onTrip", at: 30)) }
         }
         #expect(try store.changes(tripId: "T1").count == 3)
@@ -216,10 +222,10 @@ import SQLiteKit
 
     // MARK: - Idempotency keys
 
-    @Test func aKeyIsStoredPendingThenAnsweredAndDeletedByScope() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func aKeyIsStoredPendingThenAnsweredAndDeletedByScope(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in try await tx.save(Rows.key("k1", answered: false)) }
         #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) }?.response == nil)
         try await store.transaction { tx in try await tx.save(Rows.key("k1", answered: true)) }
@@ -230,10 +236,10 @@ import SQLiteKit
         #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) } == nil)
     }
 
-    @Test func releasingForgetsOnlyUnansweredKeysAndSaysHowMany() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func releasingForgetsOnlyUnansweredKeysAndSaysHowMany(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             try await tx.save(Rows.key("pending-1", answered: false))
             try await tx.save(Rows.key("pending-2", answered: false))
@@ -249,10 +255,10 @@ import SQLiteKit
         #expect(left == [false, false, true])
     }
 
-    @Test func purgingDropsOnlyKeysCreatedBeforeTheCutoff() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func purgingDropsOnlyKeysCreatedBeforeTheCutoff(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             try await tx.save(Rows.key("old", answered: true, at: 0))
             try await tx.save(Rows.key("cutoff", answered: true, at: 100))
@@ -269,10 +275,10 @@ import SQLiteKit
 
     // MARK: - Outbox
 
-    @Test func theOutboxHandsOutDueMessagesOfATopicOldestFirstUpToTheLimit() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func theOutboxHandsOutDueMessagesOfATopicOldestFirstUpToTheLimit(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             try await tx.enqueue(Rows.message("M3", at: 30))
             try await tx.enqueue(Rows.message("M1", at: 10))
@@ -287,10 +293,10 @@ import SQLiteKit
         #expect(try await store.dueOutbox(topic: "liveActivity", now: now, limit: 10) == [Rows.message("other-topic", topic: "liveActivity", at: 0)])
     }
 
-    @Test func aRescheduledMessageWaitsItsTurnAndACompletedOneIsGoneAfterARestart() async throws {
-        let db = try TemporaryDatabase()
+    @Test(arguments: StoreBacking.all) func aRescheduledMessageWaitsItsTurnAndACompletedOneIsGoneAfterARestart(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
         defer { db.remove() }
-        let store = try SQLiteTripStore(path: db.path)
+        let store = try db.tripStore()
         try await store.transaction { tx in
             try await tx.enqueue(Rows.message("M1", at: 0))
             try await tx.enqueue(Rows.message("M2", at: 1))
@@ -298,7 +304,7 @@ import SQLiteKit
         try await store.rescheduleOutbox(id: "M1", attempts: 3, notBefore: Rows.t0.addingTimeInterval(60))
         try await store.completeOutbox(id: "M2")
         #expect(try await store.dueOutbox(topic: "apns", now: Rows.t0.addingTimeInterval(59), limit: 10).isEmpty)
-        let reopened = try SQLiteTripStore(path: db.path)
+        let reopened = try db.tripStore()
         let due = try await reopened.dueOutbox(topic: "apns", now: Rows.t0.addingTimeInterval(60), limit: 10)
         #expect(due.map(\.id) == ["M1"])
         #expect(due.first?.attempts == 3 && due.first?.notBefore == Rows.t0.addingTimeInterval(60))
