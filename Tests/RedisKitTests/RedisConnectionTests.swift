@@ -8,10 +8,11 @@ struct RedisConnectionTests {
     @Test func aValueSetWithALifetimeIsReadBackAndThenExpires() async throws {
         let redis = try TestRedis.connection()
         let key = TestRedis.namespace() + "fix"
-        try await redis.set(key, Array("60.17,24.94".utf8), expiresAfter: .milliseconds(300))
+        try await redis.set(key, Array("60.17,24.94".utf8), expiresAfter: .seconds(3))
         #expect(try await redis.get(key) == Array("60.17,24.94".utf8))
         guard case .integer(let left) = try await redis.send(["PTTL", key]) else { Issue.record("PTTL is not an integer"); return }
-        #expect((1...300).contains(left))
+        // Under the whole suite's load a second may pass between the SET and the PTTL: the bound is the lifetime given.
+        #expect((1...3_000).contains(left))
         try await eventually("the key expires", within: .seconds(10)) { try await redis.get(key) == nil }
     }
 
