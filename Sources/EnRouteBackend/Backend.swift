@@ -57,6 +57,8 @@ public final class Backend: Sendable {
     public let proofs: ProofUploads
     /// This node's part in the fan-out between nodes, when it is one of several (`BackendEffects.liveBus`).
     public let fanOut: FanOut?
+    /// Where offers live: in memory, or in the store every node shares.
+    public let offerStore: any OfferStore
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Closes the database connections (PostgreSQL's pool); a no-op for memory and SQLite.
     private let closeStorage: @Sendable () -> Void
@@ -72,6 +74,7 @@ public final class Backend: Sendable {
         let shareLinks: any ShareLinkStore
         let phones: any PhoneBook
         let contactSessions: any ContactSessionStore, proofUploads: any ProofUploadStore, blobs: any BlobStore
+        let offerStore: any OfferStore
         let journal = OpsJournal(now: now)
         self.journal = journal
         var closeStorage: @Sendable () -> Void = {}
@@ -82,6 +85,7 @@ public final class Backend: Sendable {
             quoteStore = InMemoryQuoteStore()
             chatStore = InMemoryChatStore()
             shareLinks = InMemoryShareLinkStore()
+            offerStore = InMemoryOfferStore()
             contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore(); blobs = InMemoryBlobStore()
             store = InMemoryTripStore()
             paths = InMemoryPathStore()
@@ -102,6 +106,7 @@ public final class Backend: Sendable {
             quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
             chatStore = try SQLiteChatStore(tripStore: trips, now: now)
             shareLinks = try SQLiteShareLinkStore(tripStore: trips, now: now)
+            offerStore = try SQLiteOfferStore(tripStore: trips, now: now)
             contactSessions = try SQLiteContactSessionStore(tripStore: trips, now: now)
             proofUploads = try SQLiteProofUploadStore(tripStore: trips, now: now)
             blobs = try DiskBlobStore(directory: URL(fileURLWithPath: configuration.proofDirectory ?? path + ".blobs"))
@@ -122,6 +127,7 @@ public final class Backend: Sendable {
             quoteStore = try PostgresQuoteStore(tripStore: trips, now: now)
             chatStore = try PostgresChatStore(tripStore: trips, now: now)
             shareLinks = try PostgresShareLinkStore(tripStore: trips, now: now)
+            offerStore = try PostgresOfferStore(tripStore: trips, databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
             contactSessions = try PostgresContactSessionStore(tripStore: trips, now: now)
             proofUploads = try PostgresProofUploadStore(tripStore: trips, now: now)
             blobs = try DiskBlobStore(directory: configuration.proofDirectory.map(URL.init(fileURLWithPath:))
@@ -172,8 +178,10 @@ public final class Backend: Sendable {
                                        policy: configuration.dispatch,
                                        ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
                                        fixLifetime: configuration.fixLifetime,
-                                       ids: effects.offerIDs, offers: journal.observing(offers), jitterSeed: effects.nearbyJitterSeed,
-                                       speeds: effects.roadSpeeds)
+                                       ids: effects.offerIDs, offers: journal.observing(offers), book: offerStore, peers: fanOut,
+                                       jitterSeed: effects.nearbyJitterSeed, speeds: effects.roadSpeeds)
+        fanOut?.onMessage { [weak providers] message in providers?.receive(message) }
+        self.offerStore = offerStore
         let dispatcher = providers.dispatcher
         do {
             let presence = providers.presence, service = self.service, radius = configuration.dispatch.searchRadius
@@ -271,7 +279,7 @@ public final class Backend: Sendable {
         let retention = service.idempotencyRetention
         let roadSpeeds = effects.roadSpeeds
         let worker = paymentWorker, chat = self.chat, service = self.service, sandbox = effects.payments as? SandboxGateway
-        let quoteStore = payments.quotes.store
+        let quoteStore = payments.quotes.store, offerStore = self.offerStore
         let calls = self.calls, proofs = self.proofs
         tasks.withLock {
             $0.append(Task { await sender.run() })
@@ -292,6 +300,7 @@ public final class Backend: Sendable {
                 while !Task.isCancelled {
                     try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
                     try? await quoteStore.purge(expiredBefore: now().addingTimeInterval(-30 * 86_400))
+                    try? await offerStore.purge(endedBefore: now().addingTimeInterval(-86_400))
                     // A proof upload not finished within a day was abandoned: its bytes go.
                     try? await proofs.purgeAbandoned(createdBefore: now().addingTimeInterval(-86_400))
                     try? await clock.sleep(for: .seconds(3600))

@@ -109,8 +109,31 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit {
         timer?.cancel()
-        if let daemon { MHD_stop_daemon(daemon) }
+        if let daemon {
+            // Dropped without `shutdown()` (a failed test, say): whatever still holds a connection suspended is ended
+            // first, since libmicrohttpd aborts the process when it is stopped with one.
+            draining.store(true, ordering: .releasing)
+            let listener = MHD_quiesce_daemon(daemon)
+            releaseSuspended()
+            let last = ContinuousClock.now.advanced(by: .seconds(3))
+            while ContinuousClock.now < last, holdsSuspended { usleep(2_000) }
+            MHD_stop_daemon(daemon)
+            if listener >= 0 { close(listener) }
+        }
         reactor.stop()
+    }
+
+    /// Answers every running handler with a 503 and ends every stream at once, so no connection stays suspended.
+    private func releaseSuspended() {
+        for context in connections.withLock({ $0.pendingRequests }) {
+            context.timeOut(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is shutting down.").response)
+        }
+        for sink in streams.withLock({ Array($0.values) }) { sink.abandon() }
+    }
+
+    /// True while a request or stream may still hold its connection suspended in libmicrohttpd.
+    private var holdsSuspended: Bool {
+        !connections.withLock({ $0.pendingRequests.isEmpty }) || openStreams.load(ordering: .acquiring) > 0
     }
 
     /// The port actually bound (useful with port 0).
@@ -261,16 +284,11 @@ public final class HTTPServer: @unchecked Sendable {
         // Past the grace period whatever still holds a connection suspended is answered or ended now: a handler
         // still running gets the 503 its deadline would give, a stream its end. libmicrohttpd aborts the process
         // if it is stopped with a connection still suspended.
-        let running = connections.withLock { $0.pendingRequests }
-        for context in running {
-            context.timeOut(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is shutting down.").response)
-        }
-        for sink in streams.withLock({ Array($0.values) }) { sink.abandon() }
+        releaseSuspended()
         // A moment for libmicrohttpd to take those connections back (a resume is processed on its own thread, later) and
         // queue their answers: stopping while one is still marked suspended aborts the process.
         let last = ContinuousClock.now.advanced(by: .seconds(3))
-        while ContinuousClock.now < last,
-              !connections.withLock({ $0.pendingRequests.isEmpty }) || openStreams.load(ordering: .acquiring) > 0 {
+        while ContinuousClock.now < last, holdsSuspended {
             try? await Task.sleep(for: .milliseconds(5))
         }
         MHD_stop_daemon(daemon)

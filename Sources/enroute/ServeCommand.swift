@@ -208,7 +208,11 @@ enum ServeCommand {
         Self.checkLeaflet(configuration.web.leafletDirectory)
         configuration.calls = calls
         configuration.proofDirectory = options.string("proof-dir")
-        if case .postgres = storage, configuration.proofDirectory == nil { configuration.proofDirectory = "./enroute.blobs" }
+        if case .postgres = storage {
+            if configuration.proofDirectory == nil { configuration.proofDirectory = "./enroute.blobs" }
+            // Several nodes on one database agree on when an offer ran out by its clock, not theirs.
+            configuration.databaseClockDecidesOfferExpiry = true
+        }
         var effects = BackendEffects.system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments, paymentWebhook: webhook, log: { log($0) })
         effects.telephony = telephony
         if let (url, source) = options.sourced("redis") {

@@ -10,25 +10,27 @@ import TestSupport
 /// another, the store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a version.
 @Suite(.timeLimit(.minutes(1))) struct MultiNodeTests {
     struct Nodes {
-        let a: TestBackend, b: TestBackend
+        let all: [TestBackend]
+        var a: TestBackend { all[0] }
+        var b: TestBackend { all[1] }
         let bus: InMemoryLiveBus
         let clock: ManualClock
         let folder: URL
         func remove() { try? FileManager.default.removeItem(at: folder) }
     }
 
-    /// Two started nodes, `a` and `b`, over one SQLite file, one in-memory bus, one clock and one payment sandbox.
-    func makeNodes() async throws -> Nodes {
+    /// `count` started nodes (`a`, `b`, …) over one SQLite file, one in-memory bus, one clock and one payment sandbox.
+    func makeNodes(_ count: Int = 2) async throws -> Nodes {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let db = folder.appendingPathComponent("db.sqlite").path
         let clock = ManualClock(), bus = InMemoryLiveBus()
         let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
-        let a = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "a", liveBus: bus)
-        let b = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "b", liveBus: bus)
-        try await a.backend.start()
-        try await b.backend.start()
-        return Nodes(a: a, b: b, bus: bus, clock: clock, folder: folder)
+        let all = ["a", "b", "c", "d"].prefix(count).map {
+            TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: $0, liveBus: bus)
+        }
+        for node in all { try await node.backend.start() }
+        return Nodes(all: Array(all), bus: bus, clock: clock, folder: folder)
     }
 
     /// A customer's live stream of a ride on `node`, through its router.
@@ -54,6 +56,87 @@ import TestSupport
     func step(_ node: TestBackend, _ tripId: String, _ step: String, change: String, at: Date) async -> Int {
         let body = #"{"changeId":"\#(change)","step":"\#(step)","deviceTime":"\#(ISO8601DateFormatter().string(from: at))"}"#
         return await node.call("POST", "/v1/provider/trips/\(tripId)/steps", token: node.token("p1", .provider), json: body).status
+    }
+
+    /// Puts `provider` online on `node` at `metres` north of the standard pickup, and waits until every other node can find them.
+    func online(_ provider: String, on node: TestBackend, north metres: Double, _ nodes: Nodes) async throws {
+        let at = ProviderBackend.north(metres)
+        let status = await node.call("POST", "/v1/provider/availability", token: node.token(provider, .provider),
+                                     json: #"{"online":true,"position":{"lat":\#(at.lat),"lng":\#(at.lng)}}"#).status
+        #expect(status == 200)
+        for other in nodes.all where other.backend.configuration.node != node.backend.configuration.node {
+            let presence = other.backend.providers.presence
+            try await eventually("\(provider) is findable on every node") { presence.position(of: provider) != nil && presence.isOnline(provider) }
+        }
+    }
+
+    func acceptOffer(_ node: TestBackend, _ provider: String, _ offer: Offer) async -> Int {
+        await node.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", token: node.token(provider, .provider)).status
+    }
+
+    @Test func anOfferMadeOnOneNodeReachesItsProviderOnAnotherAndIsAcceptedThere() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        var inbox = ProviderInbox(nodes.b.backend.providers, "p1")
+        try await online("p1", on: nodes.b, north: 100, nodes)
+        let trip = try await nodes.a.requestRide("c1")   // a commits it, so a runs its search
+        let offer = try await inbox.offer()             // and p1's stream on b carries the offer
+        #expect(offer.tripId == trip.id)
+        #expect(nodes.b.backend.providers.dispatcher.liveOffer(heldBy: "p1") == offer)
+        #expect(await acceptOffer(nodes.b, "p1", offer) == 200)
+        let a = nodes.a
+        try await eventually("a holds the assigned trip and its search ended") {
+            try a.service.cached(trip.id)?.providerId == "p1" && a.backend.providers.dispatcher.activeSearches == 0
+        }
+        #expect(try a.backend.offerStore.offer(id: offer.offerId)?.ending == .accepted)
+        #expect(a.backend.offerStore.holders().isEmpty)
+    }
+
+    @Test func aDeclineOnAnotherNodeMovesTheSearchOnAtOnce() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        var p1 = ProviderInbox(nodes.b.backend.providers, "p1"), p2 = ProviderInbox(nodes.a.backend.providers, "p2")
+        try await online("p1", on: nodes.b, north: 100, nodes)
+        try await online("p2", on: nodes.a, north: 200, nodes)
+        let trip = try await nodes.a.requestRide("c1")
+        let first = try await p1.offer()
+        let declined = await nodes.b.call("POST", "/v1/provider/offers/\(first.offerId)/decline", token: nodes.b.token("p1", .provider))
+        #expect(declined.status == 204)
+        let second = try await p2.offer()   // no clock advance: b's word that the offer ended moved a's search on
+        #expect(second.tripId == trip.id && second.offerId != first.offerId)
+        #expect(await acceptOffer(nodes.a, "p2", second) == 200)
+        #expect(await acceptOffer(nodes.b, "p1", first) == 409)
+    }
+
+    @Test func oneHundredAcceptsSpreadAcrossThreeNodesLeaveOneHolder() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        var inbox = ProviderInbox(nodes.all[2].backend.providers, "p1")
+        try await online("p1", on: nodes.all[2], north: 100, nodes)
+        for rival in 2...5 { try await online("p\(rival)", on: nodes.all[rival % 3], north: 2_000 + Double(rival) * 100, nodes) }
+        let trip = try await nodes.a.requestRide("c1")
+        let offer = try await inbox.offer()
+        // The holder's accept, sent 100 times across the nodes at once, and rivals' direct accepts of the trip among them.
+        let answers = await withTaskGroup(of: (String, Int).self) { group in
+            for i in 0..<100 {
+                let node = nodes.all[i % 3]
+                if i % 10 == 9 {
+                    let rival = "p\(2 + i % 4)"
+                    group.addTask { (rival, await node.call("POST", "/v1/provider/trips/\(trip.id)/accept", token: node.token(rival, .provider)).status) }
+                } else {
+                    group.addTask { ("p1", await self.acceptOffer(node, "p1", offer)) }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let holder = answers.filter { $0.0 == "p1" }.map(\.1), rivals = answers.filter { $0.0 != "p1" }.map(\.1)
+        // Won, or the retried accept of the accepted offer answered as the first; 409 while another copy was accepting.
+        #expect(holder.contains(200) && holder.allSatisfy { $0 == 200 || $0 == 409 })
+        #expect(rivals.allSatisfy { $0 == 404 || $0 == 409 }, "a rival without the offer takes nothing: \(rivals)")
+        let log = try nodes.a.backend.store.changes(tripId: trip.id)
+        #expect(log.filter { $0.status == "driverAssigned" }.count == 1)
+        #expect(try nodes.a.backend.store.trip(id: trip.id)?.providerId == "p1")
+        #expect(try nodes.b.backend.offerStore.offer(id: offer.offerId)?.ending == .accepted)
     }
 
     @Test func aWatcherOnOneNodeSeesEveryVersionAndFixCommittedOnAnother() async throws {

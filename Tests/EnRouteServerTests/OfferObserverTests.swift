@@ -24,8 +24,8 @@ import TestSupport
         try providers.dispatcher.start()
         var reported = observer.made.makeAsyncIterator()
         var p1 = providers.events.subscribe("p1").makeAsyncIterator()
-        _ = providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(100)), provider: "p1")
-        _ = providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(200)), provider: "p2")
+        _ = await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(100)), provider: "p1")
+        _ = await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(200)), provider: "p2")
         _ = try await backend.requestRide()
 
         let first = try #require(await reported.next())
@@ -35,7 +35,7 @@ import TestSupport
         #expect(try WireCoding.decoder().decode(Offer.self, from: Data(try #require(streamed).data)) == first.offer)
 
         // A decline moves dispatch to p2, and that offer is reported too.
-        try providers.dispatcher.decline(offerId: first.offer.offerId, by: "p1")
+        try await providers.dispatcher.decline(offerId: first.offer.offerId, by: "p1")
         let second = try #require(await reported.next())
         #expect(second.provider == "p2" && second.offer.tripId == first.offer.tripId && second.offer.offerId != first.offer.offerId)
         providers.dispatcher.stop()

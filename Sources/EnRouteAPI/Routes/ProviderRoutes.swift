@@ -24,7 +24,7 @@ extension EnRouteAPI {
             let account = try auth.account(for: req, roles: [.provider])
             let body = try req.decode(AvailabilityRequest.self)
             if let position = body.position { try map { try TripService.validate(position, "/position") } }
-            return try .json(providers.setAvailability(body, provider: account.id))
+            return try .json(await providers.setAvailability(body, provider: account.id))
         })
         r.get(APIPath.Template.providerEvents) { req in
             let account = try auth.account(for: req, roles: [.provider])
@@ -37,7 +37,7 @@ extension EnRouteAPI {
         r.post(APIPath.Template.providerOfferDecline, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.provider])
             let offerId = try req.parameter("offerId")
-            do { try providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound { throw HTTPError.notFound("No such offer.") }
+            do { try await providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound { throw HTTPError.notFound("No such offer.") }
             return .empty(204)
         })
         r.post(APIPath.Template.providerTripSteps, limited(.steps) { req in

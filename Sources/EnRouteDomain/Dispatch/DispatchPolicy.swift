@@ -2,6 +2,8 @@
 public struct DispatchPolicy: Sendable, Equatable {
     /// How long a provider has to answer an offer.
     public var offerTimeout: Duration = .seconds(15)
+    /// After an offer's time ran out while it was being accepted, how long until its search looks at it again.
+    public var acceptGrace: Duration = .seconds(2)
     /// Offers made in one search before giving up.
     public var maxCandidates: Int = 5
     /// How long one search may last before giving up.

@@ -30,7 +30,6 @@ public final class Dispatcher: Sendable {
     }
 
     private struct State {
-        var book = OfferBook()
         var searches: [String: Search] = [:]
         /// Providers who gave a trip back are not asked for it again while it waits.
         var gaveUp: [String: Set<String>] = [:]
@@ -45,6 +44,8 @@ public final class Dispatcher: Sendable {
     private let presence: ProviderPresence
     private let events: ProviderEventHub
     private let offers: (any OfferObserver)?
+    private let book: any OfferStore
+    private let peers: (any PeerChannel)?
     private let ranking: any CandidateRanking
     private let clock: any Clock<Duration>
     private let ids: any IDGenerator
@@ -54,10 +55,14 @@ public final class Dispatcher: Sendable {
     private let timers = Atomic<UInt64>(0)
 
     /// `offers` hears of each offer after the live stream (the platform push); nil sends offers on the stream only.
+    /// `book` holds the offers (shared by every node of a deployment); `peers` carries offer events and endings to the
+    /// other nodes, nil on a node of its own.
     public init(service: TripService, presence: ProviderPresence, events: ProviderEventHub, offers: (any OfferObserver)? = nil,
+                book: any OfferStore = InMemoryOfferStore(), peers: (any PeerChannel)? = nil,
                 ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>,
                 ids: any IDGenerator, metrics: any MetricsSink, now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.events = events; self.offers = offers; self.ranking = ranking; self.policy = policy
+        self.book = book; self.peers = peers
         self.clock = clock; self.ids = ids; self.metrics = metrics; self.now = now
     }
 
@@ -91,66 +96,52 @@ public final class Dispatcher: Sendable {
     // MARK: - What providers do
 
     /// The provider's live offer, if they hold one.
-    public func liveOffer(heldBy provider: String) -> Offer? { state.withLock { $0.book.liveOffer(heldBy: provider)?.offer } }
+    public func liveOffer(heldBy provider: String) -> Offer? { book.liveOffer(heldBy: provider)?.offer }
 
     /// The live offer out for a trip, if any.
-    public func liveOffer(forTrip tripId: String) -> Offer? { state.withLock { $0.book.liveOffer(forTrip: tripId)?.offer } }
+    public func liveOffer(forTrip tripId: String) -> Offer? { book.liveOffer(forTrip: tripId)?.offer }
 
     /// Accepts an offer now (never queued): the trip, with the provider assigned.
     ///
     /// Throws `OfferNotFound` when the offer was never this provider's, and `TripError.refused` with the
     /// real trip after it expired, was declined or withdrawn, or the trip went to someone else.
     public func accept(offerId: String, by provider: String) async throws -> TripRecord {
-        let at = now()
-        let (claim, expired) = state.withLock { s -> (OfferBook.Claim, OfferBook.Live?) in
-            let before = s.book.live[offerId]
-            let claim = s.book.claim(offerId, by: provider, now: at)
-            if case .ended(let ended) = claim, ended.ending == .expired, let before, s.book.live[offerId] == nil {
-                return (claim, before)
-            }
-            return (claim, nil)
-        }
-        if let expired { ended(expired, .expired, notify: true) }
-        switch claim {
+        switch try await book.claim(offerId, by: provider, now: now()) {
         case .notFound:
             throw OfferNotFound()
         case .busy(let tripId):
             throw TripError.refused(MoveRefusal("This offer is already being accepted."), try current(tripId))
-        case .ended(let past):
-            let trip = try current(past.tripId)
+        case .ended(let past, let justExpired):
+            if justExpired { ended(past, .expired, notify: true) }
+            let trip = try current(past.offer.tripId)
             // A retried accept of an offer that was accepted answers as the first did.
             if past.ending == .accepted, trip.providerId == provider, trip.status.isActive { return trip }
-            throw TripError.refused(MoveRefusal(Self.explain(past.ending)), trip)
+            throw TripError.refused(MoveRefusal(Self.explain(past.ending ?? .withdrawn)), trip)
         case .claimed(let live):
             do {
                 let trip = try await service.move(live.offer.tripId, .assignProvider(provider), by: Account(id: provider, role: .provider))
-                finish(offerId, .accepted)
+                await finish(offerId, .accepted)
                 return trip
             } catch let error as TripError {
                 // The trip was cancelled or assigned by ops meanwhile: the offer is over, and its holder
                 // learns the trip's real state (the move hides a trip that went to someone else).
-                finish(offerId, .withdrawn)
+                await finish(offerId, .withdrawn)
                 if case .notFound = error, let trip = try? current(live.offer.tripId) {
                     throw TripError.refused(MoveRefusal(Self.explain(.withdrawn)), trip)
                 }
                 throw error
             } catch {
-                state.withLock { $0.book.unclaim(offerId) }
+                try? await book.unclaim(offerId)
                 throw error
             }
         }
     }
 
     /// Declines an offer; dispatch moves to the next candidate at once. Declining an ended offer does nothing.
-    public func decline(offerId: String, by provider: String) throws {
-        let outcome = state.withLock { s -> (found: Bool, closed: OfferBook.Live?) in
-            if let live = s.book.live[offerId], live.providerId == provider {
-                return (true, s.book.close(offerId, .declined, unlessAccepting: true))
-            }
-            return (s.book.ending(of: offerId)?.providerId == provider, nil)
-        }
-        guard outcome.found else { throw OfferNotFound() }
-        if let closed = outcome.closed { ended(closed, .declined, notify: false) }
+    public func decline(offerId: String, by provider: String) async throws {
+        guard let record = try book.offer(id: offerId), record.providerId == provider else { throw OfferNotFound() }
+        guard record.ending == nil, let closed = try await book.close(offerId, .declined, unlessAccepting: true) else { return }
+        ended(closed, .declined, notify: false)
     }
 
     /// How `POST /v1/provider/trips/{id}/accept` should take a trip for `provider`.
@@ -164,19 +155,20 @@ public final class Dispatcher: Sendable {
 
     /// Whether `provider` holds the live offer of `tripId`, which a direct accept then takes.
     public func tripAccept(_ tripId: String, by provider: String) -> TripAccept {
-        state.withLock { s in
-            guard let live = s.book.liveOffer(forTrip: tripId), live.providerId == provider else { return .notOffered }
-            return .offer(live.offer.offerId)
-        }
+        guard let live = book.liveOffer(forTrip: tripId), live.providerId == provider else { return .notOffered }
+        return .offer(live.offer.offerId)
     }
 
     /// The provider went offline: their live offer is withdrawn and its search moves on.
-    public func providerWentOffline(_ provider: String) {
-        let closed = state.withLock { s -> OfferBook.Live? in
-            guard let offerId = s.book.byProvider[provider] else { return nil }
-            return s.book.close(offerId, .withdrawn, unlessAccepting: true)
-        }
-        if let closed { ended(closed, .withdrawn, notify: true) }
+    public func providerWentOffline(_ provider: String) async {
+        guard let live = book.liveOffer(heldBy: provider),
+              let closed = try? await book.close(live.offer.offerId, .withdrawn, unlessAccepting: true) else { return }
+        ended(closed, .withdrawn, notify: true)
+    }
+
+    /// Another node ended an offer (accepted, declined, withdrawn): the search waiting on it here moves on.
+    public func offerEndedElsewhere(tripId: String, offerId: String, ending: OfferEnding) {
+        _ = state.withLock { $0.searches[tripId]?.signals.yield(.offerEnded(offerId: offerId, ending)) }
     }
 
     /// A provider became findable: searches waiting for supply look again.
@@ -302,9 +294,9 @@ public final class Dispatcher: Sendable {
             excluded.insert(candidate.providerId)
             let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: trip.pickup, dropoff: trip.dropoff,
                               expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
-            guard state.withLock({ $0.book.open(offer, to: candidate.providerId) }) else { continue }
+            guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else { continue }
             offered += 1
-            events.send(LiveEventName.offer.rawValue, offer, to: candidate.providerId)
+            tell(candidate.providerId, LiveEventName.offer.rawValue, offer, city: trip.city)
             await offers?.offerMade(offer, to: candidate.providerId)
             switch await outcome(of: offer, inbox: &inbox, continuation) {
             case .accepted: return .done
@@ -316,20 +308,23 @@ public final class Dispatcher: Sendable {
 
     /// Waits until the offer ends: answered, run out, withdrawn, or its trip no longer needs anyone.
     private func outcome(of offer: Offer, inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation) async -> OfferEnding {
-        let timer = startTimer(policy.offerTimeout, continuation)
+        var timer = startTimer(policy.offerTimeout, continuation)
         defer { timer.task.cancel() }
         while let signal = await inbox.next() {
             switch signal {
             case .offerEnded(let id, let ending) where id == offer.offerId:
                 return ending
             case .timer(let token) where token == timer.token:
-                if let closed = state.withLock({ $0.book.close(offer.offerId, .expired, unlessAccepting: true) }) {
+                if let closed = try? await book.close(offer.offerId, .expired, unlessAccepting: true) {
                     ended(closed, .expired, notify: true, signal: false)
                     return .expired
                 }
-                // Being accepted right now: the accept decides.
+                // Ended on another node (its word may still be on the way), or being accepted right now: the accept decides,
+                // and is looked at again shortly in case its node died in the middle.
+                if let ending = (try? book.offer(id: offer.offerId))?.ending { return ending }
+                timer = startTimer(policy.acceptGrace, continuation)
             case .tripChanged where waiting(offer.tripId) == nil:
-                if let closed = state.withLock({ $0.book.close(offer.offerId, .withdrawn, unlessAccepting: true) }) {
+                if let closed = try? await book.close(offer.offerId, .withdrawn, unlessAccepting: true) {
                     ended(closed, .withdrawn, notify: true, signal: false)
                     return .withdrawn
                 }
@@ -342,7 +337,7 @@ public final class Dispatcher: Sendable {
     }
 
     private func bestCandidate(for trip: TripRecord, excluding excluded: Set<String>) async -> DispatchCandidate? {
-        let holding = state.withLock { Set($0.book.byProvider.keys) }
+        let holding = book.holders()
         let service = self.service
         let hits = presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) { id in
             !excluded.contains(id) && !holding.contains(id) && service.isIdle(provider: id)
@@ -366,15 +361,26 @@ public final class Dispatcher: Sendable {
     }
 
     /// Ends a claimed offer after its accept finished.
-    private func finish(_ offerId: String, _ ending: OfferEnding) {
-        if let closed = state.withLock({ $0.book.close(offerId, ending) }) { ended(closed, ending, notify: false) }
+    private func finish(_ offerId: String, _ ending: OfferEnding) async {
+        if let closed = try? await book.close(offerId, ending, unlessAccepting: false) { ended(closed, ending, notify: false) }
     }
 
-    /// Counts an ended offer, tells its holder when it was taken back, and wakes its search.
-    private func ended(_ offer: OfferBook.Live, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
+    /// Counts an ended offer, tells its holder when it was taken back, and wakes its search, here or on the node running it.
+    private func ended(_ offer: OfferRecord, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
         metrics.increment("enroute_dispatch_offers_total", labels: ["ending": ending.rawValue], help: "Offers made, by how they ended.")
-        if notify { events.send(LiveEventName.offerWithdrawn.rawValue, OfferWithdrawn(offerId: offer.offer.offerId, tripId: offer.offer.tripId), to: offer.providerId) }
-        if signal { _ = state.withLock { $0.searches[offer.offer.tripId]?.signals.yield(.offerEnded(offerId: offer.offer.offerId, ending)) } }
+        let tripId = offer.offer.tripId, offerId = offer.offer.offerId
+        let city = (try? service.cached(tripId))?.city
+        if notify { tell(offer.providerId, LiveEventName.offerWithdrawn.rawValue, OfferWithdrawn(offerId: offerId, tripId: tripId), city: city) }
+        guard signal else { return }
+        let local = state.withLock { $0.searches[tripId]?.signals.yield(.offerEnded(offerId: offerId, ending)) != nil }
+        if !local { peers?.share(.offerEnded(tripId: tripId, offerId: offerId, ending: ending), city: city ?? Cities.defaultName) }
+    }
+
+    /// Sends an event to the provider's live streams on this node and on every other.
+    private func tell(_ provider: String, _ name: String, _ payload: some Encodable, city: String?) {
+        events.send(name, payload, to: provider)
+        guard let peers, let data = try? WireCoding.encoder().encode(payload) else { return }
+        peers.share(.providerEvent(provider: provider, name: name, data: Array(data)), city: city ?? Cities.defaultName)
     }
 
     private func startTimer(_ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation) -> (token: UInt64, task: Task<Void, Never>) {

@@ -2,7 +2,7 @@ import Foundation
 import EnRouteModels
 
 /// How an offer ended.
-public enum OfferEnding: String, Sendable, CaseIterable {
+public enum OfferEnding: String, Sendable, CaseIterable, Codable {
     /// The provider took the trip.
     case accepted
     /// The provider said no.
@@ -25,9 +25,10 @@ struct OfferBook: Sendable {
     }
 
     struct Ended: Sendable {
-        let tripId: String
+        let offer: Offer
         let providerId: String
         let ending: OfferEnding
+        var tripId: String { offer.tripId }
     }
 
     /// What an accept finds.
@@ -66,7 +67,7 @@ struct OfferBook: Sendable {
         if let offer = live[offerId], offer.providerId == provider {
             if offer.accepting { return .busy(tripId: offer.offer.tripId) }
             if now > offer.offer.expiresAt, let closed = close(offerId, .expired) {
-                return .ended(Ended(tripId: closed.offer.tripId, providerId: provider, ending: .expired))
+                return .ended(Ended(offer: closed.offer, providerId: provider, ending: .expired))
             }
             live[offerId]!.accepting = true
             return .claimed(live[offerId]!)
@@ -84,7 +85,7 @@ struct OfferBook: Sendable {
         live[offerId] = nil
         byTrip[offer.offer.tripId] = nil
         byProvider[offer.providerId] = nil
-        ended[offerId] = Ended(tripId: offer.offer.tripId, providerId: offer.providerId, ending: ending)
+        ended[offerId] = Ended(offer: offer.offer, providerId: offer.providerId, ending: ending)
         endedOrder.append(offerId)
         if endedOrder.count > memory * 2 {
             for id in endedOrder.prefix(memory) { ended[id] = nil }
@@ -101,4 +102,9 @@ struct OfferBook: Sendable {
 
     /// How an ended offer ended, if it is still remembered.
     func ending(of offerId: String) -> Ended? { ended[offerId] }
+
+    /// An ended offer as its store shows it, if it is still remembered.
+    func record(of offerId: String) -> OfferRecord? {
+        ended[offerId].map { OfferRecord(offer: $0.offer, providerId: $0.providerId, ending: $0.ending) }
+    }
 }

@@ -53,6 +53,14 @@ public final class ProviderEventHub: Sendable {
         for target in targets { target.yield(event) }
     }
 
+    /// Sends an event already encoded (one another node made) to every open stream of `provider` here.
+    public func deliver(_ name: String, data: [UInt8], to provider: String) {
+        let targets = streams.withLock { $0[provider].map { Array($0.values) } ?? [] }
+        guard !targets.isEmpty else { return }
+        let event = ProviderEvent(name: name, id: String(nextEvent.wrappingAdd(1, ordering: .relaxed).newValue), data: data)
+        for target in targets { target.yield(event) }
+    }
+
     /// How many streams `provider` has open.
     public func streamCount(_ provider: String) -> Int { streams.withLock { $0[provider]?.count ?? 0 } }
 }

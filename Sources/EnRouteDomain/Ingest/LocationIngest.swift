@@ -25,16 +25,19 @@ public final class LocationIngest: Sendable {
     private let policy: FixPlausibilityPolicy
     private let metrics: any MetricsSink
     private let supplyChanged: @Sendable () -> Void
+    private let positionKept: (@Sendable (_ provider: String, _ newest: LocationFix, _ onTrip: Bool) -> Void)?
     private let now: @Sendable () -> Date
     private let speeds: (any RoadSpeedFeedback)?
 
     /// An ingest feeding `presence` and `service`, storing paths in `paths`; `supplyChanged` is
-    /// called when a provider becomes findable again; `speeds` hears every kept fix.
+    /// called when a provider becomes findable again; `positionKept` hears each batch's newest kept fix (for the other
+    /// nodes); `speeds` hears every kept fix.
     public init(service: TripService, presence: ProviderPresence, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
                 metrics: any MetricsSink, batchMemory: Int = 8, supplyChanged: @escaping @Sendable () -> Void = {},
+                positionKept: (@Sendable (_ provider: String, _ newest: LocationFix, _ onTrip: Bool) -> Void)? = nil,
                 speeds: (any RoadSpeedFeedback)? = nil, now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.paths = paths; self.policy = policy; self.metrics = metrics
-        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.speeds = speeds; self.now = now
+        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.positionKept = positionKept; self.speeds = speeds; self.now = now
     }
 
     /// Applies one batch from `provider`; throws only when the path could not be stored (the batch
@@ -76,7 +79,8 @@ public final class LocationIngest: Sendable {
         guard let newest = kept.last else { return result }
         metrics.increment("enroute_location_fixes_accepted_total", by: Double(kept.count), help: "Location fixes kept.")
         speeds?.observe(provider: provider, fixes: kept)
-        if let trip = service.activeTrips(provider: provider).first {
+        let onTrip = service.activeTrips(provider: provider).first
+        if let trip = onTrip {
             let points = kept.map {
                 PathPoint(tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading, speed: $0.speed,
                           accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: at)
@@ -92,6 +96,7 @@ public final class LocationIngest: Sendable {
             }
         }
         if presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged() }
+        positionKept?(provider, newest, onTrip != nil)
         let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
         if let moved { _ = try? await service.persistETADrift(of: moved.id) }

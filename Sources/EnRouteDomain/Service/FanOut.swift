@@ -11,7 +11,7 @@ import Synchronization
 /// version, so a version relayed twice (two relays, a retry after a lost answer) is applied once. After the bus was
 /// lost, the reader subscribes again and then reloads every unfinished trip from the store, so a watcher resumes with
 /// versions that only rise.
-public final class FanOut: Sendable {
+public final class FanOut: PeerChannel, Sendable {
     /// The outbox topic of trip versions waiting for the bus.
     public static let topic = "live"
 
@@ -25,6 +25,7 @@ public final class FanOut: Sendable {
     private let batch: Int
     private let log: @Sendable (String) -> Void
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let listeners = Mutex<[@Sendable (LiveMessage) -> Void]>([])
     private let tally = Mutex(Counters())
 
     /// What this node relayed and applied, for tests and `/metrics`.
@@ -90,9 +91,18 @@ public final class FanOut: Sendable {
     /// Sends fixes kept here to the other nodes at once (fixes are not versions: a lost one is superseded by the next).
     private func share(_ fixes: [LocationFix], of trip: TripRecord) {
         guard let provider = trip.providerId, !fixes.isEmpty else { return }
-        let envelope = BusEnvelope(origin: node, city: trip.city ?? Cities.defaultName, message: .fixes(provider: provider, fixes: fixes))
+        share(.fixes(provider: provider, fixes: fixes), city: trip.city ?? Cities.defaultName)
+    }
+
+    public func share(_ message: LiveMessage, city: String) {
+        let envelope = BusEnvelope(origin: node, city: city, message: message)
         let bus = self.bus, log = self.log
-        Task { do { try await bus.publish([envelope]) } catch { log("fan-out: \(fixes.count) fixes not shared: \(error)") } }
+        Task { do { try await bus.publish([envelope]) } catch { log("fan-out: a message was not shared: \(error)") } }
+    }
+
+    /// Calls `listener` with every message another node sends, after this node's cache and watchers took it.
+    public func onMessage(_ listener: @escaping @Sendable (LiveMessage) -> Void) {
+        listeners.withLock { $0.append(listener) }
     }
 
     // MARK: - In
@@ -119,7 +129,9 @@ public final class FanOut: Sendable {
         switch envelope.message {
         case .trip(let trip): service.absorb(trip)
         case .fixes(let provider, let fixes): service.recordFixes(fixes, provider: provider, shared: false)
+        case .presence, .providerEvent, .offerEnded: break
         }
+        for listener in listeners.withLock({ $0 }) { listener(envelope.message) }
         tally.withLock { $0.applied += 1 }
     }
 

@@ -7,8 +7,21 @@ import Synchronization
 public enum LiveMessage: Sendable, Equatable, Codable {
     /// A committed version of a trip.
     case trip(TripRecord)
-    /// A provider's kept fixes, oldest first.
+    /// A provider's kept fixes on a trip, oldest first.
     case fixes(provider: String, fixes: [LocationFix])
+    /// A provider went online or offline, or moved while on no trip: every node's dispatch can find them.
+    case presence(provider: String, online: Bool?, position: Coordinate?, recordedAt: Date)
+    /// An event for a provider's live streams, wherever they are open (an offer, its withdrawal).
+    case providerEvent(provider: String, name: String, data: [UInt8])
+    /// An offer ended on this node (accepted, declined, withdrawn); the node running its search moves on.
+    case offerEnded(tripId: String, offerId: String, ending: OfferEnding)
+}
+
+/// Tells the other nodes of a deployment what they cannot learn from the store: where providers are, their streams'
+/// events, and offers that ended. Best effort: what is lost is superseded (a position by the next) or timed out (an offer).
+public protocol PeerChannel: Sendable {
+    /// Sends `message` to the other nodes on `city`'s stream, without waiting.
+    func share(_ message: LiveMessage, city: String)
 }
 
 /// A live message with the node that sent it and the city whose stream carries it.

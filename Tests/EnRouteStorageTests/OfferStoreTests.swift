@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import EnRouteDomain
+import EnRouteModels
+import EnRouteStorage
+import EnRoutePostgres
+
+/// Every offer store keeps the same rules (issue 14): one open offer per trip and per provider, one accept wins, an
+/// offer past its time cannot be accepted and is ended by the next open, and endings are remembered.
+@Suite(.timeLimit(.minutes(1))) struct OfferStoreTests {
+    enum Kind: String, CaseIterable, Sendable {
+        case memory, sqlite, postgres
+        /// Memory and SQLite, and PostgreSQL when ENROUTE_TEST_POSTGRES_URL names a server.
+        static var configured: [Kind] { [.memory, .sqlite] + (PostgresTestServer.url == nil ? [] : [.postgres]) }
+    }
+
+    static func makeSUT(_ kind: Kind, databaseClock: Bool = false) throws -> (any OfferStore, @Sendable () -> Void) {
+        let now: @Sendable () -> Date = { Rows.t0 }
+        switch kind {
+        case .memory:
+            return (InMemoryOfferStore(), {})
+        case .sqlite:
+            let database = try TemporaryDatabase("offers")
+            return (try SQLiteOfferStore(tripStore: SQLiteTripStore(path: database.path), now: now), { database.remove() })
+        case .postgres:
+            let url = PostgresTestServer.url ?? "", schema = PostgresTestServer.freshSchema("offers")
+            let store = try PostgresOfferStore(tripStore: PostgresTripStore(url: url, schema: schema), databaseClock: databaseClock, now: now)
+            return (store, { PostgresTestServer.drop(schema, url: url) })
+        }
+    }
+
+    static func offer(_ id: String, trip: String = "T1", expiresIn seconds: TimeInterval = 15, from start: Date = Rows.t0) -> Offer {
+        Offer(offerId: id, tripId: trip, pickup: Rows.pickup, dropoff: Rows.dropoff, expiresAt: start.addingTimeInterval(seconds))
+    }
+
+    @Test(arguments: Kind.configured)
+    func aTripAndAProviderEachHaveAtMostOneOpenOffer(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        #expect(try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0))
+        #expect(try await store.open(Self.offer("O2"), to: "p2", now: Rows.t0) == false, "the trip already has one")
+        #expect(try await store.open(Self.offer("O3", trip: "T2"), to: "p1", now: Rows.t0) == false, "the provider already holds one")
+        #expect(try await store.open(Self.offer("O4", trip: "T2"), to: "p2", now: Rows.t0))
+        #expect(store.holders() == ["p1", "p2"])
+        #expect(store.liveOffer(heldBy: "p1")?.offer.offerId == "O1")
+        #expect(store.liveOffer(forTrip: "T2")?.providerId == "p2")
+        // Declined, the trip is free for the next candidate.
+        #expect(try await store.close("O1", .declined, unlessAccepting: true)?.offer.offerId == "O1")
+        #expect(try await store.close("O1", .expired, unlessAccepting: true) == nil, "an offer ends once")
+        #expect(try store.offer(id: "O1")?.ending == .declined)
+        #expect(try await store.open(Self.offer("O5"), to: "p3", now: Rows.t0))
+    }
+
+    @Test(arguments: Kind.configured)
+    func ofManyConcurrentAcceptsOneClaimsTheOfferAndTheRestFindItBusyOrAccepted(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        _ = try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0)
+        let claims = try await withThrowingTaskGroup(of: OfferClaim.self) { group in
+            for _ in 0..<50 { group.addTask { try await store.claim("O1", by: "p1", now: Rows.t0) } }
+            return try await group.reduce(into: [OfferClaim]()) { $0.append($1) }
+        }
+        #expect(claims.filter { if case .claimed = $0 { true } else { false } }.count == 1)
+        #expect(claims.allSatisfy { if case .claimed = $0 { true } else if case .busy("T1") = $0 { true } else { false } })
+        // A claimed offer is not withdrawn or expired underneath its accept.
+        #expect(try await store.close("O1", .expired, unlessAccepting: true) == nil)
+        #expect(try await store.close("O1", .accepted, unlessAccepting: false)?.accepting == true)
+        #expect(try await store.claim("O1", by: "p1", now: Rows.t0) == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .accepted), justExpired: false))
+        #expect(try await store.claim("O1", by: "p2", now: Rows.t0) == .notFound, "another provider's claim finds nothing")
+        #expect(store.holders().isEmpty)
+    }
+
+    @Test(arguments: Kind.configured)
+    func anOfferPastItsTimeEndsAsExpiredInsteadOfBeingClaimed(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
+        let late = Rows.t0.addingTimeInterval(16)
+        #expect(try await store.claim("O1", by: "p1", now: late) == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .expired), justExpired: true))
+        #expect(try await store.claim("O1", by: "p1", now: late) == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .expired), justExpired: false))
+    }
+
+    @Test(arguments: Kind.configured)
+    func anOfferWhoseSearchDiedIsEndedByTheNextOpenOnceItsTimeIsPast(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
+        #expect(try await store.open(Self.offer("O2", trip: "T2"), to: "p1", now: Rows.t0.addingTimeInterval(10)) == false)
+        #expect(try await store.open(Self.offer("O3", trip: "T2", from: Rows.t0.addingTimeInterval(20)), to: "p1", now: Rows.t0.addingTimeInterval(20)))
+        #expect(try store.offer(id: "O1")?.ending == .expired)
+    }
+
+    @Test(arguments: Kind.configured)
+    func aTripHandedBackCanBeOfferedAndAcceptedAgain(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        _ = try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0)
+        _ = try await store.claim("O1", by: "p1", now: Rows.t0)
+        _ = try await store.close("O1", .accepted, unlessAccepting: false)
+        #expect(try await store.open(Self.offer("O2"), to: "p2", now: Rows.t0))
+        guard case .claimed = try await store.claim("O2", by: "p2", now: Rows.t0) else { Issue.record("the second offer was not claimable"); return }
+        #expect(try await store.close("O2", .accepted, unlessAccepting: false) != nil)
+        #expect(try store.offer(id: "O1")?.ending == .accepted)
+    }
+
+    /// On PostgreSQL the database's clock decides expiry when asked: an offer the node's clock calls live is expired
+    /// by a database that is past it.
+    @Test(.enabled(if: PostgresTestServer.url != nil, "needs ENROUTE_TEST_POSTGRES_URL"))
+    func theDatabasesClockDecidesExpiryOnPostgres() async throws {
+        let (store, cleanup) = try Self.makeSUT(.postgres, databaseClock: true)
+        defer { cleanup() }
+        // Rows.t0 is in 2026; the database's clock is now, later: by it the offer ran out long ago.
+        _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
+        guard case .ended(let record, justExpired: true) = try await store.claim("O1", by: "p1", now: Rows.t0) else {
+            Issue.record("the node's clock decided"); return
+        }
+        #expect(record.ending == .expired)
+    }
+}
