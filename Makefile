@@ -6,7 +6,7 @@ SWIFT ?= swift
 PG_PORT ?= 15432
 PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
 
-.PHONY: demo test test-postgres test-sanitizers build deps bench clean
+.PHONY: demo test test-sanitizers build deps bench clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -17,6 +17,13 @@ build: deps
 demo: deps
 	@scripts/demo.sh
 
+# Suites that talk over real sockets with real-time deadlines (libmicrohttpd servers, the Stripe, Twilio and APNs
+# stand-ins, the fault proxy, the browser): they run on their own after the rest, because beside a thousand other tests
+# on two cores their servers' handlers wait in the cooperative pool's queue past the clients' deadlines.
+SOCKET_SUITES := HTTPServerLiveTests|HTTPServerHardeningTests|LiveChannelsSocketTests|LiveServerTests|ProviderLiveTests|ChatLiveTests|TCPFaultProxyTests|StripeGatewayTests|StripeStandInTests|StripeBackendTests|PaymentWebhookTests|PaymentCrashTests|TwilioProxyRelayTests|HTTPClientContractTests|BrowserTests
+# The Redis suites (a real server, blocking reads, key lifetimes) run last, on their own for the same reason.
+REDIS_SUITES := RedisKitTests|EnRouteRedisTests
+
 test:
 	@scripts/install-deps.sh test
 	@if [ -x scripts/install-test-python.sh ]; then scripts/install-test-python.sh; fi
@@ -25,22 +32,20 @@ test:
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests
 	scripts/redis.sh start .build/redis >/dev/null   # the Redis tests' server (left running; scripts/redis.sh stop .build/redis)
-	@# The repository suite runs every store on SQLite and PostgreSQL. The Redis suites run on their own afterwards: their
-	@# real-time waits (blocking reads, key lifetimes) starve beside the whole suite on two cores.
+	@# The whole suite twice: every test backend on SQLite (or memory), then every one on PostgreSQL. The repository
+	@# suites run every store on both engines in each pass.
 	@url=$$(scripts/postgres.sh reset $(PG_DIR) $(PG_PORT)) && \
-	  echo "== swift test (SQLite, and the repository suite on $$url)" && \
-	  start=$$(date +%s) && ENROUTE_TEST_POSTGRES_URL=$$url ENROUTE_TEST_REDIS_OPTIONAL=1 $(SWIFT) test --skip-build && \
-	  echo "== took $$(( $$(date +%s) - start )) s"
-	ENROUTE_TEST_REDIS_URL=$$(scripts/redis.sh url .build/redis) $(SWIFT) test --skip-build --filter 'RedisKitTests|EnRouteRedisTests'
+	  for store in sqlite postgres; do \
+	    echo "== swift test, test backends on $$store (repository suites on SQLite and $$url)" && start=$$(date +%s) && \
+	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build --skip '$(SOCKET_SUITES)|$(REDIS_SUITES)' || exit 1; \
+	    echo "== socket suites on $$store" && \
+	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build --filter '$(SOCKET_SUITES)' || exit 1; \
+	    echo "== took $$(( $$(date +%s) - start )) s"; \
+	  done
+	ENROUTE_TEST_REDIS_URL=$$(scripts/redis.sh url .build/redis) ENROUTE_TEST_POSTGRES_URL=$$(scripts/postgres.sh url $(PG_DIR)) \
+	  $(SWIFT) test --skip-build --filter '$(REDIS_SUITES)'
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
-
-# The whole suite again with every test backend on PostgreSQL (not yet part of `make test`: under the load of the
-# database's own processes the live-socket tests starve on this 2-core machine; see the README).
-test-postgres:
-	$(SWIFT) build --build-tests
-	@url=$$(scripts/postgres.sh reset $(PG_DIR) $(PG_PORT)) && \
-	  ENROUTE_TEST_STORE=postgres ENROUTE_TEST_POSTGRES_URL=$$url ENROUTE_TEST_REDIS_URL=$$(scripts/redis.sh start .build/redis) $(SWIFT) test --skip-build
 
 # The suite under AddressSanitizer/LeakSanitizer and ThreadSanitizer (not part of `make test`: two
 # full builds). Builds go to .build-asan and .build-tsan; see scripts/test-sanitizers.sh.

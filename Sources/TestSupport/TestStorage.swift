@@ -10,7 +10,13 @@ import EnRouteNotifications
 /// `.sqlite(path:)` a schema named after the path, so a test that reopens a path reopens the same data.
 public enum TestStorage {
     /// Whether this run maps every test backend onto PostgreSQL.
-    public static var isPostgres: Bool { ProcessInfo.processInfo.environment["ENROUTE_TEST_STORE"] == "postgres" }
+    public static var isPostgres: Bool {
+        switch ProcessInfo.processInfo.environment["ENROUTE_TEST_STORE"] ?? "" {
+        case "", "sqlite": return false
+        case "postgres": return true
+        case let other: fatalError("ENROUTE_TEST_STORE must be sqlite or postgres, not '\(other)'")
+        }
+    }
 
     /// The server's URL; a run that asks for PostgreSQL without one stops with the reason.
     public static var postgresURL: String {
