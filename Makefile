@@ -5,6 +5,8 @@ SWIFT ?= swift
 # postgres user can reach when make runs as root (a clone under /root is not).
 PG_PORT ?= 15432
 PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
+# The Redis server `make test` starts (scripts/redis.sh, data in .build/redis).
+REDIS_PORT ?= 16379
 
 .PHONY: demo test test-sanitizers build deps bench clean
 
@@ -31,7 +33,7 @@ test:
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	$(SWIFT) build --build-tests
-	scripts/redis.sh start .build/redis >/dev/null   # the Redis tests' server (left running; scripts/redis.sh stop .build/redis)
+	scripts/redis.sh start .build/redis $(REDIS_PORT) >/dev/null   # the Redis tests' server (left running; scripts/redis.sh stop .build/redis)
 	@# The whole suite twice: every test backend on SQLite (or memory), then every one on PostgreSQL. The repository
 	@# suites run every store on both engines in each pass.
 	@url=$$(scripts/postgres.sh reset $(PG_DIR) $(PG_PORT)) && \

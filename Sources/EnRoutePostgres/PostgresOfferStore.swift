@@ -18,6 +18,7 @@ public final class PostgresOfferStore: OfferStore, Sendable {
         CREATE UNIQUE INDEX offers_accepted_trip ON offers(trip_id) WHERE state = 'accepted';
         CREATE INDEX offers_ended ON offers(ended_at) WHERE ended_at IS NOT NULL;
         """,
+        "CREATE TABLE dispatch_searches (trip_id TEXT PRIMARY KEY, node TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL);",
     ]
 
     private let store: PostgresTripStore
@@ -104,6 +105,37 @@ public final class PostgresOfferStore: OfferStore, Sendable {
 
     public func purge(endedBefore cutoff: Date) async throws {
         try await store.perform { db in try db.run("DELETE FROM offers WHERE ended_at < $1", [seconds(cutoff)]) }
+    }
+
+    public func claimSearch(_ tripId: String, node: String, until: Date, now: Date) async throws -> Bool {
+        // With the database's clock, a lease runs out by it: `until` and `now` keep their distance from each other.
+        let expiry = databaseClock ? "extract(epoch FROM clock_timestamp())" : "$4::double precision"
+        let lifetime = until.timeIntervalSince(now)
+        let values: [PostgresValue] = databaseClock ? [.text(tripId), .text(node), .double(lifetime)] : [.text(tripId), .text(node), seconds(until), seconds(now)]
+        let ends = databaseClock ? "extract(epoch FROM clock_timestamp()) + $3::double precision" : "$3::double precision"
+        return try await store.write { db in
+            try db.run("""
+                INSERT INTO dispatch_searches AS held (trip_id, node, expires_at) VALUES ($1, $2, \(ends))
+                ON CONFLICT (trip_id) DO UPDATE SET node = EXCLUDED.node, expires_at = EXCLUDED.expires_at
+                WHERE held.node = EXCLUDED.node OR held.expires_at < \(expiry)
+                """, values) == 1
+        }
+    }
+
+    public func renewSearches(node: String, until: Date) async throws {
+        let at = seconds(until), lifetime = until.timeIntervalSince(now()), databaseClock = self.databaseClock
+        try await store.write { db in
+            if databaseClock {
+                try db.run("UPDATE dispatch_searches SET expires_at = extract(epoch FROM clock_timestamp()) + $2::double precision WHERE node = $1",
+                           [.text(node), .double(lifetime)])
+            } else {
+                try db.run("UPDATE dispatch_searches SET expires_at = $2 WHERE node = $1", [.text(node), at])
+            }
+        }
+    }
+
+    public func releaseSearch(_ tripId: String, node: String) async throws {
+        try await store.write { db in try db.run("DELETE FROM dispatch_searches WHERE trip_id = $1 AND node = $2", [.text(tripId), .text(node)]) }
     }
 
     private func first(_ column: String, _ value: String) -> OfferRecord? {

@@ -18,6 +18,7 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
         CREATE UNIQUE INDEX offers_accepted_trip ON offers(trip_id) WHERE state = 'accepted';
         CREATE INDEX offers_ended ON offers(ended_at) WHERE ended_at IS NOT NULL;
         """,
+        "CREATE TABLE dispatch_searches (trip_id TEXT PRIMARY KEY, node TEXT NOT NULL, expires_at REAL NOT NULL);",
     ]
 
     private let writer: SQLiteWriter
@@ -98,6 +99,27 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
 
     public func purge(endedBefore cutoff: Date) async throws {
         try await write { db in try db.run("DELETE FROM offers WHERE ended_at < ?1", [.real(cutoff.timeIntervalSince1970)]) }
+    }
+
+    public func claimSearch(_ tripId: String, node: String, until: Date, now: Date) async throws -> Bool {
+        try await write { db in
+            try db.run("""
+                INSERT INTO dispatch_searches (trip_id, node, expires_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT(trip_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at
+                WHERE dispatch_searches.node = excluded.node OR dispatch_searches.expires_at < ?4
+                """, [.text(tripId), .text(node), .real(until.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
+            return db.changes == 1
+        }
+    }
+
+    public func renewSearches(node: String, until: Date) async throws {
+        try await write { db in
+            try db.run("UPDATE dispatch_searches SET expires_at = ?2 WHERE node = ?1", [.text(node), .real(until.timeIntervalSince1970)])
+        }
+    }
+
+    public func releaseSearch(_ tripId: String, node: String) async throws {
+        try await write { db in try db.run("DELETE FROM dispatch_searches WHERE trip_id = ?1 AND node = ?2", [.text(tripId), .text(node)]) }
     }
 
     private func first(_ column: String, _ value: String) -> OfferRecord? {

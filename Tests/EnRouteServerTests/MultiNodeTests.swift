@@ -139,6 +139,29 @@ import TestSupport
         #expect(try nodes.b.backend.offerStore.offer(id: offer.offerId)?.ending == .accepted)
     }
 
+    @Test func aStoppedNodesSearchIsTakenOverWithItsOfferStillOut() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        var p1 = ProviderInbox(nodes.b.backend.providers, "p1"), p2 = ProviderInbox(nodes.b.backend.providers, "p2")
+        try await online("p1", on: nodes.b, north: 100, nodes)
+        try await online("p2", on: nodes.b, north: 200, nodes)
+        let trip = try await nodes.a.requestRide("c1")
+        let first = try await p1.offer()
+        await nodes.a.backend.stop()
+        // b's next look (every takeoverInterval) takes the search over and adopts a's offer, which p1 can still accept
+        // until it runs out; then b offers the next candidate.
+        let b = nodes.b.backend.providers.dispatcher
+        try await eventually("b took the search over", advancing: nodes.clock, by: .seconds(1), steps: 5) { b.activeSearches == 1 }
+        #expect(b.liveOffer(forTrip: trip.id) == first)
+        try await eventually("a's offer ran out", advancing: nodes.clock, by: .seconds(1), steps: 20) {
+            b.liveOffer(forTrip: trip.id).map { $0 != first } ?? false
+        }
+        let second = try await p2.offer()
+        #expect(second.tripId == trip.id)
+        #expect(try await p1.next(LiveEventName.offerWithdrawn.rawValue).data.isEmpty == false)
+        #expect(await acceptOffer(nodes.b, "p2", second) == 200)
+    }
+
     @Test func aWatcherOnOneNodeSeesEveryVersionAndFixCommittedOnAnother() async throws {
         let nodes = try await makeNodes()
         defer { nodes.remove() }

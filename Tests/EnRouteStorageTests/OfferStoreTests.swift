@@ -103,6 +103,28 @@ import EnRoutePostgres
         #expect(try store.offer(id: "O1")?.ending == .accepted)
     }
 
+    /// One node runs a trip's search: the lease is taken once, kept by its holder's heartbeat, and taken over only after
+    /// it ran out; a holder stopped past its lease finds, when it resumes, that it lost it, and its heartbeat steals nothing.
+    @Test(arguments: Kind.configured)
+    func aSearchLeaseHasOneHolderAndPassesOnOnlyWhenItRunsOut(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        let t = { (s: TimeInterval) in Rows.t0.addingTimeInterval(s) }
+        #expect(try await store.claimSearch("T1", node: "a", until: t(10), now: t(0)))
+        #expect(try await store.claimSearch("T1", node: "b", until: t(15), now: t(5)) == false)
+        #expect(try await store.claimSearch("T1", node: "a", until: t(16), now: t(6)), "the holder keeps it")
+        try await store.renewSearches(node: "a", until: t(20))
+        #expect(try await store.claimSearch("T1", node: "b", until: t(28), now: t(18)) == false, "renewed, it has not run out")
+        // a stops renewing (stopped, or dead); once the lease ran out b takes it.
+        #expect(try await store.claimSearch("T1", node: "b", until: t(31), now: t(21)))
+        try await store.renewSearches(node: "a", until: t(40))   // a resumes: its heartbeat renews only what it holds
+        #expect(try await store.claimSearch("T1", node: "a", until: t(32), now: t(22)) == false, "a learns it lost the search")
+        try await store.releaseSearch("T1", node: "a")           // not a's to give up
+        #expect(try await store.claimSearch("T1", node: "c", until: t(33), now: t(23)) == false)
+        try await store.releaseSearch("T1", node: "b")
+        #expect(try await store.claimSearch("T1", node: "c", until: t(34), now: t(24)))
+    }
+
     /// On PostgreSQL the database's clock decides expiry when asked: an offer the node's clock calls live is expired
     /// by a database that is past it.
     @Test(.enabled(if: PostgresTestServer.url != nil, "needs ENROUTE_TEST_POSTGRES_URL"))

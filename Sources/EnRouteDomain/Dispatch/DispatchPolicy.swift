@@ -4,6 +4,11 @@ public struct DispatchPolicy: Sendable, Equatable {
     public var offerTimeout: Duration = .seconds(15)
     /// After an offer's time ran out while it was being accepted, how long until its search looks at it again.
     public var acceptGrace: Duration = .seconds(2)
+    /// On a node of several, how long a node's lease of a search lasts without renewal; a node that dies hands its
+    /// searches over within this and `takeoverInterval`.
+    public var searchLease: Duration = .seconds(10)
+    /// How often a node of several renews its leases and looks for searches to take over.
+    public var takeoverInterval: Duration = .seconds(2)
     /// Offers made in one search before giving up.
     public var maxCandidates: Int = 5
     /// How long one search may last before giving up.

@@ -34,6 +34,8 @@ public final class Dispatcher: Sendable {
         /// Providers who gave a trip back are not asked for it again while it waits.
         var gaveUp: [String: Set<String>] = [:]
         var started = false
+        /// A node of several: renews this node's search leases and takes over searches whose node died.
+        var watch: Task<Void, Never>?
     }
 
     /// How the backend appears in the change log when dispatch gives up on a ride.
@@ -46,6 +48,8 @@ public final class Dispatcher: Sendable {
     private let offers: (any OfferObserver)?
     private let book: any OfferStore
     private let peers: (any PeerChannel)?
+    /// This node's name when it is one of several: each search is then leased in `book`, so one node runs it.
+    private let node: String?
     private let ranking: any CandidateRanking
     private let clock: any Clock<Duration>
     private let ids: any IDGenerator
@@ -62,7 +66,7 @@ public final class Dispatcher: Sendable {
                 ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>,
                 ids: any IDGenerator, metrics: any MetricsSink, now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.events = events; self.offers = offers; self.ranking = ranking; self.policy = policy
-        self.book = book; self.peers = peers
+        self.book = book; self.peers = peers; self.node = service.node
         self.clock = clock; self.ids = ids; self.metrics = metrics; self.now = now
     }
 
@@ -78,16 +82,58 @@ public final class Dispatcher: Sendable {
         guard first else { return }
         service.onCommit { [weak self] old, new in self?.tripCommitted(from: old, to: new) }
         for trip in try service.store.activeTrips() where Self.needsProvider(trip) { begin(trip.id) }
+        if node != nil {
+            let clock = self.clock, interval = policy.takeoverInterval
+            let watch = Task { [weak self] in
+                while !Task.isCancelled {
+                    do { try await Self.sleep(clock, interval) } catch { return }
+                    guard let self else { return }
+                    await self.keepLeases()
+                }
+            }
+            state.withLock { $0.watch = watch }
+        }
     }
 
     /// Stops every search (shutdown); live offers stay in the book and simply run out.
     public func stop() {
-        let searches = state.withLock { s -> [Search] in
+        let (searches, watch) = state.withLock { s -> ([String: Search], Task<Void, Never>?) in
             s.started = false
-            defer { s.searches = [:] }
-            return Array(s.searches.values)
+            defer { s.searches = [:]; s.watch = nil }
+            return (s.searches, s.watch)
         }
-        for search in searches { search.signals.finish(); search.task?.cancel() }
+        watch?.cancel()
+        for search in searches.values { search.signals.finish(); search.task?.cancel() }
+        // Stopping hands this node's searches over at once: another node's next look takes them.
+        if let node, !searches.isEmpty {
+            let book = self.book
+            Task { for tripId in searches.keys { try? await book.releaseSearch(tripId, node: node) } }
+        }
+    }
+
+    // MARK: - Leases (a node of several)
+
+    /// Takes or keeps this node's lease of the trip's search; true on a node of its own.
+    private func leaseSearch(_ tripId: String) async -> Bool {
+        guard let node else { return true }
+        let at = now()
+        return (try? await book.claimSearch(tripId, node: node, until: at.addingTimeInterval(Self.seconds(policy.searchLease)), now: at)) == true
+    }
+
+    /// The heartbeat: renews this node's leases, then takes over the searches of trips still waiting whose node stopped
+    /// renewing (it died, or was stopped past its lease).
+    func keepLeases() async {
+        guard let node else { return }
+        let at = now()
+        try? await book.renewSearches(node: node, until: at.addingTimeInterval(Self.seconds(policy.searchLease)))
+        guard let waiting = try? service.store.activeTrips().filter(Self.needsProvider) else { return }
+        for trip in waiting where state.withLock({ $0.started && $0.searches[trip.id] == nil }) {
+            if await leaseSearch(trip.id) {
+                metrics.increment("enroute_dispatch_takeovers_total", help: "Searches this node took over from a node that stopped renewing its lease.")
+                service.absorb(trip)
+                begin(trip.id, leased: true)
+            }
+        }
     }
 
     /// How many searches are running.
@@ -207,7 +253,7 @@ public final class Dispatcher: Sendable {
 
     // MARK: - Searches
 
-    private func begin(_ tripId: String) {
+    private func begin(_ tripId: String, leased: Bool = false) {
         let (signals, continuation) = AsyncStream<Signal>.makeStream()
         let excluding = state.withLock { s -> Set<String>? in
             guard s.started, s.searches[tripId] == nil else { return nil }
@@ -216,6 +262,9 @@ public final class Dispatcher: Sendable {
         }
         guard let excluding else { return }
         let task = Task { [self] in
+            // Another node runs this search (it committed the change too, or took it over): nothing to do here.
+            let held = leased ? true : await leaseSearch(tripId)
+            guard held else { return end(tripId, restart: false) }
             await run(tripId, signals, continuation, excluding: excluding)
             end(tripId)
         }
@@ -226,14 +275,18 @@ public final class Dispatcher: Sendable {
         if stopped { task.cancel() }
     }
 
-    private func end(_ tripId: String) {
-        let restart = state.withLock { s -> Bool in
+    private func end(_ tripId: String, restart: Bool = true) {
+        let started = state.withLock { s -> Bool in
             s.searches[tripId]?.signals.finish()
             s.searches[tripId] = nil
             return s.started
         }
-        // A change that arrived while the search was finishing may have handed the trip back.
-        if restart, let trip = try? service.cached(tripId), Self.needsProvider(trip) { begin(tripId) }
+        // A change that arrived while the search was finishing may have handed the trip back: search again, keeping the lease.
+        if restart, started, let trip = try? service.cached(tripId), Self.needsProvider(trip) { return begin(tripId) }
+        if restart, let node {
+            let book = self.book
+            Task { try? await book.releaseSearch(tripId, node: node) }
+        }
     }
 
     private enum RoundOutcome { case done, exhausted }
@@ -273,6 +326,16 @@ public final class Dispatcher: Sendable {
             guard !Task.isCancelled, let trip = waiting(tripId) else { return .done }
             let remaining = deadline.timeIntervalSince(now())
             guard remaining > 0 else { return .exhausted }
+            // A search taken over from a node that died finds that node's offer still out: its holder may yet accept.
+            if let inherited = book.liveOffer(forTrip: tripId) {
+                excluded.insert(inherited.providerId)
+                offered += 1
+                let left = max(0, inherited.offer.expiresAt.timeIntervalSince(now()))
+                switch await outcome(of: inherited.offer, within: .milliseconds(Int64((left * 1000).rounded(.up))), inbox: &inbox, continuation) {
+                case .accepted: return .done
+                case .declined, .expired, .withdrawn: continue
+                }
+            }
             // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
             state.withLock { $0.searches[tripId]?.waitingForSupply = true }
             guard let candidate = await bestCandidate(for: trip, excluding: excluded) else {
@@ -291,6 +354,9 @@ public final class Dispatcher: Sendable {
                 if Task.isCancelled { return .done }
                 continue
             }
+            // A node of several makes an offer only while it still holds the search: one stopped past its lease and
+            // resumed finds another node took it, and stops.
+            guard await leaseSearch(tripId) else { return .done }
             excluded.insert(candidate.providerId)
             let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: trip.pickup, dropoff: trip.dropoff,
                               expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
@@ -307,8 +373,9 @@ public final class Dispatcher: Sendable {
     }
 
     /// Waits until the offer ends: answered, run out, withdrawn, or its trip no longer needs anyone.
-    private func outcome(of offer: Offer, inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation) async -> OfferEnding {
-        var timer = startTimer(policy.offerTimeout, continuation)
+    private func outcome(of offer: Offer, within limit: Duration? = nil, inbox: inout AsyncStream<Signal>.Iterator,
+                         _ continuation: AsyncStream<Signal>.Continuation) async -> OfferEnding {
+        var timer = startTimer(limit ?? policy.offerTimeout, continuation)
         defer { timer.task.cancel() }
         while let signal = await inbox.next() {
             switch signal {

@@ -54,11 +54,20 @@ public protocol OfferStore: Sendable {
     func holders() -> Set<String>
     /// Forgets offers that ended before `cutoff`.
     func purge(endedBefore cutoff: Date) async throws
+
+    /// Takes or keeps the right to run the trip's search for `node` until `until`: true when the search is free, its
+    /// lease ran out by `now`, or `node` holds it already. A node that lost its lease (stopped past it) learns so here.
+    func claimSearch(_ tripId: String, node: String, until: Date, now: Date) async throws -> Bool
+    /// Extends every search lease `node` holds to `until` (its heartbeat).
+    func renewSearches(node: String, until: Date) async throws
+    /// Gives up `node`'s lease of the trip's search (the search ended, or the node is stopping).
+    func releaseSearch(_ tripId: String, node: String) async throws
 }
 
 /// Offers in this process's memory (one node, tests): the `OfferBook` under a lock.
 public final class InMemoryOfferStore: OfferStore {
     private let book = Mutex(OfferBook())
+    private let leases = Mutex<[String: (node: String, until: Date)]>([:])
 
     public init() {}
 
@@ -100,6 +109,22 @@ public final class InMemoryOfferStore: OfferStore {
     public func holders() -> Set<String> { book.withLock { Set($0.byProvider.keys) } }
     /// The book remembers a bounded number of ended offers by itself.
     public func purge(endedBefore cutoff: Date) async throws {}
+
+    public func claimSearch(_ tripId: String, node: String, until: Date, now: Date) async throws -> Bool {
+        leases.withLock { all in
+            if let held = all[tripId], held.node != node, held.until >= now { return false }
+            all[tripId] = (node, until)
+            return true
+        }
+    }
+
+    public func renewSearches(node: String, until: Date) async throws {
+        leases.withLock { all in for (trip, held) in all where held.node == node { all[trip] = (node, until) } }
+    }
+
+    public func releaseSearch(_ tripId: String, node: String) async throws {
+        leases.withLock { all in if all[tripId]?.node == node { all[tripId] = nil } }
+    }
 }
 
 extension OfferRecord {
