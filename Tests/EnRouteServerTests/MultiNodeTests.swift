@@ -30,6 +30,8 @@ import TestSupport
             TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: $0, liveBus: bus)
         }
         for node in all { try await node.backend.start() }
+        // What a node shares before the others read the bus is not theirs to see: start once every node reads it.
+        try await eventually("every node reads the bus") { bus.subscriberCount == count }
         return Nodes(all: Array(all), bus: bus, clock: clock, folder: folder)
     }
 
@@ -160,6 +162,17 @@ import TestSupport
         #expect(second.tripId == trip.id)
         #expect(try await p1.next(LiveEventName.offerWithdrawn.rawValue).data.isEmpty == false)
         #expect(await acceptOffer(nodes.b, "p2", second) == 200)
+    }
+
+    @Test func messagesOneNodeSharesReachTheOthersInTheOrderTheyWereShared() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        var inbox = ProviderInbox(nodes.b.backend.providers, "p1")
+        let fanOut = try #require(nodes.a.backend.fanOut)
+        for n in 0..<200 { fanOut.share(.providerEvent(provider: "p1", name: "n", data: Array("\(n)".utf8)), city: Cities.defaultName) }
+        var received: [String] = []
+        for _ in 0..<200 { received.append(String(decoding: try await inbox.next("n").data, as: UTF8.self)) }
+        #expect(received == (0..<200).map(String.init))
     }
 
     @Test func aWatcherOnOneNodeSeesEveryVersionAndFixCommittedOnAnother() async throws {

@@ -26,6 +26,9 @@ public final class FanOut: PeerChannel, Sendable {
     private let log: @Sendable (String) -> Void
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let listeners = Mutex<[@Sendable (LiveMessage) -> Void]>([])
+    /// Messages shared here, published one after another in the order they were shared (an offer before its
+    /// withdrawal, going online before going offline), by one sender task.
+    private let outgoing = AsyncStream<BusEnvelope>.makeStream()
     private let tally = Mutex(Counters())
 
     /// What this node relayed and applied, for tests and `/metrics`.
@@ -55,10 +58,17 @@ public final class FanOut: PeerChannel, Sendable {
         service.onFixes { [weak self] trip, fixes in self?.share(fixes, of: trip) }
         let relay = Task<Void, Never> { [weak self] in await loop.run { [weak self] in await self?.relay() } }
         let reader = Task<Void, Never> { [weak self] in await self?.read() }
-        tasks.withLock { $0 += [relay, reader] }
+        let bus = self.bus, log = self.log, messages = outgoing.stream
+        let sender = Task<Void, Never> {
+            for await envelope in messages {
+                do { try await bus.publish([envelope]) } catch { log("fan-out: a message was not shared: \(error)") }
+            }
+        }
+        tasks.withLock { $0 += [relay, reader, sender] }
     }
 
     public func stop() {
+        outgoing.continuation.finish()
         for task in tasks.withLock({ t in defer { t.removeAll() }; return t }) { task.cancel() }
     }
 
@@ -95,9 +105,7 @@ public final class FanOut: PeerChannel, Sendable {
     }
 
     public func share(_ message: LiveMessage, city: String) {
-        let envelope = BusEnvelope(origin: node, city: city, message: message)
-        let bus = self.bus, log = self.log
-        Task { do { try await bus.publish([envelope]) } catch { log("fan-out: a message was not shared: \(error)") } }
+        outgoing.continuation.yield(BusEnvelope(origin: node, city: city, message: message))
     }
 
     /// Calls `listener` with every message another node sends, after this node's cache and watchers took it.

@@ -75,6 +75,9 @@ public final class InMemoryLiveBus: LiveBus {
         return stream
     }
 
+    /// How many subscriptions are open (a node reads the bus once its count is there).
+    public var subscriberCount: Int { subscribers.withLock { $0.count } }
+
     /// Loses the bus, as a Redis restart does: every subscription ends with an error and publishes fail until `restore()`.
     public func fail() {
         down.store(true, ordering: .releasing)
