@@ -16,17 +16,33 @@ protocol ReactorSocket: AnyObject, Sendable {
 
 /// One epoll loop for the sockets libmicrohttpd does not poll: upgraded WebSockets, and SSE
 /// connections that are suspended in libmicrohttpd while their events are written directly.
+///
+/// Each registration has its own token in the epoll data, not just the descriptor: once a socket is
+/// removed its number may be reused by any socket in the process, and an event already fetched for
+/// the old registration must not reach whoever holds the number now.
 final class SocketReactor: @unchecked Sendable {
+    private struct Registrations {
+        var byToken: [UInt64: any ReactorSocket] = [:]
+        var tokenByFD: [Int32: UInt64] = [:]
+        var next: UInt64 = 1
+
+        func token(of socket: any ReactorSocket) -> UInt64? {
+            guard let token = tokenByFD[socket.fd], byToken[token] === socket else { return nil }
+            return token
+        }
+    }
+
     private let epfd: Int32
     private let wakeFD: Int32
-    private let sockets = Mutex<[Int32: any ReactorSocket]>([:])
+    private let registrations = Mutex(Registrations())
     private let webSockets = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    private static let wakeToken: UInt64 = 0
 
     init() {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        var ev = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        var ev = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: Self.wakeToken))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &ev)
         // The thread holds the reactor until `stop()` ends its loop; the reactor does not hold the
         // thread (that cycle would outlive the loop).
@@ -40,31 +56,45 @@ final class SocketReactor: @unchecked Sendable {
 
     /// Starts polling `socket` for input and hang-up (`input` false: hang-up and errors only).
     func add(_ socket: any ReactorSocket, input: Bool = true) {
-        sockets.withLock { $0[socket.fd] = socket }
+        let token = registrations.withLock { r -> UInt64 in
+            let token = r.next
+            r.next += 1
+            if let old = r.tokenByFD[socket.fd] { r.byToken[old] = nil }
+            r.tokenByFD[socket.fd] = token
+            r.byToken[token] = socket
+            return token
+        }
         if socket is UpgradedSocket { webSockets.wrappingAdd(1, ordering: .relaxed) }
-        var ev = epoll_event(events: Self.mask(input: input, output: false), data: epoll_data_t(fd: socket.fd))
+        var ev = epoll_event(events: Self.mask(input: input, output: false), data: epoll_data_t(u64: token))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, socket.fd, &ev)
     }
 
     /// Adds or drops interest in room to write.
     func setWantsWrite(_ socket: any ReactorSocket, _ wants: Bool, input: Bool = true) {
-        var ev = epoll_event(events: Self.mask(input: input, output: wants), data: epoll_data_t(fd: socket.fd))
+        guard let token = registrations.withLock({ $0.token(of: socket) }) else { return }
+        var ev = epoll_event(events: Self.mask(input: input, output: wants), data: epoll_data_t(u64: token))
         _ = epoll_ctl(epfd, EPOLL_CTL_MOD, socket.fd, &ev)
     }
 
-    /// Stops polling `socket`; after this returns the reactor calls it no more.
+    /// Stops polling `socket`; events fetched before are dropped, but a call already under way may
+    /// still finish, so the socket itself refuses I/O once it is done.
     func remove(_ socket: any ReactorSocket) {
-        _ = epoll_ctl(epfd, EPOLL_CTL_DEL, socket.fd, nil)
-        let removed = sockets.withLock { all -> Bool in
-            guard let current = all[socket.fd], current === socket else { return false }
-            all[socket.fd] = nil
+        let removed = registrations.withLock { r -> Bool in
+            guard let token = r.token(of: socket) else { return false }
+            r.byToken[token] = nil
+            r.tokenByFD[socket.fd] = nil
             return true
         }
-        if removed, socket is UpgradedSocket { webSockets.wrappingSubtract(1, ordering: .relaxed) }
+        guard removed else { return }
+        _ = epoll_ctl(epfd, EPOLL_CTL_DEL, socket.fd, nil)
+        if socket is UpgradedSocket { webSockets.wrappingSubtract(1, ordering: .relaxed) }
     }
 
+    /// The token `socket` is registered under, if it is.
+    func token(of socket: any ReactorSocket) -> UInt64? { registrations.withLock { $0.token(of: socket) } }
+
     /// Every open WebSocket, for shutdown.
-    var all: [UpgradedSocket] { sockets.withLock { $0.values.compactMap { $0 as? UpgradedSocket } } }
+    var all: [UpgradedSocket] { registrations.withLock { $0.byToken.values.compactMap { $0 as? UpgradedSocket } } }
 
     func stop() {
         stopped.store(true, ordering: .releasing)
@@ -79,6 +109,16 @@ final class SocketReactor: @unchecked Sendable {
         return events
     }
 
+    /// Hands one polled event to the socket registered under `token`; nothing if that registration is gone.
+    func dispatch(token: UInt64, events flags: UInt32, buffer: inout [UInt8]) {
+        let socket = registrations.withLock { $0.byToken[token] }
+        guard let socket else { return }
+        if flags & EPOLLOUT.rawValue != 0 { socket.writable() }
+        if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            socket.readable(buffer: &buffer)
+        }
+    }
+
     private func loop() {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -86,18 +126,13 @@ final class SocketReactor: @unchecked Sendable {
             let n = epoll_wait(epfd, &events, Int32(events.count), 1000)
             if n < 0 { if errno == EINTR { continue } else { break } }
             for i in 0..<Int(n) {
-                let fd = events[i].data.fd
-                if fd == wakeFD {
+                let token = events[i].data.u64
+                if token == Self.wakeToken {
                     var value: UInt64 = 0
                     _ = Glibc.read(wakeFD, &value, 8)
                     continue
                 }
-                guard let socket = sockets.withLock({ $0[fd] }) else { continue }
-                let flags = events[i].events
-                if flags & EPOLLOUT.rawValue != 0 { socket.writable() }
-                if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
-                    socket.readable(buffer: &buffer)
-                }
+                dispatch(token: token, events: events[i].events, buffer: &buffer)
             }
         }
         close(epfd)
@@ -195,12 +230,19 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
 
     func readable(buffer: inout [UInt8]) {
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            // Under the lock and only while not finished: once finished, libmicrohttpd closes the
+            // descriptor, and its number may belong to another socket by the time a late event runs.
+            let (n, error) = state.withLock { s -> (Int, Int32) in
+                guard !s.finished else { return (-2, 0) }
+                let n = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+                return (n, n < 0 ? errno : 0)
+            }
+            if n == -2 { return }
             if n > 0 {
                 feed(Array(buffer[0..<n]))
                 continue
             }
-            if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            if n == 0 || (error != EAGAIN && error != EWOULDBLOCK && error != EINTR) {
                 state.withLock { $0.closeAfterFlush = true; $0.outbound.removeAll() }
                 finishIfDone(force: true)
             }
@@ -235,6 +277,10 @@ final class UpgradedSocket: WebSocketTransport, ReactorSocket, LiveMember, @unch
     }
 
     private func flushLocked(_ s: inout State) {
+        guard !s.finished else {
+            s.outbound.removeAll()
+            return
+        }
         while !s.outbound.isEmpty {
             let n = s.outbound.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n > 0 {
