@@ -5,8 +5,10 @@ import Synchronization
 ///
 /// Async leases (transactions) are capped at `capacity`; a caller past the cap suspends, holding no thread, until a
 /// connection comes back. A blocking caller (a synchronous read, possibly from inside a transaction's body) never
-/// waits for the cap: with nothing idle it opens an extra connection, closed when returned, so a body holding a lease
-/// cannot deadlock on its own read. At most `idleLimit` connections stay open idle. Async callers run the blocking
+/// waits for the cap: with nothing idle it takes a spare connection outside the cap, or opens one, so a body holding a
+/// lease cannot deadlock on its own read. Up to `idleLimit` counted connections and `spareLimit` spares stay open idle:
+/// PostgreSQL forks a backend per connection, and a pool that closes what it will need again in a millisecond spends
+/// the database's CPU on starting sessions. Async callers run the blocking
 /// libpq calls on the connection's own serial queue, never on Swift's cooperative pool. A connection that lost its
 /// server is dropped when returned, with the idle ones (likely gone with it), so the next use opens a new one; the
 /// failed call's error reaches its caller.
@@ -17,6 +19,7 @@ public final class PostgresPool: Sendable {
     public let searchPath: String?
     private let capacity: Int
     private let idleLimit: Int
+    private let spareLimit: Int
     private let state: Mutex<State>
 
     private enum Grant: Sendable {
@@ -28,6 +31,10 @@ public final class PostgresPool: Sendable {
 
     private struct State {
         var idle: [PostgresConnection] = []
+        /// Idle connections outside the cap, kept for blocking callers that find every counted one leased.
+        var spare: [PostgresConnection] = []
+        /// Connections opened since the pool began (the first included).
+        var opened = 1
         /// Connections counted against `capacity` (idle and leased, extra ones excluded).
         var open = 0
         var waiters: [CheckedContinuation<Grant, any Error>] = []
@@ -36,11 +43,12 @@ public final class PostgresPool: Sendable {
 
     /// A pool over `url` that opens one connection now, so a malformed URL or unreachable server fails here with a clear
     /// `PostgresError`.
-    public init(url: String, searchPath: String? = nil, capacity: Int = 16, idleLimit: Int = 4) throws {
+    public init(url: String, searchPath: String? = nil, capacity: Int = 16, idleLimit: Int? = nil, spareLimit: Int = 8) throws {
         self.url = url
         self.searchPath = searchPath
         self.capacity = max(1, capacity)
-        self.idleLimit = max(1, idleLimit)
+        self.idleLimit = max(1, min(idleLimit ?? capacity, capacity))
+        self.spareLimit = max(0, spareLimit)
         let first = try PostgresConnection(url: url, searchPath: searchPath)
         state = Mutex(State(idle: [first], open: 1))
     }
@@ -51,8 +59,8 @@ public final class PostgresPool: Sendable {
     public func close() {
         let (idle, waiters) = state.withLock { s in
             s.closed = true
-            defer { s.idle = []; s.waiters = [] }
-            return (s.idle, s.waiters)
+            defer { s.idle = []; s.spare = []; s.waiters = [] }
+            return (s.idle + s.spare, s.waiters)
         }
         idle.forEach { $0.close() }
         waiters.forEach { $0.resume(throwing: PostgresError.connectionFailure("the connection pool is closed")) }
@@ -60,6 +68,12 @@ public final class PostgresPool: Sendable {
 
     /// Connections counted against the cap now (idle and leased).
     public var openConnections: Int { state.withLock { $0.open } }
+
+    /// Connections opened since the pool began, spares included: what the pool cost the server in sessions.
+    public var connectionsOpened: Int { state.withLock { $0.opened } }
+
+    /// Spare connections (outside the cap) open and idle now.
+    public var spareConnections: Int { state.withLock { $0.spare.count } }
 
     /// Runs `body` with a connection on the caller's thread, blocking it for the connection and the calls.
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
@@ -103,16 +117,20 @@ public final class PostgresPool: Sendable {
 
     /// An idle connection (counted), or a new one outside the cap (not counted).
     private func acquireBlocking() throws -> (PostgresConnection, counted: Bool) {
-        let idle: PostgresConnection? = try state.withLock { s in
+        let taken: (PostgresConnection, counted: Bool)? = try state.withLock { s in
             guard !s.closed else { throw PostgresError.connectionFailure("the connection pool is closed") }
-            return s.idle.popLast()
+            if let idle = s.idle.popLast() { return (idle, true) }
+            if let spare = s.spare.popLast() { return (spare, false) }
+            s.opened += 1
+            return nil
         }
-        if let idle { return (idle, true) }
+        if let taken { return taken }
         return (try PostgresConnection(url: url, searchPath: searchPath), false)
     }
 
     /// Opens a connection in a slot already counted, freeing the slot if it fails.
     private func open() throws -> PostgresConnection {
+        state.withLock { $0.opened += 1 }
         do { return try PostgresConnection(url: url, searchPath: searchPath) } catch {
             giveBack(.slot)
             throw error
@@ -124,19 +142,24 @@ public final class PostgresPool: Sendable {
             connection.close()
             // The server likely dropped the idle ones too (a restart, a terminated backend): reopen them on demand.
             let stale = state.withLock { s in
-                defer { s.open -= s.idle.count; s.idle = [] }
-                return s.idle
+                defer { s.open -= s.idle.count; s.idle = []; s.spare = [] }
+                return s.idle + s.spare
             }
             stale.forEach { $0.close() }
             if counted { giveBack(.slot) }
         } else if counted {
             giveBack(.connection(connection))
         } else {
-            // An extra connection: keep it if a waiter or the idle list can use it, else close it.
+            // A spare: counted again if the cap has room (and no waiter is owed the slot), else kept spare, else closed.
             let kept = state.withLock { s -> Bool in
-                guard !s.closed, s.waiters.isEmpty, s.idle.count < idleLimit, s.open < capacity else { return false }
-                s.open += 1
-                s.idle.append(connection)
+                guard !s.closed else { return false }
+                if s.waiters.isEmpty, s.idle.count < idleLimit, s.open < capacity {
+                    s.open += 1
+                    s.idle.append(connection)
+                    return true
+                }
+                guard s.spare.count < spareLimit else { return false }
+                s.spare.append(connection)
                 return true
             }
             if !kept { connection.close() }
