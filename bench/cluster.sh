@@ -5,19 +5,21 @@
 #      no proxy), then on 1, 2 and 3 nodes on PostgreSQL + Redis behind nginx (scripts/cluster.sh); the single
 #      PostgreSQL node is also read directly, without nginx;
 #   2. fan-out at WATCHERS SSE watchers: a fix accepted by node A and read by watchers on node B (through Redis),
-#      against watchers on node A itself, and against one node on SQLite;
+#      against watchers on node A itself (rounds alternating), and against one node on SQLite; medians of FANOUT_ROUNDS;
 #   3. location ingest with the path persisted into PostgreSQL (server-bench ingest --store) against one COPY of the
 #      same rows.
 # Every cluster starts on an empty database. All of it shares this machine's cores (nodes, PostgreSQL, Redis, nginx
-# and the clients): the per-core figure is the rate over nproc, and where the CPU went is printed per phase.
+# and the clients): the per-core figures are the rate over nproc and the rate per core the server side (nodes,
+# PostgreSQL, Redis, nginx) used, and where the CPU went is printed per phase ("other": what ran beside the benchmark).
 # Knobs: DURATION (seconds per phase, 8), NODE_COUNTS ("1 2 3"), CUSTOMERS (200), CREATE_CONNECTIONS (32),
-# CONNECTIONS (wrk's, 64), WATCHERS (1000), FIXES (50), INGEST_PROVIDERS (200), INGEST_BATCHES (50), BASE_PORT (18400).
+# CONNECTIONS (wrk's, 64), WATCHERS (1000), FIXES (50), FANOUT_ROUNDS (3), INGEST_PROVIDERS (200), INGEST_BATCHES (50),
+# BASE_PORT (18400). About 5 minutes with the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-8}"; NODE_COUNTS="${NODE_COUNTS:-1 2 3}"; CUSTOMERS="${CUSTOMERS:-200}"
-CREATE_CONNECTIONS="${CREATE_CONNECTIONS:-32}"; CONNECTIONS="${CONNECTIONS:-64}"; WATCHERS="${WATCHERS:-1000}"; FIXES="${FIXES:-50}"
+CREATE_CONNECTIONS="${CREATE_CONNECTIONS:-32}"; CONNECTIONS="${CONNECTIONS:-64}"; WATCHERS="${WATCHERS:-1000}"; FIXES="${FIXES:-50}"; FANOUT_ROUNDS="${FANOUT_ROUNDS:-3}"
 INGEST_PROVIDERS="${INGEST_PROVIDERS:-200}"; INGEST_BATCHES="${INGEST_BATCHES:-50}"; BASE_PORT="${BASE_PORT:-18400}"
-for v in DURATION CUSTOMERS CREATE_CONNECTIONS CONNECTIONS WATCHERS FIXES INGEST_PROVIDERS INGEST_BATCHES BASE_PORT; do
+for v in DURATION CUSTOMERS CREATE_CONNECTIONS CONNECTIONS WATCHERS FIXES FANOUT_ROUNDS INGEST_PROVIDERS INGEST_BATCHES BASE_PORT; do
   case "${!v}" in ''|*[!0-9]*|0) echo "bench/cluster.sh: $v must be a positive number, got '${!v}'" >&2; exit 2 ;; esac
 done
 for n in $NODE_COUNTS; do case "$n" in [1-9]) ;; *) echo "bench/cluster.sh: NODE_COUNTS holds 1..9, got '$n'" >&2; exit 2 ;; esac; done
@@ -114,15 +116,16 @@ LUA
   grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.get.txt" || true
 }
 
+# One fan-out round: a ride of its own (customer and provider named after LABEL and ROUND), fixes to PORT, watchers on WATCH.
 fanout() {
-  local label=$1 port=$2 watch=$3
+  local label=$1 round=$2 port=$3 watch=$4
   local c p o
-  c=$("$BIN/enroute" token --secret "$SECRET" --account "c-$label" --role customer)
-  p=$("$BIN/enroute" token --secret "$SECRET" --account "p-$label" --role provider)
+  c=$("$BIN/enroute" token --secret "$SECRET" --account "c-$label-$round" --role customer)
+  p=$("$BIN/enroute" token --secret "$SECRET" --account "p-$label-$round" --role provider)
   o=$("$BIN/enroute" token --secret "$SECRET" --account "ops-$label" --role ops)
-  echo "== fan-out $label: $WATCHERS watchers on port $watch, fixes posted to port $port"
+  echo "== fan-out $label, round $round: $WATCHERS watchers on port $watch, fixes posted to port $port"
   "$BIN/server-bench" fanout --target enroute --label "$label" --port "$port" --watch-port "$watch" --watchers "$WATCHERS" --fixes "$FIXES" \
-    --seconds 120 --customer-token "$c" --provider-token "$p" --provider-account "p-$label" --ops-token "$o" | tee -a "$WORK/fanout.txt"
+    --seconds 120 --customer-token "$c" --provider-token "$p" --provider-account "p-$label-$round" --ops-token "$o" | tee -a "$WORK/fanout.txt"
 }
 
 # 1. The reference: one node on SQLite, no proxy.
@@ -132,7 +135,7 @@ REF=$!
 wait_port "$REF_PORT"
 GROUPS_NOW=(nodes="$REF")
 measure sqlite "$REF_PORT"
-fanout sqlite "$REF_PORT" "$REF_PORT"
+for r in $(seq 1 "$FANOUT_ROUNDS"); do fanout sqlite "$r" "$REF_PORT" "$REF_PORT"; done
 stop_ref
 
 # 1. The clusters.
@@ -143,10 +146,12 @@ for n in $NODE_COUNTS; do
   stop_cluster
 done
 
-# 2. Fan-out across nodes, on a fresh two-node cluster.
+# 2. Fan-out across nodes, on a fresh two-node cluster: rounds alternate, so a passing load touches both alike.
 start_cluster 2
-fanout same-node "$NODE_PORT" "$NODE_PORT"
-fanout cross-node "$NODE_PORT" $((NODE_PORT + 1))
+for r in $(seq 1 "$FANOUT_ROUNDS"); do
+  fanout same-node "$r" "$NODE_PORT" "$NODE_PORT"
+  fanout cross-node "$r" "$NODE_PORT" $((NODE_PORT + 1))
+done
 stop_cluster
 
 # 3. Ingest into PostgreSQL against COPY, on an empty database.
@@ -172,15 +177,21 @@ def cpu(path):
     order = ["nodes", "postgres", "redis", "nginx", "client", "other"]
     return " ".join(f"{k} {c[k]:.2f}" for k in order if k in c)
 
-rows = []
+def server_cores(path):
+    c = json.load(open(path))["cores"]
+    return sum(c.get(k, 0) for k in ("nodes", "postgres", "redis", "nginx"))
+
+rows, used = [], {}
 labels = ["sqlite"] + [f"pg{n}" for n in counts]
 for label in labels:
     rate, p50, p99, failed = result(f"{work}/{label}.creates.txt", "creates")
     get = parse_wrk(open(f"{work}/{label}.get.txt").read())
     assert get["non2xx"] == 0, f"{label}: non-2xx tracking answers"
     rows.append((label, float(rate), float(p99), get["rps"], get["p99"], cpu(f"{work}/{label}.creates.cpu"), cpu(f"{work}/{label}.get.cpu")))
+    used[label] = (server_cores(f"{work}/{label}.creates.cpu"), server_cores(f"{work}/{label}.get.cpu"))
 if os.path.exists(f"{work}/pg1-direct.get.txt"):
     direct = parse_wrk(open(f"{work}/pg1-direct.get.txt").read())
+    direct_cpu = cpu(f"{work}/pg1-direct.get.cpu")
 else:
     direct = None
 
@@ -197,12 +208,17 @@ print("where the cores went (cores busy; 'other' is outside this benchmark):")
 for label, *_, ccpu, gcpu in rows:
     print(f"  {label:7} creates: {ccpu}")
     print(f"  {'':7} GETs:    {gcpu}")
+if direct:
+    print(f"  pg1-direct GETs: {direct_cpu}")
 by = {r[0]: r for r in rows}
 ref = by["sqlite"]
 print()
-for label in labels[1:]:
+for label in labels:
     r = by[label]
-    print(f"{label}: creates {r[1] / ref[1]:.2f}x the SQLite node, GETs {r[3] / ref[3]:.2f}x; per core ({cores}): {r[1] / cores:.0f} creates/s, {r[3] / cores:.0f} GETs/s")
+    cu, gu = used[label]
+    print(f"{label}: creates {r[1] / ref[1]:.2f}x the SQLite node, GETs {r[3] / ref[3]:.2f}x; per core of the machine ({cores}): "
+          f"{r[1] / cores:.0f} creates/s, {r[3] / cores:.0f} GETs/s; per core the server side used ({cu:.2f} and {gu:.2f}): "
+          f"{r[1] / cu:.0f} creates/s, {r[3] / gu:.0f} GETs/s")
 first, last = f"pg{counts[0]}", f"pg{counts[-1]}"
 if first != last:
     print(f"ratio {counts[-1]} nodes : {counts[0]} node: creates {by[last][1] / by[first][1]:.2f}, GETs {by[last][3] / by[first][3]:.2f}"
@@ -210,17 +226,21 @@ if first != last:
 if direct:
     print(f"nginx's share: 1 PostgreSQL node read through nginx {by['pg1'][3] / direct['rps']:.2f}x directly")
 
-fan = {}
+import statistics
+rounds = {}
 for line in open(f"{work}/fanout.txt"):
     if line.startswith("RESULT "):
         _, label, p50, p99, last99, missed = line.split()
-        fan[label] = (float(p50), float(p99), float(last99), int(missed))
+        rounds.setdefault(label, []).append((float(p50), float(p99), float(last99), int(missed)))
+fan = {label: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs), statistics.median(r[2] for r in rs),
+               sum(r[3] for r in rs)) for label, rs in rounds.items()}
 print()
-print(f"fan-out at {watchers} SSE watchers, a fix accepted -> each watcher reads it:")
+print(f"fan-out at {watchers} SSE watchers, a fix accepted -> each watcher reads it (medians of {len(rounds.get('cross-node', []))} rounds):")
 for label in ("sqlite", "same-node", "cross-node"):
     if label in fan:
         p50, p99, last99, missed = fan[label]
-        print(f"  {label:11} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  last watcher p99 {last99:7.2f} ms  missed {missed}")
+        print(f"  {label:11} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  last watcher p99 {last99:7.2f} ms  missed {missed}"
+              f"   (p99 of each round: {', '.join(f'{r[1]:.1f}' for r in rounds[label])})")
 if "cross-node" in fan and "same-node" in fan:
     print(f"ratio cross-node / same-node p99: {fan['cross-node'][1] / fan['same-node'][1]:.2f}"
           + (f"; cross-node / SQLite node: {fan['cross-node'][1] / fan['sqlite'][1]:.2f}" if "sqlite" in fan else ""))

@@ -14,13 +14,15 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def stat(pid):
-    """(ppid, utime + stime in ticks) of pid, or None once it is gone."""
+    """(ppid, CPU ticks) of pid, or None once it is gone. The ticks are its own (utime + stime) and those of the
+    children it has reaped (cutime + cstime): PostgreSQL's short-lived backends end inside a phase, and their CPU is
+    then the postmaster's."""
     try:
         text = open(f"/proc/{pid}/stat").read()
     except OSError:
         return None
     fields = text[text.rindex(")") + 2:].split()
-    return int(fields[1]), int(fields[11]) + int(fields[12])
+    return int(fields[1]), sum(int(f) for f in fields[11:15])
 
 
 def snapshot():
