@@ -8,7 +8,7 @@ PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
 # The Redis server `make test` starts (scripts/redis.sh, data in .build/redis).
 REDIS_PORT ?= 16379
 
-.PHONY: demo test test-sanitizers build deps bench clean
+.PHONY: demo cluster test test-sanitizers build deps bench clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -18,6 +18,10 @@ build: deps
 
 demo: deps
 	@scripts/demo.sh
+
+# Three nodes on one PostgreSQL and one Redis behind nginx, until Ctrl-C (scripts/cluster.sh --help; CLUSTER_ARGS="--nodes 2").
+cluster:
+	@scripts/cluster.sh $(CLUSTER_ARGS)
 
 # Suites that talk over real sockets with real-time deadlines (libmicrohttpd servers, the Stripe, Twilio and APNs
 # stand-ins, the fault proxy, the browser): they run on their own after the rest, because beside a thousand other tests

@@ -151,7 +151,7 @@ package.targets += [
         dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
                        "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
                        "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
-                       "EnRouteRedis", "RedisKit"],
+                       "EnRouteRedis", "RedisKit", "EnRoutePostgres"],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
@@ -162,7 +162,7 @@ package.targets += [
     /// The dispatch, live-location and soak benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh, bench/soak.sh).
     .executableTarget(name: "server-bench",
                       dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",
-                                     "EnRouteModels", "HTTPEngine"],
+                                     "EnRouteModels", "HTTPEngine", "PostgresKit"],
                       swiftSettings: settings),
 ]
 

@@ -12,6 +12,9 @@ bench=(nginx wrk libnginx-mod-nchan)
 web=(libjs-leaflet chromium chromium-driver fonts-dejavu-core)
 # `make demo`: curl and python3 for its walk-through, Leaflet for the console's and share page's maps.
 demo=(curl python3 libjs-leaflet)
+# `make cluster` (scripts/cluster.sh): nginx in front of the nodes, curl for their health checks, openssl for the
+# secret; PostgreSQL and Redis come from scripts/postgres.sh and scripts/redis.sh.
+cluster=(nginx curl openssl)
 
 want=()
 for group in "${@:-build}"; do
@@ -21,6 +24,7 @@ for group in "${@:-build}"; do
     bench) want+=("${build[@]}" "${bench[@]}") ;;
     web)   want+=("${web[@]}") ;;
     demo)  want+=("${demo[@]}") ;;
+    cluster) want+=("${build[@]}" "${cluster[@]}") ;;
     *) echo "unknown group: $group" >&2; exit 2 ;;
   esac
 done

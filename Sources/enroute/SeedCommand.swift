@@ -2,11 +2,12 @@ import Foundation
 import EnRouteDomain
 import EnRouteModels
 import EnRouteStorage
+import EnRoutePostgres
 
 /// `enroute seed --city helsinki`: writes a city's demo merchants and provider profiles into the server's database.
 enum SeedCommand {
     static let spec = CommandSpec(name: "seed", synopsis: """
-    Usage: enroute seed --city CITY [--db PATH]
+    Usage: enroute seed --city CITY [--db PATH | --store URL]
 
     Writes the demo merchants (address, opening hours, catalogue) and provider profiles (with their vehicles)
     of CITY into the database `enroute serve` reads, creating or replacing each by id: running it again
@@ -14,6 +15,10 @@ enum SeedCommand {
     """, sections: [(nil, [
         .value("city", "CITY", "The city whose demo directory to write (\(DemoCities.names.joined(separator: ", "))."),
         .value("db", "PATH", env: "ENROUTE_DB", "The server's SQLite database (default ./enroute.sqlite, env ENROUTE_DB)."),
+        .value("store", "URL", env: "ENROUTE_STORE", """
+            The server's store as `enroute serve --store` takes it: an SQLite file path or postgres://user@host:port/db
+            (env ENROUTE_STORE; default: --db).
+            """),
     ])])
 
     static func run(_ args: [String], print: (String) -> Void = { Swift.print($0) }) async throws -> Int32 {
@@ -23,13 +28,30 @@ enum SeedCommand {
         guard let content = DemoCities.directory(city) else {
             throw CLIError("unknown city '\(city)' (known: \(DemoCities.names.joined(separator: ", ")))")
         }
-        let database = options.string("db") ?? "./enroute.sqlite"
-        let directory = try SQLiteDirectory(path: database)
+        let storage = try ServeCommand.storage(options)
+        var created = 0
+        switch storage {
+        case .sqlite(let path):
+            created = try await save(content, into: try SQLiteDirectory(path: path))
+        case .postgres(let url, let schema):
+            // The trip store migrates every table first, as `enroute serve` does on start.
+            let trips = try PostgresTripStore(url: url, schema: schema)
+            defer { trips.close() }
+            created = try await save(content, into: try PostgresDirectory(tripStore: trips))
+        case .memory:
+            throw CLIError("a directory in memory would be gone when seed exits; give --db or --store")
+        }
+        let place = if case .sqlite(let path) = storage { path } else { ServeCommand.describe(storage) }
+        print("seeded \(city) into \(place): \(content.merchants.count) merchants, \(content.providers.count) provider profiles (\(created) new)")
+        return 0
+    }
+
+    /// Writes the merchants and provider profiles; how many were new.
+    private static func save(_ content: StaticDirectory, into directory: some DirectoryRepository) async throws -> Int {
         var created = 0
         for merchant in content.merchants where try await directory.save(merchant) { created += 1 }
         for profile in content.providers where try await directory.save(profile) { created += 1 }
-        print("seeded \(city) into \(database): \(content.merchants.count) merchants, \(content.providers.count) provider profiles (\(created) new)")
-        return 0
+        return created
     }
 }
 

@@ -12,11 +12,16 @@ import Glibc
 /// - `nchan`: nginx with the nchan pub/sub module, the peer: watchers on `GET /sub`, events posted to `POST /pub`.
 /// - `raw`: `server-bench fanout-floor`, the floor: a loop of `send()`s of the framed event to every socket.
 ///
+/// `--watch-port` connects the watchers to another server than the one published to: on a cluster, a fix accepted by
+/// node A (`--port`) and read by watchers on node B, which has it only through the live bus.
+///
 /// The watchers are read by one epoll loop on loopback; the client shares the machine's cores with
 /// the server, so the figures include the client's own reading time (the same for every target).
 struct FanoutBench {
     let port: UInt16
+    let watchPort: UInt16
     let target: String
+    let label: String
     let customerToken: String
     let providerToken: String
     let opsToken: String
@@ -27,7 +32,9 @@ struct FanoutBench {
 
     init(_ args: BenchArguments) {
         port = UInt16(args.int("port", 18_200))
+        watchPort = UInt16(args.int("watch-port", Int(port)))
         target = args.string("target", "enroute")
+        label = args.string("label", target)
         customerToken = args.string("customer-token")
         providerToken = args.string("provider-token")
         opsToken = args.string("ops-token")
@@ -132,7 +139,7 @@ struct FanoutBench {
         while opened < watchers, Percentiles.now() < deadline {
             let chunk = min(500, watchers - opened)
             for _ in 0..<chunk {
-                let fd = try Self.connect(port: port)
+                let fd = try Self.connect(port: watchPort)
                 _ = plan.watch.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 if Int(fd) >= byFD.count { byFD += [Int32](repeating: -1, count: Int(fd) + 1 - byFD.count + 1_024) }
@@ -149,7 +156,7 @@ struct FanoutBench {
             }
         }
         guard ready.count == watchers else { throw Failure(description: "only \(ready.count) of \(watchers) streams opened") }
-        print("fan-out bench (\(target)): \(watchers) SSE watchers, \(fixes) events")
+        print("fan-out bench (\(target)): \(watchers) SSE watchers" + (watchPort == port ? "" : " on port \(watchPort)") + ", \(fixes) events posted to port \(port)")
 
         var deliveries: [Double] = []
         var lastWatcher: [Double] = []
@@ -185,7 +192,7 @@ struct FanoutBench {
                      deliveries.count, all(50) * 1e3, all(99) * 1e3, all(100) * 1e3, missed))
         print(String(format: "event -> every watcher (the last one): %d events  p50 %.2f ms  p99 %.2f ms", lastWatcher.count, last(50) * 1e3, last(99) * 1e3))
         // One line for the script to compare targets: p50 and p99 per delivery, p99 of the last watcher, missed.
-        print(String(format: "RESULT %@ %.3f %.3f %.3f %d", target, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3, missed))
+        print(String(format: "RESULT %@ %.3f %.3f %.3f %d", label, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3, missed))
     }
 
     /// The largest `"seq":N` in `bytes`, or 0.

@@ -7,9 +7,12 @@ import EnRouteAPI
 import EnRouteStorage
 import HTTPEngine
 import SQLiteKit
+import PostgresKit
 
 /// Location ingest with the path persisted (SQLite, group commit), in batches of 50, against raw SQLite
-/// inserts of the same rows into the same table in the same run.
+/// inserts of the same rows into the same table in the same run. With `--store postgres://…` the service runs on
+/// that PostgreSQL database (which should be empty) and the reference is one `COPY` of the same rows (psql's
+/// `\copy` from a CSV file) into a table like `trip_paths`, with its primary key.
 struct IngestBench {
     let providers: Int
     let batches: Int
@@ -17,6 +20,7 @@ struct IngestBench {
     let concurrency: Int
     let seconds: Double
     let directory: String
+    let storeURL: String
 
     init(_ args: BenchArguments) {
         providers = args.int("providers", 200)
@@ -25,6 +29,7 @@ struct IngestBench {
         concurrency = args.int("concurrency", 32)
         seconds = args.double("seconds", 60)
         directory = args.string("dir", NSTemporaryDirectory())
+        storeURL = args.string("store")
     }
 
     func run() async throws {
@@ -34,8 +39,10 @@ struct IngestBench {
 
         // The service over its own database, one assigned ride per provider.
         // The production wiring (the composition root) over its own database.
-        var configuration = BackendConfiguration(storage: .sqlite(path: base.appendingPathComponent("service.sqlite").path),
+        let onPostgres = !storeURL.isEmpty
+        var configuration = BackendConfiguration(storage: onPostgres ? .postgres(url: storeURL) : .sqlite(path: base.appendingPathComponent("service.sqlite").path),
                                                  secret: "ingest-bench-secret-0123456789")
+        configuration.proofDirectory = base.appendingPathComponent("blobs").path
         configuration.rateLimits = .off
         let backend = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
         let service = backend.service
@@ -72,10 +79,11 @@ struct IngestBench {
             }
         }
         let total = providers * batches * batchSize
-        print("ingest bench: \(providers) providers x \(batches) batches x \(batchSize) fixes = \(total) fixes, \(concurrency) concurrent uploaders")
+        print("ingest bench: \(providers) providers x \(batches) batches x \(batchSize) fixes = \(total) fixes, \(concurrency) concurrent uploaders"
+              + (onPostgres ? ", on PostgreSQL" : ""))
 
-        let rawPerBatch = try rawInserts(rows, path: base.appendingPathComponent("raw50.sqlite").path, rowsPerTransaction: batchSize)
-        print(String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch))
+        let rawPerBatch = onPostgres ? 0 : try rawInserts(rows, path: base.appendingPathComponent("raw50.sqlite").path, rowsPerTransaction: batchSize)
+        if !onPostgres { print(String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch)) }
 
         let deadline = Percentiles.now() + seconds
         let t0 = Percentiles.now()
@@ -110,19 +118,59 @@ struct IngestBench {
         let elapsed = Percentiles.now() - t0
         probe.cancel()
         let writes = Percentiles(await probe.value)
-        let stored = try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
+        let stored = onPostgres
+            ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map { Int($0.int(0)) } ?? 0
+            : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
         let rate = Double(accepted) / elapsed
         print(String(format: "ingest (filters, presence, fan-out, path): %10.0f fixes/s  (%d accepted in %.2f s, %d path rows stored)",
                      rate, accepted, elapsed, stored))
         print(String(format: "a trip write meanwhile: %d writes  p50 %.2f ms  p99 %.2f ms  max %.2f ms",
                      writes.sorted.count, writes(50) * 1e3, writes(99) * 1e3, writes(100) * 1e3))
 
+        if onPostgres {
+            let copy = try rawCopy(rows, csv: base.appendingPathComponent("rows.csv").path)
+            print(String(format: "raw PostgreSQL COPY of the same rows (psql \\copy, one statement): %10.0f rows/s", copy))
+            print(String(format: "ratio ingest / COPY: %.2fx", rate / copy))
+            print(String(format: "RESULT ingest-postgres %.0f %.0f %.3f %.3f", rate, copy, writes(50) * 1e3, writes(99) * 1e3))
+            if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
+            return
+        }
         let rawBulk = try rawInserts(rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
         print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
         print(String(format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
         print(String(format: "ratio ingest / raw (per 5000): %.2fx", rate / rawBulk))
         print(String(format: "ratio ingest / goal 200000 fixes/s: %.2fx", rate / 200_000))
         if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
+    }
+
+    /// The same rows, in the ingest's order, written to `csv` and loaded by one `\copy` into a fresh table like
+    /// `trip_paths` (its primary key included); rows per second of the psql run (its start and connection included).
+    private func rawCopy(_ batches: [[PathPoint]], csv: String) throws -> Double {
+        let perProvider = batches.count / providers
+        var text = ""
+        text.reserveCapacity(batches.count * batchSize * 96)
+        for b in 0..<perProvider {
+            for p in 0..<providers {
+                for point in batches[p * perProvider + b] {
+                    text += "\(point.tripId),\(point.recordedAt.timeIntervalSince1970),\(point.providerId),\(point.lat),\(point.lng),"
+                        + "\(point.heading),\(point.speed),\(point.accuracy),\(point.receivedAt.timeIntervalSince1970)\n"
+                }
+            }
+        }
+        try text.write(toFile: csv, atomically: false, encoding: .utf8)
+        let db = try PostgresConnection(url: storeURL)
+        try db.execute("DROP TABLE IF EXISTS raw_paths; CREATE TABLE raw_paths (LIKE trip_paths INCLUDING ALL)")
+        db.close()
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", storeURL, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", "\\copy raw_paths FROM '\(csv)' WITH (FORMAT csv)"]
+        let t0 = Percentiles.now()
+        try psql.run()
+        psql.waitUntilExit()
+        let elapsed = Percentiles.now() - t0
+        guard psql.terminationStatus == 0 else { throw IngestBenchFailure("psql \\copy exited \(psql.terminationStatus)") }
+        let loaded = try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM raw_paths").first.map { Int($0.int(0)) } ?? 0
+        return Double(loaded) / elapsed
     }
 
     /// Inserts `rows` batch by batch into a fresh database with the service's schema; rows per second.
