@@ -1,0 +1,441 @@
+"""The faults a cluster of `enroute serve` processes meets, on one PostgreSQL and one Redis.
+
+Run by cluster-faults.sh, which starts the servers with the project's scripts. Each scenario checks its invariant on
+what was recorded: the answers every client got, the trips read back afterwards, and the versions each watcher saw.
+"""
+import argparse
+import http.client
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+ARGS = None
+SECRET = "cluster-faults-" + uuid.uuid4().hex
+TOKENS = {}
+FAILURES = []
+CENTRE = (60.1699, 24.9384)          # central Helsinki: where the scenarios' providers wait
+FAR = (60.4700, 24.9400)             # 33 km north, beyond the 10 km search radius: the load's rides, found by nobody
+
+
+def log(text):
+    print(text, flush=True)
+
+
+def check(condition, what):
+    if condition:
+        log(f"ok: {what}")
+    else:
+        log(f"FAIL: {what}")
+        FAILURES.append(what)
+    return condition
+
+
+def deadline_loop(seconds, step=0.1):
+    """Yields until `seconds` have passed; the caller breaks when its condition holds (polling a process from outside)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        yield
+        time.sleep(step)
+
+
+def token(account, role):
+    key = (account, role)
+    if key not in TOKENS:
+        TOKENS[key] = subprocess.check_output([ARGS.bin, "token", "--secret", SECRET, "--account", account, "--role", role],
+                                              text=True).strip()
+    return TOKENS[key]
+
+
+class Answer:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    def json(self):
+        return json.loads(self.body) if self.body else None
+
+    def __repr__(self):
+        return f"{self.status} {self.body[:300]!r}"
+
+
+def call(port, method, path, account=None, role=None, body=None, headers=None, timeout=15):
+    """One request; a refused or cut connection is status None (the client never got an answer)."""
+    h = dict(headers or {})
+    if account:
+        h["Authorization"] = "Bearer " + token(account, role)
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        h["Content-Type"] = "application/json"
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        c.request(method, path, body=data, headers=h)
+        r = c.getresponse()
+        answer = Answer(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+        c.close()
+        return answer
+    except (OSError, http.client.HTTPException) as error:
+        return Answer(None, {}, str(error).encode())
+
+
+class Node:
+    def __init__(self, index):
+        self.name = f"node{index}"
+        self.port = ARGS.ports[index - 1]
+        self.process = None
+
+    def start(self):
+        out = open(os.path.join(ARGS.work, f"{self.name}.log"), "ab")
+        self.process = subprocess.Popen(
+            [ARGS.bin, "serve", "--store", ARGS.pg_url, "--redis", ARGS.redis_url, "--node", self.name,
+             "--port", str(self.port), "--secret", SECRET, "--proof-dir", os.path.join(ARGS.work, "blobs"),
+             "--rate-limits", "off", "--offer-timeout", "30", "--dispatch-limit", "900", "--dispatch-candidates", "50",
+             "--threads", "2"],
+            stdout=out, stderr=out)
+        for _ in deadline_loop(60):
+            if self.process.poll() is not None:
+                raise SystemExit(f"FAIL: {self.name} exited {self.process.returncode} at start; see {out.name}")
+            if call(self.port, "GET", "/readyz", timeout=2).status == 200:
+                return
+        raise SystemExit(f"FAIL: {self.name} not ready within 60 s")
+
+    def signal(self, sig):
+        os.kill(self.process.pid, sig)
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def request_ride(port, customer, at, key=None):
+    """Card, quote, request: a ride for `customer` picked up at `at`; the trip's answer."""
+    call(port, "POST", "/v1/payment-methods", customer, "customer", {"token": "pm_card_visa", "makeDefault": True})
+    pickup = {"lat": at[0], "lng": at[1]}
+    dropoff = {"lat": at[0] + 0.012, "lng": at[1] + 0.010}
+    quotes = call(port, "POST", "/v1/estimates", customer, "customer", {"pickup": pickup, "dropoff": dropoff})
+    if quotes.status != 200:
+        return quotes
+    quote = next(q["quoteId"] for q in quotes.json() if q["productID"] == "economy")
+    return call(port, "POST", "/v1/trips", customer, "customer",
+                {"pickup": pickup, "dropoff": dropoff, "productID": "economy", "quoteId": quote},
+                {"Idempotency-Key": key or uuid.uuid4().hex})
+
+
+class Stream:
+    """An SSE stream read on a thread of its own: (event, id, data) tuples on a queue; ("end", None, None) at the end."""
+
+    def __init__(self, port, path, account, role):
+        self.events = queue.Queue()
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        self.connection.request("GET", path, headers={"Authorization": "Bearer " + token(account, role),
+                                                       "Accept": "text/event-stream"})
+        self.response = self.connection.getresponse()
+        if self.response.status != 200:
+            raise SystemExit(f"FAIL: GET {path} answered {self.response.status}")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        event, ident, data = None, None, []
+        try:
+            while True:
+                line = self.response.fp.readline()
+                if not line:
+                    break
+                line = line.decode().rstrip("\r\n")
+                if line == "":
+                    if data:
+                        self.events.put((event or "message", ident, "\n".join(data)))
+                    event, ident, data = None, None, []
+                elif line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("id:"):
+                    ident = line[3:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].lstrip())
+        except (OSError, ValueError):
+            pass
+        self.events.put(("end", None, None))
+
+    def next(self, names, seconds):
+        """The next event named in `names` within `seconds`, or None."""
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                event = self.events.get(timeout=left)
+            except queue.Empty:
+                return None
+            if event[0] in names or event[0] == "end":
+                return event
+
+    def close(self):
+        try:
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def online(port, provider, at):
+    answer = call(port, "POST", "/v1/provider/availability", provider, "provider",
+                  {"online": True, "position": {"lat": at[0], "lng": at[1]}})
+    check(answer.status == 200, f"{provider} goes online on port {port} ({answer.status})")
+
+
+def offline(port, provider):
+    call(port, "POST", "/v1/provider/availability", provider, "provider", {"online": False})
+
+
+def take_offer_for(stream, port, provider, trip_id, seconds):
+    """Declines offers of other trips and accepts the one for `trip_id`; the accept's answer, or None if none came."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        event = stream.next({"offer"}, end - time.monotonic())
+        if event is None or event[0] == "end":
+            return None
+        offer = json.loads(event[2])
+        if offer["tripId"] != trip_id:
+            call(port, "POST", f"/v1/provider/offers/{offer['offerId']}/decline", provider, "provider")
+            continue
+        return call(port, "POST", f"/v1/provider/offers/{offer['offerId']}/accept", provider, "provider")
+    return None
+
+
+def trip(port, customer, trip_id):
+    answer = call(port, "GET", f"/v1/trips/{trip_id}", customer, "customer")
+    return answer.json() if answer.status == 200 else None
+
+
+def trip_becomes(port, customer, trip_id, state, seconds=5):
+    """The trip as read on `port` once it is in `state` (another node's change reaches this one through the bus
+    within moments), or as last read."""
+    t = None
+    for _ in deadline_loop(seconds, 0.05):
+        t = trip(port, customer, trip_id)
+        if t is not None and t["state"] == state:
+            break
+    return t
+
+
+def one_key_on_three_nodes(nodes):
+    log("== one Idempotency-Key sent to three nodes at once")
+    key = "three-nodes-" + uuid.uuid4().hex
+    for node in nodes:
+        call(node.port, "POST", "/v1/payment-methods", "once", "customer", {"token": "pm_card_visa", "makeDefault": True})
+    pickup, dropoff = {"lat": FAR[0], "lng": FAR[1]}, {"lat": FAR[0] + 0.01, "lng": FAR[1] + 0.01}
+    quote = next(q["quoteId"] for q in call(nodes[0].port, "POST", "/v1/estimates", "once", "customer",
+                                            {"pickup": pickup, "dropoff": dropoff}).json() if q["productID"] == "economy")
+    body = {"pickup": pickup, "dropoff": dropoff, "productID": "economy", "quoteId": quote}
+    answers = [None] * len(nodes)
+
+    def send(i):
+        answers[i] = call(nodes[i].port, "POST", "/v1/trips", "once", "customer", body, {"Idempotency-Key": key})
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(nodes))]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    # A node that finds the key's first request still running answers 409 (the Idempotency-Key draft); the client
+    # then retries, and gets the one trip.
+    statuses = [a.status for a in answers]
+    for i, a in enumerate(answers):
+        if a.status == 409:
+            check(a.headers.get("content-type") == "application/problem+json", f"a 409 for the key in flight is problem+json ({a})")
+            send(i)
+    ids = {a.json()["id"] for a in answers if a.status in (200, 201)}
+    check(statuses.count(201) == 1 and all(s in (201, 409) for s in statuses),
+          f"one node created the trip, the others answered 201 or 409 in flight: {statuses}")
+    check(all(a.status in (200, 201) for a in answers), f"after retrying every 409, every node answered the trip: {[a.status for a in answers]}")
+    check(len(ids) == 1, f"one trip for the key, got {sorted(ids)}")
+    listed = call(nodes[1].port, "GET", "/v1/trips?limit=50", "once", "customer").json()
+    items = listed if isinstance(listed, list) else next(v for v in listed.values() if isinstance(v, list))
+    check(len([t for t in items if t["id"] in ids]) == 1 and len(items) == 1, f"the customer has one trip ({len(items)})")
+    call(nodes[0].port, "POST", f"/v1/trips/{ids.pop()}/cancel", "once", "customer", {})
+
+
+def kill_nine_under_load(nodes):
+    log("== kill -9 of a node under load")
+    victim = nodes[2]
+    # The ride whose search the victim holds when it dies: nobody is near it yet.
+    held = request_ride(victim.port, "held-by-victim", CENTRE)
+    check(held.status == 201, f"a ride is requested on {victim.name} ({held.status})")
+    held_id = held.json()["id"]
+    acknowledged, lock, stop = {}, threading.Lock(), threading.Event()
+    counts = {"sent": 0, "unanswered": 0, "errors": 0}
+
+    def load(worker):
+        n = 0
+        while not stop.is_set():
+            node = nodes[(worker + n) % len(nodes)]
+            customer = f"load-{worker}-{n}"
+            n += 1
+            answer = request_ride(node.port, customer, FAR)
+            with lock:
+                counts["sent"] += 1
+                if answer.status == 201:
+                    acknowledged[answer.json()["id"]] = (customer, answer.json()["version"])
+                elif answer.status is None:
+                    counts["unanswered"] += 1
+                else:
+                    counts["errors"] += 1
+    workers = [threading.Thread(target=load, args=(w,)) for w in range(4)]
+    [w.start() for w in workers]
+    for _ in deadline_loop(30):
+        with lock:
+            if len(acknowledged) >= 20:
+                break
+    victim.signal(signal.SIGKILL)
+    victim.process.wait()
+    log(f"   {victim.name} killed with {len(acknowledged)} rides acknowledged")
+    for _ in deadline_loop(30):
+        with lock:
+            if len(acknowledged) >= 40:
+                break
+    stop.set()
+    [w.join() for w in workers]
+    check(counts["errors"] == 0, f"no request answered with an error ({counts})")
+    lost = [i for i, (customer, version) in acknowledged.items()
+            if (t := trip(nodes[0].port, customer, i)) is None or t["version"] < version]
+    check(not lost, f"all {len(acknowledged)} acknowledged rides read back from {nodes[0].name} ({len(lost)} lost)")
+    # The dead node's search is taken over: a provider coming online near it on another node gets its offer.
+    events = Stream(nodes[0].port, "/v1/provider/events", "p-takeover", "provider")
+    online(nodes[0].port, "p-takeover", CENTRE)
+    accepted = take_offer_for(events, nodes[0].port, "p-takeover", held_id, 40)
+    check(accepted is not None and accepted.status == 200,
+          f"the dead node's search was taken over and its offer accepted on {nodes[0].name} ({accepted})")
+    t = trip_becomes(nodes[1].port, "held-by-victim", held_id, "driverAssigned")
+    check(t is not None and t["state"] == "driverAssigned" and (t.get("driver") or {}).get("id") == "p-takeover",
+          f"the ride is driverAssigned to p-takeover ({t and t['state']})")
+    events.close()
+    offline(nodes[0].port, "p-takeover")
+    victim.start()
+    log(f"   {victim.name} started again")
+
+
+def stop_past_the_lease(nodes):
+    log("== kill -STOP of a node past its lease, then -CONT")
+    sleeper = nodes[1]
+    ride = request_ride(sleeper.port, "held-by-sleeper", CENTRE)
+    check(ride.status == 201, f"a ride is requested on {sleeper.name} ({ride.status})")
+    ride_id = ride.json()["id"]
+    watcher = Stream(nodes[0].port, f"/v1/trips/{ride_id}/events", "held-by-sleeper", "customer")
+    sleeper.signal(signal.SIGSTOP)
+    try:
+        events = Stream(nodes[0].port, "/v1/provider/events", "p-awake", "provider")
+        online(nodes[0].port, "p-awake", CENTRE)
+        accepted = take_offer_for(events, nodes[0].port, "p-awake", ride_id, 40)
+        check(accepted is not None and accepted.status == 200,
+              f"while {sleeper.name} is stopped, another node took its search over and p-awake accepted ({accepted})")
+    finally:
+        sleeper.signal(signal.SIGCONT)
+    # Awake again, the sleeper finds its lease gone: it must not offer the ride again nor move it.
+    online(sleeper.port, "p-late", CENTRE)
+    late = Stream(sleeper.port, "/v1/provider/events", "p-late", "provider")
+    offered = late.next({"offer"}, 6)
+    check(offered is None or json.loads(offered[2])["tripId"] != ride_id,
+          "the resumed node made no offer of the ride it lost")
+    t = trip_becomes(sleeper.port, "held-by-sleeper", ride_id, "driverAssigned")
+    check(t is not None and t["state"] == "driverAssigned" and (t.get("driver") or {}).get("id") == "p-awake",
+          f"read on the resumed node, the ride is still p-awake's ({t and t['state']})")
+    versions = []
+    while (event := watcher.events.get_nowait() if not watcher.events.empty() else None) is not None:
+        if event[0] == "tripUpdated":
+            versions.append(json.loads(event[2])["version"])
+    check(versions == sorted(set(versions)) and len(versions) >= 1, f"the watcher saw versions rising: {versions}")
+    watcher.close(); events.close(); late.close()
+    for p in ("p-awake", "p-late"):
+        offline(nodes[0].port, p)
+
+
+def postgres_restart(nodes):
+    log("== PostgreSQL restart")
+    subprocess.check_call(["scripts/postgres.sh", "stop", ARGS.pg_dir], stdout=subprocess.DEVNULL)
+    down = request_ride(nodes[0].port, "while-pg-down", FAR)
+    check(down.status == 503 and down.headers.get("content-type") == "application/problem+json",
+          f"a request while PostgreSQL is down answers 503 problem+json ({down.status}, {down.headers.get('content-type')})")
+    ready = call(nodes[0].port, "GET", "/readyz")
+    check(ready.status == 503, f"/readyz says 503 meanwhile ({ready.status})")
+    subprocess.check_call(["scripts/postgres.sh", "start", ARGS.pg_dir, str(ARGS.pg_port)], stdout=subprocess.DEVNULL)
+    recovered = {}
+    for _ in deadline_loop(30, 0.25):
+        for node in nodes:
+            if node.name not in recovered:
+                answer = request_ride(node.port, f"after-pg-{node.name}-{uuid.uuid4().hex[:6]}", FAR)
+                if answer.status == 201:
+                    recovered[node.name] = answer
+        if len(recovered) == len(nodes):
+            break
+    check(len(recovered) == len(nodes), f"every node serves again without a restart ({sorted(recovered)})")
+    for node in nodes:
+        check(node.process.poll() is None, f"{node.name} is still running")
+
+
+def redis_restart(nodes):
+    log("== Redis restart")
+    ride = request_ride(nodes[0].port, "watched-across-redis", CENTRE)
+    ride_id = ride.json()["id"]
+    watcher = Stream(nodes[0].port, f"/v1/trips/{ride_id}/events", "watched-across-redis", "customer")
+    first = watcher.next({"tripUpdated", "snapshot"}, 10)
+    check(first is not None and first[0] != "end", "the watcher on node1 has the ride")
+    subprocess.check_call(["scripts/redis.sh", "stop", ARGS.redis_dir], stdout=subprocess.DEVNULL)
+    subprocess.check_call(["scripts/redis.sh", "start", ARGS.redis_dir, str(ARGS.redis_port)], stdout=subprocess.DEVNULL)
+    # The change is made on another node: it reaches node1's watcher only through Redis, or by resync.
+    cancel = call(nodes[1].port, "POST", f"/v1/trips/{ride_id}/cancel", "watched-across-redis", "customer", {})
+    check(cancel.status == 200, f"the ride is cancelled on {nodes[1].name} ({cancel.status})")
+    seen = []
+    for _ in range(20):
+        event = watcher.next({"tripUpdated", "snapshot"}, 20)
+        if event is None or event[0] == "end":
+            break
+        data = json.loads(event[2])
+        seen.append(data.get("version"))
+        if data.get("state") == "cancelled":
+            break
+    check(seen and seen[-1] == cancel.json()["version"], f"node1's watcher saw the cancel after Redis restarted: {seen}")
+    check(seen == sorted(seen), f"its versions only rose ({seen})")
+    watcher.close()
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--pg-url", required=True)
+    p.add_argument("--pg-dir", required=True)
+    p.add_argument("--pg-port", type=int, required=True)
+    p.add_argument("--redis-url", required=True)
+    p.add_argument("--redis-dir", required=True)
+    p.add_argument("--redis-port", type=int, required=True)
+    p.add_argument("--ports", type=int, nargs=3, required=True)
+    ARGS = p.parse_args()
+    nodes = [Node(i) for i in (1, 2, 3)]
+    try:
+        for node in nodes:
+            node.start()
+        one_key_on_three_nodes(nodes)
+        kill_nine_under_load(nodes)
+        stop_past_the_lease(nodes)
+        redis_restart(nodes)
+        postgres_restart(nodes)
+    finally:
+        for node in nodes:
+            node.stop()
+    if FAILURES:
+        log(f"{len(FAILURES)} failed; node logs in {ARGS.work}")
+        sys.exit(1)
+    log("ok: every cluster fault kept its invariant")
+
+
+if __name__ == "__main__":
+    main()
