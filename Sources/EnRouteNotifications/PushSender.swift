@@ -47,6 +47,9 @@ public final class PushSender: Sendable {
         await loop.run { _ = try? await self.drain() }
     }
 
+    /// How long a claimed message stays this node's before another may send it: longer than one send's timeouts.
+    public static let claimSeconds: TimeInterval = 60
+
     /// Makes `run()` drain now rather than at its next poll (an offer lasts seconds); a no-op without `run()`.
     public func wake() { loop.wake() }
 
@@ -56,7 +59,9 @@ public final class PushSender: Sendable {
         var finished = 0
         while true {
             try Task.checkCancellation()
-            let due = try await store.dueOutbox(topic: PushJob.topic, now: now(), limit: batchSize)
+            // Claimed, so that of several nodes one sends each message; one that dies with a batch leaves it to the others.
+            let at = now()
+            let due = try await store.claimOutbox(topic: PushJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: batchSize)
             if due.isEmpty { return finished }
             for message in due {
                 try Task.checkCancellation()

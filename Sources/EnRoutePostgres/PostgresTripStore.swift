@@ -220,6 +220,22 @@ public final class PostgresTripStore: TripStore, Sendable {
         }
     }
 
+    public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
+        try await write { db in
+            // Rows another node is claiming at this moment are skipped, not waited for.
+            try db.query("""
+                UPDATE outbox SET not_before = $4 WHERE id IN (
+                    SELECT id FROM outbox WHERE topic = $1 AND not_before <= $2
+                    ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+                RETURNING id, payload, created_at, attempts
+                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit), .double(until.timeIntervalSince1970)]).map { row in
+                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.bytes(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
+                              attempts: Int(row.int(3)), notBefore: until)
+            }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
     public func completeOutbox(id: String) async throws {
         try await write { db in _ = try db.run("DELETE FROM outbox WHERE id = $1", [.text(id)]) }
     }

@@ -18,6 +18,9 @@ open class ForwardingTripStore: TripStore, @unchecked Sendable {
     public func purgeIdempotency(before cutoff: Date) async throws { try await base.purgeIdempotency(before: cutoff) }
     public func releaseUnansweredIdempotency() async throws -> Int { try await base.releaseUnansweredIdempotency() }
     public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] { try await base.dueOutbox(topic: topic, now: now, limit: limit) }
+    public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
+        try await base.claimOutbox(topic: topic, now: now, until: until, limit: limit)
+    }
     public func completeOutbox(id: String) async throws { try await base.completeOutbox(id: id) }
     public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
         try await base.rescheduleOutbox(id: id, attempts: attempts, notBefore: notBefore)

@@ -180,7 +180,27 @@ import Synchronization
         await loop.value
     }
 
-    /// Delivery is at least once: a sender killed mid-drain leaves the rest (and the one in flight) for the next.
+    /// Several nodes drain one outbox: each message is claimed by one sender, so none is sent twice.
+    @Test func twoSendersOnOneOutboxSendEachMessageOnce() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let clock = ManualClock()
+        let devices = InMemoryDeviceRepository()
+        let a = Self.makeSUT(store: try TestStorage.tripStore(path: path), gateway: FakePushGateway(defaultOutcome: .delivered), clock: clock, devices: devices)
+        let b = Self.makeSUT(store: try TestStorage.tripStore(path: path), gateway: FakePushGateway(defaultOutcome: .delivered), clock: clock, devices: devices)
+        try await Self.register(a, Self.tokenA)
+        for version in 2...41 { try await Self.enqueue(a, version: version) }
+        async let drainedA = a.sender.drain()
+        async let drainedB = b.sender.drain()
+        _ = try await (drainedA, drainedB)
+        let sent = (a.gateway.sent + b.gateway.sent).compactMap { PushJobProbe.notificationID($0.payload) }
+        #expect(sent.count == 40, "sent \(sent.count) for 40 messages")
+        #expect(Set(sent) == Set((2...41).map { "O1.\($0)" }))
+        #expect(try await Self.pending(a).isEmpty)
+    }
+
+    /// Delivery is at least once: a sender killed mid-drain leaves the rest of its claimed batch (and the one in flight)
+    /// to the next sender, once the claim runs out.
     @Test func aSenderKilledMidDrainLosesNothingAfterRestart() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -204,6 +224,10 @@ import Synchronization
         // Restart: a new store on the same file and a new sender.
         let restarted = Self.makeSUT(store: try TestStorage.tripStore(path: path), gateway: FakePushGateway(defaultOutcome: .delivered),
                                      clock: clock, devices: devices)
+        // Still claimed by the dead sender: nobody sends them twice while it might yet.
+        try await restarted.sender.drain()
+        #expect(restarted.gateway.sent.isEmpty)
+        await clock.advance(by: .seconds(PushSender.claimSeconds))
         try await restarted.sender.drain()
         let delivered = (dying.gateway.sent + restarted.gateway.sent).compactMap { PushJobProbe.notificationID($0.payload) }
         #expect(Set(delivered) == Set((2...6).map { "O1.\($0)" }))

@@ -29,6 +29,9 @@ public final class PaymentWorker: Sendable {
         await loop.run { [weak self] in _ = try? await self?.drain() }
     }
 
+    /// How long a claimed job stays this node's before another may take it: longer than any gateway call lasts.
+    public static let claimSeconds: TimeInterval = 120
+
     /// Makes `run()` drain now rather than at its next poll.
     public func wake() { loop.wake() }
 
@@ -44,7 +47,9 @@ public final class PaymentWorker: Sendable {
         var finished = 0
         while true {
             try Task.checkCancellation()
-            let due = try await service.store.dueOutbox(topic: PaymentJob.topic, now: now(), limit: 20)
+            // Claimed, so that of several nodes one runs each job; a node that dies mid-job leaves it to the others.
+            let at = now()
+            let due = try await service.store.claimOutbox(topic: PaymentJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: 20)
             if due.isEmpty { return finished }
             for message in due where try await process(message) { finished += 1 }
         }

@@ -164,6 +164,17 @@ public final class InMemoryTripStore: TripStore {
         }
     }
 
+    public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
+        state.withLock { s in
+            let due = s.outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit)
+            return due.map { message in
+                s.outbox[message.id]?.notBefore = until
+                return s.outbox[message.id] ?? message
+            }
+        }
+    }
+
     public func completeOutbox(id: String) async throws { state.withLock { $0.outbox[id] = nil } }
 
     public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {

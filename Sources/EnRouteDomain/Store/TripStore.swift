@@ -182,6 +182,10 @@ public protocol TripStore: Sendable {
     func purgeIdempotency(before cutoff: Date) async throws
     /// Up to `limit` outbox messages of `topic` due at `now`, oldest first.
     func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage]
+    /// Takes up to `limit` messages of `topic` due at `now`, oldest first, making each due again only at `until`
+    /// (unless completed or rescheduled before): of several nodes draining one outbox, one takes each message, and a
+    /// node that dies holding it leaves it to the others once `until` passes.
+    func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage]
     /// Removes a delivered (or abandoned) message.
     func completeOutbox(id: String) async throws
     /// Puts a message back for a later attempt.
