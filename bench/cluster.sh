@@ -95,24 +95,10 @@ measure() {
 # wrk over the tracking paths in ORDERS (one per order), against PORT.
 get() {
   local label=$1 port=$2 orders=$3
-  cat > "$WORK/$label.lua" <<LUA
-local reqs = {}
-local n = 0
-init = function(args)
-  for line in io.lines("$orders") do
-    local path, token = line:match("([^\t]+)\t([^\t]+)")
-    reqs[#reqs + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
-  end
-end
-request = function()
-  n = n + 1
-  return reqs[(n * 7919) % #reqs + 1]
-end
-LUA
   echo "== $label: tracking GETs over $(wc -l < "$orders") orders (wrk -t1 -c$CONNECTIONS, ${DURATION} s)"
-  wrk -t1 -c"$CONNECTIONS" -d2s -s "$WORK/$label.lua" "http://127.0.0.1:$port" >/dev/null
+  REQUESTS="$orders" wrk -t1 -c"$CONNECTIONS" -d2s -s bench/tracking-requests.lua "http://127.0.0.1:$port" >/dev/null
   python3 bench/cpu_of.py "$WORK/$label.get.cpu" "${GROUPS_NOW[@]}" -- \
-    wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/$label.lua" "http://127.0.0.1:$port" > "$WORK/$label.get.txt"
+    REQUESTS="$orders" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/tracking-requests.lua "http://127.0.0.1:$port" > "$WORK/$label.get.txt"
   grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.get.txt" || true
 }
 

@@ -61,21 +61,6 @@ with open(f"{work}/requests.txt", "w") as out:
         if i == 0:
             open(f"{work}/www/v1/orders/SAMPLE/tracking", "wb").write(data)
 PY
-# Requests are built in init(), once wrk has set the Host header.
-cat > "$WORK/requests.lua" <<LUA
-local reqs = {}
-local n = 0
-init = function(args)
-  for line in io.lines("$WORK/requests.txt") do
-    local path, token = line:match("([^\t]+)\t([^\t]+)")
-    reqs[#reqs + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
-  end
-end
-request = function()
-  n = n + 1
-  return reqs[(n * 7919) % #reqs + 1]
-end
-LUA
 cat > "$WORK/nginx.lua" <<LUA
 local req
 init = function(args)
@@ -87,11 +72,11 @@ LUA
 chmod -R a+rX "$WORK/www"
 nginx -c "$WORK/nginx.conf" -p "$WORK"
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$NGINX_PORT/v1/orders/SAMPLE/tracking" >/dev/null && break; sleep 0.1; done
-wrk -t1 -c"$CONNECTIONS" -d2s -s "$WORK/requests.lua" "http://127.0.0.1:$SERVER_PORT" >/dev/null
+REQUESTS="$WORK/requests.txt" wrk -t1 -c"$CONNECTIONS" -d2s -s bench/tracking-requests.lua "http://127.0.0.1:$SERVER_PORT" >/dev/null
 wrk -t1 -c"$CONNECTIONS" -d2s -s "$WORK/nginx.lua" "http://127.0.0.1:$NGINX_PORT" >/dev/null
 for round in $(seq 1 "$ROUNDS"); do
   wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/nginx.lua" "http://127.0.0.1:$NGINX_PORT" > "$WORK/nginx.$round.txt"
-  wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/requests.lua" "http://127.0.0.1:$SERVER_PORT" > "$WORK/enroute.$round.txt"
+  REQUESTS="$WORK/requests.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/tracking-requests.lua "http://127.0.0.1:$SERVER_PORT" > "$WORK/enroute.$round.txt"
 done
 python3 - "$WORK" "$ROUNDS" "$ORDERS" <<'PY'
 import sys

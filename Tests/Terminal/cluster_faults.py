@@ -229,6 +229,13 @@ def trip_becomes(port, customer, trip_id, state, seconds=5):
     return t
 
 
+def ride_held_by(node, customer):
+    """A ride requested on `node` where nobody is near yet, so its search stays `node`'s; its id."""
+    answer = request_ride(node.port, customer, CENTRE)
+    check(answer.status == 201, f"a ride is requested on {node.name} ({answer.status})")
+    return answer.json()["id"]
+
+
 def one_key_on_three_nodes(nodes):
     log("== one Idempotency-Key sent to three nodes at once")
     key = "three-nodes-" + uuid.uuid4().hex
@@ -266,10 +273,7 @@ def one_key_on_three_nodes(nodes):
 def kill_nine_under_load(nodes):
     log("== kill -9 of a node under load")
     victim = nodes[2]
-    # The ride whose search the victim holds when it dies: nobody is near it yet.
-    held = request_ride(victim.port, "held-by-victim", CENTRE)
-    check(held.status == 201, f"a ride is requested on {victim.name} ({held.status})")
-    held_id = held.json()["id"]
+    held_id = ride_held_by(victim, "held-by-victim")   # the search the victim holds when it dies
     acknowledged, lock, stop = {}, threading.Lock(), threading.Event()
     counts = {"sent": 0, "unanswered": 0, "errors": 0}
 
@@ -325,9 +329,7 @@ def kill_nine_under_load(nodes):
 def stop_past_the_lease(nodes):
     log("== kill -STOP of a node past its lease, then -CONT")
     sleeper = nodes[1]
-    ride = request_ride(sleeper.port, "held-by-sleeper", CENTRE)
-    check(ride.status == 201, f"a ride is requested on {sleeper.name} ({ride.status})")
-    ride_id = ride.json()["id"]
+    ride_id = ride_held_by(sleeper, "held-by-sleeper")
     watcher = Stream(nodes[0].port, f"/v1/trips/{ride_id}/events", "held-by-sleeper", "customer")
     sleeper.signal(signal.SIGSTOP)
     try:
