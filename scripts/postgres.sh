@@ -72,7 +72,8 @@ start() {
 # scripts/postgres.sh: a scratch test cluster (never settings for a real database)
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$dir'
-max_connections = 500
+# make test holds a few hundred test backends at once, each with a pool of its own (at least one connection open)
+max_connections = 1000
 shared_buffers = 128MB
 fsync = off
 synchronous_commit = off

@@ -3,6 +3,7 @@ public import EnRouteDomain
 public import EnRouteAPI
 public import EnRouteNotifications
 public import EnRouteWeb
+public import EnRoutePostgres
 
 /// Everything the backend is told, from `enroute serve`'s flags or a test: one value, no hidden defaults elsewhere.
 public struct BackendConfiguration: Sendable {
@@ -18,6 +19,8 @@ public struct BackendConfiguration: Sendable {
     }
 
     public var storage: Storage
+    /// On PostgreSQL, how many connections the stores' pool opens and keeps.
+    public var postgresPool = PostgresPoolLimits()
     /// The HS256 secret that signs and verifies bearer tokens.
     public var secret: String
     /// Retired secrets whose tokens still verify while the secret rotates.

@@ -73,18 +73,21 @@ public final class PostgresTripStore: TripStore, Sendable {
 
     /// Connects to `url` (in `schema` when given, created if missing) and brings the schema up to date; migrations
     /// applied now are stamped with `now()`. A malformed URL or an unreachable server throws a `PostgresError` saying so.
-    public init(url: String, schema: String? = nil, now: @Sendable () -> Date = { Date() }) throws {
-        pool = try Self.pool(url: url, schema: schema)
+    public init(url: String, schema: String? = nil, poolLimits: PostgresPoolLimits = PostgresPoolLimits(),
+                now: @Sendable () -> Date = { Date() }) throws {
+        pool = try Self.pool(url: url, schema: schema, limits: poolLimits)
         try pool.withConnection { try $0.migrate(Self.migrations, table: "schema_migrations", appliedAt: now()) }
     }
 
     /// A pool over `url` whose connections work in `schema` (created if missing).
-    static func pool(url: String, schema: String?) throws -> PostgresPool {
-        guard let schema else { return try PostgresPool(url: url) }
+    static func pool(url: String, schema: String?, limits: PostgresPoolLimits) throws -> PostgresPool {
+        guard let schema else {
+            return try PostgresPool(url: url, capacity: limits.capacity, idleLimit: limits.idle, spareLimit: limits.spare)
+        }
         guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
             throw PostgresError(sqlState: "3F000", message: "schema names are lower-case letters, digits and _: \(schema)")
         }
-        let pool = try PostgresPool(url: url, searchPath: schema)
+        let pool = try PostgresPool(url: url, searchPath: schema, capacity: limits.capacity, idleLimit: limits.idle, spareLimit: limits.spare)
         try pool.withConnection { connection in
             do { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(schema)") } catch let error as PostgresError where error.sqlState == "23505" {
                 // Another connection created it at the same moment.
@@ -451,5 +454,18 @@ public final class PostgresTripStore: TripStore, Sendable {
                 }
             }
         }
+    }
+}
+
+/// How many connections a store's pool opens and keeps: `capacity` leased at once, `idle` of them kept open between
+/// uses, and `spare` connections outside the cap kept for blocking reads (see `PostgresPool`).
+public struct PostgresPoolLimits: Sendable, Equatable {
+    public var capacity: Int
+    public var idle: Int
+    public var spare: Int
+
+    /// The server's defaults: 16 leased at once, all kept idle, 8 spares.
+    public init(capacity: Int = 16, idle: Int = 16, spare: Int = 8) {
+        self.capacity = capacity; self.idle = idle; self.spare = spare
     }
 }

@@ -40,6 +40,7 @@ public struct TestBackend: Sendable {
                 node: String = "main", liveBus: (any LiveBus)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: TestStorage.resolve(storage), secret: Self.secret)
+        configuration.postgresPool = TestStorage.poolLimits
         configuration.endedTripCache = endedCacheLimit
         configuration.rateLimits = rateLimits
         configuration.dispatch = dispatch

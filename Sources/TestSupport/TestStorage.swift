@@ -1,7 +1,7 @@
 public import EnRouteBackend
 public import EnRouteDomain
 import EnRouteStorage
-import EnRoutePostgres
+public import EnRoutePostgres
 import Foundation
 import EnRouteNotifications
 
@@ -17,6 +17,10 @@ public enum TestStorage {
         case let other: fatalError("ENROUTE_TEST_STORE must be sqlite or postgres, not '\(other)'")
         }
     }
+
+    /// A test backend's pool: a thousand tests share one server's `max_connections`, and a backend a test still holds
+    /// keeps its idle connections, so each keeps few (the cap on connections leased at once stays the server's).
+    public static let poolLimits = PostgresPoolLimits(capacity: 16, idle: 2, spare: 1)
 
     /// The server's URL; a run that asks for PostgreSQL without one stops with the reason.
     public static var postgresURL: String {
@@ -46,7 +50,7 @@ public enum TestStorage {
     /// The trip store a backend on `.sqlite(path:)` opens in this run: the SQLite file, or its PostgreSQL schema.
     public static func tripStore(path: String) throws -> any TripStore {
         guard isPostgres else { return try SQLiteTripStore(path: path) }
-        return try PostgresTripStore(url: postgresURL, schema: schema(forPath: path))
+        return try PostgresTripStore(url: postgresURL, schema: schema(forPath: path), poolLimits: poolLimits)
     }
 }
 
