@@ -85,15 +85,16 @@ def call(port, method, path, account=None, role=None, body=None, headers=None, t
 
 
 class Node:
-    def __init__(self, index):
+    def __init__(self, index, redis_url=None):
         self.name = f"node{index}"
         self.port = ARGS.ports[index - 1]
+        self.redis_url = redis_url or ARGS.redis_url
         self.process = None
 
     def start(self):
         out = open(os.path.join(ARGS.work, f"{self.name}.log"), "ab")
         self.process = subprocess.Popen(
-            [ARGS.bin, "serve", "--store", ARGS.pg_url, "--redis", ARGS.redis_url, "--node", self.name,
+            [ARGS.bin, "serve", "--store", ARGS.pg_url, "--redis", self.redis_url, "--node", self.name,
              "--port", str(self.port), "--secret", SECRET, "--proof-dir", os.path.join(ARGS.work, "blobs"),
              "--rate-limits", "off", "--offer-timeout", "30", "--dispatch-limit", "900", "--dispatch-candidates", "50",
              "--threads", "2"],
@@ -186,6 +187,69 @@ class Stream:
             self.connection.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+
+class Proxy:
+    """A TCP proxy to Redis for one node: `cut()` drops every connection and refuses new ones (a partition between
+    that node and Redis), `restore()` lets them through again."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", ARGS.proxy_port))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.lock = threading.Lock()
+        self.pairs = []
+        self.refusing = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            client, _ = self.listener.accept()
+            with self.lock:
+                refusing = self.refusing
+            if refusing:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.pairs.append((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            self.refusing = True
+            pairs, self.pairs = self.pairs, []
+        for pair in pairs:
+            for s in pair:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def restore(self):
+        with self.lock:
+            self.refusing = False
 
 
 def online(port, provider, at):
@@ -359,6 +423,46 @@ def stop_past_the_lease(nodes):
         offline(nodes[0].port, p)
 
 
+def step(port, provider, trip_id, name):
+    body = {"changeId": uuid.uuid4().hex, "step": name,
+            "deviceTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return call(port, "POST", f"/v1/provider/trips/{trip_id}/steps", provider, "provider", body)
+
+
+def redis_partition(nodes, proxy):
+    log("== a partition between node3 and Redis")
+    cut_off = nodes[2]
+    ride_id = ride_held_by(nodes[0], "watched-through-partition")
+    events = Stream(nodes[0].port, "/v1/provider/events", "p-part", "provider")
+    online(nodes[0].port, "p-part", CENTRE)
+    accepted = take_offer_for(events, nodes[0].port, "p-part", ride_id, 30)
+    check(accepted is not None and accepted.status == 200, f"p-part has the ride ({accepted and accepted.status})")
+    watcher = Stream(cut_off.port, f"/v1/trips/{ride_id}/events", "watched-through-partition", "customer")
+    first = watcher.next({"tripUpdated"}, 10)
+    check(first is not None and first[0] != "end", f"the watcher on {cut_off.name} has the ride")
+    seen = [json.loads(first[2])["version"]] if first and first[0] != "end" else []
+    proxy.cut()
+    try:
+        arrived = step(nodes[0].port, "p-part", ride_id, "driverArrived")
+        started = step(nodes[0].port, "p-part", ride_id, "onTrip")
+        check(arrived.status == 200 and started.status == 200,
+              f"two steps are taken on node1 while {cut_off.name} is cut off from Redis ({arrived.status}, {started.status})")
+        final = started.json()["version"] if started.status == 200 else None
+    finally:
+        proxy.restore()
+    while final is not None and (not seen or seen[-1] < final):
+        event = watcher.next({"tripUpdated"}, 30)
+        if event is None or event[0] == "end":
+            break
+        seen.append(json.loads(event[2])["version"])
+    check(final is not None and seen and seen[-1] == final,
+          f"once the link is back, {cut_off.name}'s watcher reaches the last version {final}: {seen}")
+    check(all(a < b for a, b in zip(seen, seen[1:])), f"its versions rose strictly ({seen})")
+    watcher.close(); events.close()
+    call(nodes[0].port, "POST", f"/v1/trips/{ride_id}/cancel", "watched-through-partition", "customer", {})
+    offline(nodes[0].port, "p-part")
+
+
 def postgres_restart(nodes):
     log("== PostgreSQL restart")
     subprocess.check_call(["scripts/postgres.sh", "stop", ARGS.pg_dir], stdout=subprocess.DEVNULL)
@@ -420,14 +524,17 @@ def main():
     p.add_argument("--redis-dir", required=True)
     p.add_argument("--redis-port", type=int, required=True)
     p.add_argument("--ports", type=int, nargs=3, required=True)
+    p.add_argument("--proxy-port", type=int, required=True)
     ARGS = p.parse_args()
-    nodes = [Node(i) for i in (1, 2, 3)]
+    proxy = Proxy(ARGS.redis_port)   # node3 reaches Redis only through it
+    nodes = [Node(1), Node(2), Node(3, redis_url=f"redis://127.0.0.1:{proxy.port}")]
     try:
         for node in nodes:
             node.start()
         one_key_on_three_nodes(nodes)
         kill_nine_under_load(nodes)
         stop_past_the_lease(nodes)
+        redis_partition(nodes, proxy)
         redis_restart(nodes)
         postgres_restart(nodes)
     finally:
