@@ -134,6 +134,14 @@ public final class PostgresOfferStore: OfferStore, Sendable {
         }
     }
 
+    public func searchesHeldElsewhere(than node: String, now: Date) async throws -> Set<String> {
+        let expiry = databaseClock ? "extract(epoch FROM clock_timestamp())" : "$2::double precision"
+        let values: [PostgresValue] = databaseClock ? [.text(node)] : [.text(node), seconds(now)]
+        return try await store.perform { db in
+            Set(try db.query("SELECT trip_id FROM dispatch_searches WHERE node <> $1 AND expires_at >= \(expiry)", values).compactMap { $0.text(0) })
+        }
+    }
+
     public func releaseSearch(_ tripId: String, node: String) async throws {
         try await store.write { db in try db.run("DELETE FROM dispatch_searches WHERE trip_id = $1 AND node = $2", [.text(tripId), .text(node)]) }
     }

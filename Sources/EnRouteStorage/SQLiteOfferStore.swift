@@ -118,6 +118,13 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
         }
     }
 
+    public func searchesHeldElsewhere(than node: String, now: Date) async throws -> Set<String> {
+        try reader.withLock { db in
+            Set(try db.query("SELECT trip_id FROM dispatch_searches WHERE node <> ?1 AND expires_at >= ?2",
+                             [.text(node), .real(now.timeIntervalSince1970)]) { $0.text(0) ?? "" })
+        }
+    }
+
     public func releaseSearch(_ tripId: String, node: String) async throws {
         try await write { db in try db.run("DELETE FROM dispatch_searches WHERE trip_id = ?1 AND node = ?2", [.text(tripId), .text(node)]) }
     }

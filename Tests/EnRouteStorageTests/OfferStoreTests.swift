@@ -125,6 +125,22 @@ import EnRoutePostgres
         #expect(try await store.claimSearch("T1", node: "c", until: t(34), now: t(24)))
     }
 
+    /// A heartbeat reads which searches other nodes hold live instead of trying to claim each: its own leases and the
+    /// ones that ran out are not among them.
+    @Test(arguments: Kind.configured)
+    func theSearchesHeldElsewhereAreTheOtherNodesLiveLeases(_ kind: Kind) async throws {
+        let (store, cleanup) = try Self.makeSUT(kind)
+        defer { cleanup() }
+        let t = { (s: TimeInterval) in Rows.t0.addingTimeInterval(s) }
+        #expect(try await store.claimSearch("A1", node: "a", until: t(10), now: t(0)))
+        #expect(try await store.claimSearch("B1", node: "b", until: t(10), now: t(0)))
+        #expect(try await store.claimSearch("B2", node: "b", until: t(20), now: t(0)))
+        #expect(try await store.searchesHeldElsewhere(than: "a", now: t(5)) == ["B1", "B2"])
+        #expect(try await store.searchesHeldElsewhere(than: "b", now: t(5)) == ["A1"])
+        #expect(try await store.searchesHeldElsewhere(than: "a", now: t(15)) == ["B2"], "B1's lease ran out: it is there to take")
+        #expect(try await store.searchesHeldElsewhere(than: "c", now: t(25)).isEmpty)
+    }
+
     /// On PostgreSQL the database's clock decides expiry when asked: an offer the node's clock calls live is expired
     /// by a database that is past it.
     @Test(.enabled(if: PostgresTestServer.url != nil, "needs ENROUTE_TEST_POSTGRES_URL"))

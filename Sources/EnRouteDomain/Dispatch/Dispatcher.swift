@@ -127,7 +127,9 @@ public final class Dispatcher: Sendable {
         let at = now()
         try? await book.renewSearches(node: node, until: at.addingTimeInterval(Self.seconds(policy.searchLease)))
         guard let waiting = try? service.store.activeTrips().filter(Self.needsProvider) else { return }
-        for trip in waiting where state.withLock({ $0.started && $0.searches[trip.id] == nil }) {
+        // Searches other nodes hold and keep renewing are theirs: one read, not a claim attempt per trip.
+        guard let elsewhere = try? await book.searchesHeldElsewhere(than: node, now: at) else { return }
+        for trip in waiting where !elsewhere.contains(trip.id) && state.withLock({ $0.started && $0.searches[trip.id] == nil }) {
             if await leaseSearch(trip.id) {
                 metrics.increment("enroute_dispatch_takeovers_total", help: "Searches this node took over from a node that stopped renewing its lease.")
                 service.absorb(trip)

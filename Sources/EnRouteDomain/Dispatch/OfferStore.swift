@@ -60,6 +60,9 @@ public protocol OfferStore: Sendable {
     func claimSearch(_ tripId: String, node: String, until: Date, now: Date) async throws -> Bool
     /// Extends every search lease `node` holds to `until` (its heartbeat).
     func renewSearches(node: String, until: Date) async throws
+    /// The trips whose search another node holds on a lease that has not run out by `now`: what `node`'s heartbeat
+    /// need not try to take over (one read, instead of a claim per trip).
+    func searchesHeldElsewhere(than node: String, now: Date) async throws -> Set<String>
     /// Gives up `node`'s lease of the trip's search (the search ended, or the node is stopping).
     func releaseSearch(_ tripId: String, node: String) async throws
 }
@@ -120,6 +123,10 @@ public final class InMemoryOfferStore: OfferStore {
 
     public func renewSearches(node: String, until: Date) async throws {
         leases.withLock { all in for (trip, held) in all where held.node == node { all[trip] = (node, until) } }
+    }
+
+    public func searchesHeldElsewhere(than node: String, now: Date) async throws -> Set<String> {
+        leases.withLock { all in Set(all.filter { $0.value.node != node && $0.value.until >= now }.keys) }
     }
 
     public func releaseSearch(_ tripId: String, node: String) async throws {
