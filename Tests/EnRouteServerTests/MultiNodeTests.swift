@@ -68,7 +68,7 @@ import TestSupport
         #expect(status == 200)
         for other in nodes.all where other.backend.configuration.node != node.backend.configuration.node {
             let presence = other.backend.providers.presence
-            try await eventually("\(provider) is findable on every node") { presence.position(of: provider) != nil && presence.isOnline(provider) }
+            try await eventually("\(provider) is findable on every node", within: .seconds(30)) { presence.position(of: provider) != nil && presence.isOnline(provider) }
         }
     }
 
@@ -87,7 +87,8 @@ import TestSupport
         #expect(nodes.b.backend.providers.dispatcher.liveOffer(heldBy: "p1") == offer)
         #expect(await acceptOffer(nodes.b, "p1", offer) == 200)
         let a = nodes.a
-        try await eventually("a holds the assigned trip and its search ended") {
+        // Through b's outbox, the relay and the bus: store round trips, slow on PostgreSQL beside a thousand other tests.
+        try await eventually("a holds the assigned trip and its search ended", within: .seconds(30)) {
             try a.service.cached(trip.id)?.providerId == "p1" && a.backend.providers.dispatcher.activeSearches == 0
         }
         #expect(try a.backend.offerStore.offer(id: offer.offerId)?.ending == .accepted)
@@ -153,7 +154,8 @@ import TestSupport
         // b's next look (every takeoverInterval) takes the search over and adopts a's offer, which p1 can still accept
         // until it runs out; then b offers the next candidate.
         let b = nodes.b.backend.providers.dispatcher
-        try await eventually("b took the search over", advancing: nodes.clock, by: .seconds(1), steps: 5) { b.activeSearches == 1 }
+        // Each step leaves b's heartbeat the turns to finish its store reads (slow on PostgreSQL beside a thousand tests).
+        try await eventually("b took the search over", advancing: nodes.clock, by: .seconds(1), steps: 5, yieldsPerStep: 200_000) { b.activeSearches == 1 }
         #expect(b.liveOffer(forTrip: trip.id) == first)
         try await eventually("a's offer ran out", advancing: nodes.clock, by: .seconds(1), steps: 20) {
             b.liveOffer(forTrip: trip.id).map { $0 != first } ?? false

@@ -14,8 +14,6 @@ import Synchronization
 public final class FanOut: PeerChannel, Sendable {
     /// The outbox topic of trip versions waiting for the bus.
     public static let topic = "live"
-    /// How long a claimed outbox row stays this node's to publish before another node may.
-    public static let claimSeconds: TimeInterval = 10
 
     public let node: String
     private let service: TripService
@@ -83,17 +81,12 @@ public final class FanOut: PeerChannel, Sendable {
         let store = service.store
         do {
             while true {
-                // Claimed, so that each version is published by one node; a node that dies between the claim and the
-                // publish leaves its rows to the others after `claimSeconds`.
-                let at = service.currentTime()
-                let due = try await store.claimOutbox(topic: Self.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: batch)
+                let due = try await store.dueOutbox(topic: Self.topic, now: service.currentTime(), limit: batch)
                 guard !due.isEmpty else { return }
                 let envelopes = try due.map { try WireCoding.decoder().decode(BusEnvelope.self, from: Data($0.payload)) }
                 do { try await bus.publish(envelopes) } catch {
                     tally.withLock { $0.publishFailures += 1 }
                     log("fan-out: the bus refused \(due.count) versions, kept in the outbox: \(error)")
-                    // Due again at once, for the next relay pass.
-                    for message in due { try await store.rescheduleOutbox(id: message.id, attempts: message.attempts + 1, notBefore: at) }
                     return
                 }
                 for message in due { try await store.completeOutbox(id: message.id) }
