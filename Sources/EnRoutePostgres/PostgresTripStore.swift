@@ -73,21 +73,19 @@ public final class PostgresTripStore: TripStore, Sendable {
 
     /// Connects to `url` (in `schema` when given, created if missing) and brings the schema up to date; migrations
     /// applied now are stamped with `now()`. A malformed URL or an unreachable server throws a `PostgresError` saying so.
-    public init(url: String, schema: String? = nil, poolLimits: PostgresPoolLimits = PostgresPoolLimits(),
+    public init(url: String, schema: String? = nil, poolLimits: PostgresPool.Limits = PostgresPool.Limits(),
                 now: @Sendable () -> Date = { Date() }) throws {
         pool = try Self.pool(url: url, schema: schema, limits: poolLimits)
         try pool.withConnection { try $0.migrate(Self.migrations, table: "schema_migrations", appliedAt: now()) }
     }
 
     /// A pool over `url` whose connections work in `schema` (created if missing).
-    static func pool(url: String, schema: String?, limits: PostgresPoolLimits) throws -> PostgresPool {
-        guard let schema else {
-            return try PostgresPool(url: url, capacity: limits.capacity, idleLimit: limits.idle, spareLimit: limits.spare)
-        }
+    static func pool(url: String, schema: String?, limits: PostgresPool.Limits) throws -> PostgresPool {
+        guard let schema else { return try PostgresPool(url: url, limits: limits) }
         guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
             throw PostgresError(sqlState: "3F000", message: "schema names are lower-case letters, digits and _: \(schema)")
         }
-        let pool = try PostgresPool(url: url, searchPath: schema, capacity: limits.capacity, idleLimit: limits.idle, spareLimit: limits.spare)
+        let pool = try PostgresPool(url: url, searchPath: schema, limits: limits)
         try pool.withConnection { connection in
             do { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(schema)") } catch let error as PostgresError where error.sqlState == "23505" {
                 // Another connection created it at the same moment.
@@ -216,11 +214,14 @@ public final class PostgresTripStore: TripStore, Sendable {
             try db.query("""
                 SELECT id, payload, created_at, attempts, not_before FROM outbox
                 WHERE topic = $1 AND not_before <= $2 ORDER BY created_at, id LIMIT $3
-                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit)]).map { row in
-                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.bytes(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                              attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
-            }
+                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit)]).map { Self.outboxMessage($0, topic: topic) }
         }
+    }
+
+    /// A row of `id, payload, created_at, attempts, not_before` from the outbox.
+    private static func outboxMessage(_ row: PostgresRow, topic: String) -> OutboxMessage {
+        OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.bytes(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
+                      attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
     }
 
     public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
@@ -230,11 +231,9 @@ public final class PostgresTripStore: TripStore, Sendable {
                 UPDATE outbox SET not_before = $4 WHERE id IN (
                     SELECT id FROM outbox WHERE topic = $1 AND not_before <= $2
                     ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-                RETURNING id, payload, created_at, attempts
-                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit), .double(until.timeIntervalSince1970)]).map { row in
-                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.bytes(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                              attempts: Int(row.int(3)), notBefore: until)
-            }
+                RETURNING id, payload, created_at, attempts, not_before
+                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit), .double(until.timeIntervalSince1970)])
+            .map { Self.outboxMessage($0, topic: topic) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
     }
@@ -457,15 +456,5 @@ public final class PostgresTripStore: TripStore, Sendable {
     }
 }
 
-/// How many connections a store's pool opens and keeps: `capacity` leased at once, `idle` of them kept open between
-/// uses, and `spare` connections outside the cap kept for blocking reads (see `PostgresPool`).
-public struct PostgresPoolLimits: Sendable, Equatable {
-    public var capacity: Int
-    public var idle: Int
-    public var spare: Int
-
-    /// The server's defaults: 16 leased at once, all kept idle, 8 spares.
-    public init(capacity: Int = 16, idle: Int = 16, spare: Int = 8) {
-        self.capacity = capacity; self.idle = idle; self.spare = spare
-    }
-}
+/// The pool limits a store is opened with (`PostgresPool.Limits`), named where the backend configures them.
+public typealias PostgresPoolLimits = PostgresPool.Limits

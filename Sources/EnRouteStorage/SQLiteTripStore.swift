@@ -202,31 +202,28 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
-        try reader.withLock { db in
-            try db.query("""
-                SELECT id, payload, created_at, attempts, not_before FROM outbox
-                WHERE topic = ?1 AND not_before <= ?2 ORDER BY created_at, id LIMIT ?3
-                """, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
-                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                              attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
-            }
+        try reader.withLock { db in try Self.due(db, topic: topic, now: now, limit: limit) }
+    }
+
+    private static func due(_ db: SQLiteDatabase, topic: String, now: Date, limit: Int) throws -> [OutboxMessage] {
+        try db.query("""
+            SELECT id, payload, created_at, attempts, not_before FROM outbox
+            WHERE topic = ?1 AND not_before <= ?2 ORDER BY created_at, id LIMIT ?3
+            """, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
+            OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
+                          attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
         }
     }
 
     public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
         try await write { db in
             // One write transaction: no other writer can take the same rows between the read and the update.
-            let due = try db.query("""
-                SELECT id, payload, created_at, attempts FROM outbox
-                WHERE topic = ?1 AND not_before <= ?2 ORDER BY created_at, id LIMIT ?3
-                """, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
-                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                              attempts: Int(row.int(3)), notBefore: until)
-            }
-            for message in due {
+            try Self.due(db, topic: topic, now: now, limit: limit).map { message in
                 try db.run("UPDATE outbox SET not_before = ?2 WHERE id = ?1", [.text(message.id), .real(until.timeIntervalSince1970)])
+                var claimed = message
+                claimed.notBefore = until
+                return claimed
             }
-            return due
         }
     }
 

@@ -6,10 +6,10 @@ import Synchronization
 /// Async leases (transactions) are capped at `capacity`; a caller past the cap suspends, holding no thread, until a
 /// connection comes back. A blocking caller (a synchronous read, possibly from inside a transaction's body) never
 /// waits for the cap: with nothing idle it takes a spare connection outside the cap, or opens one, so a body holding a
-/// lease cannot deadlock on its own read. Up to `idleLimit` counted connections and `spareLimit` spares stay open idle:
-/// PostgreSQL forks a backend per connection, and a pool that closes what it will need again in a millisecond spends
-/// the database's CPU on starting sessions. Async callers run the blocking
-/// libpq calls on the connection's own serial queue, never on Swift's cooperative pool. A connection that lost its
+/// lease cannot deadlock on its own read. Up to `Limits.idle` counted connections and `Limits.spare` spares stay open
+/// idle: PostgreSQL forks a backend per connection, and a pool that closes what it will need again in a millisecond
+/// spends the database's CPU on starting sessions. Async callers run the blocking libpq calls on the connection's own
+/// serial queue, never on Swift's cooperative pool. A connection that lost its
 /// server is dropped when returned, with the idle ones (likely gone with it), so the next use opens a new one; the
 /// failed call's error reaches its caller.
 public final class PostgresPool: Sendable {
@@ -41,14 +41,29 @@ public final class PostgresPool: Sendable {
         var closed = false
     }
 
+    /// How many connections a pool opens and keeps.
+    public struct Limits: Sendable, Equatable {
+        /// Connections leased at once (async callers past it wait).
+        public var capacity: Int
+        /// Of those, how many stay open between uses.
+        public var idle: Int
+        /// Connections outside the cap kept open for blocking reads that find every counted one leased.
+        public var spare: Int
+
+        /// The defaults: 16 leased at once, all kept idle, 8 spares.
+        public init(capacity: Int = 16, idle: Int? = nil, spare: Int = 8) {
+            self.capacity = capacity; self.idle = idle ?? capacity; self.spare = spare
+        }
+    }
+
     /// A pool over `url` that opens one connection now, so a malformed URL or unreachable server fails here with a clear
     /// `PostgresError`.
-    public init(url: String, searchPath: String? = nil, capacity: Int = 16, idleLimit: Int? = nil, spareLimit: Int = 8) throws {
+    public init(url: String, searchPath: String? = nil, limits: Limits = Limits()) throws {
         self.url = url
         self.searchPath = searchPath
-        self.capacity = max(1, capacity)
-        self.idleLimit = max(1, min(idleLimit ?? capacity, capacity))
-        self.spareLimit = max(0, spareLimit)
+        self.capacity = max(1, limits.capacity)
+        self.idleLimit = max(1, min(limits.idle, capacity))
+        self.spareLimit = max(0, limits.spare)
         let first = try PostgresConnection(url: url, searchPath: searchPath)
         state = Mutex(State(idle: [first], open: 1))
     }

@@ -57,7 +57,7 @@ import PostgresKit
     }
 
     @Test(arguments: servers) func blockingReadsWhileEveryCountedConnectionIsLeasedReuseOneSpare(_ url: String) async throws {
-        let pool = try PostgresPool(url: url, capacity: 2, spareLimit: 2)
+        let pool = try PostgresPool(url: url, limits: .init(capacity: 2, spare: 2))
         defer { pool.close() }
         let held = await HeldLeases(pool, count: 2)
         #expect(pool.openConnections == 2)
@@ -74,7 +74,7 @@ import PostgresKit
     }
 
     @Test(arguments: servers) func connectionsStayOpenIdleUpToTheCapAcrossBursts(_ url: String) async throws {
-        let pool = try PostgresPool(url: url, capacity: 4)
+        let pool = try PostgresPool(url: url, limits: .init(capacity: 4))
         defer { pool.close() }
         for _ in 0..<20 {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,7 +86,7 @@ import PostgresKit
     }
 
     @Test(arguments: servers) func sparesPastTheirLimitAreClosed(_ url: String) async throws {
-        let pool = try PostgresPool(url: url, capacity: 1, spareLimit: 1)
+        let pool = try PostgresPool(url: url, limits: .init(capacity: 1, spare: 1))
         defer { pool.close() }
         let held = await HeldLeases(pool, count: 1)
         // Two blocking reads at once, both past the cap: two spares open, one is kept.

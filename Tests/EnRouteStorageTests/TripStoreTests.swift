@@ -311,6 +311,30 @@ import EnRoutePostgres
         #expect(due.first?.payload == Rows.message("M1").payload)
     }
 
+    /// Several nodes drain one outbox: a claim takes the due messages oldest first, and they are nobody else's until
+    /// the claim runs out; concurrent claims share the messages out, each to one claimer.
+    @Test(arguments: StoreBacking.all) func aClaimedMessageIsNobodyElsesUntilTheClaimRunsOut(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
+        defer { db.remove() }
+        let store = try db.tripStore()
+        try await store.transaction { tx in
+            for n in 0..<30 { try await tx.enqueue(Rows.message("M\(n)", at: Double(n))) }
+        }
+        let now = Rows.t0.addingTimeInterval(50), until = Rows.t0.addingTimeInterval(110)
+        let first = try await store.claimOutbox(topic: "apns", now: now, until: until, limit: 2)
+        #expect(first.map(\.id) == ["M0", "M1"])
+        #expect(first.allSatisfy { $0.notBefore == until && $0.attempts == 0 })
+        #expect(try await store.dueOutbox(topic: "apns", now: now, limit: 50).count == 28, "claimed ones are not due")
+        let claims = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 { group.addTask { try await store.claimOutbox(topic: "apns", now: now, until: until, limit: 10).map(\.id) } }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(claims.count == 28 && Set(claims).count == 28, "each message went to one claimer")
+        #expect(try await store.claimOutbox(topic: "apns", now: until.addingTimeInterval(-1), until: until, limit: 50).isEmpty)
+        // The claimers died without completing: once the claim ran out, the messages are due for whoever comes next.
+        #expect(try await store.claimOutbox(topic: "apns", now: until, until: until.addingTimeInterval(60), limit: 50).count == 30)
+    }
+
     // MARK: - Migrations
 
     /// The database's table and index names.

@@ -224,28 +224,28 @@ class Proxy:
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
     @staticmethod
+    def _shut(*sockets):
+        for s in sockets:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    @staticmethod
     def _pump(source, sink):
         try:
             while data := source.recv(65536):
                 sink.sendall(data)
         except OSError:
             pass
-        for s in (source, sink):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        Proxy._shut(source, sink)
 
     def cut(self):
         with self.lock:
             self.refusing = True
             pairs, self.pairs = self.pairs, []
         for pair in pairs:
-            for s in pair:
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            Proxy._shut(*pair)
 
     def restore(self):
         with self.lock:

@@ -158,19 +158,21 @@ public final class InMemoryTripStore: TripStore {
     }
 
     public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
-        state.withLock { s in
-            Array(s.outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
-                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit))
-        }
+        state.withLock { Self.due(in: $0.outbox, topic: topic, now: now, limit: limit) }
+    }
+
+    private static func due(in outbox: [String: OutboxMessage], topic: String, now: Date, limit: Int) -> [OutboxMessage] {
+        Array(outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit))
     }
 
     public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
         state.withLock { s in
-            let due = s.outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
-                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit)
-            return due.map { message in
-                s.outbox[message.id]?.notBefore = until
-                return s.outbox[message.id] ?? message
+            Self.due(in: s.outbox, topic: topic, now: now, limit: limit).map { message in
+                var claimed = message
+                claimed.notBefore = until
+                s.outbox[message.id] = claimed
+                return claimed
             }
         }
     }
