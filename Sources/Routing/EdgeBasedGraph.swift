@@ -44,8 +44,8 @@ public struct EdgeBasedGraph: Sendable {
     /// The number of turns.
     public var arcCount: Int { arcHead.count }
 
-    /// Builds the turn graph: every pair of consecutive edges except self-loops and U-turns mid-street, minus what
-    /// the restrictions forbid.
+    /// Builds the turn graph: every pair of consecutive edges except self-loops and U-turns where other ways on
+    /// exist, minus what the restrictions forbid.
     public init(network: RoadNetwork) {
         self.init(network: network, edgeDurations: network.edgeDurationSeconds)
     }
@@ -75,14 +75,15 @@ public struct EdgeBasedGraph: Sendable {
             edgeLength[edge] = Float(network.edgeLengthMeters[edge])
         }
 
-        // A U-turn is allowed only where a road ends or meets another: not at a node in the middle of a street
-        // (a crossing or signal that splits it, a shape node), which has exactly two neighbouring nodes; OSRM,
-        // which compresses such nodes away, cannot turn there either.
+        // Where a node has exactly two neighbouring nodes (a crossing or signal splitting a street, two ways joined
+        // end to end) a car does not turn. `roadsIn` counts the neighbours a car can arrive from.
         var neighbours = [Set<Int32>](repeating: [], count: network.nodeCount)
+        var arrivingFrom = [Set<Int32>](repeating: [], count: network.nodeCount)
         for edge in 0..<edgeCount {
             let from = network.edgeFrom[edge], to = network.edgeTo[edge]
             if neighbours[Int(from)].count <= 2 { neighbours[Int(from)].insert(to) }
             if neighbours[Int(to)].count <= 2 { neighbours[Int(to)].insert(from) }
+            if arrivingFrom[Int(to)].count <= 1 { arrivingFrom[Int(to)].insert(from) }
         }
         var firstArc = [Int32](repeating: 0, count: edgeCount + 1)
         var arcHead: [Int32] = [], arcWeight: [Int32] = [], arcLength: [Float] = []
@@ -94,11 +95,15 @@ public struct EdgeBasedGraph: Sendable {
             let via = Int(network.edgeTo[edge]), tail = network.edgeFrom[edge]
             let arriving = network.endBearing(ofEdge: Int32(edge))
             let only = onlyAllowed[Int32(edge)]
-            for next in outEdges[via] where Int(next) != edge {
-                if let only, !only.contains(next) { continue }
-                if forbidden.contains(Self.turnKey(Int32(edge), next)) { continue }
+            let allowed = outEdges[via].filter { next in
+                Int(next) != edge && (only?.contains(next) ?? true) && !forbidden.contains(Self.turnKey(Int32(edge), next))
+            }
+            // A U-turn only where a car has nothing else to do (OSRM's car turns back nowhere else): at a dead
+            // end, where turning back is the only way on, or where no other road leads in (around a one-way block).
+            let mayTurnBack = neighbours[via].count == 1 || allowed.count == 1 || arrivingFrom[via].count <= 1
+            for next in allowed {
                 let isUTurn = network.edgeTo[Int(next)] == tail
-                if isUTurn, neighbours[via].count == 2 { continue }
+                if isUTurn, !mayTurnBack { continue }
                 var angle = network.startBearing(ofEdge: next) - arriving
                 if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
                 // Where a street only bends (two neighbours: two ways meeting end to end, a signal mid-street) a

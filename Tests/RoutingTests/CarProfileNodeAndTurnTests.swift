@@ -10,7 +10,7 @@ import Testing
         ("n247323550", ["highway": "traffic_signals", "highway:give_way": "yes"], 2, false),
         ("n37358743", ["highway": "stop"], 2, false),
         ("n277401800", ["highway": "give_way"], 1, false),
-        ("n25413714", ["crossing": "traffic_signals", "highway": "crossing"], 2, false),
+        ("n25413714: a crossing's own lights, as in OSRM", ["crossing": "traffic_signals", "highway": "crossing"], 0, false),
         ("plain crossing", ["highway": "crossing", "crossing": "zebra"], 0, false),
         ("n25345637 was:highway", ["was:highway": "traffic_signals"], 0, false),
         ("street lamp", ["highway": "street_lamp"], 0, false),
@@ -36,16 +36,16 @@ import Testing
     }
 
     @Test(arguments: [
-        (0.0, 0.0), (10, 0), (-15, 0), (15, 0), (45, 1.5), (-45, 3), (67.5, 2.75), (90, 4), (-90, 8), (135, 7), (-135, 11),
-        (152.5, 8.5), (-152.5, 12.5), (170, 20), (180, 20), (-180, 20), (-175, 20), (450, 4), (-270, 4),
+        (0.0, 0.01), (-15, 0.26), (15, 0.02), (45, 0.14), (-45, 1.54), (67.5, 0.655), (90, 2.11), (-90, 7.32), (135, 6.67),
+        (-135, 9.41), (160, 7.29), (-160, 9.48), (170, 27.5), (180, 27.5), (-180, 27.5), (-175, 27.5), (450, 2.11), (-270, 2.11),
     ])
     func costsTurnsByAngleInRightHandTraffic(angle: Double, seconds: Double) {
         #expect(abs(profile.turnCost(angleDegrees: angle) - seconds) < 1e-9)
     }
 
     @Test func leftHandTrafficSwapsTheSides() {
-        #expect(profile.turnCost(angleDegrees: -90, drivingSide: .left) == 4)
-        #expect(profile.turnCost(angleDegrees: 90, drivingSide: .left) == 8)
+        #expect(profile.turnCost(angleDegrees: -90, drivingSide: .left) == 2.11)
+        #expect(profile.turnCost(angleDegrees: 90, drivingSide: .left) == 7.32)
     }
 
     @Test func aUTurnCostsTheUTurnPriceWhateverItsAngle() {

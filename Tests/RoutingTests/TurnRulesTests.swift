@@ -76,17 +76,19 @@ import Testing
         #expect(routers.dijkstra.route(fromNode: b, toNode: a)?.weight == back.weight)
     }
 
-    /// A dead-end street A–B (10 s) with a one-way ring B→C→D→B (3 s each) at its end: arriving at B and leaving
-    /// back towards A either U-turns at B or drives the 9 s ring.
-    private func makeDeadEnd(uTurnSeconds: Double) -> (Routers, [Int32]) {
+    /// A street A–B (10 s) with a one-way ring B→C→D→B (3 s each) at its end and, when `stub`, a two-way dead end
+    /// B–E (1 s): arriving at B and leaving back towards A drives the 9 s ring or turns back at E, the stub's end.
+    private func makeTurnBack(uTurnSeconds: Double, stub: Bool = true) -> (Routers, [Int32]) {
         var network = RoadNetwork(turnCosts: TurnCosts(uTurnSeconds: uTurnSeconds) { _ in 0 })
         let a = network.addNode(id: 1, lat: 60, lon: 25), b = network.addNode(id: 2, lat: 60, lon: 25.002)
         let c = network.addNode(id: 3, lat: 60.001, lon: 25.003), d = network.addNode(id: 4, lat: 59.999, lon: 25.003)
+        let e = network.addNode(id: 5, lat: 60, lon: 25.0025)
         network.road(a, b, seconds: 10)
         network.road(b, c, seconds: 3, oneWay: true)
         network.road(c, d, seconds: 3, oneWay: true)
         network.road(d, b, seconds: 3, oneWay: true)
-        return (Routers(network), [a, b, c, d])
+        if stub { network.road(b, e, seconds: 1) }
+        return (Routers(network), [a, b, c, d, e])
     }
 
     /// From the edge A→B to the edge B→A, both driven whole.
@@ -102,25 +104,48 @@ import Testing
     }
 
     @Test func aUTurnCostingMoreThanTheRingSendsTheRouteRoundTheRing() throws {
-        let (routers, nodes) = makeDeadEnd(uTurnSeconds: 20)
+        let (routers, nodes) = makeTurnBack(uTurnSeconds: 20)
         let path = try turnBack(routers, nodes)
         #expect(routers.nodes(of: path) == [nodes[0], nodes[1], nodes[2], nodes[3], nodes[1], nodes[0]])
         #expect(path.durationSeconds == 29)
     }
 
-    @Test func aCheapUTurnIsTakenAndItsCostCounted() throws {
-        let (routers, nodes) = makeDeadEnd(uTurnSeconds: 5)
+    @Test func aCheapUTurnAtADeadEndIsTakenAndItsCostCounted() throws {
+        let (routers, nodes) = makeTurnBack(uTurnSeconds: 5)
         let path = try turnBack(routers, nodes)
-        #expect(routers.nodes(of: path) == [nodes[0], nodes[1], nodes[0]])
-        #expect(path.durationSeconds == 25)
+        #expect(routers.nodes(of: path) == [nodes[0], nodes[1], nodes[4], nodes[1], nodes[0]])
+        #expect(path.durationSeconds == 27)
+    }
+
+    /// As in OSRM's car profile, a car turns back only where it has nothing else to do: not at a junction where
+    /// other roads lead in and out, however cheap the U-turn.
+    @Test func noUTurnIsMadeAtAJunctionWithOtherWaysOn() throws {
+        let (routers, nodes) = makeTurnBack(uTurnSeconds: 0, stub: false)
+        let path = try turnBack(routers, nodes)
+        #expect(routers.nodes(of: path) == [nodes[0], nodes[1], nodes[2], nodes[3], nodes[1], nodes[0]])
+        #expect(path.durationSeconds == 29)
+    }
+
+    /// Around a one-way block, where no other road leads into the corner, turning back is allowed.
+    @Test func aUTurnIsAllowedWhereNoOtherRoadLeadsIn() throws {
+        var network = RoadNetwork(turnCosts: TurnCosts(uTurnSeconds: 1) { _ in 0 })
+        let a = network.addNode(id: 1, lat: 60, lon: 25), b = network.addNode(id: 2, lat: 60, lon: 25.002)
+        let c = network.addNode(id: 3, lat: 60.001, lon: 25.003)
+        network.road(a, b, seconds: 10)
+        network.road(b, c, seconds: 3, oneWay: true)
+        network.road(c, a, seconds: 30, oneWay: true)
+        let routers = Routers(network)
+        let path = try turnBack(routers, [a, b])
+        #expect(routers.nodes(of: path) == [a, b, a])
+        #expect(path.durationSeconds == 21)
     }
 
     @Test func theStandardTurnCostsChargeLeftTurnsMoreThanRightAndUTurnsMost() {
         let costs = TurnCosts.standard
-        #expect(costs.seconds(angleDegrees: 10, isUTurn: false) == 0)
+        #expect(costs.seconds(angleDegrees: 10, isUTurn: false) < 0.1, "all but straight on is close to free")
         #expect(costs.seconds(angleDegrees: 90, isUTurn: false) < costs.seconds(angleDegrees: -90, isUTurn: false))
         #expect(costs.seconds(angleDegrees: -180, isUTurn: false) == CarProfile.standard.uTurnSeconds, "turning back is a U-turn")
-        #expect(costs.seconds(angleDegrees: 0, isUTurn: true) == 20)
+        #expect(costs.seconds(angleDegrees: 0, isUTurn: true) == 27.5)
         // The numbers are the car profile's: one table for the builder and the router.
         for angle in stride(from: -170.0, through: 170, by: 5) {
             #expect(costs.seconds(angleDegrees: angle, isUTurn: false) == CarProfile.standard.turnCost(angleDegrees: angle))

@@ -3,9 +3,9 @@ extension CarProfile {
     public enum DrivingSide: Sendable, Hashable { case right, left }
 
     /// Seconds a turn costs. `angleDegrees` is the change of heading from the incoming to the outgoing edge:
-    /// 0 straight on, positive to the right, negative to the left, ±180 back the way it came. Turns up to 15°
-    /// are free; sharper ones follow `turnCostTable` (linear between rows, near side cheaper than far side);
-    /// beyond `uTurnThresholdDegrees`, or when `isUTurn` says so (same road back), it costs `uTurnSeconds`.
+    /// 0 straight on, positive to the right, negative to the left, ±180 back the way it came. A turn follows
+    /// `turnCostTable` (linear between rows, near side cheaper than far side); beyond `uTurnThresholdDegrees`,
+    /// or when `isUTurn` says so (same road back), it costs `uTurnSeconds`.
     public func turnCost(angleDegrees: Double, isUTurn: Bool = false, drivingSide: DrivingSide = .right) -> Double {
         guard angleDegrees.isFinite else { return uTurnSeconds }
         var angle = angleDegrees.truncatingRemainder(dividingBy: 360)

@@ -23,11 +23,13 @@ public struct CarProfile: Sendable {
     /// `barrier=*` values a car can pass (unless the node's own access tags forbid it).
     public var passableBarriers: Set<String>
     /// Turn cost by the turn's angle away from straight on: (degrees, near-side seconds, far-side seconds),
-    /// ascending, interpolated linearly. Near side is the kerb side (right in right-hand traffic).
+    /// ascending, interpolated linearly. Near side is the kerb side (right in right-hand traffic). The defaults
+    /// sample OSRM's car profile: a logistic curve rising to 7.5 s, biased 1.075 towards the kerb side, plus up
+    /// to 2 s for crossing oncoming traffic, so the two engines weigh the same turn alike.
     public var turnCostTable: [(degrees: Double, nearSideSeconds: Double, farSideSeconds: Double)]
     /// A turn sharper than this (degrees) is a U-turn.
     public var uTurnThresholdDegrees: Double
-    /// Seconds for a U-turn.
+    /// Seconds for a U-turn (OSRM's car: 20 s on top of the sharpest turn's 7.5 s).
     public var uTurnSeconds: Double
 
     /// The profile with the defaults the README's table lists.
@@ -59,16 +61,18 @@ public struct CarProfile: Sendable {
             "LI:urban": 50, "LI:rural": 80,
         ]
         nodeDelaySeconds = [
-            "traffic_signals": 2, "stop": 2, "give_way": 1, "crossing": 0, "crossing=traffic_signals": 2,
+            "traffic_signals": 2, "stop": 2, "give_way": 1, "crossing": 0,
             "mini_roundabout": 2,
         ]
         barrierDelaySeconds = ["toll_booth": 20, "border_control": 60, "gate": 10, "lift_gate": 10, "swing_gate": 10,
                                "sally_port": 10, "checkpoint": 30]
         passableBarriers = ["no", "entrance", "cattle_grid", "border_control", "toll_booth", "gate", "lift_gate",
                             "swing_gate", "sally_port", "height_restrictor", "arch", "checkpoint", "kerb"]
-        turnCostTable = [(0, 0, 0), (15, 0, 0), (45, 1.5, 3), (90, 4, 8), (135, 7, 11), (170, 10, 14)]
+        turnCostTable = [(0, 0.01, 0.01), (15, 0.02, 0.26), (30, 0.05, 0.68), (45, 0.14, 1.54), (60, 0.37, 2.99),
+                         (75, 0.94, 5.13), (90, 2.11, 7.32), (105, 3.88, 8.66), (120, 5.59, 9.22), (135, 6.67, 9.41),
+                         (150, 7.17, 9.47), (170, 7.41, 9.49)]
         uTurnThresholdDegrees = 170
-        uTurnSeconds = 20
+        uTurnSeconds = 27.5
     }
 
     /// The default profile.
