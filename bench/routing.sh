@@ -19,6 +19,7 @@ PAIRS="${PAIRS:-10000}"; SEED="${SEED:-1}"; CHECK="${CHECK:-2000}"; CITY_NODES="
 MAPS=("$@"); [ ${#MAPS[@]} -gt 0 ] || MAPS=(monaco baltimore liechtenstein andorra helsinki city)
 OUT="$PWD/bench/out/routing"; mkdir -p "$OUT"
 
+[ "${HTTP:-1}" = 0 ] || scripts/install-deps.sh bench   # wrk for the HTTP comparison
 VENV="${OSRM_VENV:-$PWD/.build/osrm-venv}"
 OSRM="$(dirname "$(scripts/install-osrm.sh "$VENV")")"   # the osrm package: bin/ and share/profiles/
 swift build -c release --product enroute >/dev/null
@@ -61,7 +62,7 @@ http_compare() {
   osrm_port=$(free_port); enroute_port=$(free_port)
   "$OSRM/bin/osrm-routed" -i 127.0.0.1 -p "$osrm_port" -t "$HTTP_THREADS" "$OUT/osrm-$map/$map.osrm" > "$OUT/$map.routed.log" 2>&1 &
   osrm_pid=$!
-  rm -f "$OUT/$map.sqlite"*
+  rm -rf "$OUT/$map.sqlite"*
   # --live-speeds off: free-flow weights, the ones the in-process comparison and OSRM use (with it on, the time-of-day
   # table re-weights every edge 30 s in and the hierarchy is re-customised mid-run).
   "$BIN/enroute" serve --port "$enroute_port" --threads "$HTTP_THREADS" --db "$OUT/$map.sqlite" --graph "$OUT/$map.graph" --live-speeds off \
