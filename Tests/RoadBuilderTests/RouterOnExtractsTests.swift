@@ -123,6 +123,31 @@ enum RoutingParts {
         }
     }
 
+    /// The nearest-only search (what a route snaps with) keeps exactly the edges the full candidate list has within
+    /// the slack of its nearest, on seeded points all over each extract, with and without a filter on edges.
+    @Test(arguments: files)
+    func theNearestCandidatesAreTheFullListsNearestOnes(file: String) async throws {
+        let snapper = try await RoutingParts.parts(file).snapper
+        let network = try await RoutingParts.parts(file).network
+        var random = SeededGenerator(seed: 12)
+        let lats = network.geometryLats, lons = network.geometryLons
+        var compared = 0
+        for _ in 0..<1_000 {
+            let index = Int.random(in: 0..<lats.count, using: &random)
+            let point = RoadCoordinate(lat: lats[index] + Double.random(in: -0.0008...0.0008, using: &random),
+                                       lon: lons[index] + Double.random(in: -0.0015...0.0015, using: &random))
+            for (slack, odd) in [(0.5, false), (20.0, false), (0.5, true)] {
+                let include: (Int32) -> Bool = { !odd || $0 % 2 == 1 }
+                let full = snapper.candidates(near: point).filter { include($0.edge) }
+                let expected = full.first.map { nearest in full.filter { $0.distanceMeters <= nearest.distanceMeters + slack } } ?? []
+                let found = snapper.nearestCandidates(near: point, slack: slack, where: include)
+                #expect(found == expected, "\(point) slack \(slack)")
+                compared += expected.count
+            }
+        }
+        #expect(compared > 1_000, "most points lie near a road")
+    }
+
     // MARK: - Routes
 
     @Test(arguments: files)

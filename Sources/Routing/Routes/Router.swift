@@ -159,10 +159,13 @@ public final class Router {
     /// The snapped directions of travel at a coordinate (only on edges of the turn graph's largest strongly
     /// connected component when `mainComponentOnly`; empty when none is that near).
     private func snaps(_ coordinate: RoadCoordinate, heading: Double?, maxDistance: Double, mainComponentOnly: Bool) -> [EdgeSnap] {
-        var pool = snapper.candidates(near: coordinate, maxDistance: maxDistance)
-        if mainComponentOnly {
-            pool.removeAll { !inMainComponent[Int($0.edge)] && !(snapper.reverse(of: $0.edge).map { inMainComponent[Int($0)] } ?? false) }
+        func include(_ edge: Int32) -> Bool {
+            !mainComponentOnly || inMainComponent[Int(edge)] || (snapper.reverse(of: edge).map { inMainComponent[Int($0)] } ?? false)
         }
+        // Without a heading only the edges as near as the nearest matter; with one, any edge within reach may.
+        let pool = heading == nil
+            ? snapper.nearestCandidates(near: coordinate, maxDistance: maxDistance, slack: Self.junctionSlack, where: include)
+            : snapper.candidates(near: coordinate, maxDistance: maxDistance).filter { include($0.edge) }
         guard let nearest = pool.first else { return [] }
         if let heading, let snap = pool.first(where: { EdgeSnapper.angleBetween($0.bearing, heading) <= EdgeSnapper.defaultHeadingTolerance }) {
             return [snap]
@@ -170,7 +173,7 @@ public final class Router {
         // Every edge as near as the nearest (all the edges meeting at a junction the coordinate is on), each
         // in both directions where the street is two-way.
         var result: [EdgeSnap] = []
-        for snap in pool where snap.distanceMeters <= nearest.distanceMeters + 0.5 {
+        for snap in pool where snap.distanceMeters <= nearest.distanceMeters + Self.junctionSlack {
             guard !result.contains(where: { $0.edge == snap.edge }) else { continue }
             result.append(snap)
             if let reverse = snapper.reverse(of: snap.edge), !result.contains(where: { $0.edge == reverse }) {
@@ -179,6 +182,9 @@ public final class Router {
         }
         return result
     }
+
+    /// Metres within which every edge counts as nearest: all the edges meeting at a junction the coordinate is on.
+    static let junctionSlack = 0.5
 
     /// The snaps that pass `test`, or all of them when none does.
     private static func keep(_ snaps: [EdgeSnap], _ test: (EdgeSnap) -> Bool) -> [EdgeSnap] {

@@ -142,14 +142,48 @@ public struct EdgeSnapper: Sendable {
     /// Every edge within `maxDistance` metres of `coordinate`, each at its nearest point, nearest first (ties by
     /// edge index).
     public func candidates(near coordinate: RoadCoordinate, maxDistance: Double = defaultMaxDistance) -> [EdgeSnap] {
+        var snaps: [EdgeSnap] = []
+        for hit in hits(near: coordinate, maxDistance: maxDistance) {
+            let snap = makeSnap(edge: hit.edge, point: Int(hit.point), t: hit.t, from: coordinate)
+            if snap.distanceMeters <= maxDistance { snaps.append(snap) }
+        }
+        snaps.sort { ($0.distanceMeters, $0.edge) < ($1.distanceMeters, $1.edge) }
+        return snaps
+    }
+
+    /// The edges that pass `include` and lie within `slack` metres of the nearest such edge (itself within
+    /// `maxDistance`), nearest first (ties by edge index): what `candidates` would keep of them, without working
+    /// out the exact snap of every farther edge.
+    public func nearestCandidates(near coordinate: RoadCoordinate, maxDistance: Double = defaultMaxDistance, slack: Double,
+                                  where include: (Int32) -> Bool = { _ in true }) -> [EdgeSnap] {
+        var snaps: [EdgeSnap] = []
+        var bound = maxDistance
+        for hit in hits(near: coordinate, maxDistance: maxDistance) where include(hit.edge) {
+            // The plane's distance overstates the true one by at most the margin `hits` allows for.
+            if hit.squared.squareRoot() > bound * Self.planeMargin + 1 { break }
+            let snap = makeSnap(edge: hit.edge, point: Int(hit.point), t: hit.t, from: coordinate)
+            guard snap.distanceMeters <= bound else { continue }
+            snaps.append(snap)
+            bound = min(bound, snap.distanceMeters + slack)
+        }
+        snaps.removeAll { $0.distanceMeters > bound }
+        snaps.sort { ($0.distanceMeters, $0.edge) < ($1.distanceMeters, $1.edge) }
+        return snaps
+    }
+
+    /// How much the plane's distance may exceed the true one: its scale drifts slightly away from the reference latitude.
+    private static let planeMargin = 1.05
+
+    /// The nearest point of each edge with a segment within reach of `coordinate` in the plane: (edge, squared plane
+    /// distance, the segment's first point, how far along it), nearest first, ties by edge.
+    private func hits(near coordinate: RoadCoordinate, maxDistance: Double) -> [(edge: Int32, squared: Double, point: Int32, t: Double)] {
         let (x, y) = plane.project(lat: coordinate.lat, lon: coordinate.lon)
-        // The plane's scale drifts slightly away from its reference latitude; search a little wider, filter exactly.
-        let reach = maxDistance * 1.05 + 1
+        // Search a little wider than asked and let the exact distance decide.
+        let reach = maxDistance * Self.planeMargin + 1
         let minColumn = max(0, Int((x - reach - originX) / cellSize)), maxColumn = min(columns - 1, Int((x + reach - originX) / cellSize))
         let minRow = max(0, Int((y - reach - originY) / cellSize)), maxRow = min(rows - 1, Int((y + reach - originY) / cellSize))
         guard minColumn <= maxColumn, minRow <= maxRow else { return [] }
-        // The nearest segment of each edge: (squared plane distance, point index, t along the segment).
-        var best: [Int32: (squared: Double, point: Int, t: Double)] = [:]
+        var hits: [(edge: Int32, squared: Double, point: Int32, t: Double)] = []
         for row in minRow...maxRow {
             for column in minColumn...maxColumn {
                 let cell = row * columns + column
@@ -161,19 +195,20 @@ public struct EdgeSnapper: Sendable {
                     let px = ax + t * dx - x, py = ay + t * dy - y
                     let squared = px * px + py * py
                     guard squared <= reach * reach else { continue }
-                    let edge = pointEdge[point]
-                    if let current = best[edge], current.squared <= squared { continue }
-                    best[edge] = (squared, point, t)
+                    hits.append((pointEdge[point], squared, Int32(point), t))
                 }
             }
         }
-        var snaps: [EdgeSnap] = []
-        for (edge, hit) in best {
-            let snap = makeSnap(edge: edge, point: hit.point, t: hit.t, from: coordinate)
-            if snap.distanceMeters <= maxDistance { snaps.append(snap) }
+        // One hit per edge, its nearest segment (a segment crossing cells is found once per cell).
+        hits.sort { ($0.edge, $0.squared, $0.point) < ($1.edge, $1.squared, $1.point) }
+        var write = 0
+        for read in hits.indices where read == 0 || hits[read].edge != hits[read - 1].edge {
+            hits[write] = hits[read]
+            write += 1
         }
-        snaps.sort { ($0.distanceMeters, $0.edge) < ($1.distanceMeters, $1.edge) }
-        return snaps
+        hits.removeLast(hits.count - write)
+        hits.sort { ($0.squared, $0.edge) < ($1.squared, $1.edge) }
+        return hits
     }
 
     /// The reverse of `edge` when the network has one: the edge between the same nodes the other way with the
