@@ -119,7 +119,7 @@ ew, er, ow, orss = (float(x) for x in sys.argv[4:8])
 print(f"| {m} | {ours['nodes']:,} / {ours['edges']:,} | {ew:.1f} s, {er:.0f} MiB | {ow:.1f} s, {orss:.0f} MiB "
       f"| {ours['route_p50_ms']:.3f} / {ours['route_p99_ms']:.3f} ({ours['route_cpu_p99_ms']:.3f}) | {ours['ch_p50_ms']:.3f} / {ours['ch_p99_ms']:.3f} "
       f"| {theirs['osrm_p50_ms']:.3f} / {theirs['osrm_p99_ms']:.3f} ({theirs['osrm_cpu_p99_ms']:.3f}) | {theirs['osrm_p50_ms'] / max(ours['route_p50_ms'], 1e-9):.1f}x "
-      f"| {100 * theirs['within1']:.1f}% / {100 * theirs['within5']:.1f}% "
+      f"| {100 * theirs['within1']:.1f}% / {100 * theirs['within5']:.1f}% | {theirs['over5']} ({theirs['over5_near_ties']}) "
       f"| {theirs['ratio_p10']:.2f} / {theirs['ratio_p50']:.2f} / {theirs['ratio_p90']:.2f} "
       f"| {ours['failures']} / {theirs['enroute_failures_osrm_ok']} / {theirs['osrm_failures_enroute_ok']} "
       f"| {ours['dijkstra_mismatches']} of {ours['dijkstra_checked']} |")
@@ -130,8 +130,10 @@ done
 echo
 echo "Same machine, one run, $PAIRS pairs per map (seed $SEED), Dijkstra check on the first $CHECK; query times in ms, wall"
 echo "clock, with the thread's CPU time p99 in brackets (the wall p99 includes time other processes held the core)."
-echo "| map | junctions / directed edges | EnRoute build | OSRM build | EnRoute route p50 / p99 (CPU p99) | EnRoute CH p50 / p99 | OSRM (Python) p50 / p99 (CPU p99) | p50 OSRM/EnRoute | distance within 1% / 5% | duration ratio p10 / p50 / p90 | no route: EnRoute (all) / EnRoute only / OSRM only | Dijkstra mismatches |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "A near-tie is a pair over 5% apart in distance whose two routes take within 3% of the same time, each engine"
+echo "timing its own: alternatives a small difference in weighting tips either way (every such pair: MAP.disagree.tsv)."
+echo "| map | junctions / directed edges | EnRoute build | OSRM build | EnRoute route p50 / p99 (CPU p99) | EnRoute CH p50 / p99 | OSRM (Python) p50 / p99 (CPU p99) | p50 OSRM/EnRoute | distance within 1% / 5% | over 5% (of them near-ties) | duration ratio p10 / p50 / p90 | no route: EnRoute (all) / EnRoute only / OSRM only | Dijkstra mismatches |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "Over HTTP: wrk, $HTTP_CONNECTIONS keep-alive connections, $HTTP_SECONDS s per engine after a 2 s warm-up, $HTTP_THREADS server threads each,"

@@ -24,6 +24,9 @@ def main():
     pairs = [line.rstrip("\n").split("\t") for line in open(sys.argv[2]) if line.strip()]
     times, cpu_times, ratios, disagreements = [], [], [], []
     within1 = within5 = both = 0
+    # Pairs over 5% apart in distance whose two routes take within 3% of the same time (each engine timing its own):
+    # near-ties between alternatives, which a small difference in weighting tips either way.
+    near_ties = 0
     osrm_only = enroute_only = neither = 0
     for index, (lon1, lat1, lon2, lat2, distance, duration) in enumerate(pairs):
         params = osrm.RouteParameters(coordinates=[(float(lon1), float(lat1)), (float(lon2), float(lat2))],
@@ -51,6 +54,8 @@ def main():
                 within5 += 1
             else:
                 disagreements.append((index, lon1, lat1, lon2, lat2, ours_distance, theirs_distance, ours_duration, theirs_duration))
+                if theirs_duration > 0 and abs(ours_duration - theirs_duration) <= 0.03 * theirs_duration:
+                    near_ties += 1
             if theirs_duration > 0:
                 ratios.append(ours_duration / theirs_duration)
         elif ok:
@@ -68,6 +73,7 @@ def main():
         "pairs": len(pairs), "both": both, "osrm_p50_ms": percentile(times, 0.5), "osrm_p99_ms": percentile(times, 0.99),
         "osrm_cpu_p50_ms": percentile(cpu_times, 0.5), "osrm_cpu_p99_ms": percentile(cpu_times, 0.99),
         "within1": within1 / both if both else 0, "within5": within5 / both if both else 0,
+        "over5": both - within5, "over5_near_ties": near_ties,
         "ratio_p10": percentile(ratios, 0.1), "ratio_p50": percentile(ratios, 0.5), "ratio_p90": percentile(ratios, 0.9),
         "osrm_failures_enroute_ok": enroute_only, "enroute_failures_osrm_ok": osrm_only, "both_fail": neither,
     }, sort_keys=True))
