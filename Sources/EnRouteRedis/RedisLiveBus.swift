@@ -9,10 +9,10 @@ import EnRouteModels
 /// already published, not added again); best-effort messages (fixes, presence, provider events) on
 /// `<prefix>:live:<city>` at Redis's own ids.
 ///
-/// A subscription reads with `XREAD BLOCK` on a connection of its own: the versions streams after their newest entry
-/// at the moment it begins (the subscriber then resynchronises from the store, which holds every version published
-/// before), the others from `overlap` before the server's clock, so nothing published around the subscribe is missed;
-/// what it reads twice is a fix the receiver already holds and drops. A lost server ends the subscription by throwing
+/// A subscription reads with `XREAD BLOCK` on a connection of its own, starting a little before the moment it begins so
+/// that nothing published around the subscribe (while the subscriber resynchronises from the store) is missed: the
+/// versions streams `versionsOverlap` numbers before their newest entry, the others `overlap` before the server's
+/// clock; what it reads twice is a version or a fix the receiver already holds and drops. A lost server ends the subscription by throwing
 /// (the fan-out then subscribes again and resynchronises); a failed publish throws, and the version stays in the
 /// outbox for the next attempt. A versions stream must not outlive its store: the relay numbers of a fresh store start
 /// at 1 again, and Redis would refuse them as published.
@@ -22,14 +22,15 @@ public final class RedisLiveBus: LiveBus {
     private let prefix: String
     private let retention: Int
     private let overlap: Duration
+    private let versionsOverlap: UInt64
     private let block: Duration
 
     /// A bus on the Redis of `configuration`, under keys starting `prefix:live:`.
     public init(_ configuration: RedisConfiguration, prefix: String = "enroute", retention: Int = 100_000,
-                overlap: Duration = .seconds(5), block: Duration = .seconds(5)) {
+                overlap: Duration = .seconds(5), versionsOverlap: UInt64 = 1_000, block: Duration = .seconds(5)) {
         self.configuration = configuration
         redis = RedisConnection(configuration)
-        self.prefix = prefix; self.retention = retention; self.overlap = overlap; self.block = block
+        self.prefix = prefix; self.retention = retention; self.overlap = overlap; self.versionsOverlap = versionsOverlap; self.block = block
     }
 
     /// The stream of `city`'s best-effort messages.
@@ -60,11 +61,13 @@ public final class RedisLiveBus: LiveBus {
     public func subscribe(cities: [String]) -> AsyncThrowingStream<BusEnvelope, any Error> {
         let (stream, continuation) = AsyncThrowingStream<BusEnvelope, any Error>.makeStream()
         let configuration = self.configuration, keys = cities.map(streamKey), versions = cities.map(versionsKey)
-        let overlap = self.overlap, block = self.block
+        let overlap = self.overlap, versionsOverlap = self.versionsOverlap, block = self.block
         let reader = Task {
             do {
                 let start = try await Self.serverTime(configuration).subtracting(overlap)
+                // A city's numbers have no holes, so `versionsOverlap` numbers back are that many entries back.
                 let tops = try await Self.lastIDs(versions, configuration)
+                    .map { RedisStreamID(outboxSequence: $0.milliseconds > versionsOverlap ? $0.milliseconds - versionsOverlap : 0) }
                 let positions = keys.map { (key: $0, after: start) } + zip(versions, tops).map { (key: $0, after: $1) }
                 for try await message in RedisStreamReader(configuration, streams: positions, block: block) {
                     guard let payload = message.entry.fields.first(where: { $0.name == "e" })?.value else { continue }
