@@ -265,13 +265,17 @@ public final class PostgresTripStore: TripStore, Sendable {
     /// SQL for the instant a lease is judged at: the database's clock, or the parameter `$n` (seconds).
     private func leaseInstant(_ n: Int) -> String { databaseClock ? "extract(epoch FROM clock_timestamp())" : "$\(n)::double precision" }
 
+    // A node stopped (`kill -STOP`) while it touches a lease must not keep the others waiting on the lease row: claims
+    // and releases are single statements outside any explicit transaction, and the stamping transaction ends the
+    // session if it is left idle for two seconds (the node finds its connection gone when it resumes).
+
     public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
         // With the database's clock, `until` keeps its distance from `now` on that clock.
         let ends = databaseClock ? "extract(epoch FROM clock_timestamp()) + $3::double precision" : "$3::double precision"
         let values: [PostgresValue] = [.text(name), .text(node), databaseClock ? .double(until.timeIntervalSince(now)) : .double(until.timeIntervalSince1970)]
             + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])
         let at = leaseInstant(4)
-        return try await write { db in
+        return try await perform { db in
             try db.run("""
                 INSERT INTO leases AS held (name, holder, expires_at) VALUES ($1, $2, \(ends))
                 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -281,20 +285,21 @@ public final class PostgresTripStore: TripStore, Sendable {
     }
 
     public func releaseLease(_ name: String, node: String) async throws {
-        try await write { db in _ = try db.run("UPDATE leases SET holder = NULL WHERE name = $1 AND holder = $2", [.text(name), .text(node)]) }
+        try await perform { db in _ = try db.run("UPDATE leases SET holder = NULL WHERE name = $1 AND holder = $2", [.text(name), .text(node)]) }
     }
 
     public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
         let at = leaseInstant(3), databaseClock = self.databaseClock
         return try await write { db in
+            try db.execute("SET LOCAL idle_in_transaction_session_timeout = '2s'")
             // The lease row stays locked to the commit: a node taking the lease over waits for these stamps, and a
             // holder whose lease was taken finds no row here and stamps nothing.
             guard let held = try db.query("SELECT stamped FROM leases WHERE name = $1 AND holder = $2 AND expires_at >= \(at) FOR UPDATE",
                                           [.text(name), .text(node)] + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])).first else {
                 return nil
             }
-            // Every row this statement sees committed, in insert order; a row whose commit lands later is stamped
-            // on a later pass with a later number, never skipped.
+            // Every row this statement sees committed (its snapshot is taken after the lock), in insert order; a row
+            // whose commit lands later (its `seq` taken earlier) is stamped on a later pass with a later number, never skipped.
             let stamps = try db.query("""
                 WITH due AS (SELECT id, seq FROM outbox WHERE topic = $1 AND city = $2 AND relay_seq IS NULL AND not_before <= $3),
                      numbered AS (SELECT id, $4::bigint + row_number() OVER (ORDER BY seq) AS n FROM due)
