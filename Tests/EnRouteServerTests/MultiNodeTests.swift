@@ -375,6 +375,27 @@ import Synchronization
         #expect(recorder.versions.map(\.sequence) == [1, 2, 3] && Set(recorder.versions.map(\.relayed)).count == 3)
     }
 
+    /// Of three nodes, the one holding the reconciler lease reconciles payments; once it stops, its lease runs out and
+    /// another node takes the passes over.
+    @Test func oneNodeOfThreeReconcilesPaymentsAndAnotherTakesOverOnceItStops() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let workers = nodes.all.map(\.backend.paymentWorker)
+        try await eventually("a node made the first pass") { workers.contains { $0.reconcilerPasses > 0 } }
+        // A second at a time, as the workers poll: each node looks every `reconcileEvery` (60 s).
+        try await eventually("the next pass", advancing: nodes.clock, by: .seconds(1), steps: 180) {
+            workers.map(\.reconcilerPasses).reduce(0, +) >= 2
+        }
+        let holder = try #require(workers.firstIndex { $0.reconcilerPasses >= 2 }, "the same node both times: \(workers.map(\.reconcilerPasses))")
+        #expect(workers.map(\.reconcilerPasses).filter { $0 > 0 }.count == 1)
+        await nodes.all[holder].backend.stop()
+        // The lease lasts 2.5 passes (150 s) from its last renewal; the others look every 60 s.
+        try await eventually("another node took the lease over", advancing: nodes.clock, by: .seconds(1), steps: 400) {
+            workers.indices.contains { $0 != holder && workers[$0].reconcilerPasses > 0 }
+        }
+        #expect(workers.indices.filter { $0 != holder && workers[$0].reconcilerPasses > 0 }.count == 1, "one of the two left")
+    }
+
     /// A jump in a city's numbers (an entry lost on the bus) makes every reader reload from the store.
     @Test func aGapInACitysNumbersMakesTheReadersResynchronise() async throws {
         let nodes = try await makeNodes(2)
