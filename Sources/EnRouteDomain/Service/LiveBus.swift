@@ -88,8 +88,6 @@ public final class InMemoryLiveBus: LiveBus {
         }
     }
 
-    /// The highest sequence published on `city`'s stream (0 when none).
-    public func top(of city: String) -> UInt64 { streams.withLock { $0.tops[city, default: 0] } }
 
     public func subscribe(cities: [String]) -> AsyncThrowingStream<BusEnvelope, any Error> {
         let (stream, continuation) = AsyncThrowingStream<BusEnvelope, any Error>.makeStream()
