@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import EnRouteDomain
 @testable import EnRouteStorage
-import EnRoutePostgres
+@testable import EnRoutePostgres
+import PostgresKit
 import TestSupport
 import SQLiteKit
 import EnRouteModels
@@ -158,6 +159,27 @@ import EnRouteModels
                        [.blob(Array(try WireCoding.encoder().encode(envelope)))])
         }
         let store = try SQLiteTripStore(path: file.path)
+        #expect(try await store.claimLease("relay:tampere", node: "a", until: at(10), now: at(0)))
+        let relayed = try #require(try await store.relayOutbox(topic: "live", city: "tampere", lease: "relay:tampere", node: "a", now: at(0), limit: 10))
+        #expect(relayed.map(\.id) == ["old-1"] && relayed.map(\.sequence) == [1])
+    }
+
+    /// The same on PostgreSQL: a version queued before the upgrade gets its city from its envelope's JSON.
+    @Test func aVersionQueuedBeforeTheUpgradeIsRelayedInItsCityOnPostgres() async throws {
+        guard let url = PostgresTestServer.url else { return }
+        let schema = PostgresTestServer.freshSchema("relaymigration")
+        defer { PostgresTestServer.drop(schema, url: url) }
+        do {
+            let setup = try PostgresConnection(url: url)
+            try setup.execute("CREATE SCHEMA \(schema)")
+            let db = try PostgresConnection(url: url, searchPath: schema)
+            try db.migrate(Array(PostgresTripStore.migrations.dropLast()), table: "schema_migrations", appliedAt: at(0))
+            let envelope = BusEnvelope(origin: "old", city: "tampere", message: .relayDue)
+            _ = try db.run("INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before) VALUES ('old-1', 'live', $1, 0, 0, 0)",
+                           [.bytea(Array(try WireCoding.encoder().encode(envelope)))])
+        }
+        let store = try PostgresTripStore(url: url, schema: schema)
+        defer { store.close() }
         #expect(try await store.claimLease("relay:tampere", node: "a", until: at(10), now: at(0)))
         let relayed = try #require(try await store.relayOutbox(topic: "live", city: "tampere", lease: "relay:tampere", node: "a", now: at(0), limit: 10))
         #expect(relayed.map(\.id) == ["old-1"] && relayed.map(\.sequence) == [1])
