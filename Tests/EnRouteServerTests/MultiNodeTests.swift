@@ -375,6 +375,45 @@ import Synchronization
         #expect(recorder.versions.map(\.sequence) == [1, 2, 3] && Set(recorder.versions.map(\.relayed)).count == 3)
     }
 
+    /// Rides requested and assigned on three nodes at once while the relay's holder stops halfway: the recorded bus
+    /// carries every committed version once, numbered 1…n without a gap, and the nodes still running applied each
+    /// version made elsewhere once.
+    @Test func versionsCommittedOnThreeNodesAcrossAHandoverArePublishedOnceAndAppliedOnce() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        let applied = try nodes.all.map { AppliedVersions(try nodes.fanOut($0)) }
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first)
+        func burst(_ customers: ClosedRange<Int>, on nodes: [TestBackend]) async throws -> [String] {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for n in customers {
+                    let node = nodes[n % nodes.count]
+                    group.addTask {
+                        let trip = try await node.requestRide("c\(n)")
+                        #expect(await node.assign(trip.id, to: "p\(n)").status == 200)
+                        return trip.id
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        var trips = try await burst(1...6, on: nodes.all)
+        await holder.backend.stop()
+        let running = nodes.all.filter { $0.name != holder.name }
+        trips += try await burst(7...12, on: running)
+        try await drained(nodes, recorder, trips)
+        let carried = recorder.versions
+        #expect(carried.count == 24)
+        #expect(carried.map(\.sequence) == Array(1...UInt64(carried.count)), "numbered 1…n once each, across the handover")
+        #expect(Set(carried.map(\.relayed)).count == carried.count, "each version once")
+        for (node, seen) in zip(nodes.all, applied) where node.name != holder.name {
+            let madeElsewhere = carried.filter { $0.origin != node.name }.map(\.relayed)
+            try await eventually("\(node.name) applied every version made elsewhere") { seen.versions.count >= madeElsewhere.count }
+            #expect(seen.versions.sorted() == madeElsewhere.sorted(), "each applied once")
+        }
+    }
+
     /// Of three nodes, the one holding the reconciler lease reconciles payments; once it stops, its lease runs out and
     /// another node takes the passes over.
     @Test func oneNodeOfThreeReconcilesPaymentsAndAnotherTakesOverOnceItStops() async throws {
