@@ -320,9 +320,26 @@ import Synchronization
         let trip = try await nodes.b.requestRide("c1")
         #expect(await nodes.a.assign(trip.id, to: "p1").status == 200)
         try await drained(nodes, recorder, [trip.id])
-        let counters = try nodes.fanOut(holder).counters
-        #expect(counters.publishFailures == 1 && counters.duplicates >= 1)
+        // The holder heard a failure and left the city to the other node, whose publish the bus refused.
+        let counters = try nodes.all.map { try nodes.fanOut($0).counters }
+        #expect(try nodes.fanOut(holder).counters.publishFailures == 1 && counters.map(\.duplicates).reduce(0, +) >= 1)
         #expect(recorder.versions.map(\.relayed) == [Relayed(trip: trip.id, version: 1), Relayed(trip: trip.id, version: 2)], "each once")
+    }
+
+    /// A holder that reaches the store but not the bus gives the city up, and a node that reaches the bus relays it.
+    @Test func aRelayCutOffFromTheBusLeavesTheCityToANodeThatReachesIt() async throws {
+        let nodes = try await makeNodes(2)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first), other = try #require(nodes.all.first { $0.name != holder.name })
+        nodes.link(of: holder).cut()
+        let trip = try await holder.requestRide("c1")
+        #expect(await holder.assign(trip.id, to: "p1").status == 200)
+        try await drained(nodes, recorder, [trip.id])
+        #expect(nodes.relays.map(\.name) == [other.name])
+        #expect(try nodes.fanOut(holder).counters.publishFailures >= 1 && nodes.fanOut(holder).counters.relayed == 0)
+        #expect(recorder.versions.map(\.sequence) == [1, 2])
     }
 
     /// The holder stops: it hands the lease over, another node takes it on its next look, and the numbers go on.
@@ -501,6 +518,7 @@ final class ControlledBus: LiveBus {
         var paused = false
         var waiters: [CheckedContinuation<Void, Never>] = []
         var answersToLose = 0
+        var cut = false
     }
     let base: InMemoryLiveBus
     private let state = Mutex(State())
@@ -515,10 +533,13 @@ final class ControlledBus: LiveBus {
     /// How many numbered publishes wait for `resume()`.
     var waiting: Int { state.withLock { $0.waiters.count } }
     func loseAnswers(_ count: Int) { state.withLock { $0.answersToLose = count } }
+    /// Numbered publishes fail from now on, as from a node cut off from the bus.
+    func cut() { state.withLock { $0.cut = true } }
 
     @discardableResult
     func publish(_ envelopes: [BusEnvelope]) async throws -> Int {
         guard envelopes.contains(where: { $0.sequence != nil }) else { return try await base.publish(envelopes) }
+        if state.withLock({ $0.cut }) { throw LiveBusUnavailable("cut off") }
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let wait = state.withLock { s in
                 if s.paused { s.waiters.append(waiter) }

@@ -12,8 +12,9 @@ import Synchronization
 /// pass, handed over on `stop()`, taken by another node once it runs out). The holder stamps the city's versions with
 /// the next numbers of the city's relay order under the lease and publishes them at those ids, which the bus refuses
 /// once it holds them: a retry after a lost answer, or a paused holder resuming after another took its lease, publishes
-/// nothing twice. A node that commits a version of a city it does not relay says so on the bus (`relayDue`), so the
-/// holder relays at once. A receiver keeps a trip's newest version; after the bus was lost, or on a gap in a city's
+/// nothing twice. A holder the bus refuses gives the lease up for a lease's length, so that a node that reaches the bus
+/// relays. A node that commits a version of a city it does not relay says so on the bus (`relayDue`), so the holder
+/// relays at once. A receiver keeps a trip's newest version; after the bus was lost, or on a gap in a city's
 /// numbers, the reader reloads every unfinished trip from the store, so a watcher resumes with versions that only rise.
 public final class FanOut: PeerChannel, Sendable {
     /// The outbox topic of trip versions waiting for the bus.
@@ -37,6 +38,8 @@ public final class FanOut: PeerChannel, Sendable {
     private let tally = Mutex(Counters())
     /// The cities whose relay lease this node held at its last look.
     private let held = Mutex<Set<String>>([])
+    /// Cities this node gave up after the bus refused it, and until when it leaves them to the others.
+    private let yielded = Mutex<[String: Date]>([:])
     private let stopped = Atomic<Bool>(false)
 
     /// What this node relayed and applied, for tests and `/metrics`.
@@ -113,6 +116,7 @@ public final class FanOut: PeerChannel, Sendable {
         let store = service.store, lease = Self.lease(of: city)
         do {
             let now = service.currentTime()
+            if let until = yielded.withLock({ $0[city] }), now < until { return }
             let holds = try await store.claimLease(lease, node: node, until: now.addingTimeInterval(Self.seconds(relayLease)), now: now)
             held.withLock { if holds { $0.insert(city) } else { $0.remove(city) } }
             guard holds else { return }
@@ -131,7 +135,12 @@ public final class FanOut: PeerChannel, Sendable {
                 let refused: Int
                 do { refused = try await bus.publish(envelopes) } catch {
                     tally.withLock { $0.publishFailures += 1 }
-                    log("fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox: \(error)")
+                    log("fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox; leaving \(city) to a node that reaches it: \(error)")
+                    // A node that reaches the store but not the bus would hold the city's fan-out up: it gives the
+                    // lease up, and takes it again only after a lease's length, when no other node has.
+                    held.withLock { _ = $0.remove(city) }
+                    yielded.withLock { $0[city] = service.currentTime().addingTimeInterval(Self.seconds(relayLease)) }
+                    try await store.releaseLease(lease, node: node)
                     return
                 }
                 for message in stamped { try await store.completeOutbox(id: message.id) }
