@@ -12,9 +12,9 @@ import EnRouteModels
 /// A subscription reads with `XREAD BLOCK` on a connection of its own, starting a little before the moment it begins so
 /// that nothing published around the subscribe (while the subscriber resynchronises from the store) is missed: the
 /// versions streams `versionsOverlap` numbers before their newest entry, the others `overlap` before the server's
-/// clock; what it reads twice is a version or a fix the receiver already holds and drops. A lost server ends the subscription by throwing
-/// (the fan-out then subscribes again and resynchronises); a failed publish throws, and the version stays in the
-/// outbox for the next attempt. A versions stream must not outlive its store: the relay numbers of a fresh store start
+/// clock; what it reads twice is a version or a fix the receiver already holds and drops. A lost server ends the
+/// subscription by throwing (the fan-out then subscribes again and resynchronises); a failed publish throws, and the
+/// version stays in the outbox for the next attempt. A versions stream must not outlive its store: the relay numbers of a fresh store start
 /// at 1 again, and Redis would refuse them as published.
 public final class RedisLiveBus: LiveBus {
     private let configuration: RedisConfiguration
@@ -25,7 +25,7 @@ public final class RedisLiveBus: LiveBus {
     private let versionsOverlap: UInt64
     private let block: Duration
 
-    /// A bus on the Redis of `configuration`, under keys starting `prefix:live:`.
+    /// A bus on the Redis of `configuration`, under keys starting `prefix:live:` and `prefix:versions:`.
     public init(_ configuration: RedisConfiguration, prefix: String = "enroute", retention: Int = 100_000,
                 overlap: Duration = .seconds(5), versionsOverlap: UInt64 = 1_000, block: Duration = .seconds(5)) {
         self.configuration = configuration
