@@ -119,7 +119,8 @@ public final class Backend: Sendable {
             seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion
         case .postgres(let url, let schema):
-            let trips = try PostgresTripStore(url: url, schema: schema, poolLimits: configuration.postgresPool, now: now)
+            let trips = try PostgresTripStore(url: url, schema: schema, poolLimits: configuration.postgresPool,
+                                              databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
             store = trips
             closeStorage = { trips.close() }
             etaSamples = try PostgresEtaSampleStore(tripStore: trips, now: now)

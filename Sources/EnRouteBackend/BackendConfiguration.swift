@@ -58,8 +58,8 @@ public struct BackendConfiguration: Sendable {
     public var cities = Cities.everywhere
     /// This node's id among several sharing one store and live bus (`BackendEffects.liveBus`); unused on a node of its own.
     public var node = "main"
-    /// With PostgreSQL storage, the database's clock decides whether an offer ran out (nodes' clocks may disagree);
-    /// otherwise the injected clock does.
+    /// With PostgreSQL storage, the database's clock decides whether an offer, a search lease or a relay lease ran out
+    /// (nodes' clocks may disagree); otherwise the injected clock does.
     public var databaseClockDecidesOfferExpiry = false
 
     /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.

@@ -14,6 +14,8 @@ public import PostgresKit
 public final class PostgresTripStore: TripStore, Sendable {
     /// The connections every store of this database shares (`PostgresPathStore(tripStore:)` and the others).
     public let pool: PostgresPool
+    /// Whether leases run out by the database's clock (`clock_timestamp()`) rather than the `now` the caller passes.
+    let databaseClock: Bool
 
     /// Schema migrations, applied in order once each (recorded in `schema_migrations`).
     static let migrations: [String] = [
@@ -69,13 +71,24 @@ public final class PostgresTripStore: TripStore, Sendable {
         CREATE TRIGGER ledger_append_only_truncate BEFORE TRUNCATE ON ledger FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
         CREATE TABLE provider_ratings (provider_id TEXT PRIMARY KEY, count BIGINT NOT NULL, sum BIGINT NOT NULL);
         """,
+        // The live fan-out's relay (issue 14): a version's city, its number in the city's relay order once stamped
+        // (`seq` is taken at insert and commits land out of its order, so it cannot be that number), and named leases
+        // (who relays a city) with the last number stamped under each.
+        """
+        ALTER TABLE outbox ADD COLUMN city TEXT, ADD COLUMN relay_seq BIGINT;
+        UPDATE outbox SET city = convert_from(payload, 'UTF8')::jsonb ->> 'city' WHERE topic = 'live';
+        CREATE INDEX outbox_relay ON outbox(topic, city, relay_seq);
+        CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at DOUBLE PRECISION NOT NULL, stamped BIGINT NOT NULL DEFAULT 0);
+        """,
     ]
 
     /// Connects to `url` (in `schema` when given, created if missing) and brings the schema up to date; migrations
     /// applied now are stamped with `now()`. A malformed URL or an unreachable server throws a `PostgresError` saying so.
+    /// With `databaseClock`, leases run out by the database's clock: nodes whose clocks disagree still agree on who holds one.
     public init(url: String, schema: String? = nil, poolLimits: PostgresPool.Limits = PostgresPool.Limits(),
-                now: @Sendable () -> Date = { Date() }) throws {
+                databaseClock: Bool = false, now: @Sendable () -> Date = { Date() }) throws {
         pool = try Self.pool(url: url, schema: schema, limits: poolLimits)
+        self.databaseClock = databaseClock
         try pool.withConnection { try $0.migrate(Self.migrations, table: "schema_migrations", appliedAt: now()) }
     }
 
@@ -249,6 +262,62 @@ public final class PostgresTripStore: TripStore, Sendable {
         }
     }
 
+    /// SQL for the instant a lease is judged at: the database's clock, or the parameter `$n` (seconds).
+    private func leaseInstant(_ n: Int) -> String { databaseClock ? "extract(epoch FROM clock_timestamp())" : "$\(n)::double precision" }
+
+    // A node stopped (`kill -STOP`) while it touches a lease must not keep the others waiting on the lease row: claims
+    // and releases are single statements outside any explicit transaction, and the stamping transaction ends the
+    // session if it is left idle for two seconds (the node finds its connection gone when it resumes).
+
+    public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
+        // With the database's clock, `until` keeps its distance from `now` on that clock.
+        let ends = databaseClock ? "extract(epoch FROM clock_timestamp()) + $3::double precision" : "$3::double precision"
+        let values: [PostgresValue] = [.text(name), .text(node), databaseClock ? .double(until.timeIntervalSince(now)) : .double(until.timeIntervalSince1970)]
+            + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])
+        let at = leaseInstant(4)
+        return try await perform { db in
+            try db.run("""
+                INSERT INTO leases AS held (name, holder, expires_at) VALUES ($1, $2, \(ends))
+                ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+                WHERE held.holder IS NULL OR held.holder = EXCLUDED.holder OR held.expires_at < \(at)
+                """, values) == 1
+        }
+    }
+
+    public func releaseLease(_ name: String, node: String) async throws {
+        try await perform { db in _ = try db.run("UPDATE leases SET holder = NULL WHERE name = $1 AND holder = $2", [.text(name), .text(node)]) }
+    }
+
+    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+        let at = leaseInstant(3), databaseClock = self.databaseClock
+        return try await write { db in
+            try db.execute("SET LOCAL idle_in_transaction_session_timeout = '2s'")
+            // The lease row stays locked to the commit: a node taking the lease over waits for these stamps, and a
+            // holder whose lease was taken finds no row here and stamps nothing.
+            guard let held = try db.query("SELECT stamped FROM leases WHERE name = $1 AND holder = $2 AND expires_at >= \(at) FOR UPDATE",
+                                          [.text(name), .text(node)] + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])).first else {
+                return nil
+            }
+            // Every row this statement sees committed (its snapshot is taken after the lock), in insert order; a row
+            // whose commit lands later (its `seq` taken earlier) is stamped on a later pass with a later number, never skipped.
+            let stamps = try db.query("""
+                WITH due AS (SELECT id, seq FROM outbox WHERE topic = $1 AND city = $2 AND relay_seq IS NULL AND not_before <= $3),
+                     numbered AS (SELECT id, $4::bigint + row_number() OVER (ORDER BY seq) AS n FROM due)
+                UPDATE outbox SET relay_seq = numbered.n FROM numbered WHERE outbox.id = numbered.id RETURNING numbered.n
+                """, [.text(topic), .text(city), .double(now.timeIntervalSince1970), .int(held.int(0))]).map { $0.int(0) }
+            if let last = stamps.max() { _ = try db.run("UPDATE leases SET stamped = $2 WHERE name = $1", [.text(name), .int(last)]) }
+            return try db.query("""
+                SELECT id, payload, created_at, attempts, not_before, relay_seq FROM outbox
+                WHERE topic = $1 AND city = $2 AND relay_seq IS NOT NULL ORDER BY relay_seq LIMIT $3
+                """, [.text(topic), .text(city), .int(limit)]).map { row in
+                var message = Self.outboxMessage(row, topic: topic)
+                message.city = city
+                message.sequence = UInt64(row.int(5))
+                return message
+            }
+        }
+    }
+
     public func ledger(tripId: String) throws -> [LedgerEntry] {
         try read { db in try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = $1 ORDER BY seq", [.text(tripId)]).map(Self.ledgerRow) }
     }
@@ -408,10 +477,10 @@ public final class PostgresTripStore: TripStore, Sendable {
         func enqueue(_ message: OutboxMessage) async throws {
             try await run { db in
                 _ = try db.run("""
-                    INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before) VALUES ($1, $2, $3, $4, $5, $6)
+                    INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES ($1, $2, $3, $4, $5, $6, $7)
                     ON CONFLICT (id) DO NOTHING
                     """, [.text(message.id), .text(message.topic), .bytea(message.payload), .double(message.createdAt.timeIntervalSince1970),
-                          .int(message.attempts), .double(message.notBefore.timeIntervalSince1970)])
+                          .int(message.attempts), .double(message.notBefore.timeIntervalSince1970), message.city.map { .text($0) } ?? .null])
             }
         }
 

@@ -83,6 +83,15 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX trips_provider_newest ON trips(provider_id, created_at, id) WHERE provider_id IS NOT NULL;
         CREATE INDEX trips_merchant_newest ON trips(merchant_id, created_at, id) WHERE merchant_id IS NOT NULL;
         """,
+        // The live fan-out's relay (issue 14): a version's city, its number in the city's relay order once stamped, and
+        // named leases (who relays a city) with the last number stamped under each.
+        """
+        ALTER TABLE outbox ADD COLUMN city TEXT;
+        ALTER TABLE outbox ADD COLUMN relay_seq INTEGER;
+        UPDATE outbox SET city = json_extract(CAST(payload AS TEXT), '$.city') WHERE topic = 'live' AND json_valid(CAST(payload AS TEXT));
+        CREATE INDEX outbox_relay ON outbox(topic, city, relay_seq);
+        CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at REAL NOT NULL, stamped INTEGER NOT NULL DEFAULT 0);
+        """,
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date; migrations applied now
@@ -238,6 +247,45 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
     }
 
+    public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
+        try await write { db in
+            try db.run("""
+                INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                WHERE leases.holder IS NULL OR leases.holder = excluded.holder OR leases.expires_at < ?4
+                """, [.text(name), .text(node), .real(until.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
+            return db.changes == 1
+        }
+    }
+
+    public func releaseLease(_ name: String, node: String) async throws {
+        try await write { db in try db.run("UPDATE leases SET holder = NULL WHERE name = ?1 AND holder = ?2", [.text(name), .text(node)]) }
+    }
+
+    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+        try await write { db in
+            // One write transaction: no other node can take the lease or stamp between the check and the stamps.
+            guard var stamped = try db.query("SELECT stamped FROM leases WHERE name = ?1 AND holder = ?2 AND expires_at >= ?3",
+                                             [.text(name), .text(node), .real(now.timeIntervalSince1970)], { $0.int(0) }).first else { return nil }
+            let due = try db.query("""
+                SELECT id FROM outbox WHERE topic = ?1 AND city = ?2 AND relay_seq IS NULL AND not_before <= ?3 ORDER BY rowid
+                """, [.text(topic), .text(city), .real(now.timeIntervalSince1970)]) { $0.text(0) ?? "" }
+            for id in due {
+                stamped += 1
+                try db.run("UPDATE outbox SET relay_seq = ?2 WHERE id = ?1", [.text(id), .integer(stamped)])
+            }
+            if !due.isEmpty { try db.run("UPDATE leases SET stamped = ?2 WHERE name = ?1", [.text(name), .integer(stamped)]) }
+            return try db.query("""
+                SELECT id, payload, created_at, attempts, not_before, relay_seq FROM outbox
+                WHERE topic = ?1 AND city = ?2 AND relay_seq IS NOT NULL ORDER BY relay_seq LIMIT ?3
+                """, [.text(topic), .text(city), .integer(Int64(limit))]) { row in
+                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
+                              attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)), city: city,
+                              sequence: UInt64(row.int(5)))
+            }
+        }
+    }
+
     public func ledger(tripId: String) throws -> [LedgerEntry] {
         try reader.withLock { db in
             try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = ?1 ORDER BY seq", [.text(tripId)], Self.ledgerRow)
@@ -375,9 +423,9 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
 
         func enqueue(_ message: OutboxMessage) throws {
-            try db.run("INSERT OR IGNORE INTO outbox (id, topic, payload, created_at, attempts, not_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            try db.run("INSERT OR IGNORE INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                        [.text(message.id), .text(message.topic), .blob(message.payload), .real(message.createdAt.timeIntervalSince1970),
-                        .integer(Int64(message.attempts)), .real(message.notBefore.timeIntervalSince1970)])
+                        .integer(Int64(message.attempts)), .real(message.notBefore.timeIntervalSince1970), message.city.map { .text($0) } ?? .null])
         }
 
         func paymentAttempt(quoteId: String) throws -> PaymentAttempt? {

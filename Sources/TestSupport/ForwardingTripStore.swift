@@ -25,6 +25,13 @@ open class ForwardingTripStore: TripStore, @unchecked Sendable {
     public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
         try await base.rescheduleOutbox(id: id, attempts: attempts, notBefore: notBefore)
     }
+    public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
+        try await base.claimLease(name, node: node, until: until, now: now)
+    }
+    public func releaseLease(_ name: String, node: String) async throws { try await base.releaseLease(name, node: node) }
+    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+        try await base.relayOutbox(topic: topic, city: city, lease: name, node: node, now: now, limit: limit)
+    }
     public func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
     public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
     public func ledgerBalance(account: String) throws -> Int { try base.ledgerBalance(account: account) }

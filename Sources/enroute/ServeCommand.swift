@@ -210,7 +210,7 @@ enum ServeCommand {
         configuration.proofDirectory = options.string("proof-dir")
         if case .postgres = storage {
             if configuration.proofDirectory == nil { configuration.proofDirectory = "./enroute.blobs" }
-            // Several nodes on one database agree on when an offer ran out by its clock, not theirs.
+            // Several nodes on one database agree on when an offer or a lease ran out by its clock, not theirs.
             configuration.databaseClockDecidesOfferExpiry = true
         }
         var effects = BackendEffects.system(push: gateway, roads: roads, roadSpeeds: speeds, payments: payments, paymentWebhook: webhook, log: { log($0) })

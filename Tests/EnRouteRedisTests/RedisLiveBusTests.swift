@@ -20,14 +20,13 @@ struct RedisLiveBusTests {
     }
 
     /// Nodes `a` and `b` on one SQLite file and one Redis (under a fresh key prefix); `a` reaches Redis through `viaA` when given.
-    func makeNodes(viaA proxy: TCPFaultProxy? = nil) async throws -> Nodes {
+    func makeNodes(viaA proxy: TCPFaultProxy? = nil, prefix: String = "test-\(UUID().uuidString)") async throws -> Nodes {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-redis-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let db = folder.appendingPathComponent("db.sqlite").path
         let direct = try RedisConfiguration(url: TestRedisServer.url ?? "", commandTimeout: .seconds(2))
         var throughProxy = direct
         if let proxy { throughProxy = RedisConfiguration(host: "127.0.0.1", port: Int(proxy.port), commandTimeout: .seconds(2)) }
-        let prefix = "test-\(UUID().uuidString)"
         let clock = ManualClock()
         let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
         let a = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "a",
@@ -106,6 +105,73 @@ struct RedisLiveBusTests {
         let step = #"{"changeId":"step-arrived-1","step":"driverArrived","deviceTime":"2026-10-20T18:40:00Z"}"#
         #expect(await nodes.b.call("POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step).status == 200)
         #expect(try await nextVersion(&watcher).version == 3)
+    }
+}
+
+extension RedisLiveBusTests {
+    /// A numbered version as the bus carries it.
+    func version(_ sequence: UInt64, of trip: String = "T1") -> BusEnvelope {
+        var record = TripRecord(id: trip, kind: .ride, status: .ride(.searching), customerId: "c1",
+                                pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95), createdAt: Date(timeIntervalSince1970: 0))
+        record.version = Int(sequence)
+        return BusEnvelope(origin: "a", city: Cities.defaultName, message: .trip(record), sequence: sequence)
+    }
+
+    /// A relay's retry (a lost answer, a paused holder resuming) publishes numbers Redis holds already: they are
+    /// refused and counted, and a reader gets each version once.
+    @Test func aVersionPublishedAgainAtItsNumberIsRefusedByRedisAndReadOnce() async throws {
+        let configuration = try RedisConfiguration(url: TestRedisServer.url ?? "", commandTimeout: .seconds(2))
+        let bus = RedisLiveBus(configuration, prefix: "test-\(UUID().uuidString)", block: .milliseconds(200))
+        var reader = bus.subscribe(cities: [Cities.defaultName]).makeAsyncIterator()
+        #expect(try await bus.publish([version(1), version(2)]) == 0)
+        #expect(try await bus.publish([version(1), version(2), version(3)]) == 2, "1 and 2 are there already")
+        #expect(try await bus.publish([version(2)]) == 1)
+        try await bus.publish([BusEnvelope(origin: "a", city: Cities.defaultName, message: .relayDue)])
+        var read: [UInt64?] = []
+        while read.count < 4, let envelope = try await reader.next() { read.append(envelope.sequence) }
+        #expect(read.compactMap { $0 }.sorted() == [1, 2, 3] && read.contains(nil), "each number once, beside the unnumbered message")
+    }
+
+    /// Two nodes through Redis: one relays the city, and its versions stream holds each version once at ids 1-0, 2-0, ….
+    @Test func oneNodeRelaysTheCityAndItsVersionsStreamHoldsEachVersionOnceInOrder() async throws {
+        let prefix = "test-\(UUID().uuidString)"
+        let nodes = try await makeNodes(prefix: prefix)
+        defer { nodes.remove() }
+        let trip = try await requestRide(on: nodes.b)
+        #expect(await nodes.a.assign(trip.id, to: "p1").status == 200)
+        let step = #"{"changeId":"step-arrived-1","step":"driverArrived","deviceTime":"2026-10-20T18:40:00Z"}"#
+        try await eventually("b holds the assignment", within: .seconds(30)) { try nodes.b.service.cached(trip.id)?.version ?? 0 >= 2 }
+        #expect(await nodes.b.call("POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step).status == 200)
+        let redis = RedisConnection(try RedisConfiguration(url: TestRedisServer.url ?? ""))
+        defer { Task { await redis.close() } }
+        let clock = nodes.clock, store = nodes.a.backend.store
+        var entries: [(id: String, trip: String, version: Int)] = []
+        // Redis round trips run in real time: the wall-time bound only guards against a hang.
+        try await eventually("the outbox drained onto the versions stream", within: .seconds(30)) {
+            guard try await store.dueOutbox(topic: FanOut.topic, now: clock.date, limit: 10).isEmpty else {
+                await clock.advance(by: .seconds(1))
+                return false
+            }
+            entries = try await Self.versions(redis, "\(prefix):versions:\(Cities.defaultName)")
+            return entries.count >= 3
+        }
+        #expect(entries.map(\.id) == ["1-0", "2-0", "3-0"])
+        #expect(entries.map(\.version) == [1, 2, 3] && Set(entries.map(\.trip)) == [trip.id])
+        let relays = [nodes.a, nodes.b].filter { $0.backend.fanOut?.relaying.contains(Cities.defaultName) ?? false }
+        #expect(relays.count == 1)
+    }
+
+    /// The entries of a versions stream (`XRANGE key - +`): id, trip and version.
+    static func versions(_ redis: RedisConnection, _ key: String) async throws -> [(id: String, trip: String, version: Int)] {
+        guard case .array(let replies) = try await redis.send(["XRANGE", key, "-", "+"]) else { return [] }
+        return try replies.map { reply in
+            // [id, [field, value, …]], the field `e` holding the envelope.
+            guard case .array(let parts) = reply, parts.count == 2, let id = parts[0].string, case .array(let fields) = parts[1],
+                  fields.count == 2, let payload = fields[1].bytes else { throw RedisBusTestFailure("not an entry: \(reply)") }
+            let envelope = try WireCoding.decoder().decode(BusEnvelope.self, from: Data(payload))
+            guard case .trip(let trip) = envelope.message else { throw RedisBusTestFailure("not a version: \(envelope.message)") }
+            return (id, trip.id, trip.version)
+        }
     }
 }
 

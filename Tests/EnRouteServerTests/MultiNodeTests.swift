@@ -5,6 +5,7 @@ import EnRouteModels
 import EnRouteDomain
 import EnRouteBackend
 import TestSupport
+import Synchronization
 
 /// Several nodes on one store and one live bus (issue 14): what one node commits or ingests reaches the watchers of
 /// another, the store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a version.
@@ -14,25 +15,47 @@ import TestSupport
         var a: TestBackend { all[0] }
         var b: TestBackend { all[1] }
         let bus: InMemoryLiveBus
+        /// Each node's way onto the bus, in the order of `all`.
+        let links: [ControlledBus]
         let clock: ManualClock
         let folder: URL
         func remove() { try? FileManager.default.removeItem(at: folder) }
+        func fanOut(_ node: TestBackend) throws -> FanOut { try #require(node.backend.fanOut) }
+        /// The nodes relaying the default city now.
+        var relays: [TestBackend] { all.filter { $0.backend.fanOut?.relaying.contains(Cities.defaultName) ?? false } }
+        func link(of node: TestBackend) -> ControlledBus { links[all.firstIndex { $0.name == node.name } ?? 0] }
     }
 
-    /// `count` started nodes (`a`, `b`, …) over one SQLite file, one in-memory bus, one clock and one payment sandbox.
+    /// `count` started nodes (`a`, `b`, …) over one SQLite file, one in-memory bus (each through a `ControlledBus`),
+    /// one clock and one payment sandbox.
     func makeNodes(_ count: Int = 2) async throws -> Nodes {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let db = folder.appendingPathComponent("db.sqlite").path
         let clock = ManualClock(), bus = InMemoryLiveBus()
         let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
-        let all = ["a", "b", "c", "d"].prefix(count).map {
-            TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: $0, liveBus: bus)
+        let links = (0..<count).map { _ in ControlledBus(bus) }
+        let all = zip(["a", "b", "c", "d"].prefix(count), links).map { node, link in
+            TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: node, liveBus: link)
         }
         for node in all { try await node.backend.start() }
         // What a node shares before the others read the bus is not theirs to see: start once every node reads it.
         try await eventually("every node reads the bus") { bus.subscriberCount == count }
-        return Nodes(all: Array(all), bus: bus, clock: clock, folder: folder)
+        return Nodes(all: Array(all), bus: bus, links: links, clock: clock, folder: folder)
+    }
+
+    /// Every version committed on `nodes` so far, as (trip, version), from the store.
+    func committedVersions(_ nodes: Nodes, _ tripIds: [String]) throws -> Set<Relayed> {
+        Set(try tripIds.flatMap { id in (1...(try nodes.a.backend.store.trip(id: id)?.version ?? 0)).map { Relayed(trip: id, version: $0) } })
+    }
+
+    /// Waits until the shared outbox holds no version and the bus carried every committed one.
+    func drained(_ nodes: Nodes, _ recorder: BusRecorder, _ tripIds: [String]) async throws {
+        let store = nodes.a.backend.store, clock = nodes.clock
+        try await eventually("the outbox drained onto the bus", advancing: clock, by: .seconds(1), steps: 30, yieldsPerStep: 20_000) {
+            let left = try await store.dueOutbox(topic: FanOut.topic, now: clock.date, limit: 10).count
+            return try left == 0 && Set(recorder.versions.map(\.relayed)) == committedVersions(nodes, tripIds)
+        }
     }
 
     /// A customer's live stream of a ride on `node`, through its router.
@@ -254,4 +277,285 @@ import TestSupport
         #expect(await step(nodes.b, trip.id, "onTrip", change: "step-started-1", at: nodes.clock.date) == 200)
         #expect(try await nextVersion(&watcher).version == 4)
     }
+
+    // MARK: - The relay under one lease per city
+
+    /// Commits versions of two trips on every node of three: one node relays the city, and the bus carries each
+    /// version once, numbered 1, 2, 3… in order; every node applies each version made elsewhere once.
+    @Test func oneNodeOfThreeRelaysACityAndTheBusCarriesEachVersionOnceInOrder() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        let applied = try nodes.all.map { node in AppliedVersions(try nodes.fanOut(node)) }
+        let first = try await nodes.b.requestRide("c1")
+        #expect(await nodes.all[2].assign(first.id, to: "p1").status == 200)
+        let a = nodes.a
+        try await eventually("a holds the assignment made on c") { try a.service.cached(first.id)?.version == 2 }
+        #expect(await step(nodes.a, first.id, "driverArrived", change: "step-arrived-1", at: nodes.clock.date) == 200)
+        let second = try await nodes.all[2].requestRide("c2")
+        #expect(await nodes.a.assign(second.id, to: "p2").status == 200)
+        try await drained(nodes, recorder, [first.id, second.id])
+        #expect(nodes.relays.count == 1, "one relay for the city")
+        let carried = recorder.versions
+        #expect(carried.map(\.sequence) == Array(1...UInt64(carried.count)), "numbered in order, none twice")
+        #expect(Set(carried.map(\.relayed)).count == carried.count)
+        let counters = try nodes.all.map { try nodes.fanOut($0).counters }
+        #expect(counters.map(\.relayed).reduce(0, +) == carried.count && counters.allSatisfy { $0.duplicates == 0 })
+        for (node, seen) in zip(nodes.all, applied) {
+            let madeElsewhere = carried.filter { $0.origin != node.backend.configuration.node }.map(\.relayed)
+            try await eventually("\(node.backend.configuration.node) applied every version made elsewhere") { seen.versions.count >= madeElsewhere.count }
+            #expect(seen.versions.sorted() == madeElsewhere.sorted(), "each applied once")
+        }
+    }
+
+    /// The relay dies between the bus taking its versions and removing them from the outbox (here: the bus's answer is
+    /// lost): the next pass publishes them again, the bus refuses them as already published, and they leave the outbox.
+    @Test func aRelayRetryAfterALostAnswerIsRefusedAsADuplicateAndTheVersionsComplete() async throws {
+        let nodes = try await makeNodes(2)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first)
+        nodes.link(of: holder).loseAnswers(1)
+        let trip = try await nodes.b.requestRide("c1")
+        #expect(await nodes.a.assign(trip.id, to: "p1").status == 200)
+        try await drained(nodes, recorder, [trip.id])
+        // The holder heard a failure and left the city to the other node, whose publish the bus refused.
+        let counters = try nodes.all.map { try nodes.fanOut($0).counters }
+        #expect(try nodes.fanOut(holder).counters.publishFailures == 1 && counters.map(\.duplicates).reduce(0, +) >= 1)
+        #expect(recorder.versions.map(\.relayed) == [Relayed(trip: trip.id, version: 1), Relayed(trip: trip.id, version: 2)], "each once")
+    }
+
+    /// A holder that reaches the store but not the bus gives the city up, and a node that reaches the bus relays it.
+    @Test func aRelayCutOffFromTheBusLeavesTheCityToANodeThatReachesIt() async throws {
+        let nodes = try await makeNodes(2)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first), other = try #require(nodes.all.first { $0.name != holder.name })
+        nodes.link(of: holder).cut()
+        let trip = try await holder.requestRide("c1")
+        #expect(await holder.assign(trip.id, to: "p1").status == 200)
+        try await drained(nodes, recorder, [trip.id])
+        #expect(nodes.relays.map(\.name) == [other.name])
+        #expect(try nodes.fanOut(holder).counters.publishFailures >= 1 && nodes.fanOut(holder).counters.relayed == 0)
+        #expect(recorder.versions.map(\.sequence) == [1, 2])
+    }
+
+    /// The holder stops: it hands the lease over, another node takes it on its next look, and the numbers go on.
+    @Test func aStoppedRelaysLeaseIsTakenByAnotherNodeAndTheNumbersGoOn() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first)
+        let others = nodes.all.filter { $0.name != holder.name }
+        let trip = try await others[0].requestRide("c1")
+        try await drained(nodes, recorder, [trip.id])
+        await holder.backend.stop()
+        #expect(await others[1].assign(trip.id, to: "p1").status == 200)
+        try await drained(nodes, recorder, [trip.id])
+        #expect(nodes.relays.count == 1 && nodes.relays.first?.name != holder.name)
+        #expect(recorder.versions.map(\.sequence) == [1, 2])
+    }
+
+    /// The holder is paused (its publish hangs) past its lease: another node takes the lease within a few looks and
+    /// publishes what the holder had stamped; resumed, the holder's publish is refused as already made, and it relays
+    /// nothing more.
+    @Test func aPausedRelayWhoseLeaseWasTakenPublishesNothingAfterResuming() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first), link = nodes.link(of: holder)
+        let others = nodes.all.filter { $0.name != holder.name }
+        link.pause()
+        let trip = try await others[0].requestRide("c1")
+        #expect(await others[1].assign(trip.id, to: "p1").status == 200)
+        try await eventually("the holder stamped and is stuck publishing") { link.waiting == 1 }
+        // The lease (10 s) runs out on the shared clock; one of the others takes it at its next look (every second).
+        let pausedAt = nodes.clock.date
+        try await eventually("another node took the lease", advancing: nodes.clock, by: .seconds(1), steps: 15, yieldsPerStep: 20_000) {
+            nodes.relays.contains { $0.name != holder.name }
+        }
+        #expect(nodes.clock.date.timeIntervalSince(pausedAt) <= 12, "taken within a look or two of the lease's end")
+        try await drained(nodes, recorder, [trip.id])
+        let before = try nodes.fanOut(holder).counters
+        link.resume()
+        try await eventually("the resumed holder's publish was refused") { try nodes.fanOut(holder).counters.duplicates >= 1 }
+        try await eventually("it learned it lost the lease", advancing: nodes.clock, by: .seconds(1), steps: 5) {
+            !(try nodes.fanOut(holder).relaying.contains(Cities.defaultName))
+        }
+        #expect(await step(others[1], trip.id, "driverArrived", change: "step-arrived-1", at: nodes.clock.date) == 200)
+        try await drained(nodes, recorder, [trip.id])
+        #expect(try nodes.fanOut(holder).counters.relayed == before.relayed, "the resumed holder put nothing on the bus")
+        #expect(recorder.versions.map(\.sequence) == [1, 2, 3] && Set(recorder.versions.map(\.relayed)).count == 3)
+    }
+
+    /// Rides requested and assigned on three nodes at once while the relay's holder stops halfway: the recorded bus
+    /// carries every committed version once, numbered 1…n without a gap, and the nodes still running applied each
+    /// version made elsewhere once.
+    @Test func versionsCommittedOnThreeNodesAcrossAHandoverArePublishedOnceAndAppliedOnce() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        let applied = try nodes.all.map { AppliedVersions(try nodes.fanOut($0)) }
+        try await eventually("a node relays the city") { nodes.relays.count == 1 }
+        let holder = try #require(nodes.relays.first)
+        func burst(_ customers: ClosedRange<Int>, on nodes: [TestBackend]) async throws -> [String] {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for n in customers {
+                    let node = nodes[n % nodes.count]
+                    group.addTask {
+                        let trip = try await node.requestRide("c\(n)")
+                        #expect(await node.assign(trip.id, to: "p\(n)").status == 200)
+                        return trip.id
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        var trips = try await burst(1...6, on: nodes.all)
+        await holder.backend.stop()
+        let running = nodes.all.filter { $0.name != holder.name }
+        trips += try await burst(7...12, on: running)
+        try await drained(nodes, recorder, trips)
+        let carried = recorder.versions
+        #expect(carried.count == 24)
+        #expect(carried.map(\.sequence) == Array(1...UInt64(carried.count)), "numbered 1…n once each, across the handover")
+        #expect(Set(carried.map(\.relayed)).count == carried.count, "each version once")
+        for (node, seen) in zip(nodes.all, applied) where node.name != holder.name {
+            let madeElsewhere = carried.filter { $0.origin != node.name }.map(\.relayed)
+            try await eventually("\(node.name) applied every version made elsewhere") { seen.versions.count >= madeElsewhere.count }
+            #expect(seen.versions.sorted() == madeElsewhere.sorted(), "each applied once")
+        }
+    }
+
+    /// Of three nodes, the one holding the reconciler lease reconciles payments; once it stops, its lease runs out and
+    /// another node takes the passes over.
+    @Test func oneNodeOfThreeReconcilesPaymentsAndAnotherTakesOverOnceItStops() async throws {
+        let nodes = try await makeNodes(3)
+        defer { nodes.remove() }
+        let workers = nodes.all.map(\.backend.paymentWorker)
+        try await eventually("a node made the first pass") { workers.contains { $0.reconcilerPasses > 0 } }
+        // A second at a time, as the workers poll: each node looks every `reconcileEvery` (60 s).
+        try await eventually("the next pass", advancing: nodes.clock, by: .seconds(1), steps: 180) {
+            workers.map(\.reconcilerPasses).reduce(0, +) >= 2
+        }
+        let holder = try #require(workers.firstIndex { $0.reconcilerPasses >= 2 }, "the same node both times: \(workers.map(\.reconcilerPasses))")
+        #expect(workers.map(\.reconcilerPasses).filter { $0 > 0 }.count == 1)
+        await nodes.all[holder].backend.stop()
+        // The lease lasts 2.5 passes (150 s) from its last renewal; the others look every 60 s.
+        try await eventually("another node took the lease over", advancing: nodes.clock, by: .seconds(1), steps: 400) {
+            workers.indices.contains { $0 != holder && workers[$0].reconcilerPasses > 0 }
+        }
+        #expect(workers.indices.filter { $0 != holder && workers[$0].reconcilerPasses > 0 }.count == 1, "one of the two left")
+    }
+
+    /// A jump in a city's numbers (an entry lost on the bus) makes every reader reload from the store.
+    @Test func aGapInACitysNumbersMakesTheReadersResynchronise() async throws {
+        let nodes = try await makeNodes(2)
+        defer { nodes.remove() }
+        let recorder = BusRecorder(nodes.bus)
+        let trip = try await nodes.a.requestRide("c1")
+        try await drained(nodes, recorder, [trip.id])
+        try await nodes.bus.publish([BusEnvelope(origin: "elsewhere", city: Cities.defaultName, message: .relayDue, sequence: 3)])
+        let a = try nodes.fanOut(nodes.a), b = try nodes.fanOut(nodes.b)
+        try await eventually("both readers resynchronised") { a.counters.resyncs == 1 && b.counters.resyncs == 1 }
+    }
+}
+
+extension TestBackend {
+    /// The node's id among several.
+    var name: String { backend.configuration.node }
+}
+
+/// A trip version as the relay carries it.
+struct Relayed: Hashable, Comparable, CustomStringConvertible {
+    let trip: String
+    let version: Int
+    static func < (l: Relayed, r: Relayed) -> Bool { (l.trip, l.version) < (r.trip, r.version) }
+    var description: String { "\(trip)@\(version)" }
+}
+
+/// Every numbered version published on a bus's default city stream from its creation on, in the order published.
+final class BusRecorder: Sendable {
+    struct Entry: Sendable { let sequence: UInt64; let origin: String; let relayed: Relayed }
+    private let entries = Mutex<[Entry]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ bus: InMemoryLiveBus) {
+        let stream = bus.subscribe(cities: [Cities.defaultName])
+        task.withLock { $0 = Task { [weak self] in
+            do {
+                for try await envelope in stream {
+                    guard let sequence = envelope.sequence, case .trip(let trip) = envelope.message else { continue }
+                    self?.entries.withLock { $0.append(Entry(sequence: sequence, origin: envelope.origin, relayed: Relayed(trip: trip.id, version: trip.version))) }
+                }
+            } catch {}
+        } }
+    }
+
+    var versions: [Entry] { entries.withLock { $0 } }
+    deinit { task.withLock { $0?.cancel() } }
+}
+
+/// The versions a node applied from the bus, as its listeners hear them.
+final class AppliedVersions: Sendable {
+    private let seen = Mutex<[Relayed]>([])
+    init(_ fanOut: FanOut) {
+        fanOut.onMessage { [weak self] message in
+            if case .trip(let trip) = message { self?.seen.withLock { $0.append(Relayed(trip: trip.id, version: trip.version)) } }
+        }
+    }
+    var versions: [Relayed] { seen.withLock { $0 } }
+}
+
+/// A node's way onto a shared in-memory bus that a test can pause (numbered publishes wait until resumed, as a
+/// stopped process's would) or make lose the bus's answer (the bus takes the versions, the relay hears a failure).
+final class ControlledBus: LiveBus {
+    private struct State {
+        var paused = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var answersToLose = 0
+        var cut = false
+    }
+    let base: InMemoryLiveBus
+    private let state = Mutex(State())
+
+    init(_ base: InMemoryLiveBus) { self.base = base }
+
+    func pause() { state.withLock { $0.paused = true } }
+    func resume() {
+        let waiters = state.withLock { s in defer { s.paused = false; s.waiters = [] }; return s.waiters }
+        for waiter in waiters { waiter.resume() }
+    }
+    /// How many numbered publishes wait for `resume()`.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+    func loseAnswers(_ count: Int) { state.withLock { $0.answersToLose = count } }
+    /// Numbered publishes fail from now on, as from a node cut off from the bus.
+    func cut() { state.withLock { $0.cut = true } }
+
+    @discardableResult
+    func publish(_ envelopes: [BusEnvelope]) async throws -> Int {
+        guard envelopes.contains(where: { $0.sequence != nil }) else { return try await base.publish(envelopes) }
+        if state.withLock({ $0.cut }) { throw LiveBusUnavailable("cut off") }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let wait = state.withLock { s in
+                if s.paused { s.waiters.append(waiter) }
+                return s.paused
+            }
+            if !wait { waiter.resume() }
+        }
+        let refused = try await base.publish(envelopes)
+        let lose = state.withLock { s in
+            guard s.answersToLose > 0 else { return false }
+            s.answersToLose -= 1
+            return true
+        }
+        if lose { throw LiveBusUnavailable("the answer was lost") }
+        return refused
+    }
+
+    func subscribe(cities: [String]) -> AsyncThrowingStream<BusEnvelope, any Error> { base.subscribe(cities: cities) }
 }

@@ -81,6 +81,9 @@ public final class Dispatcher: Sendable {
         }
         guard first else { return }
         service.onCommit { [weak self] old, new in self?.tripCommitted(from: old, to: new) }
+        // A search hears of every version, also those committed on other nodes: an offer accepted elsewhere may end the
+        // search (its `offerEnded`) before the version saying so arrives, and the search begun again must see it.
+        service.onChange { [weak self] _, new in self?.tripSeen(new) }
         for trip in try service.store.activeTrips() where Self.needsProvider(trip) { begin(trip.id) }
         if node != nil {
             let clock = self.clock, interval = policy.takeoverInterval
@@ -236,12 +239,14 @@ public final class Dispatcher: Sendable {
             if let quitter = old?.providerId, new.providerId == nil { s.gaveUp[new.id, default: []].insert(quitter) }
             if !new.status.isActive { s.gaveUp[new.id] = nil }
             guard s.started else { return nil }
-            guard let search = s.searches[new.id] else { return false }
-            search.signals.yield(.tripChanged)
-            return true
+            return s.searches[new.id] != nil
         }
         // A new trip, or one whose provider gave it back: search.
         if running == false, Self.needsProvider(new) { begin(new.id) }
+    }
+
+    private func tripSeen(_ trip: TripRecord) {
+        _ = state.withLock { $0.searches[trip.id]?.signals.yield(.tripChanged) }
     }
 
     /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.

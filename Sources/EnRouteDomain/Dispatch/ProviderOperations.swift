@@ -108,7 +108,7 @@ public final class ProviderOperations: Sendable {
             events.deliver(name, data: data, to: provider)
         case .offerEnded(let tripId, let offerId, let ending):
             dispatcher.offerEndedElsewhere(tripId: tripId, offerId: offerId, ending: ending)
-        case .trip:
+        case .trip, .relayDue:
             break
         }
     }

@@ -4,7 +4,9 @@ import Synchronization
 /// Drains the `payments` outbox: settles ended trips, charges tips and applies gateway callbacks, each as a job that
 /// was committed with the change that caused it, so a crash between the change and the money only delays it.
 /// A job whose gateway call did not get a clear answer is retried with backoff under the same keys; every
-/// `reconcileEvery` the reconciler releases holds no trip took. Time comes from the injected clock and `now`.
+/// `reconcileEvery` the reconciler releases holds no trip took; on a node of several (`TripService.node`), only the
+/// node holding the store's `reconciler` lease does, renewing it on each of its passes. Time comes from the injected
+/// clock and `now`.
 public final class PaymentWorker: Sendable {
     /// Held weakly: the running loop must not keep a dropped backend's service alive.
     private weak let service: TripService?
@@ -13,6 +15,7 @@ public final class PaymentWorker: Sendable {
     private let log: @Sendable (String) -> Void
     private let loop: PollLoop
     private let lastReconcile = Mutex<Date>(.distantPast)
+    private let passes = Mutex(0)
     public var pollInterval: Duration { loop.interval }
     public let reconcileEvery: TimeInterval
     /// After this many tries a settlement prices on what it has rather than waiting for a measurement.
@@ -29,6 +32,12 @@ public final class PaymentWorker: Sendable {
         await loop.run { [weak self] in _ = try? await self?.drain() }
     }
 
+    /// The store lease of the node that reconciles, among several.
+    public static let reconcilerLease = "reconciler"
+
+    /// How many reconciler passes this node has made.
+    public var reconcilerPasses: Int { passes.withLock { $0 } }
+
     /// How long a claimed job stays this node's before another may take it: longer than any gateway call lasts.
     public static let claimSeconds: TimeInterval = 120
 
@@ -42,7 +51,10 @@ public final class PaymentWorker: Sendable {
         let at = now()
         if lastReconcile.withLock({ at.timeIntervalSince($0) >= reconcileEvery }) {
             lastReconcile.withLock { $0 = at }
-            do { try await service.reconcilePayments() } catch { log("payments: reconciler pass failed: \(error)") }
+            if await mayReconcile(service, at: at) {
+                passes.withLock { $0 += 1 }
+                do { try await service.reconcilePayments() } catch { log("payments: reconciler pass failed: \(error)") }
+            }
         }
         var finished = 0
         while true {
@@ -52,6 +64,19 @@ public final class PaymentWorker: Sendable {
             let due = try await service.store.claimOutbox(topic: PaymentJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: 20)
             if due.isEmpty { return finished }
             for message in due where try await process(message) { finished += 1 }
+        }
+    }
+
+    /// Whether this node reconciles now: always on a node of its own; on one of several, while it holds (takes or
+    /// renews) the reconciler lease, which outlasts two passes so that a missed look does not hand it over, and
+    /// runs out for the next node when its holder stops.
+    private func mayReconcile(_ service: TripService, at: Date) async -> Bool {
+        guard let node = service.node else { return true }
+        do {
+            return try await service.store.claimLease(Self.reconcilerLease, node: node, until: at.addingTimeInterval(reconcileEvery * 2.5), now: at)
+        } catch {
+            log("payments: could not take the reconciler lease: \(error)")
+            return false
         }
     }
 

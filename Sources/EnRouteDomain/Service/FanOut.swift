@@ -6,11 +6,16 @@ import Synchronization
 /// others through the store's outbox and the live bus, every fix kept here goes straight to the bus, and what the
 /// others send is applied to this node's cache, watchers and provider streams.
 ///
-/// Nothing committed is lost: a version is enqueued in its own transaction (topic `live`) and leaves the outbox only
-/// once the bus took it, so a bus that is down delays the fan-out and loses nothing. A receiver keeps a trip's newest
-/// version, so a version relayed twice (two relays, a retry after a lost answer) is applied once. After the bus was
-/// lost, the reader subscribes again and then reloads every unfinished trip from the store, so a watcher resumes with
-/// versions that only rise.
+/// Nothing committed is lost: a version is enqueued in its own transaction (topic `live`, with its city) and leaves the
+/// outbox only once the bus took it, so a bus that is down delays the fan-out and loses nothing. A city's versions are
+/// relayed by one node at a time, the one holding the city's relay lease in the store (`relay:<city>`, renewed on each
+/// pass, handed over on `stop()`, taken by another node once it runs out). The holder stamps the city's versions with
+/// the next numbers of the city's relay order under the lease and publishes them at those ids, which the bus refuses
+/// once it holds them: a retry after a lost answer, or a paused holder resuming after another took its lease, publishes
+/// nothing twice. A holder the bus refuses gives the lease up for a lease's length, so that a node that reaches the bus
+/// relays. A node that commits a version of a city it does not relay says so on the bus (`relayDue`), so the holder
+/// relays at once. A receiver keeps a trip's newest version; after the bus was lost, or on a gap in a city's
+/// numbers, the reader reloads every unfinished trip from the store, so a watcher resumes with versions that only rise.
 public final class FanOut: PeerChannel, Sendable {
     /// The outbox topic of trip versions waiting for the bus.
     public static let topic = "live"
@@ -22,6 +27,7 @@ public final class FanOut: PeerChannel, Sendable {
     private let clock: any Clock<Duration>
     private let relayLoop: PollLoop
     private let retryDelay: Duration
+    private let relayLease: Duration
     private let batch: Int
     private let log: @Sendable (String) -> Void
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -30,31 +36,51 @@ public final class FanOut: PeerChannel, Sendable {
     /// withdrawal, going online before going offline), by one sender task.
     private let outgoing = AsyncStream<BusEnvelope>.makeStream()
     private let tally = Mutex(Counters())
+    /// The cities whose relay lease this node held at its last look.
+    private let held = Mutex<Set<String>>([])
+    /// Cities this node gave up after the bus refused it, and until when it leaves them to the others.
+    private let yielded = Mutex<[String: Date]>([:])
+    private let stopped = Atomic<Bool>(false)
 
     /// What this node relayed and applied, for tests and `/metrics`.
     public struct Counters: Sendable, Equatable {
+        /// Versions this node put on the bus.
         public var relayed = 0
+        /// Versions this node relayed that the bus held already (a retry), completed without a second copy.
+        public var duplicates = 0
         public var applied = 0
         public var resyncs = 0
         public var publishFailures = 0
     }
 
-    /// A node `node` of `service` on `bus`, reading the streams of `cities`; the relay looks at the outbox every
-    /// `relayInterval` (and at once after each local commit), and a lost bus is tried again after `retryDelay`.
+    /// A node `node` of `service` on `bus`, reading and relaying the streams of `cities`; the relay looks at the outbox
+    /// every `relayInterval` (and at once after a commit here or a `relayDue` from another node), a city's relay lease
+    /// lasts `relayLease` from its last renewal, and a lost bus is tried again after `retryDelay`.
     public init(node: String, service: TripService, bus: any LiveBus, cities: [String], clock: any Clock<Duration>,
-                relayInterval: Duration = .seconds(1), retryDelay: Duration = .seconds(1), batch: Int = 256,
-                log: @escaping @Sendable (String) -> Void) {
+                relayInterval: Duration = .seconds(1), relayLease: Duration = .seconds(10), retryDelay: Duration = .seconds(1),
+                batch: Int = 256, log: @escaping @Sendable (String) -> Void) {
         self.node = node; self.service = service; self.bus = bus; self.cities = cities; self.clock = clock
-        self.retryDelay = retryDelay; self.batch = batch; self.log = log
+        self.retryDelay = retryDelay; self.relayLease = relayLease; self.batch = batch; self.log = log
         relayLoop = PollLoop(clock: clock, interval: relayInterval)
     }
 
     public var counters: Counters { tally.withLock { $0 } }
 
-    /// Starts the relay and the reader; `stop()` ends both.
+    /// The cities whose relay lease this node held at its last look.
+    public var relaying: Set<String> { held.withLock { $0 } }
+
+    /// The name of `city`'s relay lease in the store.
+    public static func lease(of city: String) -> String { "relay:\(city)" }
+
+    /// Starts the relay and the reader; `stop()` ends both and hands this node's relay leases over.
     public func start() {
         let loop = relayLoop
-        service.onCommit { _, _ in loop.wake() }
+        service.onCommit { [weak self] _, trip in
+            loop.wake()
+            guard let self else { return }
+            let city = trip.city ?? Cities.defaultName
+            if !self.held.withLock({ $0.contains(city) }) { self.share(.relayDue, city: city) }
+        }
         service.onFixes { [weak self] trip, fixes in self?.share(fixes, of: trip) }
         let relay = Task<Void, Never> { [weak self] in await loop.run { [weak self] in await self?.relay() } }
         let reader = Task<Void, Never> { [weak self] in await self?.read() }
@@ -70,32 +96,65 @@ public final class FanOut: PeerChannel, Sendable {
     public func stop() {
         outgoing.continuation.finish()
         for task in tasks.withLock({ t in defer { t.removeAll() }; return t }) { task.cancel() }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let leases = held.withLock { h in defer { h.removeAll() }; return h }, store = service.store, node = self.node
+        if !leases.isEmpty { Task { for city in leases { try? await store.releaseLease(Self.lease(of: city), node: node) } } }
     }
 
     deinit { stop() }
 
     // MARK: - Out
 
-    /// Publishes the due outbox versions in order and removes each once the bus has it; on a bus failure, keeps them.
+    /// One look at the outbox: relays each city whose lease this node holds or can take.
     func relay() async {
-        let store = service.store
+        for city in cities where !stopped.load(ordering: .acquiring) { await relay(city) }
+    }
+
+    /// Takes or renews `city`'s relay lease, then publishes the city's stamped versions in stamp order and removes each
+    /// once the bus has it (or had it already); on a bus failure, keeps them.
+    private func relay(_ city: String) async {
+        let store = service.store, lease = Self.lease(of: city)
         do {
+            let now = service.currentTime()
+            if let until = yielded.withLock({ $0[city] }), now < until { return }
+            let holds = try await store.claimLease(lease, node: node, until: now.addingTimeInterval(Self.seconds(relayLease)), now: now)
+            held.withLock { if holds { $0.insert(city) } else { $0.remove(city) } }
+            guard holds else { return }
             while true {
-                let due = try await store.dueOutbox(topic: Self.topic, now: service.currentTime(), limit: batch)
-                guard !due.isEmpty else { return }
-                let envelopes = try due.map { try WireCoding.decoder().decode(BusEnvelope.self, from: Data($0.payload)) }
-                do { try await bus.publish(envelopes) } catch {
-                    tally.withLock { $0.publishFailures += 1 }
-                    log("fan-out: the bus refused \(due.count) versions, kept in the outbox: \(error)")
+                guard let stamped = try await store.relayOutbox(topic: Self.topic, city: city, lease: lease, node: node,
+                                                                now: service.currentTime(), limit: batch) else {
+                    held.withLock { _ = $0.remove(city) }   // taken over since the claim above
                     return
                 }
-                for message in due { try await store.completeOutbox(id: message.id) }
-                tally.withLock { $0.relayed += due.count }
-                if due.count < batch { return }
+                guard !stamped.isEmpty else { return }
+                let envelopes = try stamped.map { message in
+                    var envelope = try WireCoding.decoder().decode(BusEnvelope.self, from: Data(message.payload))
+                    envelope.sequence = message.sequence
+                    return envelope
+                }
+                let refused: Int
+                do { refused = try await bus.publish(envelopes) } catch {
+                    tally.withLock { $0.publishFailures += 1 }
+                    log("fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox; leaving \(city) to a node that reaches it: \(error)")
+                    // A node that reaches the store but not the bus would hold the city's fan-out up: it gives the
+                    // lease up, and takes it again only after a lease's length, when no other node has.
+                    held.withLock { _ = $0.remove(city) }
+                    yielded.withLock { $0[city] = service.currentTime().addingTimeInterval(Self.seconds(relayLease)) }
+                    try await store.releaseLease(lease, node: node)
+                    return
+                }
+                for message in stamped { try await store.completeOutbox(id: message.id) }
+                tally.withLock { $0.relayed += stamped.count - refused; $0.duplicates += refused }
+                if stamped.count < batch { return }
             }
         } catch {
-            log("fan-out: reading the outbox failed: \(error)")
+            log("fan-out: relaying \(city) failed: \(error)")
         }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (s, atto) = duration.components
+        return TimeInterval(s) + TimeInterval(atto) / 1e18
     }
 
     /// Sends fixes kept here to the other nodes at once (fixes are not versions: a lost one is superseded by the next).
@@ -124,7 +183,23 @@ public final class FanOut: PeerChannel, Sendable {
             if !first { await resync() }
             first = false
             do {
-                for try await envelope in messages where envelope.origin != node { apply(envelope) }
+                // The last number seen on each city's stream since subscribing: a lower one is a copy, a jump a gap.
+                var last: [String: UInt64] = [:]
+                for try await envelope in messages {
+                    var gap = false
+                    if let sequence = envelope.sequence {
+                        if let seen = last[envelope.city] {
+                            if sequence <= seen { continue }
+                            gap = sequence > seen + 1
+                        }
+                        last[envelope.city] = sequence
+                    }
+                    if envelope.origin != node { apply(envelope) }
+                    if gap {
+                        log("fan-out: \(envelope.city)'s stream skipped to \(envelope.sequence ?? 0); resynchronising")
+                        await resync()
+                    }
+                }
                 if Task.isCancelled { return }
             } catch {
                 log("fan-out: lost the bus (\(error)); subscribing again in \(retryDelay)")
@@ -137,6 +212,7 @@ public final class FanOut: PeerChannel, Sendable {
         switch envelope.message {
         case .trip(let trip): service.absorb(trip)
         case .fixes(let provider, let fixes): service.recordFixes(fixes, provider: provider, shared: false)
+        case .relayDue: relayLoop.wake()
         case .presence, .providerEvent, .offerEnded: break
         }
         for listener in listeners.withLock({ $0 }) { listener(envelope.message) }
@@ -175,10 +251,12 @@ struct SharingTransaction: TripTransaction {
 
     func share(_ trip: TripRecord) async throws {
         let at = now()
-        let envelope = BusEnvelope(origin: node, city: trip.city ?? Cities.defaultName, message: .trip(trip))
+        let city = trip.city ?? Cities.defaultName
+        let envelope = BusEnvelope(origin: node, city: city, message: .trip(trip))
         // Oldest first by time, then by version within one instant; unique across restarts and nodes.
         let id = "live:\(trip.id):" + String(format: "%012d", trip.version) + ":\(node):" + String(format: "%.6f", at.timeIntervalSince1970) + ":\(sequence())"
-        try await base.enqueue(OutboxMessage(id: id, topic: FanOut.topic, payload: Array(try WireCoding.encoder().encode(envelope)), createdAt: at))
+        try await base.enqueue(OutboxMessage(id: id, topic: FanOut.topic, payload: Array(try WireCoding.encoder().encode(envelope)),
+                                             createdAt: at, city: city))
     }
 
     func trip(_ id: String) async throws -> TripRecord? { try await base.trip(id) }

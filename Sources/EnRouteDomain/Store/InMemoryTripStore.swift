@@ -35,8 +35,16 @@ public final class InMemoryTripStore: TripStore {
         var ledger: [LedgerEntry] = []
         var ledgerKeys: Set<String> = []
         var ratings: [String: RatingTotal] = [:]
+        /// Leases by name: who holds each until when, and the last number stamped under it.
+        var leases: [String: Lease] = [:]
         /// Transactions started and not yet finished.
         var inFlight = 0
+    }
+
+    struct Lease: Sendable {
+        var holder: String?
+        var until: Date
+        var stamped: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -183,6 +191,35 @@ public final class InMemoryTripStore: TripStore {
         state.withLock { s in
             s.outbox[id]?.attempts = attempts
             s.outbox[id]?.notBefore = notBefore
+        }
+    }
+
+    public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
+        state.withLock { s in
+            var lease = s.leases[name] ?? Lease(holder: nil, until: .distantPast)
+            if let holder = lease.holder, holder != node, lease.until >= now { return false }
+            lease.holder = node
+            lease.until = until
+            s.leases[name] = lease
+            return true
+        }
+    }
+
+    public func releaseLease(_ name: String, node: String) async throws {
+        state.withLock { s in if s.leases[name]?.holder == node { s.leases[name]?.holder = nil } }
+    }
+
+    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+        state.withLock { s in
+            guard var lease = s.leases[name], lease.holder == node, lease.until >= now else { return nil }
+            let mine = s.outbox.values.filter { $0.topic == topic && $0.city == city }
+            for message in mine.filter({ $0.sequence == nil && $0.notBefore <= now }).sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+                lease.stamped += 1
+                s.outbox[message.id]?.sequence = lease.stamped
+            }
+            s.leases[name] = lease
+            return Array(s.outbox.values.filter { $0.topic == topic && $0.city == city && $0.sequence != nil }
+                .sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }.prefix(limit))
         }
     }
 

@@ -64,10 +64,15 @@ public struct OutboxMessage: Codable, Sendable, Equatable {
     public var attempts: Int
     /// Not to be sent before this time (backoff).
     public var notBefore: Date
+    /// The city whose relay lease covers it (the live fan-out's versions); nil for the others.
+    public var city: String?
+    /// Its number in its city's relay order, stamped under the relay lease (`relayOutbox`); nil until then.
+    public var sequence: UInt64?
 
-    public init(id: String, topic: String, payload: [UInt8], createdAt: Date, attempts: Int = 0, notBefore: Date? = nil) {
+    public init(id: String, topic: String, payload: [UInt8], createdAt: Date, attempts: Int = 0, notBefore: Date? = nil,
+                city: String? = nil, sequence: UInt64? = nil) {
         self.id = id; self.topic = topic; self.payload = payload; self.createdAt = createdAt
-        self.attempts = attempts; self.notBefore = notBefore ?? createdAt
+        self.attempts = attempts; self.notBefore = notBefore ?? createdAt; self.city = city; self.sequence = sequence
     }
 }
 
@@ -190,6 +195,15 @@ public protocol TripStore: Sendable {
     func completeOutbox(id: String) async throws
     /// Puts a message back for a later attempt.
     func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws
+    /// Takes or keeps the lease named `name` for `node` until `until`: true when it is free, ran out by `now`, or is
+    /// `node`'s already (then renewed). On a store told to use the database's clock, that clock decides instead of `now`.
+    func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool
+    /// Gives up `node`'s lease `name` (another node may take it at once); what was stamped under it is kept.
+    func releaseLease(_ name: String, node: String) async throws
+    /// What `node`, holding lease `name` at `now`, is to publish of `topic` for `city`: in one transaction, stamps the
+    /// due unstamped messages (oldest first) with the numbers after the last one stamped under that lease, then returns
+    /// up to `limit` stamped messages in stamp order. Nil, having stamped nothing, when `node` does not hold the lease.
+    func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]?
     /// A trip's ledger rows, in the order posted.
     func ledger(tripId: String) throws -> [LedgerEntry]
     /// An account's ledger rows posted in `from..<to`, in the order posted.
