@@ -512,6 +512,28 @@ def redis_restart(nodes):
     watcher.close()
 
 
+def relay_history():
+    """The relay's own invariants on what reached Redis over the whole run (kills, stops, partitions and restarts
+    included): the versions stream's ids are 1, 2, 3... with no gap or repeat, and each trip version is on it once."""
+    log("== the relay's history on the versions stream")
+    out = subprocess.check_output(["redis-cli", "-p", str(ARGS.redis_port), "--raw", "XRANGE", "enroute:versions:default", "-", "+"],
+                                  text=True).splitlines()
+    # --raw prints each entry as: id, field name, field value.
+    ids, versions = [], []
+    for i in range(0, len(out) - 2, 3):
+        ids.append(out[i])
+        envelope = json.loads(out[i + 2])
+        record = envelope["message"]["trip"]["_0"]
+        versions.append((record["id"], record["version"]))
+    numbers = [int(entry.split("-")[0]) for entry in ids]
+    check(len(numbers) > 20, f"the versions stream holds the run's versions ({len(numbers)})")
+    check(all(entry.endswith("-0") for entry in ids), "every id is a relay number (<n>-0)")
+    check(numbers == list(range(numbers[0], numbers[0] + len(numbers))) if numbers else False,
+          f"the numbers run {numbers[:1]}…{numbers[-1:]} with no gap or repeat")
+    repeated = len(versions) - len(set(versions))
+    check(repeated == 0, f"each trip version is on the stream once ({repeated} repeated of {len(versions)})")
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
@@ -537,6 +559,7 @@ def main():
         redis_partition(nodes, proxy)
         redis_restart(nodes)
         postgres_restart(nodes)
+        relay_history()
     finally:
         for node in nodes:
             node.stop()
