@@ -29,12 +29,13 @@ public final class CHQuery {
     public func route(from sources: [RouteEndpoint], to targets: [RouteEndpoint]) -> RoadPath? {
         let forwardShift = max(0, -Int(sources.map(\.weightOffset).min() ?? 0))
         let backwardShift = max(0, -Int(targets.map(\.weightOffset).min() ?? 0))
+        let h = hierarchy
         return search(shift: forwardShift + backwardShift) { forward, backward in
             for source in sources {
-                forward.reach(source.edge, Int(source.weightOffset) + forwardShift, source.lengthOffset, parent: -1, middle: -1)
+                forward.reach(h.slot(of: source.edge), Int(source.weightOffset) + forwardShift, source.lengthOffset, parent: -1, middle: -1)
             }
             for target in targets {
-                backward.reach(target.edge, Int(target.weightOffset) + backwardShift, target.lengthOffset, parent: -1, middle: -1)
+                backward.reach(h.slot(of: target.edge), Int(target.weightOffset) + backwardShift, target.lengthOffset, parent: -1, middle: -1)
             }
         }
     }
@@ -42,13 +43,14 @@ public final class CHQuery {
     /// The shortest route between two network nodes of `graph` (the graph the hierarchy was built from); the
     /// search itself allocates nothing.
     public func route(fromNode source: Int32, toNode target: Int32, in graph: EdgeBasedGraph) -> RoadPath? {
-        search { forward, backward in
+        let h = hierarchy
+        return search { forward, backward in
             for index in Int(graph.nodeFirstDeparture[Int(source)])..<Int(graph.nodeFirstDeparture[Int(source) + 1]) {
-                forward.reach(graph.nodeDepartures[index], 0, 0, parent: -1, middle: -1)
+                forward.reach(h.slot(of: graph.nodeDepartures[index]), 0, 0, parent: -1, middle: -1)
             }
             for index in Int(graph.nodeFirstArrival[Int(target)])..<Int(graph.nodeFirstArrival[Int(target) + 1]) {
                 let edge = graph.nodeArrivals[index]
-                backward.reach(edge, Int(graph.edgeWeight[Int(edge)]), Double(graph.edgeLength[Int(edge)]), parent: -1, middle: -1)
+                backward.reach(h.slot(of: edge), Int(graph.edgeWeight[Int(edge)]), Double(graph.edgeLength[Int(edge)]), parent: -1, middle: -1)
             }
         }
     }
@@ -119,7 +121,7 @@ public final class CHQuery {
             at = forward.parent(Int(at))
         }
         chain.reverse()
-        var edges: [Int32] = [chain[0]]
+        var edges: [Int32] = [hierarchy.nodeAtSlot[Int(chain[0])]]
         for (tail, head) in zip(chain, chain.dropFirst()) {
             hierarchy.unpack(tail: tail, head: head, middle: forward.middle(Int(head)), into: &edges)
         }

@@ -60,7 +60,7 @@ public final class CHTable {
         side.reset(epoch: epoch)
         settled.removeAll(keepingCapacity: true)
         for endpoint in endpoints {
-            side.reach(endpoint.edge, Int(endpoint.weightOffset), endpoint.lengthOffset, parent: -1, middle: -1)
+            side.reach(hierarchy.slot(of: endpoint.edge), Int(endpoint.weightOffset), endpoint.lengthOffset, parent: -1, middle: -1)
         }
         let h = hierarchy
         next: while !side.isEmpty {

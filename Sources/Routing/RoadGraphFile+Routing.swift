@@ -53,10 +53,12 @@ extension RoadGraphFile {
         writer.u64(UInt64(hierarchy.nodeCount)); writer.u64(UInt64(hierarchy.shortcutCount))
         writer.u64(UInt64(up)); writer.u64(UInt64(down))
         writer.array(hierarchy.rank)
-        writer.array(hierarchy.upFirst); writer.array(hierarchy.upHead); writer.array(hierarchy.upWeight)
-        writer.array(hierarchy.upLength); writer.array(hierarchy.upMiddle)
-        writer.array(hierarchy.downFirst); writer.array(hierarchy.downTail); writer.array(hierarchy.downWeight)
-        writer.array(hierarchy.downLength); writer.array(hierarchy.downMiddle)
+        // By node, as files have always kept them (the search's slots follow from the rank).
+        let (upArcs, downArcs) = hierarchy.arcsByNode()
+        writer.array(upArcs.first); writer.array(upArcs.other); writer.array(upArcs.weight)
+        writer.array(upArcs.length); writer.array(upArcs.middle)
+        writer.array(downArcs.first); writer.array(downArcs.other); writer.array(downArcs.weight)
+        writer.array(downArcs.length); writer.array(downArcs.middle)
         return writer.bytes
     }
 
@@ -135,9 +137,11 @@ extension RoadGraphFile {
                 }
             }
         }
-        return ContractionHierarchy(nodeCount: count, rank: rank, upFirst: upFirst, upHead: upHead, upWeight: upWeight, upLength: upLength,
-                                    upMiddle: upMiddle, downFirst: downFirst, downTail: downTail, downWeight: downWeight,
-                                    downLength: downLength, downMiddle: downMiddle, shortcutCount: shortcuts)
+        return ContractionHierarchy(
+            nodeCount: count, rank: rank,
+            up: .init(first: upFirst, other: upHead, weight: upWeight, length: upLength, middle: upMiddle),
+            down: .init(first: downFirst, other: downTail, weight: downWeight, length: downLength, middle: downMiddle),
+            shortcutCount: shortcuts)
     }
 
     /// Throws unless `first` starts at 0, never decreases and ends at `total`.
