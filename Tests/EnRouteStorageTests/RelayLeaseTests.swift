@@ -133,9 +133,11 @@ import EnRouteModels
         defer { PostgresTestServer.drop(schema, url: url) }
         let store = try PostgresTripStore(url: url, schema: schema, databaseClock: true)
         // The nodes' own clocks are far apart and far from the database's: only the lifetime (until - now) counts.
-        // Three seconds: long enough that b's first try comes before the end on a loaded machine.
-        #expect(try await store.claimLease(Self.lease, node: "a", until: at(3), now: at(0)))
+        // An hour first, so b's try certainly comes before the end however loaded the machine; then a renews it for
+        // half a second, and b takes it once that has passed on the database's clock.
+        #expect(try await store.claimLease(Self.lease, node: "a", until: at(3_600), now: at(0)))
         #expect(try await store.claimLease(Self.lease, node: "b", until: at(10_000.5), now: at(10_000)) == false)
+        #expect(try await store.claimLease(Self.lease, node: "a", until: at(0.5), now: at(0)), "the holder renews, for less")
         try await eventually("b took the lease once it ran out on the database's clock", within: .seconds(20)) {
             try await store.claimLease(Self.lease, node: "b", until: at(0.5), now: at(0))
         }
