@@ -26,14 +26,14 @@ import TestSupport
             return Fixtures.receipt()
         } }
         let load = Task { await model.load() }
-        try await eventually("first ask", within: .seconds(20)) { api.log.count("receipt") == 1 }
+        try await eventually("first ask", within: .seconds(90)) { api.log.count("receipt") == 1 }
         #expect(model.state.isWaitingForPayment)
 
         await clock.sleepers(atLeast: 1)
         await clock.advance(by: .milliseconds(1999))
         #expect(api.log.count("receipt") == 1)
         await clock.advance(by: .milliseconds(1))
-        try await eventually("second ask", within: .seconds(20)) { api.log.count("receipt") == 2 }
+        try await eventually("second ask", within: .seconds(90)) { api.log.count("receipt") == 2 }
 
         await clock.sleepers(atLeast: 1)
         await clock.advance(by: .milliseconds(3999))

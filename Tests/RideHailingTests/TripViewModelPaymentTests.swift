@@ -50,7 +50,7 @@ import TestSupport
         let before = sut.api.requestKeys.count
         let tap = Task { await sut.viewModel.confirm(productID: productID) }
         defer { tap.cancel() }
-        try await eventually("the confirmation answered", within: .seconds(20)) { sut.api.requestKeys.count > before && !sut.viewModel.state.isRequesting }
+        try await eventually("the confirmation answered", within: .seconds(90)) { sut.api.requestKeys.count > before && !sut.viewModel.state.isRequesting }
         await tap.value
     }
 

@@ -44,7 +44,7 @@ import TestSupport
         let before = sut.api.requestKeys.count
         let tap = Task { await sut.viewModel.confirm(productID: productID) }
         defer { tap.cancel() }
-        try await eventually("the confirmation answered", within: .seconds(20)) { sut.api.requestKeys.count > before && !sut.viewModel.state.isRequesting }
+        try await eventually("the confirmation answered", within: .seconds(90)) { sut.api.requestKeys.count > before && !sut.viewModel.state.isRequesting }
         await tap.value
     }
 
@@ -52,11 +52,11 @@ import TestSupport
         let sut = makeSUT()
         quoting(sut, [[Fixtures.quote("q1", fare: 1250, expiresIn: 300)]])
         await load(sut)
-        try await eventually("counting", within: .seconds(20)) { sut.viewModel.state.quoteSecondsLeft == 300 }
+        try await eventually("counting", within: .seconds(90)) { sut.viewModel.state.quoteSecondsLeft == 300 }
 
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(1))
-        try await eventually("a second less", within: .seconds(20)) { sut.viewModel.state.quoteSecondsLeft == 299 }
+        try await eventually("a second less", within: .seconds(90)) { sut.viewModel.state.quoteSecondsLeft == 299 }
         #expect(RideScreen.render(sut.viewModel.state, marker: nil) == [
             "Choose a ride:", "  economy: EUR 12.50, pickup in 3 min", "Prices held for 4 min 59 s",
         ])
@@ -70,13 +70,13 @@ import TestSupport
 
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(299))
-        try await eventually("one second left", within: .seconds(20)) { sut.viewModel.state.quoteSecondsLeft == 1 }
+        try await eventually("one second left", within: .seconds(90)) { sut.viewModel.state.quoteSecondsLeft == 1 }
         #expect(sut.log.count("estimate") == 1)
 
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(1))
-        try await eventually("re-quoted", within: .seconds(20)) { sut.viewModel.state.estimates.first?.quoteId == "q2" }
-        try await eventually("counting the new quote", within: .seconds(20)) { sut.viewModel.state.quoteSecondsLeft == 300 }
+        try await eventually("re-quoted", within: .seconds(90)) { sut.viewModel.state.estimates.first?.quoteId == "q2" }
+        try await eventually("counting the new quote", within: .seconds(90)) { sut.viewModel.state.quoteSecondsLeft == 300 }
 
         #expect(sut.log.count("estimate") == 2)
         #expect(sut.viewModel.state.refreshedQuotes == [QuoteRefresh(productID: "economy", before: Fixtures.eur(1250), after: Fixtures.eur(1310))])
@@ -98,14 +98,14 @@ import TestSupport
         await load(sut)
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(60))
-        try await eventually("marked expired", within: .seconds(20)) { sut.viewModel.state.quotesExpired }
+        try await eventually("marked expired", within: .seconds(90)) { sut.viewModel.state.quotesExpired }
         #expect(RideScreen.render(sut.viewModel.state, marker: nil).last == "Prices expired; refreshing…")
 
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .milliseconds(4999))
         #expect(sut.log.count("estimate") == 2)
         await sut.clock.advance(by: .milliseconds(1))
-        try await eventually("refreshed", within: .seconds(20)) { !sut.viewModel.state.quotesExpired && sut.viewModel.state.estimates.first?.quoteId == "q3" }
+        try await eventually("refreshed", within: .seconds(90)) { !sut.viewModel.state.quotesExpired && sut.viewModel.state.estimates.first?.quoteId == "q3" }
         // The same price under a new quote: shown as refreshed, not as a change.
         #expect(RideScreen.render(sut.viewModel.state, marker: nil)[1] == "  economy: EUR 12.50 (refreshed), pickup in 3 min")
         sut.viewModel.stopLive()
@@ -123,7 +123,7 @@ import TestSupport
 
         #expect(sut.requests.all == [TripRequest(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, productID: "xl", quoteId: "x1")])
         #expect(sut.viewModel.state.quoteSecondsLeft == nil)
-        try await eventually("countdown stopped", within: .seconds(20)) { sut.clock.sleeperCount == 0 }
+        try await eventually("countdown stopped", within: .seconds(90)) { sut.clock.sleeperCount == 0 }
     }
 
     @Test func aQuoteExpiredAnswerShowsTheFreshQuoteAndAsksToConfirmAgain() async throws {
@@ -145,7 +145,7 @@ import TestSupport
         let refresh = QuoteRefresh(productID: "economy", before: Fixtures.eur(1250), after: Fixtures.eur(1310))
         #expect(sut.viewModel.state.prompt == .confirmNewPrice(refresh))
         #expect(sut.viewModel.state.prompt?.message == "The price changed from EUR 12.50 to EUR 13.10. Confirm to ride at the new price.")
-        try await eventually("counting the fresh quote", within: .seconds(20)) { sut.viewModel.state.quoteSecondsLeft == 600 }
+        try await eventually("counting the fresh quote", within: .seconds(90)) { sut.viewModel.state.quoteSecondsLeft == 600 }
 
         try await confirm(sut)
         #expect(sut.requests.all.map(\.quoteId) == ["q1", "q2"])
