@@ -67,7 +67,20 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Waits in the page (the browser's own timer) until `condition` (a JS expression) is true, at most `milliseconds`.
+    /// A page that navigates while the wait runs (the share link reloading itself to its ended page) drops the script
+    /// in flight, which chromedriver answers as a script timeout: the wait is then made again on the new page.
     func waitUntil(_ condition: String, milliseconds: Int = 10_000) async throws -> Bool {
+        for attempt in 1...3 {
+            do {
+                return try await poll(condition, milliseconds: milliseconds)
+            } catch let failure as Failure where attempt < 3 && failure.description.contains("script timeout") {
+                continue
+            }
+        }
+        return false
+    }
+
+    private func poll(_ condition: String, milliseconds: Int) async throws -> Bool {
         let script = """
         const done = arguments[arguments.length - 1], t0 = Date.now();
         const check = () => { try { return !!(\(condition)); } catch (e) { return false; } };
