@@ -93,9 +93,9 @@ public struct ContractionHierarchy: Sendable {
         self.rank = rank
         self.shortcutCount = shortcutCount
         var nodeAtSlot = [Int32](repeating: 0, count: nodeCount)
-        for node in 0..<nodeCount { nodeAtSlot[nodeCount - 1 - Int(rank[node])] = Int32(node) }
+        for node in 0..<nodeCount { nodeAtSlot[Int(Self.slot(of: Int32(node), rank: rank))] = Int32(node) }
         self.nodeAtSlot = nodeAtSlot
-        let slot: (Int32) -> Int32 = { node in node < 0 ? node : Int32(nodeCount - 1) - rank[Int(node)] }
+        let slot: (Int32) -> Int32 = { node in node < 0 ? node : Self.slot(of: node, rank: rank) }
         let upBySlot = up.permuted(order: nodeAtSlot, mapping: slot)
         let downBySlot = down.permuted(order: nodeAtSlot, mapping: slot)
         (upFirst, upHead, upWeight, upLength, upMiddle) = (upBySlot.first, upBySlot.other, upBySlot.weight, upBySlot.length, upBySlot.middle)
@@ -104,7 +104,7 @@ public struct ContractionHierarchy: Sendable {
     }
 
     /// Arcs in CSR form: offsets, the other end, weight (deciseconds), length (metres) and bypassed end or -1.
-    struct Arcs: Equatable {
+    struct Arcs {
         var first: [Int32], other: [Int32], weight: [Int32], length: [Float], middle: [Int32]
 
         /// The same arcs listed in `order` (the old index of each new position), each end renamed by `mapping`.
@@ -127,7 +127,10 @@ public struct ContractionHierarchy: Sendable {
     }
 
     /// The search slot of `node` (a directed road edge).
-    @inline(__always) public func slot(of node: Int32) -> Int32 { Int32(nodeCount - 1) - rank[Int(node)] }
+    @inline(__always) public func slot(of node: Int32) -> Int32 { Self.slot(of: node, rank: rank) }
+
+    /// Slots run from the highest rank down: the node contracted last is at slot 0.
+    @inline(__always) static func slot(of node: Int32, rank: [Int32]) -> Int32 { Int32(rank.count - 1) - rank[Int(node)] }
 
     /// The up and down arcs stored by node, as the graph file keeps them.
     func arcsByNode() -> (up: Arcs, down: Arcs) {

@@ -76,7 +76,7 @@ public struct EdgeBasedGraph: Sendable {
         }
 
         // Where a node has exactly two neighbouring nodes (a crossing or signal splitting a street, two ways joined
-        // end to end) a car does not turn. `roadsIn` counts the neighbours a car can arrive from.
+        // end to end) a car does not turn. `arrivingFrom` holds the neighbours a car can arrive from (two at most).
         var neighbours = [Set<Int32>](repeating: [], count: network.nodeCount)
         var arrivingFrom = [Set<Int32>](repeating: [], count: network.nodeCount)
         for edge in 0..<edgeCount {

@@ -117,7 +117,7 @@ public final class FanOut: PeerChannel, Sendable {
         do {
             let now = service.currentTime()
             if let until = yielded.withLock({ $0[city] }), now < until { return }
-            let holds = try await store.claimLease(lease, node: node, until: now.addingTimeInterval(Self.seconds(relayLease)), now: now)
+            let holds = try await store.claimLease(lease, node: node, until: now.addingTimeInterval(Dispatcher.seconds(relayLease)), now: now)
             held.withLock { if holds { $0.insert(city) } else { $0.remove(city) } }
             guard holds else { return }
             while true {
@@ -139,7 +139,7 @@ public final class FanOut: PeerChannel, Sendable {
                     // A node that reaches the store but not the bus would hold the city's fan-out up: it gives the
                     // lease up, and takes it again only after a lease's length, when no other node has.
                     held.withLock { _ = $0.remove(city) }
-                    yielded.withLock { $0[city] = service.currentTime().addingTimeInterval(Self.seconds(relayLease)) }
+                    yielded.withLock { $0[city] = service.currentTime().addingTimeInterval(Dispatcher.seconds(relayLease)) }
                     try await store.releaseLease(lease, node: node)
                     return
                 }
@@ -150,11 +150,6 @@ public final class FanOut: PeerChannel, Sendable {
         } catch {
             log("fan-out: relaying \(city) failed: \(error)")
         }
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (s, atto) = duration.components
-        return TimeInterval(s) + TimeInterval(atto) / 1e18
     }
 
     /// Sends fixes kept here to the other nodes at once (fixes are not versions: a lost one is superseded by the next).
