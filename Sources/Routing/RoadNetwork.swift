@@ -113,6 +113,9 @@ public struct RoadNetwork: Sendable {
     public private(set) var geometryLats: [Double] = []
     /// Geometry longitudes of every edge, endpoints included.
     public private(set) var geometryLons: [Double] = []
+    /// What guidance reads of each edge for every edge of every route, worked out once and side by side (one cache
+    /// line an edge rather than one an array): derived from the arrays above.
+    private(set) var guides: [EdgeGuide] = []
     /// Street names, each once; index 0 is the empty name.
     public private(set) var names: [String] = [""]
     private var nameLookup: [String: Int32] = ["": 0]
@@ -173,6 +176,7 @@ public struct RoadNetwork: Sendable {
             geometryLons.append(point.lon)
         }
         geometryStart.append(Int32(geometryLats.count))
+        guides.append(guide(ofEdge: Int32(edgeFrom.count - 1)))
         return Int32(edgeFrom.count - 1)
     }
 
@@ -197,15 +201,22 @@ public struct RoadNetwork: Sendable {
     }
 
     /// The initial bearing of an edge's first segment, degrees clockwise from north.
-    func startBearing(ofEdge edge: Int32) -> Double {
-        let first = Int(geometryStart[Int(edge)])
-        return Self.bearing(geometryLats[first], geometryLons[first], geometryLats[first + 1], geometryLons[first + 1])
-    }
+    func startBearing(ofEdge edge: Int32) -> Double { guides[Int(edge)].startBearing }
 
     /// The bearing of an edge's last segment, degrees clockwise from north.
-    func endBearing(ofEdge edge: Int32) -> Double {
-        let last = Int(geometryStart[Int(edge) + 1]) - 1
-        return Self.bearing(geometryLats[last - 1], geometryLons[last - 1], geometryLats[last], geometryLons[last])
+    func endBearing(ofEdge edge: Int32) -> Double { guides[Int(edge)].endBearing }
+
+    /// An edge's guide, from the arrays. An edge without two points of geometry (only in a network made to be
+    /// refused when written, by the tests of the file's checks) has bearings of 0.
+    private func guide(ofEdge edge: Int32) -> EdgeGuide {
+        let index = Int(edge)
+        let first = Int(geometryStart[index]), last = Int(geometryStart[index + 1]) - 1
+        let drawn = first >= 0 && first < last && last < geometryLats.count
+        return EdgeGuide(from: edgeFrom[index], to: edgeTo[index], name: edgeNameIndex[index],
+                         geometryStart: Int32(first), geometryEnd: Int32(last + 1), roadClass: edgeRoadClass[index],
+                         isRoundabout: edgeIsRoundabout[index], lengthMeters: edgeLengthMeters[index],
+                         startBearing: drawn ? Self.bearing(geometryLats[first], geometryLons[first], geometryLats[first + 1], geometryLons[first + 1]) : 0,
+                         endBearing: drawn ? Self.bearing(geometryLats[last - 1], geometryLons[last - 1], geometryLats[last], geometryLons[last]) : 0)
     }
 
     private mutating func intern(_ name: String) -> Int32 {
@@ -265,5 +276,21 @@ extension RoadNetwork {
         self.names = names
         self.nameLookup = Dictionary(names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { first, _ in first })
         self.restrictions = restrictions
+        self.guides = (0..<Int32(edgeFrom.count)).map(guide(ofEdge:))
     }
+}
+
+/// One edge as guidance reads it: its ends, name, geometry span, class, roundabout flag, length and bearings.
+struct EdgeGuide: Sendable {
+    var from: Int32
+    var to: Int32
+    /// The edge's index into `names`, which holds each name once (0: no name), so names compare by index.
+    var name: Int32
+    var geometryStart: Int32
+    var geometryEnd: Int32
+    var roadClass: UInt8
+    var isRoundabout: Bool
+    var lengthMeters: Double
+    var startBearing: Double
+    var endBearing: Double
 }

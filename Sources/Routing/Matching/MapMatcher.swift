@@ -65,7 +65,6 @@ public struct MapMatcher: Sendable {
     public let snapper: EdgeSnapper
     /// The model's parameters.
     public let options: Options
-    private let bearings: EdgeBearings
 
     /// A matcher over prebuilt parts (`graph` and `snapper` built from `network`).
     public init(network: RoadNetwork, graph: EdgeBasedGraph, snapper: EdgeSnapper, options: Options = Options()) {
@@ -73,7 +72,6 @@ public struct MapMatcher: Sendable {
         self.graph = graph
         self.snapper = snapper
         self.options = options
-        bearings = EdgeBearings(network: network)
     }
 
     /// A matcher that builds the turn graph and the snapping index from `network`.
@@ -101,7 +99,7 @@ public struct MapMatcher: Sendable {
 
     /// Matches `fixes` (in time order) onto the network.
     public func match(_ fixes: [MatchFix]) -> MapMatch {
-        let search = MatchRouteSearch(network: network, graph: graph, bearings: bearings, uTurnPenaltyMeters: options.uTurnPenaltyMeters,
+        let search = MatchRouteSearch(network: network, graph: graph, uTurnPenaltyMeters: options.uTurnPenaltyMeters,
                                       turnPenaltyMeters: options.turnPenaltyMeters)
         var result = MapMatch(segments: [], breaks: [], snapped: Array(repeating: nil, count: fixes.count))
         var steps: [Step] = []

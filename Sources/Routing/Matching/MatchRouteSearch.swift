@@ -20,17 +20,15 @@ final class MatchRouteSearch {
     private var driven: [Int]
     private let uTurnPenalty: Int
     private let turnPenaltyPerDegree: Double
-    private let bearings: EdgeBearings
     private var parent: [Int32]
     private var stamp: [UInt32]
     private var epoch: UInt32 = 0
 
     /// A search over `graph` that adds to the key `uTurnPenaltyMeters` for every U-turn at a node and
     /// `turnPenaltyMeters` × angle / 180° for every other turn.
-    init(network: RoadNetwork, graph: EdgeBasedGraph, bearings: EdgeBearings, uTurnPenaltyMeters: Double, turnPenaltyMeters: Double) {
+    init(network: RoadNetwork, graph: EdgeBasedGraph, uTurnPenaltyMeters: Double, turnPenaltyMeters: Double) {
         self.network = network
         self.graph = graph
-        self.bearings = bearings
         uTurnPenalty = Self.millimetres(uTurnPenaltyMeters)
         turnPenaltyPerDegree = turnPenaltyMeters * 1000 / 180
         heap = MinHeap(capacity: graph.nodeCount)
@@ -103,7 +101,7 @@ final class MatchRouteSearch {
     /// The penalty in millimetres for turning from `from` onto `to` (a U-turn goes back to the node it came from).
     private func penalty(from: Int32, to: Int32) -> Int {
         if network.edgeTo[Int(to)] == network.edgeFrom[Int(from)] { return uTurnPenalty }
-        return Int(turnPenaltyPerDegree * EdgeSnapper.angleBetween(bearings.end[Int(from)], bearings.start[Int(to)]))
+        return Int(turnPenaltyPerDegree * EdgeSnapper.angleBetween(network.endBearing(ofEdge: from), network.startBearing(ofEdge: to)))
     }
 
     private func reach(_ node: Int32, _ key: Int, driven meters: Int, from previous: Int32) {
@@ -117,15 +115,4 @@ final class MatchRouteSearch {
     }
 
     private static func millimetres(_ meters: Double) -> Int { Int((meters * 1000).rounded()) }
-}
-
-/// Each edge's bearing where it starts and where it ends, degrees clockwise from north.
-struct EdgeBearings: Sendable {
-    let start: [Double]
-    let end: [Double]
-
-    init(network: RoadNetwork) {
-        start = (0..<Int32(network.edgeCount)).map { network.startBearing(ofEdge: $0) }
-        end = (0..<Int32(network.edgeCount)).map { network.endBearing(ofEdge: $0) }
-    }
 }

@@ -312,6 +312,7 @@ public final class Router {
     /// included). Only the partial first and last edges are sliced; a whole edge's length is the network's
     /// (measured along the same geometry when it was built).
     private func pieces(edges: [Int32], start: EdgeSnap, end: EdgeSnap) -> [Piece] {
+        let guides = network.guides
         var pieces: [Piece] = []
         pieces.reserveCapacity(edges.count)
         for (index, edge) in edges.enumerated() {
@@ -320,7 +321,7 @@ public final class Router {
             var pieceWeight = isLast ? Int(drivenWeight(end)) : Int(turnWeight(from: edge, to: edges[index + 1]))
             if isFirst { pieceWeight -= Int(drivenWeight(start)) }
             if from == 0 && to == 1 {
-                pieces.append(Piece(edge: edge, from: from, to: to, meters: network.edgeLengthMeters[Int(edge)], weight: pieceWeight, partial: nil))
+                pieces.append(Piece(edge: edge, from: from, to: to, meters: guides[Int(edge)].lengthMeters, weight: pieceWeight, partial: nil))
             } else {
                 let geometry = network.slice(ofEdge: edge, from: from, to: to)
                 pieces.append(Piece(edge: edge, from: from, to: to, meters: RoadNetwork.length(of: geometry), weight: pieceWeight, partial: geometry))
@@ -341,9 +342,11 @@ public final class Router {
                              geometry: [], steps: [], start: start, end: end, edges: edges, mainRoadClass: mainClass)
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
+        // The steps' geometries joined (each after the first begins where the one before ends); the arrive step's
+        // two points are the end, already there.
         var geometry: [RoadCoordinate] = []
         geometry.reserveCapacity(steps.reduce(0) { $0 + $1.geometry.count })
-        for piece in pieces { append(piece, to: &geometry) }
+        for step in steps.dropLast() { geometry += geometry.isEmpty ? step.geometry[...] : step.geometry.dropFirst() }
         return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
                          geometry: geometry, steps: steps, start: start, end: end, edges: edges, mainRoadClass: mainClass)
     }
@@ -351,9 +354,10 @@ public final class Router {
     /// The class the pieces spend the most time on (ties to the more important, lower raw value).
     private func mainRoadClass(of pieces: [Piece]) -> UInt8 {
         // On the stack: this runs for every route answered.
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { seconds in
+        let guides = network.guides
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { seconds in
             seconds.initialize(repeating: 0)
-            for piece in pieces { seconds[Int(network.edgeRoadClass[Int(piece.edge)])] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
+            for piece in pieces { seconds[Int(guides[Int(piece.edge)].roadClass)] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
             var best = 0
             for raw in seconds.indices where seconds[raw] > seconds[best] { best = raw }
             return UInt8(best)
@@ -366,18 +370,23 @@ public final class Router {
             points += points.isEmpty ? partial[...] : partial.dropFirst()
             return
         }
-        let first = Int(network.geometryStart[Int(piece.edge)]) + (points.isEmpty ? 0 : 1)
-        let end = Int(network.geometryStart[Int(piece.edge) + 1])
+        let guide = network.guides[Int(piece.edge)]
+        let first = Int(guide.geometryStart) + (points.isEmpty ? 0 : 1), end = Int(guide.geometryEnd)
         guard first < end else { return }
-        for index in first..<end { points.append(RoadCoordinate(lat: network.geometryLats[index], lon: network.geometryLons[index])) }
+        network.geometryLats.withUnsafeBufferPointer { lats in
+            network.geometryLons.withUnsafeBufferPointer { lons in
+                for index in first..<end { points.append(RoadCoordinate(lat: lats[index], lon: lons[index])) }
+            }
+        }
     }
 
     private func makeSteps(pieces: [Piece], start: EdgeSnap, end: EdgeSnap) -> [RouteStep] {
+        let guides = network.guides
         var steps: [RouteStep] = []
         var current = RouteStep(type: .depart, modifier: nil, name: network.name(ofEdge: pieces[0].edge), distanceMeters: 0,
                                 durationSeconds: 0, location: start.coordinate, bearingBefore: 0, bearingAfter: start.bearing,
                                 geometry: [])
-        var currentName = network.edgeNameIndex[Int(pieces[0].edge)]
+        var currentName = guides[Int(pieces[0].edge)].name
         var weight = 0
         func add(_ piece: Piece) {
             append(piece, to: &current.geometry)
@@ -390,27 +399,27 @@ public final class Router {
         func startStep(_ type: RouteStep.ManeuverType, _ modifier: RouteStep.Modifier?, from previous: Piece, onto piece: Piece) {
             current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
             steps.append(current)
-            let via = network.coordinate(ofNode: network.edgeFrom[Int(piece.edge)])
-            current = RouteStep(type: type, modifier: modifier, name: network.name(ofEdge: piece.edge), distanceMeters: 0,
-                                durationSeconds: 0, location: via, bearingBefore: network.endBearing(ofEdge: previous.edge),
-                                bearingAfter: network.startBearing(ofEdge: piece.edge), geometry: [])
-            currentName = network.edgeNameIndex[Int(piece.edge)]
+            let guide = guides[Int(piece.edge)]
+            current = RouteStep(type: type, modifier: modifier, name: network.names[Int(guide.name)], distanceMeters: 0,
+                                durationSeconds: 0, location: network.coordinate(ofNode: guide.from),
+                                bearingBefore: guides[Int(previous.edge)].endBearing, bearingAfter: guide.startBearing, geometry: [])
+            currentName = guide.name
             weight = 0
         }
         for (previous, piece) in zip(pieces, pieces.dropFirst()) {
-            let wasOn = network.edgeIsRoundabout[Int(previous.edge)], isOn = network.edgeIsRoundabout[Int(piece.edge)]
+            let wasOn = guides[Int(previous.edge)].isRoundabout, isOn = guides[Int(piece.edge)].isRoundabout
             if !wasOn && isOn {
                 // Entering: one step for the whole roundabout, named and aimed by the way out once it is known.
                 startStep(.roundabout, nil, from: previous, onto: piece)
-                roundabout = (0, network.endBearing(ofEdge: previous.edge))
+                roundabout = (0, guides[Int(previous.edge)].endBearing)
                 add(piece)
                 continue
             }
             if wasOn && isOn {
                 // Going round: every node passed that offers a way off is an exit passed.
-                let via = Int(network.edgeTo[Int(previous.edge)])
+                let via = Int(guides[Int(previous.edge)].to)
                 let offers = (Int(graph.nodeFirstDeparture[via])..<Int(graph.nodeFirstDeparture[via + 1]))
-                    .contains { !network.edgeIsRoundabout[Int(graph.nodeDepartures[$0])] }
+                    .contains { !guides[Int(graph.nodeDepartures[$0])].isRoundabout }
                 if offers { roundabout?.exits += 1 }
                 add(piece)
                 continue
@@ -420,18 +429,18 @@ public final class Router {
                 let exit = roundabout.map { $0.exits + 1 }
                 if let entered = roundabout, current.type == .roundabout {
                     current.exit = entered.exits + 1
-                    current.modifier = RouteStep.Modifier(turnAngle: Self.turnAngle(from: entered.entryBearing, to: network.startBearing(ofEdge: piece.edge)))
+                    current.modifier = RouteStep.Modifier(turnAngle: Self.turnAngle(from: entered.entryBearing, to: guides[Int(piece.edge)].startBearing))
                     current.name = network.name(ofEdge: piece.edge)
                 }
                 roundabout = nil
-                startStep(.exitRoundabout, RouteStep.Modifier(turnAngle: Self.turnAngle(from: network.endBearing(ofEdge: previous.edge),
-                                                                                      to: network.startBearing(ofEdge: piece.edge))),
+                startStep(.exitRoundabout, RouteStep.Modifier(turnAngle: Self.turnAngle(from: guides[Int(previous.edge)].endBearing,
+                                                                                      to: guides[Int(piece.edge)].startBearing)),
                           from: previous, onto: piece)
                 current.exit = exit
                 add(piece)
                 continue
             }
-            if let (type, modifier) = maneuver(from: previous.edge, to: piece.edge, currentName: currentName) {
+            if let (type, modifier) = maneuver(from: guides[Int(previous.edge)], to: guides[Int(piece.edge)], currentName: currentName) {
                 startStep(type, modifier, from: previous, onto: piece)
             }
             add(piece)
@@ -444,8 +453,6 @@ public final class Router {
         return steps
     }
 
-    /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
-    /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
     /// The change of heading from `from` to `to` (degrees from north), in (-180, 180], positive to the right.
     static func turnAngle(from: Double, to: Double) -> Double {
         var angle = to - from
@@ -453,22 +460,26 @@ public final class Router {
         return angle
     }
 
-    private func maneuver(from: Int32, to: Int32, currentName: Int32) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
-        var angle = network.startBearing(ofEdge: to) - network.endBearing(ofEdge: from)
-        if angle > 180 { angle -= 360 } else if angle <= -180 { angle += 360 }
-        let isUTurn = network.edgeTo[Int(to)] == network.edgeFrom[Int(from)]
+    /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
+    /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
+    private func maneuver(from: EdgeGuide, to: EdgeGuide, currentName: Int32) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
+        let angle = Self.turnAngle(from: from.endBearing, to: to.startBearing)
+        let isUTurn = to.to == from.from
         if isUTurn { return (.continue, .uturn) }
         let modifier = RouteStep.Modifier(turnAngle: angle)
-        let name = network.edgeNameIndex[Int(to)]
-        if network.names[Int(name)].isEmpty, abs(angle) < 25, !network.names[Int(currentName)].isEmpty { return nil }
-        if name != currentName, network.names[Int(name)] != network.names[Int(currentName)] {
-            return (abs(angle) < 25 ? .newName : .turn, modifier)
-        }
+        // Names compare by index: each is held once, and 0 is no name.
+        let name = to.name
+        if name == 0, abs(angle) < 25, currentName != 0 { return nil }
+        if name != currentName { return (abs(angle) < 25 ? .newName : .turn, modifier) }
         // Same street: a maneuver only where it bends at a junction that offers another way on.
-        let via = Int(network.edgeTo[Int(from)]), back = network.edgeFrom[Int(from)]
-        let choices = (Int(graph.nodeFirstDeparture[via])..<Int(graph.nodeFirstDeparture[via + 1]))
-            .filter { network.edgeTo[Int(graph.nodeDepartures[$0])] != back }.count
-        return choices > 1 && abs(angle) >= 45 ? (.continue, modifier) : nil
+        let via = Int(from.to), back = from.from
+        guard abs(angle) >= 45 else { return nil }
+        var choices = 0
+        for departure in Int(graph.nodeFirstDeparture[via])..<Int(graph.nodeFirstDeparture[via + 1])
+        where network.edgeTo[Int(graph.nodeDepartures[departure])] != back {
+            choices += 1
+        }
+        return choices > 1 ? (.continue, modifier) : nil
     }
 }
 
