@@ -5,8 +5,8 @@
 /// allocates only its result.
 public final class CHQuery {
     private let hierarchy: ContractionHierarchy
-    private var forward: SearchSide
-    private var backward: SearchSide
+    private let forward: SearchSide
+    private let backward: SearchSide
     private var epoch: UInt32 = 0
 
     /// A query over `hierarchy`.
@@ -57,11 +57,11 @@ public final class CHQuery {
 
     /// Seeds both searches, alternates them until neither can improve on the best meeting, and unpacks the route.
     /// `shift` is what the seeds were raised by in all; it is taken off the route's weight.
-    private func search(shift: Int = 0, seed: (inout SearchSide, inout SearchSide) -> Void) -> RoadPath? {
+    private func search(shift: Int = 0, seed: (SearchSide, SearchSide) -> Void) -> RoadPath? {
         epoch &+= 1
         forward.reset(epoch: epoch)
         backward.reset(epoch: epoch)
-        seed(&forward, &backward)
+        seed(forward, backward)
         var best = Int.max, meeting: Int32 = -1
         var forwardTurn = true
         while true {
@@ -70,9 +70,9 @@ public final class CHQuery {
             let goForward = forwardOpen && (forwardTurn || !backwardOpen)
             forwardTurn.toggle()
             if goForward {
-                step(&forward, up: true, best: &best, meeting: &meeting)
+                step(forward, up: true, best: &best, meeting: &meeting)
             } else {
-                step(&backward, up: false, best: &best, meeting: &meeting)
+                step(backward, up: false, best: &best, meeting: &meeting)
             }
         }
         guard meeting >= 0 else { return nil }
@@ -80,7 +80,7 @@ public final class CHQuery {
     }
 
     /// Settles one node of `side` (the forward search when `up`); reads the other side in place, not a copy.
-    private func step(_ side: inout SearchSide, up: Bool, best: inout Int, meeting: inout Int32) {
+    private func step(_ side: SearchSide, up: Bool, best: inout Int, meeting: inout Int32) {
         let (node, key) = side.popMin()
         let here = Int(node)
         // The other side is read in place (its labels are shared by pointer), never copied.
@@ -95,20 +95,16 @@ public final class CHQuery {
         let h = hierarchy
         // Stall on demand: an arc from a higher node into this one shows a shorter way here; do not expand.
         let stallArcs = up ? h.downArcs(here) : h.upArcs(here)
-        for arc in stallArcs {
-            let other = Int(up ? h.downTail[arc] : h.upHead[arc])
-            let weight = Int(up ? h.downWeight[arc] : h.upWeight[arc])
-            if side.isReached(other), side.distance(other) + weight < key { return }
+        let stallList = up ? h.down : h.up
+        for index in stallArcs {
+            let arc = stallList[index]
+            if side.isReached(Int(arc.other)), side.distance(Int(arc.other)) + Int(arc.weight) < key { return }
         }
         let meters = side.length(here)
-        if up {
-            for arc in h.upArcs(here) {
-                side.reach(h.upHead[arc], key + Int(h.upWeight[arc]), meters + Double(h.upLength[arc]), parent: node, middle: h.upMiddle[arc])
-            }
-        } else {
-            for arc in h.downArcs(here) {
-                side.reach(h.downTail[arc], key + Int(h.downWeight[arc]), meters + Double(h.downLength[arc]), parent: node, middle: h.downMiddle[arc])
-            }
+        let list = up ? h.up : h.down
+        for index in up ? h.upArcs(here) : h.downArcs(here) {
+            let arc = list[index]
+            side.reach(arc.other, key + Int(arc.weight), meters + Double(arc.length), parent: node, middle: arc.middle)
         }
     }
 
@@ -141,7 +137,8 @@ public final class CHQuery {
 /// line rather than one per field: on a city's graph most of a query's time is those misses.
 ///
 /// Allocated once per query object and reused (its owner calls `deallocate()` once); a label is valid only where its
-/// stamp is the current epoch. A struct, so that the heap is mutated without a class property's access checks.
+/// stamp is the current epoch. Every field lives behind a pointer, so a side is handed around by value and changed
+/// in place without the access checks a class's stored property (or an array's uniqueness test) costs per node.
 struct SearchSide {
     struct Label {
         var distance: Int
@@ -159,43 +156,56 @@ struct SearchSide {
         var node: Int32
     }
 
+    /// The heap's size and the current epoch.
+    private struct State {
+        var count: Int
+        var epoch: UInt32
+    }
+
     private let labels: UnsafeMutablePointer<Label>
+    /// A binary min-heap on key; a node is in it at most once, so `capacity` entries always suffice.
+    private let heap: UnsafeMutablePointer<Entry>
+    private let state: UnsafeMutablePointer<State>
     private let capacity: Int
-    private var heap: [Entry] = []
-    private var epoch: UInt32 = 0
 
     init(capacity: Int) {
         self.capacity = capacity
         labels = .allocate(capacity: max(1, capacity))
         labels.initialize(repeating: Label(distance: 0, length: 0, parent: -1, middle: -1, stamp: 0, position: -1), count: max(1, capacity))
-        heap.reserveCapacity(min(capacity, 1 << 16))
+        heap = .allocate(capacity: max(1, capacity))
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(count: 0, epoch: 0))
     }
 
-    /// Frees the labels; the side is not used again.
-    func deallocate() { labels.deallocate() }
-
-    mutating func reset(epoch: UInt32) {
-        self.epoch = epoch
-        for entry in heap { labels[Int(entry.node)].position = -1 }
-        heap.removeAll(keepingCapacity: true)
+    /// Frees the state; the side is not used again.
+    func deallocate() {
+        labels.deallocate()
+        heap.deallocate()
+        state.deallocate()
     }
 
-    var isEmpty: Bool { heap.isEmpty }
+    func reset(epoch: UInt32) {
+        state.pointee.epoch = epoch
+        for index in 0..<state.pointee.count { labels[Int(heap[index].node)].position = -1 }
+        state.pointee.count = 0
+    }
+
+    var isEmpty: Bool { state.pointee.count == 0 }
     /// The smallest key in the heap, or `Int.max` when empty.
-    var minKey: Int { heap.first?.key ?? Int.max }
+    var minKey: Int { state.pointee.count == 0 ? Int.max : heap[0].key }
 
-    @inline(__always) func isReached(_ node: Int) -> Bool { labels[node].stamp == epoch }
+    @inline(__always) func isReached(_ node: Int) -> Bool { labels[node].stamp == state.pointee.epoch }
     @inline(__always) func distance(_ node: Int) -> Int { labels[node].distance }
     @inline(__always) func length(_ node: Int) -> Double { labels[node].length }
     @inline(__always) func parent(_ node: Int) -> Int32 { labels[node].parent }
     @inline(__always) func middle(_ node: Int) -> Int32 { labels[node].middle }
 
     @inline(__always)
-    mutating func reach(_ node: Int32, _ key: Int, _ meters: Double, parent from: Int32, middle via: Int32) {
+    func reach(_ node: Int32, _ key: Int, _ meters: Double, parent from: Int32, middle via: Int32) {
         let index = Int(node)
         precondition(index >= 0 && index < capacity, "node out of range")
         let label = labels + index
-        if label.pointee.stamp == epoch {
+        if label.pointee.stamp == state.pointee.epoch {
             guard key < label.pointee.distance else { return }
             label.pointee.distance = key
             label.pointee.length = meters
@@ -210,30 +220,33 @@ struct SearchSide {
             }
             return
         }
-        label.pointee = Label(distance: key, length: meters, parent: from, middle: via, stamp: epoch, position: -1)
+        label.pointee = Label(distance: key, length: meters, parent: from, middle: via, stamp: state.pointee.epoch, position: -1)
         push(node, key)
     }
 
-    /// Removes and returns the node with the smallest key.
-    mutating func popMin() -> (node: Int32, key: Int) {
+    /// Removes and returns the node with the smallest key; the heap must not be empty.
+    func popMin() -> (node: Int32, key: Int) {
         let top = heap[0]
         labels[Int(top.node)].position = -1
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            labels[Int(last.node)].position = 0
+        state.pointee.count -= 1
+        let count = state.pointee.count
+        if count > 0 {
+            heap[0] = heap[count]
+            labels[Int(heap[0].node)].position = 0
             siftDown(0)
         }
         return (top.node, top.key)
     }
 
-    private mutating func push(_ node: Int32, _ key: Int) {
-        heap.append(Entry(key: key, node: node))
-        labels[Int(node)].position = Int32(heap.count - 1)
-        siftUp(heap.count - 1)
+    private func push(_ node: Int32, _ key: Int) {
+        let at = state.pointee.count
+        heap[at] = Entry(key: key, node: node)
+        state.pointee.count = at + 1
+        labels[Int(node)].position = Int32(at)
+        siftUp(at)
     }
 
-    private mutating func siftUp(_ start: Int) {
+    private func siftUp(_ start: Int) {
         var child = start
         let moving = heap[child]
         while child > 0 {
@@ -247,10 +260,10 @@ struct SearchSide {
         labels[Int(moving.node)].position = Int32(child)
     }
 
-    private mutating func siftDown(_ start: Int) {
+    private func siftDown(_ start: Int) {
         var parent = start
         let moving = heap[parent]
-        let count = heap.count
+        let count = state.pointee.count
         while true {
             var child = 2 * parent + 1
             guard child < count else { break }

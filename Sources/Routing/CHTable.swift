@@ -5,7 +5,7 @@
 /// Not thread-safe: one table object per thread; its search state is reused.
 public final class CHTable {
     private let hierarchy: ContractionHierarchy
-    private var side: SearchSide
+    private let side: SearchSide
     private var settled: [Int32] = []
     private var epoch: UInt32 = 0
 
@@ -66,21 +66,17 @@ public final class CHTable {
         next: while !side.isEmpty {
             let (node, key) = side.popMin()
             let here = Int(node)
-            for arc in up ? h.downArcs(here) : h.upArcs(here) {
-                let other = Int(up ? h.downTail[arc] : h.upHead[arc])
-                let weight = Int(up ? h.downWeight[arc] : h.upWeight[arc])
-                if side.isReached(other), side.distance(other) + weight < key { continue next }
+            let stallList = up ? h.down : h.up
+            for index in up ? h.downArcs(here) : h.upArcs(here) {
+                let arc = stallList[index]
+                if side.isReached(Int(arc.other)), side.distance(Int(arc.other)) + Int(arc.weight) < key { continue next }
             }
             settled.append(node)
             let meters = side.length(here)
-            if up {
-                for arc in h.upArcs(here) {
-                    side.reach(h.upHead[arc], key + Int(h.upWeight[arc]), meters + Double(h.upLength[arc]), parent: node, middle: -1)
-                }
-            } else {
-                for arc in h.downArcs(here) {
-                    side.reach(h.downTail[arc], key + Int(h.downWeight[arc]), meters + Double(h.downLength[arc]), parent: node, middle: -1)
-                }
+            let list = up ? h.up : h.down
+            for index in up ? h.upArcs(here) : h.downArcs(here) {
+                let arc = list[index]
+                side.reach(arc.other, key + Int(arc.weight), meters + Double(arc.length), parent: node, middle: -1)
             }
         }
     }

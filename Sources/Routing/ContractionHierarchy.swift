@@ -18,24 +18,24 @@ public struct ContractionHierarchy: Sendable {
     public let nodeAtSlot: [Int32]
     /// CSR offsets of the up arcs, by slot.
     public let upFirst: [Int32]
-    /// Each up arc's head slot.
-    public let upHead: [Int32]
-    /// Each up arc's weight in deciseconds.
-    public let upWeight: [Int32]
-    /// Each up arc's length in metres.
-    public let upLength: [Float]
-    /// Each up arc's bypassed slot, or -1.
-    public let upMiddle: [Int32]
+    /// The up arcs, by slot: each leads to a higher-ranked head.
+    public let up: [Arc]
     /// CSR offsets of the down arcs, by slot.
     public let downFirst: [Int32]
-    /// Each down arc's tail slot (higher-ranked).
-    public let downTail: [Int32]
-    /// Each down arc's weight in deciseconds.
-    public let downWeight: [Int32]
-    /// Each down arc's length in metres.
-    public let downLength: [Float]
-    /// Each down arc's bypassed slot, or -1.
-    public let downMiddle: [Int32]
+    /// The down arcs, by slot: each comes from a higher-ranked tail.
+    public let down: [Arc]
+
+    /// One arc as the search reads it: its fields side by side, so following an arc costs one cache line, not four.
+    public struct Arc: Sendable, Equatable {
+        /// The other end's slot (an up arc's head, a down arc's tail).
+        public var other: Int32
+        /// The weight in deciseconds.
+        public var weight: Int32
+        /// The length in metres.
+        public var length: Float
+        /// The bypassed slot, or -1 for an original turn.
+        public var middle: Int32
+    }
     /// The shortcuts added by contraction.
     public let shortcutCount: Int
 
@@ -98,14 +98,28 @@ public struct ContractionHierarchy: Sendable {
         let slot: (Int32) -> Int32 = { node in node < 0 ? node : Self.slot(of: node, rank: rank) }
         let upBySlot = up.permuted(order: nodeAtSlot, mapping: slot)
         let downBySlot = down.permuted(order: nodeAtSlot, mapping: slot)
-        (upFirst, upHead, upWeight, upLength, upMiddle) = (upBySlot.first, upBySlot.other, upBySlot.weight, upBySlot.length, upBySlot.middle)
-        (downFirst, downTail, downWeight, downLength, downMiddle) =
-            (downBySlot.first, downBySlot.other, downBySlot.weight, downBySlot.length, downBySlot.middle)
+        (upFirst, self.up) = (upBySlot.first, upBySlot.packed)
+        (downFirst, self.down) = (downBySlot.first, downBySlot.packed)
     }
 
     /// Arcs in CSR form: offsets, the other end, weight (deciseconds), length (metres) and bypassed end or -1.
     struct Arcs {
         var first: [Int32], other: [Int32], weight: [Int32], length: [Float], middle: [Int32]
+
+        /// The same arcs and offsets from their packed records.
+        init(first: [Int32], packed: [Arc]) {
+            self.init(first: first, other: packed.map(\.other), weight: packed.map(\.weight), length: packed.map(\.length),
+                      middle: packed.map(\.middle))
+        }
+
+        init(first: [Int32], other: [Int32], weight: [Int32], length: [Float], middle: [Int32]) {
+            (self.first, self.other, self.weight, self.length, self.middle) = (first, other, weight, length, middle)
+        }
+
+        /// The arcs as packed records.
+        var packed: [Arc] {
+            other.indices.map { Arc(other: other[$0], weight: weight[$0], length: length[$0], middle: middle[$0]) }
+        }
 
         /// The same arcs listed in `order` (the old index of each new position), each end renamed by `mapping`.
         func permuted(order: [Int32], mapping: (Int32) -> Int32) -> Arcs {
@@ -137,8 +151,7 @@ public struct ContractionHierarchy: Sendable {
         var order = [Int32](repeating: 0, count: nodeCount)
         for node in 0..<nodeCount { order[node] = slot(of: Int32(node)) }
         let node: (Int32) -> Int32 = { [nodeAtSlot] slot in slot < 0 ? slot : nodeAtSlot[Int(slot)] }
-        let up = Arcs(first: upFirst, other: upHead, weight: upWeight, length: upLength, middle: upMiddle)
-        let down = Arcs(first: downFirst, other: downTail, weight: downWeight, length: downLength, middle: downMiddle)
+        let up = Arcs(first: upFirst, packed: self.up), down = Arcs(first: downFirst, packed: self.down)
         return (up.permuted(order: order, mapping: node), down.permuted(order: order, mapping: node))
     }
 
@@ -149,13 +162,13 @@ public struct ContractionHierarchy: Sendable {
 
     /// The up arc from slot `node` to slot `head`'s middle.
     func upMiddle(from node: Int32, to head: Int32) -> Int32 {
-        for arc in upArcs(Int(node)) where upHead[arc] == head { return upMiddle[arc] }
+        for arc in upArcs(Int(node)) where up[arc].other == head { return up[arc].middle }
         preconditionFailure("no up arc \(node) → \(head)")
     }
 
     /// The down arc into slot `node` from slot `tail`'s middle.
     func downMiddle(into node: Int32, from tail: Int32) -> Int32 {
-        for arc in downArcs(Int(node)) where downTail[arc] == tail { return downMiddle[arc] }
+        for arc in downArcs(Int(node)) where down[arc].other == tail { return down[arc].middle }
         preconditionFailure("no down arc \(tail) → \(node)")
     }
 

@@ -52,10 +52,8 @@ import TestSupport
         #expect(g.nodeFirstDeparture == graph.nodeFirstDeparture && g.nodeDepartures == graph.nodeDepartures)
         #expect(g.nodeFirstArrival == graph.nodeFirstArrival && g.nodeArrivals == graph.nodeArrivals)
         #expect(h.rank == hierarchy.rank && h.shortcutCount == hierarchy.shortcutCount && h.shortcutCount > 0)
-        #expect(h.upFirst == hierarchy.upFirst && h.upHead == hierarchy.upHead && h.upWeight == hierarchy.upWeight)
-        #expect(h.upLength == hierarchy.upLength && h.upMiddle == hierarchy.upMiddle)
-        #expect(h.downFirst == hierarchy.downFirst && h.downTail == hierarchy.downTail && h.downWeight == hierarchy.downWeight)
-        #expect(h.downLength == hierarchy.downLength && h.downMiddle == hierarchy.downMiddle)
+        #expect(h.upFirst == hierarchy.upFirst && h.up == hierarchy.up)
+        #expect(h.downFirst == hierarchy.downFirst && h.down == hierarchy.down)
     }
 
     @Test func aFileWithoutAHierarchyStillLoadsAndBuildsItWithALogLine() async throws {
