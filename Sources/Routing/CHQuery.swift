@@ -12,8 +12,7 @@ public final class CHQuery {
     /// A query over `hierarchy`.
     public init(hierarchy: ContractionHierarchy) {
         self.hierarchy = hierarchy
-        forward = SearchSide(capacity: hierarchy.nodeCount)
-        backward = SearchSide(capacity: hierarchy.nodeCount)
+        (forward, backward) = SearchSide.pair(capacity: hierarchy.nodeCount)
     }
 
     deinit {
@@ -95,15 +94,14 @@ public final class CHQuery {
         let h = hierarchy
         // Stall on demand: an arc from a higher node into this one shows a shorter way here; do not expand.
         let stallArcs = up ? h.downArcs(here) : h.upArcs(here)
-        let stallList = up ? h.down : h.up
+        let arcs = h.arcs
         for index in stallArcs {
-            let arc = stallList[index]
+            let arc = arcs[index]
             if side.isReached(Int(arc.other)), side.distance(Int(arc.other)) + Int(arc.weight) < key { return }
         }
         let meters = side.length(here)
-        let list = up ? h.up : h.down
         for index in up ? h.upArcs(here) : h.downArcs(here) {
-            let arc = list[index]
+            let arc = arcs[index]
             side.reach(arc.other, key + Int(arc.weight), meters + Double(arc.length), parent: node, middle: arc.middle)
         }
     }
@@ -139,6 +137,9 @@ public final class CHQuery {
 /// Allocated once per query object and reused (its owner calls `deallocate()` once); a label is valid only where its
 /// stamp is the current epoch. Every field lives behind a pointer, so a side is handed around by value and changed
 /// in place without the access checks a class's stored property (or an array's uniqueness test) costs per node.
+///
+/// A bidirectional query's two sides share one label array, a node's forward and backward labels side by side in
+/// one cache line (`pair`): settling a node on one side reads the other side's label of it, which is then no miss.
 struct SearchSide {
     struct Label {
         var distance: Int
@@ -162,31 +163,58 @@ struct SearchSide {
         var epoch: UInt32
     }
 
+    /// Node `n`'s label is `labels[n * stride]`.
     private let labels: UnsafeMutablePointer<Label>
+    private let stride: Int
+    /// Whether `labels` is this side's allocation to free (the first of a pair).
+    private let ownsLabels: Bool
     /// A binary min-heap on key; a node is in it at most once, so `capacity` entries always suffice.
     private let heap: UnsafeMutablePointer<Entry>
     private let state: UnsafeMutablePointer<State>
     private let capacity: Int
 
+    /// One side with labels of its own.
     init(capacity: Int) {
+        self.init(capacity: capacity, labels: Self.allocateLabels(max(1, capacity)), stride: 1, ownsLabels: true)
+    }
+
+    /// A forward and a backward side whose labels of each node lie side by side.
+    static func pair(capacity: Int) -> (SearchSide, SearchSide) {
+        let labels = allocateLabels(2 * max(1, capacity))
+        return (SearchSide(capacity: capacity, labels: labels, stride: 2, ownsLabels: true),
+                SearchSide(capacity: capacity, labels: labels + 1, stride: 2, ownsLabels: false))
+    }
+
+    private init(capacity: Int, labels: UnsafeMutablePointer<Label>, stride: Int, ownsLabels: Bool) {
         self.capacity = capacity
-        labels = .allocate(capacity: max(1, capacity))
-        labels.initialize(repeating: Label(distance: 0, length: 0, parent: -1, middle: -1, stamp: 0, position: -1), count: max(1, capacity))
+        self.labels = labels
+        self.stride = stride
+        self.ownsLabels = ownsLabels
         heap = .allocate(capacity: max(1, capacity))
         state = .allocate(capacity: 1)
         state.initialize(to: State(count: 0, epoch: 0))
     }
 
-    /// Frees the state; the side is not used again.
+    /// `count` labels from a cache line's boundary, so a pair's two labels of a node (32 bytes each) share a line.
+    private static func allocateLabels(_ count: Int) -> UnsafeMutablePointer<Label> {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Label>.stride, alignment: 64)
+        let labels = raw.bindMemory(to: Label.self, capacity: count)
+        labels.initialize(repeating: Label(distance: 0, length: 0, parent: -1, middle: -1, stamp: 0, position: -1), count: count)
+        return labels
+    }
+
+    /// Frees the state (a pair's shared labels with its first side); the side is not used again.
     func deallocate() {
-        labels.deallocate()
+        if ownsLabels { UnsafeMutableRawPointer(labels).deallocate() }
         heap.deallocate()
         state.deallocate()
     }
 
+    @inline(__always) private func label(_ node: Int) -> UnsafeMutablePointer<Label> { labels + node &* stride }
+
     func reset(epoch: UInt32) {
         state.pointee.epoch = epoch
-        for index in 0..<state.pointee.count { labels[Int(heap[index].node)].position = -1 }
+        for index in 0..<state.pointee.count { label(Int(heap[index].node)).pointee.position = -1 }
         state.pointee.count = 0
     }
 
@@ -194,17 +222,17 @@ struct SearchSide {
     /// The smallest key in the heap, or `Int.max` when empty.
     var minKey: Int { state.pointee.count == 0 ? Int.max : heap[0].key }
 
-    @inline(__always) func isReached(_ node: Int) -> Bool { labels[node].stamp == state.pointee.epoch }
-    @inline(__always) func distance(_ node: Int) -> Int { labels[node].distance }
-    @inline(__always) func length(_ node: Int) -> Double { labels[node].length }
-    @inline(__always) func parent(_ node: Int) -> Int32 { labels[node].parent }
-    @inline(__always) func middle(_ node: Int) -> Int32 { labels[node].middle }
+    @inline(__always) func isReached(_ node: Int) -> Bool { label(node).pointee.stamp == state.pointee.epoch }
+    @inline(__always) func distance(_ node: Int) -> Int { label(node).pointee.distance }
+    @inline(__always) func length(_ node: Int) -> Double { label(node).pointee.length }
+    @inline(__always) func parent(_ node: Int) -> Int32 { label(node).pointee.parent }
+    @inline(__always) func middle(_ node: Int) -> Int32 { label(node).pointee.middle }
 
     @inline(__always)
     func reach(_ node: Int32, _ key: Int, _ meters: Double, parent from: Int32, middle via: Int32) {
         let index = Int(node)
         precondition(index >= 0 && index < capacity, "node out of range")
-        let label = labels + index
+        let label = label(index)
         if label.pointee.stamp == state.pointee.epoch {
             guard key < label.pointee.distance else { return }
             label.pointee.distance = key
@@ -227,12 +255,12 @@ struct SearchSide {
     /// Removes and returns the node with the smallest key; the heap must not be empty.
     func popMin() -> (node: Int32, key: Int) {
         let top = heap[0]
-        labels[Int(top.node)].position = -1
+        label(Int(top.node)).pointee.position = -1
         state.pointee.count -= 1
         let count = state.pointee.count
         if count > 0 {
             heap[0] = heap[count]
-            labels[Int(heap[0].node)].position = 0
+            label(Int(heap[0].node)).pointee.position = 0
             siftDown(0)
         }
         return (top.node, top.key)
@@ -242,7 +270,7 @@ struct SearchSide {
         let at = state.pointee.count
         heap[at] = Entry(key: key, node: node)
         state.pointee.count = at + 1
-        labels[Int(node)].position = Int32(at)
+        label(Int(node)).pointee.position = Int32(at)
         siftUp(at)
     }
 
@@ -253,11 +281,11 @@ struct SearchSide {
             let parent = (child - 1) / 2
             guard heap[parent].key > moving.key else { break }
             heap[child] = heap[parent]
-            labels[Int(heap[child].node)].position = Int32(child)
+            label(Int(heap[child].node)).pointee.position = Int32(child)
             child = parent
         }
         heap[child] = moving
-        labels[Int(moving.node)].position = Int32(child)
+        label(Int(moving.node)).pointee.position = Int32(child)
     }
 
     private func siftDown(_ start: Int) {
@@ -270,10 +298,10 @@ struct SearchSide {
             if child + 1 < count, heap[child + 1].key < heap[child].key { child += 1 }
             guard heap[child].key < moving.key else { break }
             heap[parent] = heap[child]
-            labels[Int(heap[parent].node)].position = Int32(parent)
+            label(Int(heap[parent].node)).pointee.position = Int32(parent)
             parent = child
         }
         heap[parent] = moving
-        labels[Int(moving.node)].position = Int32(parent)
+        label(Int(moving.node)).pointee.position = Int32(parent)
     }
 }

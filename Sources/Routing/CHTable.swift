@@ -66,16 +66,15 @@ public final class CHTable {
         next: while !side.isEmpty {
             let (node, key) = side.popMin()
             let here = Int(node)
-            let stallList = up ? h.down : h.up
+            let arcs = h.arcs
             for index in up ? h.downArcs(here) : h.upArcs(here) {
-                let arc = stallList[index]
+                let arc = arcs[index]
                 if side.isReached(Int(arc.other)), side.distance(Int(arc.other)) + Int(arc.weight) < key { continue next }
             }
             settled.append(node)
             let meters = side.length(here)
-            let list = up ? h.up : h.down
             for index in up ? h.upArcs(here) : h.downArcs(here) {
-                let arc = list[index]
+                let arc = arcs[index]
                 side.reach(arc.other, key + Int(arc.weight), meters + Double(arc.length), parent: node, middle: -1)
             }
         }

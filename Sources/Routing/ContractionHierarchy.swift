@@ -16,14 +16,13 @@ public struct ContractionHierarchy: Sendable {
     public let rank: [Int32]
     /// The node at each search slot (slot 0 the highest-ranked node).
     public let nodeAtSlot: [Int32]
-    /// CSR offsets of the up arcs, by slot.
-    public let upFirst: [Int32]
-    /// The up arcs, by slot: each leads to a higher-ranked head.
-    public let up: [Arc]
-    /// CSR offsets of the down arcs, by slot.
-    public let downFirst: [Int32]
-    /// The down arcs, by slot: each comes from a higher-ranked tail.
-    public let down: [Arc]
+    /// Every arc by slot, each slot's up arcs (to a higher-ranked head) then its down arcs (from a higher-ranked
+    /// tail): a search's stall check reads one list and its relaxation the other, so they share cache lines.
+    public let arcs: [Arc]
+    /// Slot `s`'s up arcs are `arcs[arcFirst[2s]..<arcFirst[2s+1]]`, its down arcs `arcs[arcFirst[2s+1]..<arcFirst[2s+2]]`.
+    public let arcFirst: [Int32]
+    /// The number of up arcs.
+    public let upArcCount: Int
 
     /// One arc as the search reads it: its fields side by side, so following an arc costs one cache line, not four.
     public struct Arc: Sendable, Equatable {
@@ -96,29 +95,30 @@ public struct ContractionHierarchy: Sendable {
         for node in 0..<nodeCount { nodeAtSlot[Int(Self.slot(of: Int32(node), rank: rank))] = Int32(node) }
         self.nodeAtSlot = nodeAtSlot
         let slot: (Int32) -> Int32 = { node in node < 0 ? node : Self.slot(of: node, rank: rank) }
-        let upBySlot = up.permuted(order: nodeAtSlot, mapping: slot)
-        let downBySlot = down.permuted(order: nodeAtSlot, mapping: slot)
-        (upFirst, self.up) = (upBySlot.first, upBySlot.packed)
-        (downFirst, self.down) = (downBySlot.first, downBySlot.packed)
+        let upBySlot = up.permuted(order: nodeAtSlot, mapping: slot).packed
+        let downBySlot = down.permuted(order: nodeAtSlot, mapping: slot).packed
+        var arcs: [Arc] = [], arcFirst = [Int32](repeating: 0, count: 2 * nodeCount + 1)
+        arcs.reserveCapacity(upBySlot.arcs.count + downBySlot.arcs.count)
+        for slot in 0..<nodeCount {
+            arcFirst[2 * slot] = Int32(arcs.count)
+            arcs += upBySlot.arcs[Int(upBySlot.first[slot])..<Int(upBySlot.first[slot + 1])]
+            arcFirst[2 * slot + 1] = Int32(arcs.count)
+            arcs += downBySlot.arcs[Int(downBySlot.first[slot])..<Int(downBySlot.first[slot + 1])]
+        }
+        arcFirst[2 * nodeCount] = Int32(arcs.count)
+        (self.arcs, self.arcFirst, upArcCount) = (arcs, arcFirst, upBySlot.arcs.count)
     }
+
+    /// The number of down arcs.
+    public var downArcCount: Int { arcs.count - upArcCount }
 
     /// Arcs in CSR form: offsets, the other end, weight (deciseconds), length (metres) and bypassed end or -1.
     struct Arcs {
         var first: [Int32], other: [Int32], weight: [Int32], length: [Float], middle: [Int32]
 
-        /// The same arcs and offsets from their packed records.
-        init(first: [Int32], packed: [Arc]) {
-            self.init(first: first, other: packed.map(\.other), weight: packed.map(\.weight), length: packed.map(\.length),
-                      middle: packed.map(\.middle))
-        }
-
-        init(first: [Int32], other: [Int32], weight: [Int32], length: [Float], middle: [Int32]) {
-            (self.first, self.other, self.weight, self.length, self.middle) = (first, other, weight, length, middle)
-        }
-
-        /// The arcs as packed records.
-        var packed: [Arc] {
-            other.indices.map { Arc(other: other[$0], weight: weight[$0], length: length[$0], middle: middle[$0]) }
+        /// The arcs as packed records, with their offsets.
+        var packed: (first: [Int32], arcs: [Arc]) {
+            (first, other.indices.map { Arc(other: other[$0], weight: weight[$0], length: length[$0], middle: middle[$0]) })
         }
 
         /// The same arcs listed in `order` (the old index of each new position), each end renamed by `mapping`.
@@ -151,24 +151,36 @@ public struct ContractionHierarchy: Sendable {
         var order = [Int32](repeating: 0, count: nodeCount)
         for node in 0..<nodeCount { order[node] = slot(of: Int32(node)) }
         let node: (Int32) -> Int32 = { [nodeAtSlot] slot in slot < 0 ? slot : nodeAtSlot[Int(slot)] }
-        let up = Arcs(first: upFirst, packed: self.up), down = Arcs(first: downFirst, packed: self.down)
-        return (up.permuted(order: order, mapping: node), down.permuted(order: order, mapping: node))
+        return (bySlot(up: true).permuted(order: order, mapping: node), bySlot(up: false).permuted(order: order, mapping: node))
+    }
+
+    /// The up or down arcs alone, by slot.
+    private func bySlot(up: Bool) -> Arcs {
+        var result = Arcs(first: [0], other: [], weight: [], length: [], middle: [])
+        for slot in 0..<nodeCount {
+            for arc in arcs[up ? upArcs(slot) : downArcs(slot)] {
+                result.other.append(arc.other); result.weight.append(arc.weight)
+                result.length.append(arc.length); result.middle.append(arc.middle)
+            }
+            result.first.append(Int32(result.other.count))
+        }
+        return result
     }
 
     /// The up arcs' index range of the node at `slot`.
-    @inline(__always) func upArcs(_ slot: Int) -> Range<Int> { Int(upFirst[slot])..<Int(upFirst[slot + 1]) }
+    @inline(__always) func upArcs(_ slot: Int) -> Range<Int> { Int(arcFirst[2 * slot])..<Int(arcFirst[2 * slot + 1]) }
     /// The down arcs' index range of the node at `slot`.
-    @inline(__always) func downArcs(_ slot: Int) -> Range<Int> { Int(downFirst[slot])..<Int(downFirst[slot + 1]) }
+    @inline(__always) func downArcs(_ slot: Int) -> Range<Int> { Int(arcFirst[2 * slot + 1])..<Int(arcFirst[2 * slot + 2]) }
 
     /// The up arc from slot `node` to slot `head`'s middle.
     func upMiddle(from node: Int32, to head: Int32) -> Int32 {
-        for arc in upArcs(Int(node)) where up[arc].other == head { return up[arc].middle }
+        for arc in upArcs(Int(node)) where arcs[arc].other == head { return arcs[arc].middle }
         preconditionFailure("no up arc \(node) → \(head)")
     }
 
     /// The down arc into slot `node` from slot `tail`'s middle.
     func downMiddle(into node: Int32, from tail: Int32) -> Int32 {
-        for arc in downArcs(Int(node)) where down[arc].other == tail { return down[arc].middle }
+        for arc in downArcs(Int(node)) where arcs[arc].other == tail { return arcs[arc].middle }
         preconditionFailure("no down arc \(tail) → \(node)")
     }
 

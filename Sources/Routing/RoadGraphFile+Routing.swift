@@ -48,7 +48,7 @@ extension RoadGraphFile {
 
     static func encodeHierarchy(_ hierarchy: ContractionHierarchy) -> [UInt8] {
         var writer = ByteWriter()
-        let up = hierarchy.up.count, down = hierarchy.down.count
+        let up = hierarchy.upArcCount, down = hierarchy.downArcCount
         writer.bytes.reserveCapacity(32 + hierarchy.nodeCount * 12 + (up + down) * 16 + 8)
         writer.u64(UInt64(hierarchy.nodeCount)); writer.u64(UInt64(hierarchy.shortcutCount))
         writer.u64(UInt64(up)); writer.u64(UInt64(down))

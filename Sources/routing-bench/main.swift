@@ -75,7 +75,7 @@ func runGrid(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     if let value = environment["CH_HOPS"].flatMap({ Int($0) }) { chOptions.witnessHopLimit = value }
     let contractTime = clock.measure { hierarchy = ContractionHierarchy(graph: graph, options: chOptions) }
     let rss = peakRSSMiB()
-    let upArcs = hierarchy.up.count, downArcs = hierarchy.down.count
+    let upArcs = hierarchy.upArcCount, downArcs = hierarchy.downArcCount
     print("grid \(size)x\(size) seed \(seed): \(network.nodeCount) junctions, \(network.edgeCount) road edges, \(graph.arcCount) turns")
     print(String(format: "build: graph %.3f s, contraction %.3f s, total %.3f s; peak RSS %.0f MiB",
                  seconds(graphTime), seconds(contractTime), seconds(graphTime + contractTime), rss))

@@ -52,8 +52,7 @@ import TestSupport
         #expect(g.nodeFirstDeparture == graph.nodeFirstDeparture && g.nodeDepartures == graph.nodeDepartures)
         #expect(g.nodeFirstArrival == graph.nodeFirstArrival && g.nodeArrivals == graph.nodeArrivals)
         #expect(h.rank == hierarchy.rank && h.shortcutCount == hierarchy.shortcutCount && h.shortcutCount > 0)
-        #expect(h.upFirst == hierarchy.upFirst && h.up == hierarchy.up)
-        #expect(h.downFirst == hierarchy.downFirst && h.down == hierarchy.down)
+        #expect(h.arcFirst == hierarchy.arcFirst && h.arcs == hierarchy.arcs && h.upArcCount == hierarchy.upArcCount)
     }
 
     @Test func aFileWithoutAHierarchyStillLoadsAndBuildsItWithALogLine() async throws {
