@@ -8,7 +8,7 @@
 # `routing-bench pairs`: snap, CH, geometry and steps; OSRM's Python API with steps, full overview, polyline6),
 # p50/p99 for both, distance agreement (share within 1% and 5%), the duration ratio EnRoute/OSRM (p10/p50/p90),
 # failures on either side, and EnRoute's CH weights against Dijkstra on its own graph for the first CHECK pairs
-# (must be 0 mismatches). Pairs disagreeing by more than 5% are listed in bench/out/routing/MAP.disagree.tsv.
+# (must be 0 mismatches; in a pass after the timed one, so its sweeps do not chill the caches between timed queries). Pairs disagreeing by more than 5% are listed in bench/out/routing/MAP.disagree.tsv.
 #
 # Usage: bench/routing.sh [map…]   (maps: monaco baltimore liechtenstein andorra helsinki city; default all)
 # Environment: PAIRS (10000), SEED (1), CHECK (2000), CITY_NODES (1000000), OSRM_VENV (.build/osrm-venv), HTTP (1; 0 skips

@@ -33,8 +33,8 @@ func threadCPUNanoseconds() -> UInt64 {
 }
 
 /// Random pairs of network nodes on a graph file: each routed between the nodes' coordinates by the Router (snap,
-/// hierarchy, geometry and steps: what a request costs) and node to node by the bare CHQuery, the first `check`
-/// of them against Dijkstra. Writes one line per pair (`lon1 lat1 lon2 lat2 distance_m duration_s`, `-` where
+/// hierarchy, geometry and steps: what a request costs) and node to node by the bare CHQuery; afterwards, in a pass
+/// of its own, the first `check` of them against Dijkstra. Writes one line per pair (`lon1 lat1 lon2 lat2 distance_m duration_s`, `-` where
 /// there is no route) and prints a `RESULT` JSON line.
 func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var path: String?, out: String?, pairCount = 10_000, seed: UInt64 = 1, check = Int.max, customize = false
@@ -97,7 +97,8 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var routeCPUTimes: [Double] = []
     var routeTimes: [Double] = [], queryTimes: [Double] = [], snapTimes: [Double] = [], assembleTimes: [Double] = []
     var lines: [String] = []
-    var failures = 0, mismatches = 0, checked = 0
+    var failures = 0, mismatches = 0
+    var checkedPairs: [(Int32, Int32)] = []
     for index in 0..<pairCount {
         let a = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
         let b = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
@@ -111,12 +112,8 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         var snaps: ([EdgeSnap], [EdgeSnap])?
         snapTimes.append(seconds(clock.measure { snaps = try? (router.endpoints(from), router.endpoints(to, index: 1)) }) * 1000)
         if let snaps { assembleTimes.append(seconds(clock.measure { _ = router.route(from: snaps.0, to: snaps.1) }) * 1000) }
-        var path: RoadPath?
-        queryTimes.append(seconds(clock.measure { path = query.route(fromNode: a, toNode: b, in: graph) }) * 1000)
-        if index < check {
-            checked += 1
-            if dijkstra.route(fromNode: a, toNode: b)?.weight != path?.weight { mismatches += 1 }
-        }
+        queryTimes.append(seconds(clock.measure { _ = query.route(fromNode: a, toNode: b, in: graph) }) * 1000)
+        if index < check { checkedPairs.append((a, b)) }
         let ends = String(format: "%.7f\t%.7f\t%.7f\t%.7f", from.lon, from.lat, to.lon, to.lat)
         if let route {
             lines.append(ends + String(format: "\t%.1f\t%.1f", route.distanceMeters, route.durationSeconds))
@@ -124,6 +121,11 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
             failures += 1
             lines.append(ends + "\t-\t-")
         }
+    }
+    // The check against Dijkstra in a pass of its own: a Dijkstra search sweeps much of the graph through the caches,
+    // and between timed queries it would leave each next query colder than any stream of requests does.
+    for (a, b) in checkedPairs where dijkstra.route(fromNode: a, toNode: b)?.weight != query.route(fromNode: a, toNode: b, in: graph)?.weight {
+        mismatches += 1
     }
     if let out {
         FileManager.default.createFile(atPath: out, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
@@ -142,7 +144,7 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     facts["route_p99_ms"] = percentile(routeTimes, 0.99)
     facts["ch_p50_ms"] = percentile(queryTimes, 0.5)
     facts["ch_p99_ms"] = percentile(queryTimes, 0.99)
-    facts["dijkstra_checked"] = checked
+    facts["dijkstra_checked"] = checkedPairs.count
     facts["dijkstra_mismatches"] = mismatches
     facts["peak_rss_mib"] = peakRSSMiB()
     let json = try! JSONSerialization.data(withJSONObject: facts, options: [.sortedKeys])
