@@ -6,6 +6,8 @@ import EnRouteDomain
 import EnRouteBackend
 import TestSupport
 import Synchronization
+import EnRouteRedis
+import RedisKit
 
 /// Several nodes on one store and one live bus (issue 14): what one node commits or ingests reaches the watchers of
 /// another, the store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a version.
@@ -121,6 +123,36 @@ import Synchronization
         }
         #expect(try a.backend.offerStore.offer(id: offer.offerId)?.ending == .accepted)
         #expect(a.backend.offerStore.holders().isEmpty)
+    }
+
+    /// Presence in Redis (`enroute serve --redis`): a provider who goes online on a and posts a fix there is found by the
+    /// search b runs, in Redis's geo index, and takes the offer on a.
+    @Test(.enabled(if: MultiNodeRedis.url != nil, "needs ENROUTE_TEST_REDIS_URL"))
+    func aProviderOnlineOnOneNodeWithAFixIsOfferedARideRequestedOnAnotherThroughRedis() async throws {
+        let prefix = "enroute-test-\(UUID().uuidString)"
+        let nodes = try await makeNodes { now in
+            RedisProviderLocations(redis: RedisConnection(try RedisConfiguration(url: MultiNodeRedis.url ?? "", commandTimeout: .seconds(2))),
+                                   prefix: prefix, now: now)
+        }
+        defer { nodes.remove() }
+        #expect(nodes.all.allSatisfy { $0.backend.providers.presence as? RedisProviderLocations === nodes.locations as? RedisProviderLocations })
+        var inbox = ProviderInbox(nodes.a.backend.providers, "p1")
+        let a = nodes.a
+        #expect(await a.call("POST", "/v1/provider/availability", token: a.token("p1", .provider), json: #"{"online":true}"#).status == 200)
+        let at = ProviderBackend.north(150)
+        let fix = LocationFix(lat: at.lat, lng: at.lng, heading: 0, speed: 0, accuracy: 5, recordedAt: nodes.clock.date)
+        #expect(try await upload(a, "p1", batch: "batch-0001", [fix]) == 200)
+        // The fix is in Redis: b reads it there.
+        let seen = try await nodes.b.backend.providers.presence.position(of: "p1")
+        #expect(seen.map { abs($0.coordinate.lat - at.lat) < 1e-6 } == true)
+        let trip = try await nodes.b.requestRide("c1")   // b commits it, so b runs its search
+        let offer = try await inbox.offer()             // found in Redis; p1's stream on a carries the offer
+        #expect(offer.tripId == trip.id)
+        #expect(await acceptOffer(a, "p1", offer) == 200)
+        let b = nodes.b
+        try await eventually("b holds the assigned trip and its search ended", within: .seconds(30)) {
+            try b.service.cached(trip.id)?.providerId == "p1" && b.backend.providers.dispatcher.activeSearches == 0
+        }
     }
 
     /// A search waiting for supply on one node wakes when a provider becomes findable on another: the `supplyChanged`
@@ -481,6 +513,11 @@ import Synchronization
         let a = try nodes.fanOut(nodes.a), b = try nodes.fanOut(nodes.b)
         try await eventually("both readers resynchronised") { a.counters.resyncs == 1 && b.counters.resyncs == 1 }
     }
+}
+
+/// The Redis the multi-node tests with presence in Redis use: `ENROUTE_TEST_REDIS_URL` (`make test` starts one).
+enum MultiNodeRedis {
+    static let url = ProcessInfo.processInfo.environment["ENROUTE_TEST_REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
 }
 
 extension TestBackend {
