@@ -190,7 +190,8 @@ package.targets += [
     .testTarget(
         name: "EnRouteServerTests",
         dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteRoads",
-                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio", "SQLiteKit"],
+                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio", "SQLiteKit",
+                       "EnRouteRedis", "RedisKit"],
         swiftSettings: settings
     ),
     .testTarget(name: "EnRouteNotificationsTests",

@@ -73,6 +73,13 @@ public enum APIErrors {
     }
 }
 
+/// Provider locations that cannot be reached (Redis) are a 503 the client retries, not a 500.
+extension ProviderLocationsUnavailable: HTTPErrorConvertible {
+    public var httpError: HTTPError {
+        .unavailable(retryAfterSeconds: 1, detail: "Provider presence is unavailable; try again shortly.")
+    }
+}
+
 /// A database that cannot be reached is a 503 the client retries, not a 500.
 extension StoreUnavailable: HTTPErrorConvertible {
     public var httpError: HTTPError {

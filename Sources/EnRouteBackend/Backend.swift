@@ -63,8 +63,12 @@ public final class Backend: Sendable {
     /// Closes the database connections (PostgreSQL's pool); a no-op for memory and SQLite.
     private let closeStorage: @Sendable () -> Void
 
-    /// Builds every part; nothing runs until `start()`.
+    /// Builds every part; nothing runs until `start()`. Throws `BackendSetupError` for nodes sharing a live bus but
+    /// not the provider locations (each would find only the providers that went online on it).
     public init(_ configuration: BackendConfiguration, effects: BackendEffects) throws {
+        if effects.liveBus != nil && effects.providerLocations == nil {
+            throw BackendSetupError("nodes sharing a live bus must share the provider locations too (BackendEffects.providerLocations)")
+        }
         self.configuration = configuration
         self.effects = effects
         let now = effects.now, log = effects.log
@@ -178,21 +182,21 @@ public final class Backend: Sendable {
         providers = ProviderOperations(service: service, metrics: metrics, clock: effects.clock, paths: paths,
                                        policy: configuration.dispatch,
                                        ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
-                                       fixLifetime: configuration.fixLifetime,
+                                       fixLifetime: configuration.fixLifetime, locations: effects.providerLocations,
                                        ids: effects.offerIDs, offers: journal.observing(offers), book: offerStore, peers: fanOut,
-                                       jitterSeed: effects.nearbyJitterSeed, speeds: effects.roadSpeeds)
+                                       jitterSeed: effects.nearbyJitterSeed, speeds: effects.roadSpeeds, log: log)
         fanOut?.onMessage { [weak providers] message in providers?.receive(message) }
         self.offerStore = offerStore
         let dispatcher = providers.dispatcher
         do {
-            let presence = providers.presence, service = self.service, radius = configuration.dispatch.searchRadius
+            let providers = self.providers, service = self.service, radius = configuration.dispatch.searchRadius
             // The busy-time multiplier: rides waiting near the pickup against free providers near it.
             // Weakly held: the service owns the quote book, and presence reads the service's clock, so strong captures would keep
-            // a dropped backend's service alive.
-            quotes.measureDemand { [weak service, weak presence] point in
-                guard let service, let presence else { return (0, 0) }
+            // a dropped backend's service alive. Presence that cannot be read prices without the multiplier.
+            quotes.measureDemand { [weak service, weak providers] point in
+                guard let service, let presence = providers?.presence else { return (0, 0) }
                 return (service.openRequests(near: point, within: radius),
-                        presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }.count)
+                        try await presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }.count)
             }
             // An ended trip's settlement, a tip: the worker hears of it at once.
             service.onCommit { [weak paymentWorker] old, new in
@@ -201,11 +205,12 @@ public final class Backend: Sendable {
         }
         if let roadEstimator, let roads = effects.roads {
             let presence = providers.presence, service = self.service, paths = self.paths
-            // Pickup waits in estimates: road time from the nearest available providers.
+            // Pickup waits in estimates: road time from the nearest available providers (none, the standard wait, when
+            // presence cannot be read).
             roadEstimator.setNearbyProviders { pickup in
-                presence.nearest(to: pickup, limit: roadEstimator.pickupWaitCandidates, within: configuration.dispatch.searchRadius) {
-                    service.isIdle(provider: $0)
-                }.map(\.coordinate)
+                let hits = try? await presence.nearest(to: pickup, limit: roadEstimator.pickupWaitCandidates,
+                                                       within: configuration.dispatch.searchRadius) { service.isIdle(provider: $0) }
+                return hits?.map(\.coordinate) ?? []
             }
             // At completion the kept path is matched onto the roads: the measurement the final price rests on.
             service.onCommit { old, new in

@@ -104,6 +104,9 @@ public struct BackendEffects: Sendable {
     public var uploadIDs: any IDGenerator = SequentialIDGenerator(prefix: "U")
     /// The bus between the nodes sharing the store; nil: a node of its own, whose changes reach only its own watchers.
     public var liveBus: (any LiveBus)?
+    /// Who is online and where, shared by every node of a deployment (Redis, on the configuration's cities and fix
+    /// lifetime, on `now`); nil: a `ProviderPresence` of this node's own. Required with `liveBus`.
+    public var providerLocations: (any ProviderLocations)?
 
     /// Effects given one by one.
     public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,

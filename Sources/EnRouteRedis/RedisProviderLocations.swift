@@ -77,6 +77,24 @@ public final class RedisProviderLocations: ProviderLocations {
         try await redis.send(["SISMEMBER", onlineKey, provider]) == .integer(1)
     }
 
+    public func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)] {
+        let reply = try await redis.send(["SMEMBERS", onlineKey])
+        guard case .array(let members) = reply else {
+            throw RedisClientError.unexpectedReply(command: "SMEMBERS", expected: "a set", got: reply)
+        }
+        let ids = members.compactMap(\.string).sorted()
+        guard !ids.isEmpty else { return [] }
+        let fixes = try await redis.send(RedisCommand(strings: ["MGET"] + ids.map(fixKey)))
+        guard case .array(let values) = fixes, values.count == ids.count else {
+            throw RedisClientError.unexpectedReply(command: "MGET", expected: "\(ids.count) values", got: fixes)
+        }
+        let at = now()
+        return zip(ids, values).map { id, value in
+            let fix = value.bytes.flatMap(Fix.init).flatMap { isUsable($0, at: at) ? $0 : nil }
+            return (id, fix.map { ProviderPresence.Position(coordinate: $0.coordinate, recordedAt: $0.recordedAt) })
+        }
+    }
+
     public func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>] {
         guard limit > 0, let city = cities.city(containing: center) else { return [] }
         let at = now()

@@ -91,13 +91,13 @@ extension WebSurfaces {
                 let ticker = Task { while !Task.isCancelled { do { try await clock.sleep(for: tick) } catch { break }; signals2.signal() } }
                 defer { ticker.cancel() }
                 var sent = 0
-                try send(overview(), writer: writer, id: &sent)
-                for await _ in signals { try send(overview(), writer: writer, id: &sent) }
+                try send(await overview(), writer: writer, id: &sent)
+                for await _ in signals { try send(await overview(), writer: writer, id: &sent) }
             }
         }
         r.get(APIPath.Template.opsOverview) { [self] req in
             _ = try auth.account(for: req, roles: [.ops])
-            return try .json(overview())
+            return try .json(await overview())
         }
         r.get(APIPath.Template.opsTrip) { [self] req in
             _ = try auth.account(for: req, roles: [.ops])
@@ -107,9 +107,14 @@ extension WebSurfaces {
         r.get(APIPath.Template.opsProviderActivity) { [self] req in
             _ = try auth.account(for: req, roles: [.ops])
             let id = try req.parameter("id")
-            let position = providers.presence.position(of: id)
+            let position: ProviderPresence.Position?, online: Bool
+            do {
+                position = try await providers.presence.position(of: id)
+                online = try await providers.presence.isOnline(id)
+            } catch {
+                throw error as? ProviderLocationsUnavailable ?? ProviderLocationsUnavailable("\(error)")
+            }
             let active = service.activeTrips(provider: id)
-            let online = providers.presence.isOnline(id)
             guard online || position != nil || !active.isEmpty else { throw HTTPError.notFound("No such provider.") }
             return try .json(OpsProviderActivity(id: id, name: wire.directory.provider(id: id).firstName, online: online,
                                                  position: position?.coordinate, positionAt: position?.recordedAt,
@@ -136,16 +141,17 @@ extension WebSurfaces {
         try writer.send(event: "overview", id: "\(id)", data: data)
     }
 
-    func overview() -> OpsOverview {
+    /// What the console draws; without the providers (and their count) while the provider locations cannot be read.
+    func overview() async -> OpsOverview {
         let trips = service.activeTrips()
         var counts: [String: Int] = [:]
         for trip in trips { counts["\(trip.kind == .ride ? "ride" : "order").\(trip.status.name)", default: 0] += 1 }
         let busy = Set(trips.compactMap(\.providerId))
-        let online = providers.presence.onlineProviders()
-        counts["providers.online"] = online.count
+        let online = try? await providers.presence.onlineProviders()
+        if let online { counts["providers.online"] = online.count }
         return OpsOverview(
             now: service.currentTime(), counts: counts,
-            providers: online.map { OpsOverview.ProviderDot(id: $0.id, lat: $0.position?.coordinate.lat, lng: $0.position?.coordinate.lng,
+            providers: (online ?? []).map { OpsOverview.ProviderDot(id: $0.id, lat: $0.position?.coordinate.lat, lng: $0.position?.coordinate.lng,
                                                             busy: busy.contains($0.id)) },
             trips: trips.prefix(5_000).map { OpsOverview.TripDot(id: $0.id, kind: $0.kind == .ride ? "ride" : "delivery", status: $0.status.name,
                                                                  providerId: $0.providerId, pickup: $0.pickup, dropoff: $0.dropoff,

@@ -28,7 +28,8 @@ public struct TestBackend: Sendable {
 
     /// A backend over `storage` (memory by default) whose time is `clock`, its directory seeded with `directory`. `rateLimits` default to none,
     /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default); routes come
-    /// from `roads` (none by default: straight lines); payments go to `payments` (a deterministic sandbox by default).
+    /// from `roads` (none by default: straight lines); payments go to `payments` (a deterministic sandbox by default). Nodes
+    /// sharing a `liveBus` share `locations` too (who is online and where); nil: the backend's own in memory.
     public init(clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
                 directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
                 dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
@@ -37,7 +38,7 @@ public struct TestBackend: Sendable {
                 paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
                 web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
                 telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere,
-                node: String = "main", liveBus: (any LiveBus)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                node: String = "main", liveBus: (any LiveBus)? = nil, locations: (any ProviderLocations)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: TestStorage.resolve(storage), secret: Self.secret)
         configuration.postgresPool = TestStorage.poolLimits
@@ -58,6 +59,7 @@ public struct TestBackend: Sendable {
                                      paymentMethodIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared),
                                      quoteIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared), paymentWebhook: paymentWebhook)
         effects.liveBus = liveBus
+        effects.providerLocations = locations
         if liveBus != nil { effects.uploadIDs = SequentialIDGenerator(prefix: "U" + shared) }
         effects.roadMap = roadMap
         effects.telephony = telephony

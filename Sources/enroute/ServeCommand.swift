@@ -51,7 +51,9 @@ enum ServeCommand {
             .value("redis", "URL", env: "ENROUTE_REDIS_URL", """
                 The Redis that carries the live fan-out between nodes sharing one store, e.g.
                 redis://127.0.0.1:6379 (ENROUTE_REDIS_URL): every trip version and kept fix made on one
-                node reaches the watchers on all of them. Default: none (a node of its own).
+                node reaches the watchers on all of them, and who is online and where (latest fixes, the
+                geo index per city) lives there, so dispatch and the nearby map on every node find every
+                provider. Default: none (a node of its own, presence in memory).
                 """),
             .value("node", "NAME", env: "ENROUTE_NODE", """
                 This node's name among several (ENROUTE_NODE; letters, digits, '-', '_'; default: host-pid).
@@ -220,7 +222,15 @@ enum ServeCommand {
             do { redis = try RedisConfiguration(url: url) } catch { throw CLIError("\(source): \(error)") }
             configuration.node = try nodeName(options)
             effects.liveBus = RedisLiveBus(redis)
-            log("node \(configuration.node): live fan-out through \(url)")
+            // Who is online and where lives in the same Redis, so every node finds the providers of every other. A
+            // presence call waits at most 2 s for Redis: a request never hangs on it (ingest keeps its fixes, the
+            // availability and the nearby map answer 503).
+            var presence = redis
+            presence.connectTimeout = .seconds(2)
+            presence.commandTimeout = .seconds(2)
+            effects.providerLocations = RedisProviderLocations(redis: RedisConnection(presence), cities: configuration.cities,
+                                                               fixLifetime: configuration.fixLifetime, now: effects.now)
+            log("node \(configuration.node): live fan-out and provider locations through \(url)")
         } else if options.string("node") != nil {
             throw CLIError("--node needs --redis (a node of its own needs no name)")
         }

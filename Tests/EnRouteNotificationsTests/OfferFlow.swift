@@ -56,7 +56,7 @@ struct OfferFlow {
     /// dispatch has finished making it (its timer is running).
     func offer() async throws -> Offer {
         var events = providers.events.subscribe(provider).makeAsyncIterator()
-        _ = await providers.setAvailability(AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
+        _ = try await providers.setAvailability(AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
                                       provider: provider)
         let body = try await backend.rideBody("c1", pickup: Self.pickupJSON, dropoff: Self.dropoffJSON)
         let ride = await call("POST", "/v1/trips", as: "c1", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])

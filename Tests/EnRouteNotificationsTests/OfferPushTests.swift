@@ -63,7 +63,7 @@ import TestSupport
         case .accepted:
             #expect(await flow.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: flow.provider, .provider).status == 200)
         case .withdrawn:
-            _ = await flow.providers.setAvailability(AvailabilityRequest(online: false), provider: flow.provider)
+            _ = try await flow.providers.setAvailability(AvailabilityRequest(online: false), provider: flow.provider)
         case .expired:
             await flow.clock.advance(by: .seconds(16))
         }

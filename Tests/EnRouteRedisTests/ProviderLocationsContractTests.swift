@@ -118,6 +118,19 @@ import RedisKit
         #expect(try await sut.position(of: "p1")?.coordinate == Self.espoo)
     }
 
+    /// What the ops console lists: every online provider by id, with their position.
+    @Test(arguments: Implementation.available)
+    func onlineProvidersAreListedByIdWithTheirPositions(_ implementation: Implementation) async throws {
+        let (sut, _) = try makeSUT(implementation)
+        try await sut.setOnline("p2", true, position: Self.near)
+        try await sut.setOnline("p1", true, position: nil)
+        try await sut.setOnline("p3", true, position: Self.far)
+        try await sut.setOnline("p3", false, position: nil)
+        let online = try await sut.onlineProviders()
+        #expect(online.map(\.id) == ["p1", "p2"])
+        #expect(online.map(\.position?.coordinate) == [nil, Self.near])
+    }
+
     @Test(arguments: Implementation.available)
     func excludedProvidersAreSkippedAndTheLimitIsFilledFromTheRest(_ implementation: Implementation) async throws {
         let (sut, _) = try makeSUT(implementation)

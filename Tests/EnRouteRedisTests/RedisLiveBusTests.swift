@@ -19,7 +19,8 @@ struct RedisLiveBusTests {
         func remove() { try? FileManager.default.removeItem(at: folder) }
     }
 
-    /// Nodes `a` and `b` on one SQLite file and one Redis (under a fresh key prefix); `a` reaches Redis through `viaA` when given.
+    /// Nodes `a` and `b` on one SQLite file and one Redis (under a fresh key prefix), for the live bus and the provider
+    /// locations; `a` reaches Redis through `viaA` when given.
     func makeNodes(viaA proxy: TCPFaultProxy? = nil, prefix: String = "test-\(UUID().uuidString)") async throws -> Nodes {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-redis-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -30,9 +31,11 @@ struct RedisLiveBusTests {
         let clock = ManualClock()
         let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
         let a = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "a",
-                            liveBus: RedisLiveBus(throughProxy, prefix: prefix, block: .milliseconds(200)))
+                            liveBus: RedisLiveBus(throughProxy, prefix: prefix, block: .milliseconds(200)),
+                            locations: RedisProviderLocations(redis: RedisConnection(throughProxy), prefix: prefix, now: { clock.date }))
         let b = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "b",
-                            liveBus: RedisLiveBus(direct, prefix: prefix, block: .milliseconds(200)))
+                            liveBus: RedisLiveBus(direct, prefix: prefix, block: .milliseconds(200)),
+                            locations: RedisProviderLocations(redis: RedisConnection(direct), prefix: prefix, now: { clock.date }))
         try await a.backend.start()
         try await b.backend.start()
         return Nodes(a: a, b: b, clock: clock, folder: folder)

@@ -96,22 +96,22 @@ import TestSupport
         let sut = try makeSUT()
         #expect(await sut.online("p1", at: ProviderBackend.north(100)) == 200)
         #expect(try await sut.upload("p1", batch: "b1", [sut.fix(north: 120)]).result?.accepted == 1)
-        #expect(sut.providers.presence.position(of: "p1")?.coordinate == ProviderBackend.north(120))
-        #expect(sut.providers.nearby(ProviderBackend.pickup).count == 1)
+        #expect(try await sut.providers.presence.position(of: "p1")?.coordinate == ProviderBackend.north(120))
+        #expect(try await sut.providers.nearby(ProviderBackend.pickup).count == 1)
         await sut.clock.advance(by: .seconds(121))
-        #expect(sut.providers.presence.position(of: "p1") == nil)
-        #expect(sut.providers.nearby(ProviderBackend.pickup).isEmpty)
-        #expect(sut.providers.presence.nearest(to: ProviderBackend.pickup, limit: 5, within: 10_000).isEmpty)
+        #expect(try await sut.providers.presence.position(of: "p1") == nil)
+        #expect(try await sut.providers.nearby(ProviderBackend.pickup).isEmpty)
+        #expect(try await sut.providers.presence.nearest(to: ProviderBackend.pickup, limit: 5, within: 10_000) { _ in true }.isEmpty)
         // A new fix makes the provider findable again.
         #expect(try await sut.upload("p1", batch: "b2", [sut.fix(north: 130)]).result?.accepted == 1)
-        #expect(sut.providers.nearby(ProviderBackend.pickup).count == 1)
+        #expect(try await sut.providers.nearby(ProviderBackend.pickup).count == 1)
     }
 
     @Test func fixesWhileIdleMoveThePositionButNoPath() async throws {
         let sut = try makeSUT()
         await sut.online("p1", at: ProviderBackend.north(0))
         #expect(try await sut.upload("p1", batch: "b1", [sut.fix(north: 50, after: 1)]).result?.accepted == 1)
-        #expect(sut.providers.presence.position(of: "p1")?.coordinate == ProviderBackend.north(50))
+        #expect(try await sut.providers.presence.position(of: "p1")?.coordinate == ProviderBackend.north(50))
         #expect(sut.metrics.counter("enroute_location_fixes_accepted_total") == 1)
     }
 

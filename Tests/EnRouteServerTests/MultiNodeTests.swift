@@ -6,6 +6,8 @@ import EnRouteDomain
 import EnRouteBackend
 import TestSupport
 import Synchronization
+import EnRouteRedis
+import RedisKit
 
 /// Several nodes on one store and one live bus (issue 14): what one node commits or ingests reaches the watchers of
 /// another, the store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a version.
@@ -15,6 +17,8 @@ import Synchronization
         var a: TestBackend { all[0] }
         var b: TestBackend { all[1] }
         let bus: InMemoryLiveBus
+        /// Who is online and where, shared by every node.
+        let locations: any ProviderLocations
         /// Each node's way onto the bus, in the order of `all`.
         let links: [ControlledBus]
         let clock: ManualClock
@@ -27,21 +31,24 @@ import Synchronization
     }
 
     /// `count` started nodes (`a`, `b`, …) over one SQLite file, one in-memory bus (each through a `ControlledBus`),
-    /// one clock and one payment sandbox.
-    func makeNodes(_ count: Int = 2) async throws -> Nodes {
+    /// one clock, one payment sandbox and one set of provider locations: `locations` made on the clock's wall time, or one
+    /// `ProviderPresence` (in one process it stands in for Redis's geo index, as the in-memory bus for its streams).
+    func makeNodes(_ count: Int = 2, locations: ((@escaping @Sendable () -> Date) throws -> any ProviderLocations)? = nil) async throws -> Nodes {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let db = folder.appendingPathComponent("db.sqlite").path
         let clock = ManualClock(), bus = InMemoryLiveBus()
-        let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let now: @Sendable () -> Date = { clock.date }
+        let shared = try locations?(now) ?? ProviderPresence(now: now)
+        let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: now)
         let links = (0..<count).map { _ in ControlledBus(bus) }
         let all = zip(["a", "b", "c", "d"].prefix(count), links).map { node, link in
-            TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: node, liveBus: link)
+            TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: node, liveBus: link, locations: shared)
         }
         for node in all { try await node.backend.start() }
         // What a node shares before the others read the bus is not theirs to see: start once every node reads it.
         try await eventually("every node reads the bus") { bus.subscriberCount == count }
-        return Nodes(all: Array(all), bus: bus, links: links, clock: clock, folder: folder)
+        return Nodes(all: Array(all), bus: bus, locations: shared, links: links, clock: clock, folder: folder)
     }
 
     /// Every version committed on `nodes` so far, as (trip, version), from the store.
@@ -83,15 +90,15 @@ import Synchronization
         return await node.call("POST", "/v1/provider/trips/\(tripId)/steps", token: node.token("p1", .provider), json: body).status
     }
 
-    /// Puts `provider` online on `node` at `metres` north of the standard pickup, and waits until every other node can find them.
+    /// Puts `provider` online on `node` at `metres` north of the standard pickup: every node finds them in the locations they share.
     func online(_ provider: String, on node: TestBackend, north metres: Double, _ nodes: Nodes) async throws {
         let at = ProviderBackend.north(metres)
         let status = await node.call("POST", "/v1/provider/availability", token: node.token(provider, .provider),
                                      json: #"{"online":true,"position":{"lat":\#(at.lat),"lng":\#(at.lng)}}"#).status
         #expect(status == 200)
-        for other in nodes.all where other.backend.configuration.node != node.backend.configuration.node {
-            let presence = other.backend.providers.presence
-            try await eventually("\(provider) is findable on every node", within: .seconds(30)) { presence.position(of: provider) != nil && presence.isOnline(provider) }
+        for other in nodes.all {
+            #expect(try await other.backend.providers.presence.nearest(to: ProviderBackend.pickup, limit: 50, within: 10_000) { _ in true }
+                .contains { $0.id == provider }, "\(provider) is findable on \(other.name)")
         }
     }
 
@@ -116,6 +123,49 @@ import Synchronization
         }
         #expect(try a.backend.offerStore.offer(id: offer.offerId)?.ending == .accepted)
         #expect(a.backend.offerStore.holders().isEmpty)
+    }
+
+    /// Presence in Redis (`enroute serve --redis`): a provider who goes online on a and posts a fix there is found by the
+    /// search b runs, in Redis's geo index, and takes the offer on a.
+    @Test(.enabled(if: MultiNodeRedis.url != nil, "needs ENROUTE_TEST_REDIS_URL"))
+    func aProviderOnlineOnOneNodeWithAFixIsOfferedARideRequestedOnAnotherThroughRedis() async throws {
+        let prefix = "enroute-test-\(UUID().uuidString)"
+        let nodes = try await makeNodes { now in
+            RedisProviderLocations(redis: RedisConnection(try RedisConfiguration(url: MultiNodeRedis.url ?? "", commandTimeout: .seconds(2))),
+                                   prefix: prefix, now: now)
+        }
+        defer { nodes.remove() }
+        #expect(nodes.all.allSatisfy { $0.backend.providers.presence as? RedisProviderLocations === nodes.locations as? RedisProviderLocations })
+        var inbox = ProviderInbox(nodes.a.backend.providers, "p1")
+        let a = nodes.a
+        #expect(await a.call("POST", "/v1/provider/availability", token: a.token("p1", .provider), json: #"{"online":true}"#).status == 200)
+        let at = ProviderBackend.north(150)
+        let fix = LocationFix(lat: at.lat, lng: at.lng, heading: 0, speed: 0, accuracy: 5, recordedAt: nodes.clock.date)
+        #expect(try await upload(a, "p1", batch: "batch-0001", [fix]) == 200)
+        // The fix is in Redis: b reads it there.
+        let seen = try await nodes.b.backend.providers.presence.position(of: "p1")
+        #expect(seen.map { abs($0.coordinate.lat - at.lat) < 1e-6 } == true)
+        let trip = try await nodes.b.requestRide("c1")   // b commits it, so b runs its search
+        let offer = try await inbox.offer()             // found in Redis; p1's stream on a carries the offer
+        #expect(offer.tripId == trip.id)
+        #expect(await acceptOffer(a, "p1", offer) == 200)
+        let b = nodes.b
+        try await eventually("b holds the assigned trip and its search ended", within: .seconds(30)) {
+            try b.service.cached(trip.id)?.providerId == "p1" && b.backend.providers.dispatcher.activeSearches == 0
+        }
+    }
+
+    /// A search waiting for supply on one node wakes when a provider becomes findable on another: the `supplyChanged`
+    /// word on the bus, without the clock moving (the provider is found in the locations the nodes share).
+    @Test func aSearchWaitingOnOneNodeWakesWhenAProviderBecomesFindableOnAnother() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        var inbox = ProviderInbox(nodes.a.backend.providers, "p1")
+        let trip = try await nodes.b.requestRide("c1")
+        let b = nodes.b.backend.providers.dispatcher
+        try await eventually("b's search waits for supply") { b.activeSearches == 1 }
+        try await online("p1", on: nodes.a, north: 100, nodes)
+        #expect(try await inbox.offer().tripId == trip.id)
     }
 
     @Test func aDeclineOnAnotherNodeMovesTheSearchOnAtOnce() async throws {
@@ -463,6 +513,11 @@ import Synchronization
         let a = try nodes.fanOut(nodes.a), b = try nodes.fanOut(nodes.b)
         try await eventually("both readers resynchronised") { a.counters.resyncs == 1 && b.counters.resyncs == 1 }
     }
+}
+
+/// The Redis the multi-node tests with presence in Redis use: `ENROUTE_TEST_REDIS_URL` (`make test` starts one).
+enum MultiNodeRedis {
+    static let url = ProcessInfo.processInfo.environment["ENROUTE_TEST_REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
 }
 
 extension TestBackend {

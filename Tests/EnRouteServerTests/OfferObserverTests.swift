@@ -24,8 +24,8 @@ import TestSupport
         try providers.dispatcher.start()
         var reported = observer.made.makeAsyncIterator()
         var p1 = providers.events.subscribe("p1").makeAsyncIterator()
-        _ = await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(100)), provider: "p1")
-        _ = await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(200)), provider: "p2")
+        _ = try await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(100)), provider: "p1")
+        _ = try await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(200)), provider: "p2")
         _ = try await backend.requestRide()
 
         let first = try #require(await reported.next())

@@ -23,9 +23,12 @@ struct ProviderBackend {
     /// Pickups and positions in central Helsinki.
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
+    /// `locations`: who is online and where (the backend's own in memory by default), on `clock`'s time.
     init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
-         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000, cities: Cities = .everywhere) throws {
-        backend = TestBackend(storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy, fixLifetime: fixLifetime, cities: cities)
+         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000, cities: Cities = .everywhere,
+         clock: ManualClock = ManualClock(), locations: (any ProviderLocations)? = nil) throws {
+        backend = TestBackend(clock: clock, storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy, fixLifetime: fixLifetime,
+                              cities: cities, locations: locations)
         paths = backend.backend.paths
         metrics = backend.metrics
         providers = backend.providers

@@ -111,11 +111,11 @@ import HTTPEngine
     }
 
     @Test func demandMultiplierIsAppliedWhenTheAreaIsBusy() async throws {
-        #expect(book.demandMultiplier(at: Self.pickup) == 1)
+        #expect(await book.demandMultiplier(at: Self.pickup) == 1)
         let asked = Asked()
         // 13 open requests for 5 providers: 2.6 per provider → ×1.8.
         book.measureDemand { point in asked.points.withLock { $0.append(point) }; return (open: 13, online: 5) }
-        #expect(book.demandMultiplier(at: Self.pickup) == 1.8)
+        #expect(await book.demandMultiplier(at: Self.pickup) == 1.8)
         let quotes = try await book.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: Self.rider)
         #expect(asked.points.withLock { $0.last } == Self.pickup)
         for quote in quotes {

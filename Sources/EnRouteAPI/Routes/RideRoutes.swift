@@ -20,7 +20,7 @@ extension EnRouteAPI {
         r.get(APIPath.Template.nearbyDrivers) { req in
             _ = try auth.account(for: req)
             let center = Coordinate(lat: try Self.coordinateQuery(req, "lat", range: -90...90), lng: try Self.coordinateQuery(req, "lng", range: -180...180))
-            return try .json(providers.nearby(center))
+            return try .json(await providers.nearby(center))
         }
         r.post(APIPath.Template.trips, limited(.creates, idempotency.wrap(.required, render: rideRender(created: true)) { req in
             let account = try auth.account(for: req, roles: [.customer])

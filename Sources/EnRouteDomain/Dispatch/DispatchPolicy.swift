@@ -19,6 +19,9 @@ public struct DispatchPolicy: Sendable, Equatable {
     public var searchRadius: Double = 10_000
     /// How many of the nearest candidates the ranking sees.
     public var shortlist: Int = 10
+    /// While a search waits for supply, how often it looks again by itself: on a node of several (the other nodes'
+    /// word that supply changed is only a wake-up, and may be lost), and after the provider locations could not be read.
+    public var supplyRecheck: Duration = .seconds(5)
 
     public init() {}
 }

@@ -43,7 +43,7 @@ public final class Dispatcher: Sendable {
 
     public let policy: DispatchPolicy
     private let service: TripService
-    private let presence: ProviderPresence
+    private let presence: any ProviderLocations
     private let events: ProviderEventHub
     private let offers: (any OfferObserver)?
     private let book: any OfferStore
@@ -54,20 +54,22 @@ public final class Dispatcher: Sendable {
     private let clock: any Clock<Duration>
     private let ids: any IDGenerator
     private let metrics: any MetricsSink
+    private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     private let state = Mutex(State())
     private let timers = Atomic<UInt64>(0)
 
     /// `offers` hears of each offer after the live stream (the platform push); nil sends offers on the stream only.
     /// `book` holds the offers (shared by every node of a deployment); `peers` carries offer events and endings to the
-    /// other nodes, nil on a node of its own.
-    public init(service: TripService, presence: ProviderPresence, events: ProviderEventHub, offers: (any OfferObserver)? = nil,
+    /// other nodes, nil on a node of its own. `presence` is this node's own, or the store every node shares.
+    public init(service: TripService, presence: any ProviderLocations, events: ProviderEventHub, offers: (any OfferObserver)? = nil,
                 book: any OfferStore = InMemoryOfferStore(), peers: (any PeerChannel)? = nil,
                 ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>,
-                ids: any IDGenerator, metrics: any MetricsSink, now: @escaping @Sendable () -> Date) {
+                ids: any IDGenerator, metrics: any MetricsSink, log: @escaping @Sendable (String) -> Void = { _ in },
+                now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.events = events; self.offers = offers; self.ranking = ranking; self.policy = policy
         self.book = book; self.peers = peers; self.node = service.node
-        self.clock = clock; self.ids = ids; self.metrics = metrics; self.now = now
+        self.clock = clock; self.ids = ids; self.metrics = metrics; self.log = log; self.now = now
     }
 
     // MARK: - Lifecycle
@@ -345,14 +347,18 @@ public final class Dispatcher: Sendable {
             }
             // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
             state.withLock { $0.searches[tripId]?.waitingForSupply = true }
-            guard let candidate = await bestCandidate(for: trip, excluding: excluded) else {
-                // Nobody to ask: wait for a provider to become findable, until the deadline.
-                let timer = startTimer(.milliseconds(Int64((remaining * 1000).rounded(.up))), continuation)
+            let look = await bestCandidate(for: trip, excluding: excluded)
+            guard case .found(let candidate) = look else {
+                // Nobody to ask: wait for a provider to become findable, until the deadline. On a node of several, or
+                // when presence could not be read, look again by itself meanwhile.
+                let recheck = look == .unreadable || node != nil
+                let wait = recheck ? min(remaining, Self.seconds(policy.supplyRecheck)) : remaining
+                let timer = startTimer(.milliseconds(Int64((wait * 1000).rounded(.up))), continuation)
                 defer { timer.task.cancel() }
                 while let signal = await inbox.next() {
                     switch signal {
                     case .supplyChanged: break
-                    case .timer(let token) where token == timer.token: return .exhausted
+                    case .timer(let token) where token == timer.token: if wait >= remaining { return .exhausted }
                     case .tripChanged where waiting(tripId) == nil: return .done
                     default: continue
                     }
@@ -410,15 +416,30 @@ public final class Dispatcher: Sendable {
         return .withdrawn
     }
 
-    private func bestCandidate(for trip: TripRecord, excluding excluded: Set<String>) async -> DispatchCandidate? {
+    private enum Look: Equatable {
+        case found(DispatchCandidate)
+        case nobody
+        /// The provider locations could not be read (their shared store is unreachable).
+        case unreadable
+    }
+
+    private func bestCandidate(for trip: TripRecord, excluding excluded: Set<String>) async -> Look {
         let holding = book.holders()
         let service = self.service
-        let hits = presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) { id in
-            !excluded.contains(id) && !holding.contains(id) && service.isIdle(provider: id)
+        let hits: [GeoHit<String>]
+        do {
+            hits = try await presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) { id in
+                !excluded.contains(id) && !holding.contains(id) && service.isIdle(provider: id)
+            }
+        } catch {
+            metrics.increment("enroute_presence_failures_total", labels: ["call": "dispatch"],
+                              help: "Calls to the provider locations that failed, by caller.")
+            log("dispatch: could not read provider locations for trip \(trip.id), looking again shortly: \(error)")
+            return .unreadable
         }
-        guard !hits.isEmpty else { return nil }
+        guard !hits.isEmpty else { return .nobody }
         let candidates = hits.map { DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance) }
-        return await ranking.rank(candidates, pickup: trip.pickup).first
+        return await ranking.rank(candidates, pickup: trip.pickup).first.map(Look.found) ?? .nobody
     }
 
     // MARK: - Helpers

@@ -4,7 +4,8 @@ public import EnRouteModels
 /// The provider side of the backend wired together: presence, location ingest, dispatch, the
 /// providers' live streams and the nearby map (seed 004 §44.4, seed 002 `GET /v1/drivers/nearby`).
 public final class ProviderOperations: Sendable {
-    public let presence: ProviderPresence
+    /// Who is online and where: this node's own `ProviderPresence`, or the store every node of a deployment shares.
+    public let presence: any ProviderLocations
     public let ingest: LocationIngest
     public let dispatcher: Dispatcher
     public let events: ProviderEventHub
@@ -17,37 +18,48 @@ public final class ProviderOperations: Sendable {
     private let service: TripService
     private let wire: WireMapping
     private let peers: (any PeerChannel)?
+    private let metrics: any MetricsSink
+    private let log: @Sendable (String) -> Void
+    /// A provider became findable at a position: searches waiting for supply look again, here and on the other nodes.
+    private let wake: @Sendable (Coordinate) -> Void
 
     /// Everything over `service`; dispatch waits for `dispatcher.start()`.
     ///
     /// - Parameters:
     ///   - clock: offer time limits and search deadlines sleep on it.
+    ///   - locations: who is online and where; nil: a `ProviderPresence` of this node's own (`fixLifetime`, the service's
+    ///     cities and clock). The nodes of a deployment share one (Redis), so each finds the providers of every other.
     ///   - ids: offer ids.
     ///   - offers: hears of each offer after the provider's live stream (the platform push).
     ///   - jitterSeed: the secret behind the nearby map's per-provider offsets.
     ///   - book: where offers live (shared by every node of a deployment).
-    ///   - peers: the other nodes (presence, provider events, offer endings); nil on a node of its own.
+    ///   - peers: the other nodes (supply changes, provider events, offer endings); nil on a node of its own.
     public init(service: TripService, metrics: any MetricsSink, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
                 policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
-                ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
+                ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120, locations: (any ProviderLocations)? = nil,
                 ids: any IDGenerator, offers: (any OfferObserver)? = nil, book: any OfferStore = InMemoryOfferStore(),
-                peers: (any PeerChannel)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil) {
+                peers: (any PeerChannel)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         let now: @Sendable () -> Date = { service.currentTime() }
-        let presence = ProviderPresence(fixLifetime: fixLifetime, cities: service.cities, now: now)
+        let presence = locations ?? ProviderPresence(fixLifetime: fixLifetime, cities: service.cities, now: now)
         let events = ProviderEventHub()
         let dispatcher = Dispatcher(service: service, presence: presence, events: events, offers: offers, book: book, peers: peers,
-                                    ranking: ranking, policy: policy, clock: clock, ids: ids, metrics: metrics, now: now)
+                                    ranking: ranking, policy: policy, clock: clock, ids: ids, metrics: metrics, log: log, now: now)
         self.peers = peers
         self.presence = presence
         self.events = events
         self.dispatcher = dispatcher
         self.paths = paths
         self.service = service
+        self.metrics = metrics
+        self.log = log
+        let wake = Self.supplyChanged(dispatcher, peers: peers, cities: service.cities)
+        self.wake = wake
         self.wire = WireMapping(directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
         self.coarsening = NearbyCoarsening(seed: jitterSeed)
         ingest = LocationIngest(service: service, presence: presence, paths: paths, policy: plausibility, metrics: metrics,
-                                supplyChanged: { dispatcher.supplyChanged() }, positionKept: Self.sharing(to: peers, cities: service.cities),
-                                speeds: speeds, now: now)
+                                supplyChanged: wake,
+                                speeds: speeds, log: log, now: now)
         service.onChange { [events, wire] old, new in
             // Each provider on the trip, before or after the change, sees it (a customer's cancel, a reassignment).
             for provider in Set([old?.providerId, new.providerId].compactMap { $0 }) {
@@ -56,59 +68,50 @@ public final class ProviderOperations: Sendable {
         }
     }
 
-    /// What the ingest does with a batch's newest kept fix on a node of several: fixes on a trip reach the other nodes
-    /// with the trip's fan-out, the rest go as the provider's presence.
-    private static func sharing(to peers: (any PeerChannel)?, cities: Cities) -> (@Sendable (String, LocationFix, Bool) -> Void)? {
-        guard let peers else { return nil }
-        return { provider, fix, onTrip in
-            guard !onTrip else { return }
-            let message = LiveMessage.presence(provider: provider, online: nil, position: fix.coordinate, recordedAt: fix.recordedAt)
-            peers.share(message, city: cities.city(containing: fix.coordinate) ?? Cities.defaultName)
+    /// What happens when a provider becomes findable at a position: searches waiting for supply look again, here and,
+    /// on a node of several, on the others (who find the provider in the locations they share).
+    private static func supplyChanged(_ dispatcher: Dispatcher, peers: (any PeerChannel)?, cities: Cities) -> @Sendable (Coordinate) -> Void {
+        { position in
+            dispatcher.supplyChanged()
+            peers?.share(.supplyChanged, city: cities.city(containing: position) ?? Cities.defaultName)
         }
     }
 
     /// Searches hold the dispatcher until they end, so when the provider side goes away its searches stop.
     deinit { dispatcher.stop() }
 
-    /// Goes online or offline; going offline withdraws the provider's live offer.
-    public func setAvailability(_ request: AvailabilityRequest, provider: String) async -> AvailabilityState {
-        let findable = presence.setOnline(provider, request.online, position: request.position)
-        if let peers {
-            let city = request.position.flatMap { service.cities.city(containing: $0) } ?? Cities.defaultName
-            peers.share(.presence(provider: provider, online: request.online, position: request.position, recordedAt: service.currentTime()),
-                        city: city)
+    /// Goes online or offline; going offline withdraws the provider's live offer. Throws `ProviderLocationsUnavailable`
+    /// when the provider locations cannot be written (going offline still withdraws the offer).
+    public func setAvailability(_ request: AvailabilityRequest, provider: String) async throws -> AvailabilityState {
+        let findable: Bool
+        do {
+            findable = try await presence.setOnline(provider, request.online, position: request.position)
+        } catch {
+            if !request.online { await dispatcher.providerWentOffline(provider) }
+            throw unavailable("availability", error)
         }
         if request.online {
-            if findable { dispatcher.supplyChanged() }
+            // Findable means a usable position in a city: the one given, or the one kept from before.
+            var position = request.position
+            if findable, position == nil { position = try? await presence.position(of: provider)?.coordinate }
+            if findable, let position { wake(position) }
         } else {
             await dispatcher.providerWentOffline(provider)
         }
         return AvailabilityState(online: request.online)
     }
 
-    /// Applies what another node tells the provider side: a provider's presence or position, an event for a provider's
-    /// streams open here, an offer that ended there.
+    /// Applies what another node tells the provider side: supply changed there, an event for a provider's streams open
+    /// here, an offer that ended there. Positions are not carried: every node reads the locations they share.
     public func receive(_ message: LiveMessage) {
         switch message {
-        case .presence(let provider, let online, let position, let recordedAt):
-            let findable: Bool
-            if let online {
-                findable = presence.setOnline(provider, online, position: position)
-            } else if let position {
-                findable = presence.update(provider, to: position, recordedAt: recordedAt)
-            } else {
-                findable = false
-            }
-            if findable { dispatcher.supplyChanged() }
-        case .fixes(let provider, let fixes):
-            if let newest = fixes.last, presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) {
-                dispatcher.supplyChanged()
-            }
+        case .supplyChanged:
+            dispatcher.supplyChanged()
         case .providerEvent(let provider, let name, let data):
             events.deliver(name, data: data, to: provider)
         case .offerEnded(let tripId, let offerId, let ending):
             dispatcher.offerEndedElsewhere(tripId: tripId, offerId: offerId, ending: ending)
-        case .trip, .relayDue:
+        case .trip, .fixes, .relayDue:
             break
         }
     }
@@ -121,8 +124,21 @@ public final class ProviderOperations: Sendable {
         return out
     }
 
-    /// Coarse markers of online providers with a fresh position near `center`: at most 20, nearest first.
-    public func nearby(_ center: Coordinate) -> [Coordinate] {
-        presence.nearest(to: center, limit: nearbyLimit, within: nearbyRadius).map { coarsening.marker(for: $0.id, at: $0.coordinate) }
+    /// Coarse markers of online providers with a fresh position near `center`: at most 20, nearest first. Throws
+    /// `ProviderLocationsUnavailable` when the provider locations cannot be read.
+    public func nearby(_ center: Coordinate) async throws -> [Coordinate] {
+        do {
+            return try await presence.nearest(to: center, limit: nearbyLimit, within: nearbyRadius) { _ in true }
+                .map { coarsening.marker(for: $0.id, at: $0.coordinate) }
+        } catch {
+            throw unavailable("nearby", error)
+        }
+    }
+
+    /// Counts and logs a failed call to the provider locations, and says so as `ProviderLocationsUnavailable`.
+    private func unavailable(_ call: String, _ error: any Error) -> ProviderLocationsUnavailable {
+        metrics.increment("enroute_presence_failures_total", labels: ["call": call], help: "Calls to the provider locations that failed, by caller.")
+        log("\(call): the provider locations failed: \(error)")
+        return error as? ProviderLocationsUnavailable ?? ProviderLocationsUnavailable("\(error)")
     }
 }

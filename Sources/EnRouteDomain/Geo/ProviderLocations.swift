@@ -27,6 +27,10 @@ public protocol ProviderLocations: Sendable {
     /// True while the provider says they are online.
     func isOnline(_ provider: String) async throws -> Bool
 
+    /// Every online provider, by id, with their latest position (nil before their first; a store shared by nodes may
+    /// also forget one that is no longer usable).
+    func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)]
+
     /// Online providers with a usable position within `radius` metres of `center`, in the city holding it, that
     /// `include` accepts, nearest first, at most `limit`.
     func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>]

@@ -8,7 +8,9 @@ import Synchronization
 /// are dropped and counted by reason in `/metrics`. Kept fixes on a trip are stored on its path before
 /// the batch is acknowledged; then the newest becomes the provider's position for dispatch and the
 /// nearby map, and each reaches the trip's watchers. A batch id seen among the provider's recent
-/// batches gets its first answer again without being applied twice.
+/// batches gets its first answer again without being applied twice. When the provider locations cannot
+/// be written (their shared store is unreachable), the batch is still kept and answered: the position
+/// waits for the provider's next batch, as a lost live message waits for the next.
 public final class LocationIngest: Sendable {
     private struct Track {
         var last: LocationFix?
@@ -20,24 +22,23 @@ public final class LocationIngest: Sendable {
     public let batchMemory: Int
     private let tracks = Mutex<[String: Track]>([:])
     private let service: TripService
-    private let presence: ProviderPresence
+    private let presence: any ProviderLocations
     private let paths: any PathStore
     private let policy: FixPlausibilityPolicy
     private let metrics: any MetricsSink
-    private let supplyChanged: @Sendable () -> Void
-    private let positionKept: (@Sendable (_ provider: String, _ newest: LocationFix, _ onTrip: Bool) -> Void)?
+    private let supplyChanged: @Sendable (_ at: Coordinate) -> Void
+    private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     private let speeds: (any RoadSpeedFeedback)?
 
-    /// An ingest feeding `presence` and `service`, storing paths in `paths`; `supplyChanged` is
-    /// called when a provider becomes findable again; `positionKept` hears each batch's newest kept fix (for the other
-    /// nodes); `speeds` hears every kept fix.
-    public init(service: TripService, presence: ProviderPresence, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
-                metrics: any MetricsSink, batchMemory: Int = 8, supplyChanged: @escaping @Sendable () -> Void = {},
-                positionKept: (@Sendable (_ provider: String, _ newest: LocationFix, _ onTrip: Bool) -> Void)? = nil,
-                speeds: (any RoadSpeedFeedback)? = nil, now: @escaping @Sendable () -> Date) {
+    /// An ingest feeding `presence` (this node's own, or the store every node shares) and `service`, storing paths in
+    /// `paths`; `supplyChanged` is called with the position at which a provider became findable again; `speeds` hears
+    /// every kept fix; `log` hears of positions the provider locations would not take.
+    public init(service: TripService, presence: any ProviderLocations, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
+                metrics: any MetricsSink, batchMemory: Int = 8, supplyChanged: @escaping @Sendable (_ at: Coordinate) -> Void = { _ in },
+                speeds: (any RoadSpeedFeedback)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date) {
         self.service = service; self.presence = presence; self.paths = paths; self.policy = policy; self.metrics = metrics
-        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.positionKept = positionKept; self.speeds = speeds; self.now = now
+        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.speeds = speeds; self.log = log; self.now = now
     }
 
     /// Applies one batch from `provider`; throws only when the path could not be stored (the batch
@@ -95,8 +96,12 @@ public final class LocationIngest: Sendable {
                 throw error
             }
         }
-        if presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged() }
-        positionKept?(provider, newest, onTrip != nil)
+        do {
+            if try await presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged(newest.coordinate) }
+        } catch {
+            metrics.increment("enroute_presence_failures_total", labels: ["call": "ingest"], help: "Calls to the provider locations that failed, by caller.")
+            log("ingest: \(provider)'s position was not recorded in the provider locations (the fixes are kept): \(error)")
+        }
         let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
         if let moved { _ = try? await service.persistETADrift(of: moved.id) }

@@ -89,7 +89,7 @@ public final class QuoteBook: Sendable {
     /// Where quotes are given: only for trips a city EnRoute serves would take.
     private let cities: Cities
     /// Open requests and online providers around a point, for the busy-time multiplier.
-    private let demand: Mutex<(@Sendable (Coordinate) -> (open: Int, online: Int))?>
+    private let demand: Mutex<(@Sendable (Coordinate) async throws -> (open: Int, online: Int))?>
 
     public init(store: any QuoteStore, estimator: any TripEstimator, directory: any PartyDirectory, rules: PricingRules = PricingRules(),
                 lifetime: TimeInterval = 300, ids: any IDGenerator, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
@@ -100,15 +100,14 @@ public final class QuoteBook: Sendable {
     }
 
     /// Tells the book how busy an area is (wired once by the composition root: dispatch's open requests, presence's providers).
-    public func measureDemand(with measure: @escaping @Sendable (Coordinate) -> (open: Int, online: Int)) {
+    public func measureDemand(with measure: @escaping @Sendable (Coordinate) async throws -> (open: Int, online: Int)) {
         demand.withLock { $0 = measure }
     }
 
-    /// The busy-time multiplier at `point` now.
-    public func demandMultiplier(at point: Coordinate) -> Double {
-        guard let measure = demand.withLock({ $0 }) else { return 1 }
-        let (open, online) = measure(point)
-        return rules.demand.multiplier(open: open, online: online)
+    /// The busy-time multiplier at `point` now; 1 when the area cannot be measured (provider locations unreachable).
+    public func demandMultiplier(at point: Coordinate) async -> Double {
+        guard let measure = demand.withLock({ $0 }), let measured = try? await measure(point) else { return 1 }
+        return rules.demand.multiplier(open: measured.open, online: measured.online)
     }
 
     /// One quote per product for a ride from `pickup` to `dropoff`, kept for `lifetime`.
@@ -118,7 +117,7 @@ public final class QuoteBook: Sendable {
         _ = try cities.city(for: pickup, pointer: "/pickup")
         let at = now()
         let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: at)
-        let multiplier = demandMultiplier(at: pickup)
+        let multiplier = await demandMultiplier(at: pickup)
         let quotes = estimator.products.compactMap { product -> Quote? in
             guard let price = Pricing.ride(product: product, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
                                            demand: multiplier, rules: rules) else { return nil }

@@ -37,7 +37,7 @@ public final class RoadEstimator: TripEstimator {
         var failedAt: [LegKey: Date] = [:]
         var calibration: EtaCalibration
         var listeners: [@Sendable (String) async -> Void] = []
-        var nearby: (@Sendable (Coordinate) -> [Coordinate])?
+        var nearby: (@Sendable (Coordinate) async -> [Coordinate])?
         var running: Set<Int> = []
         var tasks: [Int: Task<Void, Never>] = [:]
         var nextTask = 0
@@ -84,7 +84,7 @@ public final class RoadEstimator: TripEstimator {
     public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) { state.withLock { $0.listeners.append(listener) } }
 
     /// Where available providers are near a pickup (the geo index), for the pickup wait of an estimate.
-    public func setNearbyProviders(_ nearby: @escaping @Sendable (Coordinate) -> [Coordinate]) { state.withLock { $0.nearby = nearby } }
+    public func setNearbyProviders(_ nearby: @escaping @Sendable (Coordinate) async -> [Coordinate]) { state.withLock { $0.nearby = nearby } }
 
     /// Waits until every route request and background job started so far (and any they started) has finished.
     public func settle() async {
@@ -361,7 +361,7 @@ public final class RoadEstimator: TripEstimator {
                             pickupWaitSeconds: fallback.pickupWait)
         }
         var wait = fallback.pickupWait
-        let nearby = state.withLock { $0.nearby }.map { $0(pickup) } ?? []
+        let nearby = await state.withLock { $0.nearby }?(pickup) ?? []
         if !nearby.isEmpty, let table = try? await roads.table(sources: Array(nearby.prefix(pickupWaitCandidates)), destinations: [pickup], departure: departure),
            let best = table.compactMap({ $0.first ?? nil }).map(\.durationSeconds).min() {
             wait = max(Int(minimumETA), Int(best.rounded(.up)))

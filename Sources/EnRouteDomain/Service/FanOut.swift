@@ -208,7 +208,7 @@ public final class FanOut: PeerChannel, Sendable {
         case .trip(let trip): service.absorb(trip)
         case .fixes(let provider, let fixes): service.recordFixes(fixes, provider: provider, shared: false)
         case .relayDue: relayLoop.wake()
-        case .presence, .providerEvent, .offerEnded: break
+        case .supplyChanged, .providerEvent, .offerEnded: break
         }
         for listener in listeners.withLock({ $0 }) { listener(envelope.message) }
         tally.withLock { $0.applied += 1 }

@@ -9,8 +9,9 @@ public enum LiveMessage: Sendable, Equatable, Codable {
     case trip(TripRecord)
     /// A provider's kept fixes on a trip, oldest first.
     case fixes(provider: String, fixes: [LocationFix])
-    /// A provider went online or offline, or moved while on no trip: every node's dispatch can find them.
-    case presence(provider: String, online: Bool?, position: Coordinate?, recordedAt: Date)
+    /// A provider became findable in the city (went online, or posted a fix): searches waiting for supply on every node
+    /// look again. Where providers are is in the provider locations the nodes share, not in this message.
+    case supplyChanged
     /// An event for a provider's live streams, wherever they are open (an offer, its withdrawal).
     case providerEvent(provider: String, name: String, data: [UInt8])
     /// An offer ended on this node (accepted, declined, withdrawn); the node running its search moves on.
@@ -19,8 +20,9 @@ public enum LiveMessage: Sendable, Equatable, Codable {
     case relayDue
 }
 
-/// Tells the other nodes of a deployment what they cannot learn from the store: where providers are, their streams'
-/// events, and offers that ended. Best effort: what is lost is superseded (a position by the next) or timed out (an offer).
+/// Tells the other nodes of a deployment what they cannot learn from the store: that supply changed, providers' streams'
+/// events, and offers that ended. Best effort: what is lost is superseded (a wake-up by the search's deadline, a position
+/// by the next) or timed out (an offer).
 public protocol PeerChannel: Sendable {
     /// Sends `message` to the other nodes on `city`'s stream, without waiting.
     func share(_ message: LiveMessage, city: String)
