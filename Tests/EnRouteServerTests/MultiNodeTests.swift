@@ -163,7 +163,8 @@ import RedisKit
         var inbox = ProviderInbox(nodes.a.backend.providers, "p1")
         let trip = try await nodes.b.requestRide("c1")
         let b = nodes.b.backend.providers.dispatcher
-        try await eventually("b's search waits for supply") { b.activeSearches == 1 }
+        // b has looked and found nobody: only the word from a can make it look again (its clock does not move).
+        try await eventually("b's search found nobody and waits for supply") { b.searchesFindingNobody == 1 }
         try await online("p1", on: nodes.a, north: 100, nodes)
         #expect(try await inbox.offer().tripId == trip.id)
     }

@@ -27,6 +27,8 @@ public final class Dispatcher: Sendable {
         let signals: AsyncStream<Signal>.Continuation
         var task: Task<Void, Never>?
         var waitingForSupply = false
+        /// The last look found nobody to ask.
+        var foundNobody = false
     }
 
     private struct State {
@@ -145,6 +147,9 @@ public final class Dispatcher: Sendable {
 
     /// How many searches are running.
     public var activeSearches: Int { state.withLock { $0.searches.count } }
+
+    /// How many searches looked, found nobody to ask, and wait for a provider to become findable.
+    public var searchesFindingNobody: Int { state.withLock { $0.searches.values.count(where: \.foundNobody) } }
 
     // MARK: - What providers do
 
@@ -348,6 +353,7 @@ public final class Dispatcher: Sendable {
             // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
             state.withLock { $0.searches[tripId]?.waitingForSupply = true }
             let look = await bestCandidate(for: trip, excluding: excluded)
+            state.withLock { $0.searches[tripId]?.foundNobody = look == .nobody }
             guard case .found(let candidate) = look else {
                 // Nobody to ask: wait for a provider to become findable, until the deadline. On a node of several, or
                 // when presence could not be read, look again by itself meanwhile.
