@@ -38,6 +38,16 @@ import TestSupport
         await sut.viewModel.loadEstimates(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff)
     }
 
+    /// Lets `seconds` pass a second at a time, each once the countdown sleeps again: a jump of many seconds at once can
+    /// land while the woken countdown is between reading the time and going back to sleep (its next tick then lies past
+    /// the jump, showing a time left from before it), which a loaded machine made happen.
+    private func pass(_ seconds: Int, _ sut: SUT) async {
+        for _ in 0..<seconds {
+            await sut.clock.sleepers(atLeast: 1)
+            await sut.clock.advance(by: .seconds(1))
+        }
+    }
+
     /// Confirms `productID` and waits for the answer; a confirmation left pausing for a retry fails the test instead of
     /// hanging it (a refusal must end the request at once).
     private func confirm(_ sut: SUT, _ productID: String = "economy") async throws {
@@ -68,8 +78,7 @@ import TestSupport
         quoting(sut, [[Fixtures.quote("q1", fare: 1250, expiresIn: 300)], [Fixtures.quote("q2", fare: 1310, expiresIn: 600)]])
         await load(sut)
 
-        await sut.clock.sleepers(atLeast: 1)
-        await sut.clock.advance(by: .seconds(299))
+        await pass(299, sut)
         try await eventually("one second left", within: .seconds(90)) { sut.viewModel.state.quoteSecondsLeft == 1 }
         #expect(sut.log.count("estimate") == 1)
 
@@ -96,8 +105,7 @@ import TestSupport
             }
         } }
         await load(sut)
-        await sut.clock.sleepers(atLeast: 1)
-        await sut.clock.advance(by: .seconds(60))
+        await pass(60, sut)
         try await eventually("marked expired", within: .seconds(90)) { sut.viewModel.state.quotesExpired }
         #expect(RideScreen.render(sut.viewModel.state, marker: nil).last == "Prices expired; refreshing…")
 
