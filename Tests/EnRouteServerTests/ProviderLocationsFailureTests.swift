@@ -7,7 +7,10 @@ import TestSupport
 
 /// Provider locations that cannot be reached (their Redis is down) neither crash nor hang a request: ingest keeps the
 /// fixes, availability and the nearby map answer 503 problem+json, and a search looks again until they answer.
-@Suite(.timeLimit(.minutes(1))) struct ProviderLocationsFailureTests {
+///
+/// Three minutes, a guard against a hang only: the search test's waits count turns of the cooperative pool, and beside the
+/// whole suite on PostgreSQL those turns are slow (it ran past one minute there once; alone it takes about 2 s).
+@Suite(.timeLimit(.minutes(3))) struct ProviderLocationsFailureTests {
     /// Provider locations in memory that the test can make unreachable.
     final class SwitchableLocations: ProviderLocations {
         struct Unreachable: Error {}
