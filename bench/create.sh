@@ -4,11 +4,10 @@
 #      takes one economy estimate (untimed, as the app does before a request), then CONNECTIONS keep-alive connections
 #      confirm them with POST /v1/trips, each with its own Idempotency-Key, for DURATION seconds. A create claims the key,
 #      holds the quote's price on the card (the sandbox gateway, in process), writes the trip, its change-log entry, the
-#      attached hold and its ledger rows and the stored answer in one transaction, and starts dispatch's search; the
-#      gateway's callback goes through the outbox to the payment worker. KIND=order confirms basket quotes with
-#      POST /v1/orders instead (a courier search starts for each).
+#      attached hold and its ledger rows and the stored answer in one transaction, and starts dispatch's search.
+#      KIND=order confirms basket quotes with POST /v1/orders instead (a courier search starts for each).
 #   2. `server-bench raw-creates`: the rows the newest of those creates left (trip, change, payment attempt, ledger, key
-#      with its answer, the callback's outbox job), under fresh keys, one transaction per create, into a fresh database
+#      with its answer), under fresh keys, one transaction per create, into a fresh database
 #      with the server's schema and pragmas, next to the server's: as many creates as the server made (at least 10,000),
 #      by 1 writer (SQLite's best rate) and by CONNECTIONS writers taking turns on one connection (the latency at the
 #      server's concurrency).
@@ -107,7 +106,7 @@ enroute = result(f"{work}/creates.txt", "creates")
 raw1 = result(f"{work}/raw-1.txt", "raw-creates")
 rawn = result(f"{work}/raw-{connections}.txt", "raw-creates")
 path = "POST /v1/trips" if kind == "ride" else "POST /v1/orders"
-print(f"\n{kind} creates ({path}, Idempotency-Key, hold, change log, ledger, outbox, dispatch start) vs raw SQLite transactions writing the same rows")
+print(f"\n{kind} creates ({path}, Idempotency-Key, hold, change log, ledger, dispatch start) vs raw SQLite transactions writing the same rows")
 print(f"{'target':34} {'creates/s':>10} {'p50 ms':>8} {'p99 ms':>8}")
 print(f"{'EnRoute, ' + connections + ' connections':34} {enroute[0]:10.0f} {enroute[1]:8.2f} {enroute[2]:8.2f}   server {cores} cores")
 print(f"{'raw SQLite, 1 writer':34} {raw1[0]:10.0f} {raw1[1]:8.3f} {raw1[2]:8.3f}")

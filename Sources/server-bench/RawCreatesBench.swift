@@ -12,8 +12,7 @@ import SQLiteKit
 ///
 /// The rows are copied from the newest created trip in `--template` (the database the server just wrote in the same run):
 /// its trip row and record, its change-log entry, its payment attempt, its ledger rows and its Idempotency-Key with the
-/// stored answer, plus the gateway's webhook job in the outbox (`PaymentJob.event`, which the server enqueues and its
-/// worker deletes once applied). Keys are fresh per create (random 12-character ids, as the server's), the blobs are the
+/// stored answer (the gateway's callback for the hold is not queued: the payment worker has nothing to do with it). Keys are fresh per create (random 12-character ids, as the server's), the blobs are the
 /// template's bytes. A ride also runs the one-unfinished-ride check, an index probe inside the transaction.
 ///
 /// `--writers N` threads share one connection, taking it in turn (SQLite has one writer; a connection each would only
@@ -45,8 +44,6 @@ struct RawCreatesBench {
         var attempt: [SQLiteValue] = []        // payment_attempts: quote_id, account_id, intent_id, created_at, record
         var ledger: [[SQLiteValue]] = []       // ledger: movement_id, kind, account, amount_minor, currency, at
         var key: [SQLiteValue] = []            // idempotency_keys: method, path, fingerprint, status, content_type, body, created_at
-        var outbox: [UInt8] = []
-        var outboxCreatedAt = 0.0
     }
 
     /// What one writer thread did.
@@ -72,7 +69,6 @@ struct RawCreatesBench {
         INSERT OR REPLACE INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, body, created_at)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         """
-    static let insertOutbox = "INSERT OR IGNORE INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
     static let activeRide = """
         SELECT record FROM trips WHERE customer_id = ?1 AND kind = ?2 AND active = 1 ORDER BY created_at DESC, id DESC LIMIT 1
         """
@@ -99,13 +95,11 @@ struct RawCreatesBench {
         var random = SplitMix64(seed: seed)
         let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
         func id() -> String { String((0..<12).map { _ in alphabet[Int(random.next() & 31)] }) }
-        let keys: [(trip: String, quote: String, key: String, event: String)] = (0..<creates).map { _ in
-            (id(), "q_" + id(), "raw-" + id().lowercased(), "event:evt_" + id())
-        }
+        let keys: [(trip: String, quote: String, key: String)] = (0..<creates).map { _ in (id(), "q_" + id(), "raw-" + id().lowercased()) }
         let customerIds = (0..<min(creates, perCustomer)).map { "raw-c\($0)-" + id() }
         print("raw SQLite creates: \(creates) at most, \(writers) writer\(writers == 1 ? "" : "s") on one connection, "
               + "\(customerIds.count) customers; rows per create: 1 trip, 1 change, 1 payment attempt, \(rows.ledger.count) ledger, "
-              + "1 Idempotency-Key with its answer, 1 outbox job" + (rows.kind == TripKind.ride.rawValue ? "; the one-unfinished-ride check" : ""))
+              + "1 Idempotency-Key with its answer" + (rows.kind == TripKind.ride.rawValue ? "; the one-unfinished-ride check" : ""))
 
         let connection = Mutex(try SQLiteDatabase(path: database))
         let next = Atomic<Int>(0)
@@ -151,7 +145,7 @@ struct RawCreatesBench {
     }
 
     /// One create's rows under fresh keys, in one `BEGIN IMMEDIATE` transaction, in the order the server writes them.
-    static func create(_ t: Template, _ keys: (trip: String, quote: String, key: String, event: String), customer: String, in db: SQLiteDatabase) throws {
+    static func create(_ t: Template, _ keys: (trip: String, quote: String, key: String), customer: String, in db: SQLiteDatabase) throws {
         try db.transaction {
             if t.kind == TripKind.ride.rawValue {
                 _ = try db.query(activeRide, [.text(customer), .text(t.kind)]) { $0.blob(0) }
@@ -178,8 +172,6 @@ struct RawCreatesBench {
             key.append(.text(keys.key))
             key += t.key.dropFirst(2)
             try db.run(insertKey, key)
-            try db.run(insertOutbox, [.text(keys.event), .text(PaymentJob.topic), .blob(t.outbox), .real(t.outboxCreatedAt), .integer(0),
-                                      .real(t.outboxCreatedAt), .null])
         }
     }
 
@@ -201,7 +193,7 @@ struct RawCreatesBench {
             SELECT id, kind, status, version, customer_id, provider_id, merchant_id, active, created_at, updated_at, record
             FROM trips WHERE version = 1 ORDER BY created_at DESC LIMIT 1
             """, [], { row in columns(row, tripColumns) }).first else { throw FanoutBench.Failure(description: "no created trip in \(path)") }
-        guard case .text(let tripId) = trip[0], case .text(let kind) = trip[1], case .text(let customer) = trip[4], case .real(let createdAt) = trip[8] else {
+        guard case .text(let tripId) = trip[0], case .text(let kind) = trip[1], case .text(let customer) = trip[4], case .real = trip[8] else {
             throw FanoutBench.Failure(description: "the newest trip in \(path) has no id, kind, customer or time")
         }
         t.trip = trip; t.tripId = tripId; t.kind = kind; t.customerId = customer
@@ -214,7 +206,7 @@ struct RawCreatesBench {
         let attemptColumns: [(SQLiteStatement, Int32) -> SQLiteValue] = [text, text, text, real, blob]
         guard let attempt = try db.query("SELECT quote_id, account_id, intent_id, created_at, record FROM payment_attempts WHERE trip_id = ?1", id, {
             row in columns(row, attemptColumns)
-        }).first, case .blob(let attemptRecord) = attempt[4] else { throw FanoutBench.Failure(description: "trip \(tripId) has no payment attempt in \(path)") }
+        }).first else { throw FanoutBench.Failure(description: "trip \(tripId) has no payment attempt in \(path)") }
         t.attempt = attempt
         let ledgerColumns: [(SQLiteStatement, Int32) -> SQLiteValue] = [text, text, text, integer, text, real]
         t.ledger = try db.query("SELECT movement_id, kind, account, amount_minor, currency, at FROM ledger WHERE trip_id = ?1 ORDER BY seq", id) { row in
@@ -228,14 +220,6 @@ struct RawCreatesBench {
             throw FanoutBench.Failure(description: "trip \(tripId) has no stored Idempotency-Key answer in \(path)")
         }
         t.key = key
-        // The job the hold's webhook put in the outbox (the worker has deleted it since): the same payload.
-        let held = try WireCoding.decoder().decode(PaymentAttempt.self, from: Data(attemptRecord))
-        let created = Date(timeIntervalSince1970: createdAt)
-        let intent = GatewayIntent(id: held.payment.intentId ?? "", status: .requiresCapture, amountMinor: held.payment.heldMinor,
-                                   amountCapturable: held.payment.heldMinor, currency: held.payment.currency)
-        let event = GatewayEvent(id: "evt_" + String(repeating: "0", count: 12), type: "payment_intent.amount_capturable_updated", intent: intent, created: created)
-        t.outbox = PaymentJob.event(event).message(at: created).payload
-        t.outboxCreatedAt = createdAt
         return t
     }
 }

@@ -43,7 +43,7 @@ server = sqlite3.connect(f"{work}/enroute.sqlite")
 count = lambda db, sql: db.execute(sql).fetchone()[0]
 trips = count(raw, "SELECT COUNT(*) FROM trips")
 assert trips == 300, f"{trips} raw trips, not 300"
-for table in ["trip_changes", "payment_attempts", "idempotency_keys", "outbox"]:
+for table in ["trip_changes", "payment_attempts", "idempotency_keys"]:
     n = count(raw, f"SELECT COUNT(*) FROM {table}")
     assert n == 300, f"{n} rows in raw {table}, not 300"
 ledger = count(server, "SELECT COUNT(*) FROM ledger WHERE trip_id = (SELECT id FROM trips ORDER BY created_at DESC LIMIT 1)")
