@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages EnRoute needs, only those dpkg reports absent.
-# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web|demo]...
+# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web|demo|cluster|profile]...
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -15,6 +15,8 @@ demo=(curl python3 libjs-leaflet)
 # `make cluster` (scripts/cluster.sh): nginx in front of the nodes, curl for their health checks, openssl for the
 # secret; PostgreSQL and Redis come from scripts/postgres.sh and scripts/redis.sh.
 cluster=(nginx curl openssl)
+# Profiling a bench's server (bench/create.sh PERF=1): perf.
+profile=(linux-perf)
 
 want=()
 for group in "${@:-build}"; do
@@ -25,6 +27,7 @@ for group in "${@:-build}"; do
     web)   want+=("${web[@]}") ;;
     demo)  want+=("${demo[@]}") ;;
     cluster) want+=("${build[@]}" "${cluster[@]}") ;;
+    profile) want+=("${profile[@]}") ;;
     *) echo "unknown group: $group" >&2; exit 2 ;;
   esac
 done

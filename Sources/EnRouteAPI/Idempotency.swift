@@ -74,6 +74,6 @@ public struct IdempotencyMiddleware: Sendable {
 
     /// The fingerprint an idempotency key remembers of a request body: its SHA-256, hex.
     public static func fingerprint(_ body: [UInt8]) -> String {
-        Digest.sha256(body).map { String(format: "%02x", $0) }.joined()
+        Digest.hex(Digest.sha256(body))
     }
 }

@@ -296,8 +296,7 @@ public final class Backend: Sendable {
             if let sandbox {
                 $0.append(Task { [weak service] in
                     for await event in sandbox.events {
-                        try? await service?.enqueuePaymentJob(.event(event))
-                        worker.wake()
+                        if (try? await service?.enqueuePaymentJob(.event(event))) == true { worker.wake() }
                     }
                 })
             }

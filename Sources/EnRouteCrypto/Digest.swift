@@ -21,6 +21,18 @@ public enum Digest {
         return Array(out.prefix(Int(length)))
     }
 
+    /// `bytes` as lowercase hexadecimal, two digits a byte, from a table (not `String(format:)` per byte: hot paths hash bodies).
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Compares two byte strings in time independent of where they differ.
     public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

@@ -38,9 +38,9 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     }
 
     public func quote(id: String) throws -> Quote? {
-        try reader.withLock { db in
-            try db.query("SELECT record FROM quotes WHERE id = ?1", [.text(id)]) { try WireCoding.decoder().decode(Quote.self, from: Data($0.blob(0))) }.first
-        }
+        // Decoded after the connection is released: a quote carries its whole price list, and every request reads here.
+        let record = try reader.withLock { db in try db.query("SELECT record FROM quotes WHERE id = ?1", [.text(id)]) { $0.blob(0) }.first }
+        return try record.map { try WireCoding.decoder().decode(Quote.self, from: Data($0)) }
     }
 
     public func purge(expiredBefore cutoff: Date) async throws {

@@ -128,7 +128,7 @@ public final class SQLiteDatabase {
 }
 
 /// A value bound to a statement parameter.
-public enum SQLiteValue {
+public enum SQLiteValue: Sendable {
     case null, integer(Int64), real(Double), text(String), blob([UInt8])
 }
 

@@ -3,12 +3,14 @@ import Synchronization
 import EnRouteAPI
 import EnRouteDomain
 
-/// Order creates against a running server (one node, or nginx in front of several), as the app places them: each
-/// customer saves a card once (untimed); then, for `--seconds`, `--connections` keep-alive connections take quotes
-/// (`POST /v1/orders/quote`); then the same connections confirm each quote (`POST /v1/orders` with its own
-/// Idempotency-Key) until the quotes are used or `--seconds` pass. Tokens are signed here with `--secret`.
-/// Prints quotes/s and creates/s with the create's p50/p99, and writes `--out` (one line per order created:
-/// its tracking path, a tab, the customer's token) for the tracking reads that follow (bench/cluster.sh runs wrk on it).
+/// Creates against a running server (one node, or nginx in front of several), as the app places them: each customer
+/// saves a card once (untimed); then `--connections` keep-alive connections take quotes for at most `--seconds`; then the
+/// same connections confirm each quote with its own Idempotency-Key until the quotes are used or `--seconds` pass.
+/// `--kind order` (the default): basket quotes (`POST /v1/orders/quote`), each customer in turn, confirmed by
+/// `POST /v1/orders`. `--kind ride`: one economy estimate per customer (`POST /v1/estimates`), confirmed by `POST /v1/trips`,
+/// so every customer asks for one ride (a customer may have one unfinished ride) and dispatch starts a search for each.
+/// Tokens are signed here with `--secret`. Prints quotes/s and creates/s with the create's p50/p99, and writes `--out` (one
+/// line per trip created: its read path, a tab, the customer's token) for the reads that follow (bench/cluster.sh runs wrk on it).
 struct CreatesBench {
     let port: UInt16
     let secret: String
@@ -17,6 +19,7 @@ struct CreatesBench {
     let seconds: Double
     let out: String
     let tag: String
+    let kind: String
 
     init(_ args: BenchArguments) {
         port = UInt16(args.int("port", 8090))
@@ -26,9 +29,11 @@ struct CreatesBench {
         seconds = args.double("seconds", 10)
         out = args.string("out")
         tag = args.string("tag", "creates-\(getpid())")
+        kind = args.choice("kind", ["order", "ride"])
     }
 
     static let basket = #""merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1841,"lng":24.9497}"#
+    static let pickup = #"{"lat":60.1699,"lng":24.9384}"#, dropoff = #"{"lat":60.1715,"lng":24.9475}"#
 
     struct Phase {
         var done: [(customer: Int, body: String)] = []
@@ -41,7 +46,7 @@ struct CreatesBench {
     func run() throws {
         guard !secret.isEmpty else { throw FanoutBench.Failure(description: "creates needs --secret (the server's JWT secret)") }
         let auth = Authenticator(secret: secret, now: { Date() })
-        let port = self.port, customers = self.customers, connections = self.connections, tag = self.tag
+        let port = self.port, customers = self.customers, connections = self.connections, tag = self.tag, rides = kind == "ride"
         let tokens = try (0..<customers).map { try auth.token(account: "\(tag)-c\($0)", role: .customer, lifetime: 86_400) }
         let workers = Mutex<[Phase]>(Array(repeating: Phase(), count: connections))
 
@@ -55,25 +60,26 @@ struct CreatesBench {
         }
         if let error = setupErrors.withLock({ $0.first }) { throw FanoutBench.Failure(description: "saving cards: \(error)") }
 
-        // Quotes for `seconds`, each connection for its own customers in turn.
+        // Quotes for `seconds`, each connection for its own customers in turn (rides: each customer once).
         let quoteStart = Percentiles.now(), quoteEnd = quoteStart + seconds
         parallel(connections) { w in
             let mine = Array(stride(from: w, to: customers, by: connections))
             guard !mine.isEmpty, let c = try? FanoutBench.Connection(port: port) else { return }
             var phase = Phase(), n = 0
-            while Percentiles.now() < quoteEnd {
+            while Percentiles.now() < quoteEnd, !rides || n < mine.count {
                 let customer = mine[n % mine.count]
                 n += 1
                 let t0 = Percentiles.now()
                 do {
-                    let body = try c.quotedOrder(token: tokens[customer], basket: Self.basket)
+                    let body = try rides ? c.quotedRide(token: tokens[customer], pickup: Self.pickup, dropoff: Self.dropoff)
+                        : c.quotedOrder(token: tokens[customer], basket: Self.basket)
                     phase.latencies.append(Percentiles.now() - t0)
                     phase.done.append((customer, body))
                 } catch {
                     // A refused quote was read whole; anything else leaves the connection unusable.
                     phase.failures += 1
                     if phase.firstError == nil { phase.firstError = "\(error)" }
-                    if !"\(error)".hasPrefix("order quote:") { break }
+                    if !"\(error)".hasPrefix("order quote:") && !"\(error)".hasPrefix("estimates:") { break }
                 }
             }
             phase.end = Percentiles.now()
@@ -92,20 +98,20 @@ struct CreatesBench {
             var phase = Phase(), lines: [String] = []
             for (i, quote) in todo.enumerated() where Percentiles.now() < createEnd {
                 let t0 = Percentiles.now()
-                guard let response = try? c.request("POST", "/v1/orders", token: tokens[quote.customer],
-                                                    headers: ["Idempotency-Key": "\(tag)-order-\(w)-\(i)"], body: quote.body) else {
+                guard let response = try? c.request("POST", rides ? "/v1/trips" : "/v1/orders", token: tokens[quote.customer],
+                                                    headers: ["Idempotency-Key": "\(tag)-\(rides ? "ride" : "order")-\(w)-\(i)"], body: quote.body) else {
                     phase.failures += 1
                     if phase.firstError == nil { phase.firstError = "create: connection lost" }
                     break
                 }
-                guard response.status == 201, let order = FanoutBench.field("orderId", in: response.body) else {
+                guard response.status == 201, let order = FanoutBench.field(rides ? "id" : "orderId", in: response.body) else {
                     phase.failures += 1
                     if phase.firstError == nil { phase.firstError = "create: \(response.status) \(response.body.prefix(200))" }
                     continue
                 }
                 phase.latencies.append(Percentiles.now() - t0)
                 phase.done.append((quote.customer, order))
-                lines.append("/v1/orders/\(order)/tracking\t\(tokens[quote.customer])")
+                lines.append((rides ? "/v1/trips/\(order)" : "/v1/orders/\(order)/tracking") + "\t\(tokens[quote.customer])")
             }
             phase.end = Percentiles.now()
             workers.withLock { $0[w] = phase }
@@ -132,6 +138,7 @@ struct CreatesBench {
                      connections, rate, latencies(50) * 1e3, latencies(99) * 1e3, failures,
                      phases.compactMap(\.firstError).first.map { "; first: \($0)" } ?? ""))
         print(String(format: "RESULT %@ %.1f %.3f %.3f %d", name, rate, latencies(50) * 1e3, latencies(99) * 1e3, failures))
+        fflush(nil)   // every stream: bench/create.sh starts its measurements at the quotes' line
     }
 
     /// `n` threads running `body(index)`, joined.

@@ -20,6 +20,12 @@ import TestSupport
         #expect(try backend.store.trips(status: nil, limit: 10).count == 1)
     }
 
+    /// A key remembers its body as the SHA-256 in lowercase hex (keys stored by earlier builds compare equal).
+    @Test func theFingerprintIsTheBodysSHA256InLowercaseHex() {
+        #expect(IdempotencyMiddleware.fingerprint(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(IdempotencyMiddleware.fingerprint([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
     @Test func aStoredErrorIsReplayedToo() async throws {
         let backend = TestBackend()
         let token = backend.token("c1", .customer)

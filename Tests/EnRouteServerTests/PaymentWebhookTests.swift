@@ -58,6 +58,21 @@ import CurlTransport
         #expect(try backend.service.cached(trip.id)?.version == paid.version)
     }
 
+    /// A callback the worker would ignore (a hold placed, a payment refused) repeats the gateway's own answer: not queued.
+    @Test func onlyCallbacksTheWorkerActsOnAreQueued() async throws {
+        let backend = TestBackend()
+        let intent = GatewayIntent(id: "pi_1", status: .requiresCapture, amountMinor: 1200, amountCapturable: 1200, currency: "eur")
+        func event(_ type: String) -> PaymentJob { .event(GatewayEvent(id: "evt_" + type, type: type, intent: intent, created: backend.clock.date)) }
+        for ignored in ["payment_intent.amount_capturable_updated", "payment_intent.payment_failed", "payment_intent.created"] {
+            #expect(try await backend.service.enqueuePaymentJob(event(ignored)) == false, "\(ignored)")
+        }
+        for applied in TripService.appliedPaymentEvents.sorted() {
+            #expect(try await backend.service.enqueuePaymentJob(event(applied)), "\(applied)")
+        }
+        let due = try await backend.store.dueOutbox(topic: PaymentJob.topic, now: backend.clock.date, limit: 10)
+        #expect(due.map(\.id).sorted() == TripService.appliedPaymentEvents.sorted().map { "event:evt_" + $0 })
+    }
+
     @Test func withoutAWebhookSecretTheRouteIsNotThere() async throws {
         let backend = TestBackend()
         #expect(await backend.call("POST", APIPath.Template.stripeWebhook, token: nil, json: "{}").status == 404)

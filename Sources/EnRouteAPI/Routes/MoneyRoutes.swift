@@ -95,9 +95,8 @@ extension EnRouteAPI {
             do { event = try verify(req.body, req.headers["Stripe-Signature"]) } catch {
                 throw HTTPError(status: 400, title: "Bad Request", detail: "The webhook was refused: \(error)")
             }
-            // Acknowledged at once; applied by the payment worker (a repeated event id is queued once).
-            try await service.enqueuePaymentJob(.event(event))
-            paymentHooks.wake()
+            // Acknowledged at once; applied by the payment worker (a repeated event id is queued once, one it ignores not at all).
+            if try await service.enqueuePaymentJob(.event(event)) { paymentHooks.wake() }
             return try .json(["received": true])
         }
         r.get(APIPath.Template.sandboxChallenge) { [paymentHooks] req in

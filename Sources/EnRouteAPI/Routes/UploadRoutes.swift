@@ -6,7 +6,7 @@ import EnRouteCrypto
 
 extension EnRouteAPI {
     /// SHA-256 of `bytes` as lower-case hex (a complete proof's fingerprint, its ETag).
-    public static func sha256Hex(_ bytes: [UInt8]) -> String { Digest.sha256(bytes).map { String(format: "%02x", $0) }.joined() }
+    public static func sha256Hex(_ bytes: [UInt8]) -> String { Digest.hex(Digest.sha256(bytes)) }
 
     /// The tus version served.
     static let tusVersion = "1.0.0"

@@ -607,9 +607,17 @@ extension TripService {
     }
 
     /// Queues work for the payment worker outside any trip change (a gateway callback); a job queued already is left as it is.
-    public func enqueuePaymentJob(_ job: PaymentJob) async throws {
+    /// The gateway callbacks `apply(_:)` acts on. The others (a hold placed, a payment refused) only repeat what the
+    /// gateway's own answer already recorded, so they are acknowledged without being queued.
+    public static let appliedPaymentEvents: Set<String> = ["payment_intent.succeeded", "payment_intent.canceled", "charge.expired"]
+
+    /// Queues `job` for the payment worker; false (and nothing written) for a callback `apply(_:)` would ignore.
+    @discardableResult
+    public func enqueuePaymentJob(_ job: PaymentJob) async throws -> Bool {
+        if case .event(let event) = job, !Self.appliedPaymentEvents.contains(event.type) { return false }
         let message = job.message(at: now())
         try await transaction { tx in try await tx.enqueue(message) }
+        return true
     }
 
     /// The receipt of a trip the caller may see, once its payment settled (`nil` before).
