@@ -45,7 +45,7 @@ public struct HS256Signer: Sendable {
     /// A short public id for `secret` (16 hex digits of an HMAC under it), so issuer and verifier agree on a `kid`
     /// without configuring one; it reveals nothing a token's own signature does not.
     public static func keyID(forSecret secret: some Collection<UInt8>) -> String {
-        Digest.hmacSHA256(key: secret, message: Array("enroute jwt kid".utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        Digest.hex(Digest.hmacSHA256(key: secret, message: Array("enroute jwt kid".utf8)).prefix(8))
     }
 }
 

@@ -122,13 +122,13 @@ public struct PushPayloadBuilder: Sendable {
     private static func bounded(_ prefix: String, _ id: String, suffix: String) -> String {
         let full = "\(prefix)-\(id)\(suffix)"
         if full.utf8.count <= 64 { return full }
-        let digest = Digest.sha256(Array(id.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let digest = Digest.hex(Digest.sha256(Array(id.utf8)).prefix(12))
         return "\(prefix)-\(digest)\(suffix)"
     }
 
     /// A stable lowercase UUID for (message, token), so a retried push keeps its `apns-id`.
     public static func apnsID(message: String, token: String) -> String {
-        let b = Digest.sha256(Array("\(message)|\(token)".utf8)).map { String(format: "%02x", $0) }.joined()
+        let b = Digest.hex(Digest.sha256(Array("\(message)|\(token)".utf8)))
         let c = Array(b)
         return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
     }

@@ -12,7 +12,7 @@ enum Secrets {
         if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), existing.count >= 32 {
             return existing
         }
-        let secret = Digest.randomBytes(32).map { String(format: "%02x", $0) }.joined()
+        let secret = Digest.hex(Digest.randomBytes(32))
         guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
             throw CLIError("cannot write the JWT secret to \(path); pass --secret or ENROUTE_JWT_SECRET")
         }
