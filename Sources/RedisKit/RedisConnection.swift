@@ -5,7 +5,9 @@ import Glibc
 /// One connection to a Redis server, opened on first use and again on the first command after it dropped.
 ///
 /// Commands run one at a time, in the order they were sent, on the connection's own serial queue: the blocking
-/// socket work never holds a thread of Swift's cooperative pool. A command whose connection fails (closed, reset,
+/// socket work never holds a thread of Swift's cooperative pool. A command's time limit counts from its call, time
+/// queued behind others included: when the server stalls, the commands waiting behind the stalled one fail when
+/// their own time is up, unsent, instead of each waiting its full limit in turn. A command whose connection fails (closed, reset,
 /// timed out) throws and drops the connection; it is never sent again by itself, since Redis may have run it. The
 /// next command opens a new connection. A command whose task is cancelled while it waits throws
 /// `CancellationError` and drops the connection too (its reply would otherwise answer the next command).
@@ -75,10 +77,12 @@ public final class RedisConnection: @unchecked Sendable {
     private func roundTrip(_ commands: [RedisCommand], extraTime: Duration) async throws -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
         let ticket = Ticket()
+        let timeout = configuration.commandTimeout + extraTime
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[RESPValue], any Error>) in
                 queue.async {
-                    continuation.resume(with: Result { try self.exchange(commands, extraTime: extraTime, ticket: ticket) })
+                    continuation.resume(with: Result { try self.exchange(commands, until: deadline, timeout: timeout, ticket: ticket) })
                 }
             }
         } onCancel: {
@@ -89,17 +93,18 @@ public final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs on `queue`: connects if needed, writes, reads the replies.
-    private func exchange(_ commands: [RedisCommand], extraTime: Duration, ticket: Ticket) throws -> [RESPValue] {
+    /// Runs on `queue`: connects if needed, writes, reads the replies, all before `deadline` (`timeout` after the call).
+    private func exchange(_ commands: [RedisCommand], until deadline: ContinuousClock.Instant, timeout: Duration, ticket: Ticket) throws -> [RESPValue] {
         if ticket.state.withLock({ $0.cancelled }) { throw CancellationError() }
-        let socket = try connected()
+        // Its time ran out while it queued behind others: nothing was sent, and the connection stays as it is.
+        let left = ContinuousClock.now.duration(to: deadline)
+        guard left > .zero else { throw RedisClientError.timedOut(host: configuration.host, port: configuration.port, after: timeout) }
+        let socket = try connected(within: min(left, configuration.connectTimeout))
         let startedCancelled = ticket.state.withLock { ticket in
             if !ticket.cancelled { ticket.descriptor = socket.descriptor }
             return ticket.cancelled
         }
         if startedCancelled { throw CancellationError() }  // nothing was sent: the connection stays good
-        let timeout = configuration.commandTimeout + extraTime
-        let deadline = ContinuousClock.now.advanced(by: timeout)
         var bytes: [UInt8] = []
         for command in commands { command.encode(into: &bytes) }
         do {
@@ -126,11 +131,12 @@ public final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs on `queue`: the open connection, or a new one if there is none or the server closed it while idle.
-    private func connected() throws -> RedisSocket {
+    /// Runs on `queue`: the open connection, or a new one (made within `connectTimeout`) if there is none or the
+    /// server closed it while idle.
+    private func connected(within connectTimeout: Duration) throws -> RedisSocket {
         if let socket, !socket.isClosedByPeer { return socket }
         drop()
-        let fresh = try RedisSocket.connect(host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+        let fresh = try RedisSocket.connect(host: configuration.host, port: configuration.port, timeout: connectTimeout)
         var setup: [RedisCommand] = []
         if configuration.database != 0 { setup.append(["SELECT", String(configuration.database)]) }
         if let name = configuration.clientName { setup.append(["CLIENT", "SETNAME", name]) }

@@ -48,6 +48,17 @@ final class LoopbackPort {
         return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
+    /// Everything the last accepted connection has sent so far (without blocking).
+    func acceptedBytes() -> [UInt8] {
+        guard let fd = accepted.last else { return [] }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            guard n > 0 else { return bytes }
+            bytes += chunk[..<n]
+        }
+    }
+
     deinit {
         accepted.forEach { close($0) }
         close(descriptor)

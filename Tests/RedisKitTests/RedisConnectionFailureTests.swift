@@ -28,6 +28,32 @@ import TestSupport
         }
     }
 
+    /// Six commands sent at once to a server that takes them and never answers: the first is written and times
+    /// out; the five queued behind it have used up their time by then and fail unsent, instead of each opening a
+    /// new connection and waiting its own full limit in turn (six limits in all).
+    @Test func commandsQueuedBehindAStalledOneFailWhenTheirTimeIsUpWithoutBeingSent() async throws {
+        let silent = try LoopbackPort(listening: true)
+        let limit = Duration.seconds(3)
+        let connection = RedisConnection(RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: limit))
+        let started = ContinuousClock.now
+        let timedOut = await withTaskGroup(of: Bool.self) { group in
+            for i in 0..<6 {
+                group.addTask {
+                    do { _ = try await connection.send(["ECHO", "\(i)"]) } catch RedisClientError.timedOut(_, _, let after) { return after == limit } catch {}
+                    return false
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(timedOut == 6)
+        #expect(started.duration(to: .now) < limit * 3, "the queued commands waited their limits in turn")
+        var connections = 0
+        while silent.acceptOne() { connections += 1 }
+        #expect(connections == 1, "a queued command opened a connection of its own")
+        let sent = String(decoding: silent.acceptedBytes(), as: UTF8.self)
+        #expect(sent.components(separatedBy: "ECHO").count - 1 == 1, "sent: \(sent.debugDescription)")
+    }
+
     @Test func aCancelledCommandStopsWaitingAtOnce() async throws {
         let silent = try LoopbackPort(listening: true)
         let connection = RedisConnection(RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .seconds(60)))
