@@ -98,7 +98,7 @@ get() {
   echo "== $label: tracking GETs over $(wc -l < "$orders") orders (wrk -t1 -c$CONNECTIONS, ${DURATION} s)"
   REQUESTS="$orders" wrk -t1 -c"$CONNECTIONS" -d2s -s bench/tracking-requests.lua "http://127.0.0.1:$port" >/dev/null
   python3 bench/cpu_of.py "$WORK/$label.get.cpu" "${GROUPS_NOW[@]}" -- \
-    REQUESTS="$orders" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/tracking-requests.lua "http://127.0.0.1:$port" > "$WORK/$label.get.txt"
+    env REQUESTS="$orders" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/tracking-requests.lua "http://127.0.0.1:$port" > "$WORK/$label.get.txt"
   grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.get.txt" || true
 }
 
