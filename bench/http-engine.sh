@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # HTTP engine against nginx, in one run: the same 450-byte JSON over keep-alive, wrk alternating
-# between the two for several rounds; then 5,000 idle SSE streams and the server's RSS per stream.
-# Prints requests/s, p50 and p99 for each and the ratios (medians of rounds).
+# between the two for several rounds; then 5,000 idle SSE streams and the server's RSS per stream: first members
+# of live channels, one per key (how trip and order watchers are served), then streams each fed by a task.
+# Prints requests/s, p50 and p99 for each and the ratios (medians of rounds). ROUNDS=0 measures only the streams.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; STREAMS="${STREAMS:-5000}"
@@ -45,6 +46,7 @@ trap cleanup EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ENGINE_PORT/bench.json" >/dev/null && curl -sf "http://127.0.0.1:$NGINX_PORT/bench.json" >/dev/null && break; sleep 0.1; done
 cmp <(curl -s "http://127.0.0.1:$ENGINE_PORT/bench.json") <(curl -s "http://127.0.0.1:$NGINX_PORT/bench.json") || { echo "bodies differ" >&2; exit 1; }
 
+if [ "$ROUNDS" -gt 0 ]; then   # ROUNDS=0: only the idle streams
 declare -A URL=([nginx]="http://127.0.0.1:$NGINX_PORT/bench.json" [engine-async]="http://127.0.0.1:$ENGINE_PORT/bench.json" [engine-sync]="http://127.0.0.1:$ENGINE_PORT/bench-sync.json")
 for t in nginx engine-async engine-sync; do wrk -t1 -c"$CONNECTIONS" -d2s "${URL[$t]}" >/dev/null; done
 for round in $(seq 1 "$ROUNDS"); do
@@ -53,11 +55,11 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-python3 - "$WORK" "$ROUNDS" "$ENGINE" "$ENGINE_PORT" "$STREAMS" <<'PY'
-import asyncio, sys
+python3 - "$WORK" "$ROUNDS" <<'PY'
+import sys
 sys.path.insert(0, "bench")
-from lib import parse_wrk, summarize, hold_sse, rss_kib
-work, rounds, pid, port, streams = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+from lib import parse_wrk, summarize
+work, rounds = sys.argv[1], int(sys.argv[2])
 rows = {t: summarize(t, [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)])
         for t in ["nginx", "engine-async", "engine-sync"]}
 for t in rows:
@@ -68,15 +70,36 @@ print(f"GET 450-byte JSON, keep-alive, wrk -t1 -c64, {rounds} alternating rounds
 print(f"{'target':14} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'rps ratio':>10} {'p99 ratio':>10}   rounds")
 for t, r in rows.items():
     print(f"{t:14} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
+PY
+fi
 
+# Idle streams, each kind on a fresh server (glibc keeps freed heap, so a second kind would reuse the first's).
+echo
+# The last kind is the floor: libmicrohttpd touches all of a connection's memory pool (the room for the request's
+# headers, 8 KB by default) for a stream, so the same live streams run again with a 4 KB pool (headers up to 3.5 KB).
+for kind in live events live-4k; do
+  kill "$ENGINE" 2>/dev/null || true; wait "$ENGINE" 2>/dev/null || true
+  memory=(); [ "$kind" = live-4k ] && memory=(--connection-memory 4096)
+  "$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" "${memory[@]}" > "$WORK/engine.$kind.log" 2>&1 &
+  ENGINE=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ENGINE_PORT/bench.json" >/dev/null && break; sleep 0.1; done
+  python3 - "$ENGINE" "$ENGINE_PORT" "$STREAMS" "$kind" <<'PY'
+import asyncio, sys
+sys.path.insert(0, "bench")
+from lib import hold_sse, rss_kib
+pid, port, streams, kind = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+path, what = {"live": ("/live/{i}", "members of a live channel each (trip watchers)"),
+              "events": ("/events", "each fed by a task"),
+              "live-4k": ("/live/{i}", "live channel members, 4 KB connection pool (the floor)")}[kind]
 async def sse():
     before = rss_kib(pid)
-    held = await hold_sse(port, "/events", streams)
+    held = await hold_sse(port, path, streams)
     await asyncio.sleep(1)
     after = rss_kib(pid)
-    print(f"\n{streams} idle SSE streams held: RSS {before/1024:.1f} MiB -> {after/1024:.1f} MiB, "
+    print(f"{streams} idle SSE streams, {what}: RSS {before/1024:.1f} MiB -> {after/1024:.1f} MiB, "
           f"{(after - before) * 1024 / streams / 1000:.1f} KB per stream")
     for r, w in held:
         w.close()
 asyncio.run(sse())
 PY
+done

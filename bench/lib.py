@@ -22,12 +22,13 @@ def rss_kib(pid):
     raise RuntimeError("no VmRSS")
 
 async def hold_sse(port, path, count, headers=""):
-    """Opens `count` SSE streams and returns once each has received its first event."""
+    """Opens `count` SSE streams (`{i}` in `path` becomes each one's number) and returns once each has received
+    its first event."""
     streams, ready = [], 0
-    async def one():
+    async def one(i):
         nonlocal ready
         r, w = await asyncio.open_connection("127.0.0.1", port)
-        w.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{headers}\r\n".encode())
+        w.write(f"GET {path.replace('{i}', str(i))} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{headers}\r\n".encode())
         await w.drain()
         buf = b""
         while b"data:" not in buf:
@@ -38,7 +39,7 @@ async def hold_sse(port, path, count, headers=""):
         ready += 1
         streams.append((r, w))
     for start in range(0, count, 500):
-        await asyncio.gather(*(one() for _ in range(start, min(count, start + 500))))
+        await asyncio.gather(*(one(i) for i in range(start, min(count, start + 500))))
     return streams
 
 def summarize(name, rounds):

@@ -454,7 +454,9 @@ public final class HTTPServer: @unchecked Sendable {
         case .eventStream(let stream):
             let sink = MHDEventSink(connection: connection, chunked: context.chunkedReplies, maxBuffered: configuration.maxStreamBuffer,
                                     reactor: reactor, server: self)
-            mhdResponse = MHD_create_response_from_callback(UInt64.max, 1024, sseReader, Unmanaged.passRetained(sink).toOpaque(), sseFree)
+            // The block is libmicrohttpd's buffer for an unchunked reply, held for the stream's life; events are
+            // written to the socket directly once the head is out, so it only carries the preamble and first events.
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 256, sseReader, Unmanaged.passRetained(sink).toOpaque(), sseFree)
             _ = enroute_mhd_set_timeout(connection, 0)
             openStreams.wrappingAdd(1, ordering: .relaxed)
             streams.withLock { $0[ObjectIdentifier(sink)] = sink }
@@ -483,6 +485,8 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_destroy_response(mhdResponse)
         metrics.recordRequest(route: context.request.routePattern.isEmpty ? "unmatched" : context.request.routePattern,
                               method: context.request.method, status: status, seconds: context.elapsedSeconds)
+        // A stream keeps its context for hours: what the request carried is no longer needed.
+        if case .eventStream = response.body { context.releaseRequest() }
         return result
     }
 
@@ -642,10 +646,11 @@ final class RequestContext: @unchecked Sendable {
         self.request = HTTPRequest(method: "", path: "")
     }
 
-    /// Holds the handler's task, to cancel it when the connection goes or the deadline passes.
+    /// Holds the handler's task, to cancel it when the connection goes or the deadline passes (an answered request
+    /// needs no cancelling: its finished task is let go, with the memory it holds, rather than kept for a stream's life).
     func start(_ task: Task<Void, Never>) {
         let cancel = shared.withLock { s in
-            s.task = task
+            if !s.answered { s.task = task }
             return s.closed
         }
         if cancel { task.cancel() }
@@ -656,12 +661,19 @@ final class RequestContext: @unchecked Sendable {
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
+    /// Drops the request's headers, body and route once its answer is a long-lived stream.
+    func releaseRequest() {
+        request = HTTPRequest(method: "", path: "")
+        resolution = nil
+    }
+
     /// Called by the handler's task (or the deadline); resumes the connection if it is waiting.
     func complete(_ response: HTTPResponse) {
         shared.withLock { s in
             guard !s.closed, !s.answered else { return }
             s.answered = true
             s.ready = response
+            s.task = nil
             if s.suspended {
                 s.suspended = false
                 MHD_resume_connection(connection)
@@ -688,8 +700,9 @@ final class RequestContext: @unchecked Sendable {
 
     /// The handler overran its deadline: answer `response` now, and cancel the handler.
     func timeOut(_ response: HTTPResponse) {
+        let task = shared.withLock { $0.task }
         complete(response)
-        shared.withLock { $0.task }?.cancel()
+        task?.cancel()
     }
 
     /// The connection is gone: never resume it again, and stop the handler.

@@ -1,17 +1,28 @@
 // The HTTP engine's benchmark harness (bench/http-engine.sh): the same bytes nginx serves, through
-// an async handler (the normal path) and a synchronous one, plus idle SSE streams.
+// an async handler (the normal path) and a synchronous one, plus idle SSE streams of both kinds: members of a
+// live channel (`/live/{key}`, how every trip and order watcher is served) and a task producing events (`/events`).
 import Foundation
 import HTTPEngine
 
 var port: UInt16 = 18091
 var bodyPath = ""
+var connectionMemory: Int?
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("engine-bench: \(message)\n".utf8))
+    exit(64)
+}
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
-    case "--port": port = UInt16(args.next() ?? "") ?? port
+    case "--port":
+        guard let value = args.next().flatMap(UInt16.init) else { fail("--port needs a port number") }
+        port = value
     case "--body": bodyPath = args.next() ?? ""
+    case "--connection-memory":
+        guard let value = args.next().flatMap(Int.init), value >= 1024 else { fail("--connection-memory needs a number of bytes, at least 1024") }
+        connectionMemory = value
     default:
-        FileHandle.standardError.write(Data("usage: engine-bench --port N --body FILE\n".utf8))
+        FileHandle.standardError.write(Data("usage: engine-bench --port N --body FILE [--connection-memory BYTES]\n".utf8))
         exit(64)
     }
 }
@@ -30,9 +41,15 @@ router.get("/events") { _ in
         for await _ in never {}
     }
 }
+// One group per key, as one trip is followed by its own watchers; a joiner's first event is the group's state.
+let live = LiveChannels<String, Int>(initial: { _ in 1 }, opening: { version in
+    LiveUpdate(events: [LiveEvent(name: "hello", id: String(version), data: Array("{}".utf8))])
+})
+router.get("/live/{key}") { request in live.stream(request, key: try request.parameter("key")) }
 var config = HTTPServerConfiguration()
 config.port = port
 config.connectionLimit = 60_000
+if let connectionMemory { config.connectionMemoryLimit = connectionMemory }
 let server = HTTPServer(router: router, configuration: config)
 try server.start()
 print("engine-bench listening on \(server.port)")

@@ -141,6 +141,24 @@ import TestSupport
         await server.shutdown()
     }
 
+    /// The engine's reply buffer for an unchunked stream is small (it only carries what goes out before the stream is
+    /// written directly): an opening many times its size still arrives whole and in order.
+    @Test func anHTTP10ClientGetsAnOpeningLargerThanTheReplyBufferWhole() async throws {
+        let pad = String(repeating: "p", count: 5_000)
+        let channels = LiveChannels<String, Int>(initial: { _ in 0 }, opening: { n in
+            LiveUpdate(events: (0..<3).map { LiveEvent(name: "snapshot", id: "\(n).\($0)", data: Array("{\"part\":\($0),\"pad\":\"\(pad)\"}".utf8)) })
+        })
+        let server = try makeSUT(channels: channels)
+        let client = try TCPTestClient(port: server.port)
+        client.write("GET /live/big HTTP/1.0\r\nHost: x\r\n\r\n")
+        let last = "\"part\":2,\"pad\":\"\(pad)\"}\n\n"
+        try await client.read(until: { String(decoding: $0, as: UTF8.self).hasSuffix(last) })
+        let body = client.text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        let expected = "retry: 3000\n\n" + (0..<3).map { "id: 0.\($0)\nevent: snapshot\ndata: {\"part\":\($0),\"pad\":\"\(pad)\"}\n\n" }.joined()
+        #expect(body == expected)
+        await server.shutdown()
+    }
+
     @Test func aWebSocketMemberGetsJSONFramesThenANormalClose() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
