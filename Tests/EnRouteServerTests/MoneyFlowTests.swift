@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import EnRouteModels
 import EnRouteDomain
@@ -290,6 +291,34 @@ import TestSupport
         #expect(Self.sandbox(backend).intents().count == 1)
     }
 
+    /// The hold is saved by the transaction that creates the trip; a create refused after it (a second ride that
+    /// passed the early check while the first was still being held) gives that hold back at once, by the intent the
+    /// gateway answered, without asking for it again.
+    @Test func aRideRefusedAfterItsHoldReleasesThatHoldAtOnceWithoutPlacingItAgain() async throws {
+        let clock = ManualClock()
+        let sandbox = SandboxGateway(baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let gated = GatedGateway(base: sandbox)
+        let backend = TestBackend(clock: clock, payments: gated)
+        let slow = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
+        let fast = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
+        gated.holdNextAuthorization()
+        let first = Task { try await Self.request(backend, "c1", body: slow) }
+        try await eventually("the first request waits for its hold", within: .seconds(30)) { gated.isHolding }
+        let second = try await Self.request(backend, "c1", body: fast)
+        #expect(second.status == 201)
+        gated.letGo()
+        let refused = try await first.value
+        #expect(refused.status == 409, "one active ride per customer, decided by the creating transaction")
+        #expect(sandbox.intents().count == 2, "one hold per request, none placed twice")
+        #expect(gated.authorizations == 2, "the refused hold is released by the intent its request was answered, not looked up again")
+        #expect(sandbox.openHolds().count == 1, "the refused request's hold is given back at once")
+        let trip = try Self.trip(second.body)
+        let attached = try #require(try backend.store.trip(id: trip.id)?.payment)
+        #expect(attached.state == .held && attached.intentId != nil)
+        let unattached = try backend.store.unattachedPaymentAttempts(before: clock.date.addingTimeInterval(1))
+        #expect(unattached.count == 1 && unattached.allSatisfy { $0.payment.state == .released })
+    }
+
     @Test func aHoldWhoseAnswerWasLostIsReleasedByTheReconcilerWhenNoTripTookIt() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-money-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -385,4 +414,51 @@ import TestSupport
         #expect(recorded.price.lines.contains { $0.kind == "demand" })
         #expect(busy.fare.amountMinor > calm.fare.amountMinor)
     }
+}
+
+/// A gateway that can hold one authorization until the test lets it go; everything else goes straight to `base`.
+final class GatedGateway: PaymentGateway {
+    let base: SandboxGateway
+    private struct Gate { var armed = false; var waiting: CheckedContinuation<Void, Never>?; var open = false; var asked = 0 }
+    private let gate = Mutex(Gate())
+    init(base: SandboxGateway) { self.base = base }
+
+    /// The next authorization waits for `letGo()`.
+    func holdNextAuthorization() { gate.withLock { $0 = Gate(armed: true, asked: $0.asked) } }
+    /// Authorizations asked for so far.
+    var authorizations: Int { gate.withLock { $0.asked } }
+    /// True while an authorization waits.
+    var isHolding: Bool { gate.withLock { $0.waiting != nil } }
+    func letGo() {
+        let waiting = gate.withLock { g -> CheckedContinuation<Void, Never>? in
+            g.open = true
+            defer { g.waiting = nil }
+            return g.waiting
+        }
+        waiting?.resume()
+    }
+
+    var name: String { base.name }
+    func describe(token: String) async throws(PaymentGatewayError) -> CardDetails { try await base.describe(token: token) }
+    func authorize(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = gate.withLock { g -> Bool in
+                g.asked += 1
+                guard g.armed, !g.open else { return true }
+                g.armed = false
+                g.waiting = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return try await base.authorize(request)
+    }
+    func retrieve(intentId: String) async throws(PaymentGatewayError) -> GatewayIntent { try await base.retrieve(intentId: intentId) }
+    func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
+        try await base.capture(intentId: intentId, amountMinor: amountMinor, idempotencyKey: idempotencyKey)
+    }
+    func cancel(intentId: String, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
+        try await base.cancel(intentId: intentId, idempotencyKey: idempotencyKey)
+    }
+    func charge(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent { try await base.charge(request) }
 }

@@ -131,6 +131,10 @@ extension TripService {
         case .failed: .payment(TripPayments.declined(payment.decline ?? GatewayDecline(code: "card_declined", declineCode: nil, message: "")))
         default: nil
         }
+        // A hold placed is saved by the transaction that creates the trip with it (one write fewer per request); until
+        // then the attempt reads as before the call (`authorizing`, or `actionRequired` with its intent), which the
+        // reconciler resolves (under the same key) if the trip never comes.
+        if payment.state == .held, refusal == nil { return attempt }
         let saved = attempt
         try await transaction { tx in
             try await tx.save(saved)
@@ -179,9 +183,15 @@ extension TripService {
 
     /// In the creating transaction: the hold becomes the trip's, and the ledger records it.
     static func attach(_ attempt: PaymentAttempt, to trip: TripRecord, in tx: any TripTransaction, at: Date) async throws {
-        guard var current = try await tx.paymentAttempt(quoteId: attempt.quoteId), current.tripId == nil, current.payment.state == .held else {
+        guard var current = try await tx.paymentAttempt(quoteId: attempt.quoteId), current.tripId == nil else {
             throw TripStoreConflict("payment attempt of \(attempt.quoteId)")
         }
+        // The hold this request placed, saved here rather than in a transaction of its own.
+        if current.payment.state == .authorizing || current.payment.state == .actionRequired, current.attempt == attempt.attempt,
+           attempt.payment.state == .held {
+            current.payment = attempt.payment
+        }
+        guard current.payment.state == .held else { throw TripStoreConflict("payment attempt of \(attempt.quoteId)") }
         current.tripId = trip.id
         current.updatedAt = at
         try await tx.save(current)
@@ -189,14 +199,18 @@ extension TripService {
                                       amount: current.payment.heldMinor, currency: current.payment.currency, at: at))
     }
 
-    /// Releases a hold whose trip was never created (refused after the hold, or a request that died), once.
-    func releaseUnattached(_ quoteId: String) async {
+    /// Releases a hold whose trip was never created (refused after the hold, or a request that died), once; `placed`
+    /// is the attempt as this process last knew it (its intent, when the stored one still reads `authorizing`).
+    func releaseUnattached(_ quoteId: String, placed: PaymentAttempt? = nil) async {
         guard let payments else { return }
         let at = now()
         do {
             guard let attempt = try await transaction({ tx in try await tx.paymentAttempt(quoteId: quoteId) }), attempt.tripId == nil,
                   !PaymentMachine.isSettled(attempt.payment.state) else { return }
             var intent = attempt.payment.intentId
+            if intent == nil, attempt.payment.state == .authorizing, let placed, placed.attempt == attempt.attempt {
+                intent = placed.payment.intentId
+            }
             if intent == nil, attempt.payment.state == .authorizing {
                 // The gateway's answer was lost (the process died during the call): the same key gives its first answer
                 // (or places the hold now), which is then released.

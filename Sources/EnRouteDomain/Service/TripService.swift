@@ -268,7 +268,7 @@ public final class TripService: Sendable {
         }
         if case .failure = result, let attempt {
             // The trip was refused after the hold was placed: give the money back now rather than at the reconciler's pass.
-            await releaseUnattached(attempt.quoteId)
+            await releaseUnattached(attempt.quoteId, placed: attempt)
         }
         let created = try result.get()
         commit(created, previous: nil)
