@@ -35,8 +35,8 @@ public final class PostgresQuoteStore: QuoteStore, Sendable {
         }
     }
 
-    public func quote(id: String) throws -> Quote? {
-        try store.read { db in
+    public func quote(id: String) async throws -> Quote? {
+        try await store.perform { db in
             try db.query("SELECT record FROM quotes WHERE id = $1", [.text(id)]).first.map {
                 try WireCoding.decoder().decode(Quote.self, from: Data($0.bytes(0)))
             }

@@ -329,8 +329,8 @@ public final class PostgresTripStore: TripStore, Sendable {
         }
     }
 
-    public func ledgerBalance(account: String) throws -> Int {
-        try read { db in
+    public func ledgerBalance(account: String) async throws -> Int {
+        try await perform { db in
             Int(try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = $1", [.text(account)]).first?.int(0) ?? 0)
         }
     }

@@ -34,7 +34,7 @@ open class ForwardingTripStore: TripStore, @unchecked Sendable {
     }
     public func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
     public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
-    public func ledgerBalance(account: String) throws -> Int { try base.ledgerBalance(account: account) }
+    public func ledgerBalance(account: String) async throws -> Int { try await base.ledgerBalance(account: account) }
     public func providerRatings() throws -> [String: RatingTotal] { try base.providerRatings() }
     public func paymentAttempt(intentId: String) throws -> PaymentAttempt? { try base.paymentAttempt(intentId: intentId) }
     public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] { try base.unattachedPaymentAttempts(before: cutoff) }

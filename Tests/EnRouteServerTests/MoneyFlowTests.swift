@@ -229,7 +229,7 @@ import TestSupport
         #expect(second.status == 409)
         try await backend.settlePayments()
         #expect(try backend.service.cached(trip.id)?.tip?.state == .charged)
-        #expect(try backend.store.ledgerBalance(account: Ledger.provider("p1")) ==
+        #expect(try await backend.store.ledgerBalance(account: Ledger.provider("p1")) ==
                 Pricing.providerShare(of: trip.fare!.amountMinor, rules: PricingRules()) + 200)
         try Self.expectBalanced(backend, trip.id)
         let receipt = try WireCoding.decoder().decode(Receipt.self, from: Data(await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).body))
@@ -272,8 +272,8 @@ import TestSupport
         try Self.expectBalanced(backend, order.orderId)
         // The goods are the merchant's; the courier's share is of the fees only.
         let items = try #require(record.finalPrice).lines.filter { $0.kind == "item" || $0.kind == "adjustment" }.reduce(0) { $0 + $1.amount.amountMinor }
-        #expect(try backend.store.ledgerBalance(account: Ledger.merchant("m1")) == items)
-        #expect(try backend.store.ledgerBalance(account: Ledger.provider("p1")) == Pricing.providerShare(of: final.amountMinor - items, rules: PricingRules()))
+        #expect(try await backend.store.ledgerBalance(account: Ledger.merchant("m1")) == items)
+        #expect(try await backend.store.ledgerBalance(account: Ledger.provider("p1")) == Pricing.providerShare(of: final.amountMinor - items, rules: PricingRules()))
     }
 
     @Test func aThousandConcurrentCreatesWithOneKeyMakeOneTripAndOneHold() async throws {
@@ -409,7 +409,7 @@ import TestSupport
         // Two rides waiting and nobody free: 2 requests per provider, so 1 + (2 - 1) × 0.5 = ×1.5.
         let busy = try #require(try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
         let busyId = try #require(busy.quoteId)
-        let recorded = try #require(try backend.backend.payments.quotes.store.quote(id: busyId))
+        let recorded = try #require(try await backend.backend.payments.quotes.store.quote(id: busyId))
         #expect(recorded.demand == 1.5)
         #expect(recorded.price.lines.contains { $0.kind == "demand" })
         #expect(busy.fare.amountMinor > calm.fare.amountMinor)

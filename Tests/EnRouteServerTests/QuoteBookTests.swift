@@ -83,7 +83,7 @@ import HTTPEngine
             #expect(quote.price == Pricing.ride(product: quote.productID!, distanceMeters: quote.distanceMeters, durationSeconds: quote.durationSeconds,
                                                 demand: 1, rules: PricingRules()))
             #expect(quote.rules == PricingRules())
-            #expect(try store.quote(id: quote.id) == quote)
+            #expect(try await store.quote(id: quote.id) == quote)
             // On the wire: seed 002's estimate with its identity and expiry.
             #expect(quote.estimate == Estimate(productID: quote.productID!, fare: quote.price.total, etaSeconds: quote.pickupWaitSeconds,
                                                quoteId: quote.id, expiresAt: quote.expiresAt))
@@ -223,7 +223,7 @@ import HTTPEngine
         #expect(wire.fees.map { "\($0.kind) \($0.amount.amountMinor)" } == ["deliveryFee \(delivery)", "serviceFee 56"])
         #expect(wire.total == Money(amountMinor: 1120 + delivery + 56, currency: "EUR"))
         #expect(wire.quoteId == quote.id && wire.expiresAt == quote.expiresAt)
-        #expect(try store.quote(id: quote.id) == quote)
+        #expect(try await store.quote(id: quote.id) == quote)
     }
 
     @Test func orderQuoteRefusesWhatTheMerchantDoesNotSell() async {

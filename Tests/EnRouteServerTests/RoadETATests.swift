@@ -331,7 +331,7 @@ import Synchronization
         // The quotes record the road leg they were priced on.
         for (estimate, price) in zip(idle, expected) {
             let id = try #require(estimate.quoteId)
-            let quote = try #require(try sut.backend.payments.quotes.store.quote(id: id))
+            let quote = try #require(try await sut.backend.payments.quotes.store.quote(id: id))
             #expect(quote.distanceMeters == leg.distanceMeters && quote.durationSeconds == leg.durationSeconds)
             #expect(quote.price == price)
         }

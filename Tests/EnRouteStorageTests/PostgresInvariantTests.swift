@@ -99,7 +99,7 @@ import TestSupport
             #expect(throws: PostgresError.self, "\(statement)") { try raw.execute(statement) }
         }
         #expect(try store.ledger(tripId: "T1").map(\.amountMinor) == [-500, 500])
-        #expect(try store.ledgerBalance(account: "customer:c1:hold") == 500)
+        #expect(try await store.ledgerBalance(account: "customer:c1:hold") == 500)
     }
 
     @Test(arguments: servers) func aKilledConnectionAnswers503AndTheNextRequestReconnects(_ url: String) async throws {

@@ -51,7 +51,8 @@ public struct Quote: Codable, Sendable, Equatable {
 /// Where quotes are kept until they are used or run out.
 public protocol QuoteStore: Sendable {
     func save(_ quotes: [Quote]) async throws
-    func quote(id: String) throws -> Quote?
+    /// The quote, or nil; async so that a store over the network is read without holding one of Swift's threads.
+    func quote(id: String) async throws -> Quote?
     /// Forgets quotes that ran out before `cutoff`.
     func purge(expiredBefore cutoff: Date) async throws
 }
@@ -158,7 +159,7 @@ public final class QuoteBook: Sendable {
     /// The quote a ride request names, if it is the caller's, for this product and route, and still good; an expired one is
     /// refused with a fresh quote for the same request.
     public func acceptRide(_ request: TripRequest, by account: Account) async throws -> Quote {
-        let quote = try named(request.quoteId, by: account, kind: .ride)
+        let quote = try await named(request.quoteId, by: account, kind: .ride)
         guard quote.productID == request.productID else { throw TripError.invalid(pointer: "/productID", detail: "does not match quote \(quote.id) (\(quote.productID ?? "none"))") }
         guard Self.same(quote.pickup, request.pickup) else { throw TripError.invalid(pointer: "/pickup", detail: "is not where quote \(quote.id) picks up") }
         guard Self.same(quote.dropoff, request.dropoff) else { throw TripError.invalid(pointer: "/dropoff", detail: "is not where quote \(quote.id) goes") }
@@ -172,7 +173,7 @@ public final class QuoteBook: Sendable {
 
     /// The quote an order names, if it is the caller's, for this basket and destination, and still good.
     public func acceptOrder(_ request: PlaceOrderRequest, by account: Account) async throws -> Quote {
-        let quote = try named(request.quoteId, by: account, kind: .delivery)
+        let quote = try await named(request.quoteId, by: account, kind: .delivery)
         guard quote.merchantId == request.merchantId, quote.items == request.items else {
             throw TripError.invalid(pointer: "/items", detail: "is not the basket quote \(quote.id) priced")
         }
@@ -184,10 +185,10 @@ public final class QuoteBook: Sendable {
         return quote
     }
 
-    private func named(_ id: String?, by account: Account, kind: TripKind) throws -> Quote {
+    private func named(_ id: String?, by account: Account, kind: TripKind) async throws -> Quote {
         guard let id, !id.isEmpty else { throw TripError.invalid(pointer: "/quoteId", detail: "is required: ask for a quote first (\(kind == .ride ? "POST /v1/estimates" : "POST /v1/orders/quote"))") }
         // Another account's quote is answered like an unknown one: its existence is not the caller's to learn.
-        guard let quote = try store.quote(id: id), quote.accountId == account.id, quote.kind == kind else {
+        guard let quote = try await store.quote(id: id), quote.accountId == account.id, quote.kind == kind else {
             throw TripError.invalid(pointer: "/quoteId", detail: "no quote \(id) for this account")
         }
         return quote

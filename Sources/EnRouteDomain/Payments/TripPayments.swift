@@ -38,7 +38,7 @@ public final class TripPayments: Sendable {
     }
 
     /// What `customer` owes from charges that failed after their trips, in minor units.
-    public func owed(by customer: String) throws -> Int { -(try store.ledgerBalance(account: Ledger.owed(customer))) }
+    public func owed(by customer: String) async throws -> Int { -(try await store.ledgerBalance(account: Ledger.owed(customer))) }
 
     /// The trips `customer` owes money for, with how much each.
     public func debts(of customer: String) throws -> [(tripId: String, amountMinor: Int)] {
@@ -59,9 +59,9 @@ public final class TripPayments: Sendable {
     }
 
     /// Refuses a new request (402 `outstanding-balance`) while the account owes money from any trip.
-    public func checkBalance(of account: Account) throws(TripError) {
+    public func checkBalance(of account: Account) async throws(TripError) {
         let owed: Int
-        do { owed = try self.owed(by: account.id) } catch { throw TripError.contended }
+        do { owed = try await self.owed(by: account.id) } catch { throw TripError.contended }
         guard owed > 0 else { return }
         let amount = Money(amountMinor: owed, currency: rules.currency)
         throw TripError.payment(PaymentProblem(type: PaymentProblemType.outstandingBalance, title: "Outstanding balance",

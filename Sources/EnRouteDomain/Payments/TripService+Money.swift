@@ -261,7 +261,7 @@ extension TripService {
             let quoted = trip.quotedPrice ?? PriceBreakdown(lines: [], currency: payment.currency)
             if trip.kind == .ride {
                 let wait = timeline.startedAt.flatMap { start in timeline.arrivedAt.map { start.timeIntervalSince($0) } } ?? 0
-                let changed = !QuoteBook.same(trip.dropoff, payments.quotes.quoteDropoff(trip) ?? trip.dropoff)
+                let changed = !QuoteBook.same(trip.dropoff, await payments.quotes.quoteDropoff(trip) ?? trip.dropoff)
                 let free = TimeInterval((rules.products[trip.productID ?? ""]?.freeWaitMinutes ?? 0) * 60)
                 var measured = (distanceMeters: 0.0, durationSeconds: 0.0)
                 if changed || wait > free {
@@ -269,7 +269,7 @@ extension TripService {
                     case .value(let d, let t): measured = (d, t)
                     case .pending: return .retryLater
                     case .none:
-                        if let quote = trip.quoteId.flatMap({ try? payments.quotes.store.quote(id: $0) }) {
+                        if let id = trip.quoteId, let quote = try? await payments.quotes.store.quote(id: id) {
                             measured = (quote.distanceMeters, quote.durationSeconds)
                         }
                     }
@@ -548,9 +548,9 @@ struct PaymentNotSettledYet: Error, CustomStringConvertible {
 
 extension QuoteBook {
     /// The drop-off the trip's quote priced, to tell whether the destination changed.
-    func quoteDropoff(_ trip: TripRecord) -> Coordinate? {
+    func quoteDropoff(_ trip: TripRecord) async -> Coordinate? {
         guard let id = trip.quoteId else { return nil }
-        return (try? store.quote(id: id))?.dropoff
+        return (try? await store.quote(id: id))?.dropoff
     }
 }
 

@@ -199,7 +199,7 @@ public final class TripService: Sendable {
             // Refused before any money is held; stored for the key as the creating transaction would.
             return try await answer(.alreadyActive(active), idempotency: idempotency)
         }
-        try payments.checkBalance(of: account)
+        try await payments.checkBalance(of: account)
         let attempt = try await holdPayment(for: quote, by: account, idempotency: idempotency)
         trip.apply(quote, payment: attempt.payment)
         return try await create(trip, oneActive: true, by: account, idempotency: idempotency, attempt: attempt)
@@ -225,7 +225,7 @@ public final class TripService: Sendable {
         trip = estimator.refreshETA(trip, now: at)
         guard let payments else { return try await create(trip, oneActive: false, by: account, idempotency: idempotency) }
         let quote = try await payments.quotes.acceptOrder(request, by: account)
-        try payments.checkBalance(of: account)
+        try await payments.checkBalance(of: account)
         let attempt = try await holdPayment(for: quote, by: account, idempotency: idempotency)
         trip.apply(quote, payment: attempt.payment)
         return try await create(trip, oneActive: false, by: account, idempotency: idempotency, attempt: attempt)

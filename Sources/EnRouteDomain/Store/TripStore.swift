@@ -209,7 +209,7 @@ public protocol TripStore: Sendable {
     /// An account's ledger rows posted in `from..<to`, in the order posted.
     func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry]
     /// The sum of every row on `account`.
-    func ledgerBalance(account: String) throws -> Int
+    func ledgerBalance(account: String) async throws -> Int
     /// Every provider's rating totals (how many customers rated, the sum of their stars).
     func providerRatings() throws -> [String: RatingTotal]
     /// The hold record of a gateway intent (to apply the gateway's callbacks), if any.
