@@ -37,6 +37,8 @@ final class SocketReactor: @unchecked Sendable {
     private let registrations = Mutex(Registrations())
     private let webSockets = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    /// Set by the loop as it ends.
+    private let ended = Atomic<Bool>(false)
     private static let wakeToken: UInt64 = 0
 
     init() {
@@ -96,10 +98,23 @@ final class SocketReactor: @unchecked Sendable {
     /// Every open WebSocket, for shutdown.
     var all: [UpgradedSocket] { registrations.withLock { $0.byToken.values.compactMap { $0 as? UpgradedSocket } } }
 
+    /// Ends the loop; only the first call wakes it. The descriptors stay open until the reactor is gone, so a wake-up
+    /// never lands on a number the process has since given to a client's socket (8 stray bytes in someone's stream).
     func stop() {
-        stopped.store(true, ordering: .releasing)
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    /// True once the loop has ended.
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+    /// The wake-up's descriptor (for tests).
+    var wakeDescriptor: Int32 { wakeFD }
+
+    deinit {
+        close(epfd)
+        close(wakeFD)
     }
 
     private static func mask(input: Bool, output: Bool) -> UInt32 {
@@ -135,8 +150,7 @@ final class SocketReactor: @unchecked Sendable {
                 dispatch(token: token, events: events[i].events, buffer: &buffer)
             }
         }
-        close(epfd)
-        close(wakeFD)
+        ended.store(true, ordering: .releasing)
     }
 }
 

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import HTTPEngine
 import CMicroHTTPD
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,6 +45,22 @@ import Glibc
         #expect(next.seen.isEmpty && gone.seen.isEmpty)
         reactor.dispatch(token: current, events: EPOLLHUP.rawValue | EPOLLOUT.rawValue, buffer: &buffer)
         #expect(next.seen == ["writable", "readable"])
+    }
+
+    /// A server stopped by `shutdown()` and then dropped stops its reactor twice; the second call once wrote its 8-byte
+    /// wake-up into a descriptor the loop had closed, by then a client's socket (`\u{01}\0\0\0\0\0\0\0` in an SSE stream).
+    @Test func aReactorStoppedTwiceWakesOnceAndKeepsItsDescriptorsUntilItIsGone() async throws {
+        var reactor: SocketReactor? = SocketReactor()
+        let wake = try #require(reactor?.wakeDescriptor)
+        reactor?.stop()
+        try await eventually("the loop ends", within: .seconds(30)) { reactor?.hasEnded == true }
+        #expect(fcntl(wake, F_GETFD) != -1, "the wake-up's descriptor is still the reactor's")
+        var value: UInt64 = 0
+        _ = read(wake, &value, 8)   // the first wake-up, if the loop ended before reading it
+        reactor?.stop()
+        #expect(read(wake, &value, 8) == -1 && errno == EAGAIN, "the second stop wrote a wake-up")
+        reactor = nil
+        #expect(fcntl(wake, F_GETFD) == -1, "closed with the reactor")
     }
 
     @Test func removingASocketThatWasReplacedLeavesItsSuccessorRegistered() throws {

@@ -57,7 +57,7 @@ import TestSupport
         let (server, proxy) = try makeSUT()
         try await proxy.stop()
         await #expect(throws: TCPFaultProxy.Failure.self) { try await proxy.cut() }
-        #expect(throws: TCPTestClient.Failure.self) { _ = try TCPTestClient(port: proxy.port) }
+        // (Not whether its port now refuses connections: beside the other suites, another test's listener may take it.)
         await server.shutdown()
     }
 }
