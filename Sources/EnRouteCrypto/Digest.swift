@@ -23,7 +23,7 @@ public enum Digest {
 
     /// `bytes` as lowercase hexadecimal, two digits a byte, from a table (not `String(format:)` per byte: hot paths hash bodies).
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = hexDigits
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {
@@ -32,6 +32,8 @@ public enum Digest {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Compares two byte strings in time independent of where they differ.
     public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -79,9 +79,7 @@ public enum StripeWebhookVerifier {
 
     /// The hex HMAC-SHA256 of `"{timestamp}.{payload}"` under `secret`.
     static func signature(payload: [UInt8], secret: String, timestamp: Int) -> String {
-        let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + payload)
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: mac.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] }, as: UTF8.self)
+        Digest.hex(Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + payload))
     }
 
     /// The event's id, type, creation time and the PaymentIntent it concerns (`charge.*` events name theirs).

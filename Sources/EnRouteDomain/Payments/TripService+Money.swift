@@ -134,7 +134,7 @@ extension TripService {
         // A hold placed is saved by the transaction that creates the trip with it (one write fewer per request); until
         // then the attempt reads as before the call (`authorizing`, or `actionRequired` with its intent), which the
         // reconciler resolves (under the same key) if the trip never comes.
-        if payment.state == .held, refusal == nil { return attempt }
+        if payment.state == .held { return attempt }
         let saved = attempt
         try await transaction { tx in
             try await tx.save(saved)
@@ -488,12 +488,12 @@ extension TripService {
     public func apply(_ event: GatewayEvent) async throws {
         guard let attempt = try store.paymentAttempt(intentId: event.intent.id), let tripId = attempt.tripId else { return }
         switch event.type {
-        case "payment_intent.succeeded":
+        case Self.paidEvent:
             guard let trip = try store.trip(id: tripId), let payment = trip.payment, payment.paidAt == nil else { return }
             // The callback can overtake the capture's own transaction: the worker tries it again shortly.
             guard PaymentMachine.isSettled(payment.state) else { throw PaymentNotSettledYet(tripId: tripId) }
             try await changePayment(of: tripId, expecting: nil, events: [.confirmed(at: event.created)], ledger: [])
-        case "payment_intent.canceled", "charge.expired":
+        case let type where Self.heldEndedEvents.contains(type):
             guard let trip = try store.trip(id: tripId), trip.payment?.state == .held else { return }
             let at = now()
             let rows = Ledger.move("release", id: "release:\(tripId)", trip: tripId, from: Ledger.hold(trip.customerId), to: Ledger.card(trip.customerId),
@@ -620,12 +620,16 @@ extension TripService {
         return changed
     }
 
-    /// Queues work for the payment worker outside any trip change (a gateway callback); a job queued already is left as it is.
     /// The gateway callbacks `apply(_:)` acts on. The others (a hold placed, a payment refused) only repeat what the
     /// gateway's own answer already recorded, so they are acknowledged without being queued.
-    public static let appliedPaymentEvents: Set<String> = ["payment_intent.succeeded", "payment_intent.canceled", "charge.expired"]
+    public static let appliedPaymentEvents: Set<String> = heldEndedEvents.union([paidEvent])
+    /// The payment went through: the trip is marked paid.
+    static let paidEvent = "payment_intent.succeeded"
+    /// The hold ended at the gateway (cancelled, or expired at the bank): it is released on the trip.
+    static let heldEndedEvents: Set<String> = ["payment_intent.canceled", "charge.expired"]
 
-    /// Queues `job` for the payment worker; false (and nothing written) for a callback `apply(_:)` would ignore.
+    /// Queues work for the payment worker outside any trip change (a gateway callback); a job queued already is left as
+    /// it is. False, and nothing written, for a callback `apply(_:)` would ignore.
     @discardableResult
     public func enqueuePaymentJob(_ job: PaymentJob) async throws -> Bool {
         if case .event(let event) = job, !Self.appliedPaymentEvents.contains(event.type) { return false }
