@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import EnRouteModels
 import EnRouteDomain
@@ -302,5 +303,82 @@ import TestSupport
         await sut.clock.sleepers(atLeast: 2)
         #expect(sut.providers.dispatcher.liveOffer(forTrip: second.id) == nil)
         #expect(sut.providers.dispatcher.liveOffer(heldBy: "p1")?.tripId == first.id)
+    }
+
+    /// Provider locations whose next search for candidates waits, once armed, until the test lets it go on.
+    final class HeldLocations: ProviderLocations {
+        let base: ProviderPresence
+        private struct Gate {
+            var armed = false
+            var holding: CheckedContinuation<Void, Never>?
+            var watcher: CheckedContinuation<Void, Never>?
+        }
+        private let gate = Mutex(Gate())
+        init(now: @escaping @Sendable () -> Date) { base = ProviderPresence(now: now) }
+
+        /// The next `nearest` waits until `release()`.
+        func holdNextSearch() { gate.withLock { $0.armed = true } }
+        /// Returns once a search is being held.
+        func searchHeld() async {
+            await withCheckedContinuation { watcher in
+                let now = gate.withLock { g -> Bool in
+                    if g.holding != nil { return true }
+                    g.watcher = watcher
+                    return false
+                }
+                if now { watcher.resume() }
+            }
+        }
+        func release() { gate.withLock { g in g.holding?.resume(); g.holding = nil } }
+
+        var fixLifetime: TimeInterval { base.fixLifetime }
+        func setOnline(_ provider: String, _ online: Bool, position: Coordinate?) async throws -> Bool {
+            base.setOnline(provider, online, position: position)
+        }
+        func update(_ provider: String, to coordinate: Coordinate, recordedAt: Date) async throws -> Bool {
+            base.update(provider, to: coordinate, recordedAt: recordedAt)
+        }
+        func position(of provider: String) async throws -> ProviderPresence.Position? { base.position(of: provider) }
+        func isOnline(_ provider: String) async throws -> Bool { base.isOnline(provider) }
+        func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)] { base.onlineProviders() }
+        func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>] {
+            let hits = base.nearest(to: center, limit: limit, within: radius, where: include)
+            await withCheckedContinuation { held in
+                let go = gate.withLock { g -> Bool in
+                    guard g.armed else { return true }
+                    g.armed = false
+                    g.holding = held
+                    g.watcher?.resume()
+                    g.watcher = nil
+                    return false
+                }
+                if go { held.resume() }
+            }
+            return hits
+        }
+    }
+
+    /// The search found its candidate while an operator assigned the trip: the candidate is not offered a trip that
+    /// no longer needs them (under load this once reached a provider as a stray offer).
+    @Test func aTripAssignedWhileItsSearchLooksIsOfferedToNobody() async throws {
+        let clock = ManualClock()
+        let locations = HeldLocations(now: { clock.date })
+        let sut = try ProviderBackend(clock: clock, locations: locations)
+        await sut.online("near", at: ProviderBackend.north(400))
+        var near = ProviderInbox(sut.providers, "near")
+        // The quote reads presence too (its busy-time multiplier): the hold is armed once it is priced.
+        let body = try await sut.backend.rideBody("c0")
+        locations.holdNextSearch()
+        let created = await sut.call("POST", "/v1/trips", as: "c0", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(created.status == 201)
+        let assigned = try WireCoding.decoder().decode(Trip.self, from: Data(created.body))
+        await locations.searchHeld()
+        #expect(await sut.assign(assigned.id, to: "p0").status == 200)
+        locations.release()
+        await sut.providers.dispatcher.searchEnded(assigned.id)
+        #expect(sut.providers.dispatcher.liveOffer(heldBy: "near") == nil)
+        // The first offer that reaches the candidate is for the next ride.
+        let next = try await sut.requestRide("c1")
+        #expect(try await near.offer().tripId == next.id)
     }
 }

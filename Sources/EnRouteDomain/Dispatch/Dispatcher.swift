@@ -159,6 +159,12 @@ public final class Dispatcher: Sendable {
     /// The live offer out for a trip, if any.
     public func liveOffer(forTrip tripId: String) -> Offer? { book.liveOffer(forTrip: tripId)?.offer }
 
+    /// Returns once the trip's running search, if any, has ended.
+    public func searchEnded(_ tripId: String) async {
+        let task = state.withLock { $0.searches[tripId]?.task }
+        await task?.value
+    }
+
     /// Accepts an offer now (never queued): the trip, with the provider assigned.
     ///
     /// Throws `OfferNotFound` when the offer was never this provider's, and `TripError.refused` with the
@@ -376,8 +382,11 @@ public final class Dispatcher: Sendable {
             // A node of several makes an offer only while it still holds the search: one stopped past its lease and
             // resumed finds another node took it, and stops.
             guard await leaseSearch(tripId) else { return .done }
+            // The look took time (a shared store, a road table): an operator may have assigned the trip meanwhile, or its
+            // customer cancelled it. Nobody is offered a trip that no longer needs them.
+            guard let current = waiting(tripId) else { return .done }
             excluded.insert(candidate.providerId)
-            let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: trip.pickup, dropoff: trip.dropoff,
+            let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
                               expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
             guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else { continue }
             offered += 1
