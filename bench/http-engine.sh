@@ -47,10 +47,10 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ENGINE_PORT/bench.json" >/
 cmp <(curl -s "http://127.0.0.1:$ENGINE_PORT/bench.json") <(curl -s "http://127.0.0.1:$NGINX_PORT/bench.json") || { echo "bodies differ" >&2; exit 1; }
 
 if [ "$ROUNDS" -gt 0 ]; then   # ROUNDS=0: only the idle streams
-declare -A URL=([nginx]="http://127.0.0.1:$NGINX_PORT/bench.json" [engine-async]="http://127.0.0.1:$ENGINE_PORT/bench.json" [engine-sync]="http://127.0.0.1:$ENGINE_PORT/bench-sync.json")
-for t in nginx engine-async engine-sync; do wrk -t1 -c"$CONNECTIONS" -d2s "${URL[$t]}" >/dev/null; done
+declare -A URL=([nginx]="http://127.0.0.1:$NGINX_PORT/bench.json" [engine-async]="http://127.0.0.1:$ENGINE_PORT/bench.json" [engine-sync]="http://127.0.0.1:$ENGINE_PORT/bench-sync.json" [engine-wait]="http://127.0.0.1:$ENGINE_PORT/bench-wait.json")
+for t in nginx engine-async engine-sync engine-wait; do wrk -t1 -c"$CONNECTIONS" -d2s "${URL[$t]}" >/dev/null; done
 for round in $(seq 1 "$ROUNDS"); do
-  for t in nginx engine-async engine-sync; do
+  for t in nginx engine-async engine-sync engine-wait; do
     wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${URL[$t]}" > "$WORK/$t.$round.txt"
   done
 done
@@ -61,7 +61,7 @@ sys.path.insert(0, "bench")
 from lib import parse_wrk, summarize
 work, rounds = sys.argv[1], int(sys.argv[2])
 rows = {t: summarize(t, [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)])
-        for t in ["nginx", "engine-async", "engine-sync"]}
+        for t in ["nginx", "engine-async", "engine-sync", "engine-wait"]}
 for t in rows:
     bad = [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)]
     assert all(b["non2xx"] == 0 for b in bad), f"{t}: non-2xx answers"

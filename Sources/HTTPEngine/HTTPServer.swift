@@ -419,14 +419,22 @@ public final class HTTPServer: @unchecked Sendable {
                     return queue(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is busy; try again shortly.").response, for: context)
                 }
                 context.phase = .running
-                context.start(Task {
+                let id = UInt(bitPattern: context.connection), now = elapsed()
+                connections.withLock { $0.dispatched(id, request: context, now: now) }
+                let run: @Sendable () async -> Void = {
                     let response: HTTPResponse
                     do { response = try await handle(request) } catch { response = Router.answer(for: error) }
                     self.inFlight.wrappingSubtract(1, ordering: .relaxed)
                     context.complete(response)
-                })
-                let id = UInt(bitPattern: context.connection), now = elapsed()
-                connections.withLock { $0.dispatched(id, request: context, now: now) }
+                }
+                // The handler starts here, on this connection's thread, and moves to Swift's executor only when it first
+                // suspends: one that answers without waiting (a read from memory, a refusal) is queued at once, with no
+                // suspend and resume of the connection and no wake-up of this thread.
+                if #available(macOS 26.0, iOS 26.0, *) {
+                    context.start(Task.immediate(operation: run))
+                } else {
+                    context.start(Task(operation: run))
+                }
                 if let ready = context.suspendUnlessReady() { return queue(ready, for: context) }
                 return .YES
             }

@@ -22,8 +22,7 @@ while let arg = args.next() {
         guard let value = args.next().flatMap(Int.init), value >= 1024 else { fail("--connection-memory needs a number of bytes, at least 1024") }
         connectionMemory = value
     default:
-        FileHandle.standardError.write(Data("usage: engine-bench --port N --body FILE [--connection-memory BYTES]\n".utf8))
-        exit(64)
+        fail("unknown option \(arg) (usage: engine-bench --port N --body FILE [--connection-memory BYTES])")
     }
 }
 guard let body = FileManager.default.contents(atPath: bodyPath).map(Array.init) else {
@@ -34,6 +33,12 @@ guard let body = FileManager.default.contents(atPath: bodyPath).map(Array.init) 
 var router = Router()
 router.get("/bench.json") { _ in .jsonBytes(body) }
 router.add("GET", "/bench-sync.json", .sync { _ in .jsonBytes(body) })
+// A handler that waits once before answering (as one that awaits storage does): it pays the hop to Swift's executor
+// and back, where `/bench.json` answers in its first run on the engine's thread.
+router.get("/bench-wait.json") { _ in
+    await Task.yield()
+    return .jsonBytes(body)
+}
 router.get("/events") { _ in
     .eventStream { writer in
         try writer.send(event: "hello", id: "1", data: "{}")
