@@ -20,7 +20,7 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
     }
 
     /// Rows per transaction at most (whole appends), so a trip's own write waits behind short commits.
-    static var rowsPerCommit: Int { 512 }
+    static var rowsPerCommit: Int { 256 }
 
     private let writer: SQLiteWriter
     private let reader: Mutex<SQLiteDatabase>

@@ -20,6 +20,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 public final class SQLiteDatabase {
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    private var walHook: Unmanaged<WALHook>?
 
     /// Opens (creating if needed) the database at `path` in WAL mode.
     public init(path: String, readOnly: Bool = false) throws {
@@ -47,6 +48,32 @@ public final class SQLiteDatabase {
         statements = [:]
         sqlite3_close_v2(handle)
         handle = nil
+        walHook?.release()
+        walHook = nil
+    }
+
+    /// Calls `body` with the write-ahead log's size in pages after each commit on this connection. The
+    /// connection then no longer checkpoints by itself: the owner does, with `checkpoint()` here or on another one.
+    public func onCommit(walPages body: @escaping (Int) -> Void) {
+        let box = Unmanaged.passRetained(WALHook(body))
+        walHook?.release()
+        walHook = box
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(pages))
+            return SQLITE_OK
+        }, box.toOpaque())
+    }
+
+    /// Copies what it can of the write-ahead log into the database without waiting for any reader or writer
+    /// (SQLite's passive checkpoint): the log's size in pages and how many of them are now in the database.
+    @discardableResult
+    public func checkpoint() throws -> (walPages: Int, checkpointed: Int) {
+        guard handle != nil else { throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed") }
+        var log: Int32 = 0, done: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
+        guard rc == SQLITE_OK else { throw lastError(rc) }
+        return (Int(log), Int(done))
     }
 
     /// Runs one or more statements without results.
@@ -125,6 +152,12 @@ public final class SQLiteDatabase {
     func lastError(_ rc: Int32) -> SQLiteError {
         SQLiteError(code: rc, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown")
     }
+}
+
+/// The closure behind a connection's WAL hook, kept alive while the hook is set.
+private final class WALHook {
+    let body: (Int) -> Void
+    init(_ body: @escaping (Int) -> Void) { self.body = body }
 }
 
 /// A value bound to a statement parameter.

@@ -89,16 +89,23 @@ struct IngestBench {
         let t0 = Percentiles.now()
         // Alongside the uploads, one trip written at a time, as state changes are: how long each
         // transaction takes while paths are being stored into the same database.
+        // Between writes, the floor under this load: a task woken from a dispatch queue (as a writer's turn is handed
+        // on) and run again, with no database.
         let probeTrip = tripIds[0]
-        let probe = Task { () -> [Double] in
-            var latencies: [Double] = []
+        let waker = DispatchQueue(label: "ingest-bench.waker")
+        let probe = Task { () -> (writes: [Double], wakes: [Double]) in
+            var writes: [Double] = [], wakes: [Double] = []
             while !Task.isCancelled {
-                let start = Percentiles.now()
+                var start = Percentiles.now()
                 _ = try? await store.transaction { tx in if let trip = try await tx.trip(probeTrip) { try await tx.update(trip, expectedVersion: trip.version) } }
-                latencies.append(Percentiles.now() - start)
-                try? await Task.sleep(for: .milliseconds(2))
+                writes.append(Percentiles.now() - start)
+                try? await Task.sleep(for: .milliseconds(1))
+                start = Percentiles.now()
+                await withCheckedContinuation { woken in waker.async { woken.resume() } }
+                wakes.append(Percentiles.now() - start)
+                try? await Task.sleep(for: .milliseconds(1))
             }
-            return latencies
+            return (writes, wakes)
         }
         let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
             for w in 0..<concurrency {
@@ -117,7 +124,8 @@ struct IngestBench {
         }
         let elapsed = Percentiles.now() - t0
         probe.cancel()
-        let writes = Percentiles(await probe.value)
+        let probed = await probe.value
+        let writes = Percentiles(probed.writes), wakes = Percentiles(probed.wakes)
         let stored = onPostgres
             ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map { Int($0.int(0)) } ?? 0
             : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
@@ -126,6 +134,8 @@ struct IngestBench {
                      rate, accepted, elapsed, stored))
         print(String(format: "a trip write meanwhile: %d writes  p50 %.2f ms  p99 %.2f ms  max %.2f ms",
                      writes.sorted.count, writes(50) * 1e3, writes(99) * 1e3, writes(100) * 1e3))
+        print(String(format: "the floor meanwhile, a task woken from a queue: p50 %.2f ms  p99 %.2f ms  max %.2f ms; trip write p99 / floor p99: %.2fx",
+                     wakes(50) * 1e3, wakes(99) * 1e3, wakes(100) * 1e3, writes(99) / wakes(99)))
 
         if onPostgres {
             let copy = try rawCopy(rows, csv: base.appendingPathComponent("rows.csv").path)

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import SQLiteKit
+@testable import EnRouteStorage
+
+/// The writer's write-ahead log is copied into the database by its checkpointer, never inside a commit.
+@Suite struct WALCheckpointTests {
+    /// A writer over a fresh database with one table, in a temporary folder the caller removes.
+    static func writer(checkpointPages: Int) throws -> (SQLiteWriter, path: String, dir: URL) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("db.sqlite").path
+        let writer = try SQLiteWriter(path: path, label: "test.writer", checkpointPages: checkpointPages)
+        try writer.db.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+        return (writer, path, dir)
+    }
+
+    /// Commits `count` rows of 4 KB, one transaction each, in the writer's turns.
+    static func write(_ writer: SQLiteWriter, count: Int) async throws {
+        for _ in 0..<count {
+            try await writer.withTurn { db in
+                try db.transaction { try db.run("INSERT INTO rows (payload) VALUES (?1)", [.blob(Array(repeating: 7, count: 4_096))]) }
+            }
+        }
+    }
+
+    /// Bytes of the database file itself: in WAL mode only a checkpoint writes it.
+    static func databaseBytes(_ path: String) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+    }
+
+    @Test func aLogPastTheThresholdIsCopiedIntoTheDatabaseByTheCheckpointer() async throws {
+        let (writer, path, dir) = try Self.writer(checkpointPages: 16)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = try Self.databaseBytes(path)
+        try await Self.write(writer, count: 40)
+        await writer.checkpointer.settled()
+        // 40 rows of 4 KB: at least 160 KB copied in, with the rows readable from the file alone.
+        #expect(try Self.databaseBytes(path) >= before + 40 * 4_096)
+        let reader = try SQLiteDatabase(path: path)
+        #expect(try reader.query("SELECT COUNT(*) FROM rows") { $0.int(0) } == [40])
+    }
+
+    @Test func theWritersCommitsNeverCheckpointBelowTheThreshold() async throws {
+        // SQLite would copy the log inside the commit that took it past 1,000 pages; with the hook it is left to
+        // the checkpointer, which this threshold never calls.
+        let (writer, path, dir) = try Self.writer(checkpointPages: 100_000)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = try Self.databaseBytes(path)
+        try await Self.write(writer, count: 1_200)
+        await writer.checkpointer.settled()
+        #expect(try Self.databaseBytes(path) == before)
+        // Everything is in the log, and a checkpoint asked for copies all of it.
+        let (pages, copied) = try writer.db.checkpoint()
+        #expect(pages >= 1_200 && copied == pages)
+        #expect(try Self.databaseBytes(path) >= before + 1_200 * 4_096)
+    }
+
+    @Test func onCommitReportsTheLogGrowingWithEachCommit() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("db.sqlite").path)
+        try db.execute("CREATE TABLE t (v BLOB)")
+        final class Seen: @unchecked Sendable { var pages: [Int] = [] }
+        let seen = Seen()
+        db.onCommit { seen.pages.append($0) }
+        for _ in 0..<3 { try db.run("INSERT INTO t VALUES (?1)", [.blob(Array(repeating: 1, count: 8_192))]) }
+        #expect(seen.pages.count == 3)
+        #expect(seen.pages == seen.pages.sorted() && seen.pages[2] > seen.pages[0])
+    }
+}
