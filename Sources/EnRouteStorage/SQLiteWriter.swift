@@ -33,13 +33,21 @@ final class SQLiteWriter: @unchecked Sendable {
         queue = DispatchQueue(label: label)
         let checkpointer = try WALCheckpointer(path: path, label: "\(label).checkpoint")
         self.checkpointer = checkpointer
-        // SQLite's automatic checkpoint runs inside the commit that crosses its threshold, fsync of the database
-        // file included, and every turn queued meanwhile waits for it (a trip write behind a path commit did, at
-        // the 99th percentile). The checkpointer copies on its own connection while turns go on; only a log that
-        // has grown far past the threshold anyway (readers holding it, commits outrunning the copy) is copied here.
-        db.onCommit { [unowned db] pages in
+        // SQLite's automatic checkpoint copies the whole log inside the commit that crosses its threshold, and every
+        // turn queued meanwhile waits for it (a trip write behind a path commit did, at the 99th percentile). The
+        // checkpointer copies the bulk on its own connection while turns go on; a turn here then copies what was
+        // committed meanwhile, so that the log can start over. A log far past the threshold anyway (readers holding
+        // it) is copied in the commit, as SQLite would.
+        db.onCommit { [unowned self] pages in
             guard pages >= checkpointPages else { return }
-            if pages >= checkpointPages * 8 { _ = try? db.checkpoint() } else { checkpointer.request() }
+            if pages >= checkpointPages * 8 { _ = try? db.checkpoint(); return }
+            checkpointer.request { [weak self] done in
+                guard let self else { return done() }
+                self.async { db in
+                    _ = try? db.checkpoint()
+                    done()
+                }
+            }
         }
     }
 
@@ -93,31 +101,55 @@ final class SQLiteWriter: @unchecked Sendable {
     }
 }
 
-/// Copies a database's write-ahead log into the database on a connection and a queue of its own, off the
-/// writer's turns: a passive checkpoint, which waits for no reader or writer.
+/// Copies a database's write-ahead log into the database on a connection and a queue of its own, beside the
+/// writer's turns (a passive checkpoint waits for no reader or writer); what was committed meanwhile is copied
+/// by a short turn of the writer's, after which the next commit starts the log over.
 final class WALCheckpointer: @unchecked Sendable {
     /// Touched only on `queue`.
     private let db: SQLiteDatabase
     private let queue: DispatchQueue
-    private let requested = Atomic<Bool>(false)
+    private struct State {
+        var running = false
+        var settled: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
 
     init(path: String, label: String) throws {
         db = try SQLiteDatabase(path: path)
         queue = DispatchQueue(label: label)
     }
 
-    /// Asks for a checkpoint soon; asks made before it starts are one.
-    func request() {
-        guard !requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    /// Starts a checkpoint unless one is under way. After the copy here, `finish` copies the rest on the writer's
+    /// connection and calls its argument when done.
+    func request(finish: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+        let start = state.withLock { s in
+            if s.running { return false }
+            s.running = true
+            return true
+        }
+        guard start else { return }
         queue.async {
-            // Cleared first: a commit while this one copies asks for the next.
-            self.requested.store(false, ordering: .releasing)
             _ = try? self.db.checkpoint()
+            finish {
+                let waiting = self.state.withLock { s in
+                    s.running = false
+                    defer { s.settled = [] }
+                    return s.settled
+                }
+                waiting.forEach { $0.resume() }
+            }
         }
     }
 
-    /// Returns once every checkpoint asked for so far has run.
+    /// Returns once no checkpoint is under way.
     func settled() async {
-        await withCheckedContinuation { done in queue.async { done.resume() } }
+        await withCheckedContinuation { waiter in
+            let now = state.withLock { s in
+                if !s.running { return true }
+                s.settled.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
+        }
     }
 }
