@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # GET /v1/orders/{id}/tracking with its auth check, over 10,000 stored orders, against nginx serving
 # one such snapshot as a static file, in one run (alternating wrk rounds). Prints req/s, p50, p99, ratios.
+# ENROUTE_BIN runs another build of enroute. PERF=1 then records the server with `perf record -g` during one more round and prints its top symbols
+# (reports in bench/out/tracking/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; ORDERS="${ORDERS:-10000}"; CUSTOMERS="${CUSTOMERS:-100}"
+PERF="${PERF:-0}"
+case "$PERF" in 0|1) ;; *) echo "bench/tracking-get.sh: PERF must be 0 or 1, got '$PERF'" >&2; exit 2 ;; esac
 NGINX_PORT=18093; SERVER_PORT=18092
-scripts/install-deps.sh bench
-swift build -c release --product enroute >/dev/null
-BIN="$(swift build -c release --show-bin-path)/enroute"
+groups=(bench); [ "$PERF" = 1 ] && groups+=(profile)
+scripts/install-deps.sh "${groups[@]}"
+# ENROUTE_BIN: another build to measure (an A/B against an older commit); by default this tree's, built here.
+if [ -n "${ENROUTE_BIN:-}" ]; then
+  [ -x "$ENROUTE_BIN" ] || { echo "bench/tracking-get.sh: ENROUTE_BIN is not an executable: '$ENROUTE_BIN'" >&2; exit 2; }
+  BIN="$ENROUTE_BIN"
+else
+  swift build -c release --product enroute >/dev/null
+  BIN="$(swift build -c release --show-bin-path)/enroute"
+fi
 WORK=$(mktemp -d); mkdir -p "$WORK/www/v1/orders/SAMPLE" "$WORK/logs"; chmod 755 "$WORK"   # nginx workers read it
 SECRET="bench-secret-$(date +%s%N)"
 ulimit -n 65536 2>/dev/null || true
@@ -94,3 +105,17 @@ print(f"{'target':10} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'rps ratio':>10
 for t, r in rows.items():
     print(f"{t:10} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
 PY
+if [ "$PERF" = 1 ]; then
+  OUT=bench/out/tracking; mkdir -p "$OUT"
+  perf record --call-graph dwarf,16384 -F 499 -p "$SERVER" -o "$WORK/perf.data" -- sleep "$DURATION" > "$WORK/perf.log" 2>&1 &
+  PERF_PID=$!
+  REQUESTS="$WORK/requests.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/tracking-requests.lua "http://127.0.0.1:$SERVER_PORT" >/dev/null
+  wait "$PERF_PID" || true
+  perf report -i "$WORK/perf.data" --no-children --sort dso --stdio 2>/dev/null > "$OUT/perf-dso.txt"
+  perf report -i "$WORK/perf.data" --no-children --sort dso,symbol --stdio -g none 2>/dev/null | swift demangle --simplified > "$OUT/perf-self.txt"
+  perf report -i "$WORK/perf.data" --children --sort symbol --stdio -g none 2>/dev/null | swift demangle --simplified > "$OUT/perf-children.txt"
+  echo "== perf: the server during one more round (in $OUT: perf-dso.txt, perf-self.txt by own time, perf-children.txt with callees)"
+  awk '/^ +[0-9.]+%/ && n++ < 12' "$OUT/perf-dso.txt"
+  echo "-- top symbols by own time"
+  awk '/^ +[0-9.]+%/ && n++ < 30 { print substr($0, 1, 180) }' "$OUT/perf-self.txt"
+fi

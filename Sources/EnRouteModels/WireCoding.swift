@@ -55,12 +55,18 @@ public enum ISO8601 {
         out.append(0x5A)
     }
 
+    /// `value` in decimal, zero-padded to `width` digits, most significant first, with no buffer of its own.
     private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
         guard value >= 0 else { out.append(contentsOf: Array(String(value).utf8)); return }
-        var v = value, buffer: [UInt8] = []
-        repeat { buffer.append(UInt8(v % 10) + 0x30); v /= 10 } while v > 0
-        if buffer.count < width { out.append(contentsOf: repeatElement(0x30, count: width - buffer.count)) }
-        out.append(contentsOf: buffer.reversed())
+        var scale: Int64 = 1
+        for _ in 1..<max(width, 1) { scale *= 10 }
+        while value / scale >= 10 { scale *= 10 }
+        var v = value
+        while scale > 0 {
+            out.append(UInt8(v / scale) + 0x30)
+            v %= scale
+            scale /= 10
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`; nil when the text is not such a time.

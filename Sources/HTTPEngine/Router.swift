@@ -158,16 +158,23 @@ public struct Router: Sendable {
 
     /// The segments of `/a/b`; nil for a path that is not exactly that shape.
     static func segments(_ path: String) -> [String]? {
-        guard path.utf8.first == UInt8(ascii: "/") else { return nil }
-        if path.utf8.count == 1 { return [] }
-        if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return nil }
-        let parts = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        if bytes.count == 1 { return [] }
+        // One pass, cutting at each slash: no array of the parts first.
         var segments: [String] = []
-        segments.reserveCapacity(parts.count)
-        for part in parts {
-            guard !part.isEmpty else { return nil }
-            segments.append(String(Substring(part)))
+        var start = bytes.index(after: bytes.startIndex), i = start
+        while true {
+            if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
+                guard i > start else { return nil }
+                segments.append(String(Substring(bytes[start..<i])))
+                if i == bytes.endIndex { return segments }
+                start = bytes.index(after: i)
+                i = start
+                continue
+            }
+            if bytes[i] < 0x20 || bytes[i] == 0x7F { return nil }
+            i = bytes.index(after: i)
         }
-        return segments
     }
 }

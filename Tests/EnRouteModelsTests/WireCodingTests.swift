@@ -24,6 +24,9 @@ import Testing
         #expect(ISO8601.format(Date(timeIntervalSince1970: 1_792_521_720)) == "2026-10-20T18:42:00Z")
         #expect(ISO8601.format(Date(timeIntervalSince1970: 1_792_521_720.5)) == "2026-10-20T18:42:00.500Z")
         #expect(ISO8601.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 1_792_521_720.007)) == "2026-10-20T18:42:00.007Z")
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
+        #expect(ISO8601.format(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00Z")
     }
 
     @Test func formatAndParseRoundTripOverManyDays() throws {
