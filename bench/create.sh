@@ -84,14 +84,8 @@ for writers in 1 "$CONNECTIONS"; do
 done
 
 if [ "$PERF" = 1 ]; then
-  perf report -i "$WORK/perf.data" --no-children --sort dso --stdio 2>/dev/null > "$OUT/perf-dso.txt"
-  perf report -i "$WORK/perf.data" --no-children --sort dso,symbol --stdio -g none 2>/dev/null | swift demangle --simplified > "$OUT/perf-self.txt"
-  perf report -i "$WORK/perf.data" --children --sort symbol --stdio -g none 2>/dev/null | swift demangle --simplified > "$OUT/perf-children.txt"
-  echo "== perf: the server during the creates (in $OUT: perf-dso.txt, perf-self.txt by own time, perf-children.txt with callees)"
-  # awk reads to the end: a `head` here would stop grep early, and pipefail would end the script.
-  awk '/^ +[0-9.]+%/ && n++ < 12' "$OUT/perf-dso.txt"
-  echo "-- top symbols by own time"
-  awk '/^ +[0-9.]+%/ && n++ < 30 { print substr($0, 1, 180) }' "$OUT/perf-self.txt"
+  . bench/perf-report.bash
+  perf_report "$WORK/perf.data" "$OUT" "the server during the creates"
 fi
 
 python3 - "$WORK" "$CONNECTIONS" "$SERVER_CORES" "$KIND" <<'PY'

@@ -106,16 +106,10 @@ for t, r in rows.items():
     print(f"{t:10} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
 PY
 if [ "$PERF" = 1 ]; then
-  OUT=bench/out/tracking; mkdir -p "$OUT"
   perf record --call-graph dwarf,16384 -F 499 -p "$SERVER" -o "$WORK/perf.data" -- sleep "$DURATION" > "$WORK/perf.log" 2>&1 &
   PERF_PID=$!
   REQUESTS="$WORK/requests.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/tracking-requests.lua "http://127.0.0.1:$SERVER_PORT" >/dev/null
   wait "$PERF_PID" || true
-  perf report -i "$WORK/perf.data" --no-children --sort dso --stdio 2>/dev/null > "$OUT/perf-dso.txt"
-  perf report -i "$WORK/perf.data" --no-children --sort dso,symbol --stdio -g none 2>/dev/null | swift demangle --simplified > "$OUT/perf-self.txt"
-  perf report -i "$WORK/perf.data" --children --sort symbol --stdio -g none 2>/dev/null | swift demangle --simplified > "$OUT/perf-children.txt"
-  echo "== perf: the server during one more round (in $OUT: perf-dso.txt, perf-self.txt by own time, perf-children.txt with callees)"
-  awk '/^ +[0-9.]+%/ && n++ < 12' "$OUT/perf-dso.txt"
-  echo "-- top symbols by own time"
-  awk '/^ +[0-9.]+%/ && n++ < 30 { print substr($0, 1, 180) }' "$OUT/perf-self.txt"
+  . bench/perf-report.bash
+  perf_report "$WORK/perf.data" bench/out/tracking "the server during one more round"
 fi
