@@ -87,10 +87,9 @@ struct IngestBench {
 
         let deadline = Percentiles.now() + seconds
         let t0 = Percentiles.now()
-        // Alongside the uploads, one trip written at a time, as state changes are: how long each
-        // transaction takes while paths are being stored into the same database.
-        // Between writes, the floor under this load: a task woken from a dispatch queue (as a writer's turn is handed
-        // on) and run again, with no database.
+        // Alongside the uploads, one trip written at a time, as state changes are: how long each transaction takes while
+        // paths are being stored into the same database. Between writes, the floor under this load: a task woken from a
+        // dispatch queue (as a writer's turn is handed on) and run again, with no database.
         let probeTrip = tripIds[0]
         let waker = DispatchQueue(label: "ingest-bench.waker")
         let probe = Task { () -> (writes: [Double], wakes: [Double]) in

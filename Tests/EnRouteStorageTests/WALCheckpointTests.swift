@@ -3,12 +3,19 @@ import Testing
 import SQLiteKit
 @testable import EnRouteStorage
 
-/// The writer's write-ahead log is copied into the database by its checkpointer, never inside a commit.
+/// The writer's write-ahead log is copied into the database by its checkpointer, not by SQLite inside the commit
+/// that crosses the threshold.
 @Suite struct WALCheckpointTests {
-    /// A writer over a fresh database with one table, in a temporary folder the caller removes.
-    static func writer(checkpointPages: Int) throws -> (SQLiteWriter, path: String, dir: URL) {
+    /// A fresh temporary folder, which the caller removes.
+    static func folder() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A writer over a fresh database with one table, in a temporary folder the caller removes.
+    static func writer(checkpointPages: Int) throws -> (SQLiteWriter, path: String, dir: URL) {
+        let dir = try folder()
         let path = dir.appendingPathComponent("db.sqlite").path
         let writer = try SQLiteWriter(path: path, label: "test.writer", checkpointPages: checkpointPages)
         try writer.db.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
@@ -60,8 +67,7 @@ import SQLiteKit
     }
 
     @Test func onCommitReportsTheLogGrowingWithEachCommit() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = try SQLiteDatabase(path: dir.appendingPathComponent("db.sqlite").path)
         try db.execute("CREATE TABLE t (v BLOB)")
