@@ -14,9 +14,32 @@ public final class Authenticator: Sendable {
     private let keys: HS256KeySet
     private let leeway: TimeInterval
     private let now: @Sendable () -> Date
-    // Verified tokens, so hot paths skip the HMAC and JSON work; bounded.
-    private let verified = Mutex<[String: (account: Account, expires: Date)]>([:])
+    /// Verified tokens, so hot paths skip the HMAC and JSON work: two generations of at most `cacheLimit` each, the
+    /// older dropped when the newer fills, so a full cache forgets the tokens least recently seen, not all of them.
+    private let verified = Mutex(VerifiedTokens())
     private let cacheLimit = 10_000
+
+    struct VerifiedTokens {
+        var newer: [String: (account: Account, expires: Date)] = [:]
+        var older: [String: (account: Account, expires: Date)] = [:]
+
+        /// The token's entry; one found in the older generation moves to the newer.
+        mutating func find(_ token: String, limit: Int) -> (account: Account, expires: Date)? {
+            if let hit = newer[token] { return hit }
+            guard let hit = older.removeValue(forKey: token) else { return nil }
+            insert(token, hit, limit: limit)
+            return hit
+        }
+
+        mutating func insert(_ token: String, _ entry: (account: Account, expires: Date), limit: Int) {
+            if newer.count >= limit {
+                older = newer
+                newer = [:]
+                newer.reserveCapacity(limit)
+            }
+            newer[token] = entry
+        }
+    }
 
     /// An authenticator that signs with `secret` and also accepts tokens signed with any of `previousSecrets`;
     /// `leeway` is the clock skew allowed on `exp`, `nbf` and `iat`.
@@ -45,7 +68,8 @@ public final class Authenticator: Sendable {
             throw HTTPError.unauthorized("Send a bearer token in the Authorization header.")
         }
         let at = now()
-        if let hit = verified.withLock({ $0[token] }), hit.expires.addingTimeInterval(leeway) > at { return hit.account }
+        let limit = cacheLimit
+        if let hit = verified.withLock({ $0.find(token, limit: limit) }), hit.expires.addingTimeInterval(leeway) > at { return hit.account }
         let claims: [String: Any]
         do {
             claims = try keys.verify(token, now: at, leeway: leeway)
@@ -59,10 +83,7 @@ public final class Authenticator: Sendable {
         let account = Account(id: sub, role: role)
         // Verification proved `exp` is a number.
         let expires = Date(timeIntervalSince1970: (claims["exp"] as? NSNumber)?.doubleValue ?? 0)
-        verified.withLock { cache in
-            if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[token] = (account, expires)
-        }
+        verified.withLock { $0.insert(token, (account, expires), limit: limit) }
         return account
     }
 

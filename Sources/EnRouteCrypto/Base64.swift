@@ -1,20 +1,65 @@
-import Foundation
-
-/// Base64 and base64url (RFC 4648 §5, unpadded) as JOSE uses them.
+/// Base64url (RFC 4648 §5) as JOSE uses it: encoded without padding, decoded with or without.
+///
+/// Written out over bytes rather than through Foundation's base64 and three string replacements: every bearer token a
+/// server has not seen yet is decoded here, and the string work was most of the cost.
 public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Each byte's six bits, or 0xFF for a byte outside the alphabet.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        return table
+    }()
+
     /// Encodes without padding, with `-` and `_`.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        var out: [UInt8] = []
+        out.reserveCapacity((input.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= input.count {
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        switch input.count - i {
+        case 1:
+            let n = UInt32(input[i]) << 16
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)]]
+        case 2:
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
+        default: break
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes padded or unpadded base64url; nil when malformed.
+    /// Decodes padded or unpadded base64url; nil when malformed (a byte outside the alphabet, padding anywhere but at
+    /// the end or to the wrong length, a length no encoding has).
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !s.contains("=") || s.hasSuffix("=") else { return nil }
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s).map(Array.init)
+        var bytes = Array(text.utf8)
+        if bytes.last == UInt8(ascii: "=") {
+            // Padding, when present, makes the length a multiple of four with one or two `=`.
+            guard bytes.count % 4 == 0 else { return nil }
+            bytes.removeLast()
+            if bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        }
+        guard bytes.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 3 / 4)
+        var accumulator: UInt32 = 0, bits = 0
+        for byte in bytes {
+            let value = values[Int(byte)]
+            guard value != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return out
     }
 }

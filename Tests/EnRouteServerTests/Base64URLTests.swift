@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import EnRouteCrypto
+
+/// Base64url as JOSE uses it, checked against Foundation's base64 as an independent oracle.
+@Suite struct Base64URLTests {
+    /// Foundation's base64 turned into unpadded base64url.
+    static func oracle(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test func everyLengthEncodesAsFoundationDoesAndDecodesBack() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...70 {
+            // Bytes that reach both ends of the alphabet (`-` and `_` come from 62 and 63).
+            let bytes = (0..<length).map { i in i % 3 == 0 ? 0xFF : UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            #expect(encoded == Self.oracle(bytes), "length \(length)")
+            #expect(Base64URL.decode(encoded) == bytes, "length \(length)")
+        }
+    }
+
+    @Test func paddedTextDecodesAsUnpadded() {
+        #expect(Base64URL.decode("YQ==") == Array("a".utf8))
+        #expect(Base64URL.decode("YWI=") == Array("ab".utf8))
+        #expect(Base64URL.decode("_-8") == [0xFF, 0xEF])
+        #expect(Base64URL.decode("") == [])
+    }
+
+    @Test(arguments: ["a+b/", "YQ=a", "YQ=", "Y===", "YWJjZ", "YW J", "YQ\u{00e9}", "=", "YWI=="])
+    func malformedTextIsRefused(_ text: String) {
+        #expect(Base64URL.decode(text) == nil, "\(text)")
+    }
+}
