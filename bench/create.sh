@@ -15,7 +15,8 @@
 # server with `perf record -g` during the creates and prints its top symbols (report in bench/out/create/).
 # DB_DIR: where both databases go (default .build/bench-create, on the disk; DB_DIR=/dev/shm for tmpfs).
 # Knobs: KIND (ride), DURATION (10), CONNECTIONS (64), CUSTOMERS (rides 20000: one ride each; orders 200), PORT (18520),
-# JOBS (swift build -j), SCRATCH (.build).
+# JOBS (swift build -j), SCRATCH (.build), ENROUTE_BIN (another build of enroute to measure, for an A/B against an older
+# commit; by default this tree's, built here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KIND="${KIND:-ride}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; PORT="${PORT:-18520}"; PERF="${PERF:-0}"
@@ -30,9 +31,14 @@ groups=(build); [ "$PERF" = 1 ] && groups+=(profile)
 scripts/install-deps.sh "${groups[@]}"
 # swift build prints its errors on standard output: show them when it fails.
 build() { local out; out=$(swift build -c release --scratch-path "$SCRATCH" ${JOBS:+-j "$JOBS"} --product "$1" 2>&1) || { echo "$out" >&2; exit 1; }; }
-build enroute
+if [ -n "${ENROUTE_BIN:-}" ]; then
+  [ -x "$ENROUTE_BIN" ] || { echo "bench/create.sh: ENROUTE_BIN is not an executable: '$ENROUTE_BIN'" >&2; exit 2; }
+else
+  build enroute
+fi
 build server-bench
 BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
+ENROUTE="${ENROUTE_BIN:-$BIN/enroute}"
 mkdir -p "$DB_DIR"
 WORK=$(mktemp -d "$DB_DIR/create.XXXXXX")
 OUT=bench/out/create; mkdir -p "$OUT"
@@ -49,8 +55,8 @@ trap cleanup EXIT
 wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-"$BIN/enroute" seed --city helsinki --db "$WORK/enroute.sqlite" >/dev/null
-"$BIN/enroute" serve --port "$PORT" --db "$WORK/enroute.sqlite" --secret "$SECRET" --rate-limits off --idle-timeout 600 \
+"$ENROUTE" seed --city helsinki --db "$WORK/enroute.sqlite" >/dev/null
+"$ENROUTE" serve --port "$PORT" --db "$WORK/enroute.sqlite" --secret "$SECRET" --rate-limits off --idle-timeout 600 \
   > "$WORK/server.log" 2>&1 &
 SERVER=$!
 wait_port "$PORT"

@@ -43,17 +43,15 @@ public final class SQLiteChatStore: ChatStore, @unchecked Sendable {
     }
 
     public func append(tripId: String, messageId: String, from: ChatRole, text: String, at: Date) async throws -> (message: ChatMessage, created: Bool) {
-        try await writer.withTurn { db in
-            try db.transaction {
-                if let existing = try Self.find(db, tripId: tripId, from: from, messageId: messageId) { return (existing, false) }
-                let last = try db.query("SELECT last_seq FROM chat_conversations WHERE trip_id = ?1", [.text(tripId)]) { $0.int(0) }.first ?? 0
-                let seq = last + 1
-                try db.run("INSERT INTO chat_conversations (trip_id, last_seq) VALUES (?1, ?2) ON CONFLICT(trip_id) DO UPDATE SET last_seq = ?2",
-                           [.text(tripId), .integer(seq)])
-                try db.run("INSERT INTO chat_messages (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                           [.text(messageId), .text(tripId), .integer(seq), .text(from.rawValue), .text(text), .real(at.timeIntervalSince1970)])
-                return (ChatMessage(messageId: messageId, tripId: tripId, seq: seq, from: from, text: text, sentAt: at), true)
-            }
+        try await writer.transaction { db in
+            if let existing = try Self.find(db, tripId: tripId, from: from, messageId: messageId) { return (existing, false) }
+            let last = try db.query("SELECT last_seq FROM chat_conversations WHERE trip_id = ?1", [.text(tripId)]) { $0.int(0) }.first ?? 0
+            let seq = last + 1
+            try db.run("INSERT INTO chat_conversations (trip_id, last_seq) VALUES (?1, ?2) ON CONFLICT(trip_id) DO UPDATE SET last_seq = ?2",
+                       [.text(tripId), .integer(seq)])
+            try db.run("INSERT INTO chat_messages (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                       [.text(messageId), .text(tripId), .integer(seq), .text(from.rawValue), .text(text), .real(at.timeIntervalSince1970)])
+            return (ChatMessage(messageId: messageId, tripId: tripId, seq: seq, from: from, text: text, sentAt: at), true)
         }
     }
 
@@ -85,7 +83,7 @@ public final class SQLiteChatStore: ChatStore, @unchecked Sendable {
     }
 
     public func markEnded(tripId: String, at: Date) async throws {
-        try await writer.withTurn { db in
+        try await writer.transaction { db in
             try db.run("UPDATE chat_conversations SET ended_at = ?2 WHERE trip_id = ?1 AND ended_at IS NULL",
                        [.text(tripId), .real(at.timeIntervalSince1970)])
         }
@@ -99,11 +97,9 @@ public final class SQLiteChatStore: ChatStore, @unchecked Sendable {
     }
 
     public func remove(tripId: String, at: Date) async throws {
-        try await writer.withTurn { db in
-            try db.transaction {
-                try db.run("DELETE FROM chat_messages WHERE trip_id = ?1", [.text(tripId)])
-                try db.run("UPDATE chat_conversations SET removed_at = ?2 WHERE trip_id = ?1", [.text(tripId), .real(at.timeIntervalSince1970)])
-            }
+        try await writer.transaction { db in
+            try db.run("DELETE FROM chat_messages WHERE trip_id = ?1", [.text(tripId)])
+            try db.run("UPDATE chat_conversations SET removed_at = ?2 WHERE trip_id = ?1", [.text(tripId), .real(at.timeIntervalSince1970)])
         }
     }
 }

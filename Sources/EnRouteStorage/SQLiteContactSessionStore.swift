@@ -40,7 +40,7 @@ public final class SQLiteContactSessionStore: ContactSessionStore, @unchecked Se
 
     public func save(_ session: ContactSession) async throws {
         let record = Array(try WireCoding.encoder().encode(session))
-        try await writer.withTurn { db in
+        try await writer.transaction { db in
             try db.run("""
                 INSERT OR REPLACE INTO contact_sessions (relay_session_id, trip_id, opened_at, closed_at, record) VALUES (?1, ?2, ?3, ?4, ?5)
                 """, [.text(session.relaySessionId), .text(session.tripId), .real(session.openedAt.timeIntervalSince1970),

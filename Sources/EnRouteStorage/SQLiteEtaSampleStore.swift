@@ -30,7 +30,7 @@ public final class SQLiteEtaSampleStore: EtaSampleStore, @unchecked Sendable {
     public var schemaVersion: Int { Self.migrations.count }
 
     public func append(_ sample: EtaLegSample) async throws {
-        try await writer.withTurn { db in
+        try await writer.transaction { db in
             try db.run("""
                 INSERT OR REPLACE INTO eta_samples (trip_id, leg, road_class, hour_of_week, predicted_seconds, actual_seconds, recorded_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

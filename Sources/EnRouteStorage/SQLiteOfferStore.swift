@@ -136,7 +136,7 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
     }
 
     private func write<T>(_ work: @escaping (SQLiteDatabase) throws -> T) async throws -> T {
-        try await writer.withTurn { db in try db.transaction { try work(db) } }
+        try await writer.transaction { db in try work(db) }
     }
 
     private static func record(_ offerId: String, in db: SQLiteDatabase) throws -> OfferRecord? {

@@ -35,21 +35,19 @@ public final class SQLitePaymentMethodStore: PaymentMethodStore, @unchecked Send
     public var schemaVersion: Int { Self.migrations.count }
 
     public func add(_ method: StoredPaymentMethod, limit: Int) async throws -> PaymentMethodAddition {
-        try await writer.withTurn { db in
-            try db.transaction {
-                let mine = try Self.methods(db, "account_id = ?1", [.text(method.accountId)])
-                if let existing = mine.first(where: { $0.token == method.token }) { return .existing(existing) }
-                guard mine.count < limit else { return .full }
-                var method = method
-                method.isDefault = method.isDefault || mine.isEmpty
-                if method.isDefault { try db.run("UPDATE payment_methods SET is_default = 0 WHERE account_id = ?1", [.text(method.accountId)]) }
-                try db.run("INSERT INTO payment_methods (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", [
-                    .text(method.id), .text(method.accountId), .text(method.token), .text(method.card.brand), .text(method.card.last4),
-                    .integer(Int64(method.card.expMonth)), .integer(Int64(method.card.expYear)), .integer(method.isDefault ? 1 : 0),
-                    .real(method.createdAt.timeIntervalSince1970),
-                ])
-                return .added(method)
-            }
+        try await writer.transaction { db in
+            let mine = try Self.methods(db, "account_id = ?1", [.text(method.accountId)])
+            if let existing = mine.first(where: { $0.token == method.token }) { return .existing(existing) }
+            guard mine.count < limit else { return .full }
+            var method = method
+            method.isDefault = method.isDefault || mine.isEmpty
+            if method.isDefault { try db.run("UPDATE payment_methods SET is_default = 0 WHERE account_id = ?1", [.text(method.accountId)]) }
+            try db.run("INSERT INTO payment_methods (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", [
+                .text(method.id), .text(method.accountId), .text(method.token), .text(method.card.brand), .text(method.card.last4),
+                .integer(Int64(method.card.expMonth)), .integer(Int64(method.card.expYear)), .integer(method.isDefault ? 1 : 0),
+                .real(method.createdAt.timeIntervalSince1970),
+            ])
+            return .added(method)
         }
     }
 
@@ -58,30 +56,26 @@ public final class SQLitePaymentMethodStore: PaymentMethodStore, @unchecked Send
     }
 
     public func remove(id: String, accountId: String) async throws -> Bool {
-        try await writer.withTurn { db in
-            try db.transaction {
-                guard let removed = try Self.methods(db, "id = ?1 AND account_id = ?2", [.text(id), .text(accountId)]).first else { return false }
-                try db.run("DELETE FROM payment_methods WHERE id = ?1", [.text(id)])
-                if removed.isDefault {
-                    try db.run("""
-                        UPDATE payment_methods SET is_default = 1
-                        WHERE seq = (SELECT MAX(seq) FROM payment_methods WHERE account_id = ?1)
-                        """, [.text(accountId)])
-                }
-                return true
+        try await writer.transaction { db in
+            guard let removed = try Self.methods(db, "id = ?1 AND account_id = ?2", [.text(id), .text(accountId)]).first else { return false }
+            try db.run("DELETE FROM payment_methods WHERE id = ?1", [.text(id)])
+            if removed.isDefault {
+                try db.run("""
+                    UPDATE payment_methods SET is_default = 1
+                    WHERE seq = (SELECT MAX(seq) FROM payment_methods WHERE account_id = ?1)
+                    """, [.text(accountId)])
             }
+            return true
         }
     }
 
     public func setDefault(id: String, accountId: String) async throws -> StoredPaymentMethod? {
-        try await writer.withTurn { db in
-            try db.transaction {
-                guard var method = try Self.methods(db, "id = ?1 AND account_id = ?2", [.text(id), .text(accountId)]).first else { return nil }
-                try db.run("UPDATE payment_methods SET is_default = 0 WHERE account_id = ?1 AND is_default = 1", [.text(accountId)])
-                try db.run("UPDATE payment_methods SET is_default = 1 WHERE id = ?1", [.text(id)])
-                method.isDefault = true
-                return method
-            }
+        try await writer.transaction { db in
+            guard var method = try Self.methods(db, "id = ?1 AND account_id = ?2", [.text(id), .text(accountId)]).first else { return nil }
+            try db.run("UPDATE payment_methods SET is_default = 0 WHERE account_id = ?1 AND is_default = 1", [.text(accountId)])
+            try db.run("UPDATE payment_methods SET is_default = 1 WHERE id = ?1", [.text(id)])
+            method.isDefault = true
+            return method
         }
     }
 

@@ -37,7 +37,7 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
 
     public func save(_ upload: ProofUpload) async throws {
         let record = Array(try WireCoding.encoder().encode(upload))
-        try await writer.withTurn { db in
+        try await writer.transaction { db in
             try db.run("INSERT OR REPLACE INTO proof_uploads (id, trip_id, upload_offset, created_at, complete, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                        [.text(upload.id), .text(upload.tripId), .integer(Int64(upload.offset)), .real(upload.createdAt.timeIntervalSince1970),
                         .integer(upload.isComplete ? 1 : 0), .blob(record)])
@@ -45,11 +45,11 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
     }
 
     public func delete(id: String) async throws {
-        try await writer.withTurn { db in try db.run("DELETE FROM proof_uploads WHERE id = ?1", [.text(id)]) }
+        try await writer.transaction { db in try db.run("DELETE FROM proof_uploads WHERE id = ?1", [.text(id)]) }
     }
 
     public func link(tripId: String, proofId: String) async throws {
-        try await writer.withTurn { db in
+        try await writer.transaction { db in
             try db.run("INSERT INTO trip_proofs (trip_id, proof_id) VALUES (?1, ?2) ON CONFLICT(trip_id) DO UPDATE SET proof_id = ?2",
                        [.text(tripId), .text(proofId)])
         }

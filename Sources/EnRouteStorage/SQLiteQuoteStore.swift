@@ -27,12 +27,10 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
 
     public func save(_ quotes: [Quote]) async throws {
         let rows = try quotes.map { ($0, Array(try WireCoding.encoder().encode($0))) }
-        try await writer.withTurn { db in
-            try db.transaction {
-                for (quote, record) in rows {
-                    try db.run("INSERT OR REPLACE INTO quotes (id, account_id, expires_at, record) VALUES (?1, ?2, ?3, ?4)",
-                               [.text(quote.id), .text(quote.accountId), .real(quote.expiresAt.timeIntervalSince1970), .blob(record)])
-                }
+        try await writer.transaction { db in
+            for (quote, record) in rows {
+                try db.run("INSERT OR REPLACE INTO quotes (id, account_id, expires_at, record) VALUES (?1, ?2, ?3, ?4)",
+                           [.text(quote.id), .text(quote.accountId), .real(quote.expiresAt.timeIntervalSince1970), .blob(record)])
             }
         }
     }
@@ -44,6 +42,6 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     }
 
     public func purge(expiredBefore cutoff: Date) async throws {
-        try await writer.withTurn { db in try db.run("DELETE FROM quotes WHERE expires_at < ?1", [.real(cutoff.timeIntervalSince1970)]) }
+        try await writer.transaction { db in try db.run("DELETE FROM quotes WHERE expires_at < ?1", [.real(cutoff.timeIntervalSince1970)]) }
     }
 }

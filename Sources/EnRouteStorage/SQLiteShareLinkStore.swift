@@ -30,7 +30,7 @@ public final class SQLiteShareLinkStore: ShareLinkStore, @unchecked Sendable {
 
     public func revoke(tripId: String) async throws -> Int {
         let at = now().timeIntervalSince1970
-        return try await writer.withTurn { db in
+        return try await writer.transaction { db in
             try db.run("""
                 INSERT INTO share_links (trip_id, generation, revoked_at) VALUES (?1, 1, ?2)
                 ON CONFLICT(trip_id) DO UPDATE SET generation = generation + 1, revoked_at = ?2

@@ -9,7 +9,10 @@ import Synchronization
 ///
 /// It keeps `TripStore`'s contract by running one transaction at a time: a version check in `update` still
 /// refuses a stale write with `TripStoreConflict`, so callers meet the same rules as on a concurrent store.
-/// A body holds the writer across its awaits, so it must not wait for another write to this file.
+/// A body holds the writer across its awaits, so it must not wait for another write to this file, nor for a caller
+/// of an earlier transaction to go on: transactions that queue up behind each other commit together (`SQLiteWriter`),
+/// and each caller goes on once the group has committed. A body reads through its transaction, which sees the group's
+/// writes; the store's own reads (`trip(id:)`…) see only what is committed.
 public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// Shared with the path store over the same file (`SQLitePathStore(tripStore:)`).
     let writer: SQLiteWriter
@@ -108,22 +111,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     public var schemaVersion: Int { Self.migrations.count }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
-        try await writer.withTurn { db in
-            try db.execute("BEGIN IMMEDIATE")
-            do {
-                let result = try await body(Transaction(db: db))
-                try db.execute("COMMIT")
-                return result
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
-            }
-        }
+        try await writer.transaction { db in try await body(Transaction(db: db)) }
     }
 
     /// Runs `work` on the writer as one transaction, in turn with every other.
     private func write<T>(_ work: (SQLiteDatabase) throws -> T) async throws -> T {
-        try await writer.withTurn { db in try db.transaction { try work(db) } }
+        try await writer.transaction { db in try work(db) }
     }
 
     public func trip(id: String) throws -> TripRecord? {

@@ -5,18 +5,41 @@ import Synchronization
 /// A database's one writer connection and the turns every write to it takes, first come first served, so
 /// that stores sharing the file (trips, paths) take turns instead of meeting SQLite's busy lock and its sleeps.
 ///
-/// A turn is either a piece of synchronous work (run on a serial queue) or an async transaction body
-/// (run on the caller's task, which holds the turn across its awaits); no thread waits for a turn.
+/// A turn is either a piece of synchronous work (run on a serial queue) or a transaction (run on the caller's task,
+/// which holds the turn across its awaits); no thread waits for a turn.
+///
+/// Transactions taken with `transaction(_:)` commit in groups: when the next turn waiting is another such transaction,
+/// a finished one leaves SQLite's transaction open and hands the turn on; the last of the group commits for all of
+/// them, and only then do their callers go on. Each after the first runs in a savepoint, so one that fails is undone
+/// alone. A group writes each page it touches to the log once instead of once per transaction.
 final class SQLiteWriter: @unchecked Sendable {
     /// Touched only by the holder of the turn (or before any work is queued, during migrations).
     let db: SQLiteDatabase
     private let queue: DispatchQueue
     let checkpointer: WALCheckpointer
+    /// At most this many transactions commit together.
+    let groupLimit: Int
 
     private enum Waiter: Sendable {
         case work(@Sendable (SQLiteDatabase) -> Void)
-        case task(CheckedContinuation<Void, Never>)
+        /// A transaction, which may join the group before it.
+        case grouped(CheckedContinuation<Void, Never>)
     }
+
+    /// The open group: touched only by the holder of the turn.
+    private struct Group {
+        var members = 0
+        /// Members that finished and wait for the commit.
+        var waiting: [CheckedContinuation<Result<Void, any Error>, Never>] = []
+    }
+    private var group = Group()
+    private let committedGroups = Atomic<Int>(0)
+
+    /// How many groups of transactions have committed since the writer opened.
+    var groupsCommitted: Int { committedGroups.load(ordering: .relaxed) }
+
+    /// How many turns wait behind the one under way.
+    var queuedTurns: Int { turns.withLock { $0.waiting.count - $0.head } }
 
     private struct Turns {
         var busy = false
@@ -28,8 +51,9 @@ final class SQLiteWriter: @unchecked Sendable {
 
     /// Opens the writer connection to `path`. Its write-ahead log is copied into the database by a checkpointer
     /// of its own once a commit leaves it at `checkpointPages` or more (SQLite's own threshold by default).
-    init(path: String, label: String, checkpointPages: Int = 1_000) throws {
+    init(path: String, label: String, checkpointPages: Int = 1_000, groupLimit: Int = 32) throws {
         db = try SQLiteDatabase(path: path)
+        self.groupLimit = max(1, groupLimit)
         queue = DispatchQueue(label: label)
         let checkpointer = try WALCheckpointer(path: path, label: "\(label).checkpoint")
         self.checkpointer = checkpointer
@@ -56,11 +80,81 @@ final class SQLiteWriter: @unchecked Sendable {
         take(.work(work))
     }
 
-    /// Runs `body` with the connection after every turn asked for before it, holding the turn until it returns.
-    func withTurn<T>(_ body: (SQLiteDatabase) async throws -> T) async rethrows -> T {
-        await withCheckedContinuation { take(.task($0)) }
-        defer { handOn() }
-        return try await body(db)
+    /// Runs `body` as one transaction with the connection after every turn asked for before it, committed with the
+    /// transactions that directly follow it (see the type's doc); returns once it is committed, or throws what `body`
+    /// threw (undoing only its own writes) or why the commit failed.
+    func transaction<T>(_ body: (SQLiteDatabase) async throws -> T) async throws -> T {
+        await withCheckedContinuation { take(.grouped($0)) }
+        let first = group.members == 0
+        do {
+            try db.execute(first ? "BEGIN IMMEDIATE" : "SAVEPOINT member")
+        } catch {
+            // Nothing of this one was written; a group before it is still whole and commits without it.
+            if first { handOn() } else { closeGroup(lost: nil) }
+            throw error
+        }
+        let outcome: Result<T, any Error>
+        do {
+            let value = try await body(db)
+            if !first { try db.execute("RELEASE member") }
+            outcome = .success(value)
+        } catch {
+            outcome = .failure(error)
+        }
+        group.members += 1
+        if case .failure(let error) = outcome {
+            if first {
+                if db.inTransaction { try? db.execute("ROLLBACK") }
+                group = Group()
+                handOn()
+                throw error
+            }
+            // Undo this one alone; when SQLite has rolled the whole transaction back by itself, the group is lost.
+            let undone = (try? db.execute("ROLLBACK TO member")) != nil && (try? db.execute("RELEASE member")) != nil && db.inTransaction
+            guard undone else { closeGroup(lost: error); throw error }
+            // Nothing of this one is left to commit: the group goes on, or commits, without waiting for it.
+            if group.members < groupLimit, let next = nextGrouped() { start(next) } else { closeGroup(lost: nil) }
+            throw error
+        }
+        if group.members < groupLimit, let next = nextGrouped() {
+            let committed = await withCheckedContinuation { waiter in
+                group.waiting.append(waiter)
+                start(next)
+            }
+            try committed.get()
+        } else {
+            try closeGroup(lost: nil).get()
+        }
+        return try outcome.get()
+    }
+
+    /// Commits the open group (rolls it back instead when `lost` says a member's failure took it down), tells the
+    /// members waiting for it, and hands the turn on; what they were told.
+    @discardableResult
+    private func closeGroup(lost: (any Error)?) -> Result<Void, any Error> {
+        let outcome: Result<Void, any Error> = if let lost {
+            .failure(SQLiteError(code: 4 /* SQLITE_ABORT */, message: "a transaction committed together with this one failed, and took it down: \(lost)"))
+        } else {
+            Result {
+                try db.execute("COMMIT")
+                committedGroups.add(1, ordering: .relaxed)
+            }
+        }
+        if db.inTransaction { try? db.execute("ROLLBACK") }
+        let waiting = group.waiting
+        group = Group()
+        handOn()
+        waiting.forEach { $0.resume(returning: outcome) }
+        return outcome
+    }
+
+    /// The next waiter, taken off the line, when it is a transaction that may join the open group.
+    private func nextGrouped() -> Waiter? {
+        turns.withLock { t in
+            guard t.head < t.waiting.count, case .grouped = t.waiting[t.head] else { return nil }
+            defer { t.head += 1 }
+            return t.waiting[t.head]
+        }
     }
 
     private func take(_ waiter: Waiter) {
@@ -75,7 +169,7 @@ final class SQLiteWriter: @unchecked Sendable {
     private func start(_ waiter: Waiter) {
         switch waiter {
         case .work(let work): queue.async { work(self.db); self.handOn() }
-        case .task(let continuation): continuation.resume()
+        case .grouped(let continuation): continuation.resume()
         }
     }
 

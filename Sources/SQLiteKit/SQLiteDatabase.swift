@@ -14,6 +14,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// "SQLite error CODE: MESSAGE".
     public var description: String { "SQLite error \(code): \(message)" }
+    /// An error with SQLite's result `code` and `message`.
+    public init(code: Int32, message: String) { self.code = code; self.message = message }
 }
 
 /// One SQLite connection with a statement cache. Not thread-safe: its owner serialises use.
@@ -109,6 +111,9 @@ public final class SQLiteDatabase {
         try statement.bind(values)
         while try statement.step() {}
     }
+
+    /// Whether a transaction is open on this connection (SQLite rolls one back by itself after some errors).
+    public var inTransaction: Bool { handle != nil && sqlite3_get_autocommit(handle) == 0 }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
     public var changes: Int { Int(sqlite3_changes(handle)) }

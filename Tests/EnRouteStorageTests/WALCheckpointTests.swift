@@ -25,9 +25,7 @@ import SQLiteKit
     /// Commits `count` rows of 4 KB, one transaction each, in the writer's turns.
     static func write(_ writer: SQLiteWriter, count: Int) async throws {
         for _ in 0..<count {
-            try await writer.withTurn { db in
-                try db.transaction { try db.run("INSERT INTO rows (payload) VALUES (?1)", [.blob(Array(repeating: 7, count: 4_096))]) }
-            }
+            try await writer.transaction { db in try db.run("INSERT INTO rows (payload) VALUES (?1)", [.blob(Array(repeating: 7, count: 4_096))]) }
         }
     }
 
