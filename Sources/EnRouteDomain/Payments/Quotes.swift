@@ -48,6 +48,58 @@ public struct Quote: Codable, Sendable, Equatable {
     }
 }
 
+extension Quote {
+    /// For a store that keeps each price list once, apart from its quotes: set in an encoder's `userInfo` (to any value),
+    /// the quote is written without `rules`; set in a decoder's `userInfo` to the `PricingRules` the stored quote names,
+    /// a quote written without them is read with these.
+    public static let priceListApart = CodingUserInfoKey(rawValue: "enroute.quote.priceListApart")!
+
+    private enum CodingKeys: String, CodingKey {
+        case id, accountId, kind, productID, merchantId, items, pickup, dropoff, distanceMeters, durationSeconds, pickupWaitSeconds
+        case demand, price, rules, createdAt, expiresAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let rules: PricingRules
+        if let written = try c.decodeIfPresent(PricingRules.self, forKey: .rules) {
+            rules = written
+        } else if let apart = decoder.userInfo[Self.priceListApart] as? PricingRules {
+            rules = apart
+        } else {
+            throw DecodingError.keyNotFound(CodingKeys.rules, .init(codingPath: c.codingPath, debugDescription: "a quote needs its price list"))
+        }
+        self.init(id: try c.decode(String.self, forKey: .id), accountId: try c.decode(String.self, forKey: .accountId),
+                  kind: try c.decode(TripKind.self, forKey: .kind), productID: try c.decodeIfPresent(String.self, forKey: .productID),
+                  merchantId: try c.decodeIfPresent(String.self, forKey: .merchantId), items: try c.decodeIfPresent([OrderItem].self, forKey: .items),
+                  pickup: try c.decode(Coordinate.self, forKey: .pickup), dropoff: try c.decode(Coordinate.self, forKey: .dropoff),
+                  distanceMeters: try c.decode(Double.self, forKey: .distanceMeters), durationSeconds: try c.decode(Double.self, forKey: .durationSeconds),
+                  pickupWaitSeconds: try c.decode(Int.self, forKey: .pickupWaitSeconds), demand: try c.decode(Double.self, forKey: .demand),
+                  price: try c.decode(PriceBreakdown.self, forKey: .price), rules: rules,
+                  createdAt: try c.decode(Date.self, forKey: .createdAt), expiresAt: try c.decode(Date.self, forKey: .expiresAt))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(accountId, forKey: .accountId)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(productID, forKey: .productID)
+        try c.encodeIfPresent(merchantId, forKey: .merchantId)
+        try c.encodeIfPresent(items, forKey: .items)
+        try c.encode(pickup, forKey: .pickup)
+        try c.encode(dropoff, forKey: .dropoff)
+        try c.encode(distanceMeters, forKey: .distanceMeters)
+        try c.encode(durationSeconds, forKey: .durationSeconds)
+        try c.encode(pickupWaitSeconds, forKey: .pickupWaitSeconds)
+        try c.encode(demand, forKey: .demand)
+        try c.encode(price, forKey: .price)
+        if encoder.userInfo[Self.priceListApart] == nil { try c.encode(rules, forKey: .rules) }
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(expiresAt, forKey: .expiresAt)
+    }
+}
+
 /// Where quotes are kept until they are used or run out.
 public protocol QuoteStore: Sendable {
     func save(_ quotes: [Quote]) async throws
