@@ -407,9 +407,11 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
 
         func save(_ record: IdempotencyRecord) throws {
             let s = record.scope
+            // An upsert: the claim's row is answered in place (REPLACE would delete it and insert it again in every index).
             try db.run("""
-                INSERT OR REPLACE INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, body, created_at)
+                INSERT INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, body, created_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                ON CONFLICT (account_id, method, path, key) DO UPDATE SET fingerprint = ?5, status = ?6, content_type = ?7, body = ?8, created_at = ?9
                 """, [.text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
                       record.response.map { .integer(Int64($0.status)) } ?? .null, record.response.map { .text($0.contentType) } ?? .null,
                       record.response.map { .blob($0.body) } ?? .null, .real(record.createdAt.timeIntervalSince1970)])
@@ -428,10 +430,13 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
 
         func save(_ attempt: PaymentAttempt) throws {
-            try db.run("INSERT OR REPLACE INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                       [.text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
-                        attempt.payment.intentId.map { .text($0) } ?? .null,
-                        .real(attempt.createdAt.timeIntervalSince1970), .blob(Array(try WireCoding.encoder().encode(attempt)))])
+            // An upsert: the attempt changes in place.
+            try db.run("""
+                INSERT INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (quote_id) DO UPDATE SET account_id = ?2, trip_id = ?3, intent_id = ?4, created_at = ?5, record = ?6
+                """, [.text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
+                      attempt.payment.intentId.map { .text($0) } ?? .null,
+                      .real(attempt.createdAt.timeIntervalSince1970), .blob(Array(try WireCoding.encoder().encode(attempt)))])
         }
 
         func addRating(provider: String, stars: Int) throws {
