@@ -3,6 +3,7 @@ public import EnRouteDomain
 public import HTTPEngine
 import EnRouteCrypto
 import EnRouteModels
+import Synchronization
 
 /// The `Idempotency-Key` protocol (protocols.md §7.3) as one middleware around a route's mutation:
 /// replays a stored answer, 409 while the first request is running, 422 for the same key with another
@@ -42,6 +43,9 @@ public struct IdempotencyMiddleware: Sendable {
             throw HTTPError.badRequest("The Idempotency-Key must be 8 to 255 visible ASCII characters, such as a UUID.")
         }
         let scope = IdempotencyScope(accountId: account.id, method: req.method, path: req.path, key: key.lowercased())
+        // The answer stored with the mutation is the one sent: rendered once, not again for the response.
+        let rendered = RenderedOnce(render)
+        let render = rendered.render
         let context = IdempotencyContext(scope: scope, fingerprint: fingerprint(req.body), render: render)
         switch try await service.claim(context) {
         case .replay(let stored):
@@ -69,6 +73,22 @@ public struct IdempotencyMiddleware: Sendable {
                 await service.release(context)
                 throw error
             }
+        }
+    }
+
+    /// A route's rendering that remembers its last answer for a trip, so that the same trip is rendered once.
+    final class RenderedOnce: Sendable {
+        private let base: @Sendable (Result<TripRecord, TripError>) -> StoredResponse
+        private let last = Mutex<(trip: TripRecord, response: StoredResponse)?>(nil)
+
+        init(_ base: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse) { self.base = base }
+
+        @Sendable func render(_ result: Result<TripRecord, TripError>) -> StoredResponse {
+            guard case .success(let trip) = result else { return base(result) }
+            if let hit = last.withLock({ $0 }), hit.trip == trip { return hit.response }
+            let response = base(result)
+            last.withLock { $0 = (trip, response) }
+            return response
         }
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import EnRouteModels
 import EnRouteDomain
-import EnRouteAPI
+@testable import EnRouteAPI
+import Synchronization
 import TestSupport
 
 @Suite struct IdempotencyTests {
@@ -24,6 +25,24 @@ import TestSupport
     @Test func theFingerprintIsTheBodysSHA256InLowercaseHex() {
         #expect(IdempotencyMiddleware.fingerprint(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(IdempotencyMiddleware.fingerprint([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test func aTripIsRenderedOnceForTheStoredAnswerAndTheResponse() {
+        let renders = Atomic(0)
+        let once = IdempotencyMiddleware.RenderedOnce { result in
+            let n = renders.add(1, ordering: .relaxed).newValue
+            return StoredResponse(status: (try? result.get()) == nil ? 409 : 201, contentType: "application/json", body: Array("render \(n)".utf8))
+        }
+        var trip = TripRecord(id: "t1", kind: .ride, status: .ride(.searching), customerId: "c1", pickup: Coordinate(lat: 60.1699, lng: 24.9384),
+                              dropoff: Coordinate(lat: 60.1841, lng: 24.9497), createdAt: Date(timeIntervalSince1970: 1_792_520_000))
+        let stored = once.render(.success(trip))
+        #expect(once.render(.success(trip)) == stored, "the response is the stored answer")
+        #expect(renders.load(ordering: .relaxed) == 1)
+        trip.version += 1
+        #expect(once.render(.success(trip)) != stored, "another trip is rendered afresh")
+        _ = once.render(.failure(.contended))
+        _ = once.render(.failure(.contended))
+        #expect(renders.load(ordering: .relaxed) == 4, "refusals are rendered each time")
     }
 
     @Test func aStoredErrorIsReplayedToo() async throws {
