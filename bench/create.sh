@@ -11,7 +11,7 @@
 #      with the server's schema and pragmas, next to the server's: as many creates as the server made (at least 10,000),
 #      by 1 writer (SQLite's best rate) and by CONNECTIONS writers taking turns on one connection (the latency at the
 #      server's concurrency).
-# Prints both, the ratio (goal: EnRoute >= 0.5x raw) and the server's CPU during the creates. PERF=1 also records the
+# Prints both, the ratio (goal: EnRoute >= 0.5x raw) the server's CPU during the creates and how busy the whole machine was (client included). PERF=1 also records the
 # server with `perf record -g` during the creates and prints its top symbols (report in bench/out/create/).
 # DB_DIR: where both databases go (default .build/bench-create, on the disk; DB_DIR=/dev/shm for tmpfs).
 # Knobs: KIND (ride), DURATION (10), CONNECTIONS (64), CUSTOMERS (rides 20000: one ride each; orders 200), PORT (18520),
@@ -54,6 +54,8 @@ cleanup() {
 trap cleanup EXIT
 wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# The whole machine's busy and total clock ticks (all cores; idle and I/O wait count as not busy).
+machine() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 
 "$ENROUTE" seed --city helsinki --db "$WORK/enroute.sqlite" >/dev/null
 "$ENROUTE" serve --port "$PORT" --db "$WORK/enroute.sqlite" --secret "$SECRET" --rate-limits off --idle-timeout 600 \
@@ -66,18 +68,20 @@ echo "== EnRoute: $KIND creates over $CONNECTIONS connections, database in $DB_D
 CLIENT=$!
 # The creates start once the quotes are reported: the server's CPU (and perf) from there to the client's end.
 until grep -q '^quotes:' "$WORK/creates.txt" 2>/dev/null; do kill -0 "$CLIENT" 2>/dev/null || break; sleep 0.05; done
-T0=$(date +%s.%N); C0=$(ticks "$SERVER")
+T0=$(date +%s.%N); C0=$(ticks "$SERVER"); M0=$(machine)
 if [ "$PERF" = 1 ]; then
   # DWARF unwinding: the Swift runtime and Foundation keep no frame pointers to walk.
   perf record --call-graph dwarf,16384 -F 499 -p "$SERVER" -o "$WORK/perf.data" -- sleep "$DURATION" > "$WORK/perf.log" 2>&1 &
   PERF_PID=$!
 fi
 STATUS=0; wait "$CLIENT" || STATUS=$?
-T1=$(date +%s.%N); C1=$(ticks "$SERVER")
+T1=$(date +%s.%N); C1=$(ticks "$SERVER"); M1=$(machine)
 cat "$WORK/creates.txt"
 [ "$STATUS" = 0 ] || { echo "server-bench creates failed ($STATUS); server log:" >&2; tail -20 "$WORK/server.log" >&2; exit 1; }
 if [ -n "$PERF_PID" ]; then wait "$PERF_PID" || true; PERF_PID=""; fi
 SERVER_CORES=$(python3 -c "import os,sys; print(f'{(int(sys.argv[2]) - int(sys.argv[1])) / os.sysconf(\"SC_CLK_TCK\") / (float(sys.argv[4]) - float(sys.argv[3])):.2f}')" "$C0" "$C1" "$T0" "$T1")
+# Of the machine's cores, how many were busy during the creates (the server, the client and the rest).
+MACHINE_BUSY=$(python3 -c "import os,sys; b0,t0,b1,t1=map(int,sys.argv[1:5]); print(f'{(b1 - b0) / (t1 - t0) * os.cpu_count():.2f} of {os.cpu_count()}')" $M0 $M1)
 CREATED=$(wc -l < "$WORK/created.txt")
 kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
 
@@ -94,9 +98,9 @@ if [ "$PERF" = 1 ]; then
   perf_report "$WORK/perf.data" "$OUT" "the server during the creates"
 fi
 
-python3 - "$WORK" "$CONNECTIONS" "$SERVER_CORES" "$KIND" <<'PY'
+python3 - "$WORK" "$CONNECTIONS" "$SERVER_CORES" "$KIND" "$MACHINE_BUSY" <<'PY'
 import re, sys
-work, connections, cores, kind = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+work, connections, cores, kind, machine = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 def result(path, name):
     for line in open(path):
         if line.startswith(f"RESULT {name} "):
@@ -108,7 +112,7 @@ rawn = result(f"{work}/raw-{connections}.txt", "raw-creates")
 path = "POST /v1/trips" if kind == "ride" else "POST /v1/orders"
 print(f"\n{kind} creates ({path}, Idempotency-Key, hold, change log, ledger, dispatch start) vs raw SQLite transactions writing the same rows")
 print(f"{'target':34} {'creates/s':>10} {'p50 ms':>8} {'p99 ms':>8}")
-print(f"{'EnRoute, ' + connections + ' connections':34} {enroute[0]:10.0f} {enroute[1]:8.2f} {enroute[2]:8.2f}   server {cores} cores")
+print(f"{'EnRoute, ' + connections + ' connections':34} {enroute[0]:10.0f} {enroute[1]:8.2f} {enroute[2]:8.2f}   server {cores} cores, machine {machine} busy")
 print(f"{'raw SQLite, 1 writer':34} {raw1[0]:10.0f} {raw1[1]:8.3f} {raw1[2]:8.3f}")
 print(f"{'raw SQLite, ' + connections + ' writers, 1 connection':34} {rawn[0]:10.0f} {rawn[1]:8.3f} {rawn[2]:8.3f}")
 print(f"ratio EnRoute / raw (1 writer): {enroute[0] / raw1[0]:.3f}x  (goal >= 0.5x); p99 {enroute[2] / rawn[2]:.1f}x the raw p99 at {connections} writers")

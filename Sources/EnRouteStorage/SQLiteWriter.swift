@@ -16,6 +16,8 @@ final class SQLiteWriter: @unchecked Sendable {
     /// Touched only by the holder of the turn (or before any work is queued, during migrations).
     let db: SQLiteDatabase
     private let queue: DispatchQueue
+    /// Runs the jobs of tasks in a transaction on `queue`.
+    private let executor: QueueExecutor
     let checkpointer: WALCheckpointer
     /// At most this many transactions commit together.
     let groupLimit: Int
@@ -38,6 +40,11 @@ final class SQLiteWriter: @unchecked Sendable {
     /// How many groups of transactions have committed since the writer opened.
     var groupsCommitted: Int { committedGroups.load(ordering: .relaxed) }
 
+    private static let writerQueue = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Whether the caller runs on this writer's queue (where transactions run).
+    var onWriterQueue: Bool { DispatchQueue.getSpecific(key: Self.writerQueue) == ObjectIdentifier(queue) }
+
     /// How many turns wait behind the one under way.
     var queuedTurns: Int { turns.withLock { $0.waiting.count - $0.head } }
 
@@ -55,6 +62,8 @@ final class SQLiteWriter: @unchecked Sendable {
         db = try SQLiteDatabase(path: path)
         self.groupLimit = max(1, groupLimit)
         queue = DispatchQueue(label: label)
+        queue.setSpecific(key: Self.writerQueue, value: ObjectIdentifier(queue))
+        executor = QueueExecutor(queue)
         let checkpointer = try WALCheckpointer(path: path, label: "\(label).checkpoint")
         self.checkpointer = checkpointer
         // SQLite's automatic checkpoint copies the whole log inside the commit that crosses its threshold, and every
@@ -84,6 +93,12 @@ final class SQLiteWriter: @unchecked Sendable {
     /// transactions that directly follow it (see the type's doc); returns once it is committed, or throws what `body`
     /// threw (undoing only its own writes) or why the commit failed.
     func transaction<T>(_ body: (SQLiteDatabase) async throws -> T) async throws -> T {
+        // The turn, the body and the hand-over run on the writer's own queue: the next transaction's turn starts there
+        // as soon as this one lets go, instead of waiting for a thread of Swift's pool to wake up and take it.
+        try await withTaskExecutorPreference(executor) { try await inTurn(body) }
+    }
+
+    private func inTurn<T>(_ body: (SQLiteDatabase) async throws -> T) async throws -> T {
         await withCheckedContinuation { take(.grouped($0)) }
         let first = group.members == 0
         do {
@@ -192,6 +207,18 @@ final class SQLiteWriter: @unchecked Sendable {
             return next
         }
         if let next { start(next) }
+    }
+}
+
+/// A task executor that runs jobs on a serial dispatch queue.
+final class QueueExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue: DispatchQueue
+
+    init(_ queue: DispatchQueue) { self.queue = queue }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

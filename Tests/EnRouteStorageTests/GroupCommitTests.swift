@@ -85,6 +85,19 @@ import TestSupport
         #expect(writer.groupsCommitted == before + 1, "four transactions, one commit")
     }
 
+    @Test func aTransactionRunsOnTheWritersQueueAndItsCallerGoesOnElsewhere() async throws {
+        let (writer, _, dir) = try Self.writer()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(!writer.onWriterQueue)
+        let inside = try await writer.transaction { db in
+            try Self.insert("a", db)
+            await Task.yield()
+            return writer.onWriterQueue
+        }
+        #expect(inside, "the body, across an await, runs where the next turn is handed over")
+        #expect(!writer.onWriterQueue)
+    }
+
     @Test func aTransactionThatFailsInAGroupIsUndoneAlone() async throws {
         let (writer, path, dir) = try Self.writer()
         defer { try? FileManager.default.removeItem(at: dir) }
