@@ -25,7 +25,7 @@ final class SQLiteWriter: @unchecked Sendable {
     private enum Waiter: Sendable {
         case work(@Sendable (SQLiteDatabase) -> Void)
         /// A transaction, which may join the group before it.
-        case grouped(CheckedContinuation<Void, Never>)
+        case grouped(Ticket)
     }
 
     /// The open group: touched only by the holder of the turn.
@@ -93,13 +93,19 @@ final class SQLiteWriter: @unchecked Sendable {
     /// transactions that directly follow it (see the type's doc); returns once it is committed, or throws what `body`
     /// threw (undoing only its own writes) or why the commit failed.
     func transaction<T>(_ body: (SQLiteDatabase) async throws -> T) async throws -> T {
-        // The turn, the body and the hand-over run on the writer's own queue: the next transaction's turn starts there
+        // The place in line is taken here and now, before the move to the writer's queue (which may be busy with a
+        // path commit); the body and the hand-over then run on that queue, so the next transaction's turn starts there
         // as soon as this one lets go, instead of waiting for a thread of Swift's pool to wake up and take it.
-        try await withTaskExecutorPreference(executor) { try await inTurn(body) }
+        let ticket = Ticket()
+        take(.grouped(ticket))
+        return try await withTaskExecutorPreference(executor) {
+            await ticket.granted()
+            return try await inTurn(body)
+        }
     }
 
+    /// The transaction once its turn has come.
     private func inTurn<T>(_ body: (SQLiteDatabase) async throws -> T) async throws -> T {
-        await withCheckedContinuation { take(.grouped($0)) }
         let first = group.members == 0
         do {
             try db.execute(first ? "BEGIN IMMEDIATE" : "SAVEPOINT member")
@@ -184,7 +190,7 @@ final class SQLiteWriter: @unchecked Sendable {
     private func start(_ waiter: Waiter) {
         switch waiter {
         case .work(let work): queue.async { work(self.db); self.handOn() }
-        case .grouped(let continuation): continuation.resume()
+        case .grouped(let ticket): ticket.grant()
         }
     }
 
@@ -207,6 +213,37 @@ final class SQLiteWriter: @unchecked Sendable {
             return next
         }
         if let next { start(next) }
+    }
+}
+
+/// A transaction's place in the writer's line: granted once, waited for once, in either order.
+final class Ticket: Sendable {
+    private struct State {
+        var isGranted = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// The turn is this ticket's: its waiter goes on, or will not wait.
+    func grant() {
+        let waiter = state.withLock { s in
+            s.isGranted = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once the ticket is granted.
+    func granted() async {
+        await withCheckedContinuation { waiter in
+            let now = state.withLock { s in
+                if s.isGranted { return true }
+                s.waiter = waiter
+                return false
+            }
+            if now { waiter.resume() }
+        }
     }
 }
 

@@ -21,6 +21,13 @@ import TestSupport
 
     struct Refused: Error {}
 
+    /// What ran, in order.
+    final class Log: Sendable {
+        private let entries = Mutex<[String]>([])
+        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
     /// A writer over a fresh database with one table of named rows, in a temporary folder the caller removes.
     static func writer(groupLimit: Int = 32) throws -> (SQLiteWriter, path: String, dir: URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)")
@@ -96,6 +103,30 @@ import TestSupport
         }
         #expect(inside, "the body, across an await, runs where the next turn is handed over")
         #expect(!writer.onWriterQueue)
+    }
+
+    @Test func aTransactionKeepsItsPlaceInLineWhileTheWritersQueueIsBusy() async throws {
+        // A path commit on the queue: a transaction asked for meanwhile runs before work asked for after it.
+        let (writer, _, dir) = try Self.writer()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let order = Log()
+        let busy = DispatchSemaphore(value: 0)
+        writer.async { _ in
+            busy.wait()
+            order.append("commit under way")
+        }
+        let transaction = Task { try await writer.transaction { db in try Self.insert("a", db); order.append("transaction") } }
+        try await eventually("the transaction is in line") { writer.queuedTurns == 1 }
+        let after = Task {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                writer.async { _ in order.append("work asked for after"); done.resume() }
+            }
+        }
+        try await eventually("the work is in line") { writer.queuedTurns == 2 }
+        busy.signal()
+        try await transaction.value
+        await after.value
+        #expect(order.all == ["commit under way", "transaction", "work asked for after"])
     }
 
     @Test func aTransactionThatFailsInAGroupIsUndoneAlone() async throws {
