@@ -74,12 +74,17 @@ final class SQLiteWriter: @unchecked Sendable {
         db.onCommit { [unowned self] pages in
             guard pages >= checkpointPages else { return }
             if pages >= checkpointPages * 8 { _ = try? db.checkpoint(); return }
-            checkpointer.request { [weak self] done in
-                guard let self else { return done() }
-                self.async { db in
-                    _ = try? db.checkpoint()
-                    done()
-                }
+            checkpoint()
+        }
+    }
+
+    /// Copies the write-ahead log into the database in the checkpointer's two steps, unless a checkpoint is under way.
+    func checkpoint() {
+        checkpointer.request { [weak self] done in
+            guard let self else { return done() }
+            self.async { db in
+                _ = try? db.checkpoint()
+                done()
             }
         }
     }
