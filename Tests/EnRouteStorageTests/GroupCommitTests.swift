@@ -8,17 +8,6 @@ import TestSupport
 /// Transactions that queue up behind each other on the writer commit together, each undone alone when it fails, and
 /// none of their callers goes on before the commit.
 @Suite struct GroupCommitTests {
-    /// Closed until opened; every waiter then goes on.
-    actor Gate {
-        private var isOpen = false
-        private var waiters: [CheckedContinuation<Void, Never>] = []
-        func open() { isOpen = true; waiters.forEach { $0.resume() }; waiters = [] }
-        func wait() async {
-            if isOpen { return }
-            await withCheckedContinuation { waiters.append($0) }
-        }
-    }
-
     struct Refused: Error {}
 
     /// What ran, in order.

@@ -45,17 +45,6 @@ import PostgresKit
         try pool.withConnection { _ in _ = try blockingRead(pool, "SELECT 1") }
     }
 
-    /// Closed until opened; every waiter then goes on.
-    actor Gate {
-        private var isOpen = false
-        private var waiters: [CheckedContinuation<Void, Never>] = []
-        func open() { isOpen = true; waiters.forEach { $0.resume() }; waiters = [] }
-        func wait() async {
-            if isOpen { return }
-            await withCheckedContinuation { waiters.append($0) }
-        }
-    }
-
     @Test(arguments: servers) func blockingReadsWhileEveryCountedConnectionIsLeasedReuseOneSpare(_ url: String) async throws {
         let pool = try PostgresPool(url: url, limits: .init(capacity: 2, spare: 2))
         defer { pool.close() }

@@ -27,6 +27,17 @@ func retryingConflicts<T>(_ body: () async throws -> T) async throws -> T {
     return try await body()
 }
 
+/// Closed until opened; every waiter then goes on.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    func open() { isOpen = true; waiters.forEach { $0.resume() }; waiters = [] }
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+}
+
 /// An error a transaction body throws to make it roll back.
 struct Abort: Error {}
 
