@@ -11,8 +11,9 @@
 #      with the server's schema and pragmas, next to the server's: as many creates as the server made (at least 10,000),
 #      by 1 writer (SQLite's best rate) and by CONNECTIONS writers taking turns on one connection (the latency at the
 #      server's concurrency).
-# Prints both, the ratio (goal: EnRoute >= 0.5x raw) the server's CPU during the creates and how busy the whole machine was (client included). PERF=1 also records the
-# server with `perf record -g` during the creates and prints its top symbols (report in bench/out/create/).
+# Prints both, the ratio (goal: EnRoute >= 0.5x raw), the server's CPU during the creates and how busy the whole
+# machine was (client included). PERF=1 also records the server with `perf record -g` during the creates and prints its
+# top symbols (report in bench/out/create/).
 # DB_DIR: where both databases go (default .build/bench-create, on the disk; DB_DIR=/dev/shm for tmpfs).
 # Knobs: KIND (ride), DURATION (10), CONNECTIONS (64), CUSTOMERS (rides 20000: one ride each; orders 200), PORT (18520),
 # JOBS (swift build -j), SCRATCH (.build), ENROUTE_BIN (another build of enroute to measure, for an A/B against an older

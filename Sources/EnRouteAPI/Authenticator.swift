@@ -14,24 +14,25 @@ public final class Authenticator: Sendable {
     private let keys: HS256KeySet
     private let leeway: TimeInterval
     private let now: @Sendable () -> Date
-    /// Verified tokens, so hot paths skip the HMAC and JSON work: two generations of at most `cacheLimit` each, the
-    /// older dropped when the newer fills, so a full cache forgets the tokens least recently seen, not all of them.
-    private let verified = Mutex(VerifiedTokens())
-    private let cacheLimit = 10_000
+    /// Verified tokens, so hot paths skip the HMAC and JSON work.
+    private let verified = Mutex(VerifiedTokens(limit: 10_000))
 
+    /// Two generations of at most `limit` tokens each, the older dropped when the newer fills, so a full cache forgets
+    /// the tokens least recently seen, not all of them.
     struct VerifiedTokens {
+        let limit: Int
         var newer: [String: (account: Account, expires: Date)] = [:]
         var older: [String: (account: Account, expires: Date)] = [:]
 
         /// The token's entry; one found in the older generation moves to the newer.
-        mutating func find(_ token: String, limit: Int) -> (account: Account, expires: Date)? {
+        mutating func find(_ token: String) -> (account: Account, expires: Date)? {
             if let hit = newer[token] { return hit }
             guard let hit = older.removeValue(forKey: token) else { return nil }
-            insert(token, hit, limit: limit)
+            insert(token, hit)
             return hit
         }
 
-        mutating func insert(_ token: String, _ entry: (account: Account, expires: Date), limit: Int) {
+        mutating func insert(_ token: String, _ entry: (account: Account, expires: Date)) {
             if newer.count >= limit {
                 older = newer
                 newer = [:]
@@ -68,8 +69,7 @@ public final class Authenticator: Sendable {
             throw HTTPError.unauthorized("Send a bearer token in the Authorization header.")
         }
         let at = now()
-        let limit = cacheLimit
-        if let hit = verified.withLock({ $0.find(token, limit: limit) }), hit.expires.addingTimeInterval(leeway) > at { return hit.account }
+        if let hit = verified.withLock({ $0.find(token) }), hit.expires.addingTimeInterval(leeway) > at { return hit.account }
         let claims: [String: Any]
         do {
             claims = try keys.verify(token, now: at, leeway: leeway)
@@ -83,7 +83,7 @@ public final class Authenticator: Sendable {
         let account = Account(id: sub, role: role)
         // Verification proved `exp` is a number.
         let expires = Date(timeIntervalSince1970: (claims["exp"] as? NSNumber)?.doubleValue ?? 0)
-        verified.withLock { $0.insert(token, (account, expires), limit: limit) }
+        verified.withLock { $0.insert(token, (account, expires)) }
         return account
     }
 

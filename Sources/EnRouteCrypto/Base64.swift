@@ -18,19 +18,14 @@ public enum Base64URL {
         var out: [UInt8] = []
         out.reserveCapacity((input.count * 4 + 2) / 3)
         var i = 0
-        while i + 3 <= input.count {
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+        // Each group of up to three bytes is four (or, at the end, two or three) characters of six bits each.
+        while i < input.count {
+            let count = min(3, input.count - i)
+            var n = UInt32(input[i]) << 16
+            if count > 1 { n |= UInt32(input[i + 1]) << 8 }
+            if count > 2 { n |= UInt32(input[i + 2]) }
+            for shift in stride(from: 18, through: 18 - 6 * count, by: -6) { out.append(alphabet[Int(n >> UInt32(shift) & 63)]) }
             i += 3
-        }
-        switch input.count - i {
-        case 1:
-            let n = UInt32(input[i]) << 16
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)]]
-        case 2:
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
-        default: break
         }
         return String(decoding: out, as: UTF8.self)
     }

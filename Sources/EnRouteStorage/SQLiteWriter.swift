@@ -5,8 +5,8 @@ import Synchronization
 /// A database's one writer connection and the turns every write to it takes, first come first served, so
 /// that stores sharing the file (trips, paths) take turns instead of meeting SQLite's busy lock and its sleeps.
 ///
-/// A turn is either a piece of synchronous work (run on a serial queue) or a transaction (run on the caller's task,
-/// which holds the turn across its awaits); no thread waits for a turn.
+/// A turn is either a piece of synchronous work or a transaction (the caller's task, which holds the turn across its
+/// awaits), both run on the writer's serial queue; no thread waits for a turn.
 ///
 /// Transactions taken with `transaction(_:)` commit in groups: when the next turn waiting is another such transaction,
 /// a finished one leaves SQLite's transaction open and hands the turn on; the last of the group commits for all of
@@ -253,7 +253,7 @@ final class Ticket: Sendable {
 }
 
 /// A task executor that runs jobs on a serial dispatch queue.
-final class QueueExecutor: TaskExecutor, @unchecked Sendable {
+final class QueueExecutor: TaskExecutor, Sendable {
     private let queue: DispatchQueue
 
     init(_ queue: DispatchQueue) { self.queue = queue }

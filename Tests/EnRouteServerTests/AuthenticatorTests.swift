@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import EnRouteCrypto
 import EnRouteDomain
-import EnRouteAPI
+@testable import EnRouteAPI
 import HTTPEngine
 import TestSupport
 
@@ -38,6 +38,18 @@ import TestSupport
     }
 
     static func seconds(_ clock: ManualClock) -> Int { Int(clock.date.timeIntervalSince1970) }
+
+    @Test func theVerifiedTokenCacheForgetsTheTokensLeastRecentlySeenNotAllOfThem() {
+        var cache = Authenticator.VerifiedTokens(limit: 2)
+        let entry = (account: Account(id: "c1", role: .customer), expires: Date(timeIntervalSince1970: 0))
+        cache.insert("a", entry)
+        cache.insert("b", entry)
+        cache.insert("c", entry)   // the newer generation was full: a and b are now the older one
+        #expect(cache.find("a") != nil, "still known, and moved to the newer generation")
+        cache.insert("d", entry)   // full again (c, a): b, not seen since, goes with the older generation
+        #expect(cache.find("b") == nil)
+        #expect(cache.find("a") != nil && cache.find("c") != nil && cache.find("d") != nil)
+    }
 
     @Test(arguments: [
         (#"{"sub":"c1","role":"customer"}"#, "no exp"),

@@ -100,6 +100,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let order = Log()
         let busy = DispatchSemaphore(value: 0)
+        defer { busy.signal() }   // a failed wait below leaves no queue blocked for good (a second signal is harmless)
         writer.async { _ in
             busy.wait()
             order.append("commit under way")
