@@ -23,7 +23,7 @@ demo: deps
 cluster:
 	@scripts/cluster.sh $(CLUSTER_ARGS)
 
-# Suites that talk over real sockets with real-time deadlines (libmicrohttpd servers, the Stripe, Twilio and APNs
+# Suites that talk over real sockets with real-time deadlines (the HTTP engine's servers, the Stripe, Twilio and APNs
 # stand-ins, the fault proxy, the browser): they run on their own after the rest, because beside a thousand other tests
 # on two cores their servers' handlers wait in the cooperative pool's queue past the clients' deadlines.
 SOCKET_SUITES := HTTPServerLiveTests|HTTPServerHardeningTests|LiveChannelsSocketTests|LiveServerTests|ProviderLiveTests|ChatLiveTests|TCPFaultProxyTests|StripeGatewayTests|StripeStandInTests|StripeBackendTests|PaymentWebhookTests|PaymentCrashTests|TwilioProxyRelayTests|HTTPClientContractTests|BrowserTests

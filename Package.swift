@@ -26,14 +26,13 @@ let package = Package(
 // MARK: - C libraries (each wrapped by exactly one Swift module)
 
 package.targets += [
-    .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    /// Linux's epoll, eventfd and TCP option headers, which Swift's Glibc module leaves out (headers only, no library).
+    .systemLibrary(name: "CEpoll"),
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-    /// Puts problem+json bodies in place of libmicrohttpd's built-in HTML error pages (part of the HTTPEngine wrapper).
-    .target(name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"]),
 ]
 
 // MARK: - Shared
@@ -74,8 +73,8 @@ package.targets += [
 // MARK: - Server: adapters and API
 
 package.targets += [
-    /// libmicrohttpd behind async handlers, a router, SSE and WebSocket.
-    .target(name: "HTTPEngine", dependencies: ["CMicroHTTPD", "CMicroHTTPDErrors", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
+    /// HTTP/1.1 on epoll event loops of its own: async handlers, a router, SSE and WebSocket.
+    .target(name: "HTTPEngine", dependencies: ["CEpoll", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
     /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, directory, devices),
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
     .target(name: "EnRouteAPI", dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],

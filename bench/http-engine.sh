@@ -75,12 +75,9 @@ fi
 
 # Idle streams, each kind on a fresh server (glibc keeps freed heap, so a second kind would reuse the first's).
 echo
-# The last kind is the floor: libmicrohttpd touches all of a connection's memory pool (the room for the request's
-# headers, 8 KB by default) for a stream, so the same live streams run again with a 4 KB pool (headers up to 3.5 KB).
-for kind in live events live-4k; do
+for kind in live events; do
   kill "$ENGINE" 2>/dev/null || true; wait "$ENGINE" 2>/dev/null || true
-  memory=(); [ "$kind" = live-4k ] && memory=(--connection-memory 4096)
-  "$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" "${memory[@]}" > "$WORK/engine.$kind.log" 2>&1 &
+  "$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" > "$WORK/engine.$kind.log" 2>&1 &
   ENGINE=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ENGINE_PORT/bench.json" >/dev/null && break; sleep 0.1; done
   python3 - "$ENGINE" "$ENGINE_PORT" "$STREAMS" "$kind" <<'PY'
@@ -89,8 +86,7 @@ sys.path.insert(0, "bench")
 from lib import hold_sse, rss_kib
 pid, port, streams, kind = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 path, what = {"live": ("/live/{i}", "members of a live channel each (trip watchers)"),
-              "events": ("/events", "each fed by a task"),
-              "live-4k": ("/live/{i}", "live channel members, 4 KB connection pool (the floor)")}[kind]
+              "events": ("/events", "each fed by a task")}[kind]
 async def sse():
     before = rss_kib(pid)
     held = await hold_sse(port, path, streams)

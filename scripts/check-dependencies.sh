@@ -3,9 +3,9 @@
 # offending target and C module when:
 #  a) a C module (a system library target, or a target whose sources are C) is depended on directly by
 #     more than one Swift target: each C library sits behind exactly one wrapper module. C helper targets
-#     that depend on a C module (CMicroHTTPDErrors on CMicroHTTPD) count as part of the same wrapper.
+#     that depend on a C module count as part of the same wrapper.
 #  b) a client target, evaluated for iOS with dependency conditions honoured, reaches any C module but
-#     CSQLite (the iOS SDK has no OpenSSL, curl or libmicrohttpd), or on any platform reaches a module
+#     CSQLite (the iOS SDK has no OpenSSL or curl), or on any platform reaches a module
 #     outside the client kit, EnRouteModels, SQLiteKit and EnRouteCrypto. EnRouteCrypto is the Linux
 #     side of NotificationsKit's HPKECipher; rule (b)'s iOS check keeps it off Apple platforms.
 #  c) the server's layering is broken: the domain modules (EnRouteDomain, EnRouteNotifications) reach HTTP,

@@ -4,7 +4,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-build=(pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev zlib1g-dev libpq-dev)
+build=(pkg-config libsqlite3-dev libssl-dev libcurl4-openssl-dev zlib1g-dev libpq-dev)
 test=(tmux python3 curl)
 bench=(nginx wrk libnginx-mod-nchan)
 # The browser pages and their tests: Leaflet (served by `enroute serve` from /usr/share/javascript/leaflet),

@@ -49,13 +49,14 @@ public struct HTTPError: Error, Sendable {
         return HTTPError(status: 503, title: "Service Unavailable", detail: detail, headers: h)
     }
 
-    /// The answer for a request the engine could not parse, by the status libmicrohttpd chose.
+    /// The answer for a request the engine could not read, by the status its parser chose.
     static func protocolError(status: Int) -> HTTPError {
         let (title, detail): (String, String) = switch status {
         case 400: ("Bad Request", "The request is malformed: check its request line, headers, Content-Length and chunked framing.")
         case 413: ("Content Too Large", "The request's declared body is too large.")
         case 414: ("URI Too Long", "The request line is longer than this server accepts.")
         case 431: ("Request Header Fields Too Large", "The request's headers are larger than this server accepts.")
+        case 501: ("Not Implemented", "The request's Transfer-Encoding is not supported; send the body with Content-Length or chunked.")
         case 505: ("HTTP Version Not Supported", "Use HTTP/1.1.")
         default: ("Internal Server Error", "Something went wrong on our side.")
         }

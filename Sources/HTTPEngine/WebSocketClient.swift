@@ -3,7 +3,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-import CMicroHTTPD  // <sys/socket.h> as the engine's other socket code sees it: MSG_NOSIGNAL
+import CEpoll  // <sys/socket.h> as the engine's other socket code sees it: MSG_NOSIGNAL
 
 /// A WebSocket client over a plain POSIX socket (`ws://` or `http://` only), for the Linux tools: FoundationNetworking
 /// has no WebSocket. It speaks the engine's own codec from the client's end: its frames are masked (RFC 6455 §5.3),

@@ -6,7 +6,6 @@ import HTTPEngine
 
 var port: UInt16 = 18091
 var bodyPath = ""
-var connectionMemory: Int?
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("engine-bench: \(message)\n".utf8))
     exit(64)
@@ -18,11 +17,8 @@ while let arg = args.next() {
         guard let value = args.next().flatMap(UInt16.init) else { fail("--port needs a port number") }
         port = value
     case "--body": bodyPath = args.next() ?? ""
-    case "--connection-memory":
-        guard let value = args.next().flatMap(Int.init), value >= 1024 else { fail("--connection-memory needs a number of bytes, at least 1024") }
-        connectionMemory = value
     default:
-        fail("unknown option \(arg) (usage: engine-bench --port N --body FILE [--connection-memory BYTES])")
+        fail("unknown option \(arg) (usage: engine-bench --port N --body FILE)")
     }
 }
 guard let body = FileManager.default.contents(atPath: bodyPath).map(Array.init) else {
@@ -54,7 +50,6 @@ router.get("/live/{key}") { request in live.stream(request, key: try request.par
 var config = HTTPServerConfiguration()
 config.port = port
 config.connectionLimit = 60_000
-if let connectionMemory { config.connectionMemoryLimit = connectionMemory }
 let server = HTTPServer(router: router, configuration: config)
 try server.start()
 print("engine-bench listening on \(server.port)")

@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 @testable import HTTPEngine
 
-/// Live channels over real sockets: SSE written directly once libmicrohttpd has sent the headers,
-/// handed back to it at the end, and WebSocket members.
+/// Live channels over real sockets: SSE members written from the event loops, keep-alive after a
+/// stream that ends, and WebSocket members.
 @Suite(.serialized) struct LiveChannelsSocketTests {
     let channels = LiveChannelsTests.counters()
 
@@ -38,7 +38,7 @@ import TestSupport
                 + "id: 0\nevent: snapshot\ndata: {\"n\":0}\n\n" + "id: 1\nevent: count\ndata: {\"n\":1}\n\n"
                 + "id: 2\nevent: count\ndata: {\"n\":2}\n\n" + "id: 3\nevent: count\ndata: {\"n\":3}\n\n"
                 + "id: 4\nevent: count\ndata: {\"n\":4}\n\n")
-        // libmicrohttpd has the connection back: keep-alive goes on.
+        // The stream ended with its last chunk: keep-alive goes on.
         client.consume(client.received.count)
         client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
         let next = try await client.readResponse()

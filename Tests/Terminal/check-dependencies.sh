@@ -119,5 +119,5 @@ sed -i "s/| \`ClientKit\` |/| \`Nope\` |/" "$WORK/readme/README.md"
 expect_fail "$WORK/readme" "README module map has no row for target ClientKit"
 expect_fail "$WORK/readme" "README module map names Nope, which is not a Swift target in Package.swift"
 
-expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CMicroHTTPD, CMicroHTTPDErrors -> HTTPEngine" "CCurl -> CurlTransport"
+expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CEpoll -> HTTPEngine" "CCurl -> CurlTransport"
 echo "passed"
