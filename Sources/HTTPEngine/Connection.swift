@@ -439,12 +439,17 @@ final class Connection: @unchecked Sendable {
                     task = Task(operation: run)
                 }
                 lock.lock()
-                guard var flight = inFlight, flight.serial == serial else {
+                // Moved out and back, not copied: a copy would retain and release every field of the request's context.
+                guard var flight = inFlight.take() else {
+                    lock.unlock()
+                    return
+                }
+                guard flight.serial == serial else {
+                    inFlight = flight
                     lock.unlock()
                     return
                 }
                 if let ready = flight.ready {
-                    inFlight = nil
                     let (after, status) = respondLocked(ready, flight.answer, into: &loop.output)
                     lock.unlock()
                     finish(after, status: status, flight.answer)
@@ -452,15 +457,11 @@ final class Connection: @unchecked Sendable {
                     return
                 }
                 flight.dispatching = false
-                if flight.cancelRequested {
-                    inFlight = flight
-                    lock.unlock()
-                    task.cancel()
-                    return
-                }
-                flight.task = task
+                let cancel = flight.cancelRequested
+                if !cancel { flight.task = task }
                 inFlight = flight
                 lock.unlock()
+                if cancel { task.cancel() }
             }
         }
     }
@@ -485,7 +486,12 @@ final class Connection: @unchecked Sendable {
     /// The async handler's answer (or the deadline's): the first one for `serial` wins.
     func complete(serial: UInt64, with response: HTTPResponse) {
         lock.lock()
-        guard var flight = inFlight, flight.serial == serial, !flight.answered else {
+        guard var flight = inFlight.take() else {
+            lock.unlock()
+            return
+        }
+        guard flight.serial == serial, !flight.answered else {
+            inFlight = flight
             lock.unlock()
             return
         }
@@ -496,7 +502,6 @@ final class Connection: @unchecked Sendable {
             lock.unlock()
             return
         }
-        inFlight = nil
         var buffer: [UInt8] = []
         let (after, status) = respondLocked(response, flight.answer, into: &buffer)
         let wake = inputWaits

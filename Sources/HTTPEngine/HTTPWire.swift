@@ -62,7 +62,17 @@ enum ResponseHead {
     private static let datePrefix = Array("Date: ".utf8)
 
     private static func appendSafe(_ text: String, into out: inout [UInt8]) {
-        for byte in text.utf8 { out.append(byte == 13 || byte == 10 || byte == 0 ? 32 : byte) }
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            // The common case, a clean native string, is one copy; a field with CR, LF or NUL takes the slow path.
+            if !bytes.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+                out.append(contentsOf: bytes)
+            } else {
+                for byte in bytes { out.append(byte == 13 || byte == 10 || byte == 0 ? 32 : byte) }
+            }
+        }
+        if copied == nil {
+            for byte in text.utf8 { out.append(byte == 13 || byte == 10 || byte == 0 ? 32 : byte) }
+        }
     }
 
     static func appendDecimal(_ value: Int, into out: inout [UInt8]) {

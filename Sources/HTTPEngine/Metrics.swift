@@ -7,6 +7,12 @@ public final class MetricsRegistry: Sendable {
         var buckets: [Int]
         var count = 0
         var sum = 0.0
+
+        mutating func record(_ seconds: Double, bucket: Int?) {
+            if let bucket { buckets[bucket] += 1 }
+            count += 1
+            sum += seconds
+        }
     }
 
     private struct RouteKey: Hashable {
@@ -34,12 +40,9 @@ public final class MetricsRegistry: Sendable {
         let key = RouteKey(route: route, method: method)
         let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 })
         state.withLock { s in
-            var entry = s.requests[key] ?? ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))
-            entry.statuses[status, default: 0] += 1
-            if let bucket { entry.latency.buckets[bucket] += 1 }
-            entry.latency.count += 1
-            entry.latency.sum += seconds
-            s.requests[key] = entry
+            // In place: a copy of the entry out of the table would copy its dictionary and buckets on every write.
+            s.requests[key, default: ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))].statuses[status, default: 0] += 1
+            s.requests[key]!.latency.record(seconds, bucket: bucket)
         }
     }
 

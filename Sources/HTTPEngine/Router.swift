@@ -41,6 +41,8 @@ public struct Router: Sendable {
 
     /// Copy-on-write: a copy of a router that gets a route no longer shares its tree with the original.
     private var root = Node()
+    /// Routes without parameters by their path and method: found with one hash, without splitting the path.
+    private var exact: [String: [String: Route]] = [:]
     /// The body limit for routes that don't set one: 64 KiB.
     public static let defaultBodyLimit = 64 * 1024
 
@@ -71,7 +73,9 @@ public struct Router: Sendable {
             }
         }
         precondition(node.routes[method] == nil, "duplicate route \(method) \(pattern)")
-        node.routes[method] = Route(method: method, pattern: pattern, handler: handler, bodyLimit: bodyLimit)
+        let route = Route(method: method, pattern: pattern, handler: handler, bodyLimit: bodyLimit)
+        node.routes[method] = route
+        if !segments.contains(where: { $0.hasPrefix("{") }) { exact[pattern, default: [:]][method] = route }
     }
 
     /// Registers an async GET handler.
@@ -97,6 +101,10 @@ public struct Router: Sendable {
     /// Finds the route for a method and path, matched exactly: no empty segments (`//`, a trailing
     /// slash) and no control characters.
     public func resolve(method: String, path: String) -> Resolution {
+        // A path with only literal segments that names a route resolves to the same node the walk below reaches.
+        if let routes = exact[path], let route = routes[method] ?? (method == "HEAD" ? routes["GET"] : nil) {
+            return .route(route, parameters: [:])
+        }
         guard let segments = Self.segments(path) else { return .notFound }
         var node = root
         var parameters: [String: String] = [:]

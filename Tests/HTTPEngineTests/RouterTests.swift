@@ -115,6 +115,22 @@ import EnRouteModels
         #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/t1")).bodyBytes, as: UTF8.self) == "trip t1")
         #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/")).bodyBytes, as: UTF8.self) == "root")
     }
+
+    /// Paths without parameters are looked up whole; they must resolve as the segment walk does.
+    @Test func aPathWithoutParametersResolvesAsTheWalkDoes() async throws {
+        var router = makeSUT()
+        router.post("/v1/trips/search") { _ in .text("search") }
+        router.get("/v1/trips/search") { _ in .text("listed") }
+        let head = router.resolve(method: "HEAD", path: "/v1/trips/search")
+        guard case .route(let route, let parameters) = head else { Issue.record("HEAD did not find GET: \(head)"); return }
+        #expect(route.method == "GET" && parameters.isEmpty)
+        guard case .methodNotAllowed(let allow) = router.resolve(method: "DELETE", path: "/v1/trips/search") else {
+            Issue.record("a static path with another method is 405"); return
+        }
+        #expect(allow == ["GET", "POST"])
+        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "POST", path: "/v1/trips/search")).bodyBytes, as: UTF8.self) == "search")
+        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/other")).bodyBytes, as: UTF8.self) == "trip other")
+    }
 }
 
 /// A router is a value: routes added to a copy are not added to the original (they once shared one tree,
