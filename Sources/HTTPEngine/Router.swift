@@ -24,23 +24,15 @@ public struct Router: Sendable {
         case methodNotAllowed(allow: [String])
     }
 
-    private final class Node: @unchecked Sendable {
-        var literals: [String: Node] = [:]
-        var parameter: (name: String, node: Node)?
+    /// One point of the path tree; children are indices into `nodes`, so a walk takes no references.
+    private struct Node: Sendable {
+        var literals: [String: Int] = [:]
+        var parameter: (name: String, node: Int)?
         var routes: [String: Route] = [:]
-
-        /// A copy of this subtree that shares no node with it.
-        func copy() -> Node {
-            let node = Node()
-            node.literals = literals.mapValues { $0.copy() }
-            node.parameter = parameter.map { ($0.name, $0.node.copy()) }
-            node.routes = routes
-            return node
-        }
     }
 
-    /// Copy-on-write: a copy of a router that gets a route no longer shares its tree with the original.
-    private var root = Node()
+    /// The path tree, its root first (a value: a copy of a router that gets a route shares nothing with the original).
+    private var nodes = [Node()]
     /// Routes without parameters by their path and method: found with one hash, without splitting the path.
     private var exact: [String: [String: Route]] = [:]
     /// The body limit for routes that don't set one: 64 KiB.
@@ -51,30 +43,29 @@ public struct Router: Sendable {
     /// Registers a handler; `{name}` segments capture path parameters.
     public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: Handler) {
         guard let segments = Self.segments(pattern) else { preconditionFailure("malformed route pattern \(pattern)") }
-        if !isKnownUniquelyReferenced(&root) { root = root.copy() }
-        var node = root
+        var node = 0
         for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}") {
                 let name = String(segment.dropFirst().dropLast())
-                if let existing = node.parameter {
+                if let existing = nodes[node].parameter {
                     precondition(existing.name == name, "conflicting parameter names at \(pattern)")
                     node = existing.node
                 } else {
-                    let next = Node()
-                    node.parameter = (name, next)
-                    node = next
+                    nodes.append(Node())
+                    nodes[node].parameter = (name, nodes.count - 1)
+                    node = nodes.count - 1
                 }
-            } else if let next = node.literals[segment] {
+            } else if let next = nodes[node].literals[segment] {
                 node = next
             } else {
-                let next = Node()
-                node.literals[segment] = next
-                node = next
+                nodes.append(Node())
+                nodes[node].literals[segment] = nodes.count - 1
+                node = nodes.count - 1
             }
         }
-        precondition(node.routes[method] == nil, "duplicate route \(method) \(pattern)")
+        precondition(nodes[node].routes[method] == nil, "duplicate route \(method) \(pattern)")
         let route = Route(method: method, pattern: pattern, handler: handler, bodyLimit: bodyLimit)
-        node.routes[method] = route
+        nodes[node].routes[method] = route
         if !segments.contains(where: { $0.hasPrefix("{") }) { exact[pattern, default: [:]][method] = route }
     }
 
@@ -106,22 +97,23 @@ public struct Router: Sendable {
             return .route(route, parameters: [:])
         }
         guard let segments = Self.segments(path) else { return .notFound }
-        var node = root
+        var node = 0
         var parameters: [String: String] = [:]
         for segment in segments {
-            if let next = node.literals[segment] {
+            if let next = nodes[node].literals[segment] {
                 node = next
-            } else if let (name, next) = node.parameter {
-                parameters[name] = segment
-                node = next
+            } else if let parameter = nodes[node].parameter {
+                parameters[parameter.name] = segment
+                node = parameter.node
             } else {
                 return .notFound
             }
         }
-        if let route = node.routes[method] { return .route(route, parameters: parameters) }
-        if method == "HEAD", let route = node.routes["GET"] { return .route(route, parameters: parameters) }
-        if node.routes.isEmpty { return .notFound }
-        return .methodNotAllowed(allow: node.routes.keys.sorted())
+        let routes = nodes[node].routes
+        if let route = routes[method] { return .route(route, parameters: parameters) }
+        if method == "HEAD", let route = routes["GET"] { return .route(route, parameters: parameters) }
+        if routes.isEmpty { return .notFound }
+        return .methodNotAllowed(allow: routes.keys.sorted())
     }
 
     /// Runs the whole request through routing and its handler, always producing an answer.

@@ -19,8 +19,13 @@ extension EnRouteAPI {
         // The hot read path: answered from memory on the engine's thread, without a task hop.
         r.add("GET", APIPath.Template.orderTracking, .sync { req in
             let account = try auth.account(for: req)
-            let trip = try trip(req.parameter("id"), account, kind: .delivery)
-            return .jsonBytes(TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))
+            let id = try req.parameter("id")
+            return try map {
+                try service.withTrip(id, for: account) { trip in
+                    guard trip.kind == .delivery else { throw HTTPError.notFound() }
+                    return .jsonBytes(TrackingJSON.encode(wire.tracking(trip, now: service.currentTime())))
+                }
+            }
         })
         r.put(APIPath.Template.orderLiveActivityToken, limited(.steps) { req in
             let account = try auth.account(for: req, roles: [.customer])

@@ -43,8 +43,26 @@ public protocol TripChangeObserver: Sendable {
 /// trip or key (`TripStoreConflict`) is run again from its first read, up to `conflictRetries` times, and then
 /// the caller gets `TripError.contended`.
 public final class TripService: Sendable {
+    /// A trip in memory behind one reference: a read takes that reference instead of copying every field.
+    private final class Held: Sendable {
+        let record: TripRecord
+        init(_ record: TripRecord) { self.record = record }
+    }
+
+    /// The cached trips by id; reads and writes see plain records, `held` hands out the reference.
+    private struct Shelf {
+        private var boxes: [String: Held] = [:]
+        subscript(id: String) -> TripRecord? {
+            get { boxes[id]?.record }
+            set { boxes[id] = newValue.map(Held.init) }
+        }
+        func held(_ id: String) -> Held? { boxes[id] }
+        var count: Int { boxes.count }
+        func filter(_ isIncluded: (TripRecord) -> Bool) -> [TripRecord] { boxes.values.compactMap { isIncluded($0.record) ? $0.record : nil } }
+    }
+
     private struct Cache {
-        var trips: [String: TripRecord] = [:]
+        var trips = Shelf()
         var activeByCustomer: [String: Set<String>] = [:]
         var activeByProvider: [String: Set<String>] = [:]
         /// Rides waiting for a provider (the demand side of the busy-time multiplier).
@@ -491,9 +509,26 @@ public final class TripService: Sendable {
         return trip
     }
 
+    /// `body`'s answer on the trip if `account` may see it, read in place (no copy of the record); `TripError.notFound` otherwise.
+    public func withTrip<R>(_ id: String, for account: Account, _ body: (borrowing TripRecord) throws -> R) throws -> R {
+        let held: Held
+        if let hit = cache.withLock({ $0.trips.held(id) }) {
+            held = hit
+        } else {
+            guard let stored = try store.trip(id: id) else { throw TripError.notFound }
+            remember(stored)
+            held = Held(stored)
+        }
+        // Borrowed from the held reference, kept alive for the call: the optimizer copies `held.record` otherwise.
+        return try withExtendedLifetime(held) { held in
+            guard held.record.isVisible(to: account) else { throw TripError.notFound }
+            return try body(held.record)
+        }
+    }
+
     /// The trip by id regardless of who asks (for the service's own use).
     public func cached(_ id: String) throws -> TripRecord? {
-        if let hit = cache.withLock({ $0.trips[id] }) { return hit }
+        if let hit = cache.withLock({ $0.trips.held(id) }) { return hit.record }
         guard let stored = try store.trip(id: id) else { return nil }
         remember(stored)
         return stored
@@ -518,12 +553,12 @@ public final class TripService: Sendable {
 
     /// Every unfinished trip, newest first (all are in memory): the ops console's live city.
     public func activeTrips() -> [TripRecord] {
-        cache.withLock { c in c.trips.values.filter { $0.status.isActive } }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        cache.withLock { c in c.trips.filter { $0.status.isActive } }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
     }
 
     /// Trips in memory whose payment is still a hold placed before `cutoff`.
     func heldTrips(placedBefore cutoff: Date) -> [TripRecord] {
-        cache.withLock { c in c.trips.values.filter { $0.payment?.state == .held && $0.createdAt < cutoff } }
+        cache.withLock { c in c.trips.filter { $0.payment?.state == .held && $0.createdAt < cutoff } }
     }
 
     /// The average of the customers' ratings of `provider`, nil before anyone rated them (the profile's rating stands).
