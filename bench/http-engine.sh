@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; STREAMS="${STREAMS:-5000}"
+# ENGINE_THREADS: the engine's event loops (default: the engine's own, one per core but one).
+THREADS_ARG=(); [ -n "${ENGINE_THREADS:-}" ] && THREADS_ARG=(--threads "$ENGINE_THREADS")
 NGINX_PORT=18090; ENGINE_PORT=18091
 scripts/install-deps.sh bench
 swift build -c release --product engine-bench >/dev/null
@@ -39,7 +41,7 @@ NGINX
 ulimit -n 65536 2>/dev/null || true
 chmod -R a+rX "$WORK/www"
 nginx -c "$WORK/nginx.conf" -p "$WORK"
-"$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" > "$WORK/engine.log" 2>&1 &
+"$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" "${THREADS_ARG[@]}" > "$WORK/engine.log" 2>&1 &
 ENGINE=$!
 cleanup() { kill "$ENGINE" 2>/dev/null || true; nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -77,7 +79,7 @@ fi
 echo
 for kind in live events; do
   kill "$ENGINE" 2>/dev/null || true; wait "$ENGINE" 2>/dev/null || true
-  "$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" > "$WORK/engine.$kind.log" 2>&1 &
+  "$BIN" --port "$ENGINE_PORT" --body "$WORK/www/bench.json" "${THREADS_ARG[@]}" > "$WORK/engine.$kind.log" 2>&1 &
   ENGINE=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ENGINE_PORT/bench.json" >/dev/null && break; sleep 0.1; done
   python3 - "$ENGINE" "$ENGINE_PORT" "$STREAMS" "$kind" <<'PY'

@@ -6,6 +6,7 @@ import HTTPEngine
 
 var port: UInt16 = 18091
 var bodyPath = ""
+var threads: Int?
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("engine-bench: \(message)\n".utf8))
     exit(64)
@@ -17,8 +18,11 @@ while let arg = args.next() {
         guard let value = args.next().flatMap(UInt16.init) else { fail("--port needs a port number") }
         port = value
     case "--body": bodyPath = args.next() ?? ""
+    case "--threads":
+        guard let value = args.next().flatMap(Int.init), (1...1024).contains(value) else { fail("--threads needs a count from 1 to 1024") }
+        threads = value
     default:
-        fail("unknown option \(arg) (usage: engine-bench --port N --body FILE)")
+        fail("unknown option \(arg) (usage: engine-bench --port N --body FILE [--threads N])")
     }
 }
 guard let body = FileManager.default.contents(atPath: bodyPath).map(Array.init) else {
@@ -50,6 +54,7 @@ router.get("/live/{key}") { request in live.stream(request, key: try request.par
 var config = HTTPServerConfiguration()
 config.port = port
 config.connectionLimit = 60_000
+if let threads { config.threads = threads }
 let server = HTTPServer(router: router, configuration: config)
 try server.start()
 print("engine-bench listening on \(server.port)")

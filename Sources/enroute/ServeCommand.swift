@@ -84,7 +84,7 @@ enum ServeCommand {
                 (ENROUTE_JWT_PREVIOUS_SECRETS, comma-separated). Tokens name their key by kid.
                 """),
             .value("token-leeway", "S", env: "ENROUTE_JWT_LEEWAY", "Clock skew allowed on a token's exp, nbf and iat (ENROUTE_JWT_LEEWAY, default 30)."),
-            .value("threads", "N", env: "ENROUTE_THREADS", "HTTP worker threads (ENROUTE_THREADS, default: one per core)."),
+            .value("threads", "N", env: "ENROUTE_THREADS", "HTTP event loops, a thread each (ENROUTE_THREADS, default: one per core but one, at least one)."),
             .value("max-connections", "N", env: "ENROUTE_MAX_CONNECTIONS", "Open connections before new ones get 503 (ENROUTE_MAX_CONNECTIONS, default 20000)."),
             .value("idle-timeout", "S", env: "ENROUTE_IDLE_TIMEOUT", "Seconds before an idle connection is closed (ENROUTE_IDLE_TIMEOUT, default 30)."),
             .value("header-timeout", "S", env: "ENROUTE_HEADER_TIMEOUT", "Seconds a request line and headers may take (ENROUTE_HEADER_TIMEOUT, default 10)."),

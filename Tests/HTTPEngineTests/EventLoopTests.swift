@@ -11,6 +11,13 @@ import TestSupport
         EventLoop(index: 0, elapsed: { .zero }, dates: DateCache(wallClock: { Date(timeIntervalSince1970: 0) }), onAccept: { fd, _ in close(fd) })
     }
 
+    @Test func theDefaultLoopsLeaveOneCoreToTheRestOfTheProcess() {
+        #expect(HTTPServerConfiguration.defaultThreads(cores: 1) == 1)
+        #expect(HTTPServerConfiguration.defaultThreads(cores: 2) == 1)
+        #expect(HTTPServerConfiguration.defaultThreads(cores: 8) == 7)
+        #expect(HTTPServerConfiguration.defaultThreads(cores: 0) == 1, "a machine that reports no cores still gets a loop")
+    }
+
     @Test func anEventForAReleasedSlotDoesNotReachItsNextHolder() {
         let loop = makeSUT()
         let core = ServerCore(router: Router(), configuration: HTTPServerConfiguration(), metrics: MetricsRegistry(),
