@@ -53,7 +53,7 @@ public enum TrackingJSON {
     private static func raw(_ s: String, _ out: inout [UInt8]) { out.append(contentsOf: s.utf8) }
 
     private static func number(_ v: Double, _ out: inout [UInt8]) {
-        raw(v.isFinite ? "\(v)" : "null", &out)
+        raw(v.isFinite ? v.description : "null", &out)
     }
 
     private static func string(_ s: String, _ out: inout [UInt8]) {

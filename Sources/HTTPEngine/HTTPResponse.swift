@@ -28,11 +28,11 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON answer from bytes already encoded.
     public static func jsonBytes(_ bytes: [UInt8], status: Int = 200) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json")
-        headers.add("Cache-Control", "no-store")
-        return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
+        HTTPResponse(status: status, headers: jsonHeaders, body: .bytes(bytes))
     }
+
+    /// The fields of every JSON answer, made once and shared (a handler that adds one copies them then).
+    private static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
 
     /// A body-less answer such as 204.
     public static func empty(_ status: Int = 204) -> HTTPResponse { HTTPResponse(status: status) }

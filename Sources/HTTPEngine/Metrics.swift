@@ -40,10 +40,15 @@ public final class MetricsRegistry: Sendable {
         let key = RouteKey(route: route, method: method)
         let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 })
         state.withLock { s in
-            // In place: a copy of the entry out of the table would copy its dictionary and buckets on every write.
-            s.requests[key, default: ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))].statuses[status, default: 0] += 1
-            s.requests[key]!.latency.record(seconds, bucket: bucket)
+            // In place, with one look-up: a copy of the entry out of the table would copy its dictionary and buckets.
+            Self.count(status: status, seconds: seconds, bucket: bucket,
+                       in: &s.requests[key, default: ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))])
         }
+    }
+
+    private static func count(status: Int, seconds: Double, bucket: Int?, in entry: inout (statuses: [Int: Int], latency: Histogram)) {
+        entry.statuses[status, default: 0] += 1
+        entry.latency.record(seconds, bucket: bucket)
     }
 
     /// Adds `value` to a counter with the given labels.

@@ -96,17 +96,33 @@ public struct Router: Sendable {
         if let routes = exact[path], let route = routes[method] ?? (method == "HEAD" ? routes["GET"] : nil) {
             return .route(route, parameters: [:])
         }
-        guard let segments = Self.segments(path) else { return .notFound }
+        // The walk cuts the path at its slashes as it goes, with no array of its segments (and a segment of up to 15
+        // bytes is a String without an allocation of its own).
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/") else { return .notFound }
         var node = 0
         var parameters: [String: String] = [:]
-        for segment in segments {
-            if let next = nodes[node].literals[segment] {
-                node = next
-            } else if let parameter = nodes[node].parameter {
-                parameters[parameter.name] = segment
-                node = parameter.node
-            } else {
-                return .notFound
+        if bytes.count > 1 {
+            var start = bytes.index(after: bytes.startIndex), i = start
+            while true {
+                if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
+                    guard i > start else { return .notFound }
+                    let segment = String(Substring(bytes[start..<i]))
+                    if let next = nodes[node].literals[segment] {
+                        node = next
+                    } else if let parameter = nodes[node].parameter {
+                        parameters[parameter.name] = segment
+                        node = parameter.node
+                    } else {
+                        return .notFound
+                    }
+                    if i == bytes.endIndex { break }
+                    start = bytes.index(after: i)
+                    i = start
+                    continue
+                }
+                if bytes[i] < 0x20 || bytes[i] == 0x7F { return .notFound }
+                i = bytes.index(after: i)
             }
         }
         let routes = nodes[node].routes
