@@ -69,21 +69,33 @@ final class SQLiteWriter: @unchecked Sendable {
         // SQLite's automatic checkpoint copies the whole log inside the commit that crosses its threshold, and every
         // turn queued meanwhile waits for it (a trip write behind a path commit did, at the 99th percentile). The
         // checkpointer copies the bulk on its own connection while turns go on; a turn here then copies what was
-        // committed meanwhile, so that the log can start over. A log far past the threshold anyway (readers holding
-        // it) is copied in the commit, as SQLite would.
+        // committed meanwhile, so that the log can start over. That turn syncs the log and the database, and under a
+        // steady stream of commits every write waits behind it, so it comes only once the log is `restartFactor` times
+        // the threshold; until then the checkpointer copies on by itself. A log far past the threshold anyway (readers
+        // holding it) is copied in the commit, as SQLite would.
         db.onCommit { [unowned self] pages in
             guard pages >= checkpointPages else { return }
             if pages >= checkpointPages * 8 { _ = try? db.checkpoint(); return }
-            checkpoint()
+            checkpoint(restart: pages >= checkpointPages * Self.restartFactor)
         }
     }
 
-    /// Copies the write-ahead log into the database in the checkpointer's two steps, unless a checkpoint is under way.
-    func checkpoint() {
-        checkpointer.request { [weak self] done in
-            guard let self else { return done() }
+    private let restartTurns = Atomic<Int>(0)
+
+    /// How many of the writer's turns have copied the rest of the log so that it could start over.
+    var restartStepsTaken: Int { restartTurns.load(ordering: .relaxed) }
+
+    /// How many times the checkpoint threshold the log may grow to before the writer's own step lets it start over.
+    static let restartFactor = 4
+
+    /// Copies the write-ahead log into the database, unless a checkpoint is under way: the checkpointer's passes, then,
+    /// with `restart`, the writer's turn that copies the rest so that the next commit starts the log over.
+    func checkpoint(restart: Bool = true) {
+        checkpointer.request(syncing: restart) { [weak self] done in
+            guard restart, let self else { return done() }
             self.async { db in
                 _ = try? db.checkpoint()
+                self.restartTurns.add(1, ordering: .relaxed)
                 done()
             }
         }
@@ -282,9 +294,9 @@ final class WALCheckpointer: @unchecked Sendable {
         queue = DispatchQueue(label: label)
     }
 
-    /// Starts a checkpoint unless one is under way. After the copy here, `finish` copies the rest on the writer's
-    /// connection and calls its argument when done.
-    func request(finish: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+    /// Starts a checkpoint unless one is under way. After the copy here (and, `syncing`, a sync of the log), `finish`
+    /// may copy the rest on the writer's connection, and calls its argument when done.
+    func request(syncing: Bool, finish: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
         let start = state.withLock { s in
             if s.running { return false }
             s.running = true
@@ -292,7 +304,9 @@ final class WALCheckpointer: @unchecked Sendable {
         }
         guard start else { return }
         queue.async {
-            _ = try? self.db.checkpoint()
+            self.copyUntilLittleIsLeft()
+            // The writer's step syncs the log before it copies: what was written since is synced here, beside it.
+            if syncing { self.db.syncLog() }
             finish {
                 let waiting = self.state.withLock { s in
                     s.running = false
@@ -303,6 +317,27 @@ final class WALCheckpointer: @unchecked Sendable {
             }
         }
     }
+
+    /// Passive checkpoints, each copying what was committed during the one before, until at most `residualPages`
+    /// are left for the writer's own step (whose turn every write waits behind) or a pass no longer gains on the
+    /// writer; at most `maxPasses`.
+    /// Returns the passes made and the pages left in the log (nil when a pass failed). Runs on the checkpointer's queue.
+    @discardableResult
+    func copyUntilLittleIsLeft() -> (passes: Int, left: Int?) {
+        var left = Int.max
+        for pass in 1...Self.maxPasses {
+            guard let (log, copied) = try? db.checkpoint() else { return (pass, nil) }
+            let now = log - copied
+            if now <= Self.residualPages || now >= left || pass == Self.maxPasses { return (pass, now) }
+            left = now
+        }
+        return (Self.maxPasses, left)
+    }
+
+    /// Pages the writer's step may be left to copy.
+    static let residualPages = 32
+    /// Passes of the checkpointer at most before the writer's step.
+    static let maxPasses = 8
 
     /// Returns once no checkpoint is under way.
     func settled() async {

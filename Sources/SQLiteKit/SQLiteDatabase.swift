@@ -78,6 +78,17 @@ public final class SQLiteDatabase {
         return (Int(log), Int(done))
     }
 
+    /// Writes the write-ahead log's pages written so far through to the disk (an fdatasync of the `-wal` file), so that
+    /// the sync a checkpoint starts with finds little left to write; false when the log could not be opened or synced.
+    @discardableResult
+    public func syncLog() -> Bool {
+        guard let handle, let name = sqlite3_db_filename(handle, "main") else { return false }
+        let fd = open(String(cString: name) + "-wal", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        return fdatasync(fd) == 0
+    }
+
     /// Runs one or more statements without results.
     public func execute(_ sql: String) throws {
         guard handle != nil else { throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed") }

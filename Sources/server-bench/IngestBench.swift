@@ -92,6 +92,11 @@ struct IngestBench {
         // dispatch queue (as a writer's turn is handed on) and run again, with no database.
         let probeTrip = tripIds[0]
         let waker = DispatchQueue(label: "ingest-bench.waker")
+        // And a durable write's floor on this disk under this load: 4 KB written to a file beside the database and
+        // fdatasync'd (a trip write that lands behind the checkpoint's step on the writer waits for two of these).
+        let syncFile = open(base.appendingPathComponent("sync-probe").path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+        defer { close(syncFile) }
+        let page = [UInt8](repeating: 7, count: 4_096)
         let probe = Task { () -> (writes: [Double], wakes: [Double]) in
             var writes: [Double] = [], wakes: [Double] = []
             while !Task.isCancelled {
@@ -105,6 +110,22 @@ struct IngestBench {
                 try? await Task.sleep(for: .milliseconds(1))
             }
             return (writes, wakes)
+        }
+        let syncing = DispatchQueue(label: "ingest-bench.sync")
+        let syncProbe = Task { () -> [Double] in
+            var syncs: [Double] = []
+            while !Task.isCancelled, !onPostgres {
+                syncs.append(await withCheckedContinuation { done in
+                    syncing.async {
+                        let start = Percentiles.now()
+                        _ = page.withUnsafeBytes { pwrite(syncFile, $0.baseAddress, $0.count, 0) }
+                        _ = fdatasync(syncFile)
+                        done.resume(returning: Percentiles.now() - start)
+                    }
+                })
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return syncs
         }
         let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
             for w in 0..<concurrency {
@@ -124,7 +145,9 @@ struct IngestBench {
         let elapsed = Percentiles.now() - t0
         probe.cancel()
         let probed = await probe.value
-        let writes = Percentiles(probed.writes), wakes = Percentiles(probed.wakes)
+        syncProbe.cancel()
+        let synced = await syncProbe.value
+        let writes = Percentiles(probed.writes), wakes = Percentiles(probed.wakes), syncs = Percentiles(synced)
         let stored = onPostgres
             ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map { Int($0.int(0)) } ?? 0
             : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
@@ -135,6 +158,10 @@ struct IngestBench {
                      writes.sorted.count, writes(50) * 1e3, writes(99) * 1e3, writes(100) * 1e3))
         print(String(format: "the floor meanwhile, a task woken from a queue: p50 %.2f ms  p99 %.2f ms  max %.2f ms; trip write p99 / floor p99: %.2fx",
                      wakes(50) * 1e3, wakes(99) * 1e3, wakes(100) * 1e3, writes(99) / wakes(99)))
+        if !onPostgres {
+            print(String(format: "a 4 KB write and fdatasync beside the database meanwhile: p50 %.2f ms  p99 %.2f ms  max %.2f ms",
+                         syncs(50) * 1e3, syncs(99) * 1e3, syncs(100) * 1e3))
+        }
 
         if onPostgres {
             let copy = try rawCopy(rows, csv: base.appendingPathComponent("rows.csv").path)

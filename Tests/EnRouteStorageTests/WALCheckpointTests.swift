@@ -72,6 +72,61 @@ import SQLiteKit
         #expect(try Self.databaseBytes(path) >= before + 1_200 * 4_096)
     }
 
+    @Test func aLogTheCheckpointerKeepsUpWithNeverTakesAWritersTurn() async throws {
+        let (writer, path, dir) = try Self.writer(checkpointPages: 16)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = try Self.databaseBytes(path)
+        for _ in 0..<40 {
+            try await Self.write(writer, count: 1)
+            await writer.checkpointer.settled()
+        }
+        // Copied whole each time, the log starts over at the next commit by itself: no write waited behind a sync.
+        #expect(writer.restartStepsTaken == 0)
+        #expect(try Self.databaseBytes(path) >= before + 40 * 4_096)
+        #expect(await Self.walPages(writer) < 16 * SQLiteWriter.restartFactor)
+    }
+
+    @Test func aLogThatCannotBeCopiedWholeTakesTheWritersTurnOnlyPastTheRestartSize() async throws {
+        let threshold = 10
+        let (writer, path, dir) = try Self.writer(checkpointPages: threshold)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A reader in a transaction keeps the log's later pages from being copied, so the log grows.
+        let reader = try SQLiteDatabase(path: path)
+        try reader.execute("BEGIN")
+        _ = try reader.query("SELECT COUNT(*) FROM rows") { $0.int(0) }
+        var rows = 0
+        while writer.restartStepsTaken == 0, rows < 200 {
+            let pages = await Self.walPages(writer)
+            try await Self.write(writer, count: 1)
+            await writer.checkpointer.settled()
+            rows += 1
+            if writer.restartStepsTaken > 0 { #expect(pages >= threshold * SQLiteWriter.restartFactor - 4, "not before the log neared the restart size") }
+        }
+        #expect(writer.restartStepsTaken >= 1)
+        try reader.execute("COMMIT")
+    }
+
+    @Test func theCheckpointerCopiesAQuietLogWholeInOnePassLeavingTheWriterNothing() async throws {
+        let (writer, path, dir) = try Self.writer(checkpointPages: 100_000)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try await Self.write(writer, count: 50)
+        let before = try Self.databaseBytes(path)
+        let (passes, left) = writer.checkpointer.copyUntilLittleIsLeft()
+        #expect(passes == 1 && left == 0, "nothing was committed meanwhile, so one pass catches up")
+        #expect(try Self.databaseBytes(path) >= before + 50 * 4_096)
+    }
+
+    @Test func syncLogSyncsTheLogOfADatabaseInWALModeAndSaysWhenThereIsNone() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("db.sqlite").path)
+        try db.execute("CREATE TABLE t (v BLOB)")
+        try db.run("INSERT INTO t VALUES (?1)", [.blob(Array(repeating: 1, count: 8_192))])
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("db.sqlite-wal").path))
+        #expect(db.syncLog())
+        #expect(try SQLiteDatabase(path: ":memory:").syncLog() == false, "an in-memory database has no log file")
+    }
+
     @Test func onCommitReportsTheLogGrowingWithEachCommit() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
