@@ -27,7 +27,7 @@ FD_LIMIT=$(ulimit -n)
 WORK=$(mktemp -d)
 export ENROUTE_JWT_SECRET="city-secret-$(date +%s)-0123456789"
 SERVER=""
-cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; [ -n "${DB:-}" ] && rm -f "$DB"*; }
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; [ -n "${DB:-}" ] && rm -rf "$DB"*; }
 trap cleanup EXIT
 wait_port() { for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
 echo "city: levels $LEVELS (providers/trips/watchers), $LEVEL_SECONDS s each after a 5 s warm-up; goal fan-out p99 < $GOAL_MS ms"
@@ -44,7 +44,7 @@ for level in $LEVELS; do
     echo "city: $level not run: $W watchers need more than $FD_LIMIT descriptors in one process (RLIMIT_NOFILE)"
     echo "FAIL $P $T $W fds" >> "$WORK/rows"; break
   fi
-  rm -f "$DB"*
+  rm -rf "$DB"*
   "$BIN/enroute" serve --port "$PORT" --db "$DB" --rate-limits off --max-connections $((W + 1000)) \
     --idle-timeout 600 > "$WORK/server.log" 2>&1 &
   SERVER=$!
