@@ -320,15 +320,15 @@ final class WALCheckpointer: @unchecked Sendable {
 
     /// Passive checkpoints, each copying what was committed during the one before, until at most `residualPages`
     /// are left for the writer's own step (whose turn every write waits behind) or a pass no longer gains on the
-    /// writer; at most `maxPasses`.
-    /// Returns the passes made and the pages left in the log (nil when a pass failed). Runs on the checkpointer's queue.
+    /// writer; at most `maxPasses`. Returns the passes made and the pages left in the log (nil when a pass failed).
+    /// Runs on the checkpointer's queue.
     @discardableResult
     func copyUntilLittleIsLeft() -> (passes: Int, left: Int?) {
         var left = Int.max
         for pass in 1...Self.maxPasses {
             guard let (log, copied) = try? db.checkpoint() else { return (pass, nil) }
             let now = log - copied
-            if now <= Self.residualPages || now >= left || pass == Self.maxPasses { return (pass, now) }
+            if now <= Self.residualPages || now >= left { return (pass, now) }
             left = now
         }
         return (Self.maxPasses, left)

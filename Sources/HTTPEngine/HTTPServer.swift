@@ -47,8 +47,8 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Event loops for a machine of `cores`: one per core but one, at least one. The process has more to run than its
     /// loops (async handlers on Swift's pool, the database writer, fan-out, and often a proxy or client beside it), and a
-    /// loop that shares its core is preempted mid-batch: on 2 cores, one loop served 20% more requests than two with a
-    /// quarter of the p99 (`bench/http-engine.sh`), because a busy loop takes its events in batches and seldom sleeps.
+    /// loop that shares its core is preempted mid-batch: on 2 cores, one loop served about 30% more requests than two with a
+    /// fifth of the p99 (`bench/http-engine.sh`), because a busy loop takes its events in batches and seldom sleeps.
     public static func defaultThreads(cores: Int) -> Int { max(1, cores - 1) }
 }
 

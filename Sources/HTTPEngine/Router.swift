@@ -96,35 +96,21 @@ public struct Router: Sendable {
         if let routes = exact[path], let route = routes[method] ?? (method == "HEAD" ? routes["GET"] : nil) {
             return .route(route, parameters: [:])
         }
-        // The walk cuts the path at its slashes as it goes, with no array of its segments (and a segment of up to 15
-        // bytes is a String without an allocation of its own).
-        let bytes = path.utf8
-        guard bytes.first == UInt8(ascii: "/") else { return .notFound }
+        // No array of segments: each is looked up as the walk cuts it.
         var node = 0
         var parameters: [String: String] = [:]
-        if bytes.count > 1 {
-            var start = bytes.index(after: bytes.startIndex), i = start
-            while true {
-                if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
-                    guard i > start else { return .notFound }
-                    let segment = String(Substring(bytes[start..<i]))
-                    if let next = nodes[node].literals[segment] {
-                        node = next
-                    } else if let parameter = nodes[node].parameter {
-                        parameters[parameter.name] = segment
-                        node = parameter.node
-                    } else {
-                        return .notFound
-                    }
-                    if i == bytes.endIndex { break }
-                    start = bytes.index(after: i)
-                    i = start
-                    continue
-                }
-                if bytes[i] < 0x20 || bytes[i] == 0x7F { return .notFound }
-                i = bytes.index(after: i)
+        let walked = Self.forEachSegment(of: path) { segment in
+            if let next = nodes[node].literals[segment] {
+                node = next
+            } else if let parameter = nodes[node].parameter {
+                parameters[parameter.name] = segment
+                node = parameter.node
+            } else {
+                return false
             }
+            return true
         }
+        guard walked else { return .notFound }
         let routes = nodes[node].routes
         if let route = routes[method] { return .route(route, parameters: parameters) }
         if method == "HEAD", let route = routes["GET"] { return .route(route, parameters: parameters) }
@@ -174,22 +160,27 @@ public struct Router: Sendable {
 
     /// The segments of `/a/b`; nil for a path that is not exactly that shape.
     static func segments(_ path: String) -> [String]? {
-        let bytes = path.utf8
-        guard bytes.first == UInt8(ascii: "/") else { return nil }
-        if bytes.count == 1 { return [] }
-        // One pass, cutting at each slash: no array of the parts first.
         var segments: [String] = []
+        return forEachSegment(of: path) { segments.append($0); return true } ? segments : nil
+    }
+
+    /// Hands each segment of `/a/b` to `visit` in one pass, cutting at the slashes (a segment of up to 15 bytes is a
+    /// String without an allocation of its own). False for a path that is not exactly that shape (no leading slash, an
+    /// empty segment, a control character), or as soon as `visit` says false.
+    private static func forEachSegment(of path: String, _ visit: (String) -> Bool) -> Bool {
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/") else { return false }
+        if bytes.count == 1 { return true }
         var start = bytes.index(after: bytes.startIndex), i = start
         while true {
             if i == bytes.endIndex || bytes[i] == UInt8(ascii: "/") {
-                guard i > start else { return nil }
-                segments.append(String(Substring(bytes[start..<i])))
-                if i == bytes.endIndex { return segments }
+                guard i > start, visit(String(Substring(bytes[start..<i]))) else { return false }
+                if i == bytes.endIndex { return true }
                 start = bytes.index(after: i)
                 i = start
                 continue
             }
-            if bytes[i] < 0x20 || bytes[i] == 0x7F { return nil }
+            if bytes[i] < 0x20 || bytes[i] == 0x7F { return false }
             i = bytes.index(after: i)
         }
     }

@@ -95,6 +95,7 @@ struct IngestBench {
         // And a durable write's floor on this disk under this load: 4 KB written to a file beside the database and
         // fdatasync'd (a trip write that lands behind the checkpoint's step on the writer waits for two of these).
         let syncFile = open(base.appendingPathComponent("sync-probe").path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+        guard syncFile >= 0 else { throw IngestBenchFailure("cannot open the sync probe's file in \(base.path)") }
         defer { close(syncFile) }
         let page = [UInt8](repeating: 7, count: 4_096)
         let probe = Task { () -> (writes: [Double], wakes: [Double]) in
