@@ -1,6 +1,5 @@
 public import Foundation
 public import EnRouteModels
-import Synchronization
 
 /// The whole city for one run: providers online from the start, rides and orders arriving as Poisson processes at
 /// the demand's rates, merchants at their counters; a progress line; at the end a drain (none after `stop()`), faults

@@ -1,16 +1,15 @@
 public import Foundation
 public import ClientKit
-import Synchronization
 
 /// Whether faults are being injected right now; the run turns them off for its final drain.
 public final class FaultSwitch: Sendable {
-    private let on = Atomic<Bool>(true)
+    private let on = Locked(true)
     /// Faults on.
     public init() {}
     /// Whether faults apply.
-    public var isOn: Bool { on.load(ordering: .relaxed) }
+    public var isOn: Bool { on.withLock { $0 } }
     /// Turns faults on or off for every client.
-    public func set(_ value: Bool) { on.store(value, ordering: .relaxed) }
+    public func set(_ value: Bool) { on.withLock { $0 = value } }
 }
 
 /// One device's network: requests go to `inner` unless the fault plan loses them (a share, drawn from the device's
@@ -22,14 +21,14 @@ public final class FaultyHTTPClient: HTTPClient {
     private let phase: Double
     private let second: @Sendable () -> Double
     private let faults: FaultSwitch
-    private let generator: Mutex<SeededGenerator>
+    private let generator: Locked<SeededGenerator>
     private let observe: @Sendable (_ method: String, _ path: String) -> Void
 
     /// A device network over `inner`; `second` tells the run's simulated second, `phase` shifts this device's dead zones.
     public init(inner: any HTTPClient, plan: FaultPlan, phase: Double, generator: SeededGenerator, faults: FaultSwitch,
                 second: @escaping @Sendable () -> Double, observe: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
         self.inner = inner; self.plan = plan; self.phase = phase; self.second = second; self.faults = faults
-        self.generator = Mutex(generator); self.observe = observe
+        self.generator = Locked(generator); self.observe = observe
     }
 
     /// Whether this device is in a dead zone now.

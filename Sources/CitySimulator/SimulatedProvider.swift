@@ -2,7 +2,6 @@ import Foundation
 import ClientKit
 import EnRouteModels
 import ProviderKit
-import Synchronization
 
 /// One driver or courier on ProviderKit, as `enroute drive` is: online through the session, offers answered after a
 /// human reaction time, the router's guidance driven at the speed model's real speeds with GPS noise on each fix,
@@ -271,7 +270,7 @@ final class SimulatedProvider {
 final class IDCounter: Sendable {
     private let prefix: String
     private let salt: UInt64
-    private let count = Mutex<Int>(0)
+    private let count = Locked<Int>(0)
     init(prefix: String, salt: UInt64) { self.prefix = prefix; self.salt = salt }
     func next() -> String {
         let n = count.withLock { $0 += 1; return $0 }

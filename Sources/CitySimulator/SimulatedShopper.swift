@@ -2,7 +2,6 @@ import Foundation
 import ClientKit
 import EnRouteModels
 import OrderTracking
-import Synchronization
 
 /// One customer ordering through the API and watching through OrderTracking: the repository, the store, the polling
 /// engine at the kit's cadence, the live loop in the foreground, the tracking screen's view model; now and then the
@@ -169,5 +168,5 @@ final class SimulatedShopper {
 
 /// The stage an order is in, shared with the transport that counts its polls.
 final class StageBox: Sendable {
-    let value = Mutex<SimulationObservations.PollStage>(.picking)
+    let value = Locked<SimulationObservations.PollStage>(.picking)
 }

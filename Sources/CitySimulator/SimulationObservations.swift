@@ -1,5 +1,5 @@
+import ClientKit
 public import Foundation
-import Synchronization
 
 /// What the clients saw during a run, raw: the report's metrics are computed from these alone.
 public struct SimulationObservations: Sendable, Equatable {
@@ -82,7 +82,7 @@ public struct SimulationObservations: Sendable, Equatable {
 
 /// The run's observations behind a lock, written by every simulated party.
 public final class ObservationLog: Sendable {
-    private let state = Mutex(SimulationObservations())
+    private let state = Locked(SimulationObservations())
     /// An empty log.
     public init() {}
     /// Changes the observations under the lock.

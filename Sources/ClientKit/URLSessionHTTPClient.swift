@@ -4,7 +4,6 @@ public import FoundationNetworking
 #else
 public import Foundation
 #endif
-import Synchronization
 
 /// An `HTTPClient` over URLSession.
 ///
@@ -158,7 +157,7 @@ private struct TaskHandle: @unchecked Sendable {
 
 /// Covers a cancel that comes before the task exists.
 private final class CancelBox: Sendable {
-    private let state = Mutex<(task: TaskHandle?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(task: TaskHandle?, cancelled: Bool)>((nil, false))
 
     /// Stores the task; false when cancellation already happened.
     func install(_ task: TaskHandle) -> Bool {
@@ -188,7 +187,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation) {
         self.continuation = continuation

@@ -1,9 +1,9 @@
-import Synchronization
+import ClientKit
 
 /// A `KeyStore` in memory (tests, Linux tools); iOS uses the keychain adapter.
 public final class InMemoryKeyStore: KeyStore {
     private let cipher: any HPKECipher
-    private let pair = Mutex<(privateKey: [UInt8], publicKey: [UInt8])?>(nil)
+    private let pair = Locked<(privateKey: [UInt8], publicKey: [UInt8])?>(nil)
 
     /// A store with no pair yet; `cipher` makes the keys.
     public init(cipher: any HPKECipher = PlatformHPKECipher()) { self.cipher = cipher }

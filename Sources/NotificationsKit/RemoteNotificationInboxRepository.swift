@@ -1,7 +1,6 @@
 import Foundation
 public import ClientKit
 import EnRouteModels
-import Synchronization
 
 /// Holds taps until the UI takes them, drops repeats by ID, and reports each open with
 /// `POST /v1/notifications/{id}/opened` (seed 001, card 7). Never throws.
@@ -19,7 +18,7 @@ public actor RemoteNotificationInboxRepository: NotificationInbox, NotificationO
     private let clock: any Clock<Duration>
     private let retryDelays: [Duration]
     // Taps live behind a lock so `taps()` subscribes synchronously: nothing slips between subscribe and replay.
-    private nonisolated let state = Mutex(Taps())
+    private nonisolated let state = Locked(Taps())
     private var reported: Set<NotificationID> = []
 
     /// An inbox reporting opens over `http` to `server`; `clock` paces the retries.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 public import ClientKit
 public import Observation
 
@@ -139,7 +138,7 @@ public final class OrderTrackingViewModel {
 /// One store change awaited once: `wait()` returns when `fire()` is called (before or after) or the task is cancelled.
 private final class StoreChange: Sendable {
     private enum State { case waiting(CheckedContinuation<Void, Never>?), fired }
-    private let state = Mutex(State.waiting(nil))
+    private let state = Locked(State.waiting(nil))
 
     func fire() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in

@@ -1,4 +1,4 @@
-import Synchronization
+import ClientKit
 
 /// Fans snapshots out to every subscriber in arrival order and replays the latest per order on subscribe.
 final class SnapshotBroadcaster: Sendable {
@@ -11,7 +11,7 @@ final class SnapshotBroadcaster: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A new stream: the latest snapshot of each order first, then every snapshot as it is published.
     func subscribe() -> AsyncStream<OrderTracking> {

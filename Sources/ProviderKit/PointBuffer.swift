@@ -1,5 +1,5 @@
+import ClientKit
 public import EnRouteModels
-import Synchronization
 
 /// Seed 004's point buffer: filtered fixes kept in the local store until the server acknowledges their batch.
 ///
@@ -12,14 +12,14 @@ public final class PointBuffer: Sendable {
     private let store: ProviderStore
     private let filter: LocationFilter
     private let makeID: @Sendable () -> String
-    private let lastKept: Mutex<LocationFix?>
+    private let lastKept: Locked<LocationFix?>
 
     /// A buffer in `store`; `makeID` names new batches.
     public init(store: ProviderStore, filter: LocationFilter = LocationFilter(), makeID: @escaping @Sendable () -> String) throws {
         self.store = store
         self.filter = filter
         self.makeID = makeID
-        self.lastKept = Mutex(try store.lastKeptFix())
+        self.lastKept = Locked(try store.lastKeptFix())
     }
 
     /// Filters a reading and, when kept, writes it to the store; returns the filter's verdict.

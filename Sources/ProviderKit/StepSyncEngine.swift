@@ -1,5 +1,5 @@
+import ClientKit
 public import EnRouteModels
-import Synchronization
 
 /// Seed 004's sync engine for the step outbox: sends unanswered changes in the order they were made, one at a time,
 /// and applies each answer (`onStepResult`).
@@ -29,7 +29,7 @@ public actor StepSyncEngine {
     private let wakes: AsyncStream<Void>
     private var listeners: [AsyncStream<Event>.Continuation] = []
     private var draining = false
-    private nonisolated let pause = Mutex<Task<Void, any Error>?>(nil)
+    private nonisolated let pause = Locked<Task<Void, any Error>?>(nil)
     private var failures = 0
 
     /// Drains `outbox` through `api`; `clock` times the pauses between attempts.

@@ -1,7 +1,6 @@
 import ClientKit
 import EnRouteModels
 public import Foundation
-import Synchronization
 
 /// `RideTracking` over the real API: seed 003's tracking screen following the shared `LiveTripFeed`.
 ///
@@ -10,7 +9,7 @@ import Synchronization
 /// change. The stream ends when the driver arrives or the trip ends without a pickup.
 public final class LiveRideService: RideTracking {
     private let feed: LiveTripFeed
-    private let outcomes = Mutex<[String: RideOutcome]>([:])
+    private let outcomes = Locked<[String: RideOutcome]>([:])
 
     /// A service following `feed`, the same one the request flow (`TripViewModel`) uses, and calling its `api`.
     public init(feed: LiveTripFeed) {

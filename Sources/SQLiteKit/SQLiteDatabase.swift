@@ -5,6 +5,28 @@ import SQLite3
 #else
 import CSQLite
 #endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Writes a file's data through to the disk: `fdatasync` on Linux; on Darwin, which has no `fdatasync` and whose
+/// `fsync` leaves the data in the drive's cache, `F_FULLFSYNC`, falling back to `fsync` where the file system refuses it.
+private func syncData(_ fd: Int32) -> Bool {
+    #if canImport(Darwin)
+    return fcntl(fd, F_FULLFSYNC) == 0 || fsync(fd) == 0
+    #else
+    return fdatasync(fd) == 0
+    #endif
+}
+
+/// Closes a descriptor (a free function: inside `SQLiteDatabase`, `close` is the connection's own method).
+private func closeDescriptor(_ fd: Int32) {
+    _ = close(fd)
+}
 
 /// An error from SQLite, with its message.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
@@ -85,8 +107,8 @@ public final class SQLiteDatabase {
         guard let handle, let name = sqlite3_db_filename(handle, "main") else { return false }
         let fd = open(String(cString: name) + "-wal", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
-        defer { Glibc.close(fd) }
-        return fdatasync(fd) == 0
+        defer { closeDescriptor(fd) }
+        return syncData(fd)
     }
 
     /// Runs one or more statements without results.
