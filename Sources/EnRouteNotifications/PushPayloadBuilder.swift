@@ -42,11 +42,13 @@ public struct PushPayloadBuilder: Sendable {
 
     /// The ActivityKit push: `update` with a stale-date, or `end` with the final content.
     public func liveActivity(_ job: PushJob) throws -> [UInt8] {
-        guard let event = job.event, let timestamp = job.timestamp, let status = job.status else {
+        guard let event = job.event, let timestamp = job.timestamp, let status = job.status.flatMap(OrderStatusWire.init)
+        else {
             throw BuildError.incomplete("event, timestamp and status")
         }
-        var state: [String: Any] = ["status": status]
-        if let eta = job.etaLatest { state["etaLatest"] = eta }
+        // The app's widget decodes this into the same type.
+        let content = OrderActivityContentState(status: status, etaLatest: job.etaLatest)
+        let state = try JSONSerialization.jsonObject(with: WireCoding.encoder().encode(content))
         var aps: [String: Any] = ["timestamp": timestamp, "event": event, "content-state": state]
         if let stale = job.staleDate { aps["stale-date"] = stale }
         return try Self.encode(["aps": aps])

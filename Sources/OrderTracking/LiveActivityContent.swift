@@ -1,15 +1,40 @@
 public import Foundation
+public import EnRouteModels
 
 /// What the lock-screen card shows: small, under ActivityKit's 4 KB, no map.
+///
+/// The rider's name is not on the card: a Live Activity push travels in clear, and the name only ever leaves the
+/// server sealed to the device's key, so a card the server updates could not keep it.
 public struct LiveActivityContent: Equatable, Sendable {
     public let status: OrderStatus
     public let eta: ClosedRange<Date>?
-    public let riderFirstName: String?
     /// When the card greys out unless a newer update arrives (about 3 minutes ahead).
     public let staleDate: Date
 
     /// Content with every field given.
-    public init(status: OrderStatus, eta: ClosedRange<Date>?, riderFirstName: String?, staleDate: Date) {
-        self.status = status; self.eta = eta; self.riderFirstName = riderFirstName; self.staleDate = staleDate
+    public init(status: OrderStatus, eta: ClosedRange<Date>?, staleDate: Date) {
+        self.status = status; self.eta = eta; self.staleDate = staleDate
+    }
+
+    /// The content as ActivityKit stores it, the same shape the server's push carries: the wire status and the
+    /// latest arrival time in whole seconds (rounded up, as the server rounds it).
+    public var contentState: OrderActivityContentState {
+        OrderActivityContentState(status: status.wire,
+                                  etaLatest: eta.map { Int($0.upperBound.timeIntervalSince1970.rounded(.up)) })
+    }
+}
+
+extension OrderStatus {
+    /// The status's wire name.
+    var wire: OrderStatusWire {
+        switch self {
+        case .placed: .placed
+        case .picking: .picking
+        case .onTheWay: .onTheWay
+        case .arriving: .arriving
+        case .delivered: .delivered
+        case .cancelled: .cancelled
+        case .problem: .problem
+        }
     }
 }

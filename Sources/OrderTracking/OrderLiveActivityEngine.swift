@@ -89,7 +89,7 @@ public final class OrderLiveActivityEngine {
     }
 
     private func content(_ snapshot: OrderTracking) -> LiveActivityContent {
-        LiveActivityContent(status: snapshot.status, eta: snapshot.eta, riderFirstName: snapshot.rider?.firstName,
+        LiveActivityContent(status: snapshot.status, eta: snapshot.eta,
                             staleDate: snapshot.generatedAt.addingTimeInterval(staleAfter))
     }
 

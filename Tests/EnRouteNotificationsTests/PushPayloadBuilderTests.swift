@@ -100,6 +100,34 @@ import NotificationsKit
         #expect((aps["content-state"] as? [String: Any])?["etaLatest"] as? Int == 1_792_521_960)
     }
 
+    /// ActivityKit replaces the whole content state with the push's `content-state`, decoded with a plain
+    /// `JSONDecoder` into the widget's `ContentState`: every field the app writes must arrive, and nothing else.
+    @Test(arguments: OrderStatusWire.allCases, [1_792_521_960, nil] as [Int?])
+    func theLiveActivityPushDecodesIntoTheAppsContentStateFieldByField(status: OrderStatusWire, eta: Int?) throws {
+        var job = PushJob(kind: .liveActivity, orderId: "8F3K", accountId: "a1", orderVersion: 8, expiresAt: Self.at)
+        job.event = "update"; job.timestamp = 1_792_521_480; job.status = status.rawValue; job.etaLatest = eta
+        let bytes = try PushPayloadBuilder().liveActivity(job)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let aps = try #require(root["aps"] as? [String: Any])
+        let contentState = try #require(aps["content-state"] as? [String: Any])
+        let decoded = try JSONDecoder().decode(OrderActivityContentState.self,
+                                               from: JSONSerialization.data(withJSONObject: contentState))
+        #expect(decoded.status == status)
+        #expect(decoded.etaLatest == eta)
+        #expect(decoded == OrderActivityContentState(status: status, etaLatest: eta))
+        #expect(Set(contentState.keys) == (eta == nil ? ["status"] : ["status", "etaLatest"]))
+        let written = try JSONSerialization.jsonObject(with: JSONEncoder().encode(decoded)) as? [String: Any]
+        #expect(Set(written?.keys ?? [:].keys) == Set(contentState.keys), "what the app writes has the push's keys")
+    }
+
+    @Test func aLiveActivityJobWithAnUnknownStatusIsRefused() {
+        var job = PushJob(kind: .liveActivity, orderId: "8F3K", accountId: "a1", orderVersion: 8, expiresAt: Self.at)
+        job.event = "update"; job.timestamp = 1_792_521_480; job.status = "teleported"
+        #expect(throws: PushPayloadBuilder.BuildError.incomplete("event, timestamp and status")) {
+            try PushPayloadBuilder().liveActivity(job)
+        }
+    }
+
     @Test func anOfferPushCarriesTheOfferEventsFieldsUnderTheOfferCategory() throws {
         let offer = Offer(offerId: "K7Q2", tripId: "T9", pickup: Coordinate(lat: 60.1699, lng: 24.9384),
                           dropoff: Coordinate(lat: 60.1841, lng: 24.9497), expiresAt: Self.at.addingTimeInterval(15.25))
