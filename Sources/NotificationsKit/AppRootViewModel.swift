@@ -31,6 +31,12 @@ public final class AppRootViewModel {
 
     public func pathChanged(_ path: [Route]) { viewState = AppRootViewState(tab: viewState.tab, path: path) }
 
+    /// A change reported by `tab`'s own navigation stack; a stack of a tab that is not selected changes nothing.
+    public func pathChanged(_ path: [Route], in tab: AppTab) {
+        guard tab == viewState.tab else { return }
+        pathChanged(path)
+    }
+
     /// Applies a route from a tap or a universal link.
     public func open(_ route: Route) { apply(route) }
 

@@ -67,13 +67,24 @@ public final class NotificationEngine: NotificationPermission {
 
     /// A tap on a notification or one of its buttons (didReceive response).
     public func didReceive(userInfo: [AnyHashable: Any], actionIdentifier: String) async {
-        guard let tap = NotificationPayload(userInfo: userInfo).tap(action: TapAction(actionIdentifier: actionIdentifier)) else { return }
+        await didReceive(NotificationPayload(userInfo: userInfo), actionIdentifier: actionIdentifier)
+    }
+
+    /// A tap, its payload already read from `userInfo` (the delegate reads it before it changes actors:
+    /// `userInfo` is not `Sendable`, the payload is).
+    public func didReceive(_ payload: NotificationPayload, actionIdentifier: String) async {
+        guard let tap = payload.tap(action: TapAction(actionIdentifier: actionIdentifier)) else { return }
         await inbox.receive(tap)
     }
 
     /// A push arriving in the foreground (willPresent): the policy decides.
     public func willPresent(userInfo: [AnyHashable: Any]) -> ForegroundPresentation {
-        presentation.presentation(for: NotificationPayload(userInfo: userInfo).route, visible: visibleRoute())
+        willPresent(NotificationPayload(userInfo: userInfo))
+    }
+
+    /// A push arriving in the foreground, its payload already read from `userInfo`.
+    public func willPresent(_ payload: NotificationPayload) -> ForegroundPresentation {
+        presentation.presentation(for: payload.route, visible: visibleRoute())
     }
 
     // MARK: NotificationPermission

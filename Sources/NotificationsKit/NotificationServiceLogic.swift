@@ -41,8 +41,9 @@ public actor NotificationServiceLogic {
                 fellBack = true
             }
         }
-        if let url = payload.imageURL, !handedOver, let file = await photo(url) {
+        if let url = payload.imageURL, !handedOver, let (file, kind) = await photo(url) {
             content.attachment = file
+            content.attachmentTypeHint = kind.uniformTypeIdentifier
             best = content
         }
         return handOver()
@@ -57,8 +58,9 @@ public actor NotificationServiceLogic {
         return best
     }
 
-    /// The photo as a file, or nil when it fails or misses the deadline.
-    private func photo(_ url: URL) async -> URL? {
+    /// The photo as a file named with its kind's extension, or nil when it fails, misses the deadline or is not an
+    /// image the system attaches.
+    private func photo(_ url: URL) async -> (URL, AttachmentImageKind)? {
         let images = self.images, clock = self.clock, deadline = photoDeadline
         let data: Data? = await withTaskGroup(of: Data?.self) { group in
             group.addTask { try? await images.fetch(url) }
@@ -67,7 +69,8 @@ public actor NotificationServiceLogic {
             group.cancelAll()
             return first
         }
-        guard let data, !data.isEmpty else { return nil }
-        return try? attachments.write(data, suggestedName: url.lastPathComponent.isEmpty ? "rider.jpg" : url.lastPathComponent)
+        guard let data, let kind = AttachmentImageKind(sniffing: data),
+              let file = try? attachments.write(data, suggestedName: kind.fileName(for: url)) else { return nil }
+        return (file, kind)
     }
 }

@@ -34,6 +34,13 @@ public struct ReceiptViewState: Equatable, Sendable {
 
     /// True when the rider may tip now.
     public var canTip: Bool { tip == .notSent }
+    /// The tip button's label in the receipt's currency ("Tip USD 1.00", "Tip JPY 100"); minor units as given
+    /// before the receipt, whose currency is not known yet, has loaded.
+    public func tipLabel(amountMinor: Int) -> String {
+        guard let currency = receipt?.total.currency else { return "Tip \(amountMinor)" }
+        return "Tip " + MoneyFormat.string(amountMinor: amountMinor, currency: currency)
+    }
+
     /// True when the rider may rate now.
     public var canRate: Bool { rating == .notSent }
 }

@@ -95,13 +95,9 @@ public enum RideScreen {
         return rest == 0 ? "\(minutes) min" : "\(minutes) min \(rest) s"
     }
 
-    /// "USD 12.50"; minor units as two decimals except for currencies without them.
+    /// "USD 12.50"; minor units with the currency's own number of decimals.
     static func money(_ money: Money) -> String {
-        if zeroDecimalCurrencies.contains(money.currency) { return "\(money.currency) \(money.amountMinor)" }
-        let sign = money.amountMinor < 0 ? "-" : ""
-        let cents = abs(money.amountMinor)
-        let fraction = cents % 100
-        return "\(money.currency) \(sign)\(cents / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        MoneyFormat.string(amountMinor: money.amountMinor, currency: money.currency)
     }
 
     /// "N", "NE", ... for a heading in degrees.
@@ -118,7 +114,6 @@ public enum RideScreen {
         return "\(value < 0 && scaled != 0 ? "-" : "")\(whole).\(padded)"
     }
 
-    private static let zeroDecimalCurrencies: Set<String> = ["JPY", "KRW", "ISK", "CLP", "VND"]
     private static let compassNames = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
     private static let compassArrows = ["↑", "↗", "→", "↘", "↓", "↙", "←", "↖"]
 }

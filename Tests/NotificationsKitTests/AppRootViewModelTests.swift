@@ -82,3 +82,21 @@ final class SpyOpenNotification: OpenNotificationUseCase {
         return await inner.route(for: tap)
     }
 }
+
+@MainActor @Suite struct AppRootTabPathTests {
+    /// Each tab has its own navigation stack: an order opened in Orders never shows in Home's stack.
+    @Test func onlyTheSelectedTabHasThePath() {
+        let state = AppRootViewState(tab: .orders, path: [.order("8F3K")])
+        #expect(state.path(in: .orders) == [.order("8F3K")])
+        #expect(state.path(in: .home).isEmpty)
+    }
+
+    @Test func aTabThatIsNotShownCannotChangeThePath() {
+        let (viewModel, _, _) = AppRootViewModelTests.makeSUT(session: FakeSession("a1"))
+        viewModel.open(.order("8F3K"))
+        viewModel.pathChanged([], in: .home)
+        #expect(viewModel.viewState == AppRootViewState(tab: .orders, path: [.order("8F3K")]))
+        viewModel.pathChanged([], in: .orders)
+        #expect(viewModel.viewState == AppRootViewState(tab: .orders, path: []))
+    }
+}

@@ -62,6 +62,18 @@ import NotificationsKit
         #expect(await taps.next() == tap("91", action: .trackOrder))
     }
 
+    /// The delegate reads the payload before it changes actors; the tap reaches the inbox before the call returns.
+    @Test func aPayloadReadOffTheMainActorReachesTheInbox() async {
+        let sut = Self.makeSUT()
+        let payload = NotificationPayload(userInfo: ["aps": ["alert": ["title": "On the way", "body": "On the way"]],
+                                                     "notificationId": "91", "accountId": "a1", "route": "orders/8F3K"])
+        await sut.engine.didReceive(payload, actionIdentifier: NotificationCategory.trackOrderAction)
+        var taps = sut.inbox.taps().makeAsyncIterator()
+        #expect(await taps.next() == tap("91", action: .trackOrder))
+        sut.engine.visibleRoute = { .order("8F3K") }
+        #expect(sut.engine.willPresent(payload) == .refreshOnly)
+    }
+
     @Test func foregroundPushesBannerUnlessThatOrderIsOnScreen() {
         let sut = Self.makeSUT()
         let push: [AnyHashable: Any] = ["aps": [:] as [String: Any], "route": "orders/8F3K"]

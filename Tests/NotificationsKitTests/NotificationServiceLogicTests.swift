@@ -69,9 +69,33 @@ import TestSupport
         let payload = try Self.payload(key: await keys.publicKey())
         async let shown = logic.didReceive(payload)
         await images.waitUntilStarted()
-        images.finish(Data([0xFF, 0xD8]))
+        images.finish(Data([0xFF, 0xD8, 0xFF, 0xE0]))
         #expect(await shown == EnrichedNotification(title: "Almost there", body: "Ana is almost there",
-                                                   attachment: URL(fileURLWithPath: "/tmp/attachments/12.jpg")))
+                                                   attachment: URL(fileURLWithPath: "/tmp/attachments/12.jpg"),
+                                                   attachmentTypeHint: "public.jpeg"))
+    }
+
+    /// A photo URL without an extension still attaches: the file is named by what its bytes are.
+    @Test func aPhotoWithoutAnExtensionIsNamedAndHintedByItsBytes() async throws {
+        let (logic, keys, images, _) = try await Self.makeSUT()
+        var payload = try Self.payload(key: await keys.publicKey())
+        payload.imageURL = URL(string: "https://img.enroute.invalid/rider/12")
+        async let shown = logic.didReceive(payload)
+        await images.waitUntilStarted()
+        images.finish(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]))
+        let result = await shown
+        #expect(result?.attachment == URL(fileURLWithPath: "/tmp/attachments/12.png"))
+        #expect(result?.attachmentTypeHint == "public.png")
+    }
+
+    /// A page of HTML (a login wall, an error) is not attached; the text still goes.
+    @Test func somethingThatIsNotAnImageIsNotAttached() async throws {
+        let (logic, keys, images, _) = try await Self.makeSUT()
+        let payload = try Self.payload(key: await keys.publicKey())
+        async let shown = logic.didReceive(payload)
+        await images.waitUntilStarted()
+        images.finish(Data("<html>sign in</html>".utf8))
+        #expect(await shown == EnrichedNotification(title: "Almost there", body: "Ana is almost there"))
     }
 
     @Test func aSlowPhotoMissesTheDeadlineAndTheTextStillGoes() async throws {
