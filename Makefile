@@ -41,6 +41,7 @@ test:
 	scripts/install-web.sh   # Leaflet, Chromium and chromedriver for the browser tests (EnRouteWebTests.BrowserTests)
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
+	scripts/check-portability.sh   # the client kit against the Apple platforms Package.swift declares
 	$(SWIFT) build --build-tests
 	scripts/redis.sh start .build/redis $(REDIS_PORT) >/dev/null   # the Redis tests' server (left running; scripts/redis.sh stop .build/redis)
 	@# The whole suite twice: every test backend on SQLite (or memory), then every one on PostgreSQL. The repository

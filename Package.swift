@@ -15,9 +15,13 @@ let package = Package(
     name: "EnRoute",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        .library(name: "ClientKit", targets: ["ClientKit"]),
         .library(name: "OrderTracking", targets: ["OrderTracking"]),
+        .library(name: "OrderTrackingActivity", targets: ["OrderTrackingActivity"]),
         .library(name: "RideHailing", targets: ["RideHailing"]),
         .library(name: "RideHailingPreviews", targets: ["RideHailingPreviews"]),
+        .library(name: "ProviderKit", targets: ["ProviderKit"]),
+        .library(name: "NotificationsKit", targets: ["NotificationsKit"]),
         .library(name: "AppleAdapters", targets: ["AppleAdapters"]),
     ],
     targets: []
@@ -136,8 +140,14 @@ package.targets += [
     /// Issue 17's living city: providers, riders, shoppers and merchants on the client kits against a server, with faults,
     /// simulated time and the report of what the clients saw.
     .target(name: "CitySimulator", dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "RideHailing", "ProviderKit"], swiftSettings: settings),
+    /// The order's Live Activity attributes, for the app and its widget extension alike (ActivityKit only; empty
+    /// elsewhere): a module of its own so the widget links no more than this and the wire types.
+    .target(name: "OrderTrackingActivity", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
-    .target(name: "AppleAdapters", dependencies: ["OrderTracking", "RideHailing", "NotificationsKit", "ProviderKit"], swiftSettings: settings),
+    .target(name: "AppleAdapters",
+            dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "OrderTrackingActivity", "RideHailing",
+                           "NotificationsKit", "ProviderKit"],
+            swiftSettings: settings),
 ]
 
 // MARK: - Transports and tools
