@@ -1,39 +1,38 @@
-#if canImport(ActivityKit)
-import ActivityKit
-import Foundation
-import OrderTracking
+// iOS only: ActivityKit behind the order tracking kit's ActivityController. No logic.
+#if canImport(ActivityKit) && os(iOS) && !targetEnvironment(macCatalyst)
+@preconcurrency import ActivityKit
+public import Foundation
+public import OrderTracking
+import OrderTrackingActivity
 
-/// The lock-screen card's static attributes and the content both writers (app and server push) fill in.
-struct OrderTrackingActivityAttributes: ActivityAttributes {
-    struct ContentState: Codable, Hashable {
-        /// The wire status name ("arriving").
-        var status: String
-        /// Unix seconds, as the server's push sends it.
-        var etaLatest: Int?
-        var riderFirstName: String?
-    }
-
-    let orderID: String
-}
-
-/// `ActivityController` over ActivityKit: one activity per order, push-token updates. No logic.
+/// `ActivityController` over ActivityKit: one Live Activity per order, updated by the app and by the server's
+/// pushes (its token goes to the server). Needs `NSSupportsLiveActivities` and a widget extension that draws
+/// `OrderTrackingActivityAttributes`. No logic.
 @MainActor
-final class OrderTrackingActivityController: ActivityController {
+public final class OrderTrackingActivityController: ActivityController {
     private typealias OrderActivity = Activity<OrderTrackingActivityAttributes>
 
-    var areActivitiesEnabled: Bool { ActivityAuthorizationInfo().areActivitiesEnabled }
+    /// A controller over this app's delivery Live Activities.
+    public init() {}
 
-    func runningActivities() -> Set<OrderID> {
+    /// False when the person turned Live Activities off for the app.
+    public var areActivitiesEnabled: Bool { ActivityAuthorizationInfo().areActivitiesEnabled }
+
+    /// Orders whose Live Activity is on screen now (active or stale).
+    public func runningActivities() -> Set<OrderID> {
         Set(OrderActivity.activities.filter { $0.activityState == .active || $0.activityState == .stale }
             .map { OrderID($0.attributes.orderID) })
     }
 
-    func start(_ order: OrderID, content: LiveActivityContent) throws {
-        _ = try OrderActivity.request(attributes: .init(orderID: order.rawValue), content: Self.content(content), pushType: .token)
+    /// Starts the order's Live Activity, updated by push-token pushes as well as by the app.
+    public func start(_ order: OrderID, content: LiveActivityContent) throws {
+        _ = try OrderActivity.request(attributes: OrderTrackingActivityAttributes(orderID: order.rawValue),
+                                      content: Self.content(content), pushType: .token)
     }
 
-    func update(_ order: OrderID, content: LiveActivityContent, timestamp: Date) async {
-        guard let activity = activity(order) else { return }
+    /// Shows `content`; the system ignores it when `timestamp` is older than what it shows (iOS 17.2 and later).
+    public func update(_ order: OrderID, content: LiveActivityContent, timestamp: Date) async {
+        guard let activity = runningActivity(order) else { return }
         if #available(iOS 17.2, *) {
             await activity.update(Self.content(content), alertConfiguration: nil, timestamp: timestamp)
         } else {
@@ -41,8 +40,9 @@ final class OrderTrackingActivityController: ActivityController {
         }
     }
 
-    func end(_ order: OrderID, content: LiveActivityContent, timestamp: Date) async {
-        guard let activity = activity(order) else { return }
+    /// Ends the order's Live Activity with its final content.
+    public func end(_ order: OrderID, content: LiveActivityContent, timestamp: Date) async {
+        guard let activity = runningActivity(order) else { return }
         if #available(iOS 17.2, *) {
             await activity.end(Self.content(content), dismissalPolicy: .default, timestamp: timestamp)
         } else {
@@ -50,35 +50,26 @@ final class OrderTrackingActivityController: ActivityController {
         }
     }
 
-    func pushTokens(for order: OrderID) -> AsyncStream<Data> {
-        let activity = activity(order)
+    /// The activity's push tokens: the current one first, when there is one, then every change.
+    public func pushTokens(for order: OrderID) -> AsyncStream<Data> {
+        guard let activity = runningActivity(order) else { return AsyncStream { $0.finish() } }
+        let current = activity.pushToken
         return AsyncStream { continuation in
+            if let current { continuation.yield(current) }
             let watcher = Task {
-                if let activity { for await token in activity.pushTokenUpdates { continuation.yield(token) } }
+                for await token in activity.pushTokenUpdates { continuation.yield(token) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in watcher.cancel() }
         }
     }
 
-    private func activity(_ order: OrderID) -> OrderActivity? {
+    private func runningActivity(_ order: OrderID) -> OrderActivity? {
         OrderActivity.activities.first { $0.attributes.orderID == order.rawValue }
     }
 
-    private static func content(_ content: LiveActivityContent) -> ActivityContent<OrderTrackingActivityAttributes.ContentState> {
-        let status = switch content.status {
-        case .placed: "placed"
-        case .picking: "picking"
-        case .onTheWay: "onTheWay"
-        case .arriving: "arriving"
-        case .delivered: "delivered"
-        case .cancelled: "cancelled"
-        case .problem: "problem"
-        }
-        let state = OrderTrackingActivityAttributes.ContentState(
-            status: status, etaLatest: content.eta.map { Int($0.upperBound.timeIntervalSince1970) },
-            riderFirstName: content.riderFirstName)
-        return ActivityContent(state: state, staleDate: content.staleDate)
+    private static func content(_ content: LiveActivityContent) -> ActivityContent<OrderActivity.ContentState> {
+        ActivityContent(state: content.contentState, staleDate: content.staleDate)
     }
 }
 #endif

@@ -1,17 +1,22 @@
 #if canImport(SwiftUI)
-import SwiftUI
-import OrderTracking
+public import SwiftUI
+public import OrderTracking
 
-/// `AppLifecycle` over SwiftUI's scenePhase: the root view forwards `.onChange(of: scenePhase)`. No logic.
+/// `AppLifecycle` over SwiftUI's scene phase: the app's root forwards `.onChange(of: scenePhase)`. No logic.
 @MainActor
-final class OrderTrackingAppLifecycle: AppLifecycle {
-    private(set) var phase: AppPhase = .foreground
+public final class OrderTrackingAppLifecycle: AppLifecycle {
+    /// The phase the tracking engines see now.
+    public private(set) var phase: AppPhase = .foreground
     private var handlers: [@MainActor (AppPhase) -> Void] = []
 
-    func observe(_ handler: @escaping @MainActor (AppPhase) -> Void) { handlers.append(handler) }
+    /// A lifecycle that starts in the foreground, as an app does at launch.
+    public init() {}
 
-    /// Call from the root scene; `.inactive` (a sheet, the app switcher) is not a change.
-    func scenePhaseChanged(_ scenePhase: ScenePhase) {
+    /// Calls `handler` after every change of `phase`.
+    public func observe(_ handler: @escaping @MainActor (AppPhase) -> Void) { handlers.append(handler) }
+
+    /// Call from the root scene's `.onChange(of: scenePhase)`; `.inactive` (a sheet, the app switcher) is no change.
+    public func scenePhaseChanged(_ scenePhase: ScenePhase) {
         let next: AppPhase
         switch scenePhase {
         case .active: next = .foreground

@@ -1,13 +1,20 @@
 #if canImport(SwiftUI)
-import SwiftUI
-import OrderTracking
+public import SwiftUI
+public import OrderTracking
 
-/// The Home screen's active-order banner; taps open the tracking screen. No logic.
-struct OrderTrackingHomeBannerView: View {
-    @State var viewModel: HomeBannerViewModel
-    let open: (OrderID) -> Void
+/// The Home screen's active-order banner; a tap opens the tracking screen. No logic.
+public struct OrderTrackingHomeBannerView: View {
+    private let viewModel: HomeBannerViewModel
+    private let open: (OrderID) -> Void
 
-    var body: some View {
+    /// A banner over the app's `viewModel`; `open` shows the tapped order's tracking screen.
+    public init(viewModel: HomeBannerViewModel, open: @escaping (OrderID) -> Void) {
+        self.viewModel = viewModel
+        self.open = open
+    }
+
+    /// The banner, or nothing while no order is active.
+    public var body: some View {
         if let banner = viewModel.banner {
             Button { open(banner.order) } label: {
                 VStack(alignment: .leading) {

@@ -1,28 +1,38 @@
 #if canImport(SwiftUI) && canImport(MapKit)
-import SwiftUI
+public import SwiftUI
 import MapKit
 import EnRouteModels
-import OrderTracking
+public import OrderTracking
 
-/// Card 2: the map, the steps and the ETA; reports appear, disappear and map gestures. No logic.
-struct OrderTrackingView: View {
-    @State var viewModel: OrderTrackingViewModel
+/// The order tracking screen: the map, the steps and the ETA; reports appearing, disappearing and map gestures to
+/// the model. No logic.
+public struct OrderTrackingView: View {
+    private let viewModel: OrderTrackingViewModel
     /// The pin glides linearly over one poll interval: no guessing ahead.
-    var pinAnimation: Duration = .seconds(5)
+    private let pinAnimation: Duration
     @State private var camera: MapCameraPosition = .automatic
     @State private var shownRider: Coordinate?
 
-    var body: some View {
+    /// A screen over the app's `viewModel`; the rider's pin moves to each new fix over `pinAnimation`.
+    public init(viewModel: OrderTrackingViewModel, pinAnimation: Duration = .seconds(5)) {
+        self.viewModel = viewModel
+        self.pinAnimation = pinAnimation
+    }
+
+    /// The map, then the banner, title, ETA and steps.
+    public var body: some View {
         let state = viewModel.viewState
         VStack(alignment: .leading, spacing: 12) {
             Map(position: $camera) {
                 if let rider = shownRider, let pin = Self.fix(state.riderPin) {
-                    Annotation(pin.label ?? "Rider", coordinate: rider.location) {
+                    Annotation(pin.label ?? "Rider", coordinate: rider.locationCoordinate) {
                         Image(systemName: "bicycle.circle.fill").font(.title).opacity(pin.label == nil ? 1 : 0.5)
                     }
                 }
                 if let home = state.destination {
-                    Annotation("Home", coordinate: home.location) { Image(systemName: "house.circle.fill").font(.title) }
+                    Annotation("Home", coordinate: home.locationCoordinate) {
+                        Image(systemName: "house.circle.fill").font(.title)
+                    }
                 }
             }
             .frame(minHeight: 280)
@@ -55,9 +65,5 @@ struct OrderTrackingView: View {
         case .hidden: nil
         }
     }
-}
-
-private extension Coordinate {
-    var location: CLLocationCoordinate2D { CLLocationCoordinate2D(latitude: lat, longitude: lng) }
 }
 #endif

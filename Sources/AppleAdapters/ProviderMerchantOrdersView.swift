@@ -1,16 +1,19 @@
 #if canImport(SwiftUI) && canImport(ProviderKit)
-import SwiftUI
+public import SwiftUI
 import EnRouteModels
 public import ProviderKit
 
-/// The merchant's tablet: open orders, accept with a preparation time, mark ready. All logic is in `MerchantOrdersViewModel`.
+/// The merchant's tablet: open orders, accept with a preparation time, mark ready. All logic is in
+/// `MerchantOrdersViewModel`.
 public struct ProviderMerchantOrdersView: View {
-    @State private var model: MerchantOrdersViewModel
+    private let model: MerchantOrdersViewModel
+    /// The stepper's preparation time: the screen's own input, not the model's state.
     @State private var minutes = 15
 
-    /// A screen over `model`.
-    public init(model: MerchantOrdersViewModel) { _model = State(initialValue: model) }
+    /// A screen over the app's `model`.
+    public init(model: MerchantOrdersViewModel) { self.model = model }
 
+    /// The open orders, each with its one action.
     public var body: some View {
         let state = model.state
         List {
@@ -21,7 +24,8 @@ public struct ProviderMerchantOrdersView: View {
                 HStack {
                     VStack(alignment: .leading) {
                         Text("Order \(order.id)").font(.headline)
-                        Text((order.items ?? []).map { "\($0.quantity) × \($0.sku)" }.joined(separator: ", ")).font(.subheadline)
+                        Text((order.items ?? []).map { "\($0.quantity) × \($0.sku)" }.joined(separator: ", "))
+                            .font(.subheadline)
                         if let readyAt = order.readyAt { Text("Ready by \(readyAt, style: .time)").font(.caption) }
                     }
                     Spacer()

@@ -1,22 +1,25 @@
 #if canImport(SwiftUI) && canImport(ProviderKit)
-import SwiftUI
+public import SwiftUI
 import EnRouteModels
 public import ProviderKit
 
-/// The offer card: pickup and drop-off, the countdown, accept and decline (seed 004). All logic is in `OfferViewModel`.
+/// The offer card: pickup and drop-off, the countdown, accept and decline. All logic is in `OfferViewModel`.
 public struct ProviderOfferCard: View {
-    @State private var model: OfferViewModel
+    private let model: OfferViewModel
 
-    /// A card over `model`.
-    public init(model: OfferViewModel) { _model = State(initialValue: model) }
+    /// A card over the app's `model` for one offer.
+    public init(model: OfferViewModel) { self.model = model }
 
+    /// The offer, its countdown and the two answers.
     public var body: some View {
         let state = model.state
         VStack(alignment: .leading, spacing: 12) {
             HStack {
                 Text("New trip").font(.headline)
                 Spacer()
-                Text("\(state.secondsLeft) s").font(.title2.monospacedDigit()).foregroundStyle(state.secondsLeft <= 5 ? .red : .primary)
+                Text("\(state.secondsLeft) s")
+                    .font(.title2.monospacedDigit())
+                    .foregroundStyle(state.secondsLeft <= 5 ? .red : .primary)
             }
             Label(Self.text(state.offer.pickup), systemImage: "mappin.circle")
             Label(Self.text(state.offer.dropoff), systemImage: "flag.checkered")

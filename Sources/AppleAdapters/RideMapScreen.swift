@@ -4,15 +4,15 @@ import MapKit
 public import EnRouteModels
 public import RideHailing
 
-/// Seed 002's map screen: nearby cars or the trip on the map, the animated driver, and a bottom sheet.
+/// The rider's map screen: nearby cars or the trip on the map, the animated driver, and a bottom sheet.
 public struct RideMapScreen: View {
-    @State private var viewModel: TripViewModel
+    private let viewModel: TripViewModel
     private let pickup: Coordinate
     private let dropoff: Coordinate
 
-    /// A screen for a ride from `pickup` to `dropoff`, driven by `viewModel`.
+    /// A screen for a ride from `pickup` to `dropoff`, driven by the app's `viewModel`.
     public init(viewModel: TripViewModel, pickup: Coordinate, dropoff: Coordinate) {
-        _viewModel = State(initialValue: viewModel)
+        self.viewModel = viewModel
         self.pickup = pickup
         self.dropoff = dropoff
     }
@@ -20,7 +20,8 @@ public struct RideMapScreen: View {
     /// The map, the marker and the sheet.
     public var body: some View {
         // Redraw every display frame while the marker moves; reading `driverLocation` wakes it on each new fix.
-        TimelineView(.animation(minimumInterval: 1.0 / 30, paused: viewModel.state.driverLocation == nil || viewModel.markerFrame()?.isAnimating != true)) { _ in
+        let paused = viewModel.state.driverLocation == nil || viewModel.markerFrame()?.isAnimating != true
+        TimelineView(.animation(minimumInterval: 1.0 / 30, paused: paused)) { _ in
             Map {
                 Marker("Pickup", systemImage: "figure.wave", coordinate: pickup.locationCoordinate)
                 Marker("Drop-off", systemImage: "flag.checkered", coordinate: dropoff.locationCoordinate)
@@ -30,7 +31,9 @@ public struct RideMapScreen: View {
                     }
                 }
                 if let frame = viewModel.markerFrame() {
-                    Annotation("Driver", coordinate: frame.coordinate.locationCoordinate) { RideDriverMarker(frame: frame) }
+                    Annotation("Driver", coordinate: frame.coordinate.locationCoordinate) {
+                        RideDriverMarker(frame: frame)
+                    }
                 }
             }
         }

@@ -5,13 +5,13 @@ public import RideHailing
 
 /// After the ride: the receipt's lines, total and card once the payment settles, a tip and a rating.
 public struct RideReceiptView: View {
-    @State private var viewModel: ReceiptViewModel
+    private let viewModel: ReceiptViewModel
     /// The tips offered, in the trip's minor units.
     private let tips: [Int]
 
-    /// A receipt screen driven by `viewModel`, offering `tips` (minor units).
+    /// A receipt screen driven by the app's `viewModel`, offering `tips` (minor units of the receipt's currency).
     public init(viewModel: ReceiptViewModel, tips: [Int] = [100, 200, 500]) {
-        _viewModel = State(initialValue: viewModel)
+        self.viewModel = viewModel
         self.tips = tips
     }
 
@@ -26,8 +26,10 @@ public struct RideReceiptView: View {
             if viewModel.state.canTip {
                 HStack {
                     ForEach(tips, id: \.self) { amount in
-                        Button("Tip \(amount / 100).\(String(format: "%02d", amount % 100))") { Task { await viewModel.tip(amountMinor: amount) } }
-                            .buttonStyle(.bordered)
+                        Button(viewModel.state.tipLabel(amountMinor: amount)) {
+                            Task { await viewModel.tip(amountMinor: amount) }
+                        }
+                        .buttonStyle(.bordered)
                     }
                 }
             }
@@ -35,6 +37,7 @@ public struct RideReceiptView: View {
                 HStack {
                     ForEach(1...5, id: \.self) { stars in
                         Button { Task { await viewModel.rate(stars: stars) } } label: { Image(systemName: "star.fill") }
+                            .accessibilityLabel("\(stars) stars")
                     }
                 }
             }

@@ -3,11 +3,15 @@ public import SwiftUI
 import MapKit
 public import RideHailing
 
-/// Seed 003's ride tracking screen: headline, route, cancel button and the arriving banner.
+/// The ride tracking screen: headline, route, cancel button and the arriving banner.
+///
+/// The screen makes its own model from `ride`, so it keeps it in `@State`: SwiftUI keeps the first model for as
+/// long as the view's identity lasts. Give the view `.id(ride.id)` so that another ride gets a new screen and model.
 public struct RideTrackingView: View {
     @State private var viewModel: RideTrackingViewModel
 
-    /// A screen for `ride`, tracked through `service` (`LiveRideService` in the app, `PreviewRideService` in previews).
+    /// A screen for `ride`, tracked through `service` (`LiveRideService` in the app, `PreviewRideService` in
+    /// previews).
     public init(ride: Ride, service: any RideTracking, logger: any RideLogger = SystemRideLogger()) {
         _viewModel = State(initialValue: RideTrackingViewModel(ride: ride, service: service, logger: logger))
     }
@@ -27,7 +31,8 @@ public struct RideTrackingView: View {
             VStack(spacing: 4) {
                 Text(headline).font(.title3.bold())
                 if viewModel.status == .enRoute, let meters = viewModel.metersAway {
-                    Text(Measurement(value: Double(meters), unit: UnitLength.meters), format: .measurement(width: .abbreviated))
+                    Text(Measurement(value: Double(meters), unit: UnitLength.meters),
+                         format: .measurement(width: .abbreviated))
                         .foregroundStyle(.secondary)
                 }
                 if viewModel.canCancel || viewModel.status == .cancelling {

@@ -40,8 +40,10 @@ struct RideTripSheet: View {
             Button("I've confirmed it") { Task { await viewModel.challengeAnswered() } }
         case .cardDeclined:
             ForEach(viewModel.state.paymentMethods.filter { !$0.isDefault }) { card in
-                Button("Pay with \(card.brand.capitalized) ···· \(card.last4)") { Task { await viewModel.payWith(cardID: card.id) } }
-                    .disabled(viewModel.state.isPaying)
+                Button("Pay with \(card.brand.capitalized) ···· \(card.last4)") {
+                    Task { await viewModel.payWith(cardID: card.id) }
+                }
+                .disabled(viewModel.state.isPaying)
             }
         case .outstandingBalance:
             Button("Pay now") { Task { await viewModel.settle() } }

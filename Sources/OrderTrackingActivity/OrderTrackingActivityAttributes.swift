@@ -7,7 +7,7 @@ public import EnRouteModels
 /// A delivery's Live Activity: the order it follows, and as content the same state the server's push carries.
 ///
 /// The type's name is the push's `attributes-type`; renaming it breaks push-to-start.
-public struct OrderTrackingActivityAttributes: ActivityAttributes {
+public struct OrderTrackingActivityAttributes: ActivityAttributes, Sendable {
     /// The changing part: the push's `content-state`, decoded as the server encodes it.
     public typealias ContentState = OrderActivityContentState
 
