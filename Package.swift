@@ -15,6 +15,7 @@ let package = Package(
     name: "EnRoute",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        .library(name: "EnRouteModels", targets: ["EnRouteModels"]),
         .library(name: "ClientKit", targets: ["ClientKit"]),
         .library(name: "OrderTracking", targets: ["OrderTracking"]),
         .library(name: "OrderTrackingActivity", targets: ["OrderTrackingActivity"]),

@@ -38,3 +38,18 @@ extension OrderStatus {
         }
     }
 }
+
+extension OrderActivityContentState {
+    /// The card's status in words, as the tracking screen names its steps ("On the way", "Cancelled").
+    public var title: String {
+        switch status {
+        case .placed: OrderStep.placed.title
+        case .picking: OrderStep.picking.title
+        case .onTheWay: OrderStep.onTheWay.title
+        case .arriving: OrderStep.arriving.title
+        case .delivered: OrderStep.delivered.title
+        case .cancelled: "Cancelled"
+        case .problem: "There's a problem with your order"
+        }
+    }
+}

@@ -111,11 +111,12 @@ public final class ProviderTripViewModel {
         show((try? engine.outbox.trips())?.first, notice: state.notice)
     }
 
-    /// Reports the next step (or `step`) on the trip on screen; the screen moves on before anything is sent.
-    public func reportStep(_ step: ProviderStep? = nil) {
+    /// Reports the next step (or `step`) on the trip on screen; the screen moves on before anything is sent. A
+    /// `delivered` step names its proof by `proofId`, the id `ProofCaptureQueue.capture` returned.
+    public func reportStep(_ step: ProviderStep? = nil, proofId: String? = nil) {
         guard let trip = state.trip, let step = step ?? state.nextStep else { return }
         do {
-            let (_, local) = try engine.reportStep(step, on: trip.server)
+            let (_, local) = try engine.reportStep(step, on: trip.server, proofId: proofId)
             show(local, notice: nil)
         } catch {
             state.notice = Self.storeFailedMessage

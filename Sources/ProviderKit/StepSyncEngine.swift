@@ -43,8 +43,10 @@ public actor StepSyncEngine {
 
     /// Seed 004 `reportStep` then `syncEngine.requestRun()`: records the step locally and asks for a send.
     @discardableResult
-    public nonisolated func reportStep(_ step: ProviderStep, on trip: TripSnapshot) throws -> (change: StepChange, trip: LocalTrip) {
-        let result = try outbox.reportStep(step, on: trip)
+    /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id).
+    public nonisolated func reportStep(_ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil) throws
+        -> (change: StepChange, trip: LocalTrip) {
+        let result = try outbox.reportStep(step, on: trip, proofId: proofId)
         requestRun()
         return result
     }

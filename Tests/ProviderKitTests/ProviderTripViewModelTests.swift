@@ -43,6 +43,22 @@ import TestSupport
         await device.kill()
     }
 
+    /// The courier's "Delivered" tap names the proof it captured; the step waiting to go carries it.
+    @Test func aStepTappedWithAProofCarriesTheProofsID() async throws {
+        let backend = TestBackend()
+        let trip = try await backend.assignedRide()
+        let file = TemporaryStorePath()
+        defer { file.remove() }
+        let (screen, device, http) = try makeSUT(backend, file: file)
+        http.isOffline = true
+        screen.receive(trip)
+        screen.reportStep(.driverArrived)
+        screen.reportStep(.completed, proofId: "proof-1")
+        let pending = try device.engine.outbox.pending()
+        #expect(pending.map(\.proofId) == [nil, "proof-1"])
+        await device.kill()
+    }
+
     /// After a kill, the screen comes back from the file with the unsent step still shown.
     @Test func aRelaunchShowsTheUnsentStep() async throws {
         let backend = TestBackend()
