@@ -135,5 +135,11 @@ final class UpgradedSocket: WebSocketTransport, LiveMember, @unchecked Sendable 
         close(code: WebSocketCloseCode.normal, reason: "")
     }
 
+    /// Turned away by its channel: the watcher may no longer follow what the socket carries (RFC 6455 §7.4.1).
+    func revoke(_ frames: LiveFrames) {
+        leave.cancel()
+        close(code: WebSocketCloseCode.policyViolation, reason: "access ended")
+    }
+
     func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }
 }
