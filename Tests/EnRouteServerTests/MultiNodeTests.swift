@@ -294,6 +294,21 @@ import RedisKit
         #expect(try await watcher.next() == nil, "the stream ends after it")
     }
 
+    /// The chat socket of a provider who gives the ride up on another node ends too.
+    @Test func aProviderWhoGivesARideUpOnOneNodeLosesTheChatSocketHeldOnAnother() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        let trip = try await nodes.b.requestRide("c1")
+        #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
+        try await eventually("a has the assignment") { try nodes.a.service.cached(trip.id)?.version == 2 }
+        let socket = nodes.a.backend.chat.listen(trip.id, role: .provider)
+        #expect(nodes.a.backend.chat.listenerCount(trip.id) == 1)
+        #expect(await step(nodes.b, trip.id, "cancelled", change: "give-up-1", at: nodes.clock.date) == 200)
+        let chat = nodes.a.backend.chat
+        try await eventually("the former provider's chat socket ends") { chat.listenerCount(trip.id) == 0 }
+        _ = socket
+    }
+
     @Test func oneIdempotencyKeySentToBothNodesAtOnceCreatesOneTrip() async throws {
         let nodes = try await makeNodes()
         defer { nodes.remove() }
