@@ -63,24 +63,43 @@ final class TripLiveStreams: Sendable {
                 fresh.sentVersion = 0
                 fresh.sentSeq = 0
                 return LiveUpdate(events: Self.events(&fresh, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
-            })
+            },
+            revocation: { state in LiveUpdate(events: [Self.accessEnded(state.latest)]) })
         // A batch of fixes is one update: each step's events, framed together, one write per watcher.
         service.hub.onPublish { [channels, weak service] steps in
             guard let service, let id = steps.first?.id else { return }
             channels.publish(id) { state in
-                let now = service.currentTime()
+                let now = service.currentTime(), before = state.latest.version
                 var events: [LiveEvent] = []
                 for trip in steps {
                     state.merge(trip)
                     events += Self.events(&state, wire: wire, now: now)
                 }
-                return LiveUpdate(events: events, ends: !state.latest.status.isActive)
+                // A new version may have a new provider: who may watch is decided again before it goes out.
+                return LiveUpdate(events: events, ends: !state.latest.status.isActive,
+                                  revalidates: state.latest.version != before)
             }
         }
     }
 
-    /// The live answer for a trip the caller may see: SSE, or WebSocket when the request upgrades.
-    func stream(_ request: HTTPRequest, tripId: String) -> HTTPResponse { channels.stream(request, key: tripId) }
+    /// The live answer for `trip`, which `account` may see: SSE, or WebSocket when the request upgrades. It lasts
+    /// while the account stays a party to the trip; a version that leaves it out ends the stream (`accessEnded`, or a
+    /// 1008 close) before anything of that version goes out.
+    func stream(_ request: HTTPRequest, trip: TripRecord, for account: Account) -> HTTPResponse {
+        let checked = trip.version
+        // A group's state may be a version behind the one just checked (a commit between the cache and its publish):
+        // that check is the newer word until the group catches up.
+        return channels.stream(request, key: trip.id) { state in
+            state.latest.version < checked || state.latest.isVisible(to: account)
+        }
+    }
+
+    /// The last event of a watcher who is no longer a party to `trip`.
+    static func accessEnded(_ trip: TripRecord) -> LiveEvent {
+        let body = AccessEnded(tripId: trip.id, reason: "You are no longer a party to this trip.")
+        let data = (try? WireCoding.encoder().encode(body)).map(Array.init) ?? []
+        return LiveEvent(name: LiveEventName.accessEnded.rawValue, id: "\(trip.version)", data: data)
+    }
 
     /// Streams following the trip now.
     func watcherCount(_ tripId: String) -> Int { channels.memberCount(tripId) }

@@ -11,4 +11,6 @@ public enum LiveEventName: String, Sendable, CaseIterable {
     case offer
     /// The offer expired or the trip went elsewhere (`OfferWithdrawn`).
     case offerWithdrawn
+    /// The watcher stopped being a party to the trip (`AccessEnded`): the last event of a trip's or order's stream.
+    case accessEnded
 }

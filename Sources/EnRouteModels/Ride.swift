@@ -147,7 +147,7 @@ public enum TripEvent: Sendable, Equatable {
         switch LiveEventName(rawValue: name) {
         case .tripUpdated: return .tripUpdated(try decoder.decode(Trip.self, from: payload))
         case .driverMoved: return .driverMoved(try decoder.decode(DriverLocation.self, from: payload))
-        case .tracking, .offer, .offerWithdrawn, nil: return nil
+        case .tracking, .offer, .offerWithdrawn, .accessEnded, nil: return nil
         }
     }
 }

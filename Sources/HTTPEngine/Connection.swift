@@ -95,6 +95,8 @@ final class Connection: @unchecked Sendable {
     private var outStart = 0
     /// Input arrived (or reading stopped) while the connection could not take it: the loop must serve it later.
     private var inputWaits = false
+    /// More answers wait for the client than `maxAnswerBacklog`: its next requests wait until it has read them.
+    private var backlogged = false
     private var serial: UInt64 = 0
     /// Index in the server's registry (the registry's lock).
     var registryIndex = -1
@@ -168,7 +170,7 @@ final class Connection: @unchecked Sendable {
             socket.feed(Array(bytes))
             return
         case .http:
-            if inFlight != nil {
+            if inFlight != nil || backlogged {
                 inbuf.append(contentsOf: bytes)
                 inputWaits = true
                 if inbuf.count >= limit + Router.defaultBodyLimit { readPaused = true }
@@ -191,7 +193,7 @@ final class Connection: @unchecked Sendable {
         guard !closedOnLoop else { return }
         lock.lock()
         inputWaits = false
-        let mode = self.mode, busy = inFlight != nil
+        let mode = self.mode, busy = inFlight != nil || backlogged
         lock.unlock()
         switch mode {
         case .webSocket(let socket):
@@ -376,7 +378,9 @@ final class Connection: @unchecked Sendable {
         dispatch(request)
         lock.lock()
         defer { lock.unlock() }
-        guard case .http = mode, inFlight == nil, !closeWhenFlushed, !lingering, !shut, !closed else {
+        // A client that pipelines and does not read gets no more answers queued than the backlog allows.
+        if queuedLocked > server.configuration.maxAnswerBacklog { backlogged = true }
+        guard case .http = mode, inFlight == nil, !backlogged, !closeWhenFlushed, !lingering, !shut, !closed else {
             if more { inputWaits = true }
             return false
         }
@@ -687,8 +691,15 @@ final class Connection: @unchecked Sendable {
         lock.lock()
         flushLocked()
         if queuedLocked == 0, closeWhenFlushed { finishWritesLocked() }
+        // Half the backlog read: the requests that waited are served (and reading resumes).
+        let resume = backlogged && queuedLocked <= server.configuration.maxAnswerBacklog / 2
+        if resume { backlogged = false }
         lock.unlock()
+        if resume { drive() }
     }
+
+    /// Bytes queued for the client now, and whether its requests wait for it to read them (for tests).
+    var backlog: (bytes: Int, waiting: Bool) { lock.withLock { (queuedLocked, backlogged) } }
 
     // MARK: - Streams and WebSockets (any thread)
 

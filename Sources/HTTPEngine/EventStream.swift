@@ -114,6 +114,11 @@ final class MemoryEventSink: EventSink, LiveMember, @unchecked Sendable {
 
     func end() { finish() }
 
+    func revoke(_ frames: LiveFrames) {
+        if !frames.sse.isEmpty { _ = write(frames.sse) }
+        finish()
+    }
+
     func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }
 
     /// The consumer went away.

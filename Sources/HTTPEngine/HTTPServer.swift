@@ -34,6 +34,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var sseRetryMilliseconds = 3_000
     /// An SSE client further behind than this many bytes is disconnected.
     public var maxStreamBuffer = 256 * 1024
+    /// A client that pipelines requests and leaves more than this many bytes of answers unread gets no more answered
+    /// (nor its requests read) until it has read half of them; one that never reads meets the idle timeout.
+    public var maxAnswerBacklog = 1024 * 1024
     /// Largest WebSocket message accepted; larger ones close with 1009.
     public var maxWebSocketMessage = 64 * 1024
     /// A WebSocket client further behind than this many bytes is disconnected.
@@ -91,6 +94,9 @@ public final class HTTPServer: Sendable {
 
     /// Open connections now in `phase` (for tests that wait for the engine to see their clients).
     func connectionCount(in phase: ConnectionDeadlines.Phase) -> Int { core.connectionCount(in: phase) }
+
+    /// Each open connection's bytes queued for its client, and whether its requests wait for the client to read.
+    func backlogs() -> [(bytes: Int, waiting: Bool)] { core.backlogs() }
 
     /// Closes connections past their receive deadlines and answers handlers past theirs.
     func enforceDeadlines(now: Duration) { core.enforceDeadlines(now: now) }
@@ -183,6 +189,8 @@ final class ServerCore: @unchecked Sendable {
     func connectionCount(in phase: ConnectionDeadlines.Phase) -> Int {
         registry.withLock { $0.connections }.count { $0.phase == phase }
     }
+
+    func backlogs() -> [(bytes: Int, waiting: Bool)] { registry.withLock { $0.connections }.map(\.backlog) }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 

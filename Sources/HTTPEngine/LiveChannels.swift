@@ -17,8 +17,13 @@ public struct LiveUpdate: Sendable {
     public var events: [LiveEvent]
     /// True when the source is over (a finished trip): every member's stream ends after `events`.
     public var ends: Bool
+    /// True when the change may change who may follow the group (a new version of a trip): each member's `admits` is
+    /// asked again before `events` go out, and a member it turns away gets the revocation and ends instead.
+    public var revalidates: Bool
 
-    public init(events: [LiveEvent] = [], ends: Bool = false) { self.events = events; self.ends = ends }
+    public init(events: [LiveEvent] = [], ends: Bool = false, revalidates: Bool = false) {
+        self.events = events; self.ends = ends; self.revalidates = revalidates
+    }
 }
 
 /// Live streams grouped by key (a trip id). Each group shares one state, and `publish` frames an
@@ -28,22 +33,31 @@ public struct LiveUpdate: Sendable {
 /// A member joins with the events `opening` derives from the group's state, under the group's lock,
 /// so it neither misses a publish nor sees one twice. A group exists while it has members: the first
 /// joiner creates it from `initial`, the last one to leave (or an update that ends) removes it.
+///
+/// A member may follow only while the group's state `admits` it: asked as it joins and on every update that
+/// `revalidates`, under the same lock and before that update's events go out, so a watcher who stops being a party
+/// never sees what comes after. It is turned away with `revocation`'s events (SSE) or a 1008 close (WebSocket).
 public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Sendable {
     private let channels = Mutex<[Key: LiveChannel<State>]>([:])
     private let initial: @Sendable (Key) -> State?
     private let opening: @Sendable (State) -> LiveUpdate
+    private let revocation: @Sendable (State) -> LiveUpdate
 
     /// `initial` reads the current state of a key when its group is created (nil: there is nothing to
-    /// follow, and the stream ends at once); `opening` gives a joining member's first events.
-    public init(initial: @escaping @Sendable (Key) -> State?, opening: @escaping @Sendable (State) -> LiveUpdate) {
+    /// follow, and the stream ends at once); `opening` gives a joining member's first events, and `revocation` the last
+    /// events of a member its `admits` turns away.
+    public init(initial: @escaping @Sendable (Key) -> State?, opening: @escaping @Sendable (State) -> LiveUpdate,
+                revocation: @escaping @Sendable (State) -> LiveUpdate = { _ in LiveUpdate() }) {
         self.initial = initial
         self.opening = opening
+        self.revocation = revocation
     }
 
     /// A live answer for `request` following `key`: SSE, or WebSocket text frames
-    /// `{"type","id","data"}` when the request asks to upgrade.
-    public func stream(_ request: HTTPRequest, key: Key) -> HTTPResponse {
-        let join: @Sendable (any LiveMember) -> Void = { [self] member in self.join(key, member) }
+    /// `{"type","id","data"}` when the request asks to upgrade. The member follows while `admits` holds for the
+    /// group's state (always, when nil).
+    public func stream(_ request: HTTPRequest, key: Key, admits: (@Sendable (State) -> Bool)? = nil) -> HTTPResponse {
+        let join: @Sendable (any LiveMember) -> Void = { [self] member in self.join(key, member, admits: admits) }
         if request.isWebSocketUpgrade { return HTTPResponse(status: 101, body: .webSocket(WebSocketSession(join: join))) }
         return HTTPResponse(status: 200, headers: EventStream.headers, body: .eventStream(EventStream(join: join)))
     }
@@ -52,7 +66,7 @@ public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Send
     /// when nobody follows `key` (the next joiner starts from `initial`).
     public func publish(_ key: Key, _ update: (inout State) -> LiveUpdate) {
         guard let channel = channels.withLock({ $0[key] }) else { return }
-        if channel.publish(update) { retire(key, channel) }
+        if channel.publish(update, revocation: revocation) { retire(key, channel) }
     }
 
     /// Members following `key` now.
@@ -61,10 +75,11 @@ public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Send
     /// Groups open now.
     public var channelCount: Int { channels.withLock { $0.count } }
 
-    func join(_ key: Key, _ member: any LiveMember) {
+    func join(_ key: Key, _ member: any LiveMember, admits: (@Sendable (State) -> Bool)? = nil) {
+        let entry = LiveChannel<State>.Member(stream: member, admits: admits)
         let joined = channels.withLock { all -> LiveChannel<State>? in
             if let channel = all[key] {
-                switch channel.add(member, opening: opening) {
+                switch channel.add(entry, opening: opening, revocation: revocation) {
                 case .member: return channel
                 case .notMember: return nil
                 case .channelEnded: break
@@ -73,7 +88,7 @@ public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Send
             // No group yet (or one that has just ended): start one from the current state.
             guard let state = initial(key) else { member.end(); return nil }
             let channel = LiveChannel(state: state)
-            guard channel.add(member, opening: opening) == .member else { return nil }
+            guard channel.add(entry, opening: opening, revocation: revocation) == .member else { return nil }
             all[key] = channel
             return channel
         }
@@ -100,9 +115,17 @@ final class LiveChannel<State: Sendable>: Sendable {
     /// How a join went: in the group, not in it (ended by its opening, or already gone), or the group had ended.
     enum Joining { case member, notMember, channelEnded }
 
+    /// A member's stream and what it may follow (nil: anything the group has).
+    struct Member: Sendable {
+        let stream: any LiveMember
+        let admits: (@Sendable (State) -> Bool)?
+
+        func isAdmitted(by state: State) -> Bool { admits?(state) ?? true }
+    }
+
     private struct Inner {
         var state: State
-        var members: [ObjectIdentifier: any LiveMember] = [:]
+        var members: [ObjectIdentifier: Member] = [:]
         var ended = false
     }
     private let inner: Mutex<Inner>
@@ -114,14 +137,20 @@ final class LiveChannel<State: Sendable>: Sendable {
 
     var memberCount: Int { inner.withLock { $0.members.count } }
 
-    /// Sends the opening events and adds the member, unless the group or the opening says it ends.
-    func add(_ member: any LiveMember, opening: (State) -> LiveUpdate) -> Joining {
+    /// Sends the opening events and adds the member, unless the group or the opening says it ends, or the state does
+    /// not admit it (then it gets the revocation).
+    func add(_ entry: Member, opening: (State) -> LiveUpdate, revocation: (State) -> LiveUpdate) -> Joining {
         inner.withLock { s in
             guard !s.ended else { return .channelEnded }
+            let member = entry.stream
+            guard entry.isAdmitted(by: s.state) else {
+                member.revoke(LiveFrames(revocation(s.state).events))
+                return .notMember
+            }
             let update = opening(s.state)
             if !update.events.isEmpty, !member.deliver(LiveFrames(update.events)) { return .notMember }
             if update.ends { member.end(); return .notMember }
-            s.members[ObjectIdentifier(member)] = member
+            s.members[ObjectIdentifier(member)] = entry
             return .member
         }
     }
@@ -140,18 +169,30 @@ final class LiveChannel<State: Sendable>: Sendable {
         }
     }
 
-    /// Applies `update` and delivers its events; true when the group is left empty or ended.
-    func publish(_ update: (inout State) -> LiveUpdate) -> Bool {
+    /// Applies `update`, turns away the members the new state no longer admits (when it `revalidates`) and delivers
+    /// its events to the rest; true when the group is left empty or ended.
+    func publish(_ update: (inout State) -> LiveUpdate, revocation: (State) -> LiveUpdate) -> Bool {
         inner.withLock { s in
             guard !s.ended else { return false }
             let result = update(&s.state)
+            if result.revalidates {
+                let state = s.state
+                let turnedAway = s.members.filter { !$0.value.isAdmitted(by: state) }
+                if !turnedAway.isEmpty {
+                    let frames = LiveFrames(revocation(state).events)
+                    for (id, member) in turnedAway {
+                        s.members[id] = nil
+                        member.stream.revoke(frames)
+                    }
+                }
+            }
             if !result.events.isEmpty, !s.members.isEmpty {
                 let frames = LiveFrames(result.events)
-                for gone in Self.deliver(frames, to: Array(s.members.values)) { s.members[gone] = nil }
+                for gone in Self.deliver(frames, to: s.members.values.map(\.stream)) { s.members[gone] = nil }
             }
             if result.ends {
                 s.ended = true
-                for member in s.members.values { member.end() }
+                for member in s.members.values { member.stream.end() }
                 s.members.removeAll()
                 return true
             }
@@ -184,6 +225,9 @@ protocol LiveMember: AnyObject, Sendable {
     func deliver(_ frames: LiveFrames) -> Bool
     /// Ends the stream after what was delivered.
     func end()
+    /// Ends the stream because its watcher may no longer follow it: an SSE stream gets `frames` first, a WebSocket
+    /// closes with 1008. Called under the channel's lock, like `end`.
+    func revoke(_ frames: LiveFrames)
     /// `handler` runs once when the stream goes away by itself (the client left), at once if it already
     /// has; never from inside `deliver` or `end`, which run under the channel's lock (the channel drops
     /// such a member itself).

@@ -47,6 +47,13 @@ final class StreamSink: EventSink, LiveMember, @unchecked Sendable {
         finish()
     }
 
+    /// Turned away by its channel, under the channel's lock: the revocation's events, then the end.
+    func revoke(_ frames: LiveFrames) {
+        leave.cancel()
+        if !frames.sse.isEmpty { _ = deliver(frames) }
+        finish()
+    }
+
     /// Ends the stream now, dropping what the client has not read (the shutdown's last word).
     func abandon() { connection.endStream(self, failed: true) }
 

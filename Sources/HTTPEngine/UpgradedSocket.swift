@@ -54,7 +54,8 @@ final class UpgradedSocket: WebSocketTransport, LiveMember, @unchecked Sendable 
     func close(code: UInt16, reason: String) {
         let started = state.withLock { s -> Bool in
             guard !s.finished, let frame = s.codec.startClose(code: code, reason: reason) else { return false }
-            _ = connection.socketWrite(self, frame, limit: .max)
+            // A client too far behind to take the close is cut off instead.
+            _ = connection.socketWrite(self, frame, limit: maxOutbound)
             return true
         }
         guard started else { return }
@@ -83,9 +84,10 @@ final class UpgradedSocket: WebSocketTransport, LiveMember, @unchecked Sendable 
             case .deliver(let message):
                 continuation.yield(message)
             case .write(let bytes):
-                _ = connection.socketWrite(self, bytes, limit: .max)
+                // A pong counts against the same limit as data: a client that pings and never reads is dropped.
+                _ = connection.socketWrite(self, bytes, limit: maxOutbound)
             case .closeAfterWrite(let bytes, _):
-                _ = connection.socketWrite(self, bytes, limit: .max)
+                _ = connection.socketWrite(self, bytes, limit: maxOutbound)
                 connection.closeAfterFlush()
                 finish()
             }
@@ -133,6 +135,12 @@ final class UpgradedSocket: WebSocketTransport, LiveMember, @unchecked Sendable 
     func end() {
         leave.cancel()
         close(code: WebSocketCloseCode.normal, reason: "")
+    }
+
+    /// Turned away by its channel: the watcher may no longer follow what the socket carries (RFC 6455 §7.4.1).
+    func revoke(_ frames: LiveFrames) {
+        leave.cancel()
+        close(code: WebSocketCloseCode.policyViolation, reason: "access ended")
     }
 
     func onLeave(_ handler: @escaping @Sendable () -> Void) { leave.set(handler) }

@@ -97,7 +97,7 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
             case .offer: return .offer(try decoder.decode(Offer.self, from: data))
             case .offerWithdrawn: return .offerWithdrawn(try decoder.decode(OfferWithdrawn.self, from: data))
             case .tripUpdated: return .tripUpdated(try decoder.decode(TripSnapshot.self, from: data))
-            case .driverMoved, .tracking, nil: return nil
+            case .driverMoved, .tracking, .accessEnded, nil: return nil
             }
         } catch {
             throw APIError.undecodable("\(message.event) event \(message.id ?? "without id"): \(error)")

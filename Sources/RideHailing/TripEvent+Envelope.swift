@@ -9,7 +9,7 @@ extension TripEvent {
         switch LiveEventName(rawValue: try decoder.decode(Header.self, from: frame).type) {
         case .tripUpdated: return .tripUpdated(try decoder.decode(LiveEnvelope<Trip>.self, from: frame).data)
         case .driverMoved: return .driverMoved(try decoder.decode(LiveEnvelope<DriverLocation>.self, from: frame).data)
-        case .tracking, .offer, .offerWithdrawn, nil: return nil
+        case .tracking, .offer, .offerWithdrawn, .accessEnded, nil: return nil
         }
     }
 }

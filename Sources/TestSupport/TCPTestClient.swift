@@ -19,9 +19,13 @@ public final class TCPTestClient: @unchecked Sendable {
     /// The errno of the read that found the connection gone (0 for an orderly close).
     public private(set) var closeErrno: Int32 = 0
 
-    /// Connects to 127.0.0.1:`port`.
-    public init(port: UInt16) throws {
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer` fixes the socket's receive buffer (the kernel's own sizing
+    /// otherwise), for a test that must fill it.
+    public init(port: UInt16, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian

@@ -130,7 +130,8 @@ import EnRouteModels
     }
 
     @Test func everyLiveEventNameIsPinned() {
-        #expect(LiveEventName.allCases.map(\.rawValue) == ["tripUpdated", "driverMoved", "tracking", "offer", "offerWithdrawn"])
+        #expect(LiveEventName.allCases.map(\.rawValue)
+                == ["tripUpdated", "driverMoved", "tracking", "offer", "offerWithdrawn", "accessEnded"])
     }
 
     @Test func aTripEventTravelsUnderItsLiveEventName() throws {

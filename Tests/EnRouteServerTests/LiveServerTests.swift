@@ -128,4 +128,45 @@ import TestSupport
         try await client.readUntilClosed()
         await live.server.shutdown()
     }
+
+    /// A provider who gives the ride up loses the stream they hold open: the WebSocket closes with 1008, the SSE
+    /// stream ends after `accessEnded`, before the ride's next version goes out.
+    @Test(arguments: [true, false])
+    func aProviderWhoGivesTheRideUpLosesTheOpenStream(webSocket: Bool) async throws {
+        let live = try makeSUT()
+        let body = try await live.backend.rideBody("c1")
+        let trip = try await live.send("c1", .customer, "POST", "/v1/trips", json: body,
+                                       headers: ["Idempotency-Key": UUID().uuidString]).decode(Trip.self)
+        let assign = #"{"providerId":"p1"}"#
+        #expect(try await live.send("ops", .ops, "POST", "/v1/ops/trips/\(trip.id)/assign", json: assign).status == 200)
+        let client = try TCPTestClient(port: live.server.port)
+        let auth = "Host: x\r\nAuthorization: Bearer \(live.backend.token("p1", .provider))\r\n"
+        if webSocket {
+            client.write("GET /v1/trips/\(trip.id) HTTP/1.1\r\n\(auth)Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            try await client.read(untilContains: "\r\n\r\n")
+            #expect(client.text.hasPrefix("HTTP/1.1 101"))
+            client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
+            let frame = try await client.readWebSocketFrame()
+            let first = try WireCoding.decoder().decode(LiveEnvelope<Trip>.self, from: Data(frame.payload))
+            #expect(first.id == "2")
+        } else {
+            client.write("GET /v1/trips/\(trip.id)/events HTTP/1.1\r\n\(auth)Accept: text/event-stream\r\n\r\n")
+            try await client.read(untilContains: "id: 2\n")
+        }
+        let giveUp = #"{"changeId":"\#(UUID().uuidString)","step":"cancelled","deviceTime":"2026-10-20T18:40:00Z"}"#
+        let steps = "/v1/provider/trips/\(trip.id)/steps"
+        #expect(try await live.send("p1", .provider, "POST", steps, json: giveUp).status == 200)
+        if webSocket {
+            let close = try await client.readWebSocketFrame()
+            #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xF0], "a close with 1008")
+            client.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xF0]))
+            try await client.readUntilClosed()
+        } else {
+            try await client.read(untilContains: "event: accessEnded")
+            try await client.read(untilContains: "\r\n0\r\n\r\n")
+            #expect(!client.text.contains("id: 3\nevent: tripUpdated"))
+        }
+        await live.server.shutdown()
+    }
 }

@@ -275,6 +275,40 @@ import RedisKit
         #expect(nodes.a.backend.fanOut?.counters.applied ?? 0 >= 3)
     }
 
+    /// A provider's stream on one node ends when they give the ride up on another: the version that leaves them out
+    /// reaches that node over the bus and ends the stream before anything after it.
+    @Test func aProviderWhoGivesARideUpOnOneNodeLosesTheStreamHeldOnAnother() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        let trip = try await nodes.b.requestRide("c1")
+        #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
+        try await eventually("a has the assignment") { try nodes.a.service.cached(trip.id)?.version == 2 }
+        let (http, server) = nodes.a.client("p1", .provider)
+        let path = "/v1/trips/\(trip.id)/events"
+        let request = await server.request("GET", path, headers: ["Accept": "text/event-stream"])
+        var watcher = http.events(request).makeAsyncIterator()
+        #expect(try await nextVersion(&watcher).version == 2)
+        #expect(await step(nodes.b, trip.id, "cancelled", change: "give-up-1", at: nodes.clock.date) == 200)
+        let last = try await watcher.next()
+        try #require(last?.event == LiveEventName.accessEnded.rawValue, "got \(last?.event ?? "the end")")
+        #expect(try await watcher.next() == nil, "the stream ends after it")
+    }
+
+    /// The chat socket of a provider who gives the ride up on another node ends too.
+    @Test func aProviderWhoGivesARideUpOnOneNodeLosesTheChatSocketHeldOnAnother() async throws {
+        let nodes = try await makeNodes()
+        defer { nodes.remove() }
+        let trip = try await nodes.b.requestRide("c1")
+        #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
+        try await eventually("a has the assignment") { try nodes.a.service.cached(trip.id)?.version == 2 }
+        let socket = nodes.a.backend.chat.listen(trip.id, role: .provider)
+        #expect(nodes.a.backend.chat.listenerCount(trip.id) == 1)
+        #expect(await step(nodes.b, trip.id, "cancelled", change: "give-up-1", at: nodes.clock.date) == 200)
+        let chat = nodes.a.backend.chat
+        try await eventually("the former provider's chat socket ends") { chat.listenerCount(trip.id) == 0 }
+        _ = socket
+    }
+
     @Test func oneIdempotencyKeySentToBothNodesAtOnceCreatesOneTrip() async throws {
         let nodes = try await makeNodes()
         defer { nodes.remove() }

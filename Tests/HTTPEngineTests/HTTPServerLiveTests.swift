@@ -194,6 +194,48 @@ import TestSupport
         await server.shutdown()
     }
 
+    /// A client that pipelines requests and never reads gets no more answers queued than the backlog allows: the
+    /// server stops reading its requests instead of holding every answer in memory.
+    @Test func aPipeliningClientThatNeverReadsHoldsNoMoreThanTheAnswerBacklog() async throws {
+        let backlog = 64 * 1024
+        let server = try makeSUT { $0.maxAnswerBacklog = backlog }
+        let client = try TCPTestClient(port: server.port, receiveBuffer: 4096)
+        let batch = Array(repeating: "GET /json HTTP/1.1\r\nHost: x\r\n\r\n", count: 1_000).joined()
+        // 100,000 answers are about 14 MB, far more than the backlog and both kernels' buffers; the writes block once
+        // the server stops reading, so they run on a thread of their own, which the shutdown releases.
+        let writer = Thread { for _ in 0..<100 { guard client.write(batch) else { return } } }
+        writer.start()
+        try await eventually("the server waits for the client to read", within: .seconds(30)) {
+            server.backlogs().contains { $0.waiting }
+        }
+        let largest = server.backlogs().map(\.bytes).max() ?? 0
+        #expect(largest <= backlog + 1024, "\(largest) bytes queued")
+        // Once the client reads, the requests that waited are answered, every one.
+        let one = try TCPTestClient(port: server.port)
+        one.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await one.read(untilContains: #"{"ok":true}"#)
+        let total = 100_000 * one.received.count
+        try await client.read(until: { $0.count >= total }, limit: 60)
+        #expect(client.received.count == total)
+        await server.shutdown()
+    }
+
+    /// Pongs count against the socket's outbound limit like any frame: a client that pings and never reads is
+    /// dropped once that much waits for it, rather than growing the server without bound.
+    @Test func aWebSocketClientThatPingsAndNeverReadsIsDroppedAtTheOutboundLimit() async throws {
+        let server = try makeSUT { $0.maxWebSocketOutbound = 64 * 1024 }
+        let client = try TCPTestClient(port: server.port)
+        try await upgrade(client)
+        let ping = TCPTestClient.webSocketFrame(opcode: 0x9, payload: Array(repeating: 7, count: 125))
+        let pings = Array(Array(repeating: ping, count: 1_000).joined())
+        // 64 MB of pings is far more than the kernel's buffers on both sides and the limit together.
+        var sent = 0
+        while sent < 64 << 20, client.write(pings) { sent += pings.count }
+        #expect(sent < 64 << 20, "the server cut the connection after \(sent) bytes of pings")
+        try await eventually("the connection is gone", within: .seconds(30)) { server.openConnectionCount == 0 }
+        await server.shutdown()
+    }
+
     @Test(arguments: [
         (TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array(repeating: 65, count: 2_000)), UInt16(1009)),
         (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [0xC3, 0x28]), 1007),

@@ -132,6 +132,63 @@ import Testing
         }
     }
 
+    /// Counters whose members may be turned away with a `revoked` event.
+    static func revocable(initial: Int) -> LiveChannels<String, Int> {
+        LiveChannels(initial: { _ in initial }, opening: { n in LiveUpdate(events: [event("snapshot", n)]) },
+                     revocation: { n in LiveUpdate(events: [event("revoked", n)]) })
+    }
+
+    /// A member follows while the state admits it: the update that turns it away reaches it as the revocation and its
+    /// stream ends, before that update's events go out; a member still admitted goes on.
+    @Test func aMemberTheStateNoLongerAdmitsGetsTheRevocationInsteadOfTheUpdate() async {
+        let channels = Self.revocable(initial: 1)
+        let request = HTTPRequest(method: "GET", path: "/live")
+        guard case .eventStream(let below3) = channels.stream(request, key: "k", admits: { $0 < 3 }).body,
+              case .eventStream(let anyone) = channels.stream(request, key: "k").body else {
+            Issue.record("not event streams")
+            return
+        }
+        let turnedAway = below3.bytes(retryMilliseconds: 1000), stays = anyone.bytes(retryMilliseconds: 1000)
+        #expect(channels.memberCount("k") == 2)
+        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true) }
+        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true) }
+        #expect(channels.memberCount("k") == 1)
+        var text = ""
+        for await chunk in turnedAway { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(text == "retry: 1000\n\n"
+                + "id: 1\nevent: snapshot\ndata: {\"n\":1}\n\n"
+                + "id: 2\nevent: count\ndata: {\"n\":2}\n\n"
+                + "id: 3\nevent: revoked\ndata: {\"n\":3}\n\n")
+        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)], ends: true) }
+        var other = ""
+        for await chunk in stays { other += String(decoding: chunk, as: UTF8.self) }
+        #expect(Self.ids(other) == [1, 2, 3, 4])
+    }
+
+    /// Admission is asked only on updates that say they may change it, and as a member joins: one the group's state
+    /// does not admit gets the revocation at once and never becomes a member.
+    @Test func admissionIsAskedOnJoiningAndOnUpdatesThatRevalidateOnly() async {
+        let asked = Counter()
+        let channels = Self.revocable(initial: 5)
+        let request = HTTPRequest(method: "GET", path: "/live")
+        let countingOdd: @Sendable (Int) -> Bool = { _ = asked.next(); return $0 % 2 == 1 }
+        guard case .eventStream(let odd) = channels.stream(request, key: "k", admits: countingOdd).body,
+              case .eventStream(let late) = channels.stream(request, key: "k", admits: { $0 % 2 == 1 }).body else {
+            Issue.record("not event streams")
+            return
+        }
+        var member = odd.bytes(retryMilliseconds: 1000).makeAsyncIterator()
+        _ = await member.next()
+        #expect(asked.value == 1, "asked as it joined")
+        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)]) }
+        #expect(asked.value == 1, "an update that does not revalidate does not ask")
+        #expect(channels.memberCount("k") == 1)
+        var text = ""
+        for await chunk in late.bytes(retryMilliseconds: 1000) { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(text == "retry: 1000\n\nid: 6\nevent: revoked\ndata: {\"n\":6}\n\n")
+        #expect(channels.memberCount("k") == 1)
+    }
+
     @Test func framesAreBuiltOncePerTransport() {
         let frames = LiveFrames([LiveEvent(name: "tick", id: "3", data: Array(#"{"a":1}"#.utf8))])
         let sse = "id: 3\nevent: tick\ndata: {\"a\":1}\n\n"

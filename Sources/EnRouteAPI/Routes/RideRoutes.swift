@@ -36,7 +36,7 @@ extension EnRouteAPI {
             let account = try auth.account(for: req)
             let trip = try trip(req.parameter("id"), account, kind: .ride)
             // Seed 002's live channel connects its WebSocket to the trip itself; the same stream as /events.
-            if req.isWebSocketUpgrade { return liveStreams.stream(req, tripId: trip.id) }
+            if req.isWebSocketUpgrade { return liveStreams.stream(req, trip: trip, for: account) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
         addCancelAndEvents(&r, kind: .ride, cancel: APIPath.Template.tripCancel, events: APIPath.Template.tripEvents, render: rideRender(created: false),

@@ -24,7 +24,7 @@ extension EnRouteAPI {
                let last = req.headers["Last-Event-ID"], let seen = Self.version(ofEventID: last), seen >= current.version {
                 return .empty(204)
             }
-            return liveStreams.stream(req, tripId: id)
+            return liveStreams.stream(req, trip: current, for: account)
         }
     }
 }

@@ -39,6 +39,8 @@ public final class ChatService: Sendable {
         self.store = store; self.trips = trips; self.policy = policy; self.notifier = notifier; self.now = now; self.log = log
         loop = PollLoop(clock: clock, interval: sweepInterval)
         trips.onCommit { [weak self] old, new in self?.tripChanged(from: old, to: new) }
+        // Who may hold a chat socket follows every version this node learns of, another node's commits included.
+        trips.onChange { [weak self] old, new in self?.partiesChanged(from: old, to: new) }
     }
 
     // MARK: - Reading and writing
@@ -154,11 +156,14 @@ public final class ChatService: Sendable {
             ends.withLock { $0[new.id] = new.updatedAt }
             if case .closed(let reason) = policy.state(of: new) { publish(new.id, .closed(reason: reason), finish: { _ in true }) }
             loop.wake()
-        } else if old?.providerId != nil, old?.providerId != new.providerId {
-            // The trip changed hands: the former provider's sockets end.
-            let gone = listeners.withLock { ($0[new.id] ?? [:]).values.filter { $0.role == .provider } }
-            for listener in gone { listener.continuation.finish() }
         }
+    }
+
+    private func partiesChanged(from old: TripRecord?, to new: TripRecord) {
+        guard new.status.isActive, old?.providerId != nil, old?.providerId != new.providerId else { return }
+        // The trip changed hands: the former provider's sockets end.
+        let gone = listeners.withLock { ($0[new.id] ?? [:]).values.filter { $0.role == .provider } }
+        for listener in gone { listener.continuation.finish() }
     }
 
     // MARK: - Limits
