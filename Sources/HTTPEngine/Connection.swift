@@ -325,7 +325,7 @@ final class Connection: @unchecked Sendable {
             deadlines.headersReceived(now: now, limits: limits)
             return refused
         }
-        if refusedNow, server.openConnectionCount > server.configuration.connectionLimit {
+        if refusedNow, server.openConnectionCount > server.budget.connectionCap {
             var response = HTTPError.unavailable(retryAfterSeconds: 1, detail: "Too many connections; try again shortly.").response
             response.headers.add("Connection", "close")
             answer(response, context(for: head, route: nil, started: started, keepAlive: false))

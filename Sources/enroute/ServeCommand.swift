@@ -148,6 +148,8 @@ enum ServeCommand {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
         ProcessMemory.limitArenas()
+        // Every connection is a descriptor: take all the kernel allows before anything is opened.
+        let descriptors = DescriptorLimit.raiseToHard()
         // The graph loads before anything is opened or listens, so a bad file leaves nothing behind.
         let roads = try loadRoads(options)
         var config = HTTPServerConfiguration()
@@ -247,6 +249,11 @@ enum ServeCommand {
             sandbox.serve(at: URL(string: "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(server.port)")!)
         }
         log("listening on http://\(config.host):\(server.port) (\(Self.describe(storage)), schema v\(backend.schemaVersion ?? 0))")
+        let budget = server.budget
+        let raised = descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : ""
+        log("connections: at most \(budget.connectionCap) (asked \(config.connectionLimit)); descriptor limit "
+            + "\(descriptors.after)\(raised), \(budget.reserve) kept for the process and for telling newcomers "
+            + "over the cap 503")
 
         // What a burst freed goes back to the system (a burst of searching rides otherwise holds its peak).
         let trim = Task {
