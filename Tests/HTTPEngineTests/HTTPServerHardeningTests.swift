@@ -211,6 +211,25 @@ import TestSupport
         await server.shutdown()
     }
 
+    // MARK: - HEAD
+
+    /// HEAD on a stream answers the stream's head alone: no stream starts, and the request pipelined behind it is
+    /// answered as well.
+    @Test(arguments: ["HTTP/1.1", "HTTP/1.0"])
+    func headOnAStreamAnswersItsHeadAloneAndThenThePipelinedRequest(version: String) async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        let keepAlive = version == "HTTP/1.0" ? "Connection: keep-alive\r\n" : ""
+        client.write("HEAD /events \(version)\r\nHost: x\r\n\(keepAlive)\r\nGET /json \(version)\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: #"{"ok":true}"#)
+        let text = client.text
+        #expect(text.hasPrefix("HTTP/1.1 200") && text.contains("text/event-stream"))
+        #expect(!text.contains("retry:") && !text.contains("data: first"), "no event-stream body")
+        #expect(text.components(separatedBy: "HTTP/1.1 200").count == 3, "two answers")
+        #expect(server.openStreamCount == 0)
+        await server.shutdown()
+    }
+
     // MARK: - Descriptors
 
     /// The cap comes from the descriptor limit, below it: with 8 descriptors the cap is 4 connections, and a newcomer
