@@ -90,6 +90,17 @@ import TestSupport
         #expect(revoked.status == 410 && String(decoding: revoked.body, as: UTF8.self).contains("This link was turned off"))
     }
 
+    /// A link has one spelling: its MAC re-spelled (the last character's unused low bit set, or padded) is 404.
+    @Test func aLinkSpelledAnotherWayIs404() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        #expect(try await state(ride.backend, ride.token).status == 200)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(ride.token.last.flatMap { alphabet.firstIndex(of: $0) })
+        for respelled in [String(ride.token.dropLast()) + String(alphabet[last ^ 1]), ride.token + "="] {
+            #expect(try await state(ride.backend, respelled).status == 404, "\(respelled)")
+        }
+    }
+
     /// The link shows the end for 30 minutes, then the ended page with 410.
     @Test func theLinkEnds30MinutesAfterTheTripEnds() async throws {
         let ride = try await SharedRide.make(TestBackend())
