@@ -208,6 +208,9 @@ enum ServeCommand {
         let publicURL = try publicURL(options, host: config.host, port: config.port)
         let (payments, webhook) = try paymentGateway(options, publicURL: publicURL)
         configuration.web.timeZone = zone
+        // Links and the console's cookie follow the public URL (or, without one, where the server listens, once it
+        // does), never a request's Host.
+        if options.string("public-url") != nil { configuration.web.publicBaseURL = publicURL.absoluteString }
         if let leaflet = options.string("leaflet-dir") { configuration.web.leafletDirectory = leaflet }
         Self.checkLeaflet(configuration.web.leafletDirectory)
         configuration.calls = calls
@@ -245,8 +248,11 @@ enum ServeCommand {
         let server = HTTPServer(router: backend.router, configuration: config, metrics: backend.metrics)
         try server.start()
         // A port picked at start (--port 0) is known only now: the sandbox's challenge links name it.
-        if options.string("public-url") == nil, let sandbox = payments as? SandboxGateway {
-            sandbox.serve(at: URL(string: "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(server.port)")!)
+        if options.string("public-url") == nil {
+            let host = config.host == "0.0.0.0" ? "127.0.0.1" : config.host
+            let listening = URL(string: "http://\(host):\(server.port)")!
+            (payments as? SandboxGateway)?.serve(at: listening)
+            backend.web.serve(at: listening)
         }
         log("listening on http://\(config.host):\(server.port) (\(Self.describe(storage)), schema v\(backend.schemaVersion ?? 0))")
         let budget = server.budget

@@ -90,6 +90,22 @@ import TestSupport
         #expect(revoked.status == 410 && String(decoding: revoked.body, as: UTF8.self).contains("This link was turned off"))
     }
 
+    /// A link points where the server is configured to be reached (its path alone when nothing is), whatever `Host`
+    /// the request names.
+    @Test(arguments: [nil, "https://track.example.com", "https://track.example.com/"] as [String?])
+    func aLinkIsBuiltFromConfigurationNeverFromTheHostHeader(publicURL: String?) async throws {
+        var web = WebConfiguration()
+        web.publicBaseURL = publicURL
+        let ride = try await SharedRide.make(TestBackend(web: web))
+        let customer = ride.backend.token("c1", .customer)
+        let shared = await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: customer,
+                                             headers: ["Host": "evil.example"])
+        let link = try JSONDecoder().decode(SharedRide.Link.self, from: Data(shared.body))
+        #expect(!link.url.contains("evil.example"))
+        let base = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        #expect(link.url == base + APIPath.share(link.token))
+    }
+
     /// A link has one spelling: its MAC re-spelled (the last character's unused low bit set, or padded) is 404.
     @Test func aLinkSpelledAnotherWayIs404() async throws {
         let ride = try await SharedRide.make(TestBackend())
