@@ -49,6 +49,9 @@ public final class WebSurfaces: Sendable {
     /// Where links point: the configured public URL, or where the server listens; nil when neither is known.
     var publicBase: String? { linkBase.get() }
 
+    /// Whether the public URL is https: the console's cookie then travels over https only.
+    var isPublicHTTPS: Bool { publicBase?.lowercased().hasPrefix("https://") ?? false }
+
     private static func base(_ url: String) -> String {
         url.hasSuffix("/") ? String(url.dropLast()) : url
     }

@@ -6,7 +6,8 @@ import EnRouteModels
 import EnRouteAPI
 import TestSupport
 
-/// The real `enroute serve`: links follow `--public-url`, or where the server listens, never the Host a request names.
+/// The real `enroute serve`: links and the console's cookie follow `--public-url`, or where the server listens, never
+/// the Host a request names.
 @Suite(.serialized) struct PublicURLTests {
     static let auth = Authenticator(secret: DurabilityTests.secret, now: { Date() })
 
@@ -47,10 +48,16 @@ import TestSupport
         }
     }
 
-    @Test func withAPublicURLLinksPointThere() async throws {
+    @Test func withAnHTTPSPublicURLLinksPointThereAndTheConsoleCookieIsSecure() async throws {
         try await withServer(["--public-url", "https://track.example.com"]) { server in
             let url = try await shareLink(server)
             #expect(url.hasPrefix("https://track.example.com/share/"), "\(url)")
+            let ops = try Self.auth.token(account: "ops1", role: .ops)
+            let session = try await DurabilityTests.call(CurlHTTPClient(defaultTimeout: .seconds(5)), port: server.port,
+                                                         token: ops, "POST", "/ops/session")
+            #expect(session.status == 204)
+            let cookie = session.headers.first { $0.key.lowercased() == "set-cookie" }?.value
+            #expect(cookie?.hasSuffix("; Secure") == true, "\(cookie ?? "no cookie")")
         }
     }
 }

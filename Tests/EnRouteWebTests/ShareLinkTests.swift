@@ -106,6 +106,20 @@ import TestSupport
         #expect(link.url == base + APIPath.share(link.token))
     }
 
+    /// The console's cookie is `Secure` whenever the public URL is https (and only then: over plain http a browser
+    /// would drop it).
+    @Test(arguments: [(nil, false), ("http://127.0.0.1:8080", false), ("https://ops.example.com", true)]
+          as [(String?, Bool)])
+    func theConsoleCookieIsSecureWhenThePublicURLIsHTTPS(publicURL: String?, secure: Bool) async throws {
+        var web = WebConfiguration()
+        web.publicBaseURL = publicURL
+        let backend = TestBackend(web: web)
+        let session = await backend.call("POST", APIPath.Template.opsConsoleSession, token: backend.token("ops", .ops))
+        #expect(session.status == 204)
+        let cookie = try #require(session.headers["Set-Cookie"])
+        #expect(cookie.contains("HttpOnly") && cookie.hasSuffix("; Secure") == secure, "\(cookie)")
+    }
+
     /// A link has one spelling: its MAC re-spelled (the last character's unused low bit set, or padded) is 404.
     @Test func aLinkSpelledAnotherWayIs404() async throws {
         let ride = try await SharedRide.make(TestBackend())
