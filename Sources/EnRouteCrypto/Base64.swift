@@ -1,4 +1,4 @@
-/// Base64url (RFC 4648 §5) as JOSE uses it: encoded without padding, decoded with or without.
+/// Base64url (RFC 4648 §5) as JOSE uses it (RFC 7515 §2): without padding, one spelling for each byte string.
 ///
 /// Written out over bytes rather than through Foundation's base64 and three string replacements: every bearer token a
 /// server has not seen yet is decoded here, and the string work was most of the cost.
@@ -30,16 +30,11 @@ public enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes padded or unpadded base64url; nil when malformed (a byte outside the alphabet, padding anywhere but at
-    /// the end or to the wrong length, a length no encoding has).
+    /// Decodes base64url in its one canonical spelling, so that a token has one form only: nil for a byte outside the
+    /// alphabet, any padding (`=` is not in it), a length no encoding has, or a last character whose bits past the end
+    /// of the data are not zero (RFC 4648 §3.5: `YQ` is "a"; `YR` and `YQ==` are refused).
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var bytes = Array(text.utf8)
-        if bytes.last == UInt8(ascii: "=") {
-            // Padding, when present, makes the length a multiple of four with one or two `=`.
-            guard bytes.count % 4 == 0 else { return nil }
-            bytes.removeLast()
-            if bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
-        }
+        let bytes = Array(text.utf8)
         guard bytes.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 3 / 4)
@@ -55,6 +50,8 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
+        // What is left are the last character's pad bits (2 or 4 of them), which the encoder always leaves zero.
+        guard accumulator == 0 else { return nil }
         return out
     }
 }

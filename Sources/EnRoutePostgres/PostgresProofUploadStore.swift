@@ -47,13 +47,6 @@ public final class PostgresProofUploadStore: ProofUploadStore, Sendable {
         try await store.perform { db in try db.run("DELETE FROM proof_uploads WHERE id = $1", [.text(id)]) }
     }
 
-    public func link(tripId: String, proofId: String) async throws {
-        try await store.perform { db in
-            try db.run("INSERT INTO trip_proofs (trip_id, proof_id) VALUES ($1, $2) ON CONFLICT (trip_id) DO UPDATE SET proof_id = EXCLUDED.proof_id",
-                       [.text(tripId), .text(proofId)])
-        }
-    }
-
     public func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload] {
         try await store.perform { db in
             try db.query("SELECT record FROM proof_uploads WHERE NOT complete AND created_at < $1 ORDER BY id", [seconds(cutoff)])

@@ -48,13 +48,6 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
         try await writer.transaction { db in try db.run("DELETE FROM proof_uploads WHERE id = ?1", [.text(id)]) }
     }
 
-    public func link(tripId: String, proofId: String) async throws {
-        try await writer.transaction { db in
-            try db.run("INSERT INTO trip_proofs (trip_id, proof_id) VALUES (?1, ?2) ON CONFLICT(trip_id) DO UPDATE SET proof_id = ?2",
-                       [.text(tripId), .text(proofId)])
-        }
-    }
-
     public func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload] {
         try reader.withLock { db in
             try db.query("SELECT record FROM proof_uploads WHERE complete = 0 AND created_at < ?1 ORDER BY id", [.real(cutoff.timeIntervalSince1970)]) {

@@ -14,7 +14,9 @@ public struct WebConfiguration: Sendable {
     public var shareTick: Duration = .seconds(5)
     /// The console's refresh without a committed change (providers' positions move between commits).
     public var consoleTick: Duration = .seconds(2)
-    /// Where links point (`https://track.example.com`); nil: the request's `Host`.
+    /// Where links point (`https://track.example.com`): the server's public URL, or where it listens. Links are built
+    /// from this alone, never from a request's `Host`; nil: a link is its path, relative to the server's address. An
+    /// `https` address also marks the console's cookie `Secure`.
     public var publicBaseURL: String?
     /// The zone and locale the share page words times in (the service area's).
     public var timeZone = TimeZone(identifier: "UTC")!

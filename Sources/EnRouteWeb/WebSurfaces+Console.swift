@@ -79,7 +79,9 @@ extension WebSurfaces {
             let expires = service.currentTime().addingTimeInterval(lifetime)
             let cookie = consoleSigner.sign(ConsoleClaims(s: account.id, e: Int64(expires.timeIntervalSince1970)))
             var response = HTTPResponse.empty(204)
-            response.headers.add("Set-Cookie", "\(Self.consoleCookie)=\(cookie); Path=/ops; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict")
+            let secure = isPublicHTTPS ? "; Secure" : ""
+            let attributes = "Path=/ops; Max-Age=\(Int(lifetime)); HttpOnly; SameSite=Strict\(secure)"
+            response.headers.add("Set-Cookie", "\(Self.consoleCookie)=\(cookie); \(attributes)")
             response.headers.add("Cache-Control", "no-store")
             return response
         }

@@ -61,8 +61,9 @@ extension WebSurfaces {
         guard trip.status.isActive else { throw HTTPError(status: 409, title: "Conflict", detail: "The trip has ended; there is nothing left to share.") }
         let expires = service.currentTime().addingTimeInterval(configuration.shareLinkLifetime)
         let token = shareSigner.sign(ShareClaims(t: trip.id, g: try links.generation(tripId: trip.id), e: Int64(expires.timeIntervalSince1970)))
-        let base = configuration.publicBaseURL ?? req.headers["Host"].map { "http://\($0)" } ?? ""
-        return try .json(ShareLinkResponse(url: base + APIPath.share(token), token: token, expiresAt: expires), status: 201)
+        // From configuration only: a request's Host is the client's to choose.
+        let url = (publicBase ?? "") + APIPath.share(token)
+        return try .json(ShareLinkResponse(url: url, token: token, expiresAt: expires), status: 201)
     }
 
     /// The caller's own trip of `kind`: 404 for anyone else's, 403 for a role other than customer.

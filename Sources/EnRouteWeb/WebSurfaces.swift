@@ -22,6 +22,8 @@ public final class WebSurfaces: Sendable {
     let shareSigner: SignedToken
     let consoleSigner: SignedToken
     let consoleSignals = Broadcast()
+    /// `configuration.publicBaseURL` without a trailing `/`, or the address `serve(at:)` learned.
+    private let linkBase: MutexBox<String?>
 
     /// The surfaces over `service` and `providers`; links and cookies are signed with keys derived from `secret`,
     /// revocations kept in `links`, pages re-worded on `clock`.
@@ -30,11 +32,28 @@ public final class WebSurfaces: Sendable {
                 configuration: WebConfiguration = WebConfiguration()) {
         self.service = service; self.providers = providers; self.paths = paths; self.auth = auth; self.wire = wire
         self.links = links; self.journal = journal; self.roadMap = roadMap; self.clock = clock; self.configuration = configuration
+        linkBase = MutexBox(configuration.publicBaseURL.map(Self.base))
         freshness = TrackingFreshnessPolicy(locale: configuration.locale, timeZone: configuration.timeZone)
         shareSigner = SignedToken(secret: secret, purpose: "share-link v1")
         consoleSigner = SignedToken(secret: secret, purpose: "ops-console v1")
         let signals = consoleSignals
         service.onChange { _, _ in signals.signal() }
+    }
+
+    /// Links point at `url` from now on, when no public URL was configured (a server started on port 0 knows where it
+    /// listens only once it does).
+    public func serve(at url: URL) {
+        linkBase.update { if configuration.publicBaseURL == nil { $0 = Self.base(url.absoluteString) } }
+    }
+
+    /// Where links point: the configured public URL, or where the server listens; nil when neither is known.
+    var publicBase: String? { linkBase.get() }
+
+    /// Whether the public URL is https: the console's cookie then travels over https only.
+    var isPublicHTTPS: Bool { publicBase?.lowercased().hasPrefix("https://") ?? false }
+
+    private static func base(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
     }
 
     /// Registers every route of the pages and their JSON.

@@ -325,7 +325,7 @@ final class Connection: @unchecked Sendable {
             deadlines.headersReceived(now: now, limits: limits)
             return refused
         }
-        if refusedNow, server.openConnectionCount > server.configuration.connectionLimit {
+        if refusedNow, server.openConnectionCount > server.budget.connectionCap {
             var response = HTTPError.unavailable(retryAfterSeconds: 1, detail: "Too many connections; try again shortly.").response
             response.headers.add("Connection", "close")
             answer(response, context(for: head, route: nil, started: started, keepAlive: false))
@@ -556,6 +556,21 @@ final class Connection: @unchecked Sendable {
                 deadlines.completed(now: server.elapsed(), limits: server.limits)
             }
             return (.none, response.status)
+        case .eventStream where context.isHead:
+            // HEAD gets the stream's head alone (RFC 9110 §9.3.2), whatever the route: no stream starts, and the
+            // connection goes on to the next request.
+            let chunked = context.minorVersion >= 1
+            let closeAfter = !context.keepAlive || server.isDraining
+            let persistence: ResponseHead.Persistence = closeAfter ? .close : (chunked ? .implicit : .keepAlive)
+            ResponseHead.write(status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
+                               persistence: persistence, date: date, into: &buffer)
+            _ = sendLocked(buffer)
+            if closeAfter {
+                finishWritesLocked()
+            } else {
+                deadlines.completed(now: server.elapsed(), limits: server.limits)
+            }
+            return (.none, response.status)
         case .eventStream(let stream):
             let chunked = context.minorVersion >= 1
             let sink = StreamSink(connection: self, chunked: chunked, keepAlive: chunked && context.keepAlive)
@@ -565,6 +580,10 @@ final class Connection: @unchecked Sendable {
             mode = .stream(sink)
             deadlines.exempted(permanently: false)
             return (.stream(sink, stream), response.status)
+        case .webSocket where context.isHead:
+            // An upgrade is a GET (RFC 6455 §4.1); a HEAD never switches the connection.
+            let refusal = HTTPError.badRequest("A WebSocket upgrade is a GET request.").response
+            return respondLocked(refusal, context, into: &buffer)
         case .webSocket(let session):
             let headers = context.headers
             guard headers["Sec-WebSocket-Version"] == "13" else {

@@ -45,6 +45,14 @@ final class EventLoop: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     private let ended = Atomic<Bool>(false)
     private var listener: Int32 = -1
+    /// The listener is out of this loop's epoll set because descriptors ran out (loop thread only, mirrored in
+    /// `listenerPausedFlag` for the server's timer).
+    private var listenerPaused = false
+    private let listenerPausedFlag = Atomic<Bool>(false)
+    /// Takes one pending connection: `accept4`, or a test's stand-in; -1 with `errno` set on failure.
+    private let accept: @Sendable (Int32) -> Int32
+    /// Runs on the loop's thread each time the listener is paused.
+    private let onPause: @Sendable () -> Void
     /// Set until the loop ends (it holds the server's core, which holds the loop).
     private var onAccept: (@Sendable (Int32, EventLoop) -> Void)?
     private let elapsed: @Sendable () -> Duration
@@ -62,10 +70,13 @@ final class EventLoop: @unchecked Sendable {
     static let listenerToken = UInt64.max - 1
 
     init(index: Int, elapsed: @escaping @Sendable () -> Duration, dates: DateCache,
-         onAccept: @escaping @Sendable (Int32, EventLoop) -> Void) {
+         accept: @escaping @Sendable (Int32) -> Int32 = EventLoop.systemAccept,
+         onPause: @escaping @Sendable () -> Void = {}, onAccept: @escaping @Sendable (Int32, EventLoop) -> Void) {
         self.index = index
         self.elapsed = elapsed
         self.dates = dates
+        self.accept = accept
+        self.onPause = onPause
         self.onAccept = onAccept
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -101,10 +112,39 @@ final class EventLoop: @unchecked Sendable {
     /// Stops polling the listener, then runs `done`.
     func stopListening(_ done: @escaping @Sendable () -> Void) {
         post { [self] in
-            if listener >= 0 { _ = epoll_ctl(epfd, EPOLL_CTL_DEL, listener, nil) }
+            if listener >= 0, !listenerPaused { _ = epoll_ctl(epfd, EPOLL_CTL_DEL, listener, nil) }
             listener = -1
+            listenerPaused = false
+            listenerPausedFlag.store(false, ordering: .relaxed)
             done()
         }
+    }
+
+    /// True while this loop has stopped polling the listener because descriptors ran out.
+    var isListenerPaused: Bool { listenerPausedFlag.load(ordering: .relaxed) }
+
+    /// Polls the listener again after a pause (soon, on the loop's thread); nothing if it is not paused.
+    func resumeListening() {
+        guard isListenerPaused else { return }
+        post { [self] in resumeListeningOnLoop() }
+    }
+
+    private func pauseListening() {
+        guard listener >= 0, !listenerPaused else { return }
+        _ = epoll_ctl(epfd, EPOLL_CTL_DEL, listener, nil)
+        listenerPaused = true
+        listenerPausedFlag.store(true, ordering: .relaxed)
+        onPause()
+    }
+
+    private func resumeListeningOnLoop() {
+        guard listener >= 0, listenerPaused else { return }
+        listenerPaused = false
+        listenerPausedFlag.store(false, ordering: .relaxed)
+        // Level-triggered: a newcomer already waiting in the backlog wakes the loop at once.
+        var ev = epoll_event(events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue,
+                             data: epoll_data_t(u64: Self.listenerToken))
+        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, listener, &ev)
     }
 
     /// Runs `job` on the loop's thread, soon.
@@ -162,6 +202,8 @@ final class EventLoop: @unchecked Sendable {
         slots[slot] = nil
         generations[slot] &+= 1
         freeSlots.append(slot)
+        // A connection's descriptor was just closed: one is free for a newcomer.
+        resumeListeningOnLoop()
     }
 
     /// The connection registered under `token`, if it still is.
@@ -231,16 +273,28 @@ final class EventLoop: @unchecked Sendable {
         guard listener >= 0 else { return }
         // A bounded batch: the other loops take their turn at a listener that stays readable.
         for _ in 0..<64 {
-            let fd = accept4(listener, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            let fd = accept(listener)
             if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
+                switch AcceptFailure(errno: errno) {
+                case .retry: continue
+                case .drained: return
+                case .exhausted:
+                    pauseListening()
+                    return
+                }
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             guard let onAccept else { Glibc.close(fd); return }
             onAccept(fd, self)
         }
+    }
+}
+
+extension EventLoop {
+    /// `accept4`, non-blocking and close-on-exec.
+    static let systemAccept: @Sendable (Int32) -> Int32 = { listener in
+        accept4(listener, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
     }
 }
 

@@ -62,9 +62,9 @@ public struct HTTPRequest: Sendable {
         return value
     }
 
-    /// True when the client asks to upgrade to a WebSocket.
+    /// True when the client asks to upgrade to a WebSocket (a GET; RFC 6455 §4.1).
     public var isWebSocketUpgrade: Bool {
-        headers["Upgrade"]?.lowercased() == "websocket"
+        method == "GET" && headers["Upgrade"]?.lowercased() == "websocket"
     }
 
     /// Decodes the JSON body as `T`: 400 for malformed JSON, 415 for another media type, 422 naming a bad field.

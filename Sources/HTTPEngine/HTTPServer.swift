@@ -11,7 +11,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Event loops, one thread each; by default one per core but one (`defaultThreads(cores:)`).
     public var threads = HTTPServerConfiguration.defaultThreads(cores: ProcessInfo.processInfo.activeProcessorCount)
     /// Open connections beyond this get 503 with `Retry-After` and are closed; before that, a newcomer
-    /// over the cap makes the connection that has waited longest for its request head give way.
+    /// over the cap makes the connection that has waited longest for its request head give way. The server lowers it
+    /// below the process's descriptor limit (`DescriptorBudget`), so that the cap, not `accept`, runs out first.
     public var connectionLimit = 20_000
     /// Seconds a connection may sit idle before it is closed, and at most wait (however slowly bytes
     /// trickle in) for its next request line after an answer; streams are exempt.
@@ -71,10 +72,21 @@ public final class HTTPServer: Sendable {
 
     /// A server for `router`; `clock` paces SSE heartbeats, the receive and request deadlines, and times
     /// WebSocket close handshakes; `wallClock` dates the answers.
-    public init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-                metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock<Duration> = ContinuousClock(),
-                wallClock: @escaping @Sendable () -> Date = { Date() }) {
-        core = ServerCore(router: router, configuration: configuration, metrics: metrics, clock: clock, wallClock: wallClock)
+    public convenience init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+                            metrics: MetricsRegistry = MetricsRegistry(),
+                            clock: any Clock<Duration> = ContinuousClock(),
+                            wallClock: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(router: router, configuration: configuration, metrics: metrics, clock: clock, wallClock: wallClock,
+                  descriptorLimit: DescriptorLimit.current, accept: EventLoop.systemAccept)
+    }
+
+    /// A server whose descriptor limit and `accept` are given (a test's stand-ins).
+    init(router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
+         wallClock: @escaping @Sendable () -> Date, descriptorLimit: Int,
+         accept: @escaping @Sendable (Int32) -> Int32) {
+        let budget = DescriptorBudget(descriptorLimit: descriptorLimit, requestedCap: configuration.connectionLimit)
+        core = ServerCore(router: router, configuration: configuration, metrics: metrics, clock: clock,
+                          wallClock: wallClock, budget: budget, accept: accept)
     }
 
     /// Dropped without `shutdown()` (a failed test, say): the loops close every connection and end.
@@ -85,6 +97,12 @@ public final class HTTPServer: Sendable {
 
     /// The port actually bound (useful with port 0).
     public var port: UInt16 { core.port }
+
+    /// How the descriptors are shared: the connection cap actually applied, and what is kept back.
+    public var budget: DescriptorBudget { core.budget }
+
+    /// True while any loop has stopped accepting because descriptors ran out.
+    var isAcceptPaused: Bool { core.isAcceptPaused }
 
     /// Open SSE streams now.
     public var openStreamCount: Int { core.openStreamCount }
@@ -116,6 +134,8 @@ final class ServerCore: @unchecked Sendable {
     let router: Router
     let clock: any Clock<Duration>
     let limits: ConnectionDeadlines.Limits
+    let budget: DescriptorBudget
+    private let accept: @Sendable (Int32) -> Int32
     /// Time on `clock` since the server was made.
     let elapsed: @Sendable () -> Duration
     private let wallClock: @Sendable () -> Date
@@ -141,7 +161,10 @@ final class ServerCore: @unchecked Sendable {
     static let maxDiscardedBody = 32 * 1024 * 1024
 
     init(router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
-         wallClock: @escaping @Sendable () -> Date) {
+         wallClock: @escaping @Sendable () -> Date, budget: DescriptorBudget,
+         accept: @escaping @Sendable (Int32) -> Int32) {
+        self.budget = budget
+        self.accept = accept
         self.router = router
         self.configuration = configuration
         self.metrics = metrics
@@ -194,13 +217,21 @@ final class ServerCore: @unchecked Sendable {
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
+    var isAcceptPaused: Bool { loops.contains { $0.isListenerPaused } }
+
     func start() throws {
         signal(SIGPIPE, SIG_IGN)
         listener = try Self.listen(host: configuration.host, port: configuration.port)
         listenPort = Self.boundPort(listener)
         let dates = DateCache(wallClock: wallClock)
+        let metrics = self.metrics
+        let paused: @Sendable () -> Void = {
+            metrics.increment("enroute_accept_paused_total",
+                              help: "Times a loop stopped accepting because descriptors ran out (until one is freed).")
+        }
         for index in 0..<max(1, configuration.threads) {
-            let loop = EventLoop(index: index, elapsed: elapsed, dates: dates) { [self] fd, loop in accepted(fd, on: loop) }
+            let loop = EventLoop(index: index, elapsed: elapsed, dates: dates, accept: accept,
+                                 onPause: paused) { [self] fd, loop in accepted(fd, on: loop) }
             loops.append(loop)
         }
         for loop in loops {
@@ -260,13 +291,13 @@ final class ServerCore: @unchecked Sendable {
 
     /// Makes the connection for `fd` on its loop and counts it against the cap.
     private func adopt(_ fd: Int32, on loop: EventLoop) {
-        let limit = configuration.connectionLimit
+        let limit = budget.connectionCap, headroom = budget.refusalHeadroom
         loop.adopt(fd) { token in
             let serial = serials.wrappingAdd(1, ordering: .relaxed).newValue
             let connection = Connection(fd: fd, token: token, loop: loop, server: self, serial: serial, now: elapsed())
             let (accepted, victim) = registry.withLock { r -> (Bool, Connection?) in
                 // Headroom above the cap, so that excess clients can be told 503 rather than left hanging.
-                guard r.connections.count < limit + 256 else { return (false, nil) }
+                guard r.connections.count < limit + headroom else { return (false, nil) }
                 connection.registryIndex = r.connections.count
                 r.connections.append(connection)
                 guard r.connections.count - r.evicted > limit else { return (true, nil) }
@@ -396,6 +427,8 @@ final class ServerCore: @unchecked Sendable {
             for sink in streams.withLock({ Array($0.values) }) { _ = sink.write(comment) }
         }
         enforceDeadlines(now: now)
+        // Descriptors other than connections' may have been freed since a loop stopped accepting.
+        for loop in loops where loop.isListenerPaused { loop.resumeListening() }
     }
 
     func enforceDeadlines(now: Duration) {

@@ -148,6 +148,8 @@ enum ServeCommand {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
         ProcessMemory.limitArenas()
+        // Every connection is a descriptor: take all the kernel allows before anything is opened.
+        let descriptors = DescriptorLimit.raiseToHard()
         // The graph loads before anything is opened or listens, so a bad file leaves nothing behind.
         let roads = try loadRoads(options)
         var config = HTTPServerConfiguration()
@@ -206,6 +208,9 @@ enum ServeCommand {
         let publicURL = try publicURL(options, host: config.host, port: config.port)
         let (payments, webhook) = try paymentGateway(options, publicURL: publicURL)
         configuration.web.timeZone = zone
+        // Links and the console's cookie follow the public URL (or, without one, where the server listens, once it
+        // does), never a request's Host.
+        if options.string("public-url") != nil { configuration.web.publicBaseURL = publicURL.absoluteString }
         if let leaflet = options.string("leaflet-dir") { configuration.web.leafletDirectory = leaflet }
         Self.checkLeaflet(configuration.web.leafletDirectory)
         configuration.calls = calls
@@ -243,10 +248,18 @@ enum ServeCommand {
         let server = HTTPServer(router: backend.router, configuration: config, metrics: backend.metrics)
         try server.start()
         // A port picked at start (--port 0) is known only now: the sandbox's challenge links name it.
-        if options.string("public-url") == nil, let sandbox = payments as? SandboxGateway {
-            sandbox.serve(at: URL(string: "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(server.port)")!)
+        if options.string("public-url") == nil {
+            let host = config.host == "0.0.0.0" ? "127.0.0.1" : config.host
+            let listening = URL(string: "http://\(host):\(server.port)")!
+            (payments as? SandboxGateway)?.serve(at: listening)
+            backend.web.serve(at: listening)
         }
         log("listening on http://\(config.host):\(server.port) (\(Self.describe(storage)), schema v\(backend.schemaVersion ?? 0))")
+        let budget = server.budget
+        let raised = descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : ""
+        log("connections: at most \(budget.connectionCap) (asked \(config.connectionLimit)); descriptor limit "
+            + "\(descriptors.after)\(raised), \(budget.reserve) kept for the process and for telling newcomers "
+            + "over the cap 503")
 
         // What a burst freed goes back to the system (a burst of searching rides otherwise holds its peak).
         let trim = Task {

@@ -103,6 +103,16 @@ import TestSupport
         #expect(claims["iat"] as? Int == Self.seconds(clock) && claims["exp"] as? Int == Self.seconds(clock) + 600)
     }
 
+    /// A token has one spelling: its signature re-spelled (the last character's unused bits set, or padded) is
+    /// refused, though it decodes to the same bytes a lenient decoder would accept.
+    @Test(arguments: [Respelling.lowBitFlipped, .padded, .doublyPadded])
+    func aSignatureSpelledAnotherWayIsRefused(_ respelling: Respelling) {
+        let (auth, clock) = Self.makeSUT()
+        let token = Self.raw(#"{"sub":"c1","role":"customer","exp":\#(Self.seconds(clock) + 60)}"#)
+        #expect(Self.rejection(auth, token) == nil)
+        #expect(Self.rejection(auth, respelling.apply(token)) == "The token is not valid.")
+    }
+
     @Test func aTokenSignedWithAPreviousSecretStillVerifiesDuringRotation() throws {
         let old = Authenticator(secret: Self.previous, now: { ManualClock().date })
         let token = try old.token(account: "c1", role: .customer)
@@ -132,5 +142,24 @@ import TestSupport
         #expect(r.headers["Content-Type"] == "application/problem+json")
         let problem = try #require(try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])
         #expect(problem["detail"] as? String == "The token has no expiry: it needs a numeric exp claim.")
+    }
+}
+
+/// Another spelling of a token's last base64url part: the same bytes to a lenient decoder.
+enum Respelling: CaseIterable, Sendable {
+    /// The last character's lowest bit set: a 32-byte MAC leaves its last character's two low bits unused.
+    case lowBitFlipped
+    case padded
+    case doublyPadded
+
+    func apply(_ token: String) -> String {
+        switch self {
+        case .padded: return token + "="
+        case .doublyPadded: return token + "=="
+        case .lowBitFlipped:
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            guard let last = token.last, let value = alphabet.firstIndex(of: last) else { return token }
+            return String(token.dropLast()) + String(alphabet[value ^ 1])
+        }
     }
 }

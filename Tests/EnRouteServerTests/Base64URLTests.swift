@@ -21,11 +21,43 @@ import EnRouteCrypto
         }
     }
 
-    @Test func paddedTextDecodesAsUnpadded() {
-        #expect(Base64URL.decode("YQ==") == Array("a".utf8))
-        #expect(Base64URL.decode("YWI=") == Array("ab".utf8))
+    @Test func unpaddedTextDecodes() {
+        #expect(Base64URL.decode("YQ") == Array("a".utf8))
+        #expect(Base64URL.decode("YWI") == Array("ab".utf8))
         #expect(Base64URL.decode("_-8") == [0xFF, 0xEF])
         #expect(Base64URL.decode("") == [])
+    }
+
+    /// One byte string has one spelling (RFC 4648 §3.5): padding, and pad bits that are not zero, are refused.
+    @Test(arguments: [
+        "YQ==", "YWI=", "YQ=", "YWJj====",          // padding, where base64url as JOSE uses it has none
+        "YR", "YS", "YT", "Yf", "YWJ", "YWL", "_-9", "_-_",   // the last character's unused low bits set
+    ])
+    func anotherSpellingOfTheSameBytesIsRefused(_ text: String) {
+        #expect(Base64URL.decode(text) == nil, "\(text)")
+    }
+
+    /// Of every two- and three-character text, exactly one per byte string decodes, and it is the encoder's.
+    @Test func everyShortTextThatDecodesIsTheCanonicalSpelling() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var decoded = [0, 0], notCanonical: [String] = []
+        for a in alphabet {
+            for b in alphabet {
+                let two = String([a, b])
+                if let bytes = Base64URL.decode(two) {
+                    decoded[0] += 1
+                    if Base64URL.encode(bytes) != two { notCanonical.append(two) }
+                }
+                for c in alphabet {
+                    let three = two + String(c)
+                    guard let bytes = Base64URL.decode(three) else { continue }
+                    decoded[1] += 1
+                    if Base64URL.encode(bytes) != three { notCanonical.append(three) }
+                }
+            }
+        }
+        #expect(decoded == [256, 65_536])
+        #expect(notCanonical.isEmpty, "\(notCanonical.prefix(5))")
     }
 
     @Test(arguments: ["a+b/", "YQ=a", "YQ=", "Y===", "YWJjZ", "YW J", "YQ\u{00e9}", "=", "YWI=="])

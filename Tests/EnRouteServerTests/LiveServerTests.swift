@@ -169,4 +169,21 @@ import TestSupport
         }
         await live.server.shutdown()
     }
+
+    /// HEAD on a trip's live stream answers the head alone, and the request pipelined behind it is answered too.
+    @Test func headOnATripsLiveStreamSendsNoBody() async throws {
+        let live = try makeSUT()
+        let body = try await live.backend.rideBody("c1")
+        let trip = try await live.send("c1", .customer, "POST", "/v1/trips", json: body,
+                                       headers: ["Idempotency-Key": UUID().uuidString]).decode(Trip.self)
+        let client = try TCPTestClient(port: live.server.port)
+        let auth = "Authorization: Bearer \(live.backend.token("c1", .customer))"
+        client.write("HEAD /v1/trips/\(trip.id)/events HTTP/1.1\r\nHost: x\r\n\(auth)\r\n\r\n"
+                     + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: #"{"status":"ok"}"#)
+        #expect(client.text.hasPrefix("HTTP/1.1 200") && client.text.contains("text/event-stream"))
+        #expect(!client.text.contains("tripUpdated"))
+        #expect(live.backend.api.watcherCount(trip.id) == 0)
+        await live.server.shutdown()
+    }
 }

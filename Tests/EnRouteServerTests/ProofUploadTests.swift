@@ -142,6 +142,36 @@ import TestSupport
         #expect(await backend.tus("GET", APIPath.tripProof(tripId), token: backend.token("c1", .customer)).status == 409)
     }
 
+    /// A proof is recorded only by the `delivered` step that applies: one refused (an order still being picked)
+    /// records nothing, even with the upload complete.
+    @Test func aRefusedDeliveredStepRecordsNoProof() async throws {
+        let backend = TestBackend()
+        let order = try await backend.placeOrder()
+        #expect(await backend.assign(order.orderId, to: "p1").status == 200)
+        let merchant = backend.token("m1", .merchant)
+        _ = await backend.call("POST", APIPath.merchantOrderAccept(order.orderId), token: merchant,
+                               json: #"{"preparationMinutes":5}"#)
+        let location = try await backend.createUpload(order.orderId, length: Self.png.count, proofId: "early")
+        #expect(await backend.patch(location, offset: 0, Self.png).status == 204)
+        #expect(await backend.step(order.orderId, "delivered", proofId: "early").status == 409, "still picking")
+        let proof = await backend.tus("GET", APIPath.tripProof(order.orderId), token: backend.token("c1", .customer))
+        #expect(proof.status == 404)
+    }
+
+    /// A `delivered` step sent again with another proof after the delivery is refused, and the proof stays the first.
+    @Test func aRefusedSecondDeliveredStepLeavesTheFirstProof() async throws {
+        let (backend, tripId) = try await Self.makeSUT()
+        let other = Self.png + [0x00]
+        for (proofId, bytes) in [("first", Self.png), ("second", other)] {
+            let location = try await backend.createUpload(tripId, length: bytes.count, proofId: proofId)
+            #expect(await backend.patch(location, offset: 0, bytes).status == 204)
+        }
+        #expect(await backend.step(tripId, "delivered", proofId: "first").status == 200)
+        #expect(await backend.step(tripId, "delivered", proofId: "second").status == 409)
+        let proof = await backend.tus("GET", APIPath.tripProof(tripId), token: backend.token("c1", .customer))
+        #expect(proof.status == 200 && proof.body == Self.png)
+    }
+
     /// A resent creation with the client's proofId answers the same upload and where it stands, so a client that
     /// lost the first answer goes on from there.
     @Test func creatingAgainWithTheSameProofIdAnswersTheSameUpload() async throws {

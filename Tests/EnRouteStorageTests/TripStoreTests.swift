@@ -58,6 +58,30 @@ import EnRoutePostgres
         #expect(try store.activeTrips().map(\.id) == ["T1"])
     }
 
+    /// The proof a delivered step names is part of the trip it writes: kept by a commit (and a reopen), gone with a
+    /// rollback, alike on every store.
+    @Test(arguments: StoreBacking.all)
+    func aTripsProofCommitsAndRollsBackWithTheStep(_ backing: StoreBacking) async throws {
+        let db = try backing.database()
+        defer { db.remove() }
+        let store = try db.tripStore()
+        try await store.transaction { tx in try await tx.insert(Rows.ride("T1")) }
+        func step(to proofId: String, expectedVersion: Int, fails: Bool) async throws {
+            try await store.transaction { tx in
+                var next = try #require(try await tx.trip("T1"))
+                next.proofId = proofId
+                next.version = expectedVersion + 1
+                try await tx.update(next, expectedVersion: expectedVersion)
+                if fails { throw Abort() }
+            }
+        }
+        await #expect(throws: Abort.self) { try await step(to: "refused", expectedVersion: 1, fails: true) }
+        #expect(try store.trip(id: "T1")?.proofId == nil)
+        try await step(to: "u1", expectedVersion: 1, fails: false)
+        #expect(try store.trip(id: "T1")?.proofId == "u1")
+        #expect(try db.tripStore().trip(id: "T1")?.proofId == "u1")
+    }
+
     @Test(arguments: StoreBacking.all) func aTransactionReadsItsOwnWritesBeforeItCommits(_ backing: StoreBacking) async throws {
         let db = try backing.database()
         defer { db.remove() }

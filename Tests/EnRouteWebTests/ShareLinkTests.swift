@@ -90,6 +90,47 @@ import TestSupport
         #expect(revoked.status == 410 && String(decoding: revoked.body, as: UTF8.self).contains("This link was turned off"))
     }
 
+    /// A link points where the server is configured to be reached (its path alone when nothing is), whatever `Host`
+    /// the request names.
+    @Test(arguments: [nil, "https://track.example.com", "https://track.example.com/"] as [String?])
+    func aLinkIsBuiltFromConfigurationNeverFromTheHostHeader(publicURL: String?) async throws {
+        var web = WebConfiguration()
+        web.publicBaseURL = publicURL
+        let ride = try await SharedRide.make(TestBackend(web: web))
+        let customer = ride.backend.token("c1", .customer)
+        let shared = await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: customer,
+                                             headers: ["Host": "evil.example"])
+        let link = try JSONDecoder().decode(SharedRide.Link.self, from: Data(shared.body))
+        #expect(!link.url.contains("evil.example"))
+        let base = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        #expect(link.url == base + APIPath.share(link.token))
+    }
+
+    /// The console's cookie is `Secure` whenever the public URL is https (and only then: over plain http a browser
+    /// would drop it).
+    @Test(arguments: [(nil, false), ("http://127.0.0.1:8080", false), ("https://ops.example.com", true)]
+          as [(String?, Bool)])
+    func theConsoleCookieIsSecureWhenThePublicURLIsHTTPS(publicURL: String?, secure: Bool) async throws {
+        var web = WebConfiguration()
+        web.publicBaseURL = publicURL
+        let backend = TestBackend(web: web)
+        let session = await backend.call("POST", APIPath.Template.opsConsoleSession, token: backend.token("ops", .ops))
+        #expect(session.status == 204)
+        let cookie = try #require(session.headers["Set-Cookie"])
+        #expect(cookie.contains("HttpOnly") && cookie.hasSuffix("; Secure") == secure, "\(cookie)")
+    }
+
+    /// A link has one spelling: its MAC re-spelled (the last character's unused low bit set, or padded) is 404.
+    @Test func aLinkSpelledAnotherWayIs404() async throws {
+        let ride = try await SharedRide.make(TestBackend())
+        #expect(try await state(ride.backend, ride.token).status == 200)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(ride.token.last.flatMap { alphabet.firstIndex(of: $0) })
+        for respelled in [String(ride.token.dropLast()) + String(alphabet[last ^ 1]), ride.token + "="] {
+            #expect(try await state(ride.backend, respelled).status == 404, "\(respelled)")
+        }
+    }
+
     /// The link shows the end for 30 minutes, then the ended page with 410.
     @Test func theLinkEnds30MinutesAfterTheTripEnds() async throws {
         let ride = try await SharedRide.make(TestBackend())

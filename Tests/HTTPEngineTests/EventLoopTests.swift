@@ -21,7 +21,9 @@ import TestSupport
     @Test func anEventForAReleasedSlotDoesNotReachItsNextHolder() {
         let loop = makeSUT()
         let core = ServerCore(router: Router(), configuration: HTTPServerConfiguration(), metrics: MetricsRegistry(),
-                              clock: ContinuousClock(), wallClock: { Date() })
+                              clock: ContinuousClock(), wallClock: { Date() },
+                              budget: DescriptorBudget(descriptorLimit: 1024, requestedCap: 100),
+                              accept: EventLoop.systemAccept)
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
@@ -55,5 +57,13 @@ import TestSupport
         #expect(fcntl(wake, F_GETFD) != -1, "the wake-up's descriptor is still the loop's")
         loop = nil
         #expect(fcntl(wake, F_GETFD) == -1, "closed with the loop")
+    }
+
+    @Test(arguments: [
+        (EMFILE, AcceptFailure.exhausted), (ENFILE, .exhausted), (ENOBUFS, .exhausted), (ENOMEM, .exhausted),
+        (EAGAIN, .drained), (EBADF, .drained), (EINTR, .retry), (ECONNABORTED, .retry), (EPROTO, .retry),
+    ] as [(Int32, AcceptFailure)])
+    func anAcceptThatFailsForWantOfDescriptorsStopsPollingTheListener(code: Int32, failure: AcceptFailure) {
+        #expect(AcceptFailure(errno: code) == failure)
     }
 }

@@ -13,7 +13,8 @@ import TestSupport
     }
 
     func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, clock: ManualClock = ManualClock(),
-                 probe: Probe = Probe()) throws -> HTTPServer {
+                 probe: Probe = Probe(), descriptorLimit: Int = DescriptorLimit.current,
+                 accept: @escaping @Sendable (Int32) -> Int32 = EventLoop.systemAccept) throws -> HTTPServer {
         var router = Router()
         router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
         router.get("/items/{id}") { req in .text("item \(try req.parameter("id"))") }
@@ -39,7 +40,8 @@ import TestSupport
         config.port = 0
         config.threads = 2
         configure(&config)
-        let server = HTTPServer(router: router, configuration: config, clock: clock)
+        let server = HTTPServer(router: router, configuration: config, metrics: MetricsRegistry(), clock: clock,
+                                wallClock: { Date() }, descriptorLimit: descriptorLimit, accept: accept)
         try server.start()
         return server
     }
@@ -206,6 +208,87 @@ import TestSupport
         #expect(slow[0].closedByPeer)
         #expect(server.openConnectionCount <= 20)
         #expect(server.metrics.counter("enroute_connections_cut_total", labels: ["reason": "evicted"]) >= 20)
+        await server.shutdown()
+    }
+
+    // MARK: - HEAD
+
+    /// HEAD on a stream answers the stream's head alone: no stream starts, and the request pipelined behind it is
+    /// answered as well.
+    @Test(arguments: ["HTTP/1.1", "HTTP/1.0"])
+    func headOnAStreamAnswersItsHeadAloneAndThenThePipelinedRequest(version: String) async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        let keepAlive = version == "HTTP/1.0" ? "Connection: keep-alive\r\n" : ""
+        client.write("HEAD /events \(version)\r\nHost: x\r\n\(keepAlive)\r\nGET /json \(version)\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: #"{"ok":true}"#)
+        let text = client.text
+        #expect(text.hasPrefix("HTTP/1.1 200") && text.contains("text/event-stream"))
+        #expect(!text.contains("retry:") && !text.contains("data: first"), "no event-stream body")
+        #expect(text.components(separatedBy: "HTTP/1.1 200").count == 3, "two answers")
+        #expect(server.openStreamCount == 0)
+        await server.shutdown()
+    }
+
+    // MARK: - Descriptors
+
+    /// The cap comes from the descriptor limit, below it: with 8 descriptors the cap is 4 connections, and a newcomer
+    /// beyond them (none of them waiting for a head, so nobody gives way) is told 503 as a problem, then closed.
+    @Test func atACapTheDescriptorLimitSetsANewcomerGets503AsAProblem() async throws {
+        let server = try makeSUT({ $0.threads = 1 }, descriptorLimit: 8)
+        #expect(server.budget.connectionCap == 4)
+        var streams: [TCPTestClient] = []
+        for _ in 0..<4 {
+            let client = try TCPTestClient(port: server.port)
+            client.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await client.read(untilContains: "data: first")
+            streams.append(client)
+        }
+        let newcomer = try TCPTestClient(port: server.port)
+        newcomer.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = try await newcomer.readResponse()
+        try expectProblem(refused, status: 503)
+        #expect(refused.headers["retry-after"] == "1")
+        try await newcomer.readUntilClosed()
+        #expect(newcomer.closedByPeer)
+        await server.shutdown()
+    }
+
+    /// `accept` failing for want of descriptors takes the listener out of the loop's poll instead of waking it again at
+    /// once; it is polled again on the timer's tick, or as soon as a connection closes, and the newcomer is served.
+    @Test func acceptStopsWhileDescriptorsRunOutAndResumesWhenOneIsFreed() async throws {
+        let exhausted = Atomic<Bool>(false), attempts = Atomic<Int>(0)
+        let accept: @Sendable (Int32) -> Int32 = { listener in
+            attempts.wrappingAdd(1, ordering: .relaxed)
+            guard !exhausted.load(ordering: .relaxed) else { errno = EMFILE; return -1 }
+            return EventLoop.systemAccept(listener)
+        }
+        let clock = ManualClock()
+        let server = try makeSUT({ $0.threads = 1 }, clock: clock, accept: accept)
+        var first: TCPTestClient? = try TCPTestClient(port: server.port)
+        first?.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await first?.readResponse().status == 200)
+
+        exhausted.store(true, ordering: .relaxed)
+        let newcomer = try TCPTestClient(port: server.port)   // waits in the backlog
+        try await eventually("the loop stops accepting", within: .seconds(30)) { server.isAcceptPaused }
+        let tried = attempts.load(ordering: .relaxed)
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(attempts.load(ordering: .relaxed) == tried, "no accept while paused")
+        #expect(server.metrics.counter("enroute_accept_paused_total") >= 1)
+
+        // The timer's tick tries again (still out of descriptors: paused again after one more attempt).
+        await clock.advance(by: .seconds(1))
+        try await eventually("the tick tried again", within: .seconds(30)) {
+            attempts.load(ordering: .relaxed) > tried && server.isAcceptPaused
+        }
+
+        // A connection closing frees a descriptor: the newcomer is taken at once, without a tick.
+        exhausted.store(false, ordering: .relaxed)
+        first = nil
+        try await eventually("the loop accepts again", within: .seconds(30)) { !server.isAcceptPaused }
+        newcomer.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await newcomer.readResponse().status == 200)
         await server.shutdown()
     }
 

@@ -253,6 +253,19 @@ import TestSupport
         await server.shutdown()
     }
 
+    /// An upgrade is a GET: a HEAD asking for one is refused and the connection goes on as HTTP.
+    @Test func aHeadAskingToUpgradeIsRefusedAndTheConnectionServesOn() async throws {
+        let server = try makeSUT()
+        let client = try TCPTestClient(port: server.port)
+        client.write("HEAD /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                     + "GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await client.read(untilContains: #"{"ok":true}"#)
+        #expect(client.text.hasPrefix("HTTP/1.1 400"))
+        #expect(!client.text.contains("101"))
+        await server.shutdown()
+    }
+
     @Test func upgradeWithoutVersion13Is426() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)

@@ -48,9 +48,10 @@ extension EnRouteAPI {
             if let position = body.position { try map { try TripService.validate(position, "/position") } }
             let current = try map { try service.trip(id, for: account) }
             let move = try Self.providerStep(body.step, kind: current.kind)
-            try await recordProof(body.proofId, move: move, trip: current, by: account)
+            try await checkProof(body.proofId, move: move, trip: current, by: account)
             let trip = try await mapAsync {
-                try await service.move(id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId)
+                try await service.move(id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId,
+                                       proofId: body.proofId)
             } refused: { wire.snapshot($0) }
             return try .json(wire.snapshot(trip))
         })

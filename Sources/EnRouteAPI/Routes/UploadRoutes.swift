@@ -79,14 +79,12 @@ extension EnRouteAPI {
 
     /// The `delivered` step's `proofId`, checked and recorded as the trip's proof before the step is applied; 422 on
     /// another step, on a malformed id, or on an upload that is not this trip's. The upload itself may come later.
-    func recordProof(_ proofId: String?, move: TripMove, trip: TripRecord, by account: Account) async throws {
+    func checkProof(_ proofId: String?, move: TripMove, trip: TripRecord, by account: Account) async throws {
         guard let proofId else { return }
         guard move == .delivery(.delivered) else { throw HTTPError.invalid("/proofId", "only the delivered step takes a proof") }
         guard let proofs = contact?.proofs else { throw HTTPError.invalid("/proofId", "this server keeps no proofs") }
+        // Checked here; recorded by the step itself, in the transaction that applies it.
         try await proof { try await proofs.check(proofId: proofId, trip: trip, by: account) }
-        do { try await proofs.link(proofId: proofId, tripId: trip.id) } catch {
-            throw HTTPError.unavailable(retryAfterSeconds: 1, detail: "The proof could not be recorded; send the step again.")
-        }
     }
 
     /// `body`'s value, a `ProofProblem` as its problem document.

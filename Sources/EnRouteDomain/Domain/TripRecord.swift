@@ -151,6 +151,8 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var ratings: [TripRating]?
     /// Deliveries: the ActivityKit push token the customer's app registered.
     public var liveActivityToken: String?
+    /// Deliveries: the upload the `delivered` step named as its proof, written by that step's own transaction.
+    public var proofId: String?
     /// Metres of road the provider's kept path matched onto, set after completion when a road network is configured.
     public var matchedDistanceMeters: Double?
     /// Seconds of driving along the matched path at the router's speeds, set with `matchedDistanceMeters`.
@@ -202,6 +204,7 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         tip = try c.decodeIfPresent(TripTip.self, forKey: .tip)
         ratings = try c.decodeIfPresent([TripRating].self, forKey: .ratings)
         liveActivityToken = try c.decodeIfPresent(String.self, forKey: .liveActivityToken)
+        proofId = try c.decodeIfPresent(String.self, forKey: .proofId)
         matchedDistanceMeters = try c.decodeIfPresent(Double.self, forKey: .matchedDistanceMeters)
         matchedDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .matchedDurationSeconds)
         city = try c.decodeIfPresent(String.self, forKey: .city)

@@ -36,9 +36,8 @@ public protocol ProofUploadStore: Sendable {
     /// Creates or replaces the upload with `upload.id`.
     func save(_ upload: ProofUpload) async throws
     func delete(id: String) async throws
-    /// Names `proofId` the proof of `tripId` (the `delivered` step's), replacing any before.
-    func link(tripId: String, proofId: String) async throws
-    /// The proof id the trip's `delivered` step named, nil when none.
+    /// The proof id recorded apart from the trip for a trip delivered before the step kept its proof on the trip
+    /// itself (`TripRecord.proofId`), nil when none.
     func proofId(tripId: String) async throws -> String?
     /// Uploads not yet complete that were created before `cutoff`.
     func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload]
@@ -46,14 +45,14 @@ public protocol ProofUploadStore: Sendable {
 
 /// Upload state in memory, for tests and the in-memory backend.
 public final class InMemoryProofUploadStore: ProofUploadStore {
-    private let state = Mutex<(uploads: [String: ProofUpload], links: [String: String])>(([:], [:]))
+    private let state = Mutex<[String: ProofUpload]>([:])
     public init() {}
-    public func upload(id: String) async throws -> ProofUpload? { state.withLock { $0.uploads[id] } }
-    public func save(_ upload: ProofUpload) async throws { state.withLock { $0.uploads[upload.id] = upload } }
-    public func delete(id: String) async throws { _ = state.withLock { $0.uploads.removeValue(forKey: id) } }
-    public func link(tripId: String, proofId: String) async throws { state.withLock { $0.links[tripId] = proofId } }
-    public func proofId(tripId: String) async throws -> String? { state.withLock { $0.links[tripId] } }
+    public func upload(id: String) async throws -> ProofUpload? { state.withLock { $0[id] } }
+    public func save(_ upload: ProofUpload) async throws { state.withLock { $0[upload.id] = upload } }
+    public func delete(id: String) async throws { _ = state.withLock { $0.removeValue(forKey: id) } }
+    /// Memory holds no trip from before the proof moved onto the trip.
+    public func proofId(tripId: String) async throws -> String? { nil }
     public func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload] {
-        state.withLock { $0.uploads.values.filter { !$0.isComplete && $0.createdAt < cutoff }.sorted { $0.id < $1.id } }
+        state.withLock { $0.values.filter { !$0.isComplete && $0.createdAt < cutoff }.sorted { $0.id < $1.id } }
     }
 }

@@ -155,18 +155,18 @@ public final class ProofUploads: Sendable {
         return stale.count
     }
 
-    /// Records `proofId` as the proof of `tripId`.
-    public func link(proofId: String, tripId: String) async throws {
-        try await uploads.link(tripId: tripId, proofId: proofId)
-    }
-
     /// The trip's proof and its bytes, for its customer and ops: 404 for anyone else or when the trip has none,
     /// 409 while the upload is still running.
     public func proof(tripId: String, by account: Account) async throws(ProofProblem) -> (upload: ProofUpload, bytes: [UInt8]) {
         guard let trip = try? service.cached(tripId), trip.isVisible(to: account), account.role == .customer || account.role == .ops else {
             throw .notFound("No such trip.")
         }
-        guard let proofId = try? await uploads.proofId(tripId: trip.id) else { throw .notFound("This trip has no proof of delivery.") }
+        var proofId = trip.proofId
+        // Trips delivered before the step carried its proof have it in the store's links only.
+        if proofId == nil, trip.status == .delivery(.delivered) {
+            proofId = (try? await uploads.proofId(tripId: trip.id)) ?? nil
+        }
+        guard let proofId else { throw .notFound("This trip has no proof of delivery.") }
         guard let upload = try await stored(proofId), upload.tripId == trip.id, upload.isComplete else {
             let progress = (try? await stored(proofId)).flatMap { $0 }.map { " (\($0.offset) of \($0.length) bytes)" } ?? ""
             throw ProofProblem(409, "Proof not complete", "The proof of delivery is still uploading\(progress); try again shortly.")

@@ -305,9 +305,9 @@ public final class TripService: Sendable {
     /// Applies a move for `account`; provider steps carry a change id and the device's time.
     ///
     /// A change id seen before returns the trip without applying it again. A refused move throws
-    /// `TripError.refused` with the real trip.
+    /// `TripError.refused` with the real trip. `proofId` is recorded on the trip by a `delivered` step that applies.
     public func move(_ tripId: String, _ move: TripMove, by account: Account, deviceTime: Date? = nil, changeId: String? = nil,
-                     idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+                     proofId: String? = nil, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
         let at = now()
         let cached = cache.withLock { $0.trips[tripId] }
         let estimator = self.estimator
@@ -336,6 +336,8 @@ public final class TripService: Sendable {
                 result = .failure(.refused(refusal, trip))
             case .success(var next):
                 next = estimator.refreshETA(next, now: at)
+                // The proof is recorded with the step that applies, never by one that is refused or replayed.
+                if let proofId, move == .delivery(.delivered) { next.proofId = proofId }
                 try await tx.update(next, expectedVersion: trip.version)
                 try await tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
                                                    actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
