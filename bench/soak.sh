@@ -18,6 +18,7 @@ build enroute
 BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)"
 WORK=$(mktemp -d)
 SECRET="soak-secret-$(date +%s)-0123456789"
+OPS=$("$BIN/enroute" token --secret "$SECRET" --account ops-1 --role ops)   # /metrics is the operators'
 SERVER=""
 cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -51,7 +52,7 @@ BASE=$(rss_mib "$SERVER")
 "$BIN/server-bench" soak --port "$PORT" --secret "$SECRET" --pid "$SERVER" --burst "$BURST" --workers "$WORKERS" | tee "$WORK/burst.out"
 SEARCHING=$(rss_mib "$SERVER")
 for _ in $(seq 1 120); do
-  curl -s "http://127.0.0.1:$PORT/metrics" | awk -v n="$BURST" '/^enroute_dispatch_searches_total\{result="noProviderFound"\}/ && $2 + 0 >= n { found = 1 } END { exit !found }' && break
+  curl -s -H "Authorization: Bearer $OPS" "http://127.0.0.1:$PORT/metrics" | awk -v n="$BURST" '/^enroute_dispatch_searches_total\{result="noProviderFound"\}/ && $2 + 0 >= n { found = 1 } END { exit !found }' && break
   sleep 1
 done
 sleep 35   # one period of the server's memory trim (30 s)

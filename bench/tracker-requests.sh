@@ -27,7 +27,7 @@ post /v1/payment-methods "$CUSTOMER" '{"token":"pm_card_visa","makeDefault":true
 QUOTE=$(curl -sf -X POST "$API/v1/orders/quote" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' -d "{$BASKET}" | field quoteId)
 ORDER=$(curl -sf -X POST "$API/v1/orders" -H "Authorization: Bearer $CUSTOMER" -H 'Content-Type: application/json' -H "Idempotency-Key: bench-$$-1" \
   -d "{$BASKET,\"quoteId\":\"$QUOTE\"}" | field orderId)
-count() { curl -s "$API/metrics" | awk '/^enroute_http_requests_total\{method="GET",route="\/v1\/orders\/\{id\}\/tracking"/ { n += $2 } END { print n + 0 }'; }
+count() { curl -s -H "Authorization: Bearer $OPS" "$API/metrics" | awk '/^enroute_http_requests_total\{method="GET",route="\/v1\/orders\/\{id\}\/tracking"/ { n += $2 } END { print n + 0 }'; }
 measure() {   # measure LABEL LIMIT
   sleep 3   # let the cadence settle after the change
   local before after; before=$(count); sleep "$WINDOW"; after=$(count)

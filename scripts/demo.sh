@@ -56,7 +56,10 @@ ENROUTE_JWT_SECRET=$(cat "$DB.secret")
 export ENROUTE_JWT_SECRET
 # In a session of its own, so a terminal's Ctrl-C reaches the simulator and this script only: the simulator winds down
 # (its providers go offline, their last steps sent) against a server that is still up, then stop_all stops the server.
-setsid "$BIN" serve --port "$PORT" --db "$DB" --graph "$GRAPH" --time-zone Europe/Helsinki > "$DIR/server.log" 2>&1 &
+# Out of the script's group, the server watches the script itself: if the script dies without its trap (SIGKILL), the
+# server stops with it.
+setsid "$BIN" serve --port "$PORT" --db "$DB" --graph "$GRAPH" --time-zone Europe/Helsinki --parent-pid $$ \
+  > "$DIR/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 1 100); do curl -sf "$API/healthz" >/dev/null && break; sleep 0.1; done
 curl -sf "$API/healthz" >/dev/null || { echo "demo: the server did not come up; see $DIR/server.log" >&2; exit 1; }

@@ -67,12 +67,14 @@ public struct HTTPRequest: Sendable {
         method == "GET" && headers["Upgrade"]?.lowercased() == "websocket"
     }
 
-    /// Decodes the JSON body as `T`: 400 for malformed JSON, 415 for another media type, 422 naming a bad field.
+    /// Decodes the JSON body as `T`: 400 for malformed JSON, 415 for another media type, 422 naming a bad field, or
+    /// naming a string that holds U+0000 (`TextPolicy`).
     public func decode<T: Decodable>(_ type: T.Type) throws(HTTPError) -> T {
         if let contentType = headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json"), !contentType.contains("+json") {
             throw HTTPError(status: 415, title: "Unsupported Media Type", detail: "Send the body as application/json.")
         }
         guard !body.isEmpty else { throw HTTPError.badRequest("The request needs a JSON body.") }
+        if let pointer = TextPolicy.nulPointer(inJSON: body) { throw TextPolicy.refusal(pointer) }
         do {
             return try WireCoding.decoder().decode(T.self, from: Data(body))
         } catch let error as DecodingError {

@@ -121,6 +121,10 @@ enum ServeCommand {
                 Seconds after which a hold no trip took (its request failed or the server died mid-request) is
                 released (ENROUTE_UNATTACHED_HOLD_TIMEOUT, default 900).
                 """),
+            .value("parent-pid", "PID", env: "ENROUTE_PARENT_PID", """
+                Stop (draining, as on SIGTERM) once process PID is gone, e.g. the script that started the server, even
+                one killed without a chance to stop it (ENROUTE_PARENT_PID).
+                """),
             .value("public-url", "URL", env: "ENROUTE_PUBLIC_URL", """
                 The server's address as customers reach it (ENROUTE_PUBLIC_URL, default http://HOST:PORT): bank
                 challenges link back to it.
@@ -268,14 +272,28 @@ enum ServeCommand {
                 ProcessMemory.trim()
             }
         }
+        // The starter's end stops the server as a signal would (checked each second: no event tells of another
+        // process's end).
+        let parentWatch = try options.int("parent-pid", in: 1...Int(Int32.max)).map { pid in
+            let watch = ParentWatch(pid: Int32(pid))
+            log("stopping when process \(pid) is gone")
+            return Task {
+                while !Task.isCancelled, watch.isAlive() { try? await Task.sleep(for: .seconds(1)) }
+                guard !Task.isCancelled else { return }
+                log("process \(pid) is gone")
+                stop.continuation.yield(SIGTERM)
+            }
+        }
         var signals = stop.stream.makeAsyncIterator()
         let received = await signals.next() ?? SIGTERM
         log("received signal \(received); draining")
         trim.cancel()
+        parentWatch?.cancel()
         await server.shutdown()
         // Wait for the background tasks, so that everything is released before exit (LeakSanitizer checks at exit).
         await backend.stop()
         await trim.value
+        await parentWatch?.value
         log("stopped cleanly")
         _ = sources
         _ = roads

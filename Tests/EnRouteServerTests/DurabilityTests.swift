@@ -182,4 +182,24 @@ import TestSupport
         #expect(server.process.terminationReason == .exit)
         #expect(server.process.terminationStatus == 0)
     }
+
+    /// A server started with `--parent-pid` drains and exits 0 once that process is gone, even one that ended without a
+    /// chance to stop the server (a script killed with SIGKILL).
+    @Test func theServerStopsOnceTheProcessNamedByParentPidIsGone() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-parent-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let starter = Process()
+        starter.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        starter.arguments = ["600"]
+        try starter.run()
+        let server = try Server(database: dir.appendingPathComponent("e.sqlite").path,
+                                arguments: ["--parent-pid", String(starter.processIdentifier)])
+        #expect(server.process.isRunning)
+        Glibc.kill(starter.processIdentifier, SIGKILL)
+        starter.waitUntilExit()
+        try await eventually("the server stops", within: .seconds(30)) { !server.process.isRunning }
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.terminationStatus == 0)
+    }
 }

@@ -130,6 +130,7 @@ extension EnRouteAPI {
         case .readOnly: return .forbidden("Ops read a trip's chat but do not write in it.")
         case .invalidUTF8: return .invalid("/text", "is not valid UTF-8")
         case .empty: return .invalid("/text", "must not be empty")
+        case .nul: return .invalid("/text", "must not contain U+0000")
         case .tooLong(let limit):
             return HTTPError(status: 413, title: "Content Too Large", detail: "A message is at most \(limit) bytes of UTF-8.",
                              errors: [Problem.FieldError(pointer: "/text", detail: "is over \(limit) bytes")])

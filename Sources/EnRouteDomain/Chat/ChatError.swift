@@ -10,6 +10,8 @@ public enum ChatError: Error, Sendable, Equatable {
     case invalidUTF8
     /// The text is empty or only whitespace.
     case empty
+    /// The text holds U+0000, which not every store keeps.
+    case nul
     /// The text is over the limit, in UTF-8 bytes.
     case tooLong(limit: Int)
     /// The `messageId` is empty, too long or holds spaces or control characters.

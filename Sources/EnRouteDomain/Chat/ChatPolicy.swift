@@ -75,10 +75,12 @@ public struct ChatPolicy: Sendable, Equatable {
         return text
     }
 
-    /// Refuses a text that is blank or over `maxMessageBytes`.
+    /// Refuses a text that is blank, over `maxMessageBytes` or holds U+0000.
     public func check(_ text: String) throws(ChatError) {
         guard text.utf8.count <= maxMessageBytes else { throw .tooLong(limit: maxMessageBytes) }
         guard text.contains(where: { !$0.isWhitespace }) else { throw .empty }
+        // A WebSocket frame reaches here without the API's decoding, which refuses it for every JSON body.
+        guard !text.contains("\0") else { throw .nul }
     }
 
     /// Refuses a `messageId` that is empty, too long or holds control characters or spaces.
