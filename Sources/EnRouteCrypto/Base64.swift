@@ -31,7 +31,8 @@ public enum Base64URL {
     }
 
     /// Decodes padded or unpadded base64url; nil when malformed (a byte outside the alphabet, padding anywhere but at
-    /// the end or to the wrong length, a length no encoding has).
+    /// the end or to the wrong length, a length no encoding has, or a last character whose unused bits are not zero:
+    /// only the one spelling `encode` gives is read, so a token's signature cannot be respelled).
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var bytes = Array(text.utf8)
         if bytes.last == UInt8(ascii: "=") {
@@ -55,6 +56,8 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
+        // The bits left over past the last whole byte must be zero (RFC 4648 §3.5).
+        guard accumulator == 0 else { return nil }
         return out
     }
 }
