@@ -40,7 +40,8 @@ declare -A MODULES SOURCES
 MODULES[Base64JWT]="EnRouteCrypto"
 MODULES[HTTPHead]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[HTTPChunked]="EnRouteModels EnRouteCrypto HTTPEngine"
-TARGETS=(Base64JWT HTTPHead HTTPChunked)
+MODULES[WebSocketFrames]="EnRouteModels EnRouteCrypto HTTPEngine"
+TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames)
 
 # Module -> the C module folders it needs on the include path.
 declare -A CMODULES=([EnRouteCrypto]="COpenSSL" [HTTPEngine]="CEpoll COpenSSL" [OSMKit]="CZlib" [PostgresKit]="CLibPQ")

@@ -12,11 +12,8 @@ func property(_ holds: Bool, _ message: @autoclosure () -> String, line: Int = #
 }
 
 /// The points at which a split of `count` bytes is tried: every one for short inputs, else the first and last few
-/// and an even spread (each split re-parses the prefix, so checking all of a long input would be quadratic).
-func splitPoints(_ count: Int, every limit: Int = 256) -> [Int] {
+/// and an even spread (each split re-parses the input, so checking every point of a long one would be quadratic).
+func splitPoints(_ count: Int, every limit: Int = 128) -> [Int] {
     guard count > limit else { return Array(0...count) }
-    var points = Array(0...16) + Array((count - 16)...count)
-    let step = max(1, count / 64)
-    points += stride(from: 17, to: count - 16, by: step)
-    return points
+    return Array(0...8) + Array(stride(from: 9, to: count - 8, by: (count - 17) / 24 + 1)) + Array((count - 8)...count)
 }
