@@ -41,7 +41,11 @@ MODULES[Base64JWT]="EnRouteCrypto"
 MODULES[HTTPHead]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[HTTPChunked]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[WebSocketFrames]="EnRouteModels EnRouteCrypto HTTPEngine"
-TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames)
+MODULES[SSE]="EnRouteModels ClientKit"
+MODULES[RESP]="RedisKit"
+MODULES[Polyline]="EnRouteModels"
+MODULES[PostgresValues]="PostgresKit"
+TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues)
 
 # Module -> the C module folders it needs on the include path.
 declare -A CMODULES=([EnRouteCrypto]="COpenSSL" [HTTPEngine]="CEpoll COpenSSL" [OSMKit]="CZlib" [PostgresKit]="CLibPQ")
@@ -56,6 +60,10 @@ done
 FLAGS=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
        -O -sanitize=fuzzer,address -enable-testing -parse-as-library -I "$OUT/modules")
 for c in "$ROOT"/Sources/C*/; do FLAGS+=(-I "$c"); done
+# The C libraries' headers and libraries where pkg-config finds them (libpq's headers are not in /usr/include).
+for flag in $(pkg-config --cflags-only-I --libs-only-L libcrypto zlib libpq); do
+    case $flag in -I*) FLAGS+=(-Xcc "$flag") ;; -L*) FLAGS+=("$flag") ;; esac
+done
 mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs"
 
 # Builds a module (one object and its .swiftmodule) when a source of it, or a module built before it for the same

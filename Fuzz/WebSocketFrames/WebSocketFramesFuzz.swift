@@ -1,7 +1,7 @@
 @testable import HTTPEngine
 
 /// The largest message the codecs accept, small so that inputs reach the 1009 refusal.
-private let maxMessage = 1024
+private let maxMessage = 256
 private let clientKey: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
 
 /// WebSocketCodec, server side (masked frames in) and client side (plain frames in), on arbitrary bytes. Properties:
