@@ -45,7 +45,8 @@ MODULES[SSE]="EnRouteModels ClientKit"
 MODULES[RESP]="RedisKit"
 MODULES[Polyline]="EnRouteModels"
 MODULES[PostgresValues]="PostgresKit"
-TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues)
+MODULES[OSMPBF]="OSMKit"
+TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF)
 
 # Module -> the C module folders it needs on the include path.
 declare -A CMODULES=([EnRouteCrypto]="COpenSSL" [HTTPEngine]="CEpoll COpenSSL" [OSMKit]="CZlib" [PostgresKit]="CLibPQ")
