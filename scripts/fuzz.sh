@@ -46,7 +46,8 @@ MODULES[RESP]="RedisKit"
 MODULES[Polyline]="EnRouteModels"
 MODULES[PostgresValues]="PostgresKit"
 MODULES[OSMPBF]="OSMKit"
-TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF)
+MODULES[CitiesGeoJSON]="EnRouteModels EnRouteDomain"
+TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF CitiesGeoJSON)
 
 # Module -> the C module folders it needs on the include path.
 declare -A CMODULES=([EnRouteCrypto]="COpenSSL" [HTTPEngine]="CEpoll COpenSSL" [OSMKit]="CZlib" [PostgresKit]="CLibPQ")
