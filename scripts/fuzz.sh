@@ -47,10 +47,9 @@ MODULES[Polyline]="EnRouteModels"
 MODULES[PostgresValues]="PostgresKit"
 MODULES[OSMPBF]="OSMKit"
 MODULES[CitiesGeoJSON]="EnRouteModels EnRouteDomain"
-TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF CitiesGeoJSON)
-
-# Module -> the C module folders it needs on the include path.
-declare -A CMODULES=([EnRouteCrypto]="COpenSSL" [HTTPEngine]="CEpoll COpenSSL" [OSMKit]="CZlib" [PostgresKit]="CLibPQ")
+MODULES[OSRMQuery]="EnRouteModels EnRouteCrypto HTTPEngine"
+SOURCES[OSRMQuery]="Sources/EnRouteAPI/OSRMQuery.swift"
+TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF CitiesGeoJSON OSRMQuery)
 
 if [ $list -eq 1 ]; then printf '%s\n' "${TARGETS[@]}"; exit 0; fi
 [ ${#names[@]} -eq 0 ] && names=("${TARGETS[@]}")
@@ -68,29 +67,34 @@ for flag in $(pkg-config --cflags-only-I --libs-only-L libcrypto zlib libpq); do
 done
 mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs"
 
-# Builds a module (one object and its .swiftmodule) when a source of it, or a module built before it for the same
-# target (those it may import), is newer. Its warnings are the normal build's business and are not repeated here.
+# The project modules each module imports (Package.swift's dependencies, less the C modules).
+declare -A DEPS=([EnRouteModels]="" [EnRouteCrypto]="" [HTTPEngine]="EnRouteModels EnRouteCrypto"
+                 [ClientKit]="EnRouteModels" [RedisKit]="" [PostgresKit]="" [OSMKit]="" [EnRouteDomain]="EnRouteModels")
+
+# Builds a module (one object and its .swiftmodule) when a source of it or a module it imports is newer. Its warnings
+# are the normal build's business and are not repeated here.
 build_module() {
-    local module=$1 object=$OUT/modules/$1.o
-    shift
+    local module=$1 object=$OUT/modules/$1.o dep
     local newer=("Sources/$module")
-    for dep in "$@"; do newer+=("$OUT/modules/$dep.swiftmodule"); done
+    for dep in ${DEPS[$module]}; do newer+=("$OUT/modules/$dep.swiftmodule"); done
     if [ -f "$object" ] && [ -z "$(find "${newer[@]}" -newer "$object" -print -quit)" ]; then return 0; fi
     echo "== building $module (instrumented)"
     "$SWIFTC" "${FLAGS[@]}" -suppress-warnings -module-name "$module" -wmo -c -o "$object" -emit-module \
         -emit-module-path "$OUT/modules/$module.swiftmodule" $(find "Sources/$module" -name '*.swift' | sort)
+    # The compiler leaves an output it would write unchanged as it was: mark the build as done now.
+    touch "$object"
 }
 
 build_target() {
     local name=$1 module objects=() binary=$OUT/bin/$1
-    local built=()
     for module in ${MODULES[$name]}; do
-        build_module "$module" "${built[@]}"
-        built+=("$module")
+        build_module "$module"
         objects+=("$OUT/modules/$module.o")
     done
     local inputs=(Fuzz/Shared/*.swift "Fuzz/$name"/*.swift ${SOURCES[$name]:-})
-    if [ -f "$binary" ] && [ -z "$(find "${inputs[@]}" "${objects[@]}" -newer "$binary" -print -quit)" ]; then return 0; fi
+    if [ -f "$binary" ] && [ -z "$(find "${inputs[@]}" "${objects[@]}" -newer "$binary" -print -quit)" ]; then
+        return 0
+    fi
     echo "== building fuzz target $name"
     # The gold linker warns once per ASan helper it cannot export; those lines say nothing about the target.
     "$SWIFTC" "${FLAGS[@]}" -module-name "${name}Fuzz" "${inputs[@]}" "${objects[@]}" -o "$binary" 2>&1 \

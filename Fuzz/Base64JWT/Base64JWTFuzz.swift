@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EnRouteCrypto
 
 /// Base64URL and ParsedJWT on arbitrary bytes. Properties: any bytes encode to the alphabet without padding and decode
@@ -24,8 +25,10 @@ public func fuzzBase64JWT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 private func isAlphabet(_ byte: UInt8) -> Bool {
     switch byte {
-    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-         UInt8(ascii: "-"), UInt8(ascii: "_"): true
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "-"), UInt8(ascii: "_"):
+        true
     default: false
     }
 }
@@ -42,13 +45,15 @@ private func checkToken(_ text: String) {
     do {
         _ = try signer.verify(signed, now: Date(timeIntervalSince1970: 0), leeway: 1e12)
     } catch {
-        property(error != .badSignature && error != .malformed && error != .unsupportedAlgorithm,
-                 "a re-signed token is refused: \(error)")
+        property(
+            error != .badSignature && error != .malformed && error != .unsupportedAlgorithm,
+            "a re-signed token is refused: \(error)")
     }
     var tampered = Array(signed.utf8)
     tampered[tampered.count - 1] = tampered.last == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
     do {
-        _ = try signer.verify(String(decoding: tampered, as: UTF8.self), now: Date(timeIntervalSince1970: 0), leeway: 1e12)
+        _ = try signer.verify(
+            String(decoding: tampered, as: UTF8.self), now: Date(timeIntervalSince1970: 0), leeway: 1e12)
         property(false, "a token whose signature's last character changed verifies: \(signed)")
     } catch {}
 }

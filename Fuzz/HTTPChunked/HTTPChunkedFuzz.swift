@@ -11,11 +11,14 @@ public func fuzzHTTPChunked(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     property(whole.body.count == whole.decoded, "kept \(whole.body.count) bytes of \(whole.decoded) decoded")
     if case .done(let consumed) = whole.outcome {
         property(consumed <= size && whole.body.count <= consumed - 3, "a body of \(whole.body.count) in \(consumed)")
-        let rewritten = Array("\(String(whole.body.count, radix: 16))\r\n".utf8) + whole.body + Array("\r\n0\r\n\r\n".utf8)
+        let rewritten =
+            Array("\(String(whole.body.count, radix: 16))\r\n".utf8) + whole.body + Array("\r\n0\r\n\r\n".utf8)
         let again = decode([rewritten[...]])
         let expected = whole.body.isEmpty ? ChunkedDecoder.Outcome.malformed : .done(consumed: rewritten.count)
         if !whole.body.isEmpty {
-            property(again.outcome == expected && again.body == whole.body, "the body as one chunk reads as \(again.outcome)")
+            property(
+                again.outcome == expected && again.body == whole.body, "the body as one chunk reads as \(again.outcome)"
+            )
         }
     }
     for k in splitPoints(size) {
@@ -25,7 +28,9 @@ public func fuzzHTTPChunked(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let bytewise = decode(input.indices.map { input[$0...$0] })
     property(bytewise.outcome == whole.outcome && bytewise.body == whole.body, "a byte at a time: \(bytewise.outcome)")
-    var counted = 0, none: [UInt8] = [], decoder = ChunkedDecoder()
+    var counted = 0
+    var none: [UInt8] = []
+    var decoder = ChunkedDecoder()
     let outcome = input.withUnsafeBytes { decoder.decode($0, into: &none, keep: false, decoded: &counted) }
     property(outcome == whole.outcome && counted == whole.decoded && none.isEmpty, "a body not kept: \(outcome)")
     return 0
@@ -33,7 +38,10 @@ public func fuzzHTTPChunked(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// Feeds `pieces` in turn until the body ends or is refused; `done` counts from the start of the first piece.
 private func decode(_ pieces: [ArraySlice<UInt8>]) -> (outcome: ChunkedDecoder.Outcome, body: [UInt8], decoded: Int) {
-    var decoder = ChunkedDecoder(), body: [UInt8] = [], decoded = 0, offset = 0
+    var decoder = ChunkedDecoder()
+    var body: [UInt8] = []
+    var decoded = 0
+    var offset = 0
     var outcome = ChunkedDecoder.Outcome.needMore
     for piece in pieces {
         outcome = piece.withUnsafeBytes { decoder.decode($0, into: &body, keep: true, decoded: &decoded) }

@@ -26,7 +26,9 @@ public func fuzzHTTPHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 property(false, "a prefix of \(k) bytes fails (\(error.status)) but the whole input gives \(whole)")
                 return 0
             }
-            property(error == wholeError, "a prefix of \(k) bytes fails with \(error.status), the whole with \(wholeError.status)")
+            property(
+                error == wholeError,
+                "a prefix of \(k) bytes fails with \(error.status), the whole with \(wholeError.status)")
         }
     }
     guard case .complete(let head, let consumed) = whole else { return 0 }
@@ -37,7 +39,8 @@ public func fuzzHTTPHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         property(false, "the head written back out does not parse: \(String(decoding: written, as: UTF8.self))")
         return 0
     }
-    property(writtenConsumed == written.count, "the written head is read as \(writtenConsumed) of \(written.count) bytes")
+    property(
+        writtenConsumed == written.count, "the written head is read as \(writtenConsumed) of \(written.count) bytes")
     property(same(head, again), "the written head parses differently: \(String(decoding: written, as: UTF8.self))")
     if let path = HTTPParser.decodedPath(head.target) {
         property(!path.utf8.contains { $0 < 0x20 || $0 == 0x7F }, "decoded path \(path.debugDescription) has a control")
@@ -67,7 +70,9 @@ private func checkGrammar(_ head: RequestHead) {
     property(!head.method.isEmpty && head.method.utf8.allSatisfy(HTTPParser.isTokenByte), "method \(head.method)")
     property(!head.target.isEmpty && head.target.utf8.allSatisfy { $0 > 32 && $0 != 127 }, "target \(head.target)")
     property(head.minorVersion <= 9, "minor version \(head.minorVersion)")
-    var hosts = 0, lengths: [String] = [], transferEncoding = false
+    var hosts = 0
+    var lengths: [String] = []
+    var transferEncoding = false
     for field in head.headers {
         property(!field.name.isEmpty && field.name.utf8.allSatisfy(HTTPParser.isTokenByte), "field name \(field.name)")
         property(!field.value.utf8.contains { $0 < 32 && $0 != 9 || $0 == 127 }, "field value \(field.value)")
@@ -85,7 +90,8 @@ private func checkGrammar(_ head: RequestHead) {
         property(transferEncoding && lengths.isEmpty, "chunked framing without Transfer-Encoding alone")
     case .length(let n):
         property(n > 0 && !transferEncoding, "length framing \(n)")
-        property(lengths.allSatisfy { Int($0) == n || Int($0) == nil && n == Int.max }, "lengths \(lengths) read as \(n)")
+        property(
+            lengths.allSatisfy { Int($0) == n || Int($0) == nil && n == Int.max }, "lengths \(lengths) read as \(n)")
     case .none:
         property(!transferEncoding && lengths.allSatisfy { $0.allSatisfy { $0 == "0" } }, "no framing, but \(lengths)")
     }

@@ -17,7 +17,8 @@ public func fuzzOSMPBF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let waysOnly = read(file, nodes: false, ways: true, relations: false)
     property(waysOnly?.ways == whole.ways && waysOnly?.relations == [], "ways alone read differently")
     let relationsOnly = read(file, nodes: false, ways: false, relations: true)
-    property(relationsOnly?.relations == whole.relations && relationsOnly?.nodes == [], "relations alone read differently")
+    property(
+        relationsOnly?.relations == whole.relations && relationsOnly?.nodes == [], "relations alone read differently")
     roundTrip(whole)
     return 0
 }
@@ -33,8 +34,9 @@ private func read(_ file: [UInt8], nodes: Bool, ways: Bool, relations: Bool) -> 
     var entities = Entities()
     do {
         let reader = try OSMReader(bytes: file)
-        try reader.read(nodes: nodes ? { entities.nodes.append($0) } : nil, ways: ways ? { entities.ways.append($0) } : nil,
-                        relations: relations ? { entities.relations.append($0) } : nil)
+        try reader.read(
+            nodes: nodes ? { entities.nodes.append($0) } : nil, ways: ways ? { entities.ways.append($0) } : nil,
+            relations: relations ? { entities.relations.append($0) } : nil)
         return entities
     } catch {
         property(error is OSMPBFError, "a read failed with \(type(of: error)): \(error)")
@@ -45,8 +47,8 @@ private func read(_ file: [UInt8], nodes: Bool, ways: Bool, relations: Bool) -> 
 private func roundTrip(_ entities: Entities) {
     let small = { (id: Int64) in id.magnitude < 1 << 60 }
     guard entities.nodes.allSatisfy({ small($0.id) && abs($0.lat) <= 90 && abs($0.lon) <= 180 }),
-          entities.ways.allSatisfy({ small($0.id) && $0.refs.allSatisfy(small) }),
-          entities.relations.allSatisfy({ small($0.id) && $0.members.allSatisfy { small($0.ref) } })
+        entities.ways.allSatisfy({ small($0.id) && $0.refs.allSatisfy(small) }),
+        entities.relations.allSatisfy({ small($0.id) && $0.members.allSatisfy { small($0.ref) } })
     else { return }
     do {
         let bytes = try OSMPBFWriter.encode(nodes: entities.nodes, ways: entities.ways, relations: entities.relations)
@@ -54,10 +56,13 @@ private func roundTrip(_ entities: Entities) {
             property(false, "what the writer wrote is refused")
             return
         }
-        property(again.ways == entities.ways && again.relations == entities.relations, "ways or relations written differ")
-        property(again.nodes.count == entities.nodes.count && zip(again.nodes, entities.nodes).allSatisfy {
-            $0.id == $1.id && $0.tags == $1.tags && abs($0.lat - $1.lat) <= 1e-7 && abs($0.lon - $1.lon) <= 1e-7
-        }, "nodes written read back differently")
+        property(
+            again.ways == entities.ways && again.relations == entities.relations, "ways or relations written differ")
+        property(
+            again.nodes.count == entities.nodes.count
+                && zip(again.nodes, entities.nodes).allSatisfy {
+                    $0.id == $1.id && $0.tags == $1.tags && abs($0.lat - $1.lat) <= 1e-7 && abs($0.lon - $1.lon) <= 1e-7
+                }, "nodes written read back differently")
     } catch {
         property(false, "the writer refused what the reader read: \(error)")
     }

@@ -13,17 +13,21 @@ public func fuzzPolyline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let encoded = Polyline.encode(coordinates, precision: precision)
             if isShortest(input) { property(encoded == text, "\(text.debugDescription) encodes back as \(encoded)") }
             property(encoded.utf8.count <= size, "\(text.debugDescription) encodes back longer: \(encoded)")
-            property((try? Polyline.decode(encoded, precision: precision)) == coordinates, "\(encoded) decodes differently")
+            property(
+                (try? Polyline.decode(encoded, precision: precision)) == coordinates, "\(encoded) decodes differently")
         }
         let made = coordinates(input)
-        guard let decoded = try? Polyline.decode(Polyline.encode(made, precision: precision), precision: precision) else {
+        guard let decoded = try? Polyline.decode(Polyline.encode(made, precision: precision), precision: precision)
+        else {
             property(false, "the encoding of \(made) does not decode")
             return 0
         }
         let unit = precision == 5 ? 1e-5 : 1e-6
-        property(decoded.count == made.count && zip(decoded, made).allSatisfy {
-            abs($0.lat - $1.lat) <= unit / 2 + 1e-12 && abs($0.lng - $1.lng) <= unit / 2 + 1e-12
-        }, "\(made) decodes as \(decoded)")
+        property(
+            decoded.count == made.count
+                && zip(decoded, made).allSatisfy {
+                    abs($0.lat - $1.lat) <= unit / 2 + 1e-12 && abs($0.lng - $1.lng) <= unit / 2 + 1e-12
+                }, "\(made) decodes as \(decoded)")
     }
     return 0
 }
@@ -46,6 +50,7 @@ private func coordinates(_ bytes: [UInt8]) -> [Coordinate] {
     stride(from: 0, to: bytes.count - 7, by: 8).map { i in
         let lat = bytes[i..<i + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let lng = bytes[i + 4..<i + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        return Coordinate(lat: Double(lat) / Double(UInt32.max) * 180 - 90, lng: Double(lng) / Double(UInt32.max) * 360 - 180)
+        return Coordinate(
+            lat: Double(lat) / Double(UInt32.max) * 180 - 90, lng: Double(lng) / Double(UInt32.max) * 360 - 180)
     }
 }

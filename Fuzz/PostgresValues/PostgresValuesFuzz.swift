@@ -16,16 +16,21 @@ public func fuzzPostgresValues(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     if let value = PostgresRow.parseDouble(text) {
         property(row.double(0).bitPattern == value.bitPattern, "double(0) of \(text)")
         let again = PostgresRow.parseDouble(postgresSpelling(value))
-        property(again.map { $0 == value || $0.isNaN && value.isNaN } == true, "\(text) as \(value) prints and reads back as \(String(describing: again))")
+        property(
+            again.map { $0 == value || $0.isNaN && value.isNaN } == true,
+            "\(text) as \(value) prints and reads back as \(String(describing: again))")
     }
     let integer = row.int(0)
     if integer != 0 || text.contains("0") {
         let digits = text.drop { $0 == "+" || $0 == "-" }.drop { $0 == "0" }
-        property(integer == 0 || digits == "\(integer.magnitude)", "\(text.debugDescription) reads as the integer \(integer)")
+        property(
+            integer == 0 || digits == "\(integer.magnitude)", "\(text.debugDescription) reads as the integer \(integer)"
+        )
     }
     property(row.bool(0) == (text == "t"), "\(text.debugDescription) reads as a boolean \(row.bool(0))")
-    property(row.isNull(2) && row.text(2) == nil && row.int(2) == 0 && row.double(2) == 0 && !row.bool(2)
-             && row.bytes(2).isEmpty, "NULL reads as a value")
+    property(
+        row.isNull(2) && row.text(2) == nil && row.int(2) == 0 && row.double(2) == 0 && !row.bool(2)
+            && row.bytes(2).isEmpty, "NULL reads as a value")
     return 0
 }
 

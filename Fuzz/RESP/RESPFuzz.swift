@@ -18,7 +18,8 @@ public func fuzzRESP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var fresh = RESPParser()
         fresh.append(bytes)
         let again = try? fresh.next()
-        property(again == reply && fresh.bufferedCount == 0, "\(reply) written out reads as \(String(describing: again))")
+        property(
+            again == reply && fresh.bufferedCount == 0, "\(reply) written out reads as \(String(describing: again))")
     }
     if whole.failed == nil {
         property(whole.buffered == size - consumed(input, whole.replies.count), "\(whole.buffered) bytes left buffered")
@@ -33,7 +34,8 @@ private struct Reading: Equatable {
 }
 
 private func read(_ pieces: [ArraySlice<UInt8>]) -> Reading {
-    var parser = RESPParser(), reading = Reading()
+    var parser = RESPParser()
+    var reading = Reading()
     for piece in pieces {
         parser.append(piece)
         do {

@@ -32,7 +32,8 @@ private struct Reading: Equatable {
 }
 
 private func feed(_ pieces: [ArraySlice<UInt8>]) -> Reading {
-    var parser = SSEParser(), reading = Reading()
+    var parser = SSEParser()
+    var reading = Reading()
     for piece in pieces { reading.events += parser.feed(piece) }
     reading.lastEventID = parser.lastEventID
     reading.retry = parser.retryMilliseconds

@@ -39,7 +39,8 @@ private func receive(_ side: Side, _ pieces: [ArraySlice<UInt8>]) -> [WebSocketC
 
 /// A frame as the peer of `side` writes it: masked with `key` towards a server, plain towards a client.
 private func frame(_ side: Side, opcode: UInt8, _ payload: [UInt8], key: [UInt8] = clientKey) -> [UInt8] {
-    side == .server ? WebSocketCodec.maskedFrame(opcode: opcode, payload: payload, key: key)
+    side == .server
+        ? WebSocketCodec.maskedFrame(opcode: opcode, payload: payload, key: key)
         : WebSocketCodec.frame(opcode: opcode, payload: payload)
 }
 
@@ -72,6 +73,11 @@ private func check(_ side: Side, _ input: [UInt8], _ actions: [WebSocketCodec.Ac
 
 /// The masking key of the frame at the start of `input` (after a 2-, 4- or 10-byte header).
 private func maskKey(_ input: [UInt8]) -> [UInt8] {
-    let start = switch input[1] & 0x7F { case 126: 4; case 127: 10; default: 2 }
+    let start =
+        switch input[1] & 0x7F {
+        case 126: 4
+        case 127: 10
+        default: 2
+        }
     return Array(input[start..<(start + 4)])
 }
