@@ -8,7 +8,7 @@ PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
 # The Redis server `make test` starts (scripts/redis.sh, data in .build/redis).
 REDIS_PORT ?= 16379
 
-.PHONY: demo cluster test test-sanitizers build deps bench clean
+.PHONY: demo cluster test test-sanitizers fuzz build deps bench clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -61,12 +61,20 @@ test:
 	  $(SWIFT) test --skip-build --filter '$(REDIS_SUITES)'
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
+	@# Every parser's fuzz target for a short budget, after the rest so that nothing else shares the cores.
+	scripts/fuzz.sh --budget $${FUZZ_TEST_SECONDS:-15}
 
 # The suite under AddressSanitizer/LeakSanitizer and ThreadSanitizer (not part of `make test`: two
 # full builds). Builds go to .build-asan and .build-tsan; see scripts/test-sanitizers.sh.
 test-sanitizers:
 	@scripts/install-deps.sh test
 	SWIFT=$(SWIFT) scripts/test-sanitizers.sh
+
+# Every fuzz target for FUZZ_SECONDS each (default 600), two at a time; what a run finds is kept in .build/fuzz.
+FUZZ_SECONDS ?= 600
+fuzz:
+	@scripts/install-deps.sh build
+	scripts/fuzz.sh --budget $(FUZZ_SECONDS)
 
 bench:
 	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done

@@ -26,6 +26,8 @@ public enum Polyline {
     }
 
     /// The coordinates `text` encodes with `precision` decimal places; a malformed string is a `DecodeError`.
+    /// Numbers, and the coordinates they add up to, are 32-bit as in the format's definition: a longer one is an error,
+    /// so a hostile string can neither overflow the sums nor decode to values the encoder would spell otherwise.
     public static func decode(_ text: String, precision: Int = 6) throws(DecodeError) -> [Coordinate] {
         let scale = power(precision)
         let bytes = Array(text.utf8)
@@ -35,6 +37,9 @@ public enum Polyline {
             lat += try value(bytes, &index)
             guard index < bytes.count else { throw DecodeError(offset: index, reason: "a latitude without its longitude") }
             lng += try value(bytes, &index)
+            guard Int32(exactly: lat) != nil, Int32(exactly: lng) != nil else {
+                throw DecodeError(offset: index, reason: "a coordinate past 32 bits")
+            }
             coordinates.append(Coordinate(lat: Double(lat) / scale, lng: Double(lng) / scale))
         }
         return coordinates
@@ -61,13 +66,14 @@ public enum Polyline {
             guard index < bytes.count else { throw DecodeError(offset: index, reason: "the string ends inside a number") }
             let byte = bytes[index]
             guard (63...126).contains(byte) else { throw DecodeError(offset: index, reason: "character outside ? to ~") }
-            guard shift < 60 else { throw DecodeError(offset: index, reason: "a number longer than 64 bits") }
+            guard shift < 35 else { throw DecodeError(offset: index, reason: "a number longer than 32 bits") }
             index += 1
             let chunk = UInt(byte - 63)
             result |= (chunk & 0x1F) << shift
             shift += 5
             if chunk < 0x20 { break }
         }
+        guard result <= UInt32.max else { throw DecodeError(offset: index - 1, reason: "a number longer than 32 bits") }
         let signed = Int(bitPattern: result)
         return (signed & 1) != 0 ? ~(signed >> 1) : signed >> 1
     }

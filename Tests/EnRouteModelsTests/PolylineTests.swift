@@ -32,4 +32,16 @@ import EnRouteModels
         #expect(throws: Polyline.DecodeError.self) { try Polyline.decode(text, precision: 5) }
         do { _ = try Polyline.decode(text, precision: 5) } catch { #expect(error.reason == reason) }
     }
+
+    /// Numbers and sums past 32 bits are refused: the first input overflowed the running latitude (a trap), the second
+    /// (found by the Polyline fuzz target) decoded to values too large to encode back to the same string.
+    @Test(arguments: [
+        (String(repeating: "~~~~~~~~~~~^", count: 40), "a number longer than 32 bits"),
+        ("_p~iF~n_mqNvn_mxpn_mqNvxq`@", "a number longer than 32 bits"),
+        (String(repeating: "}~~~~~B?", count: 2), "a coordinate past 32 bits"),
+    ])
+    func numbersPast32BitsAreRefused(text: String, reason: String) {
+        #expect(throws: Polyline.DecodeError.self) { try Polyline.decode(text) }
+        do { _ = try Polyline.decode(text) } catch { #expect(error.reason == reason) }
+    }
 }

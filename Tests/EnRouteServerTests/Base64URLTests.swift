@@ -64,4 +64,24 @@ import EnRouteCrypto
     func malformedTextIsRefused(_ text: String) {
         #expect(Base64URL.decode(text) == nil, "\(text)")
     }
+
+    /// One spelling per byte string: a last character with unused bits set is refused, so a signature cannot be
+    /// respelled. The first input is what the fuzz target found.
+    @Test(arguments: ["eyJhbGkpXVCI0NiIsInODlhiJwIiwiZXhwIjSM", "YR", "YWJ", "YR==", "YWJ=", "Jz"])
+    func aLastCharacterWithUnusedBitsSetIsRefused(_ text: String) {
+        #expect(Base64URL.decode(text) == nil, "\(text)")
+    }
+
+    @Test func aTokenWhoseSignatureIsRespelledInItsUnusedBitsIsRefused() throws {
+        let signer = HS256Signer(secret: Array("secret".utf8))
+        let token = try signer.sign(claims: ["sub": "rider-1", "exp": 2_000_000_000])
+        // A 32-byte signature is 43 characters: the last one's two low bits are unused.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let lastCharacter = try #require(token.last)
+        let last = try #require(alphabet.firstIndex(of: lastCharacter))
+        let respelled = String(token.dropLast()) + String(alphabet[last ^ 1])
+        #expect(throws: HS256Signer.VerificationError.malformed) {
+            try signer.verify(respelled, now: Date(timeIntervalSince1970: 1_900_000_000))
+        }
+    }
 }

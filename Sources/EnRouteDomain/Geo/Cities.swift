@@ -153,13 +153,20 @@ extension Cities {
         var ring: [Coordinate] = []
         for (i, position) in positions.enumerated() {
             // GeoJSON orders a position longitude first.
-            guard let pair = position as? [Any], pair.count >= 2, let lng = (pair[0] as? NSNumber)?.doubleValue,
-                  let lat = (pair[1] as? NSNumber)?.doubleValue, (-180...180).contains(lng), (-90...90).contains(lat) else {
+            guard let pair = position as? [Any], pair.count >= 2, let lng = number(pair[0]), let lat = number(pair[1]),
+                  (-180...180).contains(lng), (-90...90).contains(lat) else {
                 throw CitiesFileError("\(path)[\(i)]", "must be [longitude, latitude] within [-180, 180] and [-90, 90]")
             }
             ring.append(Coordinate(lat: lat, lng: lng))
         }
         guard ring.first == ring.last else { throw CitiesFileError(path, "must be closed: its last position must equal its first") }
         return ring
+    }
+
+    /// A JSON number's value; nil for anything else, `true` and `false` included (Foundation hands those back as
+    /// NSNumbers too, of a class of their own).
+    private static func number(_ value: Any) -> Double? {
+        guard let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) else { return nil }
+        return number.doubleValue
     }
 }
