@@ -52,8 +52,9 @@ for role in ${ROLES:-customer provider merchant ops}; do
   echo "== schemathesis as $role"
   TOKEN=$(token "st-$role" "$role")
   ok=0
-  # Up to three tries when the tool crashes: another seed, then without the coverage phase it crashed in.
-  for attempt in "18" "19" "20 examples,fuzzing,stateful"; do
+  # Up to five tries when the tool crashes: another seed, then without the coverage phase it crashes in most (the
+  # same CPython bug also strikes Hypothesis's lambda descriptions in the other phases, three runs in a row once).
+  for attempt in "18" "19" "20 examples,fuzzing,stateful" "21 examples,fuzzing,stateful" "22 examples,fuzzing,stateful"; do
     read -r seed phases <<< "$attempt"
     if check "$role" "$TOKEN" "$seed" "$phases"; then ok=1; break; fi
     tool_crashed "$role" || break
