@@ -5,17 +5,7 @@
 # the server (a session of its own), the script exits 0 and no process of either is left.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN="${ENROUTE_BIN:-$(swift build --show-bin-path)/enroute}"
-WORK=$(mktemp -d)
-GROUP=""
-SERVER=""
-cleanup() {
-  [ -z "$GROUP" ] || kill -KILL -- "-$GROUP" 2>/dev/null || true
-  [ -z "$SERVER" ] || kill -KILL "$SERVER" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+source Tests/Terminal/demo-lib.bash
 fail() { echo "FAIL: $*"; echo "-- demo stdout"; tail -30 "$WORK/out.txt"; echo "-- demo stderr"; tail -30 "$WORK/err.txt"
          echo "-- server log"; tail -20 "$WORK/demo/server.log" 2>/dev/null || true; exit 1; }
 started=$SECONDS
