@@ -89,9 +89,10 @@ public final class Backend: Sendable {
             quoteStore = InMemoryQuoteStore()
             chatStore = InMemoryChatStore()
             shareLinks = InMemoryShareLinkStore()
-            offerStore = InMemoryOfferStore()
             contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore(); blobs = InMemoryBlobStore()
-            store = InMemoryTripStore()
+            let trips = InMemoryTripStore()
+            store = trips
+            offerStore = InMemoryOfferStore(tripWaiting: { id in (try? trips.trip(id: id))?.waitsForProvider ?? false })
             paths = InMemoryPathStore()
             let notifications = InMemoryNotifications()
             devices = notifications.devices

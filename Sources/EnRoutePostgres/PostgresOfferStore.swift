@@ -42,6 +42,11 @@ public final class PostgresOfferStore: OfferStore, Sendable {
         let json = String(decoding: try WireCoding.encoder().encode(offer), as: UTF8.self)
         let at = seconds(now), expiry = instant(1)
         return try await store.write { db in
+            // Decided with the trip's row locked against change: a trip assigned, taken or cancelled meanwhile (on any
+            // node) is offered to nobody, and one changing now waits for this offer and then withdraws it.
+            let waiting = try db.query("SELECT 1 FROM trips WHERE id = $1 AND \(TripStatus.waitingForProviderSQL) FOR SHARE",
+                                       [.text(offer.tripId)])
+            guard !waiting.isEmpty else { return false }
             // An offer of either past its time whose search died with its node ends here.
             try db.run("""
                 UPDATE offers SET state = 'expired', ended_at = $1

@@ -37,6 +37,9 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
         let at = now.timeIntervalSince1970
         let json = String(decoding: try WireCoding.encoder().encode(offer), as: UTF8.self)
         return try await write { db in
+            // Decided with the trip in hand: a trip assigned, taken or cancelled meanwhile is offered to nobody.
+            let waiting = try db.query("SELECT 1 FROM trips WHERE id = ?1 AND \(TripStatus.waitingForProviderSQL)", [.text(offer.tripId)]) { _ in true }
+            guard !waiting.isEmpty else { return false }
             // An offer of either past its time whose search died with its node ends here.
             try db.run("""
                 UPDATE offers SET state = 'expired', ended_at = ?1

@@ -14,19 +14,32 @@ import EnRoutePostgres
         static var configured: [Kind] { [.memory, .sqlite] + (PostgresTestServer.url == nil ? [] : [.postgres]) }
     }
 
-    static func makeSUT(_ kind: Kind, databaseClock: Bool = false) throws -> (any OfferStore, @Sendable () -> Void) {
+    /// The offer store of `kind` and the trip store it reads, holding the searching rides T1 and T2 (distinct
+    /// customers). The in-memory offer store asks the in-memory trip store, as the backend wires it.
+    static func makeSUT(_ kind: Kind, databaseClock: Bool = false) async throws
+        -> (any OfferStore, any TripStore, @Sendable () -> Void)
+    {
         let now: @Sendable () -> Date = { Rows.t0 }
+        let (offers, trips, cleanup): (any OfferStore, any TripStore, @Sendable () -> Void)
         switch kind {
         case .memory:
-            return (InMemoryOfferStore(), {})
+            let store = InMemoryTripStore()
+            (offers, trips, cleanup) = (InMemoryOfferStore(tripWaiting: { (try? store.trip(id: $0))?.waitsForProvider ?? false }), store, {})
         case .sqlite:
             let database = try TemporaryDatabase("offers")
-            return (try SQLiteOfferStore(tripStore: SQLiteTripStore(path: database.path), now: now), { database.remove() })
+            let store = try SQLiteTripStore(path: database.path)
+            (offers, trips, cleanup) = (try SQLiteOfferStore(tripStore: store, now: now), store, { database.remove() })
         case .postgres:
             let url = PostgresTestServer.url ?? "", schema = PostgresTestServer.freshSchema("offers")
-            let store = try PostgresOfferStore(tripStore: PostgresTripStore(url: url, schema: schema), databaseClock: databaseClock, now: now)
-            return (store, { PostgresTestServer.drop(schema, url: url) })
+            let store = try PostgresTripStore(url: url, schema: schema)
+            let book = try PostgresOfferStore(tripStore: store, databaseClock: databaseClock, now: now)
+            (offers, trips, cleanup) = (book, store, { PostgresTestServer.drop(schema, url: url) })
         }
+        try await trips.transaction { tx in
+            try await tx.insert(Rows.ride("T1", customer: "c1"))
+            try await tx.insert(Rows.ride("T2", customer: "c2"))
+        }
+        return (offers, trips, cleanup)
     }
 
     static func offer(_ id: String, trip: String = "T1", expiresIn seconds: TimeInterval = 15, from start: Date = Rows.t0) -> Offer {
@@ -35,7 +48,7 @@ import EnRoutePostgres
 
     @Test(arguments: Kind.configured)
     func aTripAndAProviderEachHaveAtMostOneOpenOffer(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         #expect(try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0))
         #expect(try await store.open(Self.offer("O2"), to: "p2", now: Rows.t0) == false, "the trip already has one")
@@ -53,7 +66,7 @@ import EnRoutePostgres
 
     @Test(arguments: Kind.configured)
     func ofManyConcurrentAcceptsOneClaimsTheOfferAndTheRestFindItBusyOrAccepted(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         _ = try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0)
         let claims = try await withThrowingTaskGroup(of: OfferClaim.self) { group in
@@ -72,7 +85,7 @@ import EnRoutePostgres
 
     @Test(arguments: Kind.configured)
     func anOfferPastItsTimeEndsAsExpiredInsteadOfBeingClaimed(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
         let late = Rows.t0.addingTimeInterval(16)
@@ -82,7 +95,7 @@ import EnRoutePostgres
 
     @Test(arguments: Kind.configured)
     func anOfferWhoseSearchDiedIsEndedByTheNextOpenOnceItsTimeIsPast(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
         #expect(try await store.open(Self.offer("O2", trip: "T2"), to: "p1", now: Rows.t0.addingTimeInterval(10)) == false)
@@ -92,7 +105,7 @@ import EnRoutePostgres
 
     @Test(arguments: Kind.configured)
     func aTripHandedBackCanBeOfferedAndAcceptedAgain(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         _ = try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0)
         _ = try await store.claim("O1", by: "p1", now: Rows.t0)
@@ -103,11 +116,37 @@ import EnRoutePostgres
         #expect(try store.offer(id: "O1")?.ending == .accepted)
     }
 
+    /// The offer is decided with the trip in hand: a trip an operator assigned, a delivery a courier took, a ride its
+    /// customer cancelled, or a trip that is not there is offered to nobody, whatever a search on some node last saw.
+    @Test(arguments: Kind.configured)
+    func aTripThatNoLongerWaitsForAProviderIsOfferedToNobody(_ kind: Kind) async throws {
+        let (store, trips, cleanup) = try await Self.makeSUT(kind)
+        defer { cleanup() }
+        var assigned = try #require(try trips.trip(id: "T1"))
+        assigned.status = .ride(.driverAssigned)
+        assigned.providerId = "p9"
+        assigned.version += 1
+        try await trips.transaction { [assigned] tx in try await tx.update(assigned, expectedVersion: 1) }
+        #expect(try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0) == false, "assigned by an operator")
+        #expect(store.liveOffer(forTrip: "T1") == nil)
+        #expect(store.holders().isEmpty)
+        #expect(try await store.open(Self.offer("O2", trip: "T404"), to: "p1", now: Rows.t0) == false, "no such trip")
+        try await trips.transaction { tx in
+            try await tx.insert(Rows.order("D1", status: .picking, customer: "c3"))
+            var taken = Rows.order("D2", status: .picking, customer: "c4")
+            taken.providerId = "p8"
+            try await tx.insert(taken)
+        }
+        #expect(try await store.open(Self.offer("O3", trip: "D1"), to: "p1", now: Rows.t0), "a delivery being picked, without a courier")
+        #expect(try await store.open(Self.offer("O4", trip: "D2"), to: "p2", now: Rows.t0) == false, "a delivery a courier took")
+        #expect(try await store.open(Self.offer("O5", trip: "T2"), to: "p2", now: Rows.t0), "a searching ride")
+    }
+
     /// One node runs a trip's search: the lease is taken once, kept by its holder's heartbeat, and taken over only after
     /// it ran out; a holder stopped past its lease finds, when it resumes, that it lost it, and its heartbeat steals nothing.
     @Test(arguments: Kind.configured)
     func aSearchLeaseHasOneHolderAndPassesOnOnlyWhenItRunsOut(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         let t = { (s: TimeInterval) in Rows.t0.addingTimeInterval(s) }
         #expect(try await store.claimSearch("T1", node: "a", until: t(10), now: t(0)))
@@ -129,7 +168,7 @@ import EnRoutePostgres
     /// ones that ran out are not among them.
     @Test(arguments: Kind.configured)
     func theSearchesHeldElsewhereAreTheOtherNodesLiveLeases(_ kind: Kind) async throws {
-        let (store, cleanup) = try Self.makeSUT(kind)
+        let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         let t = { (s: TimeInterval) in Rows.t0.addingTimeInterval(s) }
         #expect(try await store.claimSearch("A1", node: "a", until: t(10), now: t(0)))
@@ -145,7 +184,7 @@ import EnRoutePostgres
     /// by a database that is past it.
     @Test(.enabled(if: PostgresTestServer.url != nil, "needs ENROUTE_TEST_POSTGRES_URL"))
     func theDatabasesClockDecidesExpiryOnPostgres() async throws {
-        let (store, cleanup) = try Self.makeSUT(.postgres, databaseClock: true)
+        let (store, _, cleanup) = try await Self.makeSUT(.postgres, databaseClock: true)
         defer { cleanup() }
         // Rows.t0 is in 2026; the database's clock is now, later: by it the offer ran out long ago.
         _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)

@@ -263,13 +263,7 @@ public final class Dispatcher: Sendable {
     }
 
     /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.
-    static func needsProvider(_ trip: TripRecord) -> Bool {
-        guard trip.providerId == nil else { return false }
-        switch trip.status {
-        case .ride(.searching), .delivery(.placed), .delivery(.picking): return true
-        default: return false
-        }
-    }
+    static func needsProvider(_ trip: TripRecord) -> Bool { trip.waitsForProvider }
 
     // MARK: - Searches
 
@@ -388,7 +382,15 @@ public final class Dispatcher: Sendable {
             excluded.insert(candidate.providerId)
             let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
                               expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
-            guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else { continue }
+            guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else {
+                if waiting(tripId) == nil { return .done }
+                continue
+            }
+            // The trip changed while the offer opened: it is withdrawn before anyone hears of it.
+            guard waiting(tripId) != nil else {
+                _ = try? await book.close(offer.offerId, .withdrawn, unlessAccepting: true)
+                return .done
+            }
             offered += 1
             tell(candidate.providerId, LiveEventName.offer.rawValue, offer, city: trip.city)
             await offers?.offerMade(offer, to: candidate.providerId)

@@ -35,8 +35,9 @@ public enum OfferClaim: Sendable, Equatable {
 ///
 /// Reads answer nil when the store cannot be reached; writes throw.
 public protocol OfferStore: Sendable {
-    /// Opens `offer` for `provider`; false when the trip or the provider already has a live offer. An offer of either
-    /// past its time is ended as expired first (its search may have died with its node).
+    /// Opens `offer` for `provider`; false when the trip no longer waits for a provider (read in the same transaction),
+    /// or the trip or the provider already has a live offer. An offer of either past its time is ended as expired first
+    /// (its search may have died with its node).
     func open(_ offer: Offer, to provider: String, now: Date) async throws -> Bool
     /// Claims the live offer for its holder's accept; one past its `expiresAt` ends as expired instead.
     func claim(_ offerId: String, by provider: String, now: Date) async throws -> OfferClaim
@@ -71,11 +72,14 @@ public protocol OfferStore: Sendable {
 public final class InMemoryOfferStore: OfferStore {
     private let book = Mutex(OfferBook())
     private let leases = Mutex<[String: (node: String, until: Date)]>([:])
+    private let tripWaiting: @Sendable (String) -> Bool
 
-    public init() {}
+    /// `tripWaiting` tells whether a trip still waits for a provider; it is asked under the book's lock as an offer opens.
+    public init(tripWaiting: @escaping @Sendable (String) -> Bool = { _ in true }) { self.tripWaiting = tripWaiting }
 
     public func open(_ offer: Offer, to provider: String, now: Date) async throws -> Bool {
         book.withLock { b in
+            guard tripWaiting(offer.tripId) else { return false }
             for stale in [b.liveOffer(forTrip: offer.tripId), b.liveOffer(heldBy: provider)].compactMap({ $0 })
             where !stale.accepting && now > stale.offer.expiresAt {
                 _ = b.close(stale.offer.offerId, .expired)

@@ -54,6 +54,24 @@ public enum TripStatus: Sendable, Equatable, Hashable, Encodable {
         var c = encoder.singleValueContainer()
         try c.encode(name)
     }
+
+    /// The states in which a trip without a provider is waiting for one: a searching ride, a delivery not yet taken.
+    public static let waitingForProvider: [TripStatus] = [.ride(.searching), .delivery(.placed), .delivery(.picking)]
+
+    /// The machine the state belongs to.
+    public var kind: TripKind {
+        switch self {
+        case .ride: .ride
+        case .delivery: .delivery
+        }
+    }
+
+    /// `waitingForProvider` as an SQL condition over a `trips` row's `kind`, `status` and `provider_id` columns, for the
+    /// stores that decide an offer in the transaction that reads the trip.
+    public static let waitingForProviderSQL: String = {
+        let states = waitingForProvider.map { "(kind = '\($0.kind.rawValue)' AND status = '\($0.name)')" }
+        return "provider_id IS NULL AND (" + states.joined(separator: " OR ") + ")"
+    }()
 }
 
 /// The provider's latest kept position on the trip.
@@ -226,4 +244,9 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public func party(of account: Account) -> Party? {
         isVisible(to: account) ? account.role : nil
     }
+}
+
+extension TripRecord {
+    /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.
+    public var waitsForProvider: Bool { providerId == nil && TripStatus.waitingForProvider.contains(status) }
 }
