@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import EnRouteDomain
 
@@ -257,5 +258,30 @@ import EnRouteDomain
         let entry = try #require(sut.entries().first)
         #expect(entry.paymentMethod == "pm_card_visa" && entry.description == "EnRoute ride T9" && !entry.offSession && entry.created == Self.at)
         #expect(entry.intent.currency == "eur")
+    }
+
+    /// A server runs for months on the sandbox: finished intents, keys and events are forgotten past their bound, while
+    /// a hold still open is kept however old, and a key is replayed for as long as it is remembered.
+    @Test func whatTheSandboxRemembersIsBoundedButOpenHoldsAreKept() async throws {
+        let clock = Mutex(Self.at)
+        let sut = SandboxGateway(baseURL: Self.base, ids: SequentialIDGenerator(prefix: ""), retention: 3, now: { clock.withLock { $0 } })
+        let open = try await sut.authorize(request("pm_card_visa", key: "hold:open"))
+        for i in 0..<20 {
+            let held = try await sut.authorize(request("pm_card_visa", key: "hold:\(i)"))
+            _ = try await sut.capture(intentId: held.id, amountMinor: 500, idempotencyKey: "cap:\(i)")
+        }
+        #expect(sut.rememberedIntents == 4, "the open hold and the newest three finished")
+        #expect(sut.rememberedKeys == 12, "four times the retention")
+        #expect(sut.sentEvents().count == 3)
+        #expect(sut.openHolds().map(\.id) == [open.id])
+        #expect(try await sut.retrieve(intentId: open.id).status == .requiresCapture)
+        // The newest key still replays its answer; a forgotten intent is no longer found.
+        let replayed = try await sut.authorize(request("pm_card_visa", key: "hold:19"))
+        #expect(try await sut.retrieve(intentId: replayed.id).status == .succeeded)
+        await #expect(throws: PaymentGatewayError.self) { try await sut.retrieve(intentId: "0") }
+        // A day later every key has aged out, and the open hold can still be captured.
+        clock.withLock { $0 = Self.at.addingTimeInterval(24 * 3600) }
+        _ = try await sut.capture(intentId: open.id, amountMinor: 1_000, idempotencyKey: "cap:open")
+        #expect(sut.rememberedKeys == 1)
     }
 }

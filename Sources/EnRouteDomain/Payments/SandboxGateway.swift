@@ -9,6 +9,10 @@ import EnRouteModels
 /// decline) is saved and replayed for the same key and parameters, never moving money twice; the same key with other
 /// parameters is refused; rejections (bad token, wrong state, bad amount) are not saved, so they can be retried.
 /// Webhooks it would send arrive on `events`, in the order the changes happened.
+///
+/// It runs for as long as the server does, so what it remembers is bounded: every intent still holding money or waiting
+/// for a challenge, the newest `retention` intents that reached a final state, idempotency keys for 24 hours (Stripe's
+/// rule) but no more than `retention` times four of them, and the newest `retention` events in `sentEvents()`.
 public final class SandboxGateway: PaymentGateway {
     /// A gateway call, for fault injection.
     public enum Operation: String, Sendable, CaseIterable {
@@ -76,11 +80,40 @@ public final class SandboxGateway: PaymentGateway {
     private struct Fault { let operation: Operation; let afterApplying: Bool }
     private struct State {
         var entries: [String: Entry] = [:]
+        /// Intent ids, oldest first; ids of forgotten intents are skipped and compacted away.
         var order: [String] = []
+        /// Intents that reached a final state, oldest first: the first forgotten when there are too many.
+        var finished = Queue<String>()
         var saved: [String: Saved] = [:]
+        /// Idempotency keys with when they were first used, oldest first.
+        var savedOrder = Queue<(key: String, at: Date)>()
         var faults: [Fault] = []
-        var sent: [GatewayEvent] = []
+        var sent = Queue<GatewayEvent>()
     }
+
+    /// A first-in first-out list that drops from the front in O(1) (amortised).
+    private struct Queue<Element> {
+        private var items: [Element] = []
+        private var head = 0
+        var count: Int { items.count - head }
+        var first: Element? { head < items.count ? items[head] : nil }
+        var all: ArraySlice<Element> { items[head...] }
+        mutating func append(_ item: Element) { items.append(item) }
+        mutating func removeFirst() -> Element {
+            let item = items[head]
+            head += 1
+            if head > 1024, head * 2 > items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return item
+        }
+    }
+
+    /// How long an idempotency key is remembered (Stripe prunes keys once they are at least 24 hours old).
+    static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
+    /// How many finished intents and sent events are remembered; keys are bounded at four times as many.
+    public let retention: Int
 
     /// `"sandbox"`.
     public let name = "sandbox"
@@ -97,8 +130,9 @@ public final class SandboxGateway: PaymentGateway {
 
     /// A sandbox whose bank challenges live under `baseURL` (`<base>/v1/payments/sandbox/challenges/<intent>`), naming
     /// intents `pi_<id>` and events `evt_<id>` from `ids`, and dating events by `now`.
-    public init(baseURL: URL, ids: any IDGenerator, now: @escaping @Sendable () -> Date) {
+    public init(baseURL: URL, ids: any IDGenerator, retention: Int = 5_000, now: @escaping @Sendable () -> Date) {
         self.base = Mutex(baseURL); self.ids = ids; self.now = now
+        self.retention = max(1, retention)
         self.cards = Dictionary(uniqueKeysWithValues: Self.testCards.map { ($0.token, $0) })
         (events, continuation) = AsyncStream.makeStream(of: GatewayEvent.self, bufferingPolicy: .unbounded)
     }
@@ -231,6 +265,12 @@ public final class SandboxGateway: PaymentGateway {
         state.withLock { s in s.order.compactMap { s.entries[$0] } }
     }
 
+    /// How many intents the sandbox remembers now.
+    public var rememberedIntents: Int { state.withLock { $0.entries.count } }
+
+    /// How many idempotency keys the sandbox remembers now.
+    public var rememberedKeys: Int { state.withLock { $0.saved.count } }
+
     /// Every intent as it stands, oldest first.
     public func intents() -> [GatewayIntent] { entries().map(\.intent) }
 
@@ -240,7 +280,7 @@ public final class SandboxGateway: PaymentGateway {
     }
 
     /// Every event sent so far, oldest first (the same ones `events` delivers).
-    public func sentEvents() -> [GatewayEvent] { state.withLock { $0.sent } }
+    public func sentEvents() -> [GatewayEvent] { state.withLock { Array($0.sent.all) } }
 
     // MARK: - Internals
 
@@ -268,7 +308,7 @@ public final class SandboxGateway: PaymentGateway {
                 } catch {
                     answer = .failure(error)
                 }
-                if case .failure(.rejected) = answer {} else { s.saved[key] = Saved(fingerprint: fingerprint, answer: answer) }
+                if case .failure(.rejected) = answer {} else { remember(key, Saved(fingerprint: fingerprint, answer: answer), in: &s) }
             }
             if after { throw .ambiguous("sandbox: \(operation.rawValue) took effect but its answer was lost") }
             return try answer.get()
@@ -303,6 +343,7 @@ public final class SandboxGateway: PaymentGateway {
         s.entries[id] = Entry(intent: intent, paymentMethod: request.paymentMethod, customer: request.customer,
                               description: request.description, offSession: offSession, created: now())
         s.order.append(id)
+        if intent.isFinal { finished(id, in: &s) }
         switch intent.status {
         case .succeeded: send("payment_intent.succeeded", intent, in: &s)
         case .requiresCapture: send("payment_intent.amount_capturable_updated", intent, in: &s)
@@ -326,11 +367,31 @@ public final class SandboxGateway: PaymentGateway {
         guard let old = s.entries[intent.id] else { return }
         s.entries[intent.id] = Entry(intent: intent, paymentMethod: old.paymentMethod, customer: old.customer,
                                      description: old.description, offSession: old.offSession, created: old.created)
+        if intent.isFinal, !old.intent.isFinal { finished(intent.id, in: &s) }
+    }
+
+    /// An intent reached a final state: once more than `retention` have, the oldest of them is forgotten.
+    private func finished(_ id: String, in s: inout State) {
+        s.finished.append(id)
+        while s.finished.count > retention { s.entries[s.finished.removeFirst()] = nil }
+        if s.order.count > 2 * s.entries.count + 1024 { s.order.removeAll { s.entries[$0] == nil } }
+    }
+
+    /// Saves a key's answer; keys past their lifetime, and the oldest beyond four times `retention`, are forgotten.
+    private func remember(_ key: String, _ saved: Saved, in s: inout State) {
+        let at = now()
+        s.saved[key] = saved
+        s.savedOrder.append((key, at))
+        while let oldest = s.savedOrder.first,
+              s.savedOrder.count > 4 * retention || at.timeIntervalSince(oldest.at) >= Self.idempotencyKeyLifetime {
+            s.saved[s.savedOrder.removeFirst().key] = nil
+        }
     }
 
     private func send(_ type: String, _ intent: GatewayIntent, in s: inout State) {
         let event = GatewayEvent(id: "evt_" + ids.next(), type: type, intent: intent, created: now())
         s.sent.append(event)
+        while s.sent.count > retention { _ = s.sent.removeFirst() }
         continuation.yield(event)
     }
 
@@ -358,4 +419,9 @@ public final class SandboxGateway: PaymentGateway {
     private static func fingerprint(_ operation: String, _ r: AuthorizationRequest) -> String {
         [operation, String(r.amountMinor), r.currency, r.paymentMethod, r.customer ?? "", r.description].joined(separator: "|")
     }
+}
+
+extension GatewayIntent {
+    /// True once nothing more can happen to the intent in the sandbox: captured or charged, canceled, or declined.
+    var isFinal: Bool { status == .succeeded || status == .canceled || status == .requiresPaymentMethod }
 }
