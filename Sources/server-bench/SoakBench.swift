@@ -37,6 +37,16 @@ struct SoakBench {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
     }
 
+    /// The CPU time `pid` has used so far (user and system), in seconds, from /proc.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        // After the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func run() throws {
         guard !secret.isEmpty, serverPID > 0 else { throw FanoutBench.Failure(description: "soak needs --secret and --pid") }
         let auth = Authenticator(secret: secret, now: { Date() })
@@ -46,6 +56,7 @@ struct SoakBench {
         let done = Atomic<Int>(0), failures = Atomic<Int>(0)
         let firstError = Mutex<String?>(nil)
         let start = Date()
+        let lastReport = Mutex((at: start, cpu: Self.cpuSeconds(serverPID)))
         FileHandle.standardOutput.write(Data(String(format: "soak: %d trips, %d workers; RSS at start %.1f MiB\n", trips, workers,
                                                     Double(Self.rssKiB(serverPID)) / 1024).utf8))
         let perWorker = (trips + workers - 1) / workers
@@ -75,8 +86,11 @@ struct SoakBench {
                         }
                         let total = done.wrappingAdd(1, ordering: .relaxed).newValue
                         if total % report == 0 {
-                            let line = String(format: "after %7d trips: RSS %7.1f MiB  (%.0f trips/s)\n", total, Double(Self.rssKiB(serverPID)) / 1024,
-                                              Double(total) / Date().timeIntervalSince(start))
+                            let at = Date(), cpu = Self.cpuSeconds(serverPID)
+                            let (since, cpuBefore) = lastReport.withLock { last in defer { last = (at, cpu) }; return last }
+                            let line = String(format: "after %7d trips: RSS %7.1f MiB  (%.0f trips/s; last %d: %.1f trips/s, %.2f ms server CPU per trip)\n",
+                                              total, Double(Self.rssKiB(serverPID)) / 1024, Double(total) / at.timeIntervalSince(start), report,
+                                              Double(report) / at.timeIntervalSince(since), (cpu - cpuBefore) * 1000 / Double(report))
                             FileHandle.standardOutput.write(Data(line.utf8))
                         }
                     }
