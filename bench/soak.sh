@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Soak: create, run and end TRIPS trips (default 200,000) through a live `enroute serve` and print its
-# resident memory every REPORT trips. The reference in the same run is the same server restarted on
-# the database the soak left behind: memory after the soak should be close to what a fresh process
-# needs for the same data, and flat after the first REPORT trips.
+# resident memory, its rate and its CPU time per trip every REPORT trips. The reference in the same run is
+# the same server restarted on the database the soak left behind: memory after the soak should be close to
+# what a fresh process needs for the same data.
 # Trips: rides assigned by ops, one location batch, three in four completed and one cancelled; every
 # tenth a delivery through the merchant. Rate limits are off (the driver is one account per role).
+#
+# It fails when the server drifts once warm (after the first WARMUP trips, default 50,000, when every
+# cache has filled): memory grows by more than MAX_BYTES_PER_TRIP (default 200) per trip, or the CPU
+# time per trip of a later interval is more than MAX_CPU_RATIO (default 1.25) times the first interval's
+# after the warm-up, or its rate falls below MIN_RATE_RATIO (default 0.8) times that interval's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TRIPS="${TRIPS:-200000}"; REPORT="${REPORT:-50000}"; WORKERS="${WORKERS:-8}"; PORT="${PORT:-18300}"
+TRIPS="${TRIPS:-200000}"; REPORT="${REPORT:-25000}"; WARMUP="${WARMUP:-50000}"; WORKERS="${WORKERS:-8}"; PORT="${PORT:-18300}"
+MAX_BYTES_PER_TRIP="${MAX_BYTES_PER_TRIP:-200}"; MAX_CPU_RATIO="${MAX_CPU_RATIO:-1.25}"; MIN_RATE_RATIO="${MIN_RATE_RATIO:-0.8}"
+(( WARMUP % REPORT == 0 && TRIPS > WARMUP )) || { echo "soak: WARMUP ($WARMUP) must be a multiple of REPORT ($REPORT) and below TRIPS ($TRIPS)" >&2; exit 2; }
 # SERVE_FLAGS: more `enroute serve` flags for both runs, e.g. "--ended-trip-cache 0".
 SCRATCH="${SCRATCH:-.build}"
 scripts/install-deps.sh build
@@ -42,8 +49,6 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
 FRESH=$(rss_mib "$SERVER")
 kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
 
-FIRST=$(awk -v r="$REPORT" '$1 == "after" && $2 == r { print $5 }' "$WORK/soak.out")
-LAST=$(awk '$1 == "after" { v = $5 } END { print v }' "$WORK/soak.out")
 # A burst: BURST customers ask for a ride at once with nobody online; each search gives up after 10 s.
 BURST="${BURST:-50000}"
 rm -f "$WORK"/soak.sqlite*
@@ -65,10 +70,27 @@ print(f"burst of {int(burst):,} searching rides: RSS {base:.1f} -> {searching:.1
       f"after every search gave up and one trim period: {ended:.1f} MiB")
 PY
 
-python3 - "$FIRST" "$LAST" "$AFTER" "$FRESH" "$REPORT" "$TRIPS" <<'PY'
-import sys
-first, last, after, fresh, report, trips = (float(x) for x in sys.argv[1:])
-grown = (last - first) * 1024 * 1024 / max(1, trips - report)
-print(f"RSS after {int(report):,} trips {first:.1f} MiB, after {int(trips):,} {last:.1f} MiB: {grown:.0f} bytes per trip after the first {int(report):,}")
+python3 - "$WORK/soak.out" "$AFTER" "$FRESH" "$WARMUP" "$MAX_BYTES_PER_TRIP" "$MAX_CPU_RATIO" "$MIN_RATE_RATIO" <<'PY'
+import re, sys
+out, after, fresh, warmup, max_bytes, max_cpu, min_rate = sys.argv[1], *(float(x) for x in sys.argv[2:])
+rows = [(int(m[1]), float(m[2]), float(m[3]), float(m[4])) for m in
+        re.finditer(r"after +(\d+) trips: RSS +([\d.]+) MiB .*?last \d+: ([\d.]+) trips/s, ([\d.]+) ms server CPU", open(out).read())]
+warm = [r for r in rows if r[0] >= warmup]
+later = [r for r in warm if r[0] > warmup]
+if not warm or not later:
+    sys.exit("soak: no reports after the warm-up to judge")
+(_, rss0, _, _), (trips, rss1, _, _) = warm[0], warm[-1]
+grown = (rss1 - rss0) * 1048576 / (trips - warmup)
+base_rate, base_cpu = later[0][2], later[0][3]
+worst_rate = min(r[2] for r in later) / base_rate
+worst_cpu = max(r[3] for r in later) / base_cpu
+print(f"RSS after {int(warmup):,} trips {rss0:.1f} MiB, after {trips:,} {rss1:.1f} MiB: {grown:.0f} bytes per trip once warm (limit {max_bytes:.0f})")
+print(f"once warm, against the first interval after the warm-up ({base_rate:.1f} trips/s, {base_cpu:.2f} ms CPU per trip): "
+      f"slowest interval {worst_rate:.2f}x its rate (limit {min_rate}), costliest {worst_cpu:.2f}x its CPU per trip (limit {max_cpu})")
 print(f"RSS at the end {after:.1f} MiB vs the same database in a fresh process {fresh:.1f} MiB: {after / fresh:.2f}x")
+failed = [what for what, bad in (("memory grows", grown > max_bytes), ("the rate falls", worst_rate < min_rate),
+                                  ("CPU per trip rises", worst_cpu > max_cpu)) if bad]
+if failed:
+    sys.exit("soak: FAILED: " + ", ".join(failed) + " once warm")
+print("soak: flat once warm")
 PY

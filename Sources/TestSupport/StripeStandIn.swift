@@ -46,7 +46,7 @@ public final class StripeStandIn: Sendable {
 
     /// Calls `hook` after each API request took effect and before its answer is sent (a test kills a client there, so
     /// the effect happens and the answer is lost with the process); nil removes it.
-    public func onApplied(_ hook: (@Sendable (StandInRequest) -> Void)?) { book.applied.withLock { $0 = hook } }
+    public func onApplied(_ hook: (@Sendable (StandInRequest) -> Void)?) { book.applied.withLock { $0 = hook.map { Book.Hook(call: $0) } } }
 
     /// Every PaymentIntent, oldest first.
     public var intents: [StandInIntent] { book.state.withLock { s in s.order.compactMap { s.intents[$0]?.snapshot } } }
@@ -200,7 +200,9 @@ private struct State {
 private final class Book: Sendable {
     let apiKey: String
     let state: Mutex<State>
-    let applied = Mutex<(@Sendable (StandInRequest) -> Void)?>(nil)
+    /// Behind a struct: a bare closure in a `Mutex` is re-wrapped in reabstraction thunks on every `withLock`.
+    struct Hook: Sendable { let call: @Sendable (StandInRequest) -> Void }
+    let applied = Mutex<Hook?>(nil)
 
     init(apiKey: String, now: @escaping @Sendable () -> Date) {
         self.apiKey = apiKey
@@ -230,7 +232,7 @@ private final class Book: Sendable {
     /// Auth, the request log, idempotency and faults around one operation, all under the lock (one request at a time).
     private func api(_ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer) -> HTTPResponse {
         let response = answer(request, operation)
-        if let hook = applied.withLock({ $0 }), let last = state.withLock({ $0.requests.last }) { hook(last) }
+        if let hook = applied.withLock({ $0 }), let last = state.withLock({ $0.requests.last }) { hook.call(last) }
         return response
     }
 

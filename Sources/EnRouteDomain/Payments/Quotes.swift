@@ -142,7 +142,13 @@ public final class QuoteBook: Sendable {
     /// Where quotes are given: only for trips a city EnRoute serves would take.
     private let cities: Cities
     /// Open requests and online providers around a point, for the busy-time multiplier.
-    private let demand: Mutex<(@Sendable (Coordinate) async throws -> (open: Int, online: Int))?>
+    private let demand: Mutex<DemandMeasure?>
+
+    /// The measure behind a struct: a bare closure in a `Mutex` is re-wrapped in two reabstraction thunks on every
+    /// `withLock`, so each quote made the next one's call longer (and the process larger) without bound.
+    private struct DemandMeasure: Sendable {
+        let measure: @Sendable (Coordinate) async throws -> (open: Int, online: Int)
+    }
 
     public init(store: any QuoteStore, estimator: any TripEstimator, directory: any PartyDirectory, rules: PricingRules = PricingRules(),
                 lifetime: TimeInterval = 300, ids: any IDGenerator, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
@@ -154,12 +160,12 @@ public final class QuoteBook: Sendable {
 
     /// Tells the book how busy an area is (wired once by the composition root: dispatch's open requests, presence's providers).
     public func measureDemand(with measure: @escaping @Sendable (Coordinate) async throws -> (open: Int, online: Int)) {
-        demand.withLock { $0 = measure }
+        demand.withLock { $0 = DemandMeasure(measure: measure) }
     }
 
     /// The busy-time multiplier at `point` now; 1 when the area cannot be measured (provider locations unreachable).
     public func demandMultiplier(at point: Coordinate) async -> Double {
-        guard let measure = demand.withLock({ $0 }), let measured = try? await measure(point) else { return 1 }
+        guard let demand = demand.withLock({ $0 }), let measured = try? await demand.measure(point) else { return 1 }
         return rules.demand.multiplier(open: measured.open, online: measured.online)
     }
 
