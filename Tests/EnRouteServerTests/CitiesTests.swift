@@ -53,9 +53,11 @@ import TestSupport
         (#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,95],[1,1],[0,0]]]}}]}"#,
          "features[0].geometry.coordinates[0][1]: must be [longitude, latitude] within [-180, 180] and [-90, 90]"),
         // A boolean is not a number, though Foundation reads `true` as 1 (found by the CitiesGeoJSON fuzz target).
-        (#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[true,0],[1,1],[0,0]]]}}]}"#,
+        (#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"geometry":"#
+            + #"{"type":"Polygon","coordinates":[[[0,0],[true,0],[1,1],[0,0]]]}}]}"#,
          "features[0].geometry.coordinates[0][1]: must be [longitude, latitude] within [-180, 180] and [-90, 90]"),
-        (#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,false],[0,0]]]}}]}"#,
+        (#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"geometry":"#
+            + #"{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,false],[0,0]]]}}]}"#,
          "features[0].geometry.coordinates[0][2]: must be [longitude, latitude] within [-180, 180] and [-90, 90]"),
         (#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"geometry":{"type":"Point","coordinates":[0,0]}}]}"#,
          "features[0].geometry.type: must be Polygon or MultiPolygon, not Point"),
