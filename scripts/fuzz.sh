@@ -112,15 +112,16 @@ run_target() {
                    -rss_limit_mb=2048 -max_len="$(cat "Fuzz/$name/max_len" 2>/dev/null || echo 4096)")
     [ -f "Fuzz/$name/dictionary" ] && options+=(-dict="Fuzz/$name/dictionary")
     # The runtime's own backtracer would hold the output open after a crash; libFuzzer and ASan report instead.
-    if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$OUT/bin/$name" "${options[@]}" "$corpus" \
+    if SWIFT_BACKTRACE=enable=no "$OUT/bin/$name" "${options[@]}" "$corpus" \
             "Fuzz/$name/corpus" >"$log" 2>&1; then
-        local done rate
-        done=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/ (lim|exec\/s|rss|L):.*//')
+        local last rate
+        last=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/ (lim|exec\/s|rss|L):.*//')
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-        echo "$name: ok, ${rate:-?} exec/s, ${done:-(no status line)}"
+        echo "$name: ok, ${rate:-?} exec/s, ${last:-(no status line)}"
     else
         echo "$name: FAILED, input in $artifacts (log: $log)"
         grep -E 'property failed|ERROR:|Fatal error' "$log" | head -3 | sed 's/^/    /'
+        echo "    replay: $OUT/bin/$name <input>"
         return 1
     fi
 }
