@@ -73,7 +73,7 @@ enum ServeCommand {
                 """),
             .value("speed-table", "FILE", env: "ENROUTE_SPEED_TABLE", """
                 Time-of-day speed factors per road class and hour of the week (`enroute-speeds 1` text; see
-                README), replacing the standard table (ENROUTE_SPEED_TABLE).
+                docs/roads.md), replacing the standard table (ENROUTE_SPEED_TABLE).
                 """),
             .value("secret", "S", env: "ENROUTE_JWT_SECRET", """
                 HS256 secret for bearer tokens, at least 16 bytes (ENROUTE_JWT_SECRET;

@@ -46,7 +46,7 @@ extension RoadNetworkBuilder.Built {
 
 extension RoadNetwork {
     /// Junctions once chains of degree-2 nodes are collapsed (nodes with other than two distinct neighbours), and
-    /// the directed edges between them: the README's way of counting.
+    /// the directed edges between them: docs/roads.md's way of counting.
     var collapsedCounts: (junctions: Int, edges: Int) {
         var neighbours = [Set<Int32>](repeating: [], count: nodeCount)
         for edge in 0..<edgeCount {

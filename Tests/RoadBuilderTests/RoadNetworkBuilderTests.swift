@@ -23,8 +23,8 @@ import Routing
         #expect((850...905).contains(report.waysUsed))
         #expect((920...977).contains(report.nodes))
         #expect((1_533...1_628).contains(report.edges))
-        // Collapsing chains of two-neighbour nodes leaves 285 junctions; counted the README's (OSMnx's strict)
-        // way, where nodes joining two OSM ways stay, 853 junctions and 1,458 edges: the README's 941 and 1,561
+        // Collapsing chains of two-neighbour nodes leaves 285 junctions; counted docs/roads.md's (OSMnx's strict)
+        // way, where nodes joining two OSM ways stay, 853 junctions and 1,458 edges: docs/roads.md's 941 and 1,561
         // less the islands (the next test keeps them and lands within 2%).
         #expect((270...300).contains(collapsed.junctions))
         #expect((820...890).contains(strict.junctions) && (1_400...1_520).contains(strict.edges))

@@ -32,7 +32,7 @@ public struct CarProfile: Sendable {
     /// Seconds for a U-turn (OSRM's car: 20 s on top of the sharpest turn's 7.5 s).
     public var uTurnSeconds: Double
 
-    /// The profile with the defaults the README's table lists.
+    /// The profile with the defaults the table in docs/roads.md lists.
     public init() {
         classSpeedKmh = [
             .motorway: 90, .motorwayLink: 45,
