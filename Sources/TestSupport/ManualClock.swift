@@ -50,6 +50,11 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// How many tasks are asleep on this clock right now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The farthest deadline any sleeper has armed, as a duration from now; nil when nobody sleeps.
+    public var farthestDeadline: Duration? {
+        state.withLock { s in s.sleepers.map(\.deadline).max().map { s.now.duration(to: $0) } }
+    }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {

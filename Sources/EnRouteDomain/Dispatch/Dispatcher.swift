@@ -506,7 +506,8 @@ public final class Dispatcher: Sendable {
     }
 
     private static func sleep(_ clock: some Clock<Duration>, _ duration: Duration) async throws {
-        try await clock.sleep(for: duration)
+        // Most of these timers are cancelled long before they run out (a search's wait ends when the trip is assigned).
+        try await clock.sleep(for: duration, inStepsOf: longestTimer)
     }
 
     static func seconds(_ d: Duration) -> TimeInterval {

@@ -35,7 +35,8 @@ public final class PollLoop: Sendable {
     private func pause() async {
         let clock = self.clock, interval = self.interval
         let timer = Task { [weak self] in
-            do { try await clock.sleep(for: interval) } catch { return }
+            // Usually cancelled by a wake long before the interval ends.
+            do { try await clock.sleep(for: interval, inStepsOf: longestTimer) } catch { return }
             self?.wake()
         }
         defer { timer.cancel() }
