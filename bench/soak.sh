@@ -51,7 +51,7 @@ kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=""
 
 # A burst: BURST customers ask for a ride at once with nobody online; each search gives up after 10 s.
 BURST="${BURST:-50000}"
-rm -f "$WORK"/soak.sqlite*
+rm -rf "$WORK"/soak.sqlite*
 SERVE_FLAGS="${SERVE_FLAGS:-} --dispatch-limit 10" serve
 BASE=$(rss_mib "$SERVER")
 "$BIN/server-bench" soak --port "$PORT" --secret "$SECRET" --pid "$SERVER" --burst "$BURST" --workers "$WORKERS" | tee "$WORK/burst.out"
