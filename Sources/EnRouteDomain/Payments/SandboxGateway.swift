@@ -130,7 +130,7 @@ public final class SandboxGateway: PaymentGateway {
 
     /// A sandbox whose bank challenges live under `baseURL` (`<base>/v1/payments/sandbox/challenges/<intent>`), naming
     /// intents `pi_<id>` and events `evt_<id>` from `ids`, and dating events by `now`.
-    public init(baseURL: URL, ids: any IDGenerator, retention: Int = 5_000, now: @escaping @Sendable () -> Date) {
+    public init(baseURL: URL, ids: any IDGenerator, retention: Int = 1_000, now: @escaping @Sendable () -> Date) {
         self.base = Mutex(baseURL); self.ids = ids; self.now = now
         self.retention = max(1, retention)
         self.cards = Dictionary(uniqueKeysWithValues: Self.testCards.map { ($0.token, $0) })
