@@ -41,10 +41,14 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
             let waiting = try db.query("SELECT 1 FROM trips WHERE id = ?1 AND \(TripStatus.waitingForProviderSQL)", [.text(offer.tripId)]) { _ in true }
             guard !waiting.isEmpty else { return false }
             // An offer of either past its time whose search died with its node ends here.
-            try db.run("""
-                UPDATE offers SET state = 'expired', ended_at = ?1
-                WHERE state = 'live' AND expires_at < ?1 AND (trip_id = ?2 OR provider_id = ?3)
-                """, [.real(at), .text(offer.tripId), .text(provider)])
+            // One statement per column, each stated so that it reads its partial index: with `trip_id = ? OR provider_id
+            // = ?` SQLite scanned every offer kept (a day's worth) on each open.
+            for column in ["trip_id", "provider_id"] {
+                try db.run("""
+                    UPDATE offers SET state = 'expired', ended_at = ?1
+                    WHERE state IN ('live', 'accepting') AND state = 'live' AND \(column) = ?2 AND expires_at < ?1
+                    """, [.real(at), .text(column == "trip_id" ? offer.tripId : provider)])
+            }
             try db.run("UPDATE offers SET state = 'returned' WHERE trip_id = ?1 AND state = 'accepted'", [.text(offer.tripId)])
             try db.run("""
                 INSERT INTO offers (offer_id, trip_id, provider_id, state, expires_at, offer) VALUES (?1, ?2, ?3, 'live', ?4, ?5)
