@@ -41,6 +41,25 @@ import TestSupport
         #expect(Cities.everywhere.city(containing: Coordinate(lat: -33.9, lng: 151.2)) == Cities.defaultName)
     }
 
+    @Test func aBoundaryIsReadToTheNearestDoubleOfItsText() throws {
+        // JSONSerialization on Linux reads 60.305555555555564 as 60.30555555555558.
+        let cities = try Cities.load(geoJSON: Data("""
+            {"type":"FeatureCollection","features":[
+             {"type":"Feature","properties":{"name":"west"},"geometry":{"type":"Polygon","coordinates":
+               [[[24.8,60.1],[24.95,60.1],[24.8,60.305555555555564],[24.8,60.1]]]}}]}
+            """.utf8))
+        #expect(cities.all[0].polygons[0].outer[2].lat == 60.305555555555564)
+    }
+
+    @Test func aBooleanOrAStringIsNotACoordinate() {
+        for member in ["true", "\"24.8\"", "null"] {
+            let document = #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},"#
+                + #""geometry":{"type":"Polygon","coordinates":[[[\#(member),60.1],[24.9,60.1],[24.9,60.2],"#
+                + #"[\#(member),60.1]]]}}]}"#
+            #expect(throws: CitiesFileError.self) { try Cities.load(geoJSON: Data(document.utf8)) }
+        }
+    }
+
     @Test(arguments: [
         (#"{"type":"Feature"}"#, "type: must be a GeoJSON FeatureCollection"),
         (#"{"type":"FeatureCollection","features":[]}"#, "features: must list at least one city"),

@@ -94,31 +94,34 @@ extension Cities {
     /// Reads a GeoJSON FeatureCollection: one Feature per city, `properties.name` its name (unique, letters, digits,
     /// `-` and `_`: it names Redis keys and partitions), geometry a Polygon or a MultiPolygon of closed rings.
     public static func load(geoJSON data: Data) throws(CitiesFileError) -> Cities {
-        let document: Any
-        do { document = try JSONSerialization.jsonObject(with: data) } catch {
+        let document: GeoJSONValue
+        do { document = try JSONDecoder().decode(GeoJSONValue.self, from: data) } catch {
             throw CitiesFileError("", "not JSON: \(error.localizedDescription)")
         }
-        guard let root = document as? [String: Any], root["type"] as? String == "FeatureCollection" else {
+        guard let root = document.object, root["type"]?.string == "FeatureCollection" else {
             throw CitiesFileError("type", "must be a GeoJSON FeatureCollection")
         }
-        guard let features = root["features"] as? [Any], !features.isEmpty else {
+        guard let features = root["features"]?.array, !features.isEmpty else {
             throw CitiesFileError("features", "must list at least one city")
         }
         var cities: [City] = []
         var seen: Set<String> = []
         for (index, item) in features.enumerated() {
             let at = "features[\(index)]"
-            guard let feature = item as? [String: Any], feature["type"] as? String == "Feature" else {
+            guard let feature = item.object, feature["type"]?.string == "Feature" else {
                 throw CitiesFileError(at, "must be a Feature")
             }
-            guard let name = (feature["properties"] as? [String: Any])?["name"] as? String else {
+            guard let name = feature["properties"]?.object?["name"]?.string else {
                 throw CitiesFileError("\(at).properties.name", "must be the city's name")
             }
-            guard !name.isEmpty, name.count <= 64,
-                  name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
-            else { throw CitiesFileError("\(at).properties.name", "must be 1 to 64 letters, digits, '-' or '_', not \"\(name)\"") }
-            guard seen.insert(name).inserted else { throw CitiesFileError("\(at).properties.name", "\"\(name)\" names two cities") }
-            guard let geometry = feature["geometry"] as? [String: Any], let type = geometry["type"] as? String else {
+            guard !name.isEmpty, name.count <= 64, name.unicodeScalars.allSatisfy(isNameScalar) else {
+                throw CitiesFileError(
+                    "\(at).properties.name", "must be 1 to 64 letters, digits, '-' or '_', not \"\(name)\"")
+            }
+            guard seen.insert(name).inserted else {
+                throw CitiesFileError("\(at).properties.name", "\"\(name)\" names two cities")
+            }
+            guard let geometry = feature["geometry"]?.object, let type = geometry["type"]?.string else {
                 throw CitiesFileError("\(at).geometry", "must be a Polygon or MultiPolygon")
             }
             let coordinates = geometry["coordinates"]
@@ -126,11 +129,13 @@ extension Cities {
             switch type {
             case "Polygon": polygons = [try polygon(coordinates, at: "\(at).geometry.coordinates")]
             case "MultiPolygon":
-                guard let list = coordinates as? [Any], !list.isEmpty else {
+                guard let list = coordinates?.array, !list.isEmpty else {
                     throw CitiesFileError("\(at).geometry.coordinates", "must list at least one polygon")
                 }
                 var parts: [City.Polygon] = []
-                for (i, part) in list.enumerated() { parts.append(try polygon(part, at: "\(at).geometry.coordinates[\(i)]")) }
+                for (i, part) in list.enumerated() {
+                    parts.append(try polygon(part, at: "\(at).geometry.coordinates[\(i)]"))
+                }
                 polygons = parts
             default: throw CitiesFileError("\(at).geometry.type", "must be Polygon or MultiPolygon, not \(type)")
             }
@@ -139,34 +144,81 @@ extension Cities {
         return Cities(cities)
     }
 
-    private static func polygon(_ value: Any?, at path: String) throws(CitiesFileError) -> City.Polygon {
-        guard let rings = value as? [Any], !rings.isEmpty else { throw CitiesFileError(path, "must list the outer ring, then any holes") }
+    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || scalar == "-" || scalar == "_"
+    }
+
+    private static func polygon(_ value: GeoJSONValue?, at path: String) throws(CitiesFileError) -> City.Polygon {
+        guard let rings = value?.array, !rings.isEmpty else {
+            throw CitiesFileError(path, "must list the outer ring, then any holes")
+        }
         var parsed: [[Coordinate]] = []
         for (i, ring) in rings.enumerated() { parsed.append(try self.ring(ring, at: "\(path)[\(i)]")) }
         return City.Polygon(outer: parsed[0], holes: Array(parsed.dropFirst()))
     }
 
-    private static func ring(_ value: Any?, at path: String) throws(CitiesFileError) -> [Coordinate] {
-        guard let positions = value as? [Any], positions.count >= 4 else {
+    private static func ring(_ value: GeoJSONValue, at path: String) throws(CitiesFileError) -> [Coordinate] {
+        guard let positions = value.array, positions.count >= 4 else {
             throw CitiesFileError(path, "a ring needs at least 4 positions, the last equal to the first")
         }
         var ring: [Coordinate] = []
         for (i, position) in positions.enumerated() {
             // GeoJSON orders a position longitude first.
-            guard let pair = position as? [Any], pair.count >= 2, let lng = number(pair[0]), let lat = number(pair[1]),
-                  (-180...180).contains(lng), (-90...90).contains(lat) else {
+            guard let pair = position.array, pair.count >= 2, let lng = pair[0].number, let lat = pair[1].number,
+                (-180...180).contains(lng), (-90...90).contains(lat)
+            else {
                 throw CitiesFileError("\(path)[\(i)]", "must be [longitude, latitude] within [-180, 180] and [-90, 90]")
             }
             ring.append(Coordinate(lat: lat, lng: lng))
         }
-        guard ring.first == ring.last else { throw CitiesFileError(path, "must be closed: its last position must equal its first") }
+        guard ring.first == ring.last else {
+            throw CitiesFileError(path, "must be closed: its last position must equal its first")
+        }
         return ring
     }
+}
 
-    /// A JSON number's value; nil for anything else, `true` and `false` included (Foundation hands those back as
-    /// NSNumbers too, of a class of their own).
-    private static func number(_ value: Any) -> Double? {
-        guard let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) else { return nil }
-        return number.doubleValue
+/// A JSON document as a tree, read by `JSONDecoder`: its numbers are the nearest doubles to the text (Foundation's
+/// `JSONSerialization` on Linux can be a few units in the last place off, so a boundary written out moved).
+private enum GeoJSONValue: Decodable {
+    case null, bool(Bool), number(Double), string(String), array([GeoJSONValue]), object([String: GeoJSONValue])
+
+    init(from decoder: any Decoder) throws {
+        if var list = try? decoder.unkeyedContainer() {
+            var items: [GeoJSONValue] = []
+            while !list.isAtEnd { items.append(try list.decode(GeoJSONValue.self)) }
+            self = .array(items)
+            return
+        }
+        if let keyed = try? decoder.container(keyedBy: Key.self) {
+            var members: [String: GeoJSONValue] = [:]
+            for key in keyed.allKeys { members[key.stringValue] = try keyed.decode(GeoJSONValue.self, forKey: key) }
+            self = .object(members)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
     }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    var object: [String: GeoJSONValue]? { if case .object(let members) = self { members } else { nil } }
+    var array: [GeoJSONValue]? { if case .array(let items) = self { items } else { nil } }
+    var string: String? { if case .string(let text) = self { text } else { nil } }
+    /// A JSON number's value; nil for anything else, `true` and `false` included.
+    var number: Double? { if case .number(let value) = self { value } else { nil } }
 }
