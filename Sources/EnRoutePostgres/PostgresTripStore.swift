@@ -80,6 +80,8 @@ public final class PostgresTripStore: TripStore, Sendable {
         CREATE INDEX outbox_relay ON outbox(topic, city, relay_seq);
         CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at DOUBLE PRECISION NOT NULL, stamped BIGINT NOT NULL DEFAULT 0);
         """,
+        // A topic's messages oldest first, read in that order: a backlog is not sorted on every claim.
+        "CREATE INDEX outbox_oldest ON outbox(topic, created_at, id);",
     ]
 
     /// Connects to `url` (in `schema` when given, created if missing) and brings the schema up to date; migrations

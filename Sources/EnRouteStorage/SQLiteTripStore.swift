@@ -95,6 +95,8 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX outbox_relay ON outbox(topic, city, relay_seq);
         CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at REAL NOT NULL, stamped INTEGER NOT NULL DEFAULT 0);
         """,
+        // A topic's messages oldest first, read in that order: a backlog is not sorted on every claim.
+        "CREATE INDEX outbox_oldest ON outbox(topic, created_at, id);",
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date; migrations applied now
@@ -172,6 +174,13 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
     }
 
+    /// SQLite's plan for handing out a topic's due outbox messages, one line per step.
+    public func dueOutboxPlan() throws -> [String] {
+        try reader.withLock { db in
+            try db.query("EXPLAIN QUERY PLAN " + Self.dueSQL, [.text("t"), .real(0), .integer(1)]) { $0.text(3) ?? "" }
+        }
+    }
+
     public func activeTrips() throws -> [TripRecord] {
         try reader.withLock { db in try db.query("SELECT record FROM trips WHERE active = 1") { try Self.decode($0.blob(0)) } }
     }
@@ -207,11 +216,15 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         try reader.withLock { db in try Self.due(db, topic: topic, now: now, limit: limit) }
     }
 
+    /// The oldest due messages, read along `outbox_oldest` (`+not_before` keeps the planner off `outbox_due`, which
+    /// would sort every due message to hand out the first few).
+    private static let dueSQL = """
+        SELECT id, payload, created_at, attempts, not_before FROM outbox
+        WHERE topic = ?1 AND +not_before <= ?2 ORDER BY created_at, id LIMIT ?3
+        """
+
     private static func due(_ db: SQLiteDatabase, topic: String, now: Date, limit: Int) throws -> [OutboxMessage] {
-        try db.query("""
-            SELECT id, payload, created_at, attempts, not_before FROM outbox
-            WHERE topic = ?1 AND not_before <= ?2 ORDER BY created_at, id LIMIT ?3
-            """, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
+        try db.query(dueSQL, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
             OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
                           attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
         }

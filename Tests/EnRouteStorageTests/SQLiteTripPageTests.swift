@@ -28,6 +28,16 @@ import EnRouteStorage
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
+    @Test func dueOutboxMessagesAreReadOldestFirstAlongAnIndexWithoutSortingTheBacklog() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteTripStore(path: dir.appendingPathComponent("db.sqlite").path)
+        let plan = try store.dueOutboxPlan()
+        #expect(plan.count == 1 && plan[0].contains("INDEX outbox_oldest"), "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
     @Test func reopeningAStoreDoesNotRunTheListIndexMigrationAgain() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-plan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -5,8 +5,9 @@ import Synchronization
 /// was committed with the change that caused it, so a crash between the change and the money only delays it.
 /// A job whose gateway call did not get a clear answer is retried with backoff under the same keys; every
 /// `reconcileEvery` the reconciler releases holds no trip took; on a node of several (`TripService.node`), only the
-/// node holding the store's `reconciler` lease does, renewing it on each of its passes. Time comes from the injected
-/// clock and `now`.
+/// node holding the store's `reconciler` lease does, renewing it on each of its passes. Up to `concurrency` jobs run at
+/// once (a gateway call is a network round trip, and one at a time a node settles fewer trips than it serves), those
+/// of one trip or one intent in order. Time comes from the injected clock and `now`.
 public final class PaymentWorker: Sendable {
     /// Held weakly: the running loop must not keep a dropped backend's service alive.
     private weak let service: TripService?
@@ -20,11 +21,17 @@ public final class PaymentWorker: Sendable {
     public let reconcileEvery: TimeInterval
     /// After this many tries a settlement prices on what it has rather than waiting for a measurement.
     public let measurementTries = 3
+    /// How many jobs run at once.
+    public let concurrency: Int
 
-    public init(service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
-                pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>,
+        now: @escaping @Sendable () -> Date, pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60,
+        concurrency: Int = 8, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.service = service; self.measurement = measurement; self.now = now
         self.loop = PollLoop(clock: clock, interval: pollInterval); self.reconcileEvery = reconcileEvery; self.log = log
+        self.concurrency = max(1, concurrency)
     }
 
     /// Drains, then again after `pollInterval` or on `wake()`, until cancelled.
@@ -61,9 +68,46 @@ public final class PaymentWorker: Sendable {
             try Task.checkCancellation()
             // Claimed, so that of several nodes one runs each job; a node that dies mid-job leaves it to the others.
             let at = now()
-            let due = try await service.store.claimOutbox(topic: PaymentJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: 20)
+            let due = try await service.store.claimOutbox(
+                topic: PaymentJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds),
+                limit: max(20, 2 * concurrency))
             if due.isEmpty { return finished }
-            for message in due where try await process(message) { finished += 1 }
+            finished += try await run(due)
+        }
+    }
+
+    /// Runs claimed jobs, up to `concurrency` at once; the jobs of one subject (a trip, an intent) one after another,
+    /// oldest first, so that a callback never overtakes the one before it. Returns how many left the outbox.
+    private func run(_ due: [OutboxMessage]) async throws -> Int {
+        var lanes: [[OutboxMessage]] = []
+        var laneOf: [String: Int] = [:]
+        for message in due {
+            let subject = (try? PaymentJob.decode(message.payload))?.subject ?? message.id
+            if let lane = laneOf[subject] {
+                lanes[lane].append(message)
+            } else {
+                laneOf[subject] = lanes.count
+                lanes.append([message])
+            }
+        }
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            var next = lanes.makeIterator()
+            func start() -> Bool {
+                guard let lane = next.next() else { return false }
+                group.addTask {
+                    var left = 0
+                    for message in lane where try await self.process(message) { left += 1 }
+                    return left
+                }
+                return true
+            }
+            for _ in 0..<concurrency where !start() { break }
+            var finished = 0
+            while let left = try await group.next() {
+                finished += left
+                _ = start()
+            }
+            return finished
         }
     }
 

@@ -115,6 +115,14 @@ public enum PaymentJob: Sendable, Equatable, Codable {
 
     public static let topic = "payments"
 
+    /// What the job acts on: jobs of one subject run in order.
+    public var subject: String {
+        switch self {
+        case .settle(let trip), .tip(let trip): "trip:" + trip
+        case .event(let event): "intent:" + event.intent.id
+        }
+    }
+
     /// The job as an outbox message; its id makes a second enqueue of the same work a no-op.
     public func message(at: Date) -> OutboxMessage {
         let id: String
