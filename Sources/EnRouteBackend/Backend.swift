@@ -174,6 +174,10 @@ public final class Backend: Sendable {
         }
         paymentWorker = PaymentWorker(service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
                                       clock: effects.clock, now: now, log: log)
+        metrics.gauge("enroute_payment_lag_seconds",
+                      help: "How long the oldest new payment job (a settlement, a tip, a callback) waited for the worker.") {
+            [weak paymentWorker] in paymentWorker?.lag ?? 0
+        }
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
         // whether the offer is still open when it sends. The planner holds the sender weakly, so the
         // cycle is broken and a backend is released as a whole.

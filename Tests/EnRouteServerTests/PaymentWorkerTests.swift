@@ -36,6 +36,27 @@ import TestSupport
         #expect(sandbox.openHolds().isEmpty)
     }
 
+    @Test func theLagIsHowLongTheOldestNewJobWaitedAndFallsToZeroOnceCaughtUp() async throws {
+        let clock = ManualClock()
+        let sandbox = SandboxGateway(baseURL: URL(string: "http://sandbox.test")!, ids: SequentialIDGenerator(prefix: "s"),
+                                     now: { clock.date })
+        let gateway = CaptureBarrier(base: sandbox, together: 2)
+        let backend = TestBackend(clock: clock, payments: gateway)
+        let id = try await Self.completedRide(backend, "c1")
+        await clock.advance(by: .seconds(30))
+
+        let worker = backend.backend.paymentWorker
+        let drain = Task { try await backend.settlePayments() }
+        var arrivals = gateway.arrivals.makeAsyncIterator()
+        _ = await arrivals.next()
+        #expect(worker.lag == 30, "the settlement queued at completion waited 30 s")
+        #expect(backend.backend.metrics.render().contains("enroute_payment_lag_seconds 30"))
+        gateway.open()
+        try await drain.value
+        #expect(worker.lag == 0)
+        #expect(try backend.service.cached(id)?.payment?.state == .captured)
+    }
+
     @Test func jobsOfOneSubjectShareItsLaneAndOthersHaveTheirOwn() {
         let intent = GatewayIntent(id: "pi_1", status: .succeeded, amountMinor: 100, currency: "eur")
         let event = PaymentJob.event(GatewayEvent(id: "evt_1", type: "payment_intent.succeeded", intent: intent,
@@ -53,10 +74,26 @@ final class CaptureBarrier: PaymentGateway {
     let together: Int
     private struct State { var waiting: [CheckedContinuation<Void, Never>] = []; var open = false; var most = 0 }
     private let state = Mutex(State())
-    init(base: SandboxGateway, together: Int) { self.base = base; self.together = together }
+    init(base: SandboxGateway, together: Int) {
+        self.base = base; self.together = together
+        (arrivals, arrived) = AsyncStream.makeStream()
+    }
 
     /// The most captures that waited at once.
     var mostAtOnce: Int { state.withLock { $0.most } }
+    /// One element each time a capture starts waiting.
+    let arrivals: AsyncStream<Void>
+    private let arrived: AsyncStream<Void>.Continuation
+
+    /// Lets every waiting capture, and every later one, through.
+    func open() {
+        let waiting = state.withLock { s in
+            s.open = true
+            defer { s.waiting = [] }
+            return s.waiting
+        }
+        for waiter in waiting { waiter.resume() }
+    }
 
     var name: String { base.name }
     func describe(token: String) async throws(PaymentGatewayError) -> CardDetails { try await base.describe(token: token) }
@@ -79,6 +116,7 @@ final class CaptureBarrier: PaymentGateway {
                 defer { s.waiting = [] }
                 return s.waiting
             }
+            arrived.yield()
             for waiter in ready { waiter.resume() }
         }
         return try await base.capture(intentId: intentId, amountMinor: amountMinor, idempotencyKey: idempotencyKey)

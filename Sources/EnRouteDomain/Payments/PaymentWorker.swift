@@ -17,6 +17,7 @@ public final class PaymentWorker: Sendable {
     private let loop: PollLoop
     private let lastReconcile = Mutex<Date>(.distantPast)
     private let passes = Mutex(0)
+    private let waited = Mutex<TimeInterval>(0)
     public var pollInterval: Duration { loop.interval }
     public let reconcileEvery: TimeInterval
     /// After this many tries a settlement prices on what it has rather than waiting for a measurement.
@@ -41,6 +42,10 @@ public final class PaymentWorker: Sendable {
 
     /// The store lease of the node that reconciles, among several.
     public static let reconcilerLease = "reconciler"
+
+    /// How long the oldest job on its first try had waited when the worker last claimed jobs; 0 once none were due.
+    /// It grows while settlements fall behind.
+    public var lag: TimeInterval { waited.withLock { $0 } }
 
     /// How many reconciler passes this node has made.
     public var reconcilerPasses: Int { passes.withLock { $0 } }
@@ -71,6 +76,8 @@ public final class PaymentWorker: Sendable {
             let due = try await service.store.claimOutbox(
                 topic: PaymentJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds),
                 limit: max(20, 2 * concurrency))
+            let oldest = due.lazy.filter { $0.attempts == 0 }.map(\.createdAt).min()
+            waited.withLock { $0 = oldest.map { max(0, at.timeIntervalSince($0)) } ?? 0 }
             if due.isEmpty { return finished }
             finished += try await run(due)
         }
