@@ -10,10 +10,12 @@
 # cache has filled): memory grows by more than MAX_BYTES_PER_TRIP (default 200) per trip, or the CPU
 # time per trip of a later interval is more than MAX_CPU_RATIO (default 1.25) times the first interval's
 # after the warm-up, or its rate falls below MIN_RATE_RATIO (default 0.8) times that interval's.
+# It also fails when settlements fall behind: the server's payment lag (how long the oldest new payment
+# job waited for the worker) above MAX_PAYMENT_LAG seconds (default 30) at any report once warm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIPS="${TRIPS:-200000}"; REPORT="${REPORT:-25000}"; WARMUP="${WARMUP:-50000}"; WORKERS="${WORKERS:-8}"; PORT="${PORT:-18300}"
-MAX_BYTES_PER_TRIP="${MAX_BYTES_PER_TRIP:-200}"; MAX_CPU_RATIO="${MAX_CPU_RATIO:-1.25}"; MIN_RATE_RATIO="${MIN_RATE_RATIO:-0.8}"
+MAX_BYTES_PER_TRIP="${MAX_BYTES_PER_TRIP:-200}"; MAX_PAYMENT_LAG="${MAX_PAYMENT_LAG:-30}"; MAX_CPU_RATIO="${MAX_CPU_RATIO:-1.25}"; MIN_RATE_RATIO="${MIN_RATE_RATIO:-0.8}"
 (( WARMUP % REPORT == 0 && TRIPS > WARMUP )) || { echo "soak: WARMUP ($WARMUP) must be a multiple of REPORT ($REPORT) and below TRIPS ($TRIPS)" >&2; exit 2; }
 # SERVE_FLAGS: more `enroute serve` flags for both runs, e.g. "--ended-trip-cache 0".
 SCRATCH="${SCRATCH:-.build}"
@@ -70,16 +72,17 @@ print(f"burst of {int(burst):,} searching rides: RSS {base:.1f} -> {searching:.1
       f"after every search gave up and one trim period: {ended:.1f} MiB")
 PY
 
-python3 - "$WORK/soak.out" "$AFTER" "$FRESH" "$WARMUP" "$MAX_BYTES_PER_TRIP" "$MAX_CPU_RATIO" "$MIN_RATE_RATIO" <<'PY'
+python3 - "$WORK/soak.out" "$AFTER" "$FRESH" "$WARMUP" "$MAX_BYTES_PER_TRIP" "$MAX_CPU_RATIO" "$MIN_RATE_RATIO" "$MAX_PAYMENT_LAG" <<'PY'
 import re, sys
-out, after, fresh, warmup, max_bytes, max_cpu, min_rate = sys.argv[1], *(float(x) for x in sys.argv[2:])
-rows = [(int(m[1]), float(m[2]), float(m[3]), float(m[4])) for m in
-        re.finditer(r"after +(\d+) trips: RSS +([\d.]+) MiB .*?last \d+: ([\d.]+) trips/s, ([\d.]+) ms server CPU", open(out).read())]
+out, after, fresh, warmup, max_bytes, max_cpu, min_rate, max_lag = sys.argv[1], *(float(x) for x in sys.argv[2:])
+rows = [(int(m[1]), float(m[2]), float(m[3]), float(m[4]), float(m[5])) for m in
+        re.finditer(r"after +(\d+) trips: RSS +([\d.]+) MiB .*?last \d+: ([\d.]+) trips/s, ([\d.]+) ms server CPU per trip; "
+                    r"payment lag (-?[\d.]+) s", open(out).read())]
 warm = [r for r in rows if r[0] >= warmup]
 later = [r for r in warm if r[0] > warmup]
 if not warm or not later:
     sys.exit("soak: no reports after the warm-up to judge")
-(_, rss0, _, _), (trips, rss1, _, _) = warm[0], warm[-1]
+(_, rss0, _, _, _), (trips, rss1, _, _, _) = warm[0], warm[-1]
 grown = (rss1 - rss0) * 1048576 / (trips - warmup)
 base_rate, base_cpu = later[0][2], later[0][3]
 worst_rate = min(r[2] for r in later) / base_rate
@@ -88,8 +91,11 @@ print(f"RSS after {int(warmup):,} trips {rss0:.1f} MiB, after {trips:,} {rss1:.1
 print(f"once warm, against the first interval after the warm-up ({base_rate:.1f} trips/s, {base_cpu:.2f} ms CPU per trip): "
       f"slowest interval {worst_rate:.2f}x its rate (limit {min_rate}), costliest {worst_cpu:.2f}x its CPU per trip (limit {max_cpu})")
 print(f"RSS at the end {after:.1f} MiB vs the same database in a fresh process {fresh:.1f} MiB: {after / fresh:.2f}x")
+worst_lag = max(r[4] for r in warm)
+print(f"payment lag once warm: at most {worst_lag:.1f} s (limit {max_lag:.0f})")
 failed = [what for what, bad in (("memory grows", grown > max_bytes), ("the rate falls", worst_rate < min_rate),
-                                  ("CPU per trip rises", worst_cpu > max_cpu)) if bad]
+                                  ("CPU per trip rises", worst_cpu > max_cpu),
+                                  ("settlements fall behind", worst_lag > max_lag or worst_lag < 0)) if bad]
 if failed:
     sys.exit("soak: FAILED: " + ", ".join(failed) + " once warm")
 print("soak: flat once warm")

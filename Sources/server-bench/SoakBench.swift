@@ -47,6 +47,15 @@ struct SoakBench {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The server's `enroute_payment_lag_seconds` (how far its settlements are behind), or -1 when unreadable.
+    static func paymentLag(port: UInt16, ops: String) -> Double {
+        guard let connection = try? FanoutBench.Connection(port: port),
+              let metrics = try? connection.request("GET", "/metrics", token: ops), metrics.status == 200,
+              let line = metrics.body.split(separator: "\n").first(where: { $0.hasPrefix("enroute_payment_lag_seconds ") })
+        else { return -1 }
+        return Double(line.split(separator: " ").last ?? "") ?? -1
+    }
+
     func run() throws {
         guard !secret.isEmpty, serverPID > 0 else { throw FanoutBench.Failure(description: "soak needs --secret and --pid") }
         let auth = Authenticator(secret: secret, now: { Date() })
@@ -88,9 +97,10 @@ struct SoakBench {
                         if total % report == 0 {
                             let at = Date(), cpu = Self.cpuSeconds(serverPID)
                             let (since, cpuBefore) = lastReport.withLock { last in defer { last = (at, cpu) }; return last }
-                            let line = String(format: "after %7d trips: RSS %7.1f MiB  (%.0f trips/s; last %d: %.1f trips/s, %.2f ms server CPU per trip)\n",
+                            let line = String(format: "after %7d trips: RSS %7.1f MiB  (%.0f trips/s; last %d: %.1f trips/s, %.2f ms server CPU per trip; payment lag %.1f s)\n",
                                               total, Double(Self.rssKiB(serverPID)) / 1024, Double(total) / at.timeIntervalSince(start), report,
-                                              Double(report) / at.timeIntervalSince(since), (cpu - cpuBefore) * 1000 / Double(report))
+                                              Double(report) / at.timeIntervalSince(since), (cpu - cpuBefore) * 1000 / Double(report),
+                                              Self.paymentLag(port: port, ops: ops))
                             FileHandle.standardOutput.write(Data(line.utf8))
                         }
                     }
