@@ -8,7 +8,7 @@ PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
 # The Redis server `make test` starts (scripts/redis.sh, data in .build/redis).
 REDIS_PORT ?= 16379
 
-.PHONY: demo cluster test test-sanitizers fuzz build deps bench clean
+.PHONY: demo cluster test test-sanitizers fuzz build deps bench clean format
 
 deps:
 	@scripts/install-deps.sh build
@@ -42,6 +42,7 @@ test:
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	scripts/check-portability.sh   # the client kit against the Apple platforms Package.swift declares
+	SWIFT=$(SWIFT) scripts/check-format.sh   # swift format lint --strict and 120 columns
 	$(SWIFT) build --build-tests
 	scripts/redis.sh start .build/redis $(REDIS_PORT) >/dev/null   # the Redis tests' server (left running; scripts/redis.sh stop .build/redis)
 	@# The whole suite twice: every test backend on SQLite (or memory), then every one on PostgreSQL. The repository
@@ -75,6 +76,10 @@ FUZZ_SECONDS ?= 600
 fuzz:
 	@scripts/install-deps.sh build
 	scripts/fuzz.sh --budget $(FUZZ_SECONDS)
+
+# Rewrites the tree in the repository's format (.swift-format); scripts/check-format.sh checks it in `make test`.
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests Fuzz Examples
 
 bench:
 	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done

@@ -43,13 +43,17 @@ package.targets += [
 // MARK: - Shared
 
 package.targets += [
-    /// Wire types used by the server and every client, and the wire contract (APIPath, LiveEventName): one definition each.
+    /// Wire types used by the server and every client, and the wire contract (APIPath, LiveEventName): one definition
+    /// each.
     .target(name: "EnRouteModels", swiftSettings: settings),
     /// OpenSSL's libcrypto behind a small Swift surface (digests, HMAC, JWT signing, HPKE).
     .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"], swiftSettings: settings),
-    /// SQLite behind a small Swift surface (connection, statements, transactions), for the server's stores and the provider's device store.
+    /// SQLite behind a small Swift surface (connection, statements, transactions), for the server's stores and the
+    /// provider's device store.
     /// Apple platforms use the SDK's own `SQLite3`; CSQLite is linked on Linux only.
-    .target(name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))], swiftSettings: settings),
+    .target(
+        name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))],
+        swiftSettings: settings),
 ]
 
 // MARK: - Server: domain (no HTTP, no storage engine, no transport)
@@ -59,7 +63,9 @@ package.targets += [
     /// geo and estimators, the directory; metrics behind a protocol of its own.
     .target(name: "EnRouteDomain", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// Push notifications on the server (seed 001): devices, opens, the push planners, outbox and sender.
-    .target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"], swiftSettings: settings),
+    .target(
+        name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"],
+        swiftSettings: settings),
 ]
 
 // MARK: - Roads (the car profile and the router over OSM-derived graphs; the OSM reader)
@@ -72,7 +78,9 @@ package.targets += [
     /// OSM to road network: car ways split at junctions into directed edges, restrictions, islands removed.
     .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
     /// Road routing behind the domain's seam: EnRoute's own graph in process, or an external OSRM over HTTP.
-    .target(name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "ClientKit"], swiftSettings: settings),
+    .target(
+        name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "ClientKit"],
+        swiftSettings: settings),
 ]
 
 // MARK: - Server: adapters and API
@@ -82,25 +90,41 @@ package.targets += [
     .target(name: "HTTPEngine", dependencies: ["CEpoll", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
     /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, directory, devices),
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
-    .target(name: "EnRouteAPI", dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],
-            swiftSettings: settings),
-    /// libpq behind a small Swift surface (connections from a URL, parameterised queries, SQLSTATE errors, transactions,
+    .target(
+        name: "EnRouteAPI",
+        dependencies: ["EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto"],
+        swiftSettings: settings),
+    /// libpq behind a small Swift surface (connections from a URL, parameterised queries, SQLSTATE errors,
+    /// transactions,
     /// migrations, a pool whose blocking calls run off the cooperative pool).
     .target(name: "PostgresKit", dependencies: ["CLibPQ"], swiftSettings: settings),
     /// SQLite adapters for the domain's and the notifications' repositories.
-    .target(name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
-    /// PostgreSQL adapters (over PostgresKit) for every store the SQLite adapters keep, the invariants enforced by the database.
-    .target(name: "EnRoutePostgres", dependencies: ["PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings),
+    .target(
+        name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"],
+        swiftSettings: settings),
+    /// PostgreSQL adapters (over PostgresKit) for every store the SQLite adapters keep, the invariants enforced by the
+    /// database.
+    .target(
+        name: "EnRoutePostgres",
+        dependencies: ["PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings
+    ),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
-    .target(name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"], swiftSettings: settings),
-    /// Twilio Proxy behind the domain's `TelephonyRelay` (Services / Sessions / Participants over an injected `HTTPClient`).
-    .target(name: "EnRouteTwilio", dependencies: ["EnRouteDomain", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+    .target(
+        name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"],
+        swiftSettings: settings),
+    /// Twilio Proxy behind the domain's `TelephonyRelay` (Services / Sessions / Participants over an injected
+    /// `HTTPClient`).
+    .target(
+        name: "EnRouteTwilio", dependencies: ["EnRouteDomain", "EnRouteModels", "ClientKit"], swiftSettings: settings),
     /// The Stripe `PaymentGateway` (PaymentIntents over an injected `HTTPClient`) and Stripe's webhook signatures.
-    .target(name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"], swiftSettings: settings),
+    .target(
+        name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"],
+        swiftSettings: settings),
     /// A RESP2 Redis client of the project's own over POSIX sockets: commands, pipelines, reconnects, stream reading.
     .target(name: "RedisKit", swiftSettings: settings),
     /// Redis adapters of the domain's seams: provider locations (latest fixes, time-bucketed geo keys).
-    .target(name: "EnRouteRedis", dependencies: ["EnRouteDomain", "EnRouteModels", "RedisKit"], swiftSettings: settings),
+    .target(
+        name: "EnRouteRedis", dependencies: ["EnRouteDomain", "EnRouteModels", "RedisKit"], swiftSettings: settings),
 ]
 
 // MARK: - Server: composition root
@@ -108,16 +132,23 @@ package.targets += [
 package.targets += [
     /// The backend wired from one configuration and one set of effects, used by `enroute serve`, the
     /// in-process test backend and the benchmarks.
-    .target(name: "EnRouteBackend",
-            dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine", "EnRouteModels",
-                           "EnRouteWeb"],
-            swiftSettings: settings),
+    .target(
+        name: "EnRouteBackend",
+        dependencies: [
+            "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine",
+            "EnRouteModels",
+            "EnRouteWeb",
+        ],
+        swiftSettings: settings),
     // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
     // policy (OrderTracking: pure Foundation) so the page words ETAs and pins exactly as the app does.
-    .target(name: "EnRouteWeb",
-            dependencies: ["EnRouteAPI", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto",
-                           "Routing", "OrderTracking"],
-            swiftSettings: settings),
+    .target(
+        name: "EnRouteWeb",
+        dependencies: [
+            "EnRouteAPI", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "HTTPEngine", "EnRouteCrypto",
+            "Routing", "OrderTracking",
+        ],
+        swiftSettings: settings),
 ]
 
 // MARK: - Client kit (never imports a server module; on iOS no C library but the SDK's SQLite)
@@ -135,45 +166,66 @@ package.targets += [
     .target(name: "ProviderKit", dependencies: ["ClientKit", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
     /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
-    .target(name: "NotificationsKit",
-            dependencies: ["ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))],
-            swiftSettings: settings),
-    /// Issue 17's living city: providers, riders, shoppers and merchants on the client kits against a server, with faults,
+    .target(
+        name: "NotificationsKit",
+        dependencies: [
+            "ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux])),
+        ],
+        swiftSettings: settings),
+    /// Issue 17's living city: providers, riders, shoppers and merchants on the client kits against a server, with
+    /// faults,
     /// simulated time and the report of what the clients saw.
-    .target(name: "CitySimulator", dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "RideHailing", "ProviderKit"], swiftSettings: settings),
+    .target(
+        name: "CitySimulator",
+        dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "RideHailing", "ProviderKit"],
+        swiftSettings: settings),
     /// The order's Live Activity attributes, for the app and its widget extension alike (ActivityKit only; empty
     /// elsewhere): a module of its own so the widget links no more than this and the wire types.
     .target(name: "OrderTrackingActivity", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// SwiftUI, MapKit and ActivityKit adapters; compiled only on Apple platforms.
-    .target(name: "AppleAdapters",
-            dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "OrderTrackingActivity", "RideHailing",
-                           "NotificationsKit", "ProviderKit"],
-            swiftSettings: settings),
+    .target(
+        name: "AppleAdapters",
+        dependencies: [
+            "ClientKit", "EnRouteModels", "OrderTracking", "OrderTrackingActivity", "RideHailing",
+            "NotificationsKit", "ProviderKit",
+        ],
+        swiftSettings: settings),
 ]
 
 // MARK: - Transports and tools
 
 package.targets += [
-    /// The one wrapper of libcurl: an HTTPClient for Linux tools and the simulator, and HTTP2Session (APNs over HTTP/2).
+    /// The one wrapper of libcurl: an HTTPClient for Linux tools and the simulator, and HTTP2Session (APNs over
+    /// HTTP/2).
     .target(name: "CurlTransport", dependencies: ["CCurl", "ClientKit"], swiftSettings: settings),
     .executableTarget(
         name: "enroute",
-        dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels", "EnRouteCrypto",
-                       "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport", "ProviderKit",
-                       "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
-                       "EnRouteRedis", "RedisKit", "EnRoutePostgres"],
+        dependencies: [
+            "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels",
+            "EnRouteCrypto",
+            "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport",
+            "ProviderKit",
+            "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
+            "EnRouteRedis", "RedisKit", "EnRoutePostgres",
+        ],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
     ),
     /// The HTTP engine's benchmark harness (bench/http-engine.sh).
     .executableTarget(name: "engine-bench", dependencies: ["HTTPEngine"], swiftSettings: settings),
-    /// The router's benchmark harness on seeded random grids: CH build time and memory, CH vs Dijkstra (bench/routing-grid.sh).
-    .executableTarget(name: "routing-bench", dependencies: ["Routing", "OSMKit", "RoadBuilder"], swiftSettings: settings),
-    /// The dispatch, live-location and soak benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh, bench/soak.sh).
-    .executableTarget(name: "server-bench",
-                      dependencies: ["EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",
-                                     "EnRouteModels", "HTTPEngine", "PostgresKit"],
-                      swiftSettings: settings),
+    /// The router's benchmark harness on seeded random grids: CH build time and memory, CH vs Dijkstra
+    /// (bench/routing-grid.sh).
+    .executableTarget(
+        name: "routing-bench", dependencies: ["Routing", "OSMKit", "RoadBuilder"], swiftSettings: settings),
+    /// The dispatch, live-location and soak benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh,
+    /// bench/soak.sh).
+    .executableTarget(
+        name: "server-bench",
+        dependencies: [
+            "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",
+            "EnRouteModels", "HTTPEngine", "PostgresKit",
+        ],
+        swiftSettings: settings),
 ]
 
 // MARK: - Tests
@@ -181,64 +233,111 @@ package.targets += [
 package.targets += [
     /// Fixtures and fakes shared by the test targets: a manual clock, `eventually`, the production backend in memory,
     /// on SQLite or (ENROUTE_TEST_STORE=postgres) on PostgreSQL.
-    .target(name: "TestSupport",
-            dependencies: ["EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteNotifications",
-                           "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage", "EnRoutePostgres"],
-            swiftSettings: settings),
+    .target(
+        name: "TestSupport",
+        dependencies: [
+            "EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend",
+            "EnRouteNotifications",
+            "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage",
+            "EnRoutePostgres",
+        ],
+        swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
     .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "HTTPEngine"], swiftSettings: settings),
     .testTarget(name: "EnRouteModelsTests", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// The car profile and the router on hand-built graphs and real OSM tag sets.
     .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"], swiftSettings: settings),
     /// Every store against a real temporary SQLite file and, with ENROUTE_TEST_POSTGRES_URL, a fresh PostgreSQL schema.
-    .testTarget(name: "EnRouteStorageTests",
-                dependencies: ["EnRouteStorage", "EnRoutePostgres", "PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels",
-                               "SQLiteKit", "TestSupport"],
-                swiftSettings: settings),
-    .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteStorageTests",
+        dependencies: [
+            "EnRouteStorage", "EnRoutePostgres", "PostgresKit", "EnRouteDomain", "EnRouteNotifications",
+            "EnRouteModels",
+            "SQLiteKit", "TestSupport",
+        ],
+        swiftSettings: settings),
+    .testTarget(
+        name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     /// The server as a whole: domain, API and the composition root, in memory and on SQLite.
     .testTarget(
         name: "EnRouteServerTests",
-        dependencies: ["EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteRoads",
-                       "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio", "SQLiteKit",
-                       "EnRouteRedis", "RedisKit"],
+        dependencies: [
+            "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport",
+            "EnRouteModels", "EnRouteRoads",
+            "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio",
+            "SQLiteKit",
+            "EnRouteRedis", "RedisKit",
+        ],
         swiftSettings: settings
     ),
-    .testTarget(name: "EnRouteNotificationsTests",
-                dependencies: ["EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage",
-                               "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport"],
-                exclude: ["Fixtures"],
-                swiftSettings: settings),
-    .testTarget(name: "NotificationsKitTests",
-                dependencies: ["NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteModels", "TestSupport"],
-                swiftSettings: settings),
-    .testTarget(name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
-    .testTarget(name: "EnRouteWebTests",
-                dependencies: ["EnRouteWeb", "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteModels", "HTTPEngine", "Routing",
-                               "EnRouteRoads", "ClientKit", "CurlTransport", "TestSupport"],
-                swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteNotificationsTests",
+        dependencies: [
+            "EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage",
+            "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport",
+        ],
+        exclude: ["Fixtures"],
+        swiftSettings: settings),
+    .testTarget(
+        name: "NotificationsKitTests",
+        dependencies: [
+            "NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteModels",
+            "TestSupport",
+        ],
+        swiftSettings: settings),
+    .testTarget(
+        name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"],
+        swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteWebTests",
+        dependencies: [
+            "EnRouteWeb", "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteModels", "HTTPEngine", "Routing",
+            "EnRouteRoads", "ClientKit", "CurlTransport", "TestSupport",
+        ],
+        swiftSettings: settings),
     .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
-    .testTarget(name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"], swiftSettings: settings),
-    .testTarget(name: "ProviderKitTests", dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit", "EnRouteCrypto"], swiftSettings: settings),
+    .testTarget(
+        name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"],
+        swiftSettings: settings),
+    .testTarget(
+        name: "ProviderKitTests",
+        dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit", "EnRouteCrypto"],
+        swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
-    .testTarget(name: "EnRouteRoadsTests", dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"], swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteRoadsTests",
+        dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"],
+        swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
-    .testTarget(name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"], swiftSettings: settings),
+    .testTarget(
+        name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"],
+        swiftSettings: settings),
     /// The Stripe gateway against the Stripe stand-in over loopback, and webhook signatures.
-    .testTarget(name: "EnRouteStripeTests",
-                dependencies: ["EnRouteStripe", "EnRouteDomain", "ClientKit", "CurlTransport", "HTTPEngine", "TestSupport"],
-                swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteStripeTests",
+        dependencies: ["EnRouteStripe", "EnRouteDomain", "ClientKit", "CurlTransport", "HTTPEngine", "TestSupport"],
+        swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
-    .testTarget(name: "enrouteTests", dependencies: ["enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit", "CitySimulator",
-                                                     "TestSupport"], swiftSettings: settings),
-    /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through `TCPFaultProxy`.
+    .testTarget(
+        name: "enrouteTests",
+        dependencies: [
+            "enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit", "CitySimulator",
+            "TestSupport",
+        ], swiftSettings: settings),
+    /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through
+    /// `TCPFaultProxy`.
     .testTarget(name: "RedisKitTests", dependencies: ["RedisKit", "TestSupport"], swiftSettings: settings),
-    /// One `ProviderLocations` contract run against `ProviderPresence` in memory and `RedisProviderLocations` on a real Redis;
+    /// One `ProviderLocations` contract run against `ProviderPresence` in memory and `RedisProviderLocations` on a real
+    /// Redis;
     /// two nodes whose live bus is `RedisLiveBus`.
-    .testTarget(name: "EnRouteRedisTests", dependencies: ["EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport",
-                                                         "EnRouteBackend", "ClientKit"],
-                swiftSettings: settings),
+    .testTarget(
+        name: "EnRouteRedisTests",
+        dependencies: [
+            "EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport",
+            "EnRouteBackend", "ClientKit",
+        ],
+        swiftSettings: settings),
     /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.
     .testTarget(name: "CitySimulatorTests", dependencies: ["CitySimulator", "EnRouteModels"], swiftSettings: settings),
 ]

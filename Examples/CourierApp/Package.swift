@@ -14,17 +14,20 @@ let package = Package(
     name: "CourierApp",
     platforms: [.iOS(.v17)],
     products: [
-        .library(name: "CourierApp", targets: ["CourierApp"]),
+        .library(name: "CourierApp", targets: ["CourierApp"])
     ],
     dependencies: [.package(name: "EnRoute", path: "../..")],
     targets: [
         /// The app: going online, offers, turn-by-turn guidance, the trip's steps and proof of delivery.
-        .target(name: "CourierApp",
-                dependencies: [.product(name: "AppleAdapters", package: "EnRoute"),
-                               .product(name: "ClientKit", package: "EnRoute"),
-                               .product(name: "EnRouteModels", package: "EnRoute"),
-                               .product(name: "ProviderKit", package: "EnRoute"),
-                               .product(name: "RideHailing", package: "EnRoute")],
-                swiftSettings: settings),
+        .target(
+            name: "CourierApp",
+            dependencies: [
+                .product(name: "AppleAdapters", package: "EnRoute"),
+                .product(name: "ClientKit", package: "EnRoute"),
+                .product(name: "EnRouteModels", package: "EnRoute"),
+                .product(name: "ProviderKit", package: "EnRoute"),
+                .product(name: "RideHailing", package: "EnRoute"),
+            ],
+            swiftSettings: settings)
     ]
 )

@@ -21,22 +21,29 @@ let package = Package(
     dependencies: [.package(name: "EnRoute", path: "../..")],
     targets: [
         /// The app: ride request and tracking, order tracking with its Live Activity, notifications.
-        .target(name: "RiderApp",
-                dependencies: [.product(name: "AppleAdapters", package: "EnRoute"),
-                               .product(name: "ClientKit", package: "EnRoute"),
-                               .product(name: "EnRouteModels", package: "EnRoute"),
-                               .product(name: "NotificationsKit", package: "EnRoute"),
-                               .product(name: "OrderTracking", package: "EnRoute"),
-                               .product(name: "RideHailing", package: "EnRoute")],
-                swiftSettings: settings),
+        .target(
+            name: "RiderApp",
+            dependencies: [
+                .product(name: "AppleAdapters", package: "EnRoute"),
+                .product(name: "ClientKit", package: "EnRoute"),
+                .product(name: "EnRouteModels", package: "EnRoute"),
+                .product(name: "NotificationsKit", package: "EnRoute"),
+                .product(name: "OrderTracking", package: "EnRoute"),
+                .product(name: "RideHailing", package: "EnRoute"),
+            ],
+            swiftSettings: settings),
         /// The notification service extension: opens the sealed text, attaches the photo.
-        .target(name: "RiderNotificationService",
-                dependencies: [.product(name: "AppleAdapters", package: "EnRoute")],
-                swiftSettings: settings),
+        .target(
+            name: "RiderNotificationService",
+            dependencies: [.product(name: "AppleAdapters", package: "EnRoute")],
+            swiftSettings: settings),
         /// The widget extension: draws the delivery's Live Activity.
-        .target(name: "RiderLiveActivity",
-                dependencies: [.product(name: "OrderTrackingActivity", package: "EnRoute"),
-                               .product(name: "OrderTracking", package: "EnRoute")],
-                swiftSettings: settings),
+        .target(
+            name: "RiderLiveActivity",
+            dependencies: [
+                .product(name: "OrderTrackingActivity", package: "EnRoute"),
+                .product(name: "OrderTracking", package: "EnRoute"),
+            ],
+            swiftSettings: settings),
     ]
 )

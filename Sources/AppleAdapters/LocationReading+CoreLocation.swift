@@ -11,19 +11,21 @@ extension LocationReading {
     @available(iOS 18.0, macOS 15.0, *)
     init?(_ update: CLLocationUpdate) {
         guard !update.authorizationRequestInProgress else { return nil }
-        self.init(coordinate: update.location.map { Coordinate($0) },
-                  horizontalAccuracy: update.location?.horizontalAccuracy ?? -1,
-                  authorizationDenied: update.authorizationDenied || update.authorizationDeniedGlobally
-                      || update.authorizationRestricted,
-                  locationUnavailable: update.locationUnavailable)
+        self.init(
+            coordinate: update.location.map { Coordinate($0) },
+            horizontalAccuracy: update.location?.horizontalAccuracy ?? -1,
+            authorizationDenied: update.authorizationDenied || update.authorizationDeniedGlobally
+                || update.authorizationRestricted,
+            locationUnavailable: update.locationUnavailable)
     }
 
     /// An update from before iOS 18, which carries no such flags: `denied` comes from the location manager, and an
     /// update without a position counts against the policy's limit by itself.
     init(_ update: CLLocationUpdate, denied: Bool) {
-        self.init(coordinate: update.location.map { Coordinate($0) },
-                  horizontalAccuracy: update.location?.horizontalAccuracy ?? -1,
-                  authorizationDenied: denied, locationUnavailable: false)
+        self.init(
+            coordinate: update.location.map { Coordinate($0) },
+            horizontalAccuracy: update.location?.horizontalAccuracy ?? -1,
+            authorizationDenied: denied, locationUnavailable: false)
     }
 }
 

@@ -23,17 +23,22 @@ open class NotificationAppDelegate: NSObject, UIApplicationDelegate {
     open func makeEngine() -> NotificationEngine? { nil }
 
     /// Starts the engine: the center's delegate, the categories, registration for remote notifications.
-    open func application(_ application: UIApplication,
-                          didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]? = nil)
-        -> Bool {
+    open func application(
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]? = nil
+    )
+        -> Bool
+    {
         engine = makeEngine()
         engine?.start()
         return true
     }
 
     /// Hands the device token to the engine, which registers it with the server.
-    open func application(_ application: UIApplication,
-                          didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
+    open func application(
+        _ application: UIApplication,
+        didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data
+    ) {
         guard let engine else { return }
         let bytes = [UInt8](deviceToken)
         Task { await engine.didRegister(deviceToken: bytes) }

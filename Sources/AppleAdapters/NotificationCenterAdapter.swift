@@ -25,12 +25,16 @@ public final class NotificationCenterAdapter: NSObject, NotificationCenterClient
 
     /// Registers the categories and their one action each.
     public func setCategories(_ categories: Set<NotificationCategory>) {
-        center.setNotificationCategories(Set(categories.map { category in
-            let action = UNNotificationAction(identifier: category.actionIdentifier, title: category.actionTitle,
-                                              options: [.foreground])
-            return UNNotificationCategory(identifier: category.identifier, actions: [action], intentIdentifiers: [],
-                                          options: [])
-        }))
+        center.setNotificationCategories(
+            Set(
+                categories.map { category in
+                    let action = UNNotificationAction(
+                        identifier: category.actionIdentifier, title: category.actionTitle,
+                        options: [.foreground])
+                    return UNNotificationCategory(
+                        identifier: category.identifier, actions: [action], intentIdentifiers: [],
+                        options: [])
+                }))
     }
 
     /// The system's permission, as the kit names it.
@@ -58,17 +62,22 @@ public final class NotificationCenterAdapter: NSObject, NotificationCenterClient
     public func unregisterForRemoteNotifications() { UIApplication.shared.unregisterForRemoteNotifications() }
 
     /// A tap: returns once the inbox has it, so the system does not consider the response handled before.
-    public nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter,
-                                                   didReceive response: UNNotificationResponse) async {
+    public nonisolated func userNotificationCenter(
+        _ center: UNUserNotificationCenter,
+        didReceive response: UNNotificationResponse
+    ) async {
         // `userInfo` is not Sendable: read it here, and hand the Sendable payload to the main actor.
         let payload = NotificationPayload(userInfo: response.notification.request.content.userInfo)
         await didReceive(payload, actionIdentifier: response.actionIdentifier)
     }
 
     /// A push while the app is open: banner, list and sound, or nothing when the screen on display refreshes.
-    public nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter,
-                                                   willPresent notification: UNNotification)
-        async -> UNNotificationPresentationOptions {
+    public nonisolated func userNotificationCenter(
+        _ center: UNUserNotificationCenter,
+        willPresent notification: UNNotification
+    )
+        async -> UNNotificationPresentationOptions
+    {
         let payload = NotificationPayload(userInfo: notification.request.content.userInfo)
         return await presentation(for: payload) == .banner ? [.banner, .list, .sound] : []
     }

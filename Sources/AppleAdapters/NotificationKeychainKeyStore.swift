@@ -21,8 +21,10 @@ public struct NotificationKeychainKeyStore: KeyStore {
     public func makeKeyPair() async throws -> [UInt8] {
         let key = Curve25519.KeyAgreement.PrivateKey()
         await deleteKeyPair()
-        let add = base.merging([kSecValueData as String: key.rawRepresentation,
-                                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]) { $1 }
+        let add = base.merging([
+            kSecValueData as String: key.rawRepresentation,
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+        ]) { $1 }
         let status = SecItemAdd(add as CFDictionary, nil)
         guard status == errSecSuccess else { throw NSError(domain: NSOSStatusErrorDomain, code: Int(status)) }
         return [UInt8](key.publicKey.rawRepresentation)
@@ -48,8 +50,10 @@ public struct NotificationKeychainKeyStore: KeyStore {
     public func deleteKeyPair() async { SecItemDelete(base as CFDictionary) }
 
     private var base: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-         kSecAttrAccount as String: account, kSecAttrAccessGroup as String: accessGroup.rawValue]
+        [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecAttrAccount as String: account, kSecAttrAccessGroup as String: accessGroup.rawValue,
+        ]
     }
 }
 #endif

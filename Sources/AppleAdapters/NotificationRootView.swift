@@ -14,8 +14,10 @@ public struct NotificationRootView<TabRoot: View, Destination: View>: View {
 
     /// A root over the app's `viewModel`, answering `links`; `tabRoot` draws each tab's first screen and
     /// `destination` the screen for each route pushed on a tab.
-    public init(viewModel: AppRootViewModel, links: RouteLinks, @ViewBuilder tabRoot: @escaping (AppTab) -> TabRoot,
-                @ViewBuilder destination: @escaping (Route) -> Destination) {
+    public init(
+        viewModel: AppRootViewModel, links: RouteLinks, @ViewBuilder tabRoot: @escaping (AppTab) -> TabRoot,
+        @ViewBuilder destination: @escaping (Route) -> Destination
+    ) {
         self.viewModel = viewModel
         self.links = links
         self.tabRoot = tabRoot
@@ -26,8 +28,11 @@ public struct NotificationRootView<TabRoot: View, Destination: View>: View {
     public var body: some View {
         TabView(selection: Binding(get: { viewModel.viewState.tab }, set: { viewModel.select($0) })) {
             ForEach(AppTab.allCases, id: \.self) { tab in
-                NavigationStack(path: Binding(get: { viewModel.viewState.path(in: tab) },
-                                              set: { viewModel.pathChanged($0, in: tab) })) {
+                NavigationStack(
+                    path: Binding(
+                        get: { viewModel.viewState.path(in: tab) },
+                        set: { viewModel.pathChanged($0, in: tab) })
+                ) {
                     tabRoot(tab).navigationDestination(for: Route.self, destination: destination)
                 }
                 .tag(tab)

@@ -22,13 +22,17 @@ open class NotificationServiceExtensionAdapter: UNNotificationServiceExtension {
     }
 
     /// Starts improving the notification: the sealed text opened, the photo attached within the deadline.
-    open override func didReceive(_ request: UNNotificationRequest,
-                                  withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+    open override func didReceive(
+        _ request: UNNotificationRequest,
+        withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
+    ) {
         // An empty store has no key: a misconfigured group shows the generic text rather than failing.
-        let keys: any KeyStore = keychainAccessGroup.map { NotificationKeychainKeyStore(accessGroup: $0) }
+        let keys: any KeyStore =
+            keychainAccessGroup.map { NotificationKeychainKeyStore(accessGroup: $0) }
             ?? InMemoryKeyStore()
-        let logic = NotificationServiceLogic(keys: keys, images: URLSessionImageFetcher(),
-                                             attachments: TemporaryAttachmentWriter(), clock: ContinuousClock())
+        let logic = NotificationServiceLogic(
+            keys: keys, images: URLSessionImageFetcher(),
+            attachments: TemporaryAttachmentWriter(), clock: ContinuousClock())
         let delivery = ContentDelivery(original: request.content, handler: contentHandler)
         current.withLock { $0 = PendingNotification(logic: logic, delivery: delivery) }
         let payload = NotificationPayload(userInfo: request.content.userInfo)
@@ -74,8 +78,11 @@ final class ContentDelivery: Sendable {
         handler(Self.content(result, over: original))
     }
 
-    private static func content(_ result: EnrichedNotification, over original: UNNotificationContent)
-        -> UNNotificationContent {
+    private static func content(
+        _ result: EnrichedNotification, over original: UNNotificationContent
+    )
+        -> UNNotificationContent
+    {
         guard let content = original.mutableCopy() as? UNMutableNotificationContent else { return original }
         content.title = result.title
         content.body = result.body

@@ -20,14 +20,16 @@ public final class OrderTrackingActivityController: ActivityController {
 
     /// Orders whose Live Activity is on screen now (active or stale).
     public func runningActivities() -> Set<OrderID> {
-        Set(OrderActivity.activities.filter { $0.activityState == .active || $0.activityState == .stale }
-            .map { OrderID($0.attributes.orderID) })
+        Set(
+            OrderActivity.activities.filter { $0.activityState == .active || $0.activityState == .stale }
+                .map { OrderID($0.attributes.orderID) })
     }
 
     /// Starts the order's Live Activity, updated by push-token pushes as well as by the app.
     public func start(_ order: OrderID, content: LiveActivityContent) throws {
-        _ = try OrderActivity.request(attributes: OrderTrackingActivityAttributes(orderID: order.rawValue),
-                                      content: Self.content(content), pushType: .token)
+        _ = try OrderActivity.request(
+            attributes: OrderTrackingActivityAttributes(orderID: order.rawValue),
+            content: Self.content(content), pushType: .token)
     }
 
     /// Shows `content`; the system ignores it when `timestamp` is older than what it shows (iOS 17.2 and later).

@@ -16,7 +16,9 @@ public struct OrderTrackingHomeBannerView: View {
     /// The banner, or nothing while no order is active.
     public var body: some View {
         if let banner = viewModel.banner {
-            Button { open(banner.order) } label: {
+            Button {
+                open(banner.order)
+            } label: {
                 VStack(alignment: .leading) {
                     Text(banner.title).font(.headline)
                     Text(banner.detail).font(.subheadline).foregroundStyle(.secondary)

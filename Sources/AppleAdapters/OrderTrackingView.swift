@@ -48,9 +48,13 @@ public struct OrderTrackingView: View {
             Text(state.title).font(.title2.bold())
             Text(state.eta).font(.headline)
             ForEach(state.steps, id: \.step) { row in
-                Label(row.title, systemImage: row.progress == .done ? "checkmark.circle.fill"
-                      : row.progress == .current ? "circle.inset.filled" : "circle")
-                    .fontWeight(row.progress == .current ? .semibold : .regular)
+                Label(
+                    row.title,
+                    systemImage: row.progress == .done
+                        ? "checkmark.circle.fill"
+                        : row.progress == .current ? "circle.inset.filled" : "circle"
+                )
+                .fontWeight(row.progress == .current ? .semibold : .regular)
             }
         }
         .padding()

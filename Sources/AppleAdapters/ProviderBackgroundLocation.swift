@@ -54,12 +54,15 @@ public final class ProviderBackgroundLocation: Sendable {
         }
     }
 
-    private func record(_ update: CLLocationUpdate, _ reading: LocationReading, _ reader: inout LocationReadingPolicy,
-                        _ onFix: @Sendable (LocationFix) async -> Void) async throws {
+    private func record(
+        _ update: CLLocationUpdate, _ reading: LocationReading, _ reader: inout LocationReadingPolicy,
+        _ onFix: @Sendable (LocationFix) async -> Void
+    ) async throws {
         guard try reader.coordinate(for: reading) != nil, let location = update.location else { return }
-        let fix = LocationFix(lat: location.coordinate.latitude, lng: location.coordinate.longitude,
-                              heading: max(0, location.course), speed: max(0, location.speed),
-                              accuracy: location.horizontalAccuracy, recordedAt: location.timestamp)
+        let fix = LocationFix(
+            lat: location.coordinate.latitude, lng: location.coordinate.longitude,
+            heading: max(0, location.course), speed: max(0, location.speed),
+            accuracy: location.horizontalAccuracy, recordedAt: location.timestamp)
         // A store that cannot write loses this one position; the next is written as usual.
         _ = try? buffer.record(fix)
         await onFix(fix)

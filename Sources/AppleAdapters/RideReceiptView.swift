@@ -36,8 +36,12 @@ public struct RideReceiptView: View {
             if viewModel.state.canRate {
                 HStack {
                     ForEach(1...5, id: \.self) { stars in
-                        Button { Task { await viewModel.rate(stars: stars) } } label: { Image(systemName: "star.fill") }
-                            .accessibilityLabel("\(stars) stars")
+                        Button {
+                            Task { await viewModel.rate(stars: stars) }
+                        } label: {
+                            Image(systemName: "star.fill")
+                        }
+                        .accessibilityLabel("\(stars) stars")
                     }
                 }
             }

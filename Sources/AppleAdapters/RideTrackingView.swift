@@ -31,9 +31,11 @@ public struct RideTrackingView: View {
             VStack(spacing: 4) {
                 Text(headline).font(.title3.bold())
                 if viewModel.status == .enRoute, let meters = viewModel.metersAway {
-                    Text(Measurement(value: Double(meters), unit: UnitLength.meters),
-                         format: .measurement(width: .abbreviated))
-                        .foregroundStyle(.secondary)
+                    Text(
+                        Measurement(value: Double(meters), unit: UnitLength.meters),
+                        format: .measurement(width: .abbreviated)
+                    )
+                    .foregroundStyle(.secondary)
                 }
                 if viewModel.canCancel || viewModel.status == .cancelling {
                     Button("Cancel ride", role: .destructive) {
@@ -63,7 +65,7 @@ public struct RideTrackingView: View {
         }
         .animation(.default, value: viewModel.showsArrivingBanner)
         .task { await viewModel.loadRoute() }
-        .task { await viewModel.track() }            // cancelled when the screen goes away
+        .task { await viewModel.track() }  // cancelled when the screen goes away
     }
 
     private var headline: String {

@@ -14,7 +14,10 @@ public final class CitySimulation {
         /// Simulated seconds of demand; trips still running then get `drainSeconds` more to finish.
         public var durationSeconds: Double
         public var drainSeconds: Double
-        public init(providers: Int, ridesPerMinute: Double, ordersPerMinute: Double, durationSeconds: Double, drainSeconds: Double = 600) {
+        public init(
+            providers: Int, ridesPerMinute: Double, ordersPerMinute: Double, durationSeconds: Double,
+            drainSeconds: Double = 600
+        ) {
             self.providers = providers; self.ridesPerMinute = ridesPerMinute; self.ordersPerMinute = ordersPerMinute
             self.durationSeconds = durationSeconds; self.drainSeconds = drainSeconds
         }
@@ -32,8 +35,12 @@ public final class CitySimulation {
     private var demand: Task<Void, Never>?
     private var stopped = false
 
-    /// A run of `plan` in `context`; `inspection` answers for the server at the end; `progress` gets a status line now and then.
-    public init(plan: Plan, context: SimulationContext, inspection: (any ServerInspection)?, progress: @escaping @Sendable (String) -> Void) {
+    /// A run of `plan` in `context`; `inspection` answers for the server at the end; `progress` gets a status line now
+    /// and then.
+    public init(
+        plan: Plan, context: SimulationContext, inspection: (any ServerInspection)?,
+        progress: @escaping @Sendable (String) -> Void
+    ) {
         self.plan = plan; self.context = context; self.inspection = inspection; self.progress = progress
         random = SeededGenerator(seed: context.seed, stream: "city")
     }
@@ -71,14 +78,16 @@ public final class CitySimulation {
         demand?.cancel()
     }
 
-    /// Rides and orders arrive for the plan's duration; then trips under way finish, or the drain runs out. Cancelled by `stop()`.
+    /// Rides and orders arrive for the plan's duration; then trips under way finish, or the drain runs out. Cancelled
+    /// by `stop()`.
     private func demandAndDrain() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.arrivals(kind: .ride) }
             group.addTask { await self.arrivals(kind: .order) }
             await group.waitForAll()
         }
-        // Demand is over: trips under way finish (or the drain runs out), then faults stop and the devices empty their stores.
+        // Demand is over: trips under way finish (or the drain runs out), then faults stop and the devices empty their
+        // stores.
         let deadline = context.second + plan.drainSeconds
         while active > 0, context.second < deadline {
             guard await context.pause(5) else { break }
@@ -96,14 +105,19 @@ public final class CitySimulation {
             guard context.second < plan.durationSeconds else { break }
             n += 1
             let from = place(), to = place()
-            let merchant = context.merchants.isEmpty ? nil : context.merchants[Int(random.unit() * Double(context.merchants.count)) % context.merchants.count]
+            let merchant =
+                context.merchants.isEmpty
+                ? nil
+                : context.merchants[Int(random.unit() * Double(context.merchants.count)) % context.merchants.count]
             let account = kind == .ride ? "sim-rider-\(n)" : "sim-shopper-\(n)"
             active += 1
             trips.append(Task { await self.trip(kind, account: account, from: from, to: to, merchant: merchant) })
         }
     }
 
-    private func trip(_ kind: Kind, account: String, from: Coordinate, to: Coordinate, merchant: SimulatedMerchant?) async {
+    private func trip(
+        _ kind: Kind, account: String, from: Coordinate, to: Coordinate, merchant: SimulatedMerchant?
+    ) async {
         defer { active -= 1 }
         switch kind {
         case .ride:
@@ -127,9 +141,12 @@ public final class CitySimulation {
             let rate = Double(seen.fixesRecorded - lastFixes) / max(1, second - lastSecond)
             lastFixes = seen.fixesRecorded; lastSecond = second
             let time = String(format: "%02d:%02d", Int(second) / 60, Int(second) % 60)
-            progress("t=\(time) active \(active) · rides \(seen.ridesRequested) (done \(seen.ridesCompleted), no driver \(seen.ridesNoProvider), cancelled \(seen.ridesCancelled))"
-                     + " · orders \(seen.ordersPlaced) (delivered \(seen.ordersDelivered)) · offers \(seen.offersReceived) (expired \(seen.offersExpired))"
-                     + " · fixes/s \(String(format: "%.1f", rate))")
+            progress(
+                "t=\(time) active \(active) · rides \(seen.ridesRequested) (done \(seen.ridesCompleted), no driver "
+                    + "\(seen.ridesNoProvider), cancelled \(seen.ridesCancelled))"
+                    + " · orders \(seen.ordersPlaced) (delivered \(seen.ordersDelivered)) · offers "
+                    + "\(seen.offersReceived) (expired \(seen.offersExpired))"
+                    + " · fixes/s \(String(format: "%.1f", rate))")
         }
     }
 }

@@ -26,25 +26,38 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
             guard pieces.count == 2, let value = Double(pieces[1]), value.isFinite else {
                 throw SimulationOptionError("--faults: '\(part)' is not KEY=NUMBER (loss=0.1,partition=20,every=120)")
             }
-            guard seen.insert(pieces[0]).inserted else { throw SimulationOptionError("--faults: \(pieces[0]) is given twice") }
+            guard seen.insert(pieces[0]).inserted else {
+                throw SimulationOptionError("--faults: \(pieces[0]) is given twice")
+            }
             switch pieces[0] {
             case "loss":
-                guard (0..<1).contains(value) else { throw SimulationOptionError("--faults: loss must be at least 0 and below 1, got \(pieces[1])") }
+                guard (0..<1).contains(value) else {
+                    throw SimulationOptionError("--faults: loss must be at least 0 and below 1, got \(pieces[1])")
+                }
                 plan.loss = value
             case "partition":
-                guard value >= 0 else { throw SimulationOptionError("--faults: partition must be seconds ≥ 0, got \(pieces[1])") }
+                guard value >= 0 else {
+                    throw SimulationOptionError("--faults: partition must be seconds ≥ 0, got \(pieces[1])")
+                }
                 plan.partitionSeconds = value
             case "every":
-                guard value > 0 else { throw SimulationOptionError("--faults: every must be seconds > 0, got \(pieces[1])") }
+                guard value > 0 else {
+                    throw SimulationOptionError("--faults: every must be seconds > 0, got \(pieces[1])")
+                }
                 plan.everySeconds = value
             default:
                 throw SimulationOptionError("--faults: unknown fault '\(pieces[0])' (known: loss, partition, every)")
             }
         }
         if plan.partitionSeconds > 0 {
-            guard plan.everySeconds > 0 else { throw SimulationOptionError("--faults: partition needs every=SECONDS, how often one starts") }
+            guard plan.everySeconds > 0 else {
+                throw SimulationOptionError("--faults: partition needs every=SECONDS, how often one starts")
+            }
             guard plan.partitionSeconds < plan.everySeconds else {
-                throw SimulationOptionError("--faults: partition (\(plan.partitionSeconds) s) must be shorter than every (\(plan.everySeconds) s)")
+                throw SimulationOptionError(
+                    "--faults: partition (\(plan.partitionSeconds) s) must be shorter than every "
+                        + "(\(plan.everySeconds) s)"
+                )
             }
         }
         return plan

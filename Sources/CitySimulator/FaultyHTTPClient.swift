@@ -24,9 +24,12 @@ public final class FaultyHTTPClient: HTTPClient {
     private let generator: Locked<SeededGenerator>
     private let observe: @Sendable (_ method: String, _ path: String) -> Void
 
-    /// A device network over `inner`; `second` tells the run's simulated second, `phase` shifts this device's dead zones.
-    public init(inner: any HTTPClient, plan: FaultPlan, phase: Double, generator: SeededGenerator, faults: FaultSwitch,
-                second: @escaping @Sendable () -> Double, observe: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
+    /// A device network over `inner`; `second` tells the run's simulated second, `phase` shifts this device's dead
+    /// zones.
+    public init(
+        inner: any HTTPClient, plan: FaultPlan, phase: Double, generator: SeededGenerator, faults: FaultSwitch,
+        second: @escaping @Sendable () -> Double, observe: @escaping @Sendable (String, String) -> Void = { _, _ in }
+    ) {
         self.inner = inner; self.plan = plan; self.phase = phase; self.second = second; self.faults = faults
         self.generator = Locked(generator); self.observe = observe
     }
@@ -58,7 +61,9 @@ public final class FaultyHTTPClient: HTTPClient {
         let pump = Task { [self] in
             do {
                 for try await event in upstream {
-                    if isPartitioned { continuation.finish(throwing: HTTPClientError.network("simulated dead zone")); return }
+                    if isPartitioned {
+                        continuation.finish(throwing: HTTPClientError.network("simulated dead zone")); return
+                    }
                     continuation.yield(event)
                 }
                 continuation.finish()

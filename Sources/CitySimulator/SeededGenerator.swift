@@ -35,4 +35,3 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// An exponential draw with the given mean (waits between independent arrivals).
     public mutating func exponential(mean: Double) -> Double { -mean * log(max(1 - unit(), 1e-12)) }
 }
-

@@ -17,7 +17,8 @@ final class SimulatedKitchen {
         self.merchant = merchant
         self.context = context
         let account = merchant.id
-        let api = RemoteMerchantAPI(client: context.network(for: "merchant:" + account), server: try context.server(account, .merchant))
+        let api = RemoteMerchantAPI(
+            client: context.network(for: "merchant:" + account), server: try context.server(account, .merchant))
         var salt = SeededGenerator(seed: context.seed, stream: "keys:" + account)
         let keys = IDCounter(prefix: "merchant-" + account, salt: salt.next())
         viewModel = MerchantOrdersViewModel(api: api, clock: context.clock, makeKey: { keys.next() })

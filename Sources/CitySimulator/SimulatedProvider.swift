@@ -104,7 +104,8 @@ final class SimulatedProvider {
         while !Task.isCancelled {
             do { try await session.goOnline(at: position); return true } catch {
                 failures += 1
-                let pause = SyncBackoff(initial: .seconds(1), maximum: .seconds(30)).delay(afterFailures: failures, error: error)
+                let pause = SyncBackoff(initial: .seconds(1), maximum: .seconds(30)).delay(
+                    afterFailures: failures, error: error)
                 do { try await context.clock.sleep(for: pause, tolerance: nil) } catch { return false }
             }
         }
@@ -141,7 +142,9 @@ final class SimulatedProvider {
         let declines = drivingTripID != nil || random.unit() < 0.1
         guard await context.pause(reaction) else { return }
         guard card.state.canAnswer else {
-            if card.state.phase == .expired || card.state.secondsLeft <= 0 { context.log.record { $0.offersExpired += 1 } }
+            if card.state.phase == .expired || card.state.secondsLeft <= 0 {
+                context.log.record { $0.offersExpired += 1 }
+            }
             return
         }
         if declines {
@@ -176,7 +179,10 @@ final class SimulatedProvider {
         while !Task.isCancelled {
             guard let trip = currentTrip(tripID) else { return }
             if ProviderStep.isFinished(trip.displayedStatus) || ProviderStep.isFinished(trip.server.status) { return }
-            guard let step = ProviderStep.next(afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep) else {
+            guard
+                let step = ProviderStep.next(
+                    afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep)
+            else {
                 // A delivery not yet ready: drive to the merchant and wait there.
                 guard await driveLeg(to: .pickup, of: trip) else { return }
                 await waitForChange(tripID, from: trip.server.version)
@@ -187,7 +193,7 @@ final class SimulatedProvider {
             case .driverArrived, .onTheWay:
                 arrived = await driveLeg(to: .pickup, of: trip)
             case .onTrip:
-                arrived = await context.pause(20 + 40 * random.unit())   // the passenger gets in
+                arrived = await context.pause(20 + 40 * random.unit())  // the passenger gets in
             case .completed, .delivered:
                 arrived = await driveLeg(to: .dropoff, of: trip)
                 if arrived {
@@ -195,7 +201,8 @@ final class SimulatedProvider {
                     context.log.record { $0.doorArrivals[tripID] = now }
                 }
             case .arriving:
-                let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: .dropoff, at: trip.server.dropoff)
+                let leg = await planner.leg(
+                    trip: trip.id, from: position, heading: heading, to: .dropoff, at: trip.server.dropoff)
                 arrived = await driveLeg(leg, until: max(0, leg.path.length - 150), trip: tripID)
             case .cancelled:
                 arrived = false
@@ -226,7 +233,9 @@ final class SimulatedProvider {
         var guidance: Guidance?
         if case .road(let route) = leg.source {
             guidance = Guidance(route: route)
-            if route.durationSeconds > 0, route.distanceMeters > 0 { routerSpeed = route.distanceMeters / route.durationSeconds }
+            if route.durationSeconds > 0, route.distanceMeters > 0 {
+                routerSpeed = route.distanceMeters / route.durationSeconds
+            }
         }
         let points = leg.path.waypoints
         var cumulative: [Double] = [0]
@@ -237,7 +246,8 @@ final class SimulatedProvider {
             if let current = currentTrip(trip), ProviderStep.isFinished(current.server.status) { return false }
             while segment + 1 < cumulative.count - 1, cumulative[segment + 1] <= travelled { segment += 1 }
             let a = points[min(segment, points.count - 1)], b = points[min(segment + 1, points.count - 1)]
-            let speed = context.speeds.speed(router: routerSpeed, from: a, to: b, hour: context.hour(context.dates.now()))
+            let speed = context.speeds.speed(
+                router: routerSpeed, from: a, to: b, hour: context.hour(context.dates.now()))
             travelled = min(distance, travelled + speed * Self.tick)
             let (point, direction) = leg.path.position(atDistance: travelled)
             record(point, heading: direction, speed: speed)
@@ -261,7 +271,8 @@ final class SimulatedProvider {
         position = point
         self.heading = speed >= 1 ? heading : nil
         let seen = noise.apply(to: point)
-        let fix = LocationFix(lat: seen.lat, lng: seen.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: context.dates.now())
+        let fix = LocationFix(
+            lat: seen.lat, lng: seen.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: context.dates.now())
         if (try? buffer.record(fix)) != nil { context.log.record { $0.fixesRecorded += 1 } }
     }
 }
@@ -273,7 +284,9 @@ final class IDCounter: Sendable {
     private let count = Locked<Int>(0)
     init(prefix: String, salt: UInt64) { self.prefix = prefix; self.salt = salt }
     func next() -> String {
-        let n = count.withLock { $0 += 1; return $0 }
+        let n = count.withLock {
+            $0 += 1; return $0
+        }
         return "\(prefix)-\(String(salt % 1_000_000, radix: 36))-\(n)"
     }
 }

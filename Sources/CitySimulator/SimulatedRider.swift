@@ -42,8 +42,9 @@ final class SimulatedRider {
             return
         }
         let keys = IDCounter(prefix: account, salt: random.next())
-        let viewModel = TripViewModel(api: api, channel: SSELiveTripChannel(client: network, server: server), clock: context.clock,
-                                      logger: QuietRideLogger(), makeKey: { Self.uuid(keys.next()) }, payments: api, dates: context.dates)
+        let viewModel = TripViewModel(
+            api: api, channel: SSELiveTripChannel(client: network, server: server), clock: context.clock,
+            logger: QuietRideLogger(), makeKey: { Self.uuid(keys.next()) }, payments: api, dates: context.dates)
         for _ in 0..<5 where viewModel.state.estimates.isEmpty {
             await viewModel.loadEstimates(pickup: pickup, dropoff: dropoff)
             if viewModel.state.estimates.isEmpty, await !context.pause(5) { return }
@@ -68,13 +69,17 @@ final class SimulatedRider {
             case nil:
                 // Lost on the way: the same tap again after a pause (a fresh key; the server keeps one active ride).
                 guard await context.pause(3) else { return }
-                if let active = try? await api.activeTrip() { _ = active; await viewModel.restoreActiveTrip() } else {
+                if let active = try? await api.activeTrip() {
+                    _ = active; await viewModel.restoreActiveTrip()
+                } else {
                     await viewModel.confirm(productID: product)
                 }
             }
         }
         guard let trip = viewModel.state.trip else { return }
-        log.record { $0.ridesRequested += 1; $0.tripIDs.append(trip.id) }
+        log.record {
+            $0.ridesRequested += 1; $0.tripIDs.append(trip.id)
+        }
         let cancelAfter: Double? = random.unit() < 0.05 ? 20 + 100 * random.unit() : nil
         var matched = false, promised: Date?
         let watcher = Task { @MainActor in await viewModel.waitForLiveToEnd() }
@@ -83,7 +88,9 @@ final class SimulatedRider {
             guard await context.pause(1) else { return }
             let now = context.dates.now()
             guard let current = viewModel.state.trip else { continue }
-            if !matched, current.driver != nil || [.driverAssigned, .driverArrived, .onTrip, .completed].contains(current.state) {
+            if !matched,
+                current.driver != nil || [.driverAssigned, .driverArrived, .onTrip, .completed].contains(current.state)
+            {
                 matched = true
                 let seconds = now.timeIntervalSince(requested)
                 log.record { $0.matchSeconds.append(seconds) }
@@ -91,14 +98,19 @@ final class SimulatedRider {
             if promised == nil, current.state == .onTrip, let eta = viewModel.state.etaSeconds {
                 promised = now.addingTimeInterval(TimeInterval(eta))
             }
-            if let cancelAfter, current.state.isActive, current.state != .onTrip, now.timeIntervalSince(requested) > cancelAfter,
-               viewModel.state.canCancel {
+            if let cancelAfter, current.state.isActive, current.state != .onTrip,
+                now.timeIntervalSince(requested) > cancelAfter,
+                viewModel.state.canCancel
+            {
                 await viewModel.cancelTrip()
             }
             switch current.state {
             case .completed:
-                let tripID = current.id, arrival = SimulationObservations.RideArrival(promised: promised, arrivedAt: now)
-                log.record { $0.ridesCompleted += 1; $0.rideArrivals.append(arrival); $0.paidTripIDs.append(tripID) }
+                let tripID = current.id,
+                    arrival = SimulationObservations.RideArrival(promised: promised, arrivedAt: now)
+                log.record {
+                    $0.ridesCompleted += 1; $0.rideArrivals.append(arrival); $0.paidTripIDs.append(tripID)
+                }
                 await tipAndRate(tripID)
                 return
             case .noDriversFound:
@@ -122,7 +134,10 @@ final class SimulatedRider {
         }
         if random.unit() < 0.3 {
             let key = Self.uuid("tip-" + tripID)
-            if await retrying({ try await self.api.tip(tripID: tripID, amountMinor: 100 * (1 + Int(self.random.unit() * 3)), idempotencyKey: key) }) != nil {
+            if await retrying({
+                try await self.api.tip(
+                    tripID: tripID, amountMinor: 100 * (1 + Int(self.random.unit() * 3)), idempotencyKey: key)
+            }) != nil {
                 context.log.record { $0.tips += 1 }
             }
         }
@@ -153,10 +168,16 @@ final class SimulatedRider {
         var generator = SeededGenerator(seed: 0, stream: text)
         let a = generator.next(), b = generator.next()
         var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<8 { bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i))); bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i))) }
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i)));
+            bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i)))
+        }
         bytes[6] = (bytes[6] & 0x0f) | 0x40; bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }
 

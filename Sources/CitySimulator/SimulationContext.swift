@@ -8,7 +8,9 @@ public struct SimulatedMerchant: Sendable, Equatable {
     public let position: Coordinate
     /// The skus customers put in baskets.
     public let skus: [String]
-    public init(id: String, position: Coordinate, skus: [String]) { self.id = id; self.position = position; self.skus = skus }
+    public init(id: String, position: Coordinate, skus: [String]) {
+        self.id = id; self.position = position; self.skus = skus
+    }
 }
 
 /// Everything the simulated parties share: where the server is, how to reach it, the run's clock and seed, the map's
@@ -39,26 +41,35 @@ public struct SimulationContext: Sendable {
     public var log: ObservationLog
 
     /// A context with every field given.
-    public init(baseURL: URL, makeTransport: @escaping @Sendable () -> any HTTPClient,
-                token: @escaping @Sendable (String, SimulatedRole) throws -> String, clock: any Clock<Duration>, dates: any DateProvider,
-                start: Date, seed: UInt64, faults: FaultPlan, faultSwitch: FaultSwitch, speeds: SpeedModel,
-                hour: @escaping @Sendable (Date) -> Int, places: [Coordinate], merchants: [SimulatedMerchant], storeDirectory: URL,
-                log: ObservationLog) {
-        self.baseURL = baseURL; self.makeTransport = makeTransport; self.token = token; self.clock = clock; self.dates = dates
+    public init(
+        baseURL: URL, makeTransport: @escaping @Sendable () -> any HTTPClient,
+        token: @escaping @Sendable (String, SimulatedRole) throws -> String, clock: any Clock<Duration>,
+        dates: any DateProvider,
+        start: Date, seed: UInt64, faults: FaultPlan, faultSwitch: FaultSwitch, speeds: SpeedModel,
+        hour: @escaping @Sendable (Date) -> Int, places: [Coordinate], merchants: [SimulatedMerchant],
+        storeDirectory: URL,
+        log: ObservationLog
+    ) {
+        self.baseURL = baseURL; self.makeTransport = makeTransport; self.token = token; self.clock = clock;
+        self.dates = dates
         self.start = start; self.seed = seed; self.faults = faults; self.faultSwitch = faultSwitch; self.speeds = speeds
-        self.hour = hour; self.places = places; self.merchants = merchants; self.storeDirectory = storeDirectory; self.log = log
+        self.hour = hour; self.places = places; self.merchants = merchants; self.storeDirectory = storeDirectory;
+        self.log = log
     }
 
     /// Simulated seconds since the start.
     public var second: Double { dates.now().timeIntervalSince(start) }
 
     /// One device's network: its own transport, its own faults (its dead-zone phase and loss draws from `name`).
-    public func network(for name: String, observe: @escaping @Sendable (String, String) -> Void = { _, _ in }) -> FaultyHTTPClient {
+    public func network(
+        for name: String, observe: @escaping @Sendable (String, String) -> Void = { _, _ in }
+    ) -> FaultyHTTPClient {
         var generator = SeededGenerator(seed: seed, stream: "net:" + name)
         let phase = generator.unit()
         let dates = self.dates, start = self.start
-        return FaultyHTTPClient(inner: makeTransport(), plan: faults, phase: phase, generator: generator, faults: faultSwitch,
-                                second: { dates.now().timeIntervalSince(start) }, observe: observe)
+        return FaultyHTTPClient(
+            inner: makeTransport(), plan: faults, phase: phase, generator: generator, faults: faultSwitch,
+            second: { dates.now().timeIntervalSince(start) }, observe: observe)
     }
 
     /// The API server as `account` in `role` sees it.
@@ -68,7 +79,9 @@ public struct SimulationContext: Sendable {
 
     /// Sleeps `seconds` of simulated time; false when cancelled.
     func pause(_ seconds: Double) async -> Bool {
-        do { try await clock.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)), tolerance: nil); return true } catch { return false }
+        do {
+            try await clock.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)), tolerance: nil); return true
+        } catch { return false }
     }
 }
 

@@ -14,8 +14,11 @@ public struct SimulationObservations: Sendable, Equatable {
         public var arrivedAt: Date?
         /// Seconds on screen of each window shown while the order was on the way.
         public var onTheWayWindows: [ClosedRange<Date>: Int]
-        public init(lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?, deliveredAt: Date, arrivedAt: Date? = nil,
-                    onTheWayWindows: [ClosedRange<Date>: Int] = [:]) {
+        public init(
+            lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?, deliveredAt: Date,
+            arrivedAt: Date? = nil,
+            onTheWayWindows: [ClosedRange<Date>: Int] = [:]
+        ) {
             self.lastWindow = lastWindow; self.firstOnTheWayWindow = firstOnTheWayWindow; self.deliveredAt = deliveredAt
             self.arrivedAt = arrivedAt; self.onTheWayWindows = onTheWayWindows
         }

@@ -32,16 +32,19 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         public var background: Double?
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(picking, forKey: .picking); try c.encode(onTheWay, forKey: .onTheWay); try c.encode(background, forKey: .background)
+            try c.encode(picking, forKey: .picking); try c.encode(onTheWay, forKey: .onTheWay);
+            try c.encode(background, forKey: .background)
         }
         enum CodingKeys: String, CodingKey { case picking, onTheWay, background }
     }
 
     /// The top-level keys, in the order.
-    public static let keys = ["tripsCompleted", "etaHonesty", "etaRangeMedianMinutes", "etaErrorSeconds", "staleShownAsLive",
-                              "snapshotAgeShownSeconds", "outOfOrderDrops", "liveActivityStaleRate", "pollsPerOrderMinute",
-                              "matchSeconds", "noProviderRate", "stepsLost", "stepsDuplicated", "ledgerBalanced",
-                              "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay"]
+    public static let keys = [
+        "tripsCompleted", "etaHonesty", "etaRangeMedianMinutes", "etaErrorSeconds", "staleShownAsLive",
+        "snapshotAgeShownSeconds", "outOfOrderDrops", "liveActivityStaleRate", "pollsPerOrderMinute",
+        "matchSeconds", "noProviderRate", "stepsLost", "stepsDuplicated", "ledgerBalanced",
+        "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay",
+    ]
 
     public var tripsCompleted: Int
     /// Share of delivered orders whose arrival fell inside the last window shown.
@@ -72,8 +75,10 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     public init(_ seen: SimulationObservations, server: ServerFindings, liveFor: Double = 20) {
         tripsCompleted = seen.ridesCompleted + seen.ordersDelivered
         let windowed = seen.orderArrivals.compactMap { arrival in arrival.lastWindow.map { ($0, arrival.arrival) } }
-        etaHonesty = windowed.isEmpty ? nil : Double(windowed.filter { $0.0.contains($0.1) }.count) / Double(windowed.count)
-        etaRangeMedianMinutes = Self.percentile(windowed.map { $0.0.upperBound.timeIntervalSince($0.0.lowerBound) / 60 }, 50)
+        etaHonesty =
+            windowed.isEmpty ? nil : Double(windowed.filter { $0.0.contains($0.1) }.count) / Double(windowed.count)
+        etaRangeMedianMinutes = Self.percentile(
+            windowed.map { $0.0.upperBound.timeIntervalSince($0.0.lowerBound) / 60 }, 50)
         var shown = 0, held = 0
         for arrival in seen.orderArrivals {
             for (window, seconds) in arrival.onTheWayWindows {
@@ -85,18 +90,23 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         var errors = seen.orderArrivals.compactMap { arrival in
             arrival.firstOnTheWayWindow.map { abs(arrival.arrival.timeIntervalSince(Self.middle($0))) }
         }
-        errors += seen.rideArrivals.compactMap { ride in ride.promised.map { abs(ride.arrivedAt.timeIntervalSince($0)) } }
-        etaErrorSeconds = ErrorSpread(mae: errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count),
-                                      p90: Self.percentile(errors, 90))
+        errors += seen.rideArrivals.compactMap { ride in ride.promised.map { abs(ride.arrivedAt.timeIntervalSince($0)) }
+        }
+        etaErrorSeconds = ErrorSpread(
+            mae: errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count),
+            p90: Self.percentile(errors, 90))
         staleShownAsLive = seen.livePinAges.filter { $0 > liveFor }.count
-        snapshotAgeShownSeconds = Spread(p50: Self.percentile(seen.snapshotAgesShown, 50), p99: Self.percentile(seen.snapshotAgesShown, 99))
+        snapshotAgeShownSeconds = Spread(
+            p50: Self.percentile(seen.snapshotAgesShown, 50), p99: Self.percentile(seen.snapshotAgesShown, 99))
         outOfOrderDrops = seen.outOfOrderDrops
-        liveActivityStaleRate = seen.liveActivityRenders == 0 ? nil : Double(seen.liveActivityStale) / Double(seen.liveActivityRenders)
+        liveActivityStaleRate =
+            seen.liveActivityRenders == 0 ? nil : Double(seen.liveActivityStale) / Double(seen.liveActivityRenders)
         func rate(_ stage: SimulationObservations.PollStage) -> Double? {
             let minutes = seen.orderMinutes[stage] ?? 0
             return minutes <= 0 ? nil : Double(seen.polls[stage] ?? 0) / minutes
         }
-        pollsPerOrderMinute = PollRates(picking: rate(.picking), onTheWay: rate(.onTheWay), background: rate(.background))
+        pollsPerOrderMinute = PollRates(
+            picking: rate(.picking), onTheWay: rate(.onTheWay), background: rate(.background))
         matchSeconds = Spread(p50: Self.percentile(seen.matchSeconds, 50), p99: Self.percentile(seen.matchSeconds, 99))
         noProviderRate = seen.ridesRequested == 0 ? nil : Double(seen.ridesNoProvider) / Double(seen.ridesRequested)
         if let logs = server.providerSteps {
@@ -133,9 +143,10 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case tripsCompleted, etaHonesty, etaRangeMedianMinutes, etaErrorSeconds, staleShownAsLive, snapshotAgeShownSeconds,
-             outOfOrderDrops, liveActivityStaleRate, pollsPerOrderMinute, matchSeconds, noProviderRate, stepsLost,
-             stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected, etaHonestyOnTheWay
+        case tripsCompleted, etaHonesty, etaRangeMedianMinutes, etaErrorSeconds, staleShownAsLive,
+            snapshotAgeShownSeconds,
+            outOfOrderDrops, liveActivityStaleRate, pollsPerOrderMinute, matchSeconds, noProviderRate, stepsLost,
+            stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected, etaHonestyOnTheWay
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -45,7 +45,9 @@ public struct GPSNoise: Sendable {
     private var generator: SeededGenerator
 
     /// Noise of `sigmaMeters` drawn from `generator`.
-    public init(sigmaMeters: Double, generator: SeededGenerator) { self.sigmaMeters = sigmaMeters; self.generator = generator }
+    public init(sigmaMeters: Double, generator: SeededGenerator) {
+        self.sigmaMeters = sigmaMeters; self.generator = generator
+    }
 
     /// `point` moved by one draw of the noise.
     public mutating func apply(to point: Coordinate) -> Coordinate {

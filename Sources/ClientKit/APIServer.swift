@@ -47,8 +47,10 @@ public struct APIServer: Sendable {
     }
 
     /// Builds a request for `path` (which may carry a query), with the bearer token and an optional JSON body.
-    public func request(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
-                        timeout: Duration? = nil) async -> HTTPClientRequest {
+    public func request(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
+        timeout: Duration? = nil
+    ) async -> HTTPClientRequest {
         var all = headers
         all["Accept"] = all["Accept"] ?? "application/json"
         if body != nil { all["Content-Type"] = "application/json" }
@@ -58,8 +60,10 @@ public struct APIServer: Sendable {
     }
 
     /// Builds a request whose body is `value` encoded with the wire coder.
-    public func request(_ method: String, _ path: String, json value: some Encodable, headers: [String: String] = [:],
-                        timeout: Duration? = nil) async throws -> HTTPClientRequest {
+    public func request(
+        _ method: String, _ path: String, json value: some Encodable, headers: [String: String] = [:],
+        timeout: Duration? = nil
+    ) async throws -> HTTPClientRequest {
         try await request(method, path, body: WireCoding.encoder().encode(value), headers: headers, timeout: timeout)
     }
 }
@@ -82,7 +86,9 @@ extension HTTPClientResponse {
 
     /// The `APIError` this (non-2xx) answer stands for.
     public func apiError() -> APIError {
-        if status == 429 || status == 503, let retry = header("Retry-After").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), retry >= 0 {
+        if status == 429 || status == 503,
+            let retry = header("Retry-After").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), retry >= 0
+        {
             return .retryAfter(.seconds(retry), status: status)
         }
         if let problem = try? WireCoding.decoder().decode(Problem.self, from: body) { return .problem(problem) }

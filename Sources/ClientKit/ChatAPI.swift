@@ -17,12 +17,14 @@ public struct RemoteChatAPI: ChatAPI {
     public init(http: any HTTPClient, server: APIServer) { self.http = http; self.server = server }
 
     public func send(tripId: String, messageId: String, text: String) async throws -> ChatMessage {
-        let request = try await server.request("POST", APIPath.tripMessages(tripId), json: ChatMessageRequest(messageId: messageId, text: text))
+        let request = try await server.request(
+            "POST", APIPath.tripMessages(tripId), json: ChatMessageRequest(messageId: messageId, text: text))
         return try await http.send(request).decode(ChatMessage.self)
     }
 
     public func history(tripId: String, after: Int64) async throws -> ChatHistory {
-        try await http.send(await server.request("GET", APIPath.tripMessages(tripId, after: after))).decode(ChatHistory.self)
+        try await http.send(await server.request("GET", APIPath.tripMessages(tripId, after: after))).decode(
+            ChatHistory.self)
     }
 }
 

@@ -5,7 +5,8 @@ public import Observation
 /// A trip's chat screen for the customer's and the provider's apps (issue 15): the history, live messages, typing and
 /// receipts over `ChatConnection`, and an outbox for what the user writes.
 ///
-/// A message goes into the outbox with a `messageId` made once; a failed request leaves it there, marked waiting, and it
+/// A message goes into the outbox with a `messageId` made once; a failed request leaves it there, marked waiting, and
+/// it
 /// is sent again with the same id after `retryDelay` (or the server's `Retry-After`), and on every reconnect, so the
 /// server stores it once however often it is tried. A refusal (too long, closed...) takes it out with the reason. Once
 /// the conversation is closed the composer is hidden and `run()` returns. Time comes from `clock`.
@@ -34,8 +35,11 @@ public final class ChatViewModel {
     @ObservationIgnored private var readSent: Int64 = 0
 
     /// The chat of `tripId` as `me`; `newMessageId` makes each message's id (a UUID in the apps).
-    public init(tripId: String, me: ChatRole, api: any ChatAPI, connection: any ChatConnection, clock: any Clock<Duration>,
-                newMessageId: @escaping @Sendable () -> String, retryDelay: Duration = .seconds(3), typingTimeout: Duration = .seconds(5)) {
+    public init(
+        tripId: String, me: ChatRole, api: any ChatAPI, connection: any ChatConnection, clock: any Clock<Duration>,
+        newMessageId: @escaping @Sendable () -> String, retryDelay: Duration = .seconds(3),
+        typingTimeout: Duration = .seconds(5)
+    ) {
         self.tripId = tripId; self.me = me; self.api = api; self.connection = connection; self.clock = clock
         self.newMessageId = newMessageId; self.retryDelay = retryDelay; self.typingTimeout = typingTimeout
     }
@@ -54,7 +58,11 @@ public final class ChatViewModel {
     /// Sends the outbox in order, each with its own id; stops at the first failure and tries again later.
     public func flush() async {
         guard !flushing, !holding else {
-            for id in outbox { if state.lines.first(where: { $0.mine && $0.messageId == id })?.status == .sending { setStatus(id, .waiting) } }
+            for id in outbox {
+                if state.lines.first(where: { $0.mine && $0.messageId == id })?.status == .sending {
+                    setStatus(id, .waiting)
+                }
+            }
             return
         }
         flushing = true
@@ -77,7 +85,9 @@ public final class ChatViewModel {
                 outbox.removeAll { $0 == id }
                 setStatus(id, .refused(problem.detail ?? problem.title))
                 // A 409 may mean the conversation closed: the history says so, with the reason.
-                if problem.status == 409, let history = try? await api.history(tripId: tripId, after: lastSeq), history.closed {
+                if problem.status == 409, let history = try? await api.history(tripId: tripId, after: lastSeq),
+                    history.closed
+                {
                     close(history.reason ?? problem.detail ?? "The conversation is closed.")
                 }
             } catch {
@@ -92,7 +102,9 @@ public final class ChatViewModel {
 
     /// Tells the other party that everything it wrote so far was seen (call when the conversation is on screen).
     public func markRead() async {
-        guard let seq = state.lines.filter({ !$0.mine }).compactMap(\.seq).max(), seq > readSent, let socket else { return }
+        guard let seq = state.lines.filter({ !$0.mine }).compactMap(\.seq).max(), seq > readSent, let socket else {
+            return
+        }
         readSent = seq
         try? await socket.send(.read(seq: seq, from: nil))
     }
@@ -168,7 +180,8 @@ public final class ChatViewModel {
         }
     }
 
-    /// A stored message: confirms my outbox line or adds the line, keeping the order by sequence. `inOrder` when it came
+    /// A stored message: confirms my outbox line or adds the line, keeping the order by sequence. `inOrder` when it
+    /// came
     /// from the history or the live socket, which hand out every message in sequence: then it moves the resync cursor.
     private func receive(_ message: ChatMessage, inOrder: Bool = true) {
         if inOrder { lastSeq = max(lastSeq, message.seq) }
@@ -180,8 +193,10 @@ public final class ChatViewModel {
             if case .waiting = state.lines[index].status { state.lines[index].status = .sent }
             outbox.removeAll { $0 == message.messageId && mine }
         } else {
-            state.lines.append(ChatLine(messageId: message.messageId, mine: mine, text: message.text, seq: message.seq,
-                                        sentAt: message.sentAt, status: .sent))
+            state.lines.append(
+                ChatLine(
+                    messageId: message.messageId, mine: mine, text: message.text, seq: message.seq,
+                    sentAt: message.sentAt, status: .sent))
         }
         if !mine { state.otherIsTyping = false }
         // Stored lines by sequence, then the outbox's lines in the order written.
@@ -196,7 +211,8 @@ public final class ChatViewModel {
     }
 
     private func mark(upTo seq: Int64, _ status: ChatLine.Status, over from: [ChatLine.Status]) {
-        for i in state.lines.indices where state.lines[i].mine && (state.lines[i].seq ?? .max) <= seq && from.contains(state.lines[i].status) {
+        for i in state.lines.indices
+        where state.lines[i].mine && (state.lines[i].seq ?? .max) <= seq && from.contains(state.lines[i].status) {
             state.lines[i].status = status
         }
     }

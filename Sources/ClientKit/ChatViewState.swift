@@ -29,7 +29,8 @@ public struct ChatLine: Sendable, Equatable, Identifiable {
     public var id: String { (mine ? "me:" : "them:") + messageId }
 
     public init(messageId: String, mine: Bool, text: String, seq: Int64? = nil, sentAt: Date? = nil, status: Status) {
-        self.messageId = messageId; self.mine = mine; self.text = text; self.seq = seq; self.sentAt = sentAt; self.status = status
+        self.messageId = messageId; self.mine = mine; self.text = text; self.seq = seq; self.sentAt = sentAt;
+        self.status = status
     }
 }
 

@@ -9,7 +9,9 @@ public struct HTTPClientRequest: Sendable, Equatable {
     /// Gives up after this long without a complete answer; nil for the transport's default.
     public var timeout: Duration?
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Duration? = nil) {
+    public init(
+        method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Duration? = nil
+    ) {
         self.method = method; self.url = url; self.headers = headers; self.body = body; self.timeout = timeout
     }
 }
@@ -23,7 +25,8 @@ public struct HTTPClientResponse: Sendable, Equatable {
 
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         self.body = body
     }
 
@@ -38,7 +41,9 @@ public struct ServerSentEvent: Sendable, Equatable {
     public var data: String
     /// The last-event-ID in force when this event was dispatched.
     public var id: String?
-    public init(event: String = "message", data: String, id: String? = nil) { self.event = event; self.data = data; self.id = id }
+    public init(event: String = "message", data: String, id: String? = nil) {
+        self.event = event; self.data = data; self.id = id
+    }
 }
 
 /// Errors every HTTPClient implementation reports the same way.

@@ -13,8 +13,10 @@ public struct LocationReading: Sendable, Equatable {
     public var locationUnavailable: Bool
 
     /// A reading with every field given.
-    public init(coordinate: Coordinate?, horizontalAccuracy: Double, authorizationDenied: Bool,
-                locationUnavailable: Bool) {
+    public init(
+        coordinate: Coordinate?, horizontalAccuracy: Double, authorizationDenied: Bool,
+        locationUnavailable: Bool
+    ) {
         self.coordinate = coordinate
         self.horizontalAccuracy = horizontalAccuracy
         self.authorizationDenied = authorizationDenied

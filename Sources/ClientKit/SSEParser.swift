@@ -35,7 +35,7 @@ public struct SSEParser: Sendable {
     }
 
     private mutating func step(_ byte: UInt8, into out: inout [ServerSentEvent]) {
-        if byte == 0x0A, sawCR { sawCR = false; return }   // the LF of a CRLF
+        if byte == 0x0A, sawCR { sawCR = false; return }  // the LF of a CRLF
         sawCR = byte == 0x0D
         if byte == 0x0A || byte == 0x0D {
             let line = String(decoding: pending, as: UTF8.self)
@@ -63,7 +63,10 @@ public struct SSEParser: Sendable {
         case "event": eventType = String(value)
         case "data": data.append(String(value)); hasData = true
         case "id": if !value.contains("\0") { lastEventID = value.isEmpty ? nil : String(value) }
-        case "retry": if !value.isEmpty, value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) { retryMilliseconds = Int(value) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) {
+                retryMilliseconds = Int(value)
+            }
         default: break
         }
         return nil
@@ -72,6 +75,7 @@ public struct SSEParser: Sendable {
     private mutating func dispatch() -> ServerSentEvent? {
         defer { eventType = ""; data.removeAll(); hasData = false }
         guard hasData else { return nil }
-        return ServerSentEvent(event: eventType.isEmpty ? "message" : eventType, data: data.joined(separator: "\n"), id: lastEventID)
+        return ServerSentEvent(
+            event: eventType.isEmpty ? "message" : eventType, data: data.joined(separator: "\n"), id: lastEventID)
     }
 }

@@ -39,8 +39,10 @@ public final class TripCallModel {
 
     /// A model for `tripId`; `openDialer` opens the device's dialer (`tel:`), `closeAfterEnd` is the server's window
     /// after the end (15 minutes unless the server says otherwise in its answer).
-    public init(tripId: String, client: any HTTPClient, server: APIServer, dates: any DateProvider,
-                closeAfterEnd: TimeInterval = 15 * 60, openDialer: @escaping @MainActor (String) -> Void) {
+    public init(
+        tripId: String, client: any HTTPClient, server: APIServer, dates: any DateProvider,
+        closeAfterEnd: TimeInterval = 15 * 60, openDialer: @escaping @MainActor (String) -> Void
+    ) {
         self.tripId = tripId; self.client = client; self.server = server; self.dates = dates
         self.closeAfterEnd = closeAfterEnd; self.openDialer = openDialer
     }
@@ -65,7 +67,8 @@ public final class TripCallModel {
         do {
             let request = await server.request("POST", APIPath.tripCall(tripId))
             let response = try await client.send(request)
-            if response.status == 200, let answer = try? WireCoding.decoder().decode(TripCall.self, from: response.body) {
+            if response.status == 200, let answer = try? WireCoding.decoder().decode(TripCall.self, from: response.body)
+            {
                 availableUntil = answer.availableUntil
                 state = .dialing(answer.dial)
                 openDialer(answer.dial)

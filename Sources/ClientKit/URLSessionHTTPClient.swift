@@ -193,8 +193,10 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
         self.continuation = continuation
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         state.withLock { $0.status = status }
         completionHandler(.allow)

@@ -36,7 +36,8 @@ public final class CurlHTTPClient: HTTPClient {
             request.headers["Cache-Control"] = "no-cache"
             do {
                 // For a stream the timeout bounds connecting and each silence, never the whole stream.
-                let transfer = try CurlTransfer(request: request, streaming: true, timeout: request.timeout ?? defaultTimeout)
+                let transfer = try CurlTransfer(
+                    request: request, streaming: true, timeout: request.timeout ?? defaultTimeout)
                 transfer.events = continuation
                 continuation.onTermination = { [engine] _ in engine.cancel(transfer) }
                 engine.submit(transfer)

@@ -31,7 +31,7 @@ final class CurlMultiEngine: @unchecked Sendable {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
         self.multi = multi
         if oneConnectionPerHost {
-            enroute_curl_multi_set_long(multi, CURLMOPT_PIPELINING, 2)          // CURLPIPE_MULTIPLEX
+            enroute_curl_multi_set_long(multi, CURLMOPT_PIPELINING, 2)  // CURLPIPE_MULTIPLEX
             enroute_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
         }
         let thread = Thread { [self] in run() }

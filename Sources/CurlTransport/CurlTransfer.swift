@@ -35,12 +35,17 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     convenience init(request: HTTPClientRequest, streaming: Bool, timeout: Duration) throws {
-        try self.init(url: request.url.absoluteString, method: request.method, headers: request.headers.map { ($0.key, $0.value) },
-                      body: request.body, streaming: streaming, timeout: timeout, options: Options())
+        try self.init(
+            url: request.url.absoluteString, method: request.method,
+            headers: request.headers.map { ($0.key, $0.value) },
+            body: request.body, streaming: streaming, timeout: timeout, options: Options())
     }
 
-    init(url: String, method: String, headers requestHeaders: [(String, String)], body requestBody: Data?, streaming: Bool,
-         timeout: Duration, options: Options) throws {
+    init(
+        url: String, method: String, headers requestHeaders: [(String, String)], body requestBody: Data?,
+        streaming: Bool,
+        timeout: Duration, options: Options
+    ) throws {
         guard let easy = curl_easy_init() else { throw HTTPClientError.network("curl_easy_init failed") }
         self.easy = easy
         let self_ = Unmanaged.passUnretained(self).toOpaque()
@@ -57,7 +62,8 @@ final class CurlTransfer: @unchecked Sendable {
         if let caFile = options.caFile { _ = caFile.withCString { enroute_curl_set_ptr(easy, CURLOPT_CAINFO, $0) } }
 
         let millis = Self.millis(timeout)
-        enroute_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, min(millis, options.connectTimeout.map(Self.millis) ?? millis))
+        enroute_curl_set_long(
+            easy, CURLOPT_CONNECTTIMEOUT_MS, min(millis, options.connectTimeout.map(Self.millis) ?? millis))
         if streaming {
             enroute_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
             enroute_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, (millis + 999) / 1000))
@@ -86,7 +92,9 @@ final class CurlTransfer: @unchecked Sendable {
             }
             // No 100-continue round trip, and no form content type unless the caller chose one.
             lines.append("Expect:")
-            if !requestHeaders.contains(where: { $0.0.lowercased() == "content-type" }) { lines.append("Content-Type:") }
+            if !requestHeaders.contains(where: { $0.0.lowercased() == "content-type" }) {
+                lines.append("Content-Type:")
+            }
         }
         for line in lines { headerList = curl_slist_append(headerList, line) }
         if let headerList { enroute_curl_set_ptr(easy, CURLOPT_HTTPHEADER, headerList) }
@@ -140,7 +148,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// curl finished the transfer with `code`.
     func complete(_ code: CURLcode) {
         guard code == CURLE_OK else {
-            let error: HTTPClientError = code == CURLE_OPERATION_TIMEDOUT
+            let error: HTTPClientError =
+                code == CURLE_OPERATION_TIMEDOUT
                 ? .timedOut : .network(String(cString: curl_easy_strerror(code)))
             fail(error)
             return
@@ -160,7 +169,8 @@ final class CurlTransfer: @unchecked Sendable {
         if let events {
             switch result {
             case .success(let response) where response.status == 200: events.finish()
-            case .success(let response): events.finish(throwing: HTTPClientError.unexpectedStatus(response.status, body: response.body))
+            case .success(let response):
+                events.finish(throwing: HTTPClientError.unexpectedStatus(response.status, body: response.body))
             case .failure(let error): events.finish(throwing: error)
             }
         } else {
@@ -170,16 +180,19 @@ final class CurlTransfer: @unchecked Sendable {
     }
 }
 
-private let curlWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, user in
+private let curlWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
     guard let user else { return 0 }
     let length = size * count
     if let data, length > 0 {
-        Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().received(UnsafeRawBufferPointer(start: data, count: length))
+        Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().received(
+            UnsafeRawBufferPointer(start: data, count: length))
     }
     return length
 }
 
-private let curlHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, user in
+private let curlHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
     guard let user else { return 0 }
     let length = size * count
     if let data, length > 0 {

@@ -23,7 +23,10 @@ public final class HTTP2Session: Sendable {
         public var timeout: Duration?
 
         /// A request for `path`; a `body` without a `content-type` header is sent without one.
-        public init(method: String = "GET", path: String, headers: [(String, String)] = [], body: Data? = nil, timeout: Duration? = nil) {
+        public init(
+            method: String = "GET", path: String, headers: [(String, String)] = [], body: Data? = nil,
+            timeout: Duration? = nil
+        ) {
             self.method = method; self.path = path; self.headers = headers; self.body = body; self.timeout = timeout
         }
     }
@@ -35,7 +38,10 @@ public final class HTTP2Session: Sendable {
 
     /// A session to `origin` (`https://host:port`). `caFile` is a PEM file of certificates to trust (a local
     /// stand-in's); `connectTimeout` bounds connecting within each request's timeout.
-    public init(origin: String, caFile: String? = nil, defaultTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10)) {
+    public init(
+        origin: String, caFile: String? = nil, defaultTimeout: Duration = .seconds(30),
+        connectTimeout: Duration = .seconds(10)
+    ) {
         self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
         self.options = CurlTransfer.Options(http2: .alpn, caFile: caFile, connectTimeout: connectTimeout)
         self.defaultTimeout = defaultTimeout
@@ -47,8 +53,9 @@ public final class HTTP2Session: Sendable {
     /// Sends `request` on the session's connection, opening it when none is open.
     public func send(_ request: Request) async throws -> HTTPClientResponse {
         try Task.checkCancellation()
-        let transfer = try CurlTransfer(url: origin + request.path, method: request.method, headers: request.headers, body: request.body,
-                                        streaming: false, timeout: request.timeout ?? defaultTimeout, options: options)
+        let transfer = try CurlTransfer(
+            url: origin + request.path, method: request.method, headers: request.headers, body: request.body,
+            streaming: false, timeout: request.timeout ?? defaultTimeout, options: options)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 engine.submit(transfer, respond: { continuation.resume(with: $0) })

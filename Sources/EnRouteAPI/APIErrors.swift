@@ -6,7 +6,9 @@ public import HTTPEngine
 /// Error mapping in one place: the domain's `TripError` as problem+json, and stored answers as responses.
 public enum APIErrors {
     /// The HTTP error for a trip error; a 409 carries the real trip in the audience's wire shape.
-    public static func httpError<T: Codable & Sendable & Equatable>(_ error: TripError, _ view: (TripRecord) -> T) -> HTTPError {
+    public static func httpError<T: Codable & Sendable & Equatable>(
+        _ error: TripError, _ view: (TripRecord) -> T
+    ) -> HTTPError {
         switch error {
         case .notFound:
             return .notFound("No such trip.")
@@ -16,13 +18,18 @@ public enum APIErrors {
             return .invalid(pointer, detail)
         case .refused(let refusal, let trip):
             var e = HTTPError(status: 409, title: "Conflict", detail: refusal.reason)
-            e.body = (try? WireCoding.encoder().encode(ConflictProblem(detail: refusal.reason, trip: view(trip)))).map(Array.init)
+            e.body = (try? WireCoding.encoder().encode(ConflictProblem(detail: refusal.reason, trip: view(trip)))).map(
+                Array.init)
             e.headers.set("Content-Type", "application/problem+json")
             return e
         case .alreadyActive(let trip):
             let detail = "You already have an active trip; finish or cancel it first."
             var e = HTTPError(status: 409, title: "Conflict", detail: detail)
-            e.body = (try? WireCoding.encoder().encode(ConflictProblem(detail: detail, trip: view(trip), type: "https://enroute.invalid/problems/already-active"))).map(Array.init)
+            e.body =
+                (try? WireCoding.encoder().encode(
+                    ConflictProblem(
+                        detail: detail, trip: view(trip), type: "https://enroute.invalid/problems/already-active")))
+                .map(Array.init)
             return e
         case .contended:
             return .unavailable(retryAfterSeconds: 1, detail: "The trip is being changed by other requests; try again.")
@@ -30,8 +37,12 @@ public enum APIErrors {
             let detail = "The quote ran out; here is a fresh one for the same request. Confirm it to go ahead."
             var e = HTTPError(status: 409, title: "Quote expired", detail: detail)
             switch fresh {
-            case .ride(let estimate): e.body = (try? WireCoding.encoder().encode(QuoteExpiredProblem(detail: detail, quote: estimate))).map(Array.init)
-            case .order(let quote): e.body = (try? WireCoding.encoder().encode(QuoteExpiredProblem(detail: detail, quote: quote))).map(Array.init)
+            case .ride(let estimate):
+                e.body = (try? WireCoding.encoder().encode(QuoteExpiredProblem(detail: detail, quote: estimate))).map(
+                    Array.init)
+            case .order(let quote):
+                e.body = (try? WireCoding.encoder().encode(QuoteExpiredProblem(detail: detail, quote: quote))).map(
+                    Array.init)
             }
             e.headers.set("Content-Type", "application/problem+json")
             return e
@@ -49,19 +60,27 @@ public enum APIErrors {
     }
 
     /// `body`'s value, its `TripError` mapped with `view` (the snapshot by default).
-    static func mapAsync<T>(_ wire: WireMapping, _ body: () async throws -> T, refused view: ((TripRecord) -> TripSnapshot)? = nil) async throws -> T {
-        do { return try await body() } catch let error as TripError { throw httpError(error) { (view ?? wire.snapshot)($0) } }
+    static func mapAsync<T>(
+        _ wire: WireMapping, _ body: () async throws -> T, refused view: ((TripRecord) -> TripSnapshot)? = nil
+    ) async throws -> T {
+        do { return try await body() } catch let error as TripError {
+            throw httpError(error) { (view ?? wire.snapshot)($0) }
+        }
     }
 
     /// A stored JSON answer.
     static func stored(status: Int, json: some Encodable) -> StoredResponse {
-        StoredResponse(status: status, contentType: "application/json", body: (try? WireCoding.encoder().encode(json)).map(Array.init) ?? [])
+        StoredResponse(
+            status: status, contentType: "application/json",
+            body: (try? WireCoding.encoder().encode(json)).map(Array.init) ?? [])
     }
 
     /// A stored problem answer.
     static func stored(_ error: HTTPError) -> StoredResponse {
         let response = error.response
-        return StoredResponse(status: response.status, contentType: response.headers["Content-Type"] ?? "application/problem+json", body: response.bodyBytes)
+        return StoredResponse(
+            status: response.status, contentType: response.headers["Content-Type"] ?? "application/problem+json",
+            body: response.bodyBytes)
     }
 
     /// The response for a stored answer; never cached by intermediaries.

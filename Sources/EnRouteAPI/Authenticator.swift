@@ -44,7 +44,9 @@ public final class Authenticator: Sendable {
 
     /// An authenticator that signs with `secret` and also accepts tokens signed with any of `previousSecrets`;
     /// `leeway` is the clock skew allowed on `exp`, `nbf` and `iat`.
-    public init(secret: String, previousSecrets: [String] = [], leeway: TimeInterval = 30, now: @escaping @Sendable () -> Date) {
+    public init(
+        secret: String, previousSecrets: [String] = [], leeway: TimeInterval = 30, now: @escaping @Sendable () -> Date
+    ) {
         func key(_ secret: String) -> HS256Signer {
             HS256Signer(secret: Array(secret.utf8), keyID: HS256Signer.keyID(forSecret: Array(secret.utf8)))
         }
@@ -59,8 +61,10 @@ public final class Authenticator: Sendable {
     /// Mints a token with `kid`, `iat` and `exp` (the `enroute token` command and tests).
     public func token(account: String, role: Party, lifetime: TimeInterval = 24 * 3600) throws -> String {
         let issued = now()
-        return try keys.current.sign(claims: ["sub": account, "role": role.rawValue, "iat": Int(issued.timeIntervalSince1970),
-                                              "exp": Int(issued.addingTimeInterval(lifetime).timeIntervalSince1970)])
+        return try keys.current.sign(claims: [
+            "sub": account, "role": role.rawValue, "iat": Int(issued.timeIntervalSince1970),
+            "exp": Int(issued.addingTimeInterval(lifetime).timeIntervalSince1970),
+        ])
     }
 
     /// The account behind the request's bearer token; 401 when absent, malformed, forged, expired or not yet valid.
@@ -69,7 +73,9 @@ public final class Authenticator: Sendable {
             throw HTTPError.unauthorized("Send a bearer token in the Authorization header.")
         }
         let at = now()
-        if let hit = verified.withLock({ $0.find(token) }), hit.expires.addingTimeInterval(leeway) > at { return hit.account }
+        if let hit = verified.withLock({ $0.find(token) }), hit.expires.addingTimeInterval(leeway) > at {
+            return hit.account
+        }
         let claims: [String: Any]
         do {
             claims = try keys.verify(token, now: at, leeway: leeway)
@@ -77,7 +83,8 @@ public final class Authenticator: Sendable {
             throw HTTPError.unauthorized(Self.detail(error))
         }
         guard let sub = claims["sub"] as? String, !sub.isEmpty, let roleName = claims["role"] as? String,
-              let role = Party(rawValue: roleName), role != .backend else {
+            let role = Party(rawValue: roleName), role != .backend
+        else {
             throw HTTPError.unauthorized("The token lacks a subject or a known role.")
         }
         let account = Account(id: sub, role: role)
@@ -103,7 +110,9 @@ public final class Authenticator: Sendable {
     static func bearerToken(_ header: String) -> String? {
         let bytes = Array(header.utf8)
         let scheme = Array("bearer".utf8)
-        guard bytes.count > 7, zip(bytes.prefix(6), scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[6] == 0x20 else { return nil }
+        guard bytes.count > 7, zip(bytes.prefix(6), scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[6] == 0x20 else {
+            return nil
+        }
         var start = 7, end = bytes.count
         while start < end, bytes[start] == 0x20 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 { end -= 1 }
@@ -114,7 +123,8 @@ public final class Authenticator: Sendable {
     public func account(for request: HTTPRequest, roles: Set<Party>) throws(HTTPError) -> Account {
         let account = try account(for: request)
         guard roles.contains(account.role) else {
-            throw HTTPError.forbidden("This endpoint is for \(roles.map(\.rawValue).sorted().joined(separator: " or ")) accounts.")
+            throw HTTPError.forbidden(
+                "This endpoint is for \(roles.map(\.rawValue).sorted().joined(separator: " or ")) accounts.")
         }
         return account
     }

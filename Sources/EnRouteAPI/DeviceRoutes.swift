@@ -18,8 +18,10 @@ public struct NotificationsAPI: Sendable {
     /// The actions a tap can report.
     public static let actions: Set<String> = ["open", "trackOrder", "seeOffer"]
 
-    public init(auth: Authenticator, devices: any DeviceRepository, ledger: any NotificationLedger, metrics: MetricsRegistry,
-                now: @escaping @Sendable () -> Date) {
+    public init(
+        auth: Authenticator, devices: any DeviceRepository, ledger: any NotificationLedger, metrics: MetricsRegistry,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.auth = auth; self.devices = devices; self.ledger = ledger; self.metrics = metrics; self.now = now
     }
 
@@ -33,7 +35,9 @@ public struct NotificationsAPI: Sendable {
             guard let environment = APNsEnvironment(wire: body.environment) else {
                 throw HTTPError.invalid("/environment", "must be sandbox or production")
             }
-            guard !body.appVersion.isEmpty, body.appVersion.count <= 32 else { throw HTTPError.invalid("/appVersion", "must be 1 to 32 characters") }
+            guard !body.appVersion.isEmpty, body.appVersion.count <= 32 else {
+                throw HTTPError.invalid("/appVersion", "must be 1 to 32 characters")
+            }
             var key: [UInt8]?
             if let text = body.publicKey {
                 guard let bytes = Data(base64Encoded: text).map(Array.init), bytes.count == 32 else {
@@ -41,10 +45,13 @@ public struct NotificationsAPI: Sendable {
                 }
                 key = bytes
             }
-            try await devices.register(DeviceRecord(token: token, accountId: account.id, platform: body.platform, environment: environment,
-                                                    appVersion: body.appVersion, publicKey: key, registeredAt: now()))
-            metrics.increment("enroute_device_registrations_total", labels: ["environment": environment.rawValue],
-                              help: "Device token registrations (PUT /v1/devices).")
+            try await devices.register(
+                DeviceRecord(
+                    token: token, accountId: account.id, platform: body.platform, environment: environment,
+                    appVersion: body.appVersion, publicKey: key, registeredAt: now()))
+            metrics.increment(
+                "enroute_device_registrations_total", labels: ["environment": environment.rawValue],
+                help: "Device token registrations (PUT /v1/devices).")
             return .empty(204)
         }
         router.delete(APIPath.Template.device) { req in
@@ -59,11 +66,14 @@ public struct NotificationsAPI: Sendable {
             let id = try req.parameter("id")
             guard id.count <= 128 else { throw HTTPError.notFound() }
             let body = try req.decode(NotificationOpenedBody.self)
-            guard Self.actions.contains(body.action) else { throw HTTPError.invalid("/action", "must be open, trackOrder or seeOffer") }
+            guard Self.actions.contains(body.action) else {
+                throw HTTPError.invalid("/action", "must be open, trackOrder or seeOffer")
+            }
             switch try await ledger.recordOpen(id: id, accountId: account.id, action: body.action, at: now()) {
             case .firstOpen(let sent):
-                metrics.increment(Self.opensMetric, labels: ["campaign": sent.campaign, "stage": sent.stage],
-                                  help: "Notifications opened, counted once per notification, by campaign and order stage.")
+                metrics.increment(
+                    Self.opensMetric, labels: ["campaign": sent.campaign, "stage": sent.stage],
+                    help: "Notifications opened, counted once per notification, by campaign and order stage.")
                 return .empty(204)
             case .repeated:
                 return .empty(204)

@@ -10,7 +10,8 @@ public struct OpsOverride: Sendable, Equatable, CustomStringConvertible {
     public let providerId: String
     public let reason: String?
     public var description: String {
-        "ops \(opsId) assigned trip \(tripId) to provider \(providerId)" + (reason.map { ": \($0)" } ?? " (no reason given)")
+        "ops \(opsId) assigned trip \(tripId) to provider \(providerId)"
+            + (reason.map { ": \($0)" } ?? " (no reason given)")
     }
 }
 
@@ -50,11 +51,13 @@ public struct EnRouteAPI: Sendable {
 
     /// The API over `service` and `providers`; every collaborator is given (the composition root,
     /// `Backend`, builds them from one configuration).
-    public init(service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
-                rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
-                roads: (any RoadRouting)? = nil, paymentMethods: PaymentMethods, paymentHooks: PaymentHooks = PaymentHooks(),
-                chat: ChatService? = nil,
-                ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void) {
+    public init(
+        service: TripService, auth: Authenticator, metrics: MetricsRegistry, providers: ProviderOperations,
+        rateLimiter: RateLimiter, devices: NotificationsAPI, directory: any DirectoryRepository, openAPI: String,
+        roads: (any RoadRouting)? = nil, paymentMethods: PaymentMethods, paymentHooks: PaymentHooks = PaymentHooks(),
+        chat: ChatService? = nil,
+        ready: @escaping @Sendable () -> Bool, onOverride: @escaping @Sendable (OpsOverride) -> Void
+    ) {
         self.chat = chat
         self.directory = directory
         self.paymentHooks = paymentHooks
@@ -62,7 +65,8 @@ public struct EnRouteAPI: Sendable {
         self.paymentMethods = paymentMethods
         self.service = service; self.auth = auth; self.metrics = metrics; self.openAPI = openAPI; self.ready = ready
         self.rateLimiter = rateLimiter; self.onOverride = onOverride; self.providers = providers; self.devices = devices
-        self.wire = WireMapping(directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
+        self.wire = WireMapping(
+            directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
         self.liveStreams = TripLiveStreams(service: service, wire: wire)
         self.idempotency = IdempotencyMiddleware(service: service)
     }
@@ -100,8 +104,11 @@ public struct EnRouteAPI: Sendable {
     }
 
     /// `handler` under `kind`'s per-account limit; the account is the bearer token's.
-    func limited(_ kind: RateLimitClass, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
-        -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
+    func limited(
+        _ kind: RateLimitClass, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    )
+        -> @Sendable (HTTPRequest) async throws -> HTTPResponse
+    {
         rateLimiter.limiting(kind, account: { [auth] in try? auth.account(for: $0).id }, handler)
     }
 
@@ -117,7 +124,9 @@ public struct EnRouteAPI: Sendable {
 
     func map<T>(_ body: () throws -> T) throws -> T { try APIErrors.map(wire, body) }
 
-    func mapAsync<T>(_ body: () async throws -> T, refused view: ((TripRecord) -> TripSnapshot)? = nil) async throws -> T {
+    func mapAsync<T>(
+        _ body: () async throws -> T, refused view: ((TripRecord) -> TripSnapshot)? = nil
+    ) async throws -> T {
         try await APIErrors.mapAsync(wire, body, refused: view)
     }
 
@@ -127,9 +136,12 @@ public struct EnRouteAPI: Sendable {
     }
 
     /// A required coordinate query parameter; 422 naming it when missing or out of range.
-    static func coordinateQuery(_ req: HTTPRequest, _ name: String, range: ClosedRange<Double>) throws(HTTPError) -> Double {
+    static func coordinateQuery(
+        _ req: HTTPRequest, _ name: String, range: ClosedRange<Double>
+    ) throws(HTTPError) -> Double {
         guard let text = req.query[name], let value = Double(text), value.isFinite, range.contains(value) else {
-            throw HTTPError.invalid("/\(name)", "must be a number between \(Int(range.lowerBound)) and \(Int(range.upperBound))")
+            throw HTTPError.invalid(
+                "/\(name)", "must be a number between \(Int(range.lowerBound)) and \(Int(range.upperBound))")
         }
         return value
     }

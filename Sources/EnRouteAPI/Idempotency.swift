@@ -13,25 +13,34 @@ public struct IdempotencyMiddleware: Sendable {
     public enum Mode: Sendable { case required, optional }
 
     /// What a route's `prepare` step hands back: whose request it is and the mutation to run under the key.
-    public typealias Prepared = (account: Account, operation: @Sendable (IdempotencyContext?) async throws -> TripRecord)
+    public typealias Prepared = (
+        account: Account, operation: @Sendable (IdempotencyContext?) async throws -> TripRecord
+    )
 
     let service: TripService
 
     /// A handler that runs `prepare` (authentication and validation: its errors answer at once and
     /// store nothing), then the mutation it returns under the request's key, answering through `render`.
-    public func wrap(_ mode: Mode, render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
-                     _ prepare: @escaping @Sendable (HTTPRequest) async throws -> Prepared) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
+    public func wrap(
+        _ mode: Mode, render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
+        _ prepare: @escaping @Sendable (HTTPRequest) async throws -> Prepared
+    ) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
         { [service] req in
             let (account, operation) = try await prepare(req)
             return try await Self.run(req, account, mode: mode, service: service, render: render, operation)
         }
     }
 
-    private static func run(_ req: HTTPRequest, _ account: Account, mode: Mode, service: TripService,
-                            render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
-                            _ operation: (IdempotencyContext?) async throws -> TripRecord) async throws -> HTTPResponse {
+    private static func run(
+        _ req: HTTPRequest, _ account: Account, mode: Mode, service: TripService,
+        render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse,
+        _ operation: (IdempotencyContext?) async throws -> TripRecord
+    ) async throws -> HTTPResponse {
         guard let raw = req.headers["Idempotency-Key"] else {
-            if mode == .required { throw HTTPError(status: 400, title: "Bad Request", detail: "This request needs an Idempotency-Key header (a UUID).") }
+            if mode == .required {
+                throw HTTPError(
+                    status: 400, title: "Bad Request", detail: "This request needs an Idempotency-Key header (a UUID).")
+            }
             do {
                 return APIErrors.response(render(.success(try await operation(nil))))
             } catch let error as TripError {
@@ -53,18 +62,23 @@ public struct IdempotencyMiddleware: Sendable {
             response.headers.add("Idempotent-Replayed", "true")
             return response
         case .inFlight:
-            throw HTTPError(status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry shortly.")
+            throw HTTPError(
+                status: 409, title: "Conflict",
+                detail: "A request with this Idempotency-Key is still being processed; retry shortly.")
         case .mismatch:
-            throw HTTPError(status: 422, title: "Unprocessable Content", detail: "This Idempotency-Key was used with a different request body.")
+            throw HTTPError(
+                status: 422, title: "Unprocessable Content",
+                detail: "This Idempotency-Key was used with a different request body.")
         case .proceed:
             do {
                 return APIErrors.response(render(.success(try await operation(context))))
             } catch let error as TripError {
                 switch error {
                 case .refused, .alreadyActive:
-                    return APIErrors.response(render(.failure(error)))   // stored with the move's transaction
-                case .payment(let problem) where problem.type == PaymentProblemType.declined || problem.type == PaymentProblemType.actionRequired:
-                    return APIErrors.response(render(.failure(error)))   // stored with the attempt the gateway answered
+                    return APIErrors.response(render(.failure(error)))  // stored with the move's transaction
+                case .payment(let problem)
+                where problem.type == PaymentProblemType.declined || problem.type == PaymentProblemType.actionRequired:
+                    return APIErrors.response(render(.failure(error)))  // stored with the attempt the gateway answered
                 default:
                     await service.release(context)
                     throw APIErrors.httpError(error) { _ in "" }

@@ -59,7 +59,9 @@ struct OSRMJSONWriter {
         }
     }
 
-    private static let scales: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000]
+    private static let scales: [Double] = [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+    ]
 
     /// `value` rounded to `decimals` places, trailing zeros (and a bare point) dropped; non-finite values as `null`.
     mutating func number(_ value: Double, decimals: Int) {

@@ -51,31 +51,49 @@ enum OSRMQueryParser {
     static let maxTableCoordinates = 100
     static let maxNearestResults = 100
 
-    private static let common: Set<String> = ["bearings", "radiuses", "generate_hints", "hints", "approaches", "exclude", "snapping", "skip_waypoints"]
-    private static let routeOptions = common.union(["alternatives", "steps", "annotations", "geometries", "overview", "continue_straight", "waypoints"])
-    private static let tableOptions = common.union(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor"])
+    private static let common: Set<String> = [
+        "bearings", "radiuses", "generate_hints", "hints", "approaches", "exclude", "snapping", "skip_waypoints",
+    ]
+    private static let routeOptions = common.union([
+        "alternatives", "steps", "annotations", "geometries", "overview", "continue_straight", "waypoints",
+    ])
+    private static let tableOptions = common.union([
+        "sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor",
+    ])
     private static let nearestOptions = common.union(["number"])
 
     static func route(path: String, segment: String, query: [String: String]) throws(OSRMFailure) -> OSRMRouteQuery {
         let coordinates = try parseCoordinates(segment, path: path)
         try checkKeys(query, allowed: routeOptions, path: path)
-        guard coordinates.count >= 2 else { throw OSRMFailure(code: "InvalidOptions", message: "Number of coordinates needs to be at least two.") }
-        guard coordinates.count <= maxRouteCoordinates else {
-            throw OSRMFailure(code: "TooBig", message: "Number of entries \(coordinates.count) is higher than current maximum (\(maxRouteCoordinates))")
+        guard coordinates.count >= 2 else {
+            throw OSRMFailure(code: "InvalidOptions", message: "Number of coordinates needs to be at least two.")
         }
-        var result = OSRMRouteQuery(coordinates: coordinates, headings: try common(query, count: coordinates.count, path: path))
+        guard coordinates.count <= maxRouteCoordinates else {
+            throw OSRMFailure(
+                code: "TooBig",
+                message:
+                    "Number of entries \(coordinates.count) is higher than current maximum (\(maxRouteCoordinates))")
+        }
+        var result = OSRMRouteQuery(
+            coordinates: coordinates, headings: try common(query, count: coordinates.count, path: path))
         result.generateHints = try flag(query, "generate_hints", default: true, path: path)
         result.skipWaypoints = try flag(query, "skip_waypoints", default: false, path: path)
         result.steps = try flag(query, "steps", default: false, path: path)
         _ = try flag(query, "continue_straight", default: true, path: path)
-        if let text = query["alternatives"], !["true", "false"].contains(text), Int(text) == nil { throw malformed(path) }
+        if let text = query["alternatives"], !["true", "false"].contains(text), Int(text) == nil {
+            throw malformed(path)
+        }
         if let text = query["annotations"] {
             guard text == "false" else {
-                throw OSRMFailure(code: "InvalidOptions", message: "annotations are not supported by this server; ask for annotations=false")
+                throw OSRMFailure(
+                    code: "InvalidOptions",
+                    message: "annotations are not supported by this server; ask for annotations=false")
             }
         }
         if query["waypoints"] != nil {
-            throw OSRMFailure(code: "InvalidOptions", message: "waypoints is not supported by this server: every coordinate is a waypoint")
+            throw OSRMFailure(
+                code: "InvalidOptions",
+                message: "waypoints is not supported by this server: every coordinate is a waypoint")
         }
         switch query["geometries"] {
         case nil, "polyline": result.geometries = .polyline
@@ -95,8 +113,12 @@ enum OSRMQueryParser {
     static func table(path: String, segment: String, query: [String: String]) throws(OSRMFailure) -> OSRMTableQuery {
         let coordinates = try parseCoordinates(segment, path: path)
         try checkKeys(query, allowed: tableOptions, path: path)
-        guard coordinates.count >= 2 else { throw OSRMFailure(code: "InvalidOptions", message: "Number of coordinates needs to be at least two.") }
-        guard coordinates.count <= maxTableCoordinates else { throw OSRMFailure(code: "TooBig", message: "Too many table coordinates") }
+        guard coordinates.count >= 2 else {
+            throw OSRMFailure(code: "InvalidOptions", message: "Number of coordinates needs to be at least two.")
+        }
+        guard coordinates.count <= maxTableCoordinates else {
+            throw OSRMFailure(code: "TooBig", message: "Too many table coordinates")
+        }
         _ = try common(query, count: coordinates.count, path: path)
         for unsupported in ["fallback_speed", "fallback_coordinate"] where query[unsupported] != nil {
             throw OSRMFailure(code: "InvalidOptions", message: "\(unsupported) is not supported by this server")
@@ -110,13 +132,16 @@ enum OSRMQueryParser {
             for part in text.split(separator: ";", omittingEmptySubsequences: false) {
                 guard let index = Int(part), index >= 0 else { throw malformed(path) }
                 guard index < coordinates.count else {
-                    throw OSRMFailure(code: "InvalidOptions", message: "\(name) index \(index) is not below the number of coordinates (\(coordinates.count))")
+                    throw OSRMFailure(
+                        code: "InvalidOptions",
+                        message: "\(name) index \(index) is not below the number of coordinates (\(coordinates.count))")
                 }
                 result.append(index)
             }
             return result
         }
-        var result = OSRMTableQuery(coordinates: coordinates, sources: try indices("sources"), destinations: try indices("destinations"))
+        var result = OSRMTableQuery(
+            coordinates: coordinates, sources: try indices("sources"), destinations: try indices("destinations"))
         result.generateHints = try flag(query, "generate_hints", default: true, path: path)
         result.skipWaypoints = try flag(query, "skip_waypoints", default: false, path: path)
         if let text = query["annotations"] {
@@ -133,17 +158,22 @@ enum OSRMQueryParser {
         return result
     }
 
-    static func nearest(path: String, segment: String, query: [String: String]) throws(OSRMFailure) -> OSRMNearestQuery {
+    static func nearest(path: String, segment: String, query: [String: String]) throws(OSRMFailure) -> OSRMNearestQuery
+    {
         let coordinates = try parseCoordinates(segment, path: path)
         try checkKeys(query, allowed: nearestOptions, path: path)
-        guard coordinates.count == 1 else { throw OSRMFailure(code: "InvalidOptions", message: "Only one input coordinate is supported") }
+        guard coordinates.count == 1 else {
+            throw OSRMFailure(code: "InvalidOptions", message: "Only one input coordinate is supported")
+        }
         var result = OSRMNearestQuery(coordinate: coordinates[0], heading: try common(query, count: 1, path: path)[0])
         result.generateHints = try flag(query, "generate_hints", default: true, path: path)
         if let text = query["number"] {
             guard let number = Int(text) else { throw malformed(path) }
             guard number >= 1 else { throw OSRMFailure(code: "InvalidOptions", message: "number must be at least 1") }
             guard number <= maxNearestResults else {
-                throw OSRMFailure(code: "TooBig", message: "Number of results \(number) is higher than current maximum (\(maxNearestResults))")
+                throw OSRMFailure(
+                    code: "TooBig",
+                    message: "Number of results \(number) is higher than current maximum (\(maxNearestResults))")
             }
             result.number = number
         }
@@ -161,8 +191,10 @@ enum OSRMQueryParser {
         var offset = 0
         for pair in text.split(separator: ";", omittingEmptySubsequences: false) {
             let parts = pair.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let lng = Double(parts[0]), let lat = Double(parts[1]), lng.isFinite, lat.isFinite else {
-                throw OSRMFailure(code: "InvalidQuery", message: "Query string malformed close to position \(prefix + offset)")
+            guard parts.count == 2, let lng = Double(parts[0]), let lat = Double(parts[1]), lng.isFinite, lat.isFinite
+            else {
+                throw OSRMFailure(
+                    code: "InvalidQuery", message: "Query string malformed close to position \(prefix + offset)")
             }
             guard (-180...180).contains(lng), (-90...90).contains(lat) else {
                 throw OSRMFailure(code: "InvalidValue", message: "Invalid coordinate value.")
@@ -181,7 +213,9 @@ enum OSRMQueryParser {
         for key in query.keys where !allowed.contains(key) { throw malformed(path) }
     }
 
-    private static func flag(_ query: [String: String], _ name: String, default value: Bool, path: String) throws(OSRMFailure) -> Bool {
+    private static func flag(
+        _ query: [String: String], _ name: String, default value: Bool, path: String
+    ) throws(OSRMFailure) -> Bool {
         switch query[name] {
         case nil: return value
         case "true": return true
@@ -198,7 +232,10 @@ enum OSRMQueryParser {
             guard let text = query[name] else { return nil }
             let parts = text.split(separator: ";", omittingEmptySubsequences: false)
             guard parts.count == count else {
-                throw OSRMFailure(code: "InvalidOptions", message: "Number of elements in \(name) size \(parts.count) does not match coordinate size \(count)")
+                throw OSRMFailure(
+                    code: "InvalidOptions",
+                    message: "Number of elements in \(name) size \(parts.count) does not match coordinate size \(count)"
+                )
             }
             return parts
         }
@@ -206,7 +243,9 @@ enum OSRMQueryParser {
         if let bearings = try list("bearings") {
             for (index, part) in bearings.enumerated() where !part.isEmpty {
                 let values = part.split(separator: ",", omittingEmptySubsequences: false)
-                guard values.count == 2, let degrees = Int(values[0]), let range = Int(values[1]) else { throw malformed(path) }
+                guard values.count == 2, let degrees = Int(values[0]), let range = Int(values[1]) else {
+                    throw malformed(path)
+                }
                 guard (0...360).contains(degrees), (0...180).contains(range) else {
                     throw OSRMFailure(code: "InvalidValue", message: "Invalid bearing value.")
                 }
@@ -220,7 +259,9 @@ enum OSRMQueryParser {
         }
         _ = try list("hints")
         if let approaches = try list("approaches") {
-            for part in approaches where !["", "curb", "unrestricted", "opposite"].contains(part) { throw malformed(path) }
+            for part in approaches where !["", "curb", "unrestricted", "opposite"].contains(part) {
+                throw malformed(path)
+            }
         }
         if let exclude = query["exclude"], !exclude.isEmpty {
             throw OSRMFailure(code: "InvalidValue", message: "Exclude flag combination is not supported.")

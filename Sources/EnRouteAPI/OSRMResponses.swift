@@ -3,7 +3,8 @@ import EnRouteDomain
 import EnRouteModels
 
 /// OSRM's response shapes written from the domain's road answers: `routes`/`legs`/`steps` with maneuvers and
-/// intersections, table matrices, waypoints. Durations are EnRoute's; `weight` is the duration (what EnRoute minimises).
+/// intersections, table matrices, waypoints. Durations are EnRoute's; `weight` is the duration (what EnRoute
+/// minimises).
 enum OSRMResponses {
     /// `{"code":"…","message":"…"}` as osrm-routed answers a refusal.
     static func failure(_ failure: OSRMFailure) -> [UInt8] {
@@ -18,7 +19,9 @@ enum OSRMResponses {
     static func failure(_ error: RoadRoutingError, coordinateOffset: Int = 0) -> OSRMFailure? {
         switch error {
         case .noSegment(let index):
-            return OSRMFailure(code: "NoSegment", message: "Could not find a matching segment for coordinate \(index + coordinateOffset)")
+            return OSRMFailure(
+                code: "NoSegment",
+                message: "Could not find a matching segment for coordinate \(index + coordinateOffset)")
         case .noRoute: return OSRMFailure(code: "NoRoute", message: "Impossible route between points")
         case .unavailable: return nil
         }
@@ -31,15 +34,18 @@ enum OSRMResponses {
         let points = legs.reduce(0) { $0 + $1.geometry.count }, steps = legs.reduce(0) { $0 + $1.steps.count }
         let perPoint = query.geometries == .geojson ? 24 : 8
         let geometries = (query.overview == .none ? 0 : points) + (query.steps ? points + 2 * steps : 0)
-        var w = OSRMJSONWriter(capacity: 512 + 200 * legs.count + perPoint * geometries + (query.steps ? 450 * steps : 0))
+        var w = OSRMJSONWriter(
+            capacity: 512 + 200 * legs.count + perPoint * geometries + (query.steps ? 450 * steps : 0))
         let distance = legs.reduce(0) { $0 + $1.distanceMeters }, duration = legs.reduce(0) { $0 + $1.durationSeconds }
         w.raw(#"{"code":"Ok","routes":[{"#)
         switch query.overview {
         case .none: break
         case .full:
-            w.key("geometry"); writeOverview(&w, legs: legs, format: query.geometries, simplify: false); w.byte(UInt8(ascii: ","))
+            w.key("geometry"); writeOverview(&w, legs: legs, format: query.geometries, simplify: false);
+            w.byte(UInt8(ascii: ","))
         case .simplified:
-            w.key("geometry"); writeOverview(&w, legs: legs, format: query.geometries, simplify: true); w.byte(UInt8(ascii: ","))
+            w.key("geometry"); writeOverview(&w, legs: legs, format: query.geometries, simplify: true);
+            w.byte(UInt8(ascii: ","))
         }
         w.raw(#""legs":["#)
         for (index, leg) in legs.enumerated() {
@@ -63,7 +69,9 @@ enum OSRMResponses {
         return w.bytes
     }
 
-    private static func writeOverview(_ w: inout OSRMJSONWriter, legs: [RoadLeg], format: OSRMGeometryFormat, simplify: Bool) {
+    private static func writeOverview(
+        _ w: inout OSRMJSONWriter, legs: [RoadLeg], format: OSRMGeometryFormat, simplify: Bool
+    ) {
         var points: [Coordinate]
         if legs.count == 1 {
             points = legs[0].geometry
@@ -75,7 +83,9 @@ enum OSRMResponses {
         w.geometry(points, as: format)
     }
 
-    private static func writeLeg(_ w: inout OSRMJSONWriter, _ leg: RoadLeg, destination: Coordinate, query: OSRMRouteQuery) {
+    private static func writeLeg(
+        _ w: inout OSRMJSONWriter, _ leg: RoadLeg, destination: Coordinate, query: OSRMRouteQuery
+    ) {
         w.raw(#"{"steps":["#)
         if query.steps {
             var start = 0
@@ -88,11 +98,14 @@ enum OSRMResponses {
                 } else {
                     end = geometryIndex(of: leg.steps[index + 1].location, in: leg.geometry, from: start)
                 }
-                let slice = isLast || step.type == "arrive"
+                let slice =
+                    isLast || step.type == "arrive"
                     ? [step.location, step.location][...]
                     : leg.geometry[start...max(start, end)]
-                writeStep(&w, step, geometry: slice, format: query.geometries, arrivalSide: step.type == "arrive"
-                          ? side(of: destination, from: leg.end) : nil)
+                writeStep(
+                    &w, step, geometry: slice, format: query.geometries,
+                    arrivalSide: step.type == "arrive"
+                        ? side(of: destination, from: leg.end) : nil)
                 start = end
             }
         }
@@ -104,8 +117,10 @@ enum OSRMResponses {
         w.byte(UInt8(ascii: "}"))
     }
 
-    private static func writeStep(_ w: inout OSRMJSONWriter, _ step: RouteManeuver, geometry: ArraySlice<Coordinate>,
-                                  format: OSRMGeometryFormat, arrivalSide: String?) {
+    private static func writeStep(
+        _ w: inout OSRMJSONWriter, _ step: RouteManeuver, geometry: ArraySlice<Coordinate>,
+        format: OSRMGeometryFormat, arrivalSide: String?
+    ) {
         let incoming = (step.bearingBefore + 180) % 360
         w.raw(#"{"intersections":[{"#)
         switch step.type {
@@ -118,8 +133,12 @@ enum OSRMResponses {
                 w.raw(#""out":0,"in":0,"entry":[true],"bearings":["#); w.integer(incoming); w.byte(UInt8(ascii: "]"))
             } else {
                 let inFirst = incoming < step.bearingAfter
-                w.raw(inFirst ? #""out":1,"in":0,"entry":[false,true],"bearings":["# : #""out":0,"in":1,"entry":[true,false],"bearings":["#)
-                w.integer(min(incoming, step.bearingAfter)); w.byte(UInt8(ascii: ",")); w.integer(max(incoming, step.bearingAfter))
+                w.raw(
+                    inFirst
+                        ? #""out":1,"in":0,"entry":[false,true],"bearings":["#
+                        : #""out":0,"in":1,"entry":[true,false],"bearings":["#)
+                w.integer(min(incoming, step.bearingAfter)); w.byte(UInt8(ascii: ","));
+                w.integer(max(incoming, step.bearingAfter))
                 w.byte(UInt8(ascii: "]"))
             }
         }
@@ -156,7 +175,8 @@ enum OSRMResponses {
     private static func side(of destination: Coordinate, from end: RoadWaypoint) -> String? {
         guard end.distanceMeters > 0.5 else { return nil }
         let heading = end.bearing * .pi / 180
-        let dx = (destination.lng - end.location.lng) * cos(end.location.lat * .pi / 180), dy = destination.lat - end.location.lat
+        let dx = (destination.lng - end.location.lng) * cos(end.location.lat * .pi / 180),
+            dy = destination.lat - end.location.lat
         // The cross product of the heading (sin, cos in east/north terms) and the offset: negative is to the right.
         let cross = sin(heading) * dy - cos(heading) * dx
         return cross < 0 ? "right" : "left"
@@ -166,8 +186,11 @@ enum OSRMResponses {
     static func summary(_ steps: [RouteManeuver]) -> String {
         var totals: [(name: String, meters: Double, first: Int)] = []
         for (index, step) in steps.enumerated() where !step.name.isEmpty && step.type != "arrive" {
-            if let i = totals.firstIndex(where: { $0.name == step.name }) { totals[i].meters += step.distanceMeters }
-            else { totals.append((step.name, step.distanceMeters, index)) }
+            if let i = totals.firstIndex(where: { $0.name == step.name }) {
+                totals[i].meters += step.distanceMeters
+            } else {
+                totals.append((step.name, step.distanceMeters, index))
+            }
         }
         let top = totals.sorted { $0.meters > $1.meters }.prefix(2).sorted { $0.first < $1.first }
         return top.map(\.name).joined(separator: ", ")
@@ -179,7 +202,9 @@ enum OSRMResponses {
         let cosLat = cos(points[0].lat * .pi / 180)
         func xy(_ c: Coordinate) -> (Double, Double) { (c.lng * 111_320 * cosLat, c.lat * 110_540) }
         var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-        for p in points { let (x, y) = xy(p); minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y) }
+        for p in points {
+            let (x, y) = xy(p); minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+        }
         let tolerance = max(2, hypot(maxX - minX, maxY - minY) / 500)
         var keep = [Bool](repeating: false, count: points.count)
         keep[0] = true; keep[points.count - 1] = true
@@ -244,7 +269,9 @@ enum OSRMResponses {
         return w.bytes
     }
 
-    private static func writeWaypoint(_ w: inout OSRMJSONWriter, _ waypoint: RoadWaypoint, hints: Bool, nodes: Bool = false) {
+    private static func writeWaypoint(
+        _ w: inout OSRMJSONWriter, _ waypoint: RoadWaypoint, hints: Bool, nodes: Bool = false
+    ) {
         w.byte(UInt8(ascii: "{"))
         // OSRM's node ids are OSM ids; EnRoute's graph does not keep them, so both are 0.
         if nodes { w.raw(#""nodes":[0,0],"#) }
@@ -259,13 +286,17 @@ enum OSRMResponses {
 
     /// An opaque base64 hint (the snapped point in microdegrees); accepted back in `hints=` and not used.
     private static func writeHint(_ w: inout OSRMJSONWriter, _ location: Coordinate) {
-        let lat = UInt32(bitPattern: Int32((location.lat * 1e6).rounded())), lng = UInt32(bitPattern: Int32((location.lng * 1e6).rounded()))
-        let raw: [UInt8] = [1, UInt8(lat >> 24), UInt8((lat >> 16) & 0xFF), UInt8((lat >> 8) & 0xFF), UInt8(lat & 0xFF),
-                            UInt8(lng >> 24), UInt8((lng >> 16) & 0xFF), UInt8((lng >> 8) & 0xFF), UInt8(lng & 0xFF)]
+        let lat = UInt32(bitPattern: Int32((location.lat * 1e6).rounded())),
+            lng = UInt32(bitPattern: Int32((location.lng * 1e6).rounded()))
+        let raw: [UInt8] = [
+            1, UInt8(lat >> 24), UInt8((lat >> 16) & 0xFF), UInt8((lat >> 8) & 0xFF), UInt8(lat & 0xFF),
+            UInt8(lng >> 24), UInt8((lng >> 16) & 0xFF), UInt8((lng >> 8) & 0xFF), UInt8(lng & 0xFF),
+        ]
         w.byte(UInt8(ascii: "\""))
         for i in stride(from: 0, to: raw.count, by: 3) {
             let n = UInt32(raw[i]) << 16 | UInt32(raw[i + 1]) << 8 | UInt32(raw[i + 2])
-            w.byte(base64[Int(n >> 18)]); w.byte(base64[Int((n >> 12) & 63)]); w.byte(base64[Int((n >> 6) & 63)]); w.byte(base64[Int(n & 63)])
+            w.byte(base64[Int(n >> 18)]); w.byte(base64[Int((n >> 12) & 63)]); w.byte(base64[Int((n >> 6) & 63)]);
+            w.byte(base64[Int(n & 63)])
         }
         w.byte(UInt8(ascii: "\""))
     }

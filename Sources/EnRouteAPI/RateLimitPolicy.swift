@@ -33,13 +33,15 @@ struct RateLimitPolicy: Sendable {
         let full = max(fullAt[account] ?? now, now)
         let next = full + interval
         guard next - now <= tolerance else {
-            return RateLimitDecision(allowed: false, rate: rate, remaining: 0, resetSeconds: Self.seconds(full - now),
-                                     retryAfterSeconds: max(1, Self.seconds(next - now - tolerance)))
+            return RateLimitDecision(
+                allowed: false, rate: rate, remaining: 0, resetSeconds: Self.seconds(full - now),
+                retryAfterSeconds: max(1, Self.seconds(next - now - tolerance)))
         }
         fullAt[account] = next
         if fullAt.count >= sweepAt { sweep(now) }
-        return RateLimitDecision(allowed: true, rate: rate, remaining: Int((tolerance - (next - now)) / interval),
-                                 resetSeconds: Self.seconds(next - now), retryAfterSeconds: nil)
+        return RateLimitDecision(
+            allowed: true, rate: rate, remaining: Int((tolerance - (next - now)) / interval),
+            resetSeconds: Self.seconds(next - now), retryAfterSeconds: nil)
     }
 
     /// Drops the accounts whose buckets are full by `now`; the next sweep waits until the table doubles.
@@ -71,8 +73,10 @@ public struct RateLimitDecision: Sendable, Equatable {
     /// `RateLimit-Limit`, `-Remaining`, `-Reset` and `-Policy` (IETF httpapi RateLimit header draft,
     /// revisions 03 to 06), and `Retry-After` when refused.
     public var headers: [(name: String, value: String)] {
-        var fields = [("RateLimit-Limit", String(rate.limit)), ("RateLimit-Remaining", String(remaining)),
-                      ("RateLimit-Reset", String(resetSeconds)), ("RateLimit-Policy", "\(rate.limit);w=\(rate.periodSeconds)")]
+        var fields = [
+            ("RateLimit-Limit", String(rate.limit)), ("RateLimit-Remaining", String(remaining)),
+            ("RateLimit-Reset", String(resetSeconds)), ("RateLimit-Policy", "\(rate.limit);w=\(rate.periodSeconds)"),
+        ]
         if let retryAfterSeconds { fields.append(("Retry-After", String(retryAfterSeconds))) }
         return fields
     }

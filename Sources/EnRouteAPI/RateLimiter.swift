@@ -43,12 +43,17 @@ public final class RateLimiter: Sendable {
     /// `handler` under `kind`'s limit for the account `account` names: 429 problem+json with `Retry-After`
     /// when the bucket is empty, and the `RateLimit-*` fields on every answer, success or error.
     /// A request `account` cannot name (no valid token) goes straight to `handler`, which refuses it.
-    public func limiting(_ kind: RateLimitClass, account: @escaping @Sendable (HTTPRequest) -> String?,
-                         _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
-        -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
+    public func limiting(
+        _ kind: RateLimitClass, account: @escaping @Sendable (HTTPRequest) -> String?,
+        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    )
+        -> @Sendable (HTTPRequest) async throws -> HTTPResponse
+    {
         guard lanes[kind] != nil else { return handler }
         return { [self] request in
-            guard let id = account(request), let decision = admit(kind, account: id) else { return try await handler(request) }
+            guard let id = account(request), let decision = admit(kind, account: id) else {
+                return try await handler(request)
+            }
             guard decision.allowed else { throw Self.tooManyRequests(kind, decision) }
             do {
                 var response = try await handler(request)
@@ -67,9 +72,12 @@ public final class RateLimiter: Sendable {
     /// 429 Too Many Requests naming the class, its limit and when to retry, with the header fields.
     static func tooManyRequests(_ kind: RateLimitClass, _ decision: RateLimitDecision) -> HTTPError {
         let retry = decision.retryAfterSeconds ?? 1
-        var error = HTTPError(status: 429, title: "Too Many Requests",
-                              detail: "Too many \(kind.rawValue) requests from this account: at most \(decision.rate.limit) per \(decision.rate.periodSeconds) s. Retry in \(retry) s.",
-                              type: problemType)
+        var error = HTTPError(
+            status: 429, title: "Too Many Requests",
+            detail:
+                "Too many \(kind.rawValue) requests from this account: at most \(decision.rate.limit) per "
+                + "\(decision.rate.periodSeconds) s. Retry in \(retry) s.",
+            type: problemType)
         for field in decision.headers { error.headers.set(field.name, field.value) }
         return error
     }

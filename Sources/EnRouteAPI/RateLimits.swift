@@ -55,7 +55,8 @@ public struct RateLimits: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        limits.isEmpty ? "off" : limits.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
+        limits.isEmpty
+            ? "off" : limits.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
     }
 
     /// A malformed `--rate-limits` value, with what was expected.
@@ -73,11 +74,15 @@ public struct RateLimits: Sendable, Equatable, CustomStringConvertible {
         var result = RateLimits.standard
         for entry in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard !entry.allSatisfy(\.isWhitespace) else {
-                throw ParseError(description: "'\(text)' has an empty entry; give class=N/PERIOD entries separated by commas, or off")
+                throw ParseError(
+                    description: "'\(text)' has an empty entry; give class=N/PERIOD entries separated by commas, or off"
+                )
             }
             let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = parts[0].trimmingCharacters(in: .whitespaces)
-            guard parts.count == 2 else { throw ParseError(description: "'\(entry)' is not class=N/PERIOD (e.g. creates=10/60s), or off") }
+            guard parts.count == 2 else {
+                throw ParseError(description: "'\(entry)' is not class=N/PERIOD (e.g. creates=10/60s), or off")
+            }
             guard let kind = RateLimitClass(rawValue: name) else {
                 throw ParseError(description: "'\(name)' is not a rate limit class; the classes are \(classes)")
             }
@@ -85,7 +90,11 @@ public struct RateLimits: Sendable, Equatable, CustomStringConvertible {
             if value == "off" { result[kind] = nil; continue }
             let rate = value.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
             guard rate.count == 2, let limit = Int(rate[0]), limit > 0, let period = Self.period(rate[1]) else {
-                throw ParseError(description: "'\(entry)' is not \(name)=N/PERIOD with N and PERIOD positive (e.g. \(name)=10/60s, 10/1m, 10/m), or \(name)=off")
+                throw ParseError(
+                    description:
+                        "'\(entry)' is not \(name)=N/PERIOD with N and PERIOD positive (e.g. \(name)=10/60s, 10/1m, "
+                        + "10/m), or \(name)=off"
+                )
             }
             result[kind] = RateLimit(limit, per: period)
         }

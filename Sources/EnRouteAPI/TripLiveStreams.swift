@@ -62,7 +62,9 @@ final class TripLiveStreams: Sendable {
                 var fresh = state
                 fresh.sentVersion = 0
                 fresh.sentSeq = 0
-                return LiveUpdate(events: Self.events(&fresh, wire: wire, now: service.currentTime()), ends: !state.latest.status.isActive)
+                return LiveUpdate(
+                    events: Self.events(&fresh, wire: wire, now: service.currentTime()),
+                    ends: !state.latest.status.isActive)
             },
             revocation: { state in LiveUpdate(events: [Self.accessEnded(state.latest)]) })
         // A batch of fixes is one update: each step's events, framed together, one write per watcher.
@@ -76,8 +78,9 @@ final class TripLiveStreams: Sendable {
                     events += Self.events(&state, wire: wire, now: now)
                 }
                 // A new version may have a new provider: who may watch is decided again before it goes out.
-                return LiveUpdate(events: events, ends: !state.latest.status.isActive,
-                                  revalidates: state.latest.version != before)
+                return LiveUpdate(
+                    events: events, ends: !state.latest.status.isActive,
+                    revalidates: state.latest.version != before)
             }
         }
     }
@@ -111,17 +114,26 @@ final class TripLiveStreams: Sendable {
         var out: [LiveEvent] = []
         switch trip.kind {
         case .ride:
-            if trip.version > state.sentVersion, let data = try? WireCoding.encoder().encode(wire.ride(trip, now: now)) {
-                out.append(LiveEvent(name: LiveEventName.tripUpdated.rawValue, id: "\(trip.version)", data: Array(data)))
+            if trip.version > state.sentVersion, let data = try? WireCoding.encoder().encode(wire.ride(trip, now: now))
+            {
+                out.append(
+                    LiveEvent(name: LiveEventName.tripUpdated.rawValue, id: "\(trip.version)", data: Array(data)))
             }
             if let location = wire.driverLocation(trip, now: now), location.seq > state.sentSeq, trip.status.isActive,
-               let data = try? WireCoding.encoder().encode(location) {
-                out.append(LiveEvent(name: LiveEventName.driverMoved.rawValue, id: "\(trip.version).\(location.seq)", data: Array(data)))
+                let data = try? WireCoding.encoder().encode(location)
+            {
+                out.append(
+                    LiveEvent(
+                        name: LiveEventName.driverMoved.rawValue, id: "\(trip.version).\(location.seq)",
+                        data: Array(data)))
             }
         case .delivery:
             if trip.version > state.sentVersion || seq > state.sentSeq || trip.etaLatest != state.sentETA {
-                out.append(LiveEvent(name: LiveEventName.tracking.rawValue, id: seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)",
-                                     data: TrackingJSON.encode(wire.tracking(trip, now: now))))
+                out.append(
+                    LiveEvent(
+                        name: LiveEventName.tracking.rawValue,
+                        id: seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)",
+                        data: TrackingJSON.encode(wire.tracking(trip, now: now))))
             }
         }
         state.sentVersion = max(state.sentVersion, trip.version)

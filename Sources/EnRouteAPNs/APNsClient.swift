@@ -12,12 +12,15 @@ public final class APNsClient: PushGateway {
     private let log: @Sendable (String) -> Void
 
     /// A client for `configuration` over `transport`; `now` times the provider tokens.
-    public init(configuration: APNsConfiguration, transport: any APNsTransport, now: @escaping @Sendable () -> Date,
-                tokenRefreshAfter: TimeInterval = 50 * 60, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public init(
+        configuration: APNsConfiguration, transport: any APNsTransport, now: @escaping @Sendable () -> Date,
+        tokenRefreshAfter: TimeInterval = 50 * 60, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
         self.configuration = configuration
         self.transport = transport
-        self.tokens = APNsTokenProvider(signer: try ES256Signer(pem: configuration.privateKeyPEM), keyID: configuration.keyID,
-                                        teamID: configuration.teamID, refreshAfter: tokenRefreshAfter, now: now)
+        self.tokens = APNsTokenProvider(
+            signer: try ES256Signer(pem: configuration.privateKeyPEM), keyID: configuration.keyID,
+            teamID: configuration.teamID, refreshAfter: tokenRefreshAfter, now: now)
         self.log = log
     }
 
@@ -49,8 +52,9 @@ public final class APNsClient: PushGateway {
             log("apns: cannot sign the provider token: \(error)")
             return .done(.retry(.configuration, reason: "signing failed"))
         }
-        let request = APNsHTTPRequest(environment: push.environment, path: "/3/device/\(push.token)", headers: headers(push, jwt: jwt),
-                                      body: push.payload)
+        let request = APNsHTTPRequest(
+            environment: push.environment, path: "/3/device/\(push.token)", headers: headers(push, jwt: jwt),
+            body: push.payload)
         let response: APNsHTTPResponse
         do { response = try await transport.send(request) } catch is CancellationError {
             return .done(.retry(.network, reason: "cancelled"))
@@ -101,11 +105,16 @@ public final class APNsClient: PushGateway {
         var h: [(String, String)] = [
             ("authorization", "bearer \(jwt)"),
             ("apns-push-type", push.pushType.rawValue),
-            ("apns-topic", push.pushType == .liveactivity ? configuration.topic + ".push-type.liveactivity" : configuration.topic),
+            (
+                "apns-topic",
+                push.pushType == .liveactivity ? configuration.topic + ".push-type.liveactivity" : configuration.topic
+            ),
             ("apns-priority", String(push.priority)),
             ("apns-id", push.apnsID),
         ]
-        if let expiration = push.expiration { h.append(("apns-expiration", String(max(1, Int(expiration.timeIntervalSince1970))))) }
+        if let expiration = push.expiration {
+            h.append(("apns-expiration", String(max(1, Int(expiration.timeIntervalSince1970)))))
+        }
         if let collapse = push.collapseID { h.append(("apns-collapse-id", collapse)) }
         return h
     }

@@ -19,7 +19,10 @@ public final class APNsTokenProvider: Sendable {
     /// APNs refuses token changes more often than this.
     public static let minimumAge: TimeInterval = 20 * 60
 
-    public init(signer: ES256Signer, keyID: String, teamID: String, refreshAfter: TimeInterval = 50 * 60, now: @escaping @Sendable () -> Date) {
+    public init(
+        signer: ES256Signer, keyID: String, teamID: String, refreshAfter: TimeInterval = 50 * 60,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.signer = signer; self.keyID = keyID; self.teamID = teamID; self.now = now
         self.refreshAfter = min(max(refreshAfter, Self.minimumAge), 60 * 60)
     }
@@ -42,7 +45,7 @@ public final class APNsTokenProvider: Sendable {
         let at = now()
         return state.withLock { s in
             guard let current = s else { return true }
-            guard current.token == token else { return true }   // someone minted already
+            guard current.token == token else { return true }  // someone minted already
             guard at.timeIntervalSince(current.issuedAt) >= Self.minimumAge else { return false }
             s = nil
             return true

@@ -9,11 +9,13 @@ public final class CurlAPNsTransport: APNsTransport {
     private let sessions: [APNsEnvironment: HTTP2Session]
 
     /// A transport to `hosts` (Apple's by default). `caFile` trusts an extra certificate (a local stand-in).
-    public init(hosts: [APNsEnvironment: String] = [:], caFile: String? = nil, requestTimeout: Duration = .seconds(30)) {
+    public init(hosts: [APNsEnvironment: String] = [:], caFile: String? = nil, requestTimeout: Duration = .seconds(30))
+    {
         var sessions: [APNsEnvironment: HTTP2Session] = [:]
         for environment in APNsEnvironment.allCases {
-            sessions[environment] = HTTP2Session(origin: hosts[environment] ?? environment.defaultHost,
-                                                 caFile: caFile, defaultTimeout: max(.seconds(1), requestTimeout))
+            sessions[environment] = HTTP2Session(
+                origin: hosts[environment] ?? environment.defaultHost,
+                caFile: caFile, defaultTimeout: max(.seconds(1), requestTimeout))
         }
         self.sessions = sessions
     }
@@ -33,7 +35,9 @@ public final class CurlAPNsTransport: APNsTransport {
     public func reset(_ environment: APNsEnvironment) async { sessions[environment]?.reset() }
 
     /// TCP connections opened so far per environment (one while the connection holds).
-    public func connectionsOpened(_ environment: APNsEnvironment) -> Int { sessions[environment]?.connectionsOpened ?? 0 }
+    public func connectionsOpened(_ environment: APNsEnvironment) -> Int {
+        sessions[environment]?.connectionsOpened ?? 0
+    }
 }
 
 /// No answer came from APNs: the connection failed, broke or timed out.

@@ -67,7 +67,8 @@ public final class Backend: Sendable {
     /// not the provider locations (each would find only the providers that went online on it).
     public init(_ configuration: BackendConfiguration, effects: BackendEffects) throws {
         if effects.liveBus != nil && effects.providerLocations == nil {
-            throw BackendSetupError("nodes sharing a live bus must share the provider locations too (BackendEffects.providerLocations)")
+            throw BackendSetupError(
+                "nodes sharing a live bus must share the provider locations too (BackendEffects.providerLocations)")
         }
         self.configuration = configuration
         self.effects = effects
@@ -89,7 +90,8 @@ public final class Backend: Sendable {
             quoteStore = InMemoryQuoteStore()
             chatStore = InMemoryChatStore()
             shareLinks = InMemoryShareLinkStore()
-            contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore(); blobs = InMemoryBlobStore()
+            contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore();
+            blobs = InMemoryBlobStore()
             let trips = InMemoryTripStore()
             store = trips
             offerStore = InMemoryOfferStore(tripWaiting: { id in (try? trips.trip(id: id))?.waitsForProvider ?? false })
@@ -124,8 +126,9 @@ public final class Backend: Sendable {
             seedDirectory = { try directory.seed($0) }
             schemaVersion = trips.schemaVersion
         case .postgres(let url, let schema):
-            let trips = try PostgresTripStore(url: url, schema: schema, poolLimits: configuration.postgresPool,
-                                              databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
+            let trips = try PostgresTripStore(
+                url: url, schema: schema, poolLimits: configuration.postgresPool,
+                databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
             store = trips
             closeStorage = { trips.close() }
             etaSamples = try PostgresEtaSampleStore(tripStore: trips, now: now)
@@ -133,11 +136,13 @@ public final class Backend: Sendable {
             quoteStore = try PostgresQuoteStore(tripStore: trips, now: now)
             chatStore = try PostgresChatStore(tripStore: trips, now: now)
             shareLinks = try PostgresShareLinkStore(tripStore: trips, now: now)
-            offerStore = try PostgresOfferStore(tripStore: trips, databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
+            offerStore = try PostgresOfferStore(
+                tripStore: trips, databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
             contactSessions = try PostgresContactSessionStore(tripStore: trips, now: now)
             proofUploads = try PostgresProofUploadStore(tripStore: trips, now: now)
-            blobs = try DiskBlobStore(directory: configuration.proofDirectory.map(URL.init(fileURLWithPath:))
-                                      ?? Self.scratchBlobFolder(url: url, schema: schema))
+            blobs = try DiskBlobStore(
+                directory: configuration.proofDirectory.map(URL.init(fileURLWithPath:))
+                    ?? Self.scratchBlobFolder(url: url, schema: schema))
             paths = PostgresPathStore(tripStore: trips)
             let notifications = try PostgresNotificationRepository(tripStore: trips, now: now)
             devices = notifications
@@ -153,29 +158,41 @@ public final class Backend: Sendable {
         let metrics = MetricsRegistry()
         self.metrics = metrics
         orderPushes = OrderPushPlanner(directory: directory)
-        let roadEstimator = effects.roads.map { RoadEstimator(roads: $0, samples: etaSamples, timeZone: configuration.timeZone,
-                                                              metrics: metrics, log: log) }
+        let roadEstimator = effects.roads.map {
+            RoadEstimator(
+                roads: $0, samples: etaSamples, timeZone: configuration.timeZone,
+                metrics: metrics, log: log)
+        }
         self.roadEstimator = roadEstimator
         let estimator: any TripEstimator = roadEstimator ?? StraightLineEstimator()
-        let quotes = QuoteBook(store: quoteStore, estimator: estimator, directory: directory, rules: configuration.pricing,
-                               lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, cities: configuration.cities, now: now)
+        let quotes = QuoteBook(
+            store: quoteStore, estimator: estimator, directory: directory, rules: configuration.pricing,
+            lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, cities: configuration.cities, now: now)
         let methods = paymentMethodStore
-        payments = TripPayments(quotes: quotes, gateway: effects.payments, store: store, defaultCard: { account in
-            try await methods.defaultMethod(for: account).map {
-                SavedCard(id: $0.id, token: $0.token, card: CardSummary(brand: $0.card.brand, last4: $0.card.last4))
-            }
-        }, unattachedHoldTimeout: configuration.unattachedHoldTimeout, log: log)
-        service = TripService(store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
-                              observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
-                              cities: configuration.cities, node: effects.liveBus == nil ? nil : configuration.node, now: now)
+        payments = TripPayments(
+            quotes: quotes, gateway: effects.payments, store: store,
+            defaultCard: { account in
+                try await methods.defaultMethod(for: account).map {
+                    SavedCard(id: $0.id, token: $0.token, card: CardSummary(brand: $0.card.brand, last4: $0.card.last4))
+                }
+            }, unattachedHoldTimeout: configuration.unattachedHoldTimeout, log: log)
+        service = TripService(
+            store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
+            observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
+            cities: configuration.cities, node: effects.liveBus == nil ? nil : configuration.node, now: now)
         let service = self.service
         fanOut = effects.liveBus.map { bus in
-            FanOut(node: configuration.node, service: service, bus: bus, cities: configuration.cities.names, clock: effects.clock, log: log)
+            FanOut(
+                node: configuration.node, service: service, bus: bus, cities: configuration.cities.names,
+                clock: effects.clock, log: log)
         }
-        paymentWorker = PaymentWorker(service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
-                                      clock: effects.clock, now: now, log: log)
-        metrics.gauge("enroute_payment_lag_seconds",
-                      help: "How long the oldest new payment job (a settlement, a tip, a callback) waited for the worker.") {
+        paymentWorker = PaymentWorker(
+            service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
+            clock: effects.clock, now: now, log: log)
+        metrics.gauge(
+            "enroute_payment_lag_seconds",
+            help: "How long the oldest new payment job (a settlement, a tip, a callback) waited for the worker."
+        ) {
             [weak paymentWorker] in paymentWorker?.lag ?? 0
         }
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
@@ -184,28 +201,38 @@ public final class Backend: Sendable {
         let lateSender = WeakBox<PushSender>()
         let pushes = PushQueue(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log)
         let offers = OfferPushPlanner(queue: pushes)
-        providers = ProviderOperations(service: service, metrics: metrics, clock: effects.clock, paths: paths,
-                                       policy: configuration.dispatch,
-                                       ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking } ?? StraightLineRanking(),
-                                       fixLifetime: configuration.fixLifetime, locations: effects.providerLocations,
-                                       ids: effects.offerIDs, offers: journal.observing(offers), book: offerStore, peers: fanOut,
-                                       jitterSeed: effects.nearbyJitterSeed, speeds: effects.roadSpeeds, log: log)
+        providers = ProviderOperations(
+            service: service, metrics: metrics, clock: effects.clock, paths: paths,
+            policy: configuration.dispatch,
+            ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking }
+                ?? StraightLineRanking(),
+            fixLifetime: configuration.fixLifetime, locations: effects.providerLocations,
+            ids: effects.offerIDs, offers: journal.observing(offers), book: offerStore, peers: fanOut,
+            jitterSeed: effects.nearbyJitterSeed, speeds: effects.roadSpeeds, log: log)
         fanOut?.onMessage { [weak providers] message in providers?.receive(message) }
         self.offerStore = offerStore
         let dispatcher = providers.dispatcher
         do {
             let providers = self.providers, service = self.service, radius = configuration.dispatch.searchRadius
             // The busy-time multiplier: rides waiting near the pickup against free providers near it.
-            // Weakly held: the service owns the quote book, and presence reads the service's clock, so strong captures would keep
+            // Weakly held: the service owns the quote book, and presence reads the service's clock, so strong captures
+            // would keep
             // a dropped backend's service alive. Presence that cannot be read prices without the multiplier.
             quotes.measureDemand { [weak service, weak providers] point in
                 guard let service, let presence = providers?.presence else { return (0, 0) }
-                return (service.openRequests(near: point, within: radius),
-                        try await presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }.count)
+                return (
+                    service.openRequests(near: point, within: radius),
+                    try await presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }
+                        .count
+                )
             }
             // An ended trip's settlement, a tip: the worker hears of it at once.
             service.onCommit { [weak paymentWorker] old, new in
-                if (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil || new.tip?.state == .pending { paymentWorker?.wake() }
+                if (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil
+                    || new.tip?.state == .pending
+                {
+                    paymentWorker?.wake()
+                }
             }
         }
         if let roadEstimator, let roads = effects.roads {
@@ -213,62 +240,88 @@ public final class Backend: Sendable {
             // Pickup waits in estimates: road time from the nearest available providers (none, the standard wait, when
             // presence cannot be read).
             roadEstimator.setNearbyProviders { pickup in
-                let hits = try? await presence.nearest(to: pickup, limit: roadEstimator.pickupWaitCandidates,
-                                                       within: configuration.dispatch.searchRadius) { service.isIdle(provider: $0) }
+                let hits = try? await presence.nearest(
+                    to: pickup, limit: roadEstimator.pickupWaitCandidates,
+                    within: configuration.dispatch.searchRadius
+                ) { service.isIdle(provider: $0) }
                 return hits?.map(\.coordinate) ?? []
             }
             // At completion the kept path is matched onto the roads: the measurement the final price rests on.
             service.onCommit { old, new in
-                guard old?.status.isActive ?? false, new.status == .ride(.completed) || new.status == .delivery(.delivered) else { return }
+                guard old?.status.isActive ?? false,
+                    new.status == .ride(.completed) || new.status == .delivery(.delivered)
+                else { return }
                 roadEstimator.spawn {
                     do {
                         let points = try await paths.path(tripId: new.id)
                         guard points.count > 1 else { return }
-                        let fixes = points.map { RoadFix(coordinate: Coordinate(lat: $0.lat, lng: $0.lng), heading: $0.heading >= 0 ? $0.heading : nil,
-                                                         recordedAt: $0.recordedAt) }
+                        let fixes = points.map {
+                            RoadFix(
+                                coordinate: Coordinate(lat: $0.lat, lng: $0.lng),
+                                heading: $0.heading >= 0 ? $0.heading : nil,
+                                recordedAt: $0.recordedAt)
+                        }
                         let matched = try await roads.match(fixes)
-                        try await service.recordMatchedPath(of: new.id, distanceMeters: matched.distanceMeters.rounded(),
-                                                            durationSeconds: matched.durationSeconds.rounded())
+                        try await service.recordMatchedPath(
+                            of: new.id, distanceMeters: matched.distanceMeters.rounded(),
+                            durationSeconds: matched.durationSeconds.rounded())
                     } catch {
                         log("roads: could not match the path of trip \(new.id): \(error)")
                     }
                 }
             }
         }
-        sender = PushSender(store: store, devices: devices, ledger: ledger, gateway: journal.recording(effects.push), clock: effects.clock, now: now,
-                            metrics: metrics,
-                            offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
-                            log: log)
+        sender = PushSender(
+            store: store, devices: devices, ledger: ledger, gateway: journal.recording(effects.push),
+            clock: effects.clock, now: now,
+            metrics: metrics,
+            offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
+            log: log)
         lateSender.value = sender
-        chat = ChatService(store: chatStore, trips: service, policy: configuration.chat,
-                           notifier: ChatPushPlanner(queue: pushes),
-                           clock: effects.clock, now: now, log: log)
-        auth = Authenticator(secret: configuration.secret, previousSecrets: configuration.previousSecrets,
-                             leeway: configuration.tokenLeeway, now: now)
-        paymentMethods = PaymentMethods(store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
+        chat = ChatService(
+            store: chatStore, trips: service, policy: configuration.chat,
+            notifier: ChatPushPlanner(queue: pushes),
+            clock: effects.clock, now: now, log: log)
+        auth = Authenticator(
+            secret: configuration.secret, previousSecrets: configuration.previousSecrets,
+            leeway: configuration.tokenLeeway, now: now)
+        paymentMethods = PaymentMethods(
+            store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
         let store = self.store
-        calls = TripCalls(service: service, relay: effects.telephony ?? LogTelephonyRelay(pool: LogTelephonyRelay.defaultPool, log: log),
-                          sessions: contactSessions, phones: phones, policy: configuration.calls, clock: effects.clock, now: now, log: log)
-        proofs = ProofUploads(service: service, uploads: proofUploads, blobs: blobs, ids: effects.uploadIDs, now: now,
-                              sha256: EnRouteAPI.sha256Hex)
+        calls = TripCalls(
+            service: service,
+            relay: effects.telephony ?? LogTelephonyRelay(pool: LogTelephonyRelay.defaultPool, log: log),
+            sessions: contactSessions, phones: phones, policy: configuration.calls, clock: effects.clock, now: now,
+            log: log)
+        proofs = ProofUploads(
+            service: service, uploads: proofUploads, blobs: blobs, ids: effects.uploadIDs, now: now,
+            sha256: EnRouteAPI.sha256Hex)
         service.onCommit { [weak calls] old, new in
-            if old?.status.isActive == true && !new.status.isActive || old?.providerId != nil && old?.providerId != new.providerId { calls?.wake() }
+            if old?.status.isActive == true && !new.status.isActive
+                || old?.providerId != nil && old?.providerId != new.providerId
+            {
+                calls?.wake()
+            }
         }
-        var api = EnRouteAPI(service: service, auth: auth, metrics: metrics, providers: providers,
-                         rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
-                         devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
-                         directory: directory,
-                         openAPI: configuration.openAPI,
-                         roads: effects.roads,
-                         paymentMethods: paymentMethods,
-                         paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
-                         chat: chat,
-                         ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
-                         onOverride: { log("override: \($0)") })
+        var api = EnRouteAPI(
+            service: service, auth: auth, metrics: metrics, providers: providers,
+            rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
+            devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
+            directory: directory,
+            openAPI: configuration.openAPI,
+            roads: effects.roads,
+            paymentMethods: paymentMethods,
+            paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
+            chat: chat,
+            ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
+            onOverride: { log("override: \($0)") })
         api.contact = ContactServices(calls: calls, phones: phones, proofs: proofs)
         self.api = api
-        web = WebSurfaces(service: service, providers: providers, paths: paths, auth: auth, wire: api.wire, secret: configuration.secret,
-                          links: shareLinks, journal: journal, roadMap: effects.roadMap, clock: effects.clock, configuration: configuration.web)
+        web = WebSurfaces(
+            service: service, providers: providers, paths: paths, auth: auth, wire: api.wire,
+            secret: configuration.secret,
+            links: shareLinks, journal: journal, roadMap: effects.roadMap, clock: effects.clock,
+            configuration: configuration.web)
         var router = api.router()
         web.register(into: &router)
         self.router = router
@@ -289,7 +342,8 @@ public final class Backend: Sendable {
         let sender = self.sender, store = self.store, clock = effects.clock, now = effects.now
         let retention = service.idempotencyRetention
         let roadSpeeds = effects.roadSpeeds
-        let worker = paymentWorker, chat = self.chat, service = self.service, sandbox = effects.payments as? SandboxGateway
+        let worker = paymentWorker, chat = self.chat, service = self.service,
+            sandbox = effects.payments as? SandboxGateway
         let quoteStore = payments.quotes.store, offerStore = self.offerStore
         let calls = self.calls, proofs = self.proofs
         tasks.withLock {
@@ -297,25 +351,28 @@ public final class Backend: Sendable {
             $0.append(Task { await calls.run() })
             $0.append(Task { await worker.run() })
             $0.append(Task { await chat.run() })
-            // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the worker.
+            // The sandbox's callbacks reach the backend as a real gateway's webhooks do: queued, then applied by the
+            // worker.
             if let sandbox {
-                $0.append(Task { [weak service] in
-                    for await event in sandbox.events {
-                        if (try? await service?.enqueuePaymentJob(.event(event))) == true { worker.wake() }
-                    }
-                })
+                $0.append(
+                    Task { [weak service] in
+                        for await event in sandbox.events {
+                            if (try? await service?.enqueuePaymentJob(.event(event))) == true { worker.wake() }
+                        }
+                    })
             }
             if let roadSpeeds { $0.append(Task { await roadSpeeds.run(clock: clock, now: now) }) }
-            $0.append(Task {
-                while !Task.isCancelled {
-                    try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
-                    try? await quoteStore.purge(expiredBefore: now().addingTimeInterval(-30 * 86_400))
-                    try? await offerStore.purge(endedBefore: now().addingTimeInterval(-86_400))
-                    // A proof upload not finished within a day was abandoned: its bytes go.
-                    try? await proofs.purgeAbandoned(createdBefore: now().addingTimeInterval(-86_400))
-                    try? await clock.sleep(for: .seconds(3600))
-                }
-            })
+            $0.append(
+                Task {
+                    while !Task.isCancelled {
+                        try? await store.purgeIdempotency(before: now().addingTimeInterval(-retention))
+                        try? await quoteStore.purge(expiredBefore: now().addingTimeInterval(-30 * 86_400))
+                        try? await offerStore.purge(endedBefore: now().addingTimeInterval(-86_400))
+                        // A proof upload not finished within a day was abandoned: its bytes go.
+                        try? await proofs.purgeAbandoned(createdBefore: now().addingTimeInterval(-86_400))
+                        try? await clock.sleep(for: .seconds(3600))
+                    }
+                })
         }
         return released
     }
@@ -327,7 +384,9 @@ public final class Backend: Sendable {
 
     /// Where proof bytes go with PostgreSQL storage and no `proofDirectory`: one folder per database and schema.
     static func scratchBlobFolder(url: String, schema: String?) -> URL {
-        let name = (url + "|" + (schema ?? "")).unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "_" }.joined()
+        let name = (url + "|" + (schema ?? "")).unicodeScalars.map {
+            CharacterSet.alphanumerics.contains($0) ? String($0) : "_"
+        }.joined()
         return FileManager.default.temporaryDirectory.appendingPathComponent("enroute-proofs-" + name.suffix(80))
     }
 
@@ -335,7 +394,9 @@ public final class Backend: Sendable {
     public func stop() async {
         providers.dispatcher.stop()
         fanOut?.stop()
-        let running = tasks.withLock { t in defer { t = [] }; return t }
+        let running = tasks.withLock { t in
+            defer { t = [] }; return t
+        }
         for task in running { task.cancel() }
         for task in running { await task.value }
     }
@@ -350,7 +411,10 @@ extension Backend {
             sandboxChallenge: sandbox.map { sandbox in
                 { @Sendable intentId, confirm in
                     do {
-                        _ = confirm ? try sandbox.completeChallenge(intentId: intentId) : try sandbox.failChallenge(intentId: intentId)
+                        _ =
+                            confirm
+                            ? try sandbox.completeChallenge(intentId: intentId)
+                            : try sandbox.failChallenge(intentId: intentId)
                         return true
                     } catch {
                         return false
@@ -367,12 +431,18 @@ struct PathMeasurement: TripMeasurement {
     let hasRoads: Bool
 
     func measured(_ trip: TripRecord, final: Bool) async -> TripMeasured {
-        if let d = trip.matchedDistanceMeters, let t = trip.matchedDurationSeconds { return .value(distanceMeters: d, durationSeconds: t) }
-        guard let points = try? await paths.path(tripId: trip.id), points.count > 1, let first = points.first, let last = points.last else { return .none }
+        if let d = trip.matchedDistanceMeters, let t = trip.matchedDurationSeconds {
+            return .value(distanceMeters: d, durationSeconds: t)
+        }
+        guard let points = try? await paths.path(tripId: trip.id), points.count > 1, let first = points.first,
+            let last = points.last
+        else { return .none }
         // The match is made just after completion: wait for it, unless this is the last try.
         if hasRoads && !final { return .pending }
         let metres = zip(points, points.dropFirst()).reduce(0.0) { sum, pair in
-            sum + StraightLineEstimator.distance(Coordinate(lat: pair.0.lat, lng: pair.0.lng), Coordinate(lat: pair.1.lat, lng: pair.1.lng))
+            sum
+                + StraightLineEstimator.distance(
+                    Coordinate(lat: pair.0.lat, lng: pair.0.lng), Coordinate(lat: pair.1.lat, lng: pair.1.lng))
         }
         return .value(distanceMeters: metres, durationSeconds: last.recordedAt.timeIntervalSince(first.recordedAt))
     }

@@ -54,15 +54,18 @@ public struct BackendConfiguration: Sendable {
     /// Where proof uploads' bytes go; nil: `<db>.blobs` beside an SQLite database, or with PostgreSQL a folder per
     /// database and schema in the temporary directory.
     public var proofDirectory: String?
-    /// The cities trips, provider positions and streams are partitioned by (`enroute serve --cities FILE`); one city everywhere by default.
+    /// The cities trips, provider positions and streams are partitioned by (`enroute serve --cities FILE`); one city
+    /// everywhere by default.
     public var cities = Cities.everywhere
-    /// This node's id among several sharing one store and live bus (`BackendEffects.liveBus`); unused on a node of its own.
+    /// This node's id among several sharing one store and live bus (`BackendEffects.liveBus`); unused on a node of its
+    /// own.
     public var node = "main"
     /// With PostgreSQL storage, the database's clock decides whether an offer, a search lease or a relay lease ran out
     /// (nodes' clocks may disagree); otherwise the injected clock does.
     public var databaseClockDecidesOfferExpiry = false
 
-    /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with `secret`.
+    /// A configuration over `storage` (which also holds the merchants and provider profiles), signing tokens with
+    /// `secret`.
     public init(storage: Storage, secret: String) {
         self.storage = storage; self.secret = secret
     }
@@ -94,7 +97,8 @@ public struct BackendEffects: Sendable {
     public var paymentMethodIDs: any IDGenerator
     /// Quote ids.
     public var quoteIDs: any IDGenerator
-    /// Verifies a gateway's webhook (Stripe's `Stripe-Signature` over the raw body) and reads its event; nil: no webhooks.
+    /// Verifies a gateway's webhook (Stripe's `Stripe-Signature` over the raw body) and reads its event; nil: no
+    /// webhooks.
     public var paymentWebhook: (@Sendable (_ body: [UInt8], _ signature: String?) throws -> GatewayEvent)?
     /// The road map the browser pages draw (from the loaded graph); nil: pages without roads.
     public var roadMap: RoadMap?
@@ -109,15 +113,21 @@ public struct BackendEffects: Sendable {
     public var providerLocations: (any ProviderLocations)?
 
     /// Effects given one by one.
-    public init(clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator, offerIDs: any IDGenerator,
-                nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
-                roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
-                payments: (any PaymentGateway)? = nil, paymentMethodIDs: (any IDGenerator)? = nil, quoteIDs: (any IDGenerator)? = nil,
-                paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil) {
+    public init(
+        clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator,
+        offerIDs: any IDGenerator,
+        nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
+        roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
+        payments: (any PaymentGateway)? = nil, paymentMethodIDs: (any IDGenerator)? = nil,
+        quoteIDs: (any IDGenerator)? = nil,
+        paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil
+    ) {
         self.clock = clock; self.now = now; self.tripIDs = tripIDs; self.offerIDs = offerIDs
-        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads; self.roadSpeeds = roadSpeeds
+        self.nearbyJitterSeed = nearbyJitterSeed; self.push = push; self.log = log; self.roads = roads;
+        self.roadSpeeds = roadSpeeds
         // Deterministic by default, like the ids given here: a sandbox with sequential intent and event ids on `now`.
-        self.payments = payments ?? SandboxGateway(baseURL: Self.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: now)
+        self.payments =
+            payments ?? SandboxGateway(baseURL: Self.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: now)
         self.paymentMethodIDs = paymentMethodIDs ?? SequentialIDGenerator(prefix: "")
         self.quoteIDs = quoteIDs ?? SequentialIDGenerator(prefix: "")
         self.paymentWebhook = paymentWebhook
@@ -128,14 +138,19 @@ public struct BackendEffects: Sendable {
 
     /// The running system's effects: the continuous clock, the wall clock, random ids and a random jitter secret.
     /// Payments go to `payments`, or to a sandbox with random ids.
-    public static func system(push: any PushGateway, roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
-                              payments: (any PaymentGateway)? = nil, paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
-                              log: @escaping @Sendable (String) -> Void) -> BackendEffects {
-        BackendEffects(clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
-                       nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds,
-                       payments: payments ?? SandboxGateway(baseURL: sandboxBaseURL, ids: RandomIDGenerator(), now: { Date() }),
-                       paymentMethodIDs: RandomIDGenerator(), quoteIDs: RandomIDGenerator(), paymentWebhook: paymentWebhook)
-            .with(uploadIDs: RandomIDGenerator())
+    public static func system(
+        push: any PushGateway, roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
+        payments: (any PaymentGateway)? = nil,
+        paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
+        log: @escaping @Sendable (String) -> Void
+    ) -> BackendEffects {
+        BackendEffects(
+            clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),
+            nearbyJitterSeed: .random(in: .min ... .max), push: push, log: log, roads: roads, roadSpeeds: roadSpeeds,
+            payments: payments ?? SandboxGateway(baseURL: sandboxBaseURL, ids: RandomIDGenerator(), now: { Date() }),
+            paymentMethodIDs: RandomIDGenerator(), quoteIDs: RandomIDGenerator(), paymentWebhook: paymentWebhook
+        )
+        .with(uploadIDs: RandomIDGenerator())
     }
 
     /// These effects with other upload ids.

@@ -24,7 +24,9 @@ public enum Base64URL {
             var n = UInt32(input[i]) << 16
             if count > 1 { n |= UInt32(input[i + 1]) << 8 }
             if count > 2 { n |= UInt32(input[i + 2]) }
-            for shift in stride(from: 18, through: 18 - 6 * count, by: -6) { out.append(alphabet[Int(n >> UInt32(shift) & 63)]) }
+            for shift in stride(from: 18, through: 18 - 6 * count, by: -6) {
+                out.append(alphabet[Int(n >> UInt32(shift) & 63)])
+            }
             i += 3
         }
         return String(decoding: out, as: UTF8.self)

@@ -21,7 +21,8 @@ public enum Digest {
         return Array(out.prefix(Int(length)))
     }
 
-    /// `bytes` as lowercase hexadecimal, two digits a byte, from a table (not `String(format:)` per byte: hot paths hash bodies).
+    /// `bytes` as lowercase hexadecimal, two digits a byte, from a table (not `String(format:)` per byte: hot paths
+    /// hash bodies).
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
         let digits = hexDigits
         var out: [UInt8] = []

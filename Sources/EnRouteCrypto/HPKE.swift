@@ -29,7 +29,8 @@ public enum HPKE {
 
         /// Seals the next message.
         public mutating func seal(_ plaintext: [UInt8], aad: [UInt8] = []) throws -> [UInt8] {
-            let out = try ChaChaPoly.seal(key: schedule.key, nonce: HPKE.nonce(schedule.baseNonce, sequence), aad: aad, plaintext: plaintext)
+            let out = try ChaChaPoly.seal(
+                key: schedule.key, nonce: HPKE.nonce(schedule.baseNonce, sequence), aad: aad, plaintext: plaintext)
             sequence += 1
             return out
         }
@@ -48,7 +49,8 @@ public enum HPKE {
 
         /// Opens the next message; throws `CryptoError.authenticationFailed` when it does not verify.
         public mutating func open(_ ciphertext: [UInt8], aad: [UInt8] = []) throws -> [UInt8] {
-            let out = try ChaChaPoly.open(key: schedule.key, nonce: HPKE.nonce(schedule.baseNonce, sequence), aad: aad, ciphertext: ciphertext)
+            let out = try ChaChaPoly.open(
+                key: schedule.key, nonce: HPKE.nonce(schedule.baseNonce, sequence), aad: aad, ciphertext: ciphertext)
             sequence += 1
             return out
         }
@@ -67,7 +69,9 @@ public enum HPKE {
     }
 
     /// SetupBaseS: encapsulates to `recipientPublicKey`. `ephemeralPrivateKey` is for test vectors only.
-    public static func setupBaseSender(recipientPublicKey: [UInt8], info: [UInt8], ephemeralPrivateKey: [UInt8]? = nil) throws -> SenderContext {
+    public static func setupBaseSender(
+        recipientPublicKey: [UInt8], info: [UInt8], ephemeralPrivateKey: [UInt8]? = nil
+    ) throws -> SenderContext {
         let skE = ephemeralPrivateKey ?? X25519.generatePrivateKey()
         let pkE = try X25519.publicKey(for: skE)
         let dh = try X25519.sharedSecret(privateKey: skE, peerPublicKey: recipientPublicKey)
@@ -76,7 +80,9 @@ public enum HPKE {
     }
 
     /// SetupBaseR: decapsulates `encapsulatedKey` with the recipient's private key.
-    public static func setupBaseRecipient(encapsulatedKey: [UInt8], recipientPrivateKey: [UInt8], info: [UInt8]) throws -> RecipientContext {
+    public static func setupBaseRecipient(
+        encapsulatedKey: [UInt8], recipientPrivateKey: [UInt8], info: [UInt8]
+    ) throws -> RecipientContext {
         let pkR = try X25519.publicKey(for: recipientPrivateKey)
         let dh = try X25519.sharedSecret(privateKey: recipientPrivateKey, peerPublicKey: encapsulatedKey)
         let shared = extractAndExpand(dh: dh, kemContext: encapsulatedKey + pkR)
@@ -84,15 +90,21 @@ public enum HPKE {
     }
 
     /// Single-shot seal: the encapsulated key followed by the ciphertext (32 + plaintext + 16 bytes).
-    public static func seal(_ plaintext: [UInt8], to recipientPublicKey: [UInt8], info: [UInt8], aad: [UInt8] = []) throws -> [UInt8] {
+    public static func seal(
+        _ plaintext: [UInt8], to recipientPublicKey: [UInt8], info: [UInt8], aad: [UInt8] = []
+    ) throws -> [UInt8] {
         var sender = try setupBaseSender(recipientPublicKey: recipientPublicKey, info: info)
         return sender.encapsulatedKey + (try sender.seal(plaintext, aad: aad))
     }
 
     /// Single-shot open of `seal`'s output.
-    public static func open(_ sealed: [UInt8], privateKey: [UInt8], info: [UInt8], aad: [UInt8] = []) throws -> [UInt8] {
-        guard sealed.count >= encapsulatedKeyLength + ChaChaPoly.tagLength else { throw CryptoError.invalidInput("too short to be an HPKE message") }
-        var recipient = try setupBaseRecipient(encapsulatedKey: Array(sealed.prefix(encapsulatedKeyLength)), recipientPrivateKey: privateKey, info: info)
+    public static func open(_ sealed: [UInt8], privateKey: [UInt8], info: [UInt8], aad: [UInt8] = []) throws -> [UInt8]
+    {
+        guard sealed.count >= encapsulatedKeyLength + ChaChaPoly.tagLength else {
+            throw CryptoError.invalidInput("too short to be an HPKE message")
+        }
+        var recipient = try setupBaseRecipient(
+            encapsulatedKey: Array(sealed.prefix(encapsulatedKeyLength)), recipientPrivateKey: privateKey, info: info)
         return try recipient.open(Array(sealed.dropFirst(encapsulatedKeyLength)), aad: aad)
     }
 
@@ -109,17 +121,22 @@ public enum HPKE {
         let infoHash = labeledExtract([], "info_hash", info, suite: suite)
         let context: [UInt8] = [0x00] + pskIDHash + infoHash
         let secret = labeledExtract(sharedSecret, "secret", [], suite: suite)
-        return KeySchedule(key: labeledExpand(secret, "key", context, ChaChaPoly.keyLength, suite: suite),
-                           baseNonce: labeledExpand(secret, "base_nonce", context, ChaChaPoly.nonceLength, suite: suite),
-                           exporterSecret: labeledExpand(secret, "exp", context, 32, suite: suite))
+        return KeySchedule(
+            key: labeledExpand(secret, "key", context, ChaChaPoly.keyLength, suite: suite),
+            baseNonce: labeledExpand(secret, "base_nonce", context, ChaChaPoly.nonceLength, suite: suite),
+            exporterSecret: labeledExpand(secret, "exp", context, 32, suite: suite))
     }
 
     static func labeledExtract(_ salt: [UInt8], _ label: String, _ ikm: [UInt8], suite: [UInt8]) -> [UInt8] {
         HKDF.extract(salt: salt, ikm: Array("HPKE-v1".utf8) + suite + Array(label.utf8) + ikm)
     }
 
-    static func labeledExpand(_ prk: [UInt8], _ label: String, _ info: [UInt8], _ length: Int, suite: [UInt8]) -> [UInt8] {
-        HKDF.expand(prk: prk, info: be(UInt64(length), 2) + Array("HPKE-v1".utf8) + suite + Array(label.utf8) + info, length: length)
+    static func labeledExpand(
+        _ prk: [UInt8], _ label: String, _ info: [UInt8], _ length: Int, suite: [UInt8]
+    ) -> [UInt8] {
+        HKDF.expand(
+            prk: prk, info: be(UInt64(length), 2) + Array("HPKE-v1".utf8) + suite + Array(label.utf8) + info,
+            length: length)
     }
 
     static func nonce(_ base: [UInt8], _ sequence: UInt64) -> [UInt8] {

@@ -28,12 +28,16 @@ public struct HS256Signer: Sendable {
     public func sign(claims: [String: any Sendable]) throws -> String {
         var header: [String: any Sendable] = ["alg": "HS256", "typ": "JWT"]
         if let keyID { header["kid"] = keyID }
-        let input = Base64URL.encode(Array(try JSONText.object(header).utf8)) + "." + Base64URL.encode(Array(try JSONText.object(claims).utf8))
+        let input =
+            Base64URL.encode(Array(try JSONText.object(header).utf8)) + "."
+            + Base64URL.encode(Array(try JSONText.object(claims).utf8))
         return input + "." + Base64URL.encode(mac(input))
     }
 
     /// Verifies signature and time claims against `now`, ignoring `kid`; returns the claims object.
-    public func verify(_ token: some StringProtocol, now: Date, leeway: TimeInterval = 30) throws(VerificationError) -> [String: Any] {
+    public func verify(
+        _ token: some StringProtocol, now: Date, leeway: TimeInterval = 30
+    ) throws(VerificationError) -> [String: Any] {
         let parsed = try ParsedJWT(token)
         try parsed.checkSignature(mac(parsed.signingInput))
         try parsed.checkTimes(now: now, leeway: leeway)
@@ -59,7 +63,8 @@ public struct HS256KeySet: Sendable {
 
     /// `current` signs and verifies; `previous` only verify. Every key needs a `keyID`.
     public init(current: HS256Signer, previous: [HS256Signer] = []) {
-        precondition(current.keyID != nil && previous.allSatisfy { $0.keyID != nil }, "every key in a key set needs a kid")
+        precondition(
+            current.keyID != nil && previous.allSatisfy { $0.keyID != nil }, "every key in a key set needs a kid")
         self.current = current
         var byID: [String: HS256Signer] = [:]
         for key in previous { byID[key.keyID!] = key }
@@ -68,7 +73,9 @@ public struct HS256KeySet: Sendable {
     }
 
     /// Verifies a token with the key its `kid` names (the current key without one), then its time claims.
-    public func verify(_ token: some StringProtocol, now: Date, leeway: TimeInterval = 30) throws(HS256Signer.VerificationError) -> [String: Any] {
+    public func verify(
+        _ token: some StringProtocol, now: Date, leeway: TimeInterval = 30
+    ) throws(HS256Signer.VerificationError) -> [String: Any] {
         let parsed = try ParsedJWT(token)
         let key: HS256Signer
         if let kid = parsed.keyID {
@@ -94,11 +101,11 @@ struct ParsedJWT {
     init(_ token: some StringProtocol) throws(HS256Signer.VerificationError) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]),
-              let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
-              let signature = Base64URL.decode(parts[2]),
-              let claimBytes = Base64URL.decode(parts[1]),
-              let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any]
+            let headerBytes = Base64URL.decode(parts[0]),
+            let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
+            let signature = Base64URL.decode(parts[2]),
+            let claimBytes = Base64URL.decode(parts[1]),
+            let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any]
         else { throw .malformed }
         guard header["alg"] as? String == "HS256" else { throw .unsupportedAlgorithm }
         if header["kid"] != nil {
@@ -118,7 +125,8 @@ struct ParsedJWT {
         guard Digest.constantTimeEqual(expected, signature) else { throw .badSignature }
     }
 
-    /// `exp` must be a number ahead of `now`, `nbf` (if any) behind it and `iat` (if any) not ahead, each within `leeway`.
+    /// `exp` must be a number ahead of `now`, `nbf` (if any) behind it and `iat` (if any) not ahead, each within
+    /// `leeway`.
     func checkTimes(now: Date, leeway: TimeInterval) throws(HS256Signer.VerificationError) {
         let t = now.timeIntervalSince1970
         guard !times.malformed else { throw .malformed }

@@ -22,12 +22,16 @@ public enum X25519 {
 
     /// The shared secret DH(privateKey, peerPublicKey); fails on an all-zero result (a low-order peer key).
     public static func sharedSecret(privateKey: [UInt8], peerPublicKey: [UInt8]) throws -> [UInt8] {
-        guard peerPublicKey.count == keyLength else { throw CryptoError.invalidInput("an X25519 public key is 32 bytes") }
+        guard peerPublicKey.count == keyLength else {
+            throw CryptoError.invalidInput("an X25519 public key is 32 bytes")
+        }
         let mine = try makePrivate(privateKey)
         defer { EVP_PKEY_free(mine) }
-        guard let peer = peerPublicKey.withUnsafeBufferPointer({
-            EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nil, $0.baseAddress, $0.count)
-        }) else { throw CryptoError.invalidInput("not an X25519 public key") }
+        guard
+            let peer = peerPublicKey.withUnsafeBufferPointer({
+                EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nil, $0.baseAddress, $0.count)
+            })
+        else { throw CryptoError.invalidInput("not an X25519 public key") }
         defer { EVP_PKEY_free(peer) }
         guard let ctx = EVP_PKEY_CTX_new(mine, nil) else { throw CryptoError.openSSL("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(ctx) }
@@ -45,7 +49,11 @@ public enum X25519 {
 
     private static func makePrivate(_ bytes: [UInt8]) throws -> OpaquePointer {
         guard bytes.count == keyLength else { throw CryptoError.invalidInput("an X25519 private key is 32 bytes") }
-        guard let key = bytes.withUnsafeBufferPointer({ EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nil, $0.baseAddress, $0.count) }) else {
+        guard
+            let key = bytes.withUnsafeBufferPointer({
+                EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nil, $0.baseAddress, $0.count)
+            })
+        else {
             throw CryptoError.openSSL("EVP_PKEY_new_raw_private_key")
         }
         return key

@@ -164,7 +164,9 @@ public enum APIPath {
         public static let tripProof = "/v1/trips/{id}/proof"
 
         /// The browser pages and their feeds, outside the `/v1` API.
-        public static let pages: [String] = [sharePage, shareState, shareEvents, opsConsole, opsConsoleSession, opsConsoleEvents, roadMap, leafletAsset]
+        public static let pages: [String] = [
+            sharePage, shareState, shareEvents, opsConsole, opsConsoleSession, opsConsoleEvents, roadMap, leafletAsset,
+        ]
 
         /// Every template above, in the order listed.
         public static let all: [String] = [
@@ -188,7 +190,9 @@ public enum APIPath {
     /// `/v1/estimates`.
     public static var estimates: String { Template.estimates }
     /// `/v1/drivers/nearby?lat=..&lng=..`.
-    public static func nearbyDrivers(lat: Double, lng: Double) -> String { "\(Template.nearbyDrivers)?lat=\(lat)&lng=\(lng)" }
+    public static func nearbyDrivers(lat: Double, lng: Double) -> String {
+        "\(Template.nearbyDrivers)?lat=\(lat)&lng=\(lng)"
+    }
     /// `/v1/trips`.
     public static var trips: String { Template.trips }
     /// `/v1/trips/active`.
@@ -234,7 +238,9 @@ public enum APIPath {
     /// `/v1/provider/offers/{offerId}/accept`.
     public static func providerOfferAccept(_ offerId: String) -> String { fill(Template.providerOfferAccept, offerId) }
     /// `/v1/provider/offers/{offerId}/decline`.
-    public static func providerOfferDecline(_ offerId: String) -> String { fill(Template.providerOfferDecline, offerId) }
+    public static func providerOfferDecline(_ offerId: String) -> String {
+        fill(Template.providerOfferDecline, offerId)
+    }
     /// `/v1/provider/trips/{id}/accept`.
     public static func providerTripAccept(_ id: String) -> String { fill(Template.providerTripAccept, id) }
     /// `/v1/provider/trips/{id}/steps`.
@@ -358,7 +364,9 @@ public enum APIPath {
         var out = "", rest = Substring(template), next = values.makeIterator()
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             out += rest[..<open]
-            guard let value = next.next() else { preconditionFailure("\(template) needs more values than \(values.count)") }
+            guard let value = next.next() else {
+                preconditionFailure("\(template) needs more values than \(values.count)")
+            }
             out += segment(value)
             rest = rest[rest.index(after: close)...]
         }

@@ -19,7 +19,8 @@ public struct ChatMessage: Codable, Sendable, Equatable, Identifiable {
     public var id: String { messageId }
 
     public init(messageId: String, tripId: String, seq: Int64, from: ChatRole, text: String, sentAt: Date) {
-        self.messageId = messageId; self.tripId = tripId; self.seq = seq; self.from = from; self.text = text; self.sentAt = sentAt
+        self.messageId = messageId; self.tripId = tripId; self.seq = seq; self.from = from; self.text = text;
+        self.sentAt = sentAt
     }
 }
 
@@ -43,8 +44,11 @@ public struct ChatHistory: Codable, Sendable, Equatable {
     /// True when more messages follow the last one here: ask again with `after` set to its `seq`.
     public let hasMore: Bool
 
-    public init(tripId: String, messages: [ChatMessage], closed: Bool, reason: String?, removesAt: Date?, hasMore: Bool = false) {
-        self.tripId = tripId; self.messages = messages; self.closed = closed; self.reason = reason; self.removesAt = removesAt
+    public init(
+        tripId: String, messages: [ChatMessage], closed: Bool, reason: String?, removesAt: Date?, hasMore: Bool = false
+    ) {
+        self.tripId = tripId; self.messages = messages; self.closed = closed; self.reason = reason;
+        self.removesAt = removesAt
         self.hasMore = hasMore
     }
 }
@@ -75,29 +79,45 @@ public enum ChatFrame: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         switch try c.decode(String.self, forKey: .type) {
-        case "send": self = .send(messageId: try c.decode(String.self, forKey: .messageId), text: try c.decode(String.self, forKey: .text))
+        case "send":
+            self = .send(
+                messageId: try c.decode(String.self, forKey: .messageId), text: try c.decode(String.self, forKey: .text)
+            )
         case "message": self = .message(try c.decode(ChatMessage.self, forKey: .message))
         case "typing": self = .typing(from: try c.decodeIfPresent(ChatRole.self, forKey: .from))
-        case "delivered": self = .delivered(seq: try c.decode(Int64.self, forKey: .seq), from: try c.decodeIfPresent(ChatRole.self, forKey: .from))
-        case "read": self = .read(seq: try c.decode(Int64.self, forKey: .seq), from: try c.decodeIfPresent(ChatRole.self, forKey: .from))
-        case "error": self = .error(try c.decode(Problem.self, forKey: .problem), messageId: try c.decodeIfPresent(String.self, forKey: .messageId))
+        case "delivered":
+            self = .delivered(
+                seq: try c.decode(Int64.self, forKey: .seq), from: try c.decodeIfPresent(ChatRole.self, forKey: .from))
+        case "read":
+            self = .read(
+                seq: try c.decode(Int64.self, forKey: .seq), from: try c.decodeIfPresent(ChatRole.self, forKey: .from))
+        case "error":
+            self = .error(
+                try c.decode(Problem.self, forKey: .problem),
+                messageId: try c.decodeIfPresent(String.self, forKey: .messageId))
         case "closed": self = .closed(reason: try c.decode(String.self, forKey: .reason))
         case let other:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown chat frame type \(other)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c, debugDescription: "unknown chat frame type \(other)")
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .send(let id, let text): try c.encode("send", forKey: .type); try c.encode(id, forKey: .messageId); try c.encode(text, forKey: .text)
+        case .send(let id, let text):
+            try c.encode("send", forKey: .type); try c.encode(id, forKey: .messageId); try c.encode(text, forKey: .text)
         case .message(let m): try c.encode("message", forKey: .type); try c.encode(m, forKey: .message)
         case .typing(let from): try c.encode("typing", forKey: .type); try c.encodeIfPresent(from, forKey: .from)
         case .delivered(let seq, let from):
-            try c.encode("delivered", forKey: .type); try c.encode(seq, forKey: .seq); try c.encodeIfPresent(from, forKey: .from)
-        case .read(let seq, let from): try c.encode("read", forKey: .type); try c.encode(seq, forKey: .seq); try c.encodeIfPresent(from, forKey: .from)
+            try c.encode("delivered", forKey: .type); try c.encode(seq, forKey: .seq);
+            try c.encodeIfPresent(from, forKey: .from)
+        case .read(let seq, let from):
+            try c.encode("read", forKey: .type); try c.encode(seq, forKey: .seq);
+            try c.encodeIfPresent(from, forKey: .from)
         case .error(let problem, let id):
-            try c.encode("error", forKey: .type); try c.encode(problem, forKey: .problem); try c.encodeIfPresent(id, forKey: .messageId)
+            try c.encode("error", forKey: .type); try c.encode(problem, forKey: .problem);
+            try c.encodeIfPresent(id, forKey: .messageId)
         case .closed(let reason): try c.encode("closed", forKey: .type); try c.encode(reason, forKey: .reason)
         }
     }
@@ -106,5 +126,7 @@ public enum ChatFrame: Sendable, Equatable, Codable {
     public func text() throws -> String { String(decoding: try WireCoding.encoder().encode(self), as: UTF8.self) }
 
     /// Reads one WebSocket text message.
-    public static func decode(_ text: String) throws -> ChatFrame { try WireCoding.decoder().decode(ChatFrame.self, from: Data(text.utf8)) }
+    public static func decode(_ text: String) throws -> ChatFrame {
+        try WireCoding.decoder().decode(ChatFrame.self, from: Data(text.utf8))
+    }
 }

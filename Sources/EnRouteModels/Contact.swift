@@ -14,7 +14,9 @@ public struct TripCall: Codable, Sendable, Equatable {
     public let dial: String
     /// When the number stops connecting: set once the trip has ended (a stated time after its end).
     public let availableUntil: Date?
-    public init(tripId: String, dial: String, availableUntil: Date?) { self.tripId = tripId; self.dial = dial; self.availableUntil = availableUntil }
+    public init(tripId: String, dial: String, availableUntil: Date?) {
+        self.tripId = tripId; self.dial = dial; self.availableUntil = availableUntil
+    }
 }
 
 /// What a proof of delivery is: a photo at the door, or the recipient's signature.

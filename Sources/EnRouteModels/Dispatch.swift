@@ -24,7 +24,8 @@ public struct Offer: Codable, Sendable, Equatable, Identifiable {
     public let expiresAt: Date
     public var id: String { offerId }
     public init(offerId: String, tripId: String, pickup: Coordinate, dropoff: Coordinate, expiresAt: Date) {
-        self.offerId = offerId; self.tripId = tripId; self.pickup = pickup; self.dropoff = dropoff; self.expiresAt = expiresAt
+        self.offerId = offerId; self.tripId = tripId; self.pickup = pickup; self.dropoff = dropoff;
+        self.expiresAt = expiresAt
     }
 }
 

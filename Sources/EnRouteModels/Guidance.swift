@@ -28,8 +28,10 @@ public struct ProviderRoute: Codable, Sendable, Equatable {
     public var computedAt: Date
 
     /// A route.
-    public init(tripId: String, stop: RouteStop, from: Coordinate, to: Coordinate, distanceMeters: Double,
-                durationSeconds: Double, polyline: String, steps: [RouteManeuver], computedAt: Date) {
+    public init(
+        tripId: String, stop: RouteStop, from: Coordinate, to: Coordinate, distanceMeters: Double,
+        durationSeconds: Double, polyline: String, steps: [RouteManeuver], computedAt: Date
+    ) {
         self.tripId = tripId; self.stop = stop; self.from = from; self.to = to
         self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds
         self.polyline = polyline; self.steps = steps; self.computedAt = computedAt

@@ -11,7 +11,8 @@ public struct DeviceRegistrationBody: Codable, Sendable, Equatable {
     public let publicKey: String?
 
     public init(platform: String, environment: String, appVersion: String, publicKey: String?) {
-        self.platform = platform; self.environment = environment; self.appVersion = appVersion; self.publicKey = publicKey
+        self.platform = platform; self.environment = environment; self.appVersion = appVersion;
+        self.publicKey = publicKey
     }
 }
 

@@ -36,8 +36,10 @@ public struct TrackingDTO: Codable, Sendable, Equatable {
     public let destination: Coordinate
     public let generatedAt: Date
 
-    public init(orderId: String, version: Int, status: OrderStatusWire, problem: String?, eta: ETA?, rider: Rider?,
-                destination: Coordinate, generatedAt: Date) {
+    public init(
+        orderId: String, version: Int, status: OrderStatusWire, problem: String?, eta: ETA?, rider: Rider?,
+        destination: Coordinate, generatedAt: Date
+    ) {
         self.orderId = orderId; self.version = version; self.status = status; self.problem = problem
         self.eta = eta; self.rider = rider; self.destination = destination; self.generatedAt = generatedAt
     }

@@ -13,8 +13,11 @@ public struct PriceLine: Codable, Sendable, Equatable {
     public let quantity: Int?
     /// Why an adjustment was made ("Item out of stock", "Destination changed").
     public let reason: String?
-    public init(kind: String, label: String, amount: Money, sku: String? = nil, quantity: Int? = nil, reason: String? = nil) {
-        self.kind = kind; self.label = label; self.amount = amount; self.sku = sku; self.quantity = quantity; self.reason = reason
+    public init(
+        kind: String, label: String, amount: Money, sku: String? = nil, quantity: Int? = nil, reason: String? = nil
+    ) {
+        self.kind = kind; self.label = label; self.amount = amount; self.sku = sku; self.quantity = quantity;
+        self.reason = reason
     }
 }
 
@@ -61,7 +64,8 @@ public struct PaymentMethodSummary: Codable, Sendable, Equatable, Identifiable {
     public let expYear: Int
     public let isDefault: Bool
     public init(id: String, brand: String, last4: String, expMonth: Int, expYear: Int, isDefault: Bool) {
-        self.id = id; self.brand = brand; self.last4 = last4; self.expMonth = expMonth; self.expYear = expYear; self.isDefault = isDefault
+        self.id = id; self.brand = brand; self.last4 = last4; self.expMonth = expMonth; self.expYear = expYear;
+        self.isDefault = isDefault
     }
 }
 
@@ -127,9 +131,12 @@ public struct Receipt: Codable, Sendable, Equatable {
     public let endedAt: Date?
     /// The route driven, as a polyline of precision 6; nil when no path was kept.
     public let route: String?
-    public init(tripId: String, kind: String, payment: PaymentStatus, lines: [PriceLine], total: Money, card: CardSummary?,
-                requestedAt: Date, startedAt: Date?, endedAt: Date?, route: String?) {
-        self.tripId = tripId; self.kind = kind; self.payment = payment; self.lines = lines; self.total = total; self.card = card
+    public init(
+        tripId: String, kind: String, payment: PaymentStatus, lines: [PriceLine], total: Money, card: CardSummary?,
+        requestedAt: Date, startedAt: Date?, endedAt: Date?, route: String?
+    ) {
+        self.tripId = tripId; self.kind = kind; self.payment = payment; self.lines = lines; self.total = total;
+        self.card = card
         self.requestedAt = requestedAt; self.startedAt = startedAt; self.endedAt = endedAt; self.route = route
     }
 }
@@ -150,13 +157,17 @@ public struct ProviderEarnings: Codable, Sendable, Equatable {
         public let kind: String
         public let amount: Money
         public let at: Date
-        public init(tripId: String, kind: String, amount: Money, at: Date) { self.tripId = tripId; self.kind = kind; self.amount = amount; self.at = at }
+        public init(tripId: String, kind: String, amount: Money, at: Date) {
+            self.tripId = tripId; self.kind = kind; self.amount = amount; self.at = at
+        }
     }
     public let from: Date
     public let to: Date
     public let total: Money
     public let lines: [Line]
-    public init(from: Date, to: Date, total: Money, lines: [Line]) { self.from = from; self.to = to; self.total = total; self.lines = lines }
+    public init(from: Date, to: Date, total: Money, lines: [Line]) {
+        self.from = from; self.to = to; self.total = total; self.lines = lines
+    }
 }
 
 /// The extra members of the payment problems (402) and of `quote-expired` (409).
@@ -187,8 +198,11 @@ public struct PaymentProblem: Codable, Sendable, Equatable {
     public let actionURL: URL?
     /// The amount owed.
     public let amount: Money?
-    public init(type: String, title: String, status: Int = 402, detail: String, declineCode: String? = nil, nextStep: String? = nil,
-                actionURL: URL? = nil, amount: Money? = nil) {
+    public init(
+        type: String, title: String, status: Int = 402, detail: String, declineCode: String? = nil,
+        nextStep: String? = nil,
+        actionURL: URL? = nil, amount: Money? = nil
+    ) {
         self.type = type; self.title = title; self.status = status; self.detail = detail; self.declineCode = declineCode
         self.nextStep = nextStep; self.actionURL = actionURL; self.amount = amount
     }
@@ -202,7 +216,8 @@ public struct QuoteExpiredProblem<Quote: Codable & Sendable & Equatable>: Codabl
     public let detail: String
     public let quote: Quote
     public init(detail: String, quote: Quote) {
-        self.type = PaymentProblemType.quoteExpired; self.title = "Quote expired"; self.status = 409; self.detail = detail; self.quote = quote
+        self.type = PaymentProblemType.quoteExpired; self.title = "Quote expired"; self.status = 409;
+        self.detail = detail; self.quote = quote
     }
 }
 
@@ -214,11 +229,16 @@ public struct BasketItemChange: Codable, Sendable, Equatable {
     public let kind: String
     /// Missing: how many of the line are missing (all of it when absent).
     public let quantity: Int?
-    /// Replaced: what was packed instead and its unit price in minor units (never more than the ordered item's is charged).
+    /// Replaced: what was packed instead and its unit price in minor units (never more than the ordered item's is
+    /// charged).
     public let replacementName: String?
     public let replacementUnitMinor: Int?
-    public init(sku: String, kind: String, quantity: Int? = nil, replacementName: String? = nil, replacementUnitMinor: Int? = nil) {
-        self.sku = sku; self.kind = kind; self.quantity = quantity; self.replacementName = replacementName; self.replacementUnitMinor = replacementUnitMinor
+    public init(
+        sku: String, kind: String, quantity: Int? = nil, replacementName: String? = nil,
+        replacementUnitMinor: Int? = nil
+    ) {
+        self.sku = sku; self.kind = kind; self.quantity = quantity; self.replacementName = replacementName;
+        self.replacementUnitMinor = replacementUnitMinor
     }
 }
 

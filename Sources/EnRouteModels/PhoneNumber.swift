@@ -11,12 +11,14 @@ public struct E164PhoneNumber: Sendable, Hashable, Codable, CustomStringConverti
         let utf8 = Array(text.utf8)
         guard utf8.first == UInt8(ascii: "+") else { return nil }
         let digits = utf8.dropFirst()
-        guard (8...15).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }), digits.first != 0x30 else { return nil }
+        guard (8...15).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }), digits.first != 0x30
+        else { return nil }
         e164 = text
     }
 
     /// What is wrong with a number that does not parse, for a problem's detail.
-    public static let rule = "must be an E.164 number: '+' then 8 to 15 digits, the country code not starting with 0 (e.g. +358401234567)"
+    public static let rule =
+        "must be an E.164 number: '+' then 8 to 15 digits, the country code not starting with 0 (e.g. +358401234567)"
 
     /// `+•••••••••67`: never the whole number.
     public var description: String { "+" + String(repeating: "•", count: max(0, e164.count - 3)) + e164.suffix(2) }

@@ -35,7 +35,9 @@ public enum Polyline {
         var index = 0, lat = 0, lng = 0
         while index < bytes.count {
             lat += try value(bytes, &index)
-            guard index < bytes.count else { throw DecodeError(offset: index, reason: "a latitude without its longitude") }
+            guard index < bytes.count else {
+                throw DecodeError(offset: index, reason: "a latitude without its longitude")
+            }
             lng += try value(bytes, &index)
             guard Int32(exactly: lat) != nil, Int32(exactly: lng) != nil else {
                 throw DecodeError(offset: index, reason: "a coordinate past 32 bits")
@@ -63,9 +65,13 @@ public enum Polyline {
     private static func value(_ bytes: [UInt8], _ index: inout Int) throws(DecodeError) -> Int {
         var result: UInt = 0, shift: UInt = 0
         while true {
-            guard index < bytes.count else { throw DecodeError(offset: index, reason: "the string ends inside a number") }
+            guard index < bytes.count else {
+                throw DecodeError(offset: index, reason: "the string ends inside a number")
+            }
             let byte = bytes[index]
-            guard (63...126).contains(byte) else { throw DecodeError(offset: index, reason: "character outside ? to ~") }
+            guard (63...126).contains(byte) else {
+                throw DecodeError(offset: index, reason: "character outside ? to ~")
+            }
             guard shift < 35 else { throw DecodeError(offset: index, reason: "a number longer than 32 bits") }
             index += 1
             let chunk = UInt(byte - 63)

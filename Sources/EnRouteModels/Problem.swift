@@ -15,8 +15,10 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     /// Field-level problems for 422 answers.
     public var errors: [FieldError]?
 
-    public init(type: String = "about:blank", title: String, status: Int, detail: String? = nil,
-                instance: String? = nil, errors: [FieldError]? = nil) {
+    public init(
+        type: String = "about:blank", title: String, status: Int, detail: String? = nil,
+        instance: String? = nil, errors: [FieldError]? = nil
+    ) {
         self.type = type; self.title = title; self.status = status; self.detail = detail
         self.instance = instance; self.errors = errors
     }

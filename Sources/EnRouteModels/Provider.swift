@@ -12,7 +12,8 @@ public struct LocationFix: Codable, Sendable, Equatable {
     public let accuracy: Double
     public let recordedAt: Date
     public init(lat: Double, lng: Double, heading: Double, speed: Double, accuracy: Double, recordedAt: Date) {
-        self.lat = lat; self.lng = lng; self.heading = heading; self.speed = speed; self.accuracy = accuracy; self.recordedAt = recordedAt
+        self.lat = lat; self.lng = lng; self.heading = heading; self.speed = speed; self.accuracy = accuracy;
+        self.recordedAt = recordedAt
     }
     /// The fix's position.
     public var coordinate: Coordinate { Coordinate(lat: lat, lng: lng) }
@@ -33,10 +34,12 @@ public struct StepRequest: Codable, Sendable, Equatable {
     public let step: String
     public let deviceTime: Date
     public let position: Coordinate?
-    /// The `delivered` step's proof (its upload's id, `/v1/uploads/{proofId}`); the step is taken while the upload still runs.
+    /// The `delivered` step's proof (its upload's id, `/v1/uploads/{proofId}`); the step is taken while the upload
+    /// still runs.
     public let proofId: String?
     public init(changeId: String, step: String, deviceTime: Date, position: Coordinate?, proofId: String? = nil) {
-        self.changeId = changeId; self.step = step; self.deviceTime = deviceTime; self.position = position; self.proofId = proofId
+        self.changeId = changeId; self.step = step; self.deviceTime = deviceTime; self.position = position;
+        self.proofId = proofId
     }
 }
 

@@ -24,7 +24,10 @@ public struct DriverLocation: Codable, Sendable, Equatable {
     /// The same ETA as an absolute time (the latest arrival); absent from older servers.
     public let etaLatest: Date?
     /// A location; the ETA fields only when the server computed one for this fix.
-    public init(coordinate: Coordinate, heading: Double, timestamp: Date, seq: Int64, etaSeconds: Int? = nil, etaLatest: Date? = nil) {
+    public init(
+        coordinate: Coordinate, heading: Double, timestamp: Date, seq: Int64, etaSeconds: Int? = nil,
+        etaLatest: Date? = nil
+    ) {
         self.coordinate = coordinate; self.heading = heading; self.timestamp = timestamp; self.seq = seq
         self.etaSeconds = etaSeconds; self.etaLatest = etaLatest
     }
@@ -36,7 +39,8 @@ public struct Driver: Codable, Sendable, Equatable {
     public let rating: Double
     public let photoURL: URL
     public init(id: String, name: String, carModel: String, plate: String, rating: Double, photoURL: URL) {
-        self.id = id; self.name = name; self.carModel = carModel; self.plate = plate; self.rating = rating; self.photoURL = photoURL
+        self.id = id; self.name = name; self.carModel = carModel; self.plate = plate; self.rating = rating;
+        self.photoURL = photoURL
     }
 }
 
@@ -75,8 +79,10 @@ public struct Trip: Codable, Sendable, Identifiable, Equatable {
     /// The server adds 1 on every change.
     public var version: Int
 
-    public init(id: String, state: TripState, pickup: Coordinate, dropoff: Coordinate, driver: Driver? = nil,
-                etaSeconds: Int? = nil, fare: Money? = nil, version: Int) {
+    public init(
+        id: String, state: TripState, pickup: Coordinate, dropoff: Coordinate, driver: Driver? = nil,
+        etaSeconds: Int? = nil, fare: Money? = nil, version: Int
+    ) {
         self.id = id; self.state = state; self.pickup = pickup; self.dropoff = dropoff
         self.driver = driver; self.etaSeconds = etaSeconds; self.fare = fare; self.version = version
     }
@@ -112,7 +118,8 @@ public struct Estimate: Codable, Sendable, Equatable {
     /// After this the quote is refused (409 `quote-expired`, with a fresh one).
     public var expiresAt: Date?
     public init(productID: String, fare: Money, etaSeconds: Int, quoteId: String? = nil, expiresAt: Date? = nil) {
-        self.productID = productID; self.fare = fare; self.etaSeconds = etaSeconds; self.quoteId = quoteId; self.expiresAt = expiresAt
+        self.productID = productID; self.fare = fare; self.etaSeconds = etaSeconds; self.quoteId = quoteId;
+        self.expiresAt = expiresAt
     }
 }
 

@@ -22,8 +22,10 @@ public struct RouteManeuver: Codable, Sendable, Equatable {
     public var exit: Int?
 
     /// A maneuver.
-    public init(type: String, modifier: String?, name: String, distanceMeters: Double, durationSeconds: Double,
-                location: Coordinate, bearingBefore: Int, bearingAfter: Int, exit: Int? = nil) {
+    public init(
+        type: String, modifier: String?, name: String, distanceMeters: Double, durationSeconds: Double,
+        location: Coordinate, bearingBefore: Int, bearingAfter: Int, exit: Int? = nil
+    ) {
         self.type = type; self.modifier = modifier; self.name = name
         self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds
         self.location = location; self.bearingBefore = bearingBefore; self.bearingAfter = bearingAfter; self.exit = exit

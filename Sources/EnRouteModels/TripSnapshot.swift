@@ -35,13 +35,19 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
     /// The customer's tip, once given.
     public var tip: Money? = nil
 
-    public init(id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate, dropoff: Coordinate,
-                providerId: String?, merchantId: String?, merchantStep: String?, readyAt: Date?, items: [OrderItem]?, productID: String?,
-                etaEarliest: Date?, etaLatest: Date?, cancelledBy: String?, cancelReason: String?, createdAt: Date, updatedAt: Date) {
+    public init(
+        id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate,
+        dropoff: Coordinate,
+        providerId: String?, merchantId: String?, merchantStep: String?, readyAt: Date?, items: [OrderItem]?,
+        productID: String?,
+        etaEarliest: Date?, etaLatest: Date?, cancelledBy: String?, cancelReason: String?, createdAt: Date,
+        updatedAt: Date
+    ) {
         self.id = id; self.kind = kind; self.version = version; self.status = status; self.problem = problem
         self.pickup = pickup; self.dropoff = dropoff; self.providerId = providerId; self.merchantId = merchantId
         self.merchantStep = merchantStep; self.readyAt = readyAt; self.items = items; self.productID = productID
-        self.etaEarliest = etaEarliest; self.etaLatest = etaLatest; self.cancelledBy = cancelledBy; self.cancelReason = cancelReason
+        self.etaEarliest = etaEarliest; self.etaLatest = etaLatest; self.cancelledBy = cancelledBy;
+        self.cancelReason = cancelReason
         self.createdAt = createdAt; self.updatedAt = updatedAt
     }
 }
@@ -73,7 +79,9 @@ public struct LocationBatchResult: Codable, Sendable, Equatable {
     public let accepted: Int
     /// Fixes dropped (older than the last kept, implausible, or duplicates).
     public let dropped: Int
-    public init(batchId: String, accepted: Int, dropped: Int) { self.batchId = batchId; self.accepted = accepted; self.dropped = dropped }
+    public init(batchId: String, accepted: Int, dropped: Int) {
+        self.batchId = batchId; self.accepted = accepted; self.dropped = dropped
+    }
 }
 
 /// `POST /v1/ops/trips/{id}/problem` body: a message shows a problem, null clears it.

@@ -20,7 +20,8 @@ public enum WireCoding {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             guard let date = ISO8601.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 time, got \(text)")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "expected an ISO 8601 time, got \(text)")
             }
             return date
         }
@@ -50,7 +51,8 @@ public enum ISO8601 {
         let (y, m, d) = civil(fromDays: days)
         digits(y, 4, &out); out.append(0x2D); digits(m, 2, &out); out.append(0x2D); digits(d, 2, &out)
         out.append(0x54)
-        digits(rem / 3600, 2, &out); out.append(0x3A); digits((rem % 3600) / 60, 2, &out); out.append(0x3A); digits(rem % 60, 2, &out)
+        digits(rem / 3600, 2, &out); out.append(0x3A); digits((rem % 3600) / 60, 2, &out); out.append(0x3A);
+        digits(rem % 60, 2, &out)
         if millis != 0 { out.append(0x2E); digits(millis, 3, &out) }
         out.append(0x5A)
     }
@@ -72,7 +74,9 @@ public enum ISO8601 {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`; nil when the text is not such a time.
     public static func parse(_ text: String) -> Date? {
         let b = Array(text.utf8)
-        guard b.count >= 19, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116 || b[10] == 32, b[13] == 58, b[16] == 58 else { return nil }
+        guard b.count >= 19, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116 || b[10] == 32, b[13] == 58,
+            b[16] == 58
+        else { return nil }
         func num(_ from: Int, _ len: Int) -> Int64? {
             var v: Int64 = 0
             for i in from..<(from + len) {
@@ -82,8 +86,10 @@ public enum ISO8601 {
             }
             return v
         }
-        guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2), let s = num(17, 2),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+        guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+            let s = num(17, 2),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61
+        else { return nil }
         var i = 19
         var fraction = 0.0
         if i < b.count, b[i] == 46 {
@@ -97,7 +103,9 @@ public enum ISO8601 {
         guard i < b.count else { return nil }
         if b[i] == 90 || b[i] == 122 {
             i += 1
-        } else if b[i] == 43 || b[i] == 45, i + 6 == b.count, b[i + 3] == 58, let oh = num(i + 1, 2), let om = num(i + 4, 2) {
+        } else if b[i] == 43 || b[i] == 45, i + 6 == b.count, b[i + 3] == 58, let oh = num(i + 1, 2),
+            let om = num(i + 4, 2)
+        {
             offset = (oh * 3600 + om * 60) * (b[i] == 43 ? 1 : -1)
             i += 6
         } else {

@@ -19,8 +19,10 @@ public struct APNsPush: Sendable, Equatable {
     public var apnsID: String
     public var payload: [UInt8]
 
-    public init(token: String, environment: APNsEnvironment, pushType: PushType, priority: Int, expiration: Date?,
-                collapseID: String?, apnsID: String, payload: [UInt8]) {
+    public init(
+        token: String, environment: APNsEnvironment, pushType: PushType, priority: Int, expiration: Date?,
+        collapseID: String?, apnsID: String, payload: [UInt8]
+    ) {
         self.token = token; self.environment = environment; self.pushType = pushType; self.priority = priority
         self.expiration = expiration; self.collapseID = collapseID; self.apnsID = apnsID; self.payload = payload
     }

@@ -12,7 +12,8 @@ public struct ChatPushPlanner: ChatNotifier {
 
     public func deliverOffline(_ message: ChatMessage, to recipient: String) async {
         // The message is stored and the recipient reads it on opening the chat; only the nudge can be lost.
-        await queue.enqueue(id: "apns.chat.\(message.tripId).\(message.seq)", job: try PushJob.chat(message, to: recipient),
-                            for: recipient, failure: "chat push for trip \(message.tripId) #\(message.seq)")
+        await queue.enqueue(
+            id: "apns.chat.\(message.tripId).\(message.seq)", job: try PushJob.chat(message, to: recipient),
+            for: recipient, failure: "chat push for trip \(message.tripId) #\(message.seq)")
     }
 }

@@ -14,8 +14,10 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
     /// The last time the token was registered, to judge a 410's timestamp.
     public var registeredAt: Date
 
-    public init(token: String, accountId: String, platform: String, environment: APNsEnvironment, appVersion: String,
-                publicKey: [UInt8]?, registeredAt: Date) {
+    public init(
+        token: String, accountId: String, platform: String, environment: APNsEnvironment, appVersion: String,
+        publicKey: [UInt8]?, registeredAt: Date
+    ) {
         self.token = token; self.accountId = accountId; self.platform = platform; self.environment = environment
         self.appVersion = appVersion; self.publicKey = publicKey; self.registeredAt = registeredAt
     }

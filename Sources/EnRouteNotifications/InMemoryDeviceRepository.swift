@@ -26,7 +26,11 @@ public final class InMemoryDeviceRepository: DeviceRepository {
     }
 
     public func devices(accountId: String) async throws -> [DeviceRecord] {
-        records.withLock { $0.values.filter { $0.accountId == accountId }.sorted { ($0.registeredAt, $0.token) > ($1.registeredAt, $1.token) } }
+        records.withLock {
+            $0.values.filter { $0.accountId == accountId }.sorted {
+                ($0.registeredAt, $0.token) > ($1.registeredAt, $1.token)
+            }
+        }
     }
 
     public func device(token: String) async throws -> DeviceRecord? { records.withLock { $0[token] } }

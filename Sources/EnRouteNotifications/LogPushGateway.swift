@@ -6,8 +6,12 @@ public struct LogPushGateway: PushGateway {
     public init(log: @escaping @Sendable (String) -> Void) { self.log = log }
 
     public func send(_ push: APNsPush) async -> PushOutcome {
-        log("push (not sent: APNs is not configured) \(push.pushType.rawValue) to \(push.token.prefix(8))… [\(push.environment.rawValue)] "
-            + "priority \(push.priority) collapse \(push.collapseID ?? "-") id \(push.apnsID): \(String(decoding: push.payload, as: UTF8.self))")
+        log(
+            "push (not sent: APNs is not configured) \(push.pushType.rawValue) to \(push.token.prefix(8))… "
+                + "[\(push.environment.rawValue)] "
+                + "priority \(push.priority) collapse \(push.collapseID ?? "-") id \(push.apnsID): "
+                + "\(String(decoding: push.payload, as: UTF8.self))"
+        )
         return .delivered
     }
 }

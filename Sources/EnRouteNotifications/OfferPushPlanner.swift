@@ -15,7 +15,8 @@ public struct OfferPushPlanner: OfferObserver {
 
     public func offerMade(_ offer: Offer, to provider: String) async {
         // The live stream already carried the offer; a lost push must not hold up dispatch.
-        await queue.enqueue(id: "apns.offer.\(offer.offerId)", job: try PushJob.offer(offer, to: provider),
-                            for: provider, failure: "offer push for \(offer.offerId)")
+        await queue.enqueue(
+            id: "apns.offer.\(offer.offerId)", job: try PushJob.offer(offer, to: provider),
+            for: provider, failure: "offer push for \(offer.offerId)")
     }
 }

@@ -22,24 +22,34 @@ public final class OrderPushPlanner: TripChangeObserver {
     /// How long an order update is worth delivering.
     public let alertLifetime: TimeInterval
 
-    public init(directory: any PartyDirectory, driftThreshold: TimeInterval = 60, driftInterval: TimeInterval = 120,
-                staleAfter: TimeInterval = 180, alertLifetime: TimeInterval = 3600) {
+    public init(
+        directory: any PartyDirectory, driftThreshold: TimeInterval = 60, driftInterval: TimeInterval = 120,
+        staleAfter: TimeInterval = 180, alertLifetime: TimeInterval = 3600
+    ) {
         self.directory = directory; self.driftThreshold = driftThreshold; self.driftInterval = driftInterval
         self.staleAfter = staleAfter; self.alertLifetime = alertLifetime
     }
 
-    public func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) async throws {
+    public func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) async throws
+    {
         guard new.kind == .delivery, case .delivery(let status) = new.status else { return }
         let at = new.updatedAt
         if let stage = Self.alertStage(from: old, to: new) {
-            try await transaction.enqueue(OutboxMessage(id: "apns.alert.\(new.id).\(new.version)", topic: PushJob.topic,
-                                                  payload: try alertJob(stage, new, at).encoded(), createdAt: at))
+            try await transaction.enqueue(
+                OutboxMessage(
+                    id: "apns.alert.\(new.id).\(new.version)", topic: PushJob.topic,
+                    payload: try alertJob(stage, new, at).encoded(), createdAt: at))
         }
         if let job = liveActivityJob(from: old, to: new, status: status, at: at) {
             // Drift between versions has no version of its own: its time keeps the outbox id unique.
-            let id = job.priority == 5 ? "apns.la.\(new.id).\(new.version).\(Int(at.timeIntervalSince1970))" : "apns.la.\(new.id).\(new.version)"
-            try await transaction.enqueue(OutboxMessage(id: id, topic: PushJob.topic,
-                                                  payload: try job.encoded(), createdAt: at))
+            let id =
+                job.priority == 5
+                ? "apns.la.\(new.id).\(new.version).\(Int(at.timeIntervalSince1970))"
+                : "apns.la.\(new.id).\(new.version)"
+            try await transaction.enqueue(
+                OutboxMessage(
+                    id: id, topic: PushJob.topic,
+                    payload: try job.encoded(), createdAt: at))
         }
         if status.isTerminal { _ = drift.withLock { $0.removeValue(forKey: new.id) } }
     }
@@ -72,8 +82,9 @@ public final class OrderPushPlanner: TripChangeObserver {
     }
 
     private func alertJob(_ stage: OrderStage, _ trip: TripRecord, _ at: Date) -> PushJob {
-        var job = PushJob(kind: .orderUpdate, orderId: trip.id, accountId: trip.customerId, orderVersion: trip.version,
-                          expiresAt: at.addingTimeInterval(alertLifetime))
+        var job = PushJob(
+            kind: .orderUpdate, orderId: trip.id, accountId: trip.customerId, orderVersion: trip.version,
+            expiresAt: at.addingTimeInterval(alertLifetime))
         job.stage = stage
         job.notificationId = "\(trip.id).\(trip.version)"
         if stage.namesRider, let provider = trip.providerId {
@@ -84,7 +95,9 @@ public final class OrderPushPlanner: TripChangeObserver {
         return job
     }
 
-    private func liveActivityJob(from old: TripRecord?, to new: TripRecord, status: DeliveryStatus, at: Date) -> PushJob? {
+    private func liveActivityJob(
+        from old: TripRecord?, to new: TripRecord, status: DeliveryStatus, at: Date
+    ) -> PushJob? {
         guard let token = new.liveActivityToken else { return nil }
         let eta = new.etaLatest.map { Int($0.timeIntervalSince1970) }
         let stageChanged = old?.status != new.status || old?.problem != new.problem
@@ -94,7 +107,8 @@ public final class OrderPushPlanner: TripChangeObserver {
             let allowed: Bool = drift.withLock { d in
                 let state = d[new.id] ?? DriftState()
                 guard let eta, let last = state.etaLatest ?? old?.etaLatest.map({ Int($0.timeIntervalSince1970) }),
-                      abs(Double(eta - last)) >= driftThreshold else { return false }
+                    abs(Double(eta - last)) >= driftThreshold
+                else { return false }
                 if let sent = state.lastLowPriority, at.timeIntervalSince(sent) < driftInterval { return false }
                 d[new.id] = DriftState(etaLatest: eta, lastLowPriority: at)
                 return true
@@ -105,8 +119,9 @@ public final class OrderPushPlanner: TripChangeObserver {
             drift.withLock { $0[new.id, default: DriftState()].etaLatest = eta }
         }
         let ends = status.isTerminal
-        var job = PushJob(kind: .liveActivity, orderId: new.id, accountId: new.customerId, orderVersion: new.version,
-                          expiresAt: at.addingTimeInterval(ends ? 4 * 3600 : staleAfter))
+        var job = PushJob(
+            kind: .liveActivity, orderId: new.id, accountId: new.customerId, orderVersion: new.version,
+            expiresAt: at.addingTimeInterval(ends ? 4 * 3600 : staleAfter))
         job.liveActivityToken = token
         job.event = ends ? "end" : "update"
         job.priority = priority

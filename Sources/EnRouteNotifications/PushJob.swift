@@ -45,12 +45,14 @@ public struct PushJob: Codable, Sendable, Equatable {
     public var chatSeq: Int64?
 
     public init(kind: Kind, orderId: String, accountId: String, orderVersion: Int, expiresAt: Date) {
-        self.kind = kind; self.orderId = orderId; self.accountId = accountId; self.orderVersion = orderVersion; self.expiresAt = expiresAt
+        self.kind = kind; self.orderId = orderId; self.accountId = accountId; self.orderVersion = orderVersion;
+        self.expiresAt = expiresAt
     }
 
     /// The push for an offer made to `provider`: it expires with the offer.
     public static func offer(_ offer: Offer, to provider: String) -> PushJob {
-        var job = PushJob(kind: .offer, orderId: offer.tripId, accountId: provider, orderVersion: 0, expiresAt: offer.expiresAt)
+        var job = PushJob(
+            kind: .offer, orderId: offer.tripId, accountId: provider, orderVersion: 0, expiresAt: offer.expiresAt)
         job.offer = offer
         job.notificationId = "offer.\(offer.offerId)"
         return job
@@ -58,8 +60,9 @@ public struct PushJob: Codable, Sendable, Equatable {
 
     /// The push for a chat message to `recipient`, who had no chat socket open; it is worth little after `lifetime`.
     public static func chat(_ message: ChatMessage, to recipient: String, lifetime: TimeInterval = 3600) -> PushJob {
-        var job = PushJob(kind: .chatMessage, orderId: message.tripId, accountId: recipient, orderVersion: 0,
-                          expiresAt: message.sentAt.addingTimeInterval(lifetime))
+        var job = PushJob(
+            kind: .chatMessage, orderId: message.tripId, accountId: recipient, orderVersion: 0,
+            expiresAt: message.sentAt.addingTimeInterval(lifetime))
         job.notificationId = "chat.\(message.tripId).\(message.seq)"
         job.chatText = message.text
         job.chatFrom = message.from

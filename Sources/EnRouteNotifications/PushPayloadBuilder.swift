@@ -17,7 +17,9 @@ public struct PushPayloadBuilder: Sendable {
     /// The order update for one device. `secret` is the rider's first name sealed with HPKE to the
     /// device's public key, with the notification id as associated data; base64 of enc ‖ ciphertext.
     public func orderUpdate(_ job: PushJob, device: DeviceRecord) throws -> [UInt8] {
-        guard let stage = job.stage, let notificationId = job.notificationId else { throw BuildError.incomplete("stage and notificationId") }
+        guard let stage = job.stage, let notificationId = job.notificationId else {
+            throw BuildError.incomplete("stage and notificationId")
+        }
         var aps: [String: Any] = [
             "alert": ["title": stage.title, "body": stage.genericBody],
             "mutable-content": 1,
@@ -33,7 +35,8 @@ public struct PushPayloadBuilder: Sendable {
             "orderVersion": job.orderVersion,
         ]
         if let name = job.riderFirstName, let key = device.publicKey, key.count == X25519.keyLength {
-            let sealed = try HPKE.seal(Array(name.utf8), to: key, info: Self.secretInfo, aad: Array(notificationId.utf8))
+            let sealed = try HPKE.seal(
+                Array(name.utf8), to: key, info: Self.secretInfo, aad: Array(notificationId.utf8))
             root["secret"] = Data(sealed).base64EncodedString()
         }
         if let image = job.imageUrl { root["imageUrl"] = image }
@@ -42,7 +45,8 @@ public struct PushPayloadBuilder: Sendable {
 
     /// The ActivityKit push: `update` with a stale-date, or `end` with the final content.
     public func liveActivity(_ job: PushJob) throws -> [UInt8] {
-        guard let event = job.event, let timestamp = job.timestamp, let status = job.status.flatMap(OrderStatusWire.init)
+        guard let event = job.event, let timestamp = job.timestamp,
+            let status = job.status.flatMap(OrderStatusWire.init)
         else {
             throw BuildError.incomplete("event, timestamp and status")
         }
@@ -57,17 +61,24 @@ public struct PushPayloadBuilder: Sendable {
     /// The offer alert for its provider (category `OFFER`, "See offer"): the offer's fields at the top level
     /// under the live stream's wire names, so the app decodes a push and an `offer` event alike.
     public func offer(_ job: PushJob) throws -> [UInt8] {
-        guard let offer = job.offer, let notificationId = job.notificationId else { throw BuildError.incomplete("offer and notificationId") }
-        guard var root = try JSONSerialization.jsonObject(with: WireCoding.encoder().encode(offer)) as? [String: Any] else {
+        guard let offer = job.offer, let notificationId = job.notificationId else {
+            throw BuildError.incomplete("offer and notificationId")
+        }
+        guard var root = try JSONSerialization.jsonObject(with: WireCoding.encoder().encode(offer)) as? [String: Any]
+        else {
             throw BuildError.incomplete("offer")
         }
-        root["aps"] = [
-            "alert": ["title": "New trip offer", "body": "A trip is waiting for you. Tap to see it before the offer runs out."],
-            "category": "OFFER",
-            "thread-id": "offers",
-            // The offer lasts seconds: it breaks through Focus like "rider arriving".
-            "interruption-level": "time-sensitive",
-        ] as [String: Any]
+        root["aps"] =
+            [
+                "alert": [
+                    "title": "New trip offer",
+                    "body": "A trip is waiting for you. Tap to see it before the offer runs out.",
+                ],
+                "category": "OFFER",
+                "thread-id": "offers",
+                // The offer lasts seconds: it breaks through Focus like "rider arriving".
+                "interruption-level": "time-sensitive",
+            ] as [String: Any]
         root["notificationId"] = notificationId
         root["accountId"] = job.accountId
         root["route"] = "offers/\(offer.offerId)"
@@ -95,7 +106,8 @@ public struct PushPayloadBuilder: Sendable {
             "seq": seq,
         ]
         if let key = device.publicKey, key.count == X25519.keyLength {
-            let sealed = try HPKE.seal(Array(text.utf8), to: key, info: Self.secretInfo, aad: Array(notificationId.utf8))
+            let sealed = try HPKE.seal(
+                Array(text.utf8), to: key, info: Self.secretInfo, aad: Array(notificationId.utf8))
             root["secret"] = Data(sealed).base64EncodedString()
         }
         return try Self.encode(root)
@@ -132,7 +144,9 @@ public struct PushPayloadBuilder: Sendable {
     public static func apnsID(message: String, token: String) -> String {
         let b = Digest.hex(Digest.sha256(Array("\(message)|\(token)".utf8)))
         let c = Array(b)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
+        return
+            "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-"
+            + String(c[20..<32])
     }
 
     private static func encode(_ object: [String: Any]) throws -> [UInt8] {

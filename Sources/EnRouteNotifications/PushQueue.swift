@@ -13,13 +13,17 @@ public struct PushQueue: Sendable {
     private let log: @Sendable (String) -> Void
 
     /// `queued` runs after each job is written, e.g. to wake the sender rather than wait for its next poll.
-    public init(store: any TripStore, devices: any DeviceRepository, now: @escaping @Sendable () -> Date,
-                queued: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        store: any TripStore, devices: any DeviceRepository, now: @escaping @Sendable () -> Date,
+        queued: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.store = store; self.devices = devices; self.now = now; self.queued = queued; self.log = log
     }
 
     /// Queues `job` under outbox id `id` when `account` has a device; `failure` words the log line if it cannot.
-    public func enqueue(id: String, job: @autoclosure () throws -> PushJob, for account: String, failure: @autoclosure () -> String) async {
+    public func enqueue(
+        id: String, job: @autoclosure () throws -> PushJob, for account: String, failure: @autoclosure () -> String
+    ) async {
         do {
             guard try await !devices.devices(accountId: account).isEmpty else { return }
             let message = OutboxMessage(id: id, topic: PushJob.topic, payload: try job().encoded(), createdAt: now())

@@ -32,11 +32,13 @@ public final class PushSender: Sendable {
 
     /// A sender over `store`'s outbox; `offerIsOpen` says whether an offer is still open for its provider
     /// (without it, offer jobs are dropped unsent).
-    public init(store: any TripStore, devices: any DeviceRepository, ledger: any NotificationLedger, gateway: any PushGateway,
-                clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: (any MetricsSink)? = nil,
-                policy: PushRetryPolicy = PushRetryPolicy(), batchSize: Int = 50, pollInterval: Duration = .seconds(1),
-                offerIsOpen: @escaping @Sendable (_ offerId: String, _ providerId: String) -> Bool = { _, _ in false },
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        store: any TripStore, devices: any DeviceRepository, ledger: any NotificationLedger, gateway: any PushGateway,
+        clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: (any MetricsSink)? = nil,
+        policy: PushRetryPolicy = PushRetryPolicy(), batchSize: Int = 50, pollInterval: Duration = .seconds(1),
+        offerIsOpen: @escaping @Sendable (_ offerId: String, _ providerId: String) -> Bool = { _, _ in false },
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.store = store; self.devices = devices; self.ledger = ledger; self.gateway = gateway
         self.now = now; self.metrics = metrics; self.policy = policy; self.batchSize = max(1, batchSize)
         self.loop = PollLoop(clock: clock, interval: pollInterval); self.offerIsOpen = offerIsOpen; self.log = log
@@ -59,9 +61,11 @@ public final class PushSender: Sendable {
         var finished = 0
         while true {
             try Task.checkCancellation()
-            // Claimed, so that of several nodes one sends each message; one that dies with a batch leaves it to the others.
+            // Claimed, so that of several nodes one sends each message; one that dies with a batch leaves it to the
+            // others.
             let at = now()
-            let due = try await store.claimOutbox(topic: PushJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: batchSize)
+            let due = try await store.claimOutbox(
+                topic: PushJob.topic, now: at, until: at.addingTimeInterval(Self.claimSeconds), limit: batchSize)
             if due.isEmpty { return finished }
             for message in due {
                 try Task.checkCancellation()
@@ -108,7 +112,8 @@ public final class PushSender: Sendable {
             case .rejected(let reason):
                 log("push \(message.id): APNs refused it for \(target.token.prefix(8))…: \(reason)")
             case .retry(let why, let reason):
-                retry = retry.map { $0.0 == .serverError || $0.0 == .configuration ? $0 : (why, reason) } ?? (why, reason)
+                retry =
+                    retry.map { $0.0 == .serverError || $0.0 == .configuration ? $0 : (why, reason) } ?? (why, reason)
             }
         }
         guard let (why, reason) = retry else { return try await complete(message, result: "sent") }
@@ -123,14 +128,17 @@ public final class PushSender: Sendable {
         // A retry that could only come after the expiry is never made.
         if notBefore > job.expiresAt { return try await complete(message, result: "expired") }
         try await store.rescheduleOutbox(id: message.id, attempts: attempts, notBefore: notBefore)
-        metrics?.increment("enroute_push_retries_total", labels: ["reason": why.rawValue], help: "Outbox messages put back for a later attempt.")
+        metrics?.increment(
+            "enroute_push_retries_total", labels: ["reason": why.rawValue],
+            help: "Outbox messages put back for a later attempt.")
         return false
     }
 
     /// A Live Activity push older than one already delivered to the same activity.
     private func isSuperseded(_ job: PushJob) -> Bool {
         guard job.kind == .liveActivity, let token = job.liveActivityToken, let stamp = job.timestamp,
-              let newest = newestActivity.withLock({ $0[token] }) else { return false }
+            let newest = newestActivity.withLock({ $0[token] })
+        else { return false }
         return (stamp, job.orderVersion) <= (newest.timestamp, newest.version)
     }
 
@@ -148,7 +156,8 @@ public final class PushSender: Sendable {
     private func complete(_ message: OutboxMessage, result: String) async throws -> Bool {
         try await store.completeOutbox(id: message.id)
         delivered.withLock { _ = $0.removeValue(forKey: message.id) }
-        metrics?.increment("enroute_push_outbox_done_total", labels: ["result": result], help: "Outbox messages finished, by result.")
+        metrics?.increment(
+            "enroute_push_outbox_done_total", labels: ["result": result], help: "Outbox messages finished, by result.")
         return true
     }
 
@@ -171,24 +180,32 @@ public final class PushSender: Sendable {
         let id = PushPayloadBuilder.apnsID(message: messageID, token: target.token)
         switch job.kind {
         case .orderUpdate:
-            guard let device = target.device, let stage = job.stage else { throw PushPayloadBuilder.BuildError.incomplete("device") }
-            return APNsPush(token: target.token, environment: target.environment, pushType: .alert, priority: stage.priority,
-                            expiration: job.expiresAt, collapseID: PushPayloadBuilder.collapseID(orderId: job.orderId, stage: stage),
-                            apnsID: id, payload: try builder.orderUpdate(job, device: device))
+            guard let device = target.device, let stage = job.stage else {
+                throw PushPayloadBuilder.BuildError.incomplete("device")
+            }
+            return APNsPush(
+                token: target.token, environment: target.environment, pushType: .alert, priority: stage.priority,
+                expiration: job.expiresAt,
+                collapseID: PushPayloadBuilder.collapseID(orderId: job.orderId, stage: stage),
+                apnsID: id, payload: try builder.orderUpdate(job, device: device))
         case .liveActivity:
-            return APNsPush(token: target.token, environment: target.environment, pushType: .liveactivity, priority: job.priority ?? 10,
-                            expiration: job.expiresAt, collapseID: nil, apnsID: id, payload: try builder.liveActivity(job))
+            return APNsPush(
+                token: target.token, environment: target.environment, pushType: .liveactivity,
+                priority: job.priority ?? 10,
+                expiration: job.expiresAt, collapseID: nil, apnsID: id, payload: try builder.liveActivity(job))
         case .offer:
             // APNs keeps it no longer than the offer lasts: an expired offer is never shown.
             guard let offer = job.offer else { throw PushPayloadBuilder.BuildError.incomplete("offer") }
-            return APNsPush(token: target.token, environment: target.environment, pushType: .alert, priority: 10,
-                            expiration: offer.expiresAt, collapseID: PushPayloadBuilder.collapseID(offerId: offer.offerId),
-                            apnsID: id, payload: try builder.offer(job))
+            return APNsPush(
+                token: target.token, environment: target.environment, pushType: .alert, priority: 10,
+                expiration: offer.expiresAt, collapseID: PushPayloadBuilder.collapseID(offerId: offer.offerId),
+                apnsID: id, payload: try builder.offer(job))
         case .chatMessage:
             guard let device = target.device else { throw PushPayloadBuilder.BuildError.incomplete("device") }
-            return APNsPush(token: target.token, environment: target.environment, pushType: .alert, priority: 10,
-                            expiration: job.expiresAt, collapseID: PushPayloadBuilder.collapseID(chatTripId: job.orderId),
-                            apnsID: id, payload: try builder.chatMessage(job, device: device))
+            return APNsPush(
+                token: target.token, environment: target.environment, pushType: .alert, priority: 10,
+                expiration: job.expiresAt, collapseID: PushPayloadBuilder.collapseID(chatTripId: job.orderId),
+                apnsID: id, payload: try builder.chatMessage(job, device: device))
         }
     }
 
@@ -198,24 +215,28 @@ public final class PushSender: Sendable {
         switch job.kind {
         case .orderUpdate:
             guard let stage = job.stage else { return nil }
-            return SentNotification(id: id, accountId: job.accountId, campaign: "orderUpdates", stage: stage.rawValue, sentAt: now())
+            return SentNotification(
+                id: id, accountId: job.accountId, campaign: "orderUpdates", stage: stage.rawValue, sentAt: now())
         case .offer:
             return SentNotification(id: id, accountId: job.accountId, campaign: "tripOffers", stage: "", sentAt: now())
         case .chatMessage:
-            return SentNotification(id: id, accountId: job.accountId, campaign: "chatMessages", stage: "", sentAt: now())
+            return SentNotification(
+                id: id, accountId: job.accountId, campaign: "chatMessages", stage: "", sentAt: now())
         case .liveActivity:
             return nil
         }
     }
 
     private func count(_ job: PushJob, _ outcome: PushOutcome) {
-        let result: String = switch outcome {
-        case .delivered: "delivered"
-        case .tokenInvalid: "tokenInvalid"
-        case .rejected: "rejected"
-        case .retry: "retry"
-        }
-        metrics?.increment("enroute_push_sends_total", labels: ["kind": job.kind.rawValue, "result": result],
-                           help: "Pushes handed to APNs, by kind and outcome.")
+        let result: String =
+            switch outcome {
+            case .delivered: "delivered"
+            case .tokenInvalid: "tokenInvalid"
+            case .rejected: "rejected"
+            case .retry: "retry"
+            }
+        metrics?.increment(
+            "enroute_push_sends_total", labels: ["kind": job.kind.rawValue, "result": result],
+            help: "Pushes handed to APNs, by kind and outcome.")
     }
 }

@@ -28,12 +28,17 @@ public final class PostgresPathStore: PathStore, Sendable {
                         for point in chunk {
                             let n = values.count
                             rows.append("(" + (1...9).map { "$\(n + $0)" }.joined(separator: ", ") + ")")
-                            values += [.text(point.tripId), .double(point.recordedAt.timeIntervalSince1970), .text(point.providerId),
-                                       .double(point.lat), .double(point.lng), .double(point.heading), .double(point.speed),
-                                       .double(point.accuracy), .double(point.receivedAt.timeIntervalSince1970)]
+                            values += [
+                                .text(point.tripId), .double(point.recordedAt.timeIntervalSince1970),
+                                .text(point.providerId),
+                                .double(point.lat), .double(point.lng), .double(point.heading), .double(point.speed),
+                                .double(point.accuracy), .double(point.receivedAt.timeIntervalSince1970),
+                            ]
                         }
-                        try db.run("""
-                            INSERT INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, received_at)
+                        try db.run(
+                            """
+                            INSERT INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, \
+                            accuracy, received_at)
                             VALUES \(rows.joined(separator: ", ")) ON CONFLICT (trip_id, recorded_at) DO NOTHING
                             """, values)
                     }
@@ -45,13 +50,18 @@ public final class PostgresPathStore: PathStore, Sendable {
     public func path(tripId: String) async throws -> [PathPoint] {
         do {
             return try await pool.withConnection { db in
-                try db.query("""
+                try db.query(
+                    """
                     SELECT provider_id, lat, lng, heading, speed, accuracy, recorded_at, received_at FROM trip_paths
                     WHERE trip_id = $1 ORDER BY recorded_at
-                    """, [.text(tripId)]).map { row in
-                    PathPoint(tripId: tripId, providerId: row.text(0) ?? "", lat: row.double(1), lng: row.double(2), heading: row.double(3),
-                              speed: row.double(4), accuracy: row.double(5), recordedAt: Date(timeIntervalSince1970: row.double(6)),
-                              receivedAt: Date(timeIntervalSince1970: row.double(7)))
+                    """, [.text(tripId)]
+                ).map { row in
+                    PathPoint(
+                        tripId: tripId, providerId: row.text(0) ?? "", lat: row.double(1), lng: row.double(2),
+                        heading: row.double(3),
+                        speed: row.double(4), accuracy: row.double(5),
+                        recordedAt: Date(timeIntervalSince1970: row.double(6)),
+                        receivedAt: Date(timeIntervalSince1970: row.double(7)))
                 }
             }
         } catch { throw PostgresTripStore.mapped(error) }

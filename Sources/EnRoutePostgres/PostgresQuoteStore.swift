@@ -3,14 +3,16 @@ public import EnRouteDomain
 import EnRouteModels
 import PostgresKit
 
-/// Quotes on PostgreSQL, in `quotes` (migrated by `quote_migrations`) beside the trips, on the trip store's connections.
+/// Quotes on PostgreSQL, in `quotes` (migrated by `quote_migrations`) beside the trips, on the trip store's
+/// connections.
 public final class PostgresQuoteStore: QuoteStore, Sendable {
     /// Schema migrations of the quotes table, applied in order once each.
     static let migrations: [String] = [
         """
-        CREATE TABLE quotes (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL, record BYTEA NOT NULL);
+        CREATE TABLE quotes (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL, \
+        record BYTEA NOT NULL);
         CREATE INDEX quotes_expiry ON quotes(expires_at);
-        """,
+        """
     ]
 
     private let store: PostgresTripStore
@@ -23,13 +25,18 @@ public final class PostgresQuoteStore: QuoteStore, Sendable {
 
     public func save(_ quotes: [Quote]) async throws {
         let rows: [[PostgresValue]] = try quotes.map {
-            [.text($0.id), .text($0.accountId), seconds($0.expiresAt), .bytea(Array(try WireCoding.encoder().encode($0)))]
+            [
+                .text($0.id), .text($0.accountId), seconds($0.expiresAt),
+                .bytea(Array(try WireCoding.encoder().encode($0))),
+            ]
         }
         try await store.write { db in
             for row in rows {
-                try db.run("""
+                try db.run(
+                    """
                     INSERT INTO quotes (id, account_id, expires_at, record) VALUES ($1, $2, $3, $4)
-                    ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, expires_at = EXCLUDED.expires_at, record = EXCLUDED.record
+                    ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, expires_at = EXCLUDED.expires_at, \
+                    record = EXCLUDED.record
                     """, row)
             }
         }

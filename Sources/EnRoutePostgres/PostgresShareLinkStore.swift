@@ -7,7 +7,8 @@ import PostgresKit
 public final class PostgresShareLinkStore: ShareLinkStore, Sendable {
     /// Schema migrations of the revocation table, applied in order once each.
     static let migrations: [String] = [
-        "CREATE TABLE share_links (trip_id TEXT PRIMARY KEY, generation INTEGER NOT NULL, revoked_at DOUBLE PRECISION NOT NULL);",
+        "CREATE TABLE share_links (trip_id TEXT PRIMARY KEY, generation INTEGER NOT NULL, revoked_at DOUBLE "
+            + "PRECISION NOT NULL);"
     ]
 
     private let store: PostgresTripStore
@@ -21,17 +22,25 @@ public final class PostgresShareLinkStore: ShareLinkStore, Sendable {
     }
 
     public func generation(tripId: String) throws -> Int {
-        try store.read { db in Int(try db.query("SELECT generation FROM share_links WHERE trip_id = $1", [.text(tripId)]).first?.int(0) ?? 0) }
+        try store.read { db in
+            Int(
+                try db.query("SELECT generation FROM share_links WHERE trip_id = $1", [.text(tripId)]).first?.int(0)
+                    ?? 0)
+        }
     }
 
     public func revoke(tripId: String) async throws -> Int {
         let at = seconds(now())
         return try await store.perform { db in
-            Int(try db.query("""
-                INSERT INTO share_links (trip_id, generation, revoked_at) VALUES ($1, 1, $2)
-                ON CONFLICT (trip_id) DO UPDATE SET generation = share_links.generation + 1, revoked_at = EXCLUDED.revoked_at
-                RETURNING generation
-                """, [.text(tripId), at]).first?.int(0) ?? 1)
+            Int(
+                try db.query(
+                    """
+                    INSERT INTO share_links (trip_id, generation, revoked_at) VALUES ($1, 1, $2)
+                    ON CONFLICT (trip_id) DO UPDATE SET generation = share_links.generation + 1, revoked_at = \
+                    EXCLUDED.revoked_at
+                    RETURNING generation
+                    """, [.text(tripId), at]
+                ).first?.int(0) ?? 1)
         }
     }
 }

@@ -10,7 +10,9 @@ extension PostgresTripStore {
     /// Runs `work` as one transaction that first takes the transaction-scoped advisory lock of `key`, so writers of the
     /// same key (an account's payment methods, a trip's chat) take turns on a rule they check by reading first.
     @discardableResult
-    func write<T: Sendable>(locking key: String, _ work: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    func write<T: Sendable>(
+        locking key: String, _ work: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         try await write { db in
             _ = try db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [.text(key)])
             return try work(db)
@@ -28,4 +30,6 @@ extension PostgresTripStore {
 func seconds(_ date: Date?) -> PostgresValue { date.map { .double($0.timeIntervalSince1970) } ?? .null }
 
 /// A stored time column, or nil when NULL.
-func date(_ row: PostgresRow, _ column: Int) -> Date? { row.isNull(column) ? nil : Date(timeIntervalSince1970: row.double(column)) }
+func date(_ row: PostgresRow, _ column: Int) -> Date? {
+    row.isNull(column) ? nil : Date(timeIntervalSince1970: row.double(column))
+}

@@ -36,18 +36,21 @@ public final class PostgresTripStore: TripStore, Sendable {
         CREATE INDEX trips_merchant_newest ON trips(merchant_id, created_at, id) WHERE merchant_id IS NOT NULL;
         CREATE TABLE trip_changes (
             trip_id TEXT NOT NULL REFERENCES trips(id), version BIGINT NOT NULL, status TEXT NOT NULL,
-            actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time DOUBLE PRECISION NOT NULL, device_time DOUBLE PRECISION,
+            actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time DOUBLE PRECISION NOT NULL, device_time \
+            DOUBLE PRECISION,
             change_id TEXT, PRIMARY KEY (trip_id, version));
         CREATE UNIQUE INDEX trip_changes_change ON trip_changes(trip_id, change_id) WHERE change_id IS NOT NULL;
         CREATE TABLE idempotency_keys (
             account_id TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL,
-            fingerprint TEXT NOT NULL, status INTEGER, content_type TEXT, body BYTEA, created_at DOUBLE PRECISION NOT NULL,
+            fingerprint TEXT NOT NULL, status INTEGER, content_type TEXT, body BYTEA, created_at DOUBLE \
+            PRECISION NOT NULL,
             PRIMARY KEY (account_id, method, path, key));
         CREATE INDEX idempotency_created ON idempotency_keys(created_at);
         -- `seq` orders the outbox for a relay that publishes by sequence.
         CREATE TABLE outbox (
             seq BIGSERIAL UNIQUE, id TEXT COLLATE "C" PRIMARY KEY, topic TEXT NOT NULL, payload BYTEA NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, not_before DOUBLE PRECISION NOT NULL);
+            created_at DOUBLE PRECISION NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, not_before DOUBLE \
+            PRECISION NOT NULL);
         CREATE INDEX outbox_due ON outbox(topic, not_before);
         CREATE TABLE trip_paths (
             trip_id TEXT NOT NULL, recorded_at DOUBLE PRECISION NOT NULL, provider_id TEXT NOT NULL,
@@ -60,15 +63,18 @@ public final class PostgresTripStore: TripStore, Sendable {
         CREATE INDEX payment_attempts_unattached ON payment_attempts(created_at) WHERE trip_id IS NULL;
         CREATE INDEX payment_attempts_intent ON payment_attempts(intent_id) WHERE intent_id IS NOT NULL;
         CREATE TABLE ledger (
-            seq BIGSERIAL PRIMARY KEY, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, account TEXT NOT NULL,
+            seq BIGSERIAL PRIMARY KEY, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, account \
+            TEXT NOT NULL,
             amount_minor BIGINT NOT NULL, currency TEXT NOT NULL, at DOUBLE PRECISION NOT NULL,
             UNIQUE (movement_id, account));
         CREATE INDEX ledger_trip ON ledger(trip_id, seq);
         CREATE INDEX ledger_account ON ledger(account, at);
         CREATE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN RAISE EXCEPTION 'the ledger is append-only' USING ERRCODE = 'restrict_violation'; END $$;
-        CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
-        CREATE TRIGGER ledger_append_only_truncate BEFORE TRUNCATE ON ledger FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
+        CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger FOR EACH ROW EXECUTE FUNCTION \
+        ledger_append_only();
+        CREATE TRIGGER ledger_append_only_truncate BEFORE TRUNCATE ON ledger FOR EACH STATEMENT EXECUTE FUNCTION \
+        ledger_append_only();
         CREATE TABLE provider_ratings (provider_id TEXT PRIMARY KEY, count BIGINT NOT NULL, sum BIGINT NOT NULL);
         """,
         // The live fan-out's relay (issue 14): a version's city, its number in the city's relay order once stamped
@@ -78,17 +84,22 @@ public final class PostgresTripStore: TripStore, Sendable {
         ALTER TABLE outbox ADD COLUMN city TEXT, ADD COLUMN relay_seq BIGINT;
         UPDATE outbox SET city = convert_from(payload, 'UTF8')::jsonb ->> 'city' WHERE topic = 'live';
         CREATE INDEX outbox_relay ON outbox(topic, city, relay_seq);
-        CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at DOUBLE PRECISION NOT NULL, stamped BIGINT NOT NULL DEFAULT 0);
+        CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at DOUBLE PRECISION NOT NULL, stamped BIGINT \
+        NOT NULL DEFAULT 0);
         """,
         // A topic's messages oldest first, read in that order: a backlog is not sorted on every claim.
         "CREATE INDEX outbox_oldest ON outbox(topic, created_at, id);",
     ]
 
     /// Connects to `url` (in `schema` when given, created if missing) and brings the schema up to date; migrations
-    /// applied now are stamped with `now()`. A malformed URL or an unreachable server throws a `PostgresError` saying so.
-    /// With `databaseClock`, leases run out by the database's clock: nodes whose clocks disagree still agree on who holds one.
-    public init(url: String, schema: String? = nil, poolLimits: PostgresPool.Limits = PostgresPool.Limits(),
-                databaseClock: Bool = false, now: @Sendable () -> Date = { Date() }) throws {
+    /// applied now are stamped with `now()`. A malformed URL or an unreachable server throws a `PostgresError` saying
+    /// so.
+    /// With `databaseClock`, leases run out by the database's clock: nodes whose clocks disagree still agree on who
+    /// holds one.
+    public init(
+        url: String, schema: String? = nil, poolLimits: PostgresPool.Limits = PostgresPool.Limits(),
+        databaseClock: Bool = false, now: @Sendable () -> Date = { Date() }
+    ) throws {
         pool = try Self.pool(url: url, schema: schema, limits: poolLimits)
         self.databaseClock = databaseClock
         try pool.withConnection { try $0.migrate(Self.migrations, table: "schema_migrations", appliedAt: now()) }
@@ -98,11 +109,14 @@ public final class PostgresTripStore: TripStore, Sendable {
     static func pool(url: String, schema: String?, limits: PostgresPool.Limits) throws -> PostgresPool {
         guard let schema else { return try PostgresPool(url: url, limits: limits) }
         guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
-            throw PostgresError(sqlState: "3F000", message: "schema names are lower-case letters, digits and _: \(schema)")
+            throw PostgresError(
+                sqlState: "3F000", message: "schema names are lower-case letters, digits and _: \(schema)")
         }
         let pool = try PostgresPool(url: url, searchPath: schema, limits: limits)
         try pool.withConnection { connection in
-            do { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(schema)") } catch let error as PostgresError where error.sqlState == "23505" {
+            do { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(schema)") } catch let error as PostgresError
+                where error.sqlState == "23505"
+            {
                 // Another connection created it at the same moment.
             }
         }
@@ -115,7 +129,9 @@ public final class PostgresTripStore: TripStore, Sendable {
     /// The schema version now in force.
     public var schemaVersion: Int { Self.migrations.count }
 
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+    ) async throws -> T {
         do {
             return try await pool.withLease { lease in
                 try await lease.run { try $0.begin(.repeatableRead) }
@@ -133,7 +149,8 @@ public final class PostgresTripStore: TripStore, Sendable {
         }
     }
 
-    /// PostgreSQL's errors in the domain's terms: a lost race is `TripStoreConflict`, a lost connection `StoreUnavailable`.
+    /// PostgreSQL's errors in the domain's terms: a lost race is `TripStoreConflict`, a lost connection
+    /// `StoreUnavailable`.
     static func mapped(_ error: any Error) -> any Error {
         guard let error = error as? PostgresError else { return error }
         if error.isConcurrencyConflict { return TripStoreConflict("\(error.sqlState): \(error.message)") }
@@ -149,18 +166,27 @@ public final class PostgresTripStore: TripStore, Sendable {
     /// Runs `work` as one transaction on a pooled connection, off the cooperative pool.
     @discardableResult
     func write<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        do { return try await pool.withConnection { db in try db.transaction { try work(db) } } } catch { throw Self.mapped(error) }
+        do { return try await pool.withConnection { db in try db.transaction { try work(db) } } } catch {
+            throw Self.mapped(error)
+        }
     }
 
     public func trip(id: String) throws -> TripRecord? {
-        try read { db in try db.query("SELECT record FROM trips WHERE id = $1", [.text(id)]).first.map { try Self.decode($0.bytes(0)) } }
+        try read { db in
+            try db.query("SELECT record FROM trips WHERE id = $1", [.text(id)]).first.map {
+                try Self.decode($0.bytes(0))
+            }
+        }
     }
 
     public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
         let rows = try read { db in
             let (sql, values) = Self.pageSQL(query, after: cursor, limit: limit)
             return try db.query(sql, values).map { row in
-                (cursor: TripCursor(createdAt: row.double(0), id: row.text(1) ?? ""), trip: try Self.decode(row.bytes(2)))
+                (
+                    cursor: TripCursor(createdAt: row.double(0), id: row.text(1) ?? ""),
+                    trip: try Self.decode(row.bytes(2))
+                )
             }
         }
         let page = rows.prefix(max(0, limit))
@@ -202,18 +228,21 @@ public final class PostgresTripStore: TripStore, Sendable {
 
     public func changes(tripId: String) throws -> [ChangeLogEntry] {
         try read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT version, status, actor_role, actor_id, server_time, device_time, change_id
                 FROM trip_changes WHERE trip_id = $1 ORDER BY version
-                """, [.text(tripId)]).map { Self.change(tripId: tripId, $0) }
+                """, [.text(tripId)]
+            ).map { Self.change(tripId: tripId, $0) }
         }
     }
 
     static func change(tripId: String, _ row: PostgresRow) -> ChangeLogEntry {
-        ChangeLogEntry(tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
-                       actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
-                       serverTime: Date(timeIntervalSince1970: row.double(4)),
-                       deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: row.text(6))
+        ChangeLogEntry(
+            tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
+            actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
+            serverTime: Date(timeIntervalSince1970: row.double(4)),
+            deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: row.text(6))
     }
 
     public func releaseUnansweredIdempotency() async throws -> Int {
@@ -221,33 +250,43 @@ public final class PostgresTripStore: TripStore, Sendable {
     }
 
     public func purgeIdempotency(before cutoff: Date) async throws {
-        try await write { db in _ = try db.run("DELETE FROM idempotency_keys WHERE created_at < $1", [.double(cutoff.timeIntervalSince1970)]) }
+        try await write { db in
+            _ = try db.run(
+                "DELETE FROM idempotency_keys WHERE created_at < $1", [.double(cutoff.timeIntervalSince1970)])
+        }
     }
 
     public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
         try await write { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT id, payload, created_at, attempts, not_before FROM outbox
                 WHERE topic = $1 AND not_before <= $2 ORDER BY created_at, id LIMIT $3
-                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit)]).map { Self.outboxMessage($0, topic: topic) }
+                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit)]
+            ).map { Self.outboxMessage($0, topic: topic) }
         }
     }
 
     /// A row of `id, payload, created_at, attempts, not_before` from the outbox.
     private static func outboxMessage(_ row: PostgresRow, topic: String) -> OutboxMessage {
-        OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.bytes(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                      attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
+        OutboxMessage(
+            id: row.text(0) ?? "", topic: topic, payload: row.bytes(1),
+            createdAt: Date(timeIntervalSince1970: row.double(2)),
+            attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
     }
 
     public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
         try await write { db in
             // Rows another node is claiming at this moment are skipped, not waited for.
-            try db.query("""
+            try db.query(
+                """
                 UPDATE outbox SET not_before = $4 WHERE id IN (
                     SELECT id FROM outbox WHERE topic = $1 AND not_before <= $2
                     ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
                 RETURNING id, payload, created_at, attempts, not_before
-                """, [.text(topic), .double(now.timeIntervalSince1970), .int(limit), .double(until.timeIntervalSince1970)])
+                """,
+                [.text(topic), .double(now.timeIntervalSince1970), .int(limit), .double(until.timeIntervalSince1970)]
+            )
             .map { Self.outboxMessage($0, topic: topic) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
@@ -259,13 +298,16 @@ public final class PostgresTripStore: TripStore, Sendable {
 
     public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
         try await write { db in
-            _ = try db.run("UPDATE outbox SET attempts = $2, not_before = $3 WHERE id = $1",
-                           [.text(id), .int(attempts), .double(notBefore.timeIntervalSince1970)])
+            _ = try db.run(
+                "UPDATE outbox SET attempts = $2, not_before = $3 WHERE id = $1",
+                [.text(id), .int(attempts), .double(notBefore.timeIntervalSince1970)])
         }
     }
 
     /// SQL for the instant a lease is judged at: the database's clock, or the parameter `$n` (seconds).
-    private func leaseInstant(_ n: Int) -> String { databaseClock ? "extract(epoch FROM clock_timestamp())" : "$\(n)::double precision" }
+    private func leaseInstant(_ n: Int) -> String {
+        databaseClock ? "extract(epoch FROM clock_timestamp())" : "$\(n)::double precision"
+    }
 
     // A node stopped (`kill -STOP`) while it touches a lease must not keep the others waiting on the lease row: claims
     // and releases are single statements outside any explicit transaction, and the stamping transaction ends the
@@ -273,12 +315,18 @@ public final class PostgresTripStore: TripStore, Sendable {
 
     public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
         // With the database's clock, `until` keeps its distance from `now` on that clock.
-        let ends = databaseClock ? "extract(epoch FROM clock_timestamp()) + $3::double precision" : "$3::double precision"
-        let values: [PostgresValue] = [.text(name), .text(node), databaseClock ? .double(until.timeIntervalSince(now)) : .double(until.timeIntervalSince1970)]
+        let ends =
+            databaseClock ? "extract(epoch FROM clock_timestamp()) + $3::double precision" : "$3::double precision"
+        let values: [PostgresValue] =
+            [
+                .text(name), .text(node),
+                databaseClock ? .double(until.timeIntervalSince(now)) : .double(until.timeIntervalSince1970),
+            ]
             + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])
         let at = leaseInstant(4)
         return try await perform { db in
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO leases AS held (name, holder, expires_at) VALUES ($1, $2, \(ends))
                 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
                 WHERE held.holder IS NULL OR held.holder = EXCLUDED.holder OR held.expires_at < \(at)
@@ -287,31 +335,49 @@ public final class PostgresTripStore: TripStore, Sendable {
     }
 
     public func releaseLease(_ name: String, node: String) async throws {
-        try await perform { db in _ = try db.run("UPDATE leases SET holder = NULL WHERE name = $1 AND holder = $2", [.text(name), .text(node)]) }
+        try await perform { db in
+            _ = try db.run(
+                "UPDATE leases SET holder = NULL WHERE name = $1 AND holder = $2", [.text(name), .text(node)])
+        }
     }
 
-    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+    public func relayOutbox(
+        topic: String, city: String, lease name: String, node: String, now: Date, limit: Int
+    ) async throws -> [OutboxMessage]? {
         let at = leaseInstant(3), databaseClock = self.databaseClock
         return try await write { db in
             try db.execute("SET LOCAL idle_in_transaction_session_timeout = '2s'")
             // The lease row stays locked to the commit: a node taking the lease over waits for these stamps, and a
             // holder whose lease was taken finds no row here and stamps nothing.
-            guard let held = try db.query("SELECT stamped FROM leases WHERE name = $1 AND holder = $2 AND expires_at >= \(at) FOR UPDATE",
-                                          [.text(name), .text(node)] + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])).first else {
+            guard
+                let held = try db.query(
+                    "SELECT stamped FROM leases WHERE name = $1 AND holder = $2 AND expires_at >= \(at) FOR UPDATE",
+                    [.text(name), .text(node)] + (databaseClock ? [] : [.double(now.timeIntervalSince1970)])
+                ).first
+            else {
                 return nil
             }
             // Every row this statement sees committed (its snapshot is taken after the lock), in insert order; a row
-            // whose commit lands later (its `seq` taken earlier) is stamped on a later pass with a later number, never skipped.
-            let stamps = try db.query("""
-                WITH due AS (SELECT id, seq FROM outbox WHERE topic = $1 AND city = $2 AND relay_seq IS NULL AND not_before <= $3),
+            // whose commit lands later (its `seq` taken earlier) is stamped on a later pass with a later number, never
+            // skipped.
+            let stamps = try db.query(
+                """
+                WITH due AS (SELECT id, seq FROM outbox WHERE topic = $1 AND city = $2 AND relay_seq IS NULL AND \
+                not_before <= $3),
                      numbered AS (SELECT id, $4::bigint + row_number() OVER (ORDER BY seq) AS n FROM due)
-                UPDATE outbox SET relay_seq = numbered.n FROM numbered WHERE outbox.id = numbered.id RETURNING numbered.n
-                """, [.text(topic), .text(city), .double(now.timeIntervalSince1970), .int(held.int(0))]).map { $0.int(0) }
-            if let last = stamps.max() { _ = try db.run("UPDATE leases SET stamped = $2 WHERE name = $1", [.text(name), .int(last)]) }
-            return try db.query("""
+                UPDATE outbox SET relay_seq = numbered.n FROM numbered WHERE outbox.id = numbered.id \
+                RETURNING numbered.n
+                """, [.text(topic), .text(city), .double(now.timeIntervalSince1970), .int(held.int(0))]
+            ).map { $0.int(0) }
+            if let last = stamps.max() {
+                _ = try db.run("UPDATE leases SET stamped = $2 WHERE name = $1", [.text(name), .int(last)])
+            }
+            return try db.query(
+                """
                 SELECT id, payload, created_at, attempts, not_before, relay_seq FROM outbox
                 WHERE topic = $1 AND city = $2 AND relay_seq IS NOT NULL ORDER BY relay_seq LIMIT $3
-                """, [.text(topic), .text(city), .int(limit)]).map { row in
+                """, [.text(topic), .text(city), .int(limit)]
+            ).map { row in
                 var message = Self.outboxMessage(row, topic: topic)
                 message.city = city
                 message.sequence = UInt64(row.int(5))
@@ -321,53 +387,70 @@ public final class PostgresTripStore: TripStore, Sendable {
     }
 
     public func ledger(tripId: String) throws -> [LedgerEntry] {
-        try read { db in try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = $1 ORDER BY seq", [.text(tripId)]).map(Self.ledgerRow) }
+        try read { db in
+            try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = $1 ORDER BY seq", [.text(tripId)])
+                .map(Self.ledgerRow)
+        }
     }
 
     public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
         try read { db in
-            try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE account = $1 AND at >= $2 AND at < $3 ORDER BY at, seq",
-                         [.text(account), .double(from.timeIntervalSince1970), .double(to.timeIntervalSince1970)]).map(Self.ledgerRow)
+            try db.query(
+                "SELECT \(Self.ledgerColumns) FROM ledger WHERE account = $1 AND at >= $2 AND at < $3 ORDER BY at, seq",
+                [.text(account), .double(from.timeIntervalSince1970), .double(to.timeIntervalSince1970)]
+            ).map(Self.ledgerRow)
         }
     }
 
     public func ledgerBalance(account: String) async throws -> Int {
         try await perform { db in
-            Int(try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = $1", [.text(account)]).first?.int(0) ?? 0)
+            Int(
+                try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = $1", [.text(account)])
+                    .first?.int(0) ?? 0)
         }
     }
 
     public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
         try read { db in
-            try db.query("SELECT record FROM payment_attempts WHERE trip_id IS NULL AND created_at < $1 ORDER BY created_at",
-                         [.double(cutoff.timeIntervalSince1970)]).map { try Self.decodeAttempt($0.bytes(0)) }
+            try db.query(
+                "SELECT record FROM payment_attempts WHERE trip_id IS NULL AND created_at < $1 ORDER BY created_at",
+                [.double(cutoff.timeIntervalSince1970)]
+            ).map { try Self.decodeAttempt($0.bytes(0)) }
         }
     }
 
     public func providerRatings() throws -> [String: RatingTotal] {
         try read { db in
-            Dictionary(uniqueKeysWithValues: try db.query("SELECT provider_id, count, sum FROM provider_ratings").map { row in
-                (row.text(0) ?? "", RatingTotal(count: Int(row.int(1)), sum: Int(row.int(2))))
-            })
+            Dictionary(
+                uniqueKeysWithValues: try db.query("SELECT provider_id, count, sum FROM provider_ratings").map { row in
+                    (row.text(0) ?? "", RatingTotal(count: Int(row.int(1)), sum: Int(row.int(2))))
+                })
         }
     }
 
     public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
         try read { db in
-            try db.query("SELECT record FROM payment_attempts WHERE intent_id = $1", [.text(intentId)]).first.map { try Self.decodeAttempt($0.bytes(0)) }
+            try db.query("SELECT record FROM payment_attempts WHERE intent_id = $1", [.text(intentId)]).first.map {
+                try Self.decodeAttempt($0.bytes(0))
+            }
         }
     }
 
     static let ledgerColumns = "movement_id, kind, trip_id, account, amount_minor, currency, at"
 
     static func ledgerRow(_ row: PostgresRow) -> LedgerEntry {
-        LedgerEntry(movementId: row.text(0) ?? "", kind: row.text(1) ?? "", tripId: row.text(2), account: row.text(3) ?? "",
-                    amountMinor: Int(row.int(4)), currency: row.text(5) ?? "", at: Date(timeIntervalSince1970: row.double(6)))
+        LedgerEntry(
+            movementId: row.text(0) ?? "", kind: row.text(1) ?? "", tripId: row.text(2), account: row.text(3) ?? "",
+            amountMinor: Int(row.int(4)), currency: row.text(5) ?? "", at: Date(timeIntervalSince1970: row.double(6)))
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> TripRecord { try WireCoding.decoder().decode(TripRecord.self, from: Data(bytes)) }
+    static func decode(_ bytes: [UInt8]) throws -> TripRecord {
+        try WireCoding.decoder().decode(TripRecord.self, from: Data(bytes))
+    }
     static func encode(_ trip: TripRecord) throws -> [UInt8] { Array(try WireCoding.encoder().encode(trip)) }
-    static func decodeAttempt(_ bytes: [UInt8]) throws -> PaymentAttempt { try WireCoding.decoder().decode(PaymentAttempt.self, from: Data(bytes)) }
+    static func decodeAttempt(_ bytes: [UInt8]) throws -> PaymentAttempt {
+        try WireCoding.decoder().decode(PaymentAttempt.self, from: Data(bytes))
+    }
 
     /// One `REPEATABLE READ` transaction on a leased connection; each call runs on the connection's queue.
     final class Transaction: TripTransaction, Sendable {
@@ -380,23 +463,31 @@ public final class PostgresTripStore: TripStore, Sendable {
         }
 
         func trip(_ id: String) async throws -> TripRecord? {
-            try await run { db in try db.query("SELECT record FROM trips WHERE id = $1", [.text(id)]).first.map { try PostgresTripStore.decode($0.bytes(0)) } }
+            try await run { db in
+                try db.query("SELECT record FROM trips WHERE id = $1", [.text(id)]).first.map {
+                    try PostgresTripStore.decode($0.bytes(0))
+                }
+            }
         }
 
         func activeTrip(customer: String, kind: TripKind) async throws -> TripRecord? {
             try await run { db in
-                try db.query("""
+                try db.query(
+                    """
                     SELECT record FROM trips WHERE customer_id = $1 AND kind = $2 AND active
                     ORDER BY created_at DESC, id DESC LIMIT 1
-                    """, [.text(customer), .text(kind.rawValue)]).first.map { try PostgresTripStore.decode($0.bytes(0)) }
+                    """, [.text(customer), .text(kind.rawValue)]
+                ).first.map { try PostgresTripStore.decode($0.bytes(0)) }
             }
         }
 
         func insert(_ trip: TripRecord) async throws {
             let values = try Self.values(trip)
             try await run { db in
-                _ = try db.run("""
-                    INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, created_at, updated_at, record)
+                _ = try db.run(
+                    """
+                    INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, \
+                    created_at, updated_at, record)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                     """, values)
             }
@@ -405,8 +496,10 @@ public final class PostgresTripStore: TripStore, Sendable {
         func update(_ trip: TripRecord, expectedVersion: Int) async throws {
             let values = try Self.values(trip) + [.int(expectedVersion)]
             let changed = try await run { db in
-                try db.run("""
-                    UPDATE trips SET kind = $2, status = $3, version = $4, customer_id = $5, provider_id = $6, merchant_id = $7,
+                try db.run(
+                    """
+                    UPDATE trips SET kind = $2, status = $3, version = $4, customer_id = $5, provider_id = $6, \
+                    merchant_id = $7,
                     active = $8, created_at = $9, updated_at = $10, record = $11 WHERE id = $1 AND version = $12
                     """, values)
             }
@@ -414,18 +507,26 @@ public final class PostgresTripStore: TripStore, Sendable {
         }
 
         private static func values(_ trip: TripRecord) throws -> [PostgresValue] {
-            [.text(trip.id), .text(trip.kind.rawValue), .text(trip.status.name), .int(trip.version), .text(trip.customerId),
-             .text(trip.providerId), .text(trip.merchantId), .bool(trip.status.isActive),
-             .double(trip.createdAt.timeIntervalSince1970), .double(trip.updatedAt.timeIntervalSince1970), .bytea(try PostgresTripStore.encode(trip))]
+            [
+                .text(trip.id), .text(trip.kind.rawValue), .text(trip.status.name), .int(trip.version),
+                .text(trip.customerId),
+                .text(trip.providerId), .text(trip.merchantId), .bool(trip.status.isActive),
+                .double(trip.createdAt.timeIntervalSince1970), .double(trip.updatedAt.timeIntervalSince1970),
+                .bytea(try PostgresTripStore.encode(trip)),
+            ]
         }
 
         func append(_ change: ChangeLogEntry) async throws {
-            let values: [PostgresValue] = [.text(change.tripId), .int(change.version), .text(change.status), .text(change.actorRole.rawValue),
-                                           .text(change.actorId), .double(change.serverTime.timeIntervalSince1970),
-                                           change.deviceTime.map { .double($0.timeIntervalSince1970) } ?? .null, .text(change.changeId)]
+            let values: [PostgresValue] = [
+                .text(change.tripId), .int(change.version), .text(change.status), .text(change.actorRole.rawValue),
+                .text(change.actorId), .double(change.serverTime.timeIntervalSince1970),
+                change.deviceTime.map { .double($0.timeIntervalSince1970) } ?? .null, .text(change.changeId),
+            ]
             try await run { db in
-                _ = try db.run("""
-                    INSERT INTO trip_changes (trip_id, version, status, actor_role, actor_id, server_time, device_time, change_id)
+                _ = try db.run(
+                    """
+                    INSERT INTO trip_changes (trip_id, version, status, actor_role, actor_id, server_time, \
+                    device_time, change_id)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                     """, values)
             }
@@ -433,37 +534,51 @@ public final class PostgresTripStore: TripStore, Sendable {
 
         func change(tripId: String, changeId: String) async throws -> ChangeLogEntry? {
             try await run { db in
-                try db.query("""
+                try db.query(
+                    """
                     SELECT version, status, actor_role, actor_id, server_time, device_time, change_id FROM trip_changes
                     WHERE trip_id = $1 AND change_id = $2
-                    """, [.text(tripId), .text(changeId)]).first.map { PostgresTripStore.change(tripId: tripId, $0) }
+                    """, [.text(tripId), .text(changeId)]
+                ).first.map { PostgresTripStore.change(tripId: tripId, $0) }
             }
         }
 
         func idempotency(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
             try await run { db in
-                try db.query("""
+                try db.query(
+                    """
                     SELECT fingerprint, status, content_type, body, created_at FROM idempotency_keys
                     WHERE account_id = $1 AND method = $2 AND path = $3 AND key = $4
-                    """, [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)]).first.map { row in
-                    IdempotencyRecord(scope: scope, fingerprint: row.text(0) ?? "",
-                                      response: row.isNull(1) ? nil : StoredResponse(status: Int(row.int(1)), contentType: row.text(2) ?? "", body: row.bytes(3)),
-                                      createdAt: Date(timeIntervalSince1970: row.double(4)))
+                    """, [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)]
+                ).first.map { row in
+                    IdempotencyRecord(
+                        scope: scope, fingerprint: row.text(0) ?? "",
+                        response: row.isNull(1)
+                            ? nil
+                            : StoredResponse(
+                                status: Int(row.int(1)), contentType: row.text(2) ?? "", body: row.bytes(3)),
+                        createdAt: Date(timeIntervalSince1970: row.double(4)))
                 }
             }
         }
 
         func save(_ record: IdempotencyRecord) async throws {
             let s = record.scope
-            let values: [PostgresValue] = [.text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
-                                           record.response.map { .int($0.status) } ?? .null, .text(record.response?.contentType),
-                                           record.response.map { .bytea($0.body) } ?? .null, .double(record.createdAt.timeIntervalSince1970)]
-            // A concurrent writer of the same key makes this fail with 23505 (it inserted first) or 40001 (it updated first).
+            let values: [PostgresValue] = [
+                .text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
+                record.response.map { .int($0.status) } ?? .null, .text(record.response?.contentType),
+                record.response.map { .bytea($0.body) } ?? .null, .double(record.createdAt.timeIntervalSince1970),
+            ]
+            // A concurrent writer of the same key makes this fail with 23505 (it inserted first) or 40001 (it updated
+            // first).
             try await run { db in
-                _ = try db.run("""
-                    INSERT INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, body, created_at)
+                _ = try db.run(
+                    """
+                    INSERT INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, \
+                    body, created_at)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                    ON CONFLICT (account_id, method, path, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
+                    ON CONFLICT (account_id, method, path, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, \
+                    status = EXCLUDED.status,
                     content_type = EXCLUDED.content_type, body = EXCLUDED.body, created_at = EXCLUDED.created_at
                     """, values)
             }
@@ -471,33 +586,49 @@ public final class PostgresTripStore: TripStore, Sendable {
 
         func deleteIdempotency(_ scope: IdempotencyScope) async throws {
             try await run { db in
-                _ = try db.run("DELETE FROM idempotency_keys WHERE account_id = $1 AND method = $2 AND path = $3 AND key = $4",
-                               [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)])
+                _ = try db.run(
+                    "DELETE FROM idempotency_keys WHERE account_id = $1 AND method = $2 AND path = $3 AND key = $4",
+                    [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)])
             }
         }
 
         func enqueue(_ message: OutboxMessage) async throws {
             try await run { db in
-                _ = try db.run("""
-                    INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                _ = try db.run(
+                    """
+                    INSERT INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES ($1, $2, \
+                    $3, $4, $5, $6, $7)
                     ON CONFLICT (id) DO NOTHING
-                    """, [.text(message.id), .text(message.topic), .bytea(message.payload), .double(message.createdAt.timeIntervalSince1970),
-                          .int(message.attempts), .double(message.notBefore.timeIntervalSince1970), message.city.map { .text($0) } ?? .null])
+                    """,
+                    [
+                        .text(message.id), .text(message.topic), .bytea(message.payload),
+                        .double(message.createdAt.timeIntervalSince1970),
+                        .int(message.attempts), .double(message.notBefore.timeIntervalSince1970),
+                        message.city.map { .text($0) } ?? .null,
+                    ])
             }
         }
 
         func paymentAttempt(quoteId: String) async throws -> PaymentAttempt? {
             try await run { db in
-                try db.query("SELECT record FROM payment_attempts WHERE quote_id = $1", [.text(quoteId)]).first.map { try PostgresTripStore.decodeAttempt($0.bytes(0)) }
+                try db.query("SELECT record FROM payment_attempts WHERE quote_id = $1", [.text(quoteId)]).first.map {
+                    try PostgresTripStore.decodeAttempt($0.bytes(0))
+                }
             }
         }
 
         func save(_ attempt: PaymentAttempt) async throws {
-            let values: [PostgresValue] = [.text(attempt.quoteId), .text(attempt.accountId), .text(attempt.tripId), .text(attempt.payment.intentId),
-                                           .double(attempt.createdAt.timeIntervalSince1970), .bytea(Array(try WireCoding.encoder().encode(attempt)))]
+            let values: [PostgresValue] = [
+                .text(attempt.quoteId), .text(attempt.accountId), .text(attempt.tripId),
+                .text(attempt.payment.intentId),
+                .double(attempt.createdAt.timeIntervalSince1970),
+                .bytea(Array(try WireCoding.encoder().encode(attempt))),
+            ]
             try await run { db in
-                _ = try db.run("""
-                    INSERT INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
+                _ = try db.run(
+                    """
+                    INSERT INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES \
+                    ($1, $2, $3, $4, $5, $6)
                     ON CONFLICT (quote_id) DO UPDATE SET account_id = EXCLUDED.account_id, trip_id = EXCLUDED.trip_id,
                     intent_id = EXCLUDED.intent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record
                     """, values)
@@ -506,9 +637,11 @@ public final class PostgresTripStore: TripStore, Sendable {
 
         func addRating(provider: String, stars: Int) async throws {
             try await run { db in
-                _ = try db.run("""
+                _ = try db.run(
+                    """
                     INSERT INTO provider_ratings (provider_id, count, sum) VALUES ($1, 1, $2)
-                    ON CONFLICT (provider_id) DO UPDATE SET count = provider_ratings.count + 1, sum = provider_ratings.sum + EXCLUDED.sum
+                    ON CONFLICT (provider_id) DO UPDATE SET count = provider_ratings.count + 1, sum = \
+                    provider_ratings.sum + EXCLUDED.sum
                     """, [.text(provider), .int(stars)])
             }
         }
@@ -518,9 +651,14 @@ public final class PostgresTripStore: TripStore, Sendable {
             // A movement and account posted already is a unique violation (23505): a conflict, as the contract says.
             try await run { db in
                 for e in entries {
-                    _ = try db.run("INSERT INTO ledger (movement_id, kind, trip_id, account, amount_minor, currency, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                                   [.text(e.movementId), .text(e.kind), .text(e.tripId), .text(e.account), .int(e.amountMinor), .text(e.currency),
-                                    .double(e.at.timeIntervalSince1970)])
+                    _ = try db.run(
+                        "INSERT INTO ledger (movement_id, kind, trip_id, account, amount_minor, currency, at) VALUES "
+                            + "($1, $2, $3, $4, $5, $6, $7)",
+                        [
+                            .text(e.movementId), .text(e.kind), .text(e.tripId), .text(e.account), .int(e.amountMinor),
+                            .text(e.currency),
+                            .double(e.at.timeIntervalSince1970),
+                        ])
                 }
             }
         }

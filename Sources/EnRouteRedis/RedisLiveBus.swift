@@ -14,7 +14,8 @@ import EnRouteModels
 /// versions streams `versionsOverlap` numbers before their newest entry, the others `overlap` before the server's
 /// clock; what it reads twice is a version or a fix the receiver already holds and drops. A lost server ends the
 /// subscription by throwing (the fan-out then subscribes again and resynchronises); a failed publish throws, and the
-/// version stays in the outbox for the next attempt. A versions stream must not outlive its store: the relay numbers of a fresh store start
+/// version stays in the outbox for the next attempt. A versions stream must not outlive its store: the relay numbers of
+/// a fresh store start
 /// at 1 again, and Redis would refuse them as published.
 public final class RedisLiveBus: LiveBus {
     private let configuration: RedisConfiguration
@@ -26,11 +27,14 @@ public final class RedisLiveBus: LiveBus {
     private let block: Duration
 
     /// A bus on the Redis of `configuration`, under keys starting `prefix:live:` and `prefix:versions:`.
-    public init(_ configuration: RedisConfiguration, prefix: String = "enroute", retention: Int = 100_000,
-                overlap: Duration = .seconds(5), versionsOverlap: UInt64 = 1_000, block: Duration = .seconds(5)) {
+    public init(
+        _ configuration: RedisConfiguration, prefix: String = "enroute", retention: Int = 100_000,
+        overlap: Duration = .seconds(5), versionsOverlap: UInt64 = 1_000, block: Duration = .seconds(5)
+    ) {
         self.configuration = configuration
         redis = RedisConnection(configuration)
-        self.prefix = prefix; self.retention = retention; self.overlap = overlap; self.versionsOverlap = versionsOverlap; self.block = block
+        self.prefix = prefix; self.retention = retention; self.overlap = overlap;
+        self.versionsOverlap = versionsOverlap; self.block = block
     }
 
     /// The stream of `city`'s best-effort messages.
@@ -45,8 +49,11 @@ public final class RedisLiveBus: LiveBus {
         let commands: [RedisCommand] = try envelopes.map { envelope in
             let key = envelope.sequence == nil ? streamKey(envelope.city) : versionsKey(envelope.city)
             let id = envelope.sequence.map { RedisStreamID(outboxSequence: $0).description } ?? "*"
-            return RedisCommand([Array("XADD".utf8), Array(key.utf8), Array("MAXLEN".utf8), Array("~".utf8),
-                                 Array(String(retention).utf8), Array(id.utf8), Array("e".utf8), Array(try WireCoding.encoder().encode(envelope))])
+            return RedisCommand([
+                Array("XADD".utf8), Array(key.utf8), Array("MAXLEN".utf8), Array("~".utf8),
+                Array(String(retention).utf8), Array(id.utf8), Array("e".utf8),
+                Array(try WireCoding.encoder().encode(envelope)),
+            ])
         }
         var refused = 0
         for reply in try await redis.pipeline(commands) {
@@ -67,12 +74,17 @@ public final class RedisLiveBus: LiveBus {
                 let start = try await Self.serverTime(configuration).subtracting(overlap)
                 // A city's numbers have no holes, so `versionsOverlap` numbers back are that many entries back.
                 let tops = try await Self.lastIDs(versions, configuration)
-                    .map { RedisStreamID(outboxSequence: $0.milliseconds > versionsOverlap ? $0.milliseconds - versionsOverlap : 0) }
+                    .map {
+                        RedisStreamID(
+                            outboxSequence: $0.milliseconds > versionsOverlap ? $0.milliseconds - versionsOverlap : 0)
+                    }
                 let positions = keys.map { (key: $0, after: start) } + zip(versions, tops).map { (key: $0, after: $1) }
                 for try await message in RedisStreamReader(configuration, streams: positions, block: block) {
                     guard let payload = message.entry.fields.first(where: { $0.name == "e" })?.value else { continue }
                     // An entry this version cannot read is skipped, not fatal: another node may run a newer release.
-                    guard let envelope = try? WireCoding.decoder().decode(BusEnvelope.self, from: Data(payload)) else { continue }
+                    guard let envelope = try? WireCoding.decoder().decode(BusEnvelope.self, from: Data(payload)) else {
+                        continue
+                    }
                     continuation.yield(envelope)
                 }
                 continuation.finish()
@@ -99,7 +111,8 @@ public final class RedisLiveBus: LiveBus {
         defer { Task { await connection.close() } }
         let reply = try await connection.send(["TIME"])
         guard case .array(let parts) = reply, parts.count == 2, let seconds = parts[0].string.flatMap(UInt64.init),
-              let micros = parts[1].string.flatMap(UInt64.init) else {
+            let micros = parts[1].string.flatMap(UInt64.init)
+        else {
             throw RedisClientError.unexpectedReply(command: "TIME", expected: "seconds and microseconds", got: reply)
         }
         return RedisStreamID(milliseconds: seconds * 1000 + micros / 1000)

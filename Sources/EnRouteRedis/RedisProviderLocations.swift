@@ -27,8 +27,11 @@ public final class RedisProviderLocations: ProviderLocations {
     private let now: @Sendable () -> Date
 
     /// Provider locations in the Redis behind `redis`, under keys starting `prefix:presence`.
-    public init(redis: RedisConnection, cities: Cities = .everywhere, prefix: String = "enroute", fixLifetime: TimeInterval = 120,
-                bucketSpan: TimeInterval = 30, now: @escaping @Sendable () -> Date) {
+    public init(
+        redis: RedisConnection, cities: Cities = .everywhere, prefix: String = "enroute",
+        fixLifetime: TimeInterval = 120,
+        bucketSpan: TimeInterval = 30, now: @escaping @Sendable () -> Date
+    ) {
         self.redis = redis
         self.cities = cities
         self.prefix = "\(prefix):presence"
@@ -69,7 +72,9 @@ public final class RedisProviderLocations: ProviderLocations {
 
     public func position(of provider: String) async throws -> ProviderPresence.Position? {
         let at = now()
-        guard let fix = try await redis.get(fixKey(provider)).flatMap(Fix.init), isUsable(fix, at: at) else { return nil }
+        guard let fix = try await redis.get(fixKey(provider)).flatMap(Fix.init), isUsable(fix, at: at) else {
+            return nil
+        }
         return ProviderPresence.Position(coordinate: fix.coordinate, recordedAt: fix.recordedAt)
     }
 
@@ -95,17 +100,22 @@ public final class RedisProviderLocations: ProviderLocations {
         }
     }
 
-    public func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>] {
+    public func nearest(
+        to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool
+    ) async throws -> [GeoHit<String>] {
         guard limit > 0, let city = cities.city(containing: center) else { return [] }
         let at = now()
         // Ask each bucket for more than `limit`: some hits are stale copies of a provider who moved, or excluded.
         var ask = max(limit * 4, 32)
         while true {
             let buckets = liveBuckets(at: at)
-            let replies = try await redis.pipeline(buckets.map {
-                RedisCommand(strings: ["GEOSEARCH", geoKey(city, $0), "FROMLONLAT", String(center.lng), String(center.lat),
-                                       "BYRADIUS", String(radius), "m", "ASC", "COUNT", String(ask)])
-            })
+            let replies = try await redis.pipeline(
+                buckets.map {
+                    RedisCommand(strings: [
+                        "GEOSEARCH", geoKey(city, $0), "FROMLONLAT", String(center.lng), String(center.lat),
+                        "BYRADIUS", String(radius), "m", "ASC", "COUNT", String(ask),
+                    ])
+                })
             var candidates: [String] = []
             var seen = Set<String>()
             var anyBucketFull = false
@@ -113,7 +123,9 @@ public final class RedisProviderLocations: ProviderLocations {
                 if case .error(let message) = reply { throw RedisServerError(message: message) }
                 guard case .array(let members) = reply else { continue }
                 anyBucketFull = anyBucketFull || members.count == ask
-                for member in members.compactMap(\.string) where seen.insert(member).inserted && include(member) { candidates.append(member) }
+                for member in members.compactMap(\.string) where seen.insert(member).inserted && include(member) {
+                    candidates.append(member)
+                }
             }
             let hits = try await usableHits(candidates, in: city, center: center, radius: radius, at: at)
             // A full bucket may hide nearer members past its COUNT once stale and excluded ones are dropped.
@@ -135,11 +147,17 @@ public final class RedisProviderLocations: ProviderLocations {
 
         init?(_ bytes: [UInt8]) {
             let parts = String(decoding: bytes, as: UTF8.self).split(separator: ",")
-            guard parts.count == 3, let lat = Double(parts[0]), let lng = Double(parts[1]), let ms = Int64(parts[2]) else { return nil }
-            self.init(coordinate: Coordinate(lat: lat, lng: lng), recordedAt: Date(timeIntervalSince1970: Double(ms) / 1000))
+            guard parts.count == 3, let lat = Double(parts[0]), let lng = Double(parts[1]), let ms = Int64(parts[2])
+            else { return nil }
+            self.init(
+                coordinate: Coordinate(lat: lat, lng: lng), recordedAt: Date(timeIntervalSince1970: Double(ms) / 1000))
         }
 
-        var encoded: [UInt8] { Array("\(coordinate.lat),\(coordinate.lng),\(Int64((recordedAt.timeIntervalSince1970 * 1000).rounded()))".utf8) }
+        var encoded: [UInt8] {
+            Array(
+                "\(coordinate.lat),\(coordinate.lng),\(Int64((recordedAt.timeIntervalSince1970 * 1000).rounded()))".utf8
+            )
+        }
     }
 
     private var onlineKey: String { "\(prefix):online" }
@@ -154,19 +172,23 @@ public final class RedisProviderLocations: ProviderLocations {
 
     private func isUsable(_ fix: Fix, at: Date) -> Bool { fix.recordedAt > at.addingTimeInterval(-fixLifetime) }
 
-    /// Whether the provider is online and whether they were findable (online with a usable fix in a city), with the fix.
+    /// Whether the provider is online and whether they were findable (online with a usable fix in a city), with the
+    /// fix.
     private func state(of provider: String, at: Date) async throws -> (online: Bool, findable: Bool, fix: Fix?) {
-        let replies = try await Self.check(redis.pipeline([["GET", fixKey(provider)], ["SISMEMBER", onlineKey, provider]]))
+        let replies = try await Self.check(
+            redis.pipeline([["GET", fixKey(provider)], ["SISMEMBER", onlineKey, provider]]))
         let fix = replies[0].bytes.flatMap(Fix.init)
         let online = replies[1] == .integer(1)
-        let findable = online && fix.map { isUsable($0, at: at) && cities.city(containing: $0.coordinate) != nil } == true
+        let findable =
+            online && fix.map { isUsable($0, at: at) && cities.city(containing: $0.coordinate) != nil } == true
         return (online, findable, fix)
     }
 
     /// Stores the fix as the provider's latest, to vanish once unusable (kept at least a second, so it is readable).
     private func store(_ fix: Fix, of provider: String, at: Date) async throws {
         let left = max(1, fix.recordedAt.addingTimeInterval(fixLifetime).timeIntervalSince(at))
-        try await redis.set(fixKey(provider), fix.encoded, expiresAfter: .milliseconds(Int64((left * 1000).rounded(.up))))
+        try await redis.set(
+            fixKey(provider), fix.encoded, expiresAfter: .milliseconds(Int64((left * 1000).rounded(.up))))
     }
 
     /// Adds the fix to its city's key for its time bucket, which lives until no fix in it can be usable; false (and
@@ -176,27 +198,38 @@ public final class RedisProviderLocations: ProviderLocations {
         let bucket = bucket(of: fix.recordedAt)
         let end = Date(timeIntervalSince1970: Double(bucket + 1) * bucketSpan)
         let left = max(1, end.addingTimeInterval(fixLifetime).timeIntervalSince(at))
-        try await Self.check(redis.pipeline([
-            RedisCommand(strings: ["GEOADD", geoKey(city, bucket), String(fix.coordinate.lng), String(fix.coordinate.lat), provider]),
-            RedisCommand(strings: ["PEXPIRE", geoKey(city, bucket), String(Int64((left * 1000).rounded(.up)))]),
-        ]))
+        try await Self.check(
+            redis.pipeline([
+                RedisCommand(strings: [
+                    "GEOADD", geoKey(city, bucket), String(fix.coordinate.lng), String(fix.coordinate.lat), provider,
+                ]),
+                RedisCommand(strings: ["PEXPIRE", geoKey(city, bucket), String(Int64((left * 1000).rounded(.up)))]),
+            ]))
         return true
     }
 
     /// The candidates' latest fixes, kept when usable, online, in `city` and within `radius`, nearest first.
-    private func usableHits(_ candidates: [String], in city: String, center: Coordinate, radius: Double, at: Date) async throws -> [GeoHit<String>] {
+    private func usableHits(
+        _ candidates: [String], in city: String, center: Coordinate, radius: Double, at: Date
+    ) async throws -> [GeoHit<String>] {
         guard !candidates.isEmpty else { return [] }
-        let replies = try await Self.check(redis.pipeline([RedisCommand(strings: ["MGET"] + candidates.map(fixKey))]
-                                                          + candidates.map { ["SISMEMBER", onlineKey, $0] }))
+        let replies = try await Self.check(
+            redis.pipeline(
+                [RedisCommand(strings: ["MGET"] + candidates.map(fixKey))]
+                    + candidates.map { ["SISMEMBER", onlineKey, $0] }))
         guard case .array(let fixes) = replies[0], fixes.count == candidates.count else {
-            throw RedisClientError.unexpectedReply(command: "MGET", expected: "\(candidates.count) values", got: replies[0])
+            throw RedisClientError.unexpectedReply(
+                command: "MGET", expected: "\(candidates.count) values", got: replies[0])
         }
         var hits: [GeoHit<String>] = []
         for (index, provider) in candidates.enumerated() where replies[index + 1] == .integer(1) {
-            guard let fix = fixes[index].bytes.flatMap(Fix.init), isUsable(fix, at: at), cities.city(containing: fix.coordinate) == city else { continue }
+            guard let fix = fixes[index].bytes.flatMap(Fix.init), isUsable(fix, at: at),
+                cities.city(containing: fix.coordinate) == city
+            else { continue }
             let distance = StraightLineEstimator.distance(center, fix.coordinate)
             guard distance <= radius else { continue }
-            hits.append(GeoHit(id: provider, coordinate: fix.coordinate, recordedAt: fix.recordedAt, distance: distance))
+            hits.append(
+                GeoHit(id: provider, coordinate: fix.coordinate, recordedAt: fix.recordedAt, distance: distance))
         }
         return hits.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
     }

@@ -30,12 +30,15 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
         public var observed: ObservedSpeeds.Options
 
         /// The defaults: refresh every 30 s, windows of 30 fixes or 60 s, 5 % change, UTC, sigma 10 m.
-        public init(refreshInterval: Duration = .seconds(30), windowFixes: Int = 30, windowSeconds: TimeInterval = 60,
-                    minimumChange: Double = 0.05, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                    matching: MapMatcher.Options = MapMatcher.Options(sigmaMeters: 10, betaMeters: 5),
-                    observed: ObservedSpeeds.Options = ObservedSpeeds.Options()) {
+        public init(
+            refreshInterval: Duration = .seconds(30), windowFixes: Int = 30, windowSeconds: TimeInterval = 60,
+            minimumChange: Double = 0.05, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+            matching: MapMatcher.Options = MapMatcher.Options(sigmaMeters: 10, betaMeters: 5),
+            observed: ObservedSpeeds.Options = ObservedSpeeds.Options()
+        ) {
             self.refreshInterval = refreshInterval; self.windowFixes = windowFixes; self.windowSeconds = windowSeconds
-            self.minimumChange = minimumChange; self.timeZone = timeZone; self.matching = matching; self.observed = observed
+            self.minimumChange = minimumChange; self.timeZone = timeZone; self.matching = matching;
+            self.observed = observed
         }
     }
 
@@ -72,8 +75,10 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
     private let log: @Sendable (String) -> Void
 
     /// Live speeds for `roads`, whose current graph is taken as the free-flow base.
-    public init(roads: LocalRoadRouting, profile: TimeOfDaySpeeds = .standard, options: Options = Options(),
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        roads: LocalRoadRouting, profile: TimeOfDaySpeeds = .standard, options: Options = Options(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.roads = roads
         let base = roads.graph
         self.base = base
@@ -81,16 +86,20 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
         self.options = options
         self.log = log
         matcher = MapMatcher(network: base.network, graph: base.graph, snapper: base.snapper, options: options.matching)
-        state = Mutex(State(observed: ObservedSpeeds(network: base.network, options: options.observed),
-                            applied: (0..<base.network.edgeCount).map { base.network.edgeDurationSeconds[$0] }))
+        state = Mutex(
+            State(
+                observed: ObservedSpeeds(network: base.network, options: options.observed),
+                applied: (0..<base.network.edgeCount).map { base.network.edgeDurationSeconds[$0] }))
     }
 
     public func observe(provider: String, fixes: [LocationFix]) {
         guard !fixes.isEmpty else { return }
         state.withLock { s in
-            s.windows[provider, default: []].append(contentsOf: fixes.map {
-                MatchFix(coordinate: RoadCoordinate(lat: $0.lat, lon: $0.lng), time: $0.recordedAt.timeIntervalSince1970)
-            })
+            s.windows[provider, default: []].append(
+                contentsOf: fixes.map {
+                    MatchFix(
+                        coordinate: RoadCoordinate(lat: $0.lat, lon: $0.lng), time: $0.recordedAt.timeIntervalSince1970)
+                })
         }
     }
 
@@ -133,7 +142,9 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
             }
             s.observed.prune(now: time)
             let durations = s.observed.durations(of: base.network, profile: profile, hourOfWeek: hour, now: time)
-            report.edgesChanged = zip(durations, s.applied).filter { new, old in abs(new - old) >= options.minimumChange * max(old, 0.1) }.count
+            report.edgesChanged =
+                zip(durations, s.applied).filter { new, old in abs(new - old) >= options.minimumChange * max(old, 0.1) }
+                .count
             guard report.edgesChanged > 0 else { return nil }
             s.applied = durations
             return durations
@@ -143,9 +154,13 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
         let network = base.network.withEdgeDurations(durations)
         let graph = base.graph.reweighted(edgeDurations: durations)
         let hierarchy = base.hierarchy.customized(graph: graph)
-        roads.replace(LocalRoadRouting.Graph(network: network, graph: graph, hierarchy: hierarchy, snapper: base.snapper))
+        roads.replace(
+            LocalRoadRouting.Graph(network: network, graph: graph, hierarchy: hierarchy, snapper: base.snapper))
         report.applied = true
-        log("road speeds: \(report.edgesChanged) edge(s) changed (hour \(hour) of the week, \(report.traversalsAccepted) traversal(s) observed), weights swapped in")
+        log(
+            "road speeds: \(report.edgesChanged) edge(s) changed (hour \(hour) of the week, "
+                + "\(report.traversalsAccepted) traversal(s) observed), weights swapped in"
+        )
         return report
     }
 

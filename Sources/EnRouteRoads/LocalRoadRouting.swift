@@ -26,7 +26,9 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         public let mainComponent: [Bool]
 
         /// Prebuilt parts (the hierarchy built from `graph`, `graph` from `network`).
-        public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil) {
+        public init(
+            network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil
+        ) {
             self.network = network; self.graph = graph; self.hierarchy = hierarchy
             self.snapper = snapper ?? EdgeSnapper(network: network)
             mainComponent = Router.mainComponent(of: graph)
@@ -81,8 +83,13 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         let (generation, pooled): (Int, PooledRouter) = state.withLock { s in
             if let last = s.idle.popLast() { return last }
             let g = s.graph
-            return (s.generation, PooledRouter(Router(network: g.network, graph: g.graph, hierarchy: g.hierarchy, snapper: g.snapper,
-                                                     mainComponent: g.mainComponent)))
+            return (
+                s.generation,
+                PooledRouter(
+                    Router(
+                        network: g.network, graph: g.graph, hierarchy: g.hierarchy, snapper: g.snapper,
+                        mainComponent: g.mainComponent))
+            )
         }
         defer {
             state.withLock { s in if s.generation == generation { s.idle.append((generation, pooled)) } }
@@ -90,11 +97,15 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         return try body(pooled.router)
     }
 
-    public func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    public func route(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         try routeNow(from: from, to: to, heading: heading)
     }
 
-    public func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    public func routeSummary(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         try routeSummaryNow(from: from, to: to, heading: heading)
     }
 
@@ -104,16 +115,20 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
     }
 
     /// `routeSummary` without suspending: the totals and snapped ends only, no geometry or steps built.
-    public func routeSummaryNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
+    public func routeSummaryNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg
+    {
         try routeNow(from: from, to: to, heading: heading, detail: .summary)
     }
 
-    private func routeNow(from: Coordinate, to: Coordinate, heading: Double?, detail: RouteDetail) throws(RoadRoutingError) -> RoadLeg {
+    private func routeNow(
+        from: Coordinate, to: Coordinate, heading: Double?, detail: RouteDetail
+    ) throws(RoadRoutingError) -> RoadLeg {
         let maxSnapDistance = self.maxSnapDistance
         do {
             return try withRouter { router throws(RouteError) in
-                let route = try router.route(from: RoadCoordinate(from), to: RoadCoordinate(to), startHeading: heading,
-                                             maxSnapDistance: maxSnapDistance, detail: detail)
+                let route = try router.route(
+                    from: RoadCoordinate(from), to: RoadCoordinate(to), startHeading: heading,
+                    maxSnapDistance: maxSnapDistance, detail: detail)
                 return RoadLeg(route, network: router.network, from: from, to: to)
             }
         } catch {
@@ -121,7 +136,9 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         }
     }
 
-    public func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+    public func table(
+        sources: [Coordinate], destinations: [Coordinate], departure: Date
+    ) async throws(RoadRoutingError) -> [[RoadCost?]] {
         try tableNow(sources: sources, destinations: destinations)
     }
 
@@ -130,14 +147,17 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         let maxSnapDistance = self.maxSnapDistance
         do {
             let table = try withRouter { router throws(RouteError) in
-                try router.table(sources: sources.map(RoadCoordinate.init), destinations: destinations.map(RoadCoordinate.init),
-                                 maxSnapDistance: maxSnapDistance)
+                try router.table(
+                    sources: sources.map(RoadCoordinate.init), destinations: destinations.map(RoadCoordinate.init),
+                    maxSnapDistance: maxSnapDistance)
             }
             return (0..<sources.count).map { row in
                 (0..<destinations.count).map { column in
                     let cell = row * destinations.count + column
                     guard table.weights[cell] != Int.max else { return nil }
-                    return RoadCost(durationSeconds: EdgeBasedGraph.seconds(ofWeight: table.weights[cell]), distanceMeters: table.distances[cell])
+                    return RoadCost(
+                        durationSeconds: EdgeBasedGraph.seconds(ofWeight: table.weights[cell]),
+                        distanceMeters: table.distances[cell])
                 }
             }
         } catch {
@@ -152,7 +172,8 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
     /// `nearest` without suspending.
     public func nearestNow(_ coordinate: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadWaypoint {
         let g = graph
-        guard let snap = g.snapper.snap(RoadCoordinate(coordinate), heading: heading, maxDistance: maxSnapDistance) else {
+        guard let snap = g.snapper.snap(RoadCoordinate(coordinate), heading: heading, maxDistance: maxSnapDistance)
+        else {
             throw .noSegment(index: 0)
         }
         return RoadWaypoint(snap, network: g.network)
@@ -166,7 +187,8 @@ extension LocalRoadRouting {
     public func match(_ fixes: [RoadFix]) async throws(RoadRoutingError) -> MatchedPath {
         let result: Result<MatchedPath, RoadRoutingError> = await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
-                do throws(RoadRoutingError) { continuation.resume(returning: .success(try self.matchNow(fixes))) } catch { continuation.resume(returning: .failure(error)) }
+                do throws(RoadRoutingError) { continuation.resume(returning: .success(try self.matchNow(fixes))) } catch
+                { continuation.resume(returning: .failure(error)) }
             }
         }
         return try result.get()
@@ -176,11 +198,14 @@ extension LocalRoadRouting {
     public func matchNow(_ fixes: [RoadFix]) throws(RoadRoutingError) -> MatchedPath {
         let g = graph
         let matcher = MapMatcher(network: g.network, graph: g.graph, snapper: g.snapper)
-        let matched = matcher.match(fixes.map { MatchFix(coordinate: RoadCoordinate($0.coordinate), time: $0.recordedAt.timeIntervalSince1970) })
+        let matched = matcher.match(
+            fixes.map { MatchFix(coordinate: RoadCoordinate($0.coordinate), time: $0.recordedAt.timeIntervalSince1970) }
+        )
         guard !matched.segments.isEmpty else { throw .noSegment(index: 0) }
-        return MatchedPath(distanceMeters: matched.distanceMeters, durationSeconds: matched.durationSeconds,
-                           matchedFixes: matched.snapped.compactMap { $0 }.count,
-                           geometry: matched.segments.flatMap { $0.geometry.map(Coordinate.init) })
+        return MatchedPath(
+            distanceMeters: matched.distanceMeters, durationSeconds: matched.durationSeconds,
+            matchedFixes: matched.snapped.compactMap { $0 }.count,
+            geometry: matched.segments.flatMap { $0.geometry.map(Coordinate.init) })
     }
 }
 
@@ -205,25 +230,30 @@ extension RoadRoutingError {
 
 extension RoadWaypoint {
     init(_ snap: EdgeSnap, network: RoadNetwork) {
-        self.init(location: Coordinate(snap.coordinate), name: network.name(ofEdge: snap.edge),
-                  distanceMeters: snap.distanceMeters, bearing: snap.bearing)
+        self.init(
+            location: Coordinate(snap.coordinate), name: network.name(ofEdge: snap.edge),
+            distanceMeters: snap.distanceMeters, bearing: snap.bearing)
     }
 }
 
 extension RouteManeuver {
     init(_ step: RouteStep) {
-        self.init(type: step.type.rawValue, modifier: step.modifier?.rawValue, name: step.name,
-                  distanceMeters: step.distanceMeters, durationSeconds: step.durationSeconds, location: Coordinate(step.location),
-                  bearingBefore: Int(step.bearingBefore.rounded()) % 360, bearingAfter: Int(step.bearingAfter.rounded()) % 360,
-                  exit: step.exit)
+        self.init(
+            type: step.type.rawValue, modifier: step.modifier?.rawValue, name: step.name,
+            distanceMeters: step.distanceMeters, durationSeconds: step.durationSeconds,
+            location: Coordinate(step.location),
+            bearingBefore: Int(step.bearingBefore.rounded()) % 360,
+            bearingAfter: Int(step.bearingAfter.rounded()) % 360,
+            exit: step.exit)
     }
 }
 
 extension RoadLeg {
     init(_ route: RoadRoute, network: RoadNetwork, from: Coordinate, to: Coordinate) {
-        self.init(distanceMeters: route.distanceMeters, durationSeconds: route.durationSeconds,
-                  geometry: route.geometry.map(Coordinate.init), steps: route.steps.map(RouteManeuver.init),
-                  start: RoadWaypoint(route.start, network: network), end: RoadWaypoint(route.end, network: network),
-                  roadClass: RoadClass(edgeRawValue: route.mainRoadClass)?.highwayValue ?? "all")
+        self.init(
+            distanceMeters: route.distanceMeters, durationSeconds: route.durationSeconds,
+            geometry: route.geometry.map(Coordinate.init), steps: route.steps.map(RouteManeuver.init),
+            start: RoadWaypoint(route.start, network: network), end: RoadWaypoint(route.end, network: network),
+            roadClass: RoadClass(edgeRawValue: route.mainRoadClass)?.highwayValue ?? "all")
     }
 }

@@ -22,16 +22,23 @@ public struct OSRMRoadRouting: RoadRouting {
     private let client: any HTTPClient
 
     /// OSRM at `baseURL`, asked through `client`.
-    public init(baseURL: URL, client: any HTTPClient, profile: String = "driving", timeout: Duration = .seconds(5),
-                maxSnapDistance: Double = 100) {
-        self.baseURL = baseURL; self.client = client; self.profile = profile; self.timeout = timeout; self.maxSnapDistance = maxSnapDistance
+    public init(
+        baseURL: URL, client: any HTTPClient, profile: String = "driving", timeout: Duration = .seconds(5),
+        maxSnapDistance: Double = 100
+    ) {
+        self.baseURL = baseURL; self.client = client; self.profile = profile; self.timeout = timeout;
+        self.maxSnapDistance = maxSnapDistance
     }
 
-    public func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    public func route(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         var options = ["overview=full", "geometries=polyline6", "steps=true", "radiuses=\(radius);\(radius)"]
         if let heading { options.append("bearings=\(Self.degrees(heading)),45;") }
         let answer: OSRMWire.Route = try await get("route", [from, to], options)
-        guard let route = answer.routes?.first, let leg = route.legs.first, let waypoints = answer.waypoints, waypoints.count == 2 else {
+        guard let route = answer.routes?.first, let leg = route.legs.first, let waypoints = answer.waypoints,
+            waypoints.count == 2
+        else {
             throw .unavailable("OSRM at \(baseURL.absoluteString) answered Ok without a route")
         }
         let geometry: [Coordinate]
@@ -41,29 +48,39 @@ public struct OSRMRoadRouting: RoadRouting {
             throw .unavailable("OSRM at \(baseURL.absoluteString) sent a geometry that is not a polyline6: \(error)")
         }
         let steps = leg.steps.map { step in
-            RouteManeuver(type: step.maneuver.type, modifier: step.maneuver.type == "depart" || step.maneuver.type == "arrive" ? nil : step.maneuver.modifier,
-                          name: step.name, distanceMeters: step.distance, durationSeconds: step.duration,
-                          location: step.maneuver.location.coordinate, bearingBefore: step.maneuver.bearing_before,
-                          bearingAfter: step.maneuver.bearing_after, exit: step.maneuver.exit)
+            RouteManeuver(
+                type: step.maneuver.type,
+                modifier: step.maneuver.type == "depart" || step.maneuver.type == "arrive"
+                    ? nil : step.maneuver.modifier,
+                name: step.name, distanceMeters: step.distance, durationSeconds: step.duration,
+                location: step.maneuver.location.coordinate, bearingBefore: step.maneuver.bearing_before,
+                bearingAfter: step.maneuver.bearing_after, exit: step.maneuver.exit)
         }
         let startBearing = Double(leg.steps.first?.maneuver.bearing_after ?? 0)
         let endBearing = Double(leg.steps.last?.maneuver.bearing_before ?? 0)
-        return RoadLeg(distanceMeters: route.distance, durationSeconds: route.duration, geometry: geometry, steps: steps,
-                       start: waypoints[0].waypoint(bearing: startBearing), end: waypoints[1].waypoint(bearing: endBearing))
+        return RoadLeg(
+            distanceMeters: route.distance, durationSeconds: route.duration, geometry: geometry, steps: steps,
+            start: waypoints[0].waypoint(bearing: startBearing), end: waypoints[1].waypoint(bearing: endBearing))
     }
 
-    public func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+    public func table(
+        sources: [Coordinate], destinations: [Coordinate], departure: Date
+    ) async throws(RoadRoutingError) -> [[RoadCost?]] {
         guard !sources.isEmpty, !destinations.isEmpty else { return sources.map { _ in [] } }
         let all = sources + destinations
-        let options = ["sources=" + sources.indices.map(String.init).joined(separator: ";"),
-                       "destinations=" + destinations.indices.map { String(sources.count + $0) }.joined(separator: ";"),
-                       "annotations=duration,distance",
-                       "radiuses=" + all.map { _ in radius }.joined(separator: ";")]
+        let options = [
+            "sources=" + sources.indices.map(String.init).joined(separator: ";"),
+            "destinations=" + destinations.indices.map { String(sources.count + $0) }.joined(separator: ";"),
+            "annotations=duration,distance",
+            "radiuses=" + all.map { _ in radius }.joined(separator: ";"),
+        ]
         let answer: OSRMWire.Table = try await get("table", all, options)
         guard let durations = answer.durations, let distances = answer.distances, durations.count == sources.count,
-              distances.count == sources.count,
-              zip(durations, distances).allSatisfy({ $0.count == destinations.count && $1.count == destinations.count }) else {
-            throw .unavailable("OSRM at \(baseURL.absoluteString) answered a table that is not \(sources.count)×\(destinations.count)")
+            distances.count == sources.count,
+            zip(durations, distances).allSatisfy({ $0.count == destinations.count && $1.count == destinations.count })
+        else {
+            throw .unavailable(
+                "OSRM at \(baseURL.absoluteString) answered a table that is not \(sources.count)×\(destinations.count)")
         }
         return zip(durations, distances).map { row, metres in
             zip(row, metres).map { duration, distance in
@@ -85,13 +102,18 @@ public struct OSRMRoadRouting: RoadRouting {
     private var radius: String { String(Int(maxSnapDistance.rounded())) }
 
     /// One GET of `service` over `coordinates`, its `Ok` answer decoded, or the seam's error.
-    private func get<Answer: Decodable>(_ service: String, _ coordinates: [Coordinate], _ options: [String]) async throws(RoadRoutingError) -> Answer {
+    private func get<Answer: Decodable>(
+        _ service: String, _ coordinates: [Coordinate], _ options: [String]
+    ) async throws(RoadRoutingError) -> Answer {
         let path = coordinates.map { "\(Self.format($0.lng)),\(Self.format($0.lat))" }.joined(separator: ";")
-        let text = baseURL.absoluteString.trimmingSuffix("/") + "/\(service)/v1/\(profile)/\(path)?" + options.joined(separator: "&")
+        let text =
+            baseURL.absoluteString.trimmingSuffix("/") + "/\(service)/v1/\(profile)/\(path)?"
+            + options.joined(separator: "&")
         guard let url = URL(string: text) else { throw .unavailable("cannot make an OSRM URL from \(text)") }
         let response: HTTPClientResponse
         do {
-            response = try await client.send(HTTPClientRequest(url: url, headers: ["Accept": "application/json"], timeout: timeout))
+            response = try await client.send(
+                HTTPClientRequest(url: url, headers: ["Accept": "application/json"], timeout: timeout))
         } catch HTTPClientError.timedOut {
             throw .unavailable("OSRM at \(baseURL.absoluteString) did not answer within \(timeout)")
         } catch let HTTPClientError.network(detail) {
@@ -101,11 +123,13 @@ public struct OSRMRoadRouting: RoadRouting {
         }
         let decoder = JSONDecoder()
         if response.status == 200, let answer = try? decoder.decode(Answer.self, from: response.body),
-           (try? decoder.decode(OSRMWire.Status.self, from: response.body))?.code == "Ok" {
+            (try? decoder.decode(OSRMWire.Status.self, from: response.body))?.code == "Ok"
+        {
             return answer
         }
         guard let status = try? decoder.decode(OSRMWire.Status.self, from: response.body) else {
-            throw .unavailable("OSRM at \(baseURL.absoluteString) answered \(response.status) with a body that is not OSRM's JSON")
+            throw .unavailable(
+                "OSRM at \(baseURL.absoluteString) answered \(response.status) with a body that is not OSRM's JSON")
         }
         switch status.code {
         case "NoSegment":
@@ -114,7 +138,8 @@ public struct OSRMRoadRouting: RoadRouting {
             throw .noSegment(index: index)
         case "NoRoute", "NoTable": throw .noRoute
         default:
-            throw .unavailable("OSRM at \(baseURL.absoluteString) answered \(response.status) \(status.code): \(status.message ?? "")")
+            throw .unavailable(
+                "OSRM at \(baseURL.absoluteString) answered \(response.status) \(status.code): \(status.message ?? "")")
         }
     }
 
@@ -125,7 +150,9 @@ public struct OSRMRoadRouting: RoadRouting {
 }
 
 extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
 }
 
 /// The parts of OSRM's JSON that `OSRMRoadRouting` reads.
@@ -146,7 +173,8 @@ enum OSRMWire {
         var distance: Double?
         var location: Location
         func waypoint(bearing: Double) -> RoadWaypoint {
-            RoadWaypoint(location: location.coordinate, name: name ?? "", distanceMeters: distance ?? 0, bearing: bearing)
+            RoadWaypoint(
+                location: location.coordinate, name: name ?? "", distanceMeters: distance ?? 0, bearing: bearing)
         }
     }
 

@@ -33,7 +33,9 @@ public final class DiskBlobStore: BlobStore {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("stat", id) }
-        guard offset <= Int(info.st_size) else { throw BlobStoreError.gap(id: id, length: Int(info.st_size), offset: offset) }
+        guard offset <= Int(info.st_size) else {
+            throw BlobStoreError.gap(id: id, length: Int(info.st_size), offset: offset)
+        }
         guard ftruncate(fd, off_t(offset)) == 0 else { throw Self.failure("truncate", id) }
         var written = 0
         try bytes.withUnsafeBytes { raw in
@@ -57,6 +59,8 @@ public final class DiskBlobStore: BlobStore {
     }
 
     private static func failure(_ what: String, _ id: String) -> any Error {
-        NSError(domain: "DiskBlobStore", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "\(what) \(id): \(String(cString: strerror(errno)))"])
+        NSError(
+            domain: "DiskBlobStore", code: Int(errno),
+            userInfo: [NSLocalizedDescriptionKey: "\(what) \(id): \(String(cString: strerror(errno)))"])
     }
 }

@@ -12,7 +12,9 @@ public struct SQLiteNotificationRepository: DeviceRepository, NotificationLedger
 
     public func register(_ device: DeviceRecord) async throws { try store.upsert(device) }
 
-    public func remove(token: String, accountId: String) async throws -> Bool { try store.delete(token: token, accountId: accountId) }
+    public func remove(token: String, accountId: String) async throws -> Bool {
+        try store.delete(token: token, accountId: accountId)
+    }
 
     public func removeUnlessRegistered(after invalidSince: Date, token: String) async throws -> Bool {
         try store.delete(token: token, registeredNotAfter: invalidSince)

@@ -27,13 +27,16 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
     private let pending = Mutex(Pending())
 
     private static let insert = """
-        INSERT OR IGNORE INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, received_at)
+        INSERT OR IGNORE INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, \
+        received_at)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         """
 
     /// Opens the paths of the trip database `tripStore` has brought up to date, written through its
     /// writer: trips and paths take turns on one connection instead of contending for SQLite's lock.
-    public convenience init(tripStore: SQLiteTripStore) throws { try self.init(writer: tripStore.writer, path: tripStore.path) }
+    public convenience init(tripStore: SQLiteTripStore) throws {
+        try self.init(writer: tripStore.writer, path: tripStore.path)
+    }
 
     /// Opens the paths in the database at `path`, whose schema must already include `trip_paths`,
     /// with a writer of their own.
@@ -61,13 +64,18 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
 
     public func path(tripId: String) async throws -> [PathPoint] {
         try reader.withLock { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT provider_id, lat, lng, heading, speed, accuracy, recorded_at, received_at FROM trip_paths
                 WHERE trip_id = ?1 ORDER BY recorded_at
-                """, [.text(tripId)]) { row in
-                PathPoint(tripId: tripId, providerId: row.text(0) ?? "", lat: row.double(1), lng: row.double(2), heading: row.double(3),
-                          speed: row.double(4), accuracy: row.double(5), recordedAt: Date(timeIntervalSince1970: row.double(6)),
-                          receivedAt: Date(timeIntervalSince1970: row.double(7)))
+                """, [.text(tripId)]
+            ) { row in
+                PathPoint(
+                    tripId: tripId, providerId: row.text(0) ?? "", lat: row.double(1), lng: row.double(2),
+                    heading: row.double(3),
+                    speed: row.double(4), accuracy: row.double(5),
+                    recordedAt: Date(timeIntervalSince1970: row.double(6)),
+                    receivedAt: Date(timeIntervalSince1970: row.double(7)))
             }
         }
     }
@@ -89,9 +97,13 @@ public final class SQLitePathStore: PathStore, @unchecked Sendable {
         let result = Result {
             try db.transaction {
                 for point in batch.lazy.flatMap(\.points) {
-                    try db.run(Self.insert, [.text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId),
-                                             .real(point.lat), .real(point.lng), .real(point.heading), .real(point.speed),
-                                             .real(point.accuracy), .real(point.receivedAt.timeIntervalSince1970)])
+                    try db.run(
+                        Self.insert,
+                        [
+                            .text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId),
+                            .real(point.lat), .real(point.lng), .real(point.heading), .real(point.speed),
+                            .real(point.accuracy), .real(point.receivedAt.timeIntervalSince1970),
+                        ])
                 }
             }
         }

@@ -15,7 +15,7 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
             complete INTEGER NOT NULL, record BLOB NOT NULL);
         CREATE INDEX proof_uploads_incomplete ON proof_uploads(created_at) WHERE complete = 0;
         CREATE TABLE trip_proofs (trip_id TEXT PRIMARY KEY, proof_id TEXT NOT NULL);
-        """,
+        """
     ]
 
     private let writer: SQLiteWriter
@@ -24,7 +24,8 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
     /// Opens (creating if needed) the upload tables in `tripStore`'s database.
     public init(tripStore: SQLiteTripStore, now: @Sendable () -> Date = { Date() }) throws {
         writer = tripStore.writer
-        reader = try tripStore.companionReader(migrations: Self.migrations, table: "proof_upload_migrations", appliedAt: now())
+        reader = try tripStore.companionReader(
+            migrations: Self.migrations, table: "proof_upload_migrations", appliedAt: now())
     }
 
     public func upload(id: String) async throws -> ProofUpload? {
@@ -38,9 +39,14 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
     public func save(_ upload: ProofUpload) async throws {
         let record = Array(try WireCoding.encoder().encode(upload))
         try await writer.transaction { db in
-            try db.run("INSERT OR REPLACE INTO proof_uploads (id, trip_id, upload_offset, created_at, complete, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                       [.text(upload.id), .text(upload.tripId), .integer(Int64(upload.offset)), .real(upload.createdAt.timeIntervalSince1970),
-                        .integer(upload.isComplete ? 1 : 0), .blob(record)])
+            try db.run(
+                "INSERT OR REPLACE INTO proof_uploads (id, trip_id, upload_offset, created_at, complete, record) "
+                    + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                [
+                    .text(upload.id), .text(upload.tripId), .integer(Int64(upload.offset)),
+                    .real(upload.createdAt.timeIntervalSince1970),
+                    .integer(upload.isComplete ? 1 : 0), .blob(record),
+                ])
         }
     }
 
@@ -50,13 +56,19 @@ public final class SQLiteProofUploadStore: ProofUploadStore, @unchecked Sendable
 
     public func incomplete(createdBefore cutoff: Date) async throws -> [ProofUpload] {
         try reader.withLock { db in
-            try db.query("SELECT record FROM proof_uploads WHERE complete = 0 AND created_at < ?1 ORDER BY id", [.real(cutoff.timeIntervalSince1970)]) {
+            try db.query(
+                "SELECT record FROM proof_uploads WHERE complete = 0 AND created_at < ?1 ORDER BY id",
+                [.real(cutoff.timeIntervalSince1970)]
+            ) {
                 try WireCoding.decoder().decode(ProofUpload.self, from: Data($0.blob(0)))
             }
         }
     }
 
     public func proofId(tripId: String) async throws -> String? {
-        try reader.withLock { db in try db.query("SELECT proof_id FROM trip_proofs WHERE trip_id = ?1", [.text(tripId)]) { $0.text(0) }.first ?? nil }
+        try reader.withLock { db in
+            try db.query("SELECT proof_id FROM trip_proofs WHERE trip_id = ?1", [.text(tripId)]) { $0.text(0) }.first
+                ?? nil
+        }
     }
 }

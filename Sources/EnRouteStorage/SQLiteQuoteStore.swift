@@ -44,7 +44,8 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
         encoder.userInfo[Quote.priceListApart] = true
         let rows = try quotes.map { ($0, Array(try encoder.encode($0))) }
         let last = priceLists.withLock { $0.last }
-        // A price list not written before is encoded once and inserted (or found) in the same transaction as its quotes.
+        // A price list not written before is encoded once and inserted (or found) in the same transaction as its
+        // quotes.
         let written: [(rules: PricingRules, row: Int64)] = try await writer.transaction { db in
             var lists: [(rules: PricingRules, row: Int64)] = last.map { [$0] } ?? []
             for (quote, record) in rows {
@@ -55,8 +56,13 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
                     row = try Self.priceListRow(quote.rules, in: db)
                     lists.append((quote.rules, row))
                 }
-                try db.run("INSERT OR REPLACE INTO quotes (id, account_id, expires_at, record, price_list) VALUES (?1, ?2, ?3, ?4, ?5)",
-                           [.text(quote.id), .text(quote.accountId), .real(quote.expiresAt.timeIntervalSince1970), .blob(record), .integer(row)])
+                try db.run(
+                    "INSERT OR REPLACE INTO quotes (id, account_id, expires_at, record, price_list) VALUES (?1, ?2, "
+                        + "?3, ?4, ?5)",
+                    [
+                        .text(quote.id), .text(quote.accountId), .real(quote.expiresAt.timeIntervalSince1970),
+                        .blob(record), .integer(row),
+                    ])
             }
             return lists
         }
@@ -71,7 +77,9 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     private static func priceListRow(_ rules: PricingRules, in db: SQLiteDatabase) throws -> Int64 {
         let encoded = Array(try WireCoding.encoder().encode(rules))
         try db.run("INSERT INTO price_lists (rules) VALUES (?1) ON CONFLICT(rules) DO NOTHING", [.blob(encoded)])
-        guard let row = try db.query("SELECT id FROM price_lists WHERE rules = ?1", [.blob(encoded)], { $0.int(0) }).first else {
+        guard
+            let row = try db.query("SELECT id FROM price_lists WHERE rules = ?1", [.blob(encoded)], { $0.int(0) }).first
+        else {
             throw SQLiteError(code: 1, message: "the price list just written is not there")
         }
         return row
@@ -80,7 +88,9 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     public func quote(id: String) throws -> Quote? {
         // Decoded after the connection is released; the price list is read from the database only the first time.
         let found = try reader.withLock { db in
-            try db.query("SELECT record, price_list FROM quotes WHERE id = ?1", [.text(id)]) { ($0.blob(0), $0.isNull(1) ? nil : $0.int(1)) }.first
+            try db.query("SELECT record, price_list FROM quotes WHERE id = ?1", [.text(id)]) {
+                ($0.blob(0), $0.isNull(1) ? nil : $0.int(1))
+            }.first
         }
         guard let (record, row) = found else { return nil }
         let decoder = WireCoding.decoder()
@@ -91,7 +101,11 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     /// The price list at `row`, from memory or else from the database.
     private func priceList(row: Int64) throws -> PricingRules {
         if let known = priceLists.withLock({ $0.byRow[row] }) { return known }
-        guard let encoded = try reader.withLock({ db in try db.query("SELECT rules FROM price_lists WHERE id = ?1", [.integer(row)]) { $0.blob(0) }.first }) else {
+        guard
+            let encoded = try reader.withLock({ db in
+                try db.query("SELECT rules FROM price_lists WHERE id = ?1", [.integer(row)]) { $0.blob(0) }.first
+            })
+        else {
             throw SQLiteError(code: 1, message: "a quote names price list \(row), which is not stored")
         }
         let rules = try WireCoding.decoder().decode(PricingRules.self, from: Data(encoded))
@@ -100,6 +114,8 @@ public final class SQLiteQuoteStore: QuoteStore, @unchecked Sendable {
     }
 
     public func purge(expiredBefore cutoff: Date) async throws {
-        try await writer.transaction { db in try db.run("DELETE FROM quotes WHERE expires_at < ?1", [.real(cutoff.timeIntervalSince1970)]) }
+        try await writer.transaction { db in
+            try db.run("DELETE FROM quotes WHERE expires_at < ?1", [.real(cutoff.timeIntervalSince1970)])
+        }
     }
 }

@@ -8,7 +8,7 @@ import Synchronization
 public final class SQLiteShareLinkStore: ShareLinkStore, @unchecked Sendable {
     /// Schema migrations of the revocation table, applied in order once each.
     static let migrations: [String] = [
-        "CREATE TABLE share_links (trip_id TEXT PRIMARY KEY, generation INTEGER NOT NULL, revoked_at REAL NOT NULL);",
+        "CREATE TABLE share_links (trip_id TEXT PRIMARY KEY, generation INTEGER NOT NULL, revoked_at REAL NOT NULL);"
     ]
 
     private let writer: SQLiteWriter
@@ -19,7 +19,8 @@ public final class SQLiteShareLinkStore: ShareLinkStore, @unchecked Sendable {
     public init(tripStore: SQLiteTripStore, now: @escaping @Sendable () -> Date) throws {
         writer = tripStore.writer
         self.now = now
-        reader = try tripStore.companionReader(migrations: Self.migrations, table: "share_link_migrations", appliedAt: now())
+        reader = try tripStore.companionReader(
+            migrations: Self.migrations, table: "share_link_migrations", appliedAt: now())
     }
 
     public func generation(tripId: String) throws -> Int {
@@ -31,11 +32,14 @@ public final class SQLiteShareLinkStore: ShareLinkStore, @unchecked Sendable {
     public func revoke(tripId: String) async throws -> Int {
         let at = now().timeIntervalSince1970
         return try await writer.transaction { db in
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO share_links (trip_id, generation, revoked_at) VALUES (?1, 1, ?2)
                 ON CONFLICT(trip_id) DO UPDATE SET generation = generation + 1, revoked_at = ?2
                 """, [.text(tripId), .real(at)])
-            return try db.query("SELECT generation FROM share_links WHERE trip_id = ?1", [.text(tripId)]) { Int($0.int(0)) }.first ?? 1
+            return try db.query("SELECT generation FROM share_links WHERE trip_id = ?1", [.text(tripId)]) {
+                Int($0.int(0))
+            }.first ?? 1
         }
     }
 }

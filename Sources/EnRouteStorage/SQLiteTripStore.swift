@@ -31,7 +31,8 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX trips_active ON trips(active) WHERE active = 1;
         CREATE TABLE trip_changes (
             trip_id TEXT NOT NULL REFERENCES trips(id), version INTEGER NOT NULL, status TEXT NOT NULL,
-            actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time REAL NOT NULL, device_time REAL, change_id TEXT,
+            actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time REAL NOT NULL, device_time REAL, \
+            change_id TEXT,
             PRIMARY KEY (trip_id, version));
         CREATE UNIQUE INDEX trip_changes_change ON trip_changes(trip_id, change_id) WHERE change_id IS NOT NULL;
         CREATE TABLE idempotency_keys (
@@ -70,17 +71,21 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         // history pages per party.
         """
         CREATE TABLE payment_attempts (
-            quote_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, trip_id TEXT, intent_id TEXT, created_at REAL NOT NULL, record BLOB NOT NULL);
+            quote_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, trip_id TEXT, intent_id TEXT, created_at REAL NOT \
+            NULL, record BLOB NOT NULL);
         CREATE INDEX payment_attempts_unattached ON payment_attempts(created_at) WHERE trip_id IS NULL;
         CREATE INDEX payment_attempts_intent ON payment_attempts(intent_id) WHERE intent_id IS NOT NULL;
         CREATE TABLE ledger (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, account TEXT NOT NULL,
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, \
+            account TEXT NOT NULL,
             amount_minor INTEGER NOT NULL, currency TEXT NOT NULL, at REAL NOT NULL,
             UNIQUE (movement_id, account));
         CREATE INDEX ledger_trip ON ledger(trip_id, seq);
         CREATE INDEX ledger_account ON ledger(account, at);
-        CREATE TRIGGER ledger_append_only_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-        CREATE TRIGGER ledger_append_only_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+        CREATE TRIGGER ledger_append_only_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is \
+        append-only'); END;
+        CREATE TRIGGER ledger_append_only_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is \
+        append-only'); END;
         CREATE TABLE provider_ratings (provider_id TEXT PRIMARY KEY, count INTEGER NOT NULL, sum INTEGER NOT NULL);
         CREATE INDEX trips_customer_newest ON trips(customer_id, created_at, id);
         CREATE INDEX trips_provider_newest ON trips(provider_id, created_at, id) WHERE provider_id IS NOT NULL;
@@ -91,9 +96,11 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         """
         ALTER TABLE outbox ADD COLUMN city TEXT;
         ALTER TABLE outbox ADD COLUMN relay_seq INTEGER;
-        UPDATE outbox SET city = json_extract(CAST(payload AS TEXT), '$.city') WHERE topic = 'live' AND json_valid(CAST(payload AS TEXT));
+        UPDATE outbox SET city = json_extract(CAST(payload AS TEXT), '$.city') WHERE topic = 'live' AND \
+        json_valid(CAST(payload AS TEXT));
         CREATE INDEX outbox_relay ON outbox(topic, city, relay_seq);
-        CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at REAL NOT NULL, stamped INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT, expires_at REAL NOT NULL, stamped INTEGER NOT \
+        NULL DEFAULT 0);
         """,
         // A topic's messages oldest first, read in that order: a backlog is not sorted on every claim.
         "CREATE INDEX outbox_oldest ON outbox(topic, created_at, id);",
@@ -112,7 +119,9 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// The schema version now in force.
     public var schemaVersion: Int { Self.migrations.count }
 
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+    ) async throws -> T {
         try await writer.transaction { db in try await body(Transaction(db: db)) }
     }
 
@@ -122,13 +131,20 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     public func trip(id: String) throws -> TripRecord? {
-        try reader.withLock { db in try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try Self.decode($0.blob(0)) }.first }
+        try reader.withLock { db in
+            try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try Self.decode($0.blob(0)) }.first
+        }
     }
 
     public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
         let rows = try reader.withLock { db in
             let (sql, values) = Self.pageSQL(query, after: cursor, limit: limit)
-            return try db.query(sql, values) { row in (cursor: TripCursor(createdAt: row.double(0), id: row.text(1) ?? ""), trip: try Self.decode(row.blob(2))) }
+            return try db.query(sql, values) { row in
+                (
+                    cursor: TripCursor(createdAt: row.double(0), id: row.text(1) ?? ""),
+                    trip: try Self.decode(row.blob(2))
+                )
+            }
         }
         // One row more than asked says whether a next page exists; the cursor is the key as stored, not as decoded.
         let page = rows.prefix(max(0, limit))
@@ -163,7 +179,10 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         // A merchant's active list reads only the active rows, not the merchant's whole history.
         let index = if case .merchantActive = query { " INDEXED BY trips_merchant_active" } else { "" }
-        return ("SELECT created_at, id, record FROM trips\(index)\(filter) ORDER BY created_at DESC, id DESC LIMIT ?1", values)
+        return (
+            "SELECT created_at, id, record FROM trips\(index)\(filter) ORDER BY created_at DESC, id DESC LIMIT ?1",
+            values
+        )
     }
 
     /// SQLite's plan for one list page (`EXPLAIN QUERY PLAN`), one line per step: shows which index serves it.
@@ -182,19 +201,24 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     public func activeTrips() throws -> [TripRecord] {
-        try reader.withLock { db in try db.query("SELECT record FROM trips WHERE active = 1") { try Self.decode($0.blob(0)) } }
+        try reader.withLock { db in
+            try db.query("SELECT record FROM trips WHERE active = 1") { try Self.decode($0.blob(0)) }
+        }
     }
 
     public func changes(tripId: String) throws -> [ChangeLogEntry] {
         try reader.withLock { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT version, status, actor_role, actor_id, server_time, device_time, change_id
                 FROM trip_changes WHERE trip_id = ?1 ORDER BY version
-                """, [.text(tripId)]) { row in
-                ChangeLogEntry(tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
-                               actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
-                               serverTime: Date(timeIntervalSince1970: row.double(4)),
-                               deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: row.text(6))
+                """, [.text(tripId)]
+            ) { row in
+                ChangeLogEntry(
+                    tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
+                    actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
+                    serverTime: Date(timeIntervalSince1970: row.double(4)),
+                    deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: row.text(6))
             }
         }
     }
@@ -225,8 +249,10 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
 
     private static func due(_ db: SQLiteDatabase, topic: String, now: Date, limit: Int) throws -> [OutboxMessage] {
         try db.query(dueSQL, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
-            OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                          attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
+            OutboxMessage(
+                id: row.text(0) ?? "", topic: topic, payload: row.blob(1),
+                createdAt: Date(timeIntervalSince1970: row.double(2)),
+                attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
         }
     }
 
@@ -234,7 +260,9 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         try await write { db in
             // One write transaction: no other writer can take the same rows between the read and the update.
             try Self.due(db, topic: topic, now: now, limit: limit).map { message in
-                try db.run("UPDATE outbox SET not_before = ?2 WHERE id = ?1", [.text(message.id), .real(until.timeIntervalSince1970)])
+                try db.run(
+                    "UPDATE outbox SET not_before = ?2 WHERE id = ?1",
+                    [.text(message.id), .real(until.timeIntervalSince1970)])
                 var claimed = message
                 claimed.notBefore = until
                 return claimed
@@ -248,14 +276,16 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
 
     public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
         try await write { db in
-            try db.run("UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
-                                            [.text(id), .integer(Int64(attempts)), .real(notBefore.timeIntervalSince1970)])
+            try db.run(
+                "UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
+                [.text(id), .integer(Int64(attempts)), .real(notBefore.timeIntervalSince1970)])
         }
     }
 
     public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
         try await write { db in
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
                 WHERE leases.holder IS NULL OR leases.holder = excluded.holder OR leases.expires_at < ?4
@@ -265,64 +295,89 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     public func releaseLease(_ name: String, node: String) async throws {
-        try await write { db in try db.run("UPDATE leases SET holder = NULL WHERE name = ?1 AND holder = ?2", [.text(name), .text(node)]) }
+        try await write { db in
+            try db.run("UPDATE leases SET holder = NULL WHERE name = ?1 AND holder = ?2", [.text(name), .text(node)])
+        }
     }
 
-    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+    public func relayOutbox(
+        topic: String, city: String, lease name: String, node: String, now: Date, limit: Int
+    ) async throws -> [OutboxMessage]? {
         try await write { db in
             // One write transaction: no other node can take the lease or stamp between the check and the stamps.
-            guard var stamped = try db.query("SELECT stamped FROM leases WHERE name = ?1 AND holder = ?2 AND expires_at >= ?3",
-                                             [.text(name), .text(node), .real(now.timeIntervalSince1970)], { $0.int(0) }).first else { return nil }
-            let due = try db.query("""
-                SELECT id FROM outbox WHERE topic = ?1 AND city = ?2 AND relay_seq IS NULL AND not_before <= ?3 ORDER BY rowid
-                """, [.text(topic), .text(city), .real(now.timeIntervalSince1970)]) { $0.text(0) ?? "" }
+            guard
+                var stamped = try db.query(
+                    "SELECT stamped FROM leases WHERE name = ?1 AND holder = ?2 AND expires_at >= ?3",
+                    [.text(name), .text(node), .real(now.timeIntervalSince1970)], { $0.int(0) }
+                ).first
+            else { return nil }
+            let due = try db.query(
+                """
+                SELECT id FROM outbox WHERE topic = ?1 AND city = ?2 AND relay_seq IS NULL AND not_before <= ?3 \
+                ORDER BY rowid
+                """, [.text(topic), .text(city), .real(now.timeIntervalSince1970)]
+            ) { $0.text(0) ?? "" }
             for id in due {
                 stamped += 1
                 try db.run("UPDATE outbox SET relay_seq = ?2 WHERE id = ?1", [.text(id), .integer(stamped)])
             }
-            if !due.isEmpty { try db.run("UPDATE leases SET stamped = ?2 WHERE name = ?1", [.text(name), .integer(stamped)]) }
-            return try db.query("""
+            if !due.isEmpty {
+                try db.run("UPDATE leases SET stamped = ?2 WHERE name = ?1", [.text(name), .integer(stamped)])
+            }
+            return try db.query(
+                """
                 SELECT id, payload, created_at, attempts, not_before, relay_seq FROM outbox
                 WHERE topic = ?1 AND city = ?2 AND relay_seq IS NOT NULL ORDER BY relay_seq LIMIT ?3
-                """, [.text(topic), .text(city), .integer(Int64(limit))]) { row in
-                OutboxMessage(id: row.text(0) ?? "", topic: topic, payload: row.blob(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
-                              attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)), city: city,
-                              sequence: UInt64(row.int(5)))
+                """, [.text(topic), .text(city), .integer(Int64(limit))]
+            ) { row in
+                OutboxMessage(
+                    id: row.text(0) ?? "", topic: topic, payload: row.blob(1),
+                    createdAt: Date(timeIntervalSince1970: row.double(2)),
+                    attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)), city: city,
+                    sequence: UInt64(row.int(5)))
             }
         }
     }
 
     public func ledger(tripId: String) throws -> [LedgerEntry] {
         try reader.withLock { db in
-            try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = ?1 ORDER BY seq", [.text(tripId)], Self.ledgerRow)
+            try db.query(
+                "SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = ?1 ORDER BY seq", [.text(tripId)],
+                Self.ledgerRow)
         }
     }
 
     public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
         try reader.withLock { db in
-            try db.query("SELECT \(Self.ledgerColumns) FROM ledger WHERE account = ?1 AND at >= ?2 AND at < ?3 ORDER BY at, seq",
-                         [.text(account), .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970)], Self.ledgerRow)
+            try db.query(
+                "SELECT \(Self.ledgerColumns) FROM ledger WHERE account = ?1 AND at >= ?2 AND at < ?3 ORDER BY at, seq",
+                [.text(account), .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970)], Self.ledgerRow)
         }
     }
 
     public func ledgerBalance(account: String) throws -> Int {
         try reader.withLock { db in
-            try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = ?1", [.text(account)]) { Int($0.int(0)) }.first ?? 0
+            try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = ?1", [.text(account)]) {
+                Int($0.int(0))
+            }.first ?? 0
         }
     }
 
     public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
         try reader.withLock { db in
-            try db.query("SELECT record FROM payment_attempts WHERE trip_id IS NULL AND created_at < ?1 ORDER BY created_at",
-                         [.real(cutoff.timeIntervalSince1970)]) { try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0))) }
+            try db.query(
+                "SELECT record FROM payment_attempts WHERE trip_id IS NULL AND created_at < ?1 ORDER BY created_at",
+                [.real(cutoff.timeIntervalSince1970)]
+            ) { try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0))) }
         }
     }
 
     public func providerRatings() throws -> [String: RatingTotal] {
         try reader.withLock { db in
-            Dictionary(uniqueKeysWithValues: try db.query("SELECT provider_id, count, sum FROM provider_ratings") { row in
-                (row.text(0) ?? "", RatingTotal(count: Int(row.int(1)), sum: Int(row.int(2))))
-            })
+            Dictionary(
+                uniqueKeysWithValues: try db.query("SELECT provider_id, count, sum FROM provider_ratings") { row in
+                    (row.text(0) ?? "", RatingTotal(count: Int(row.int(1)), sum: Int(row.int(2))))
+                })
         }
     }
 
@@ -337,8 +392,9 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     static let ledgerColumns = "movement_id, kind, trip_id, account, amount_minor, currency, at"
 
     static func ledgerRow(_ row: SQLiteStatement) -> LedgerEntry {
-        LedgerEntry(movementId: row.text(0) ?? "", kind: row.text(1) ?? "", tripId: row.text(2), account: row.text(3) ?? "",
-                    amountMinor: Int(row.int(4)), currency: row.text(5) ?? "", at: Date(timeIntervalSince1970: row.double(6)))
+        LedgerEntry(
+            movementId: row.text(0) ?? "", kind: row.text(1) ?? "", tripId: row.text(2), account: row.text(3) ?? "",
+            amountMinor: Int(row.int(4)), currency: row.text(5) ?? "", at: Date(timeIntervalSince1970: row.double(6)))
     }
 
     static func decode(_ bytes: [UInt8]) throws -> TripRecord {
@@ -355,85 +411,129 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         init(db: SQLiteDatabase) { self.db = db }
 
         func trip(_ id: String) throws -> TripRecord? {
-            try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) { try SQLiteTripStore.decode($0.blob(0)) }.first
+            try db.query("SELECT record FROM trips WHERE id = ?1", [.text(id)]) {
+                try SQLiteTripStore.decode($0.blob(0))
+            }.first
         }
 
         func activeTrip(customer: String, kind: TripKind) throws -> TripRecord? {
-            try db.query("""
+            try db.query(
+                """
                 SELECT record FROM trips WHERE customer_id = ?1 AND kind = ?2 AND active = 1
                 ORDER BY created_at DESC, id DESC LIMIT 1
-                """, [.text(customer), .text(kind.rawValue)]) { try SQLiteTripStore.decode($0.blob(0)) }.first
+                """, [.text(customer), .text(kind.rawValue)]
+            ) { try SQLiteTripStore.decode($0.blob(0)) }.first
         }
 
         func insert(_ trip: TripRecord) throws {
-            try db.run("""
-                INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, created_at, updated_at, record)
+            try db.run(
+                """
+                INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, \
+                created_at, updated_at, record)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                 """, values(trip))
         }
 
         func update(_ trip: TripRecord, expectedVersion: Int) throws {
-            try db.run("""
-                UPDATE trips SET kind = ?2, status = ?3, version = ?4, customer_id = ?5, provider_id = ?6, merchant_id = ?7,
+            try db.run(
+                """
+                UPDATE trips SET kind = ?2, status = ?3, version = ?4, customer_id = ?5, provider_id = ?6, \
+                merchant_id = ?7,
                 active = ?8, created_at = ?9, updated_at = ?10, record = ?11 WHERE id = ?1 AND version = ?12
                 """, values(trip) + [.integer(Int64(expectedVersion))])
-            guard db.changes == 1 else { throw TripStoreConflict("trip \(trip.id) (not at version \(expectedVersion))") }
+            guard db.changes == 1 else {
+                throw TripStoreConflict("trip \(trip.id) (not at version \(expectedVersion))")
+            }
         }
 
         private func values(_ trip: TripRecord) throws -> [SQLiteValue] {
-            [.text(trip.id), .text(trip.kind.rawValue), .text(trip.status.name), .integer(Int64(trip.version)), .text(trip.customerId),
-             trip.providerId.map { .text($0) } ?? .null, trip.merchantId.map { .text($0) } ?? .null, .integer(trip.status.isActive ? 1 : 0),
-             .real(trip.createdAt.timeIntervalSince1970), .real(trip.updatedAt.timeIntervalSince1970), .blob(try SQLiteTripStore.encode(trip))]
+            [
+                .text(trip.id), .text(trip.kind.rawValue), .text(trip.status.name), .integer(Int64(trip.version)),
+                .text(trip.customerId),
+                trip.providerId.map { .text($0) } ?? .null, trip.merchantId.map { .text($0) } ?? .null,
+                .integer(trip.status.isActive ? 1 : 0),
+                .real(trip.createdAt.timeIntervalSince1970), .real(trip.updatedAt.timeIntervalSince1970),
+                .blob(try SQLiteTripStore.encode(trip)),
+            ]
         }
 
         func append(_ change: ChangeLogEntry) throws {
-            try db.run("""
-                INSERT INTO trip_changes (trip_id, version, status, actor_role, actor_id, server_time, device_time, change_id)
+            try db.run(
+                """
+                INSERT INTO trip_changes (trip_id, version, status, actor_role, actor_id, server_time, \
+                device_time, change_id)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """, [.text(change.tripId), .integer(Int64(change.version)), .text(change.status), .text(change.actorRole.rawValue),
-                      .text(change.actorId), .real(change.serverTime.timeIntervalSince1970),
-                      change.deviceTime.map { .real($0.timeIntervalSince1970) } ?? .null, change.changeId.map { .text($0) } ?? .null])
+                """,
+                [
+                    .text(change.tripId), .integer(Int64(change.version)), .text(change.status),
+                    .text(change.actorRole.rawValue),
+                    .text(change.actorId), .real(change.serverTime.timeIntervalSince1970),
+                    change.deviceTime.map { .real($0.timeIntervalSince1970) } ?? .null,
+                    change.changeId.map { .text($0) } ?? .null,
+                ])
         }
 
         func change(tripId: String, changeId: String) throws -> ChangeLogEntry? {
-            try db.query("""
+            try db.query(
+                """
                 SELECT version, status, actor_role, actor_id, server_time, device_time FROM trip_changes
                 WHERE trip_id = ?1 AND change_id = ?2
-                """, [.text(tripId), .text(changeId)]) { row in
-                ChangeLogEntry(tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
-                               actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
-                               serverTime: Date(timeIntervalSince1970: row.double(4)),
-                               deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: changeId)
+                """, [.text(tripId), .text(changeId)]
+            ) { row in
+                ChangeLogEntry(
+                    tripId: tripId, version: Int(row.int(0)), status: row.text(1) ?? "",
+                    actorRole: Party(rawValue: row.text(2) ?? "") ?? .backend, actorId: row.text(3) ?? "",
+                    serverTime: Date(timeIntervalSince1970: row.double(4)),
+                    deviceTime: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5)), changeId: changeId)
             }.first
         }
 
         func idempotency(_ scope: IdempotencyScope) throws -> IdempotencyRecord? {
-            try db.query("""
+            try db.query(
+                """
                 SELECT fingerprint, status, content_type, body, created_at FROM idempotency_keys
                 WHERE account_id = ?1 AND method = ?2 AND path = ?3 AND key = ?4
-                """, [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)]) { row in
-                IdempotencyRecord(scope: scope, fingerprint: row.text(0) ?? "",
-                                  response: row.isNull(1) ? nil : StoredResponse(status: Int(row.int(1)), contentType: row.text(2) ?? "", body: row.blob(3)),
-                                  createdAt: Date(timeIntervalSince1970: row.double(4)))
+                """, [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)]
+            ) { row in
+                IdempotencyRecord(
+                    scope: scope, fingerprint: row.text(0) ?? "",
+                    response: row.isNull(1)
+                        ? nil
+                        : StoredResponse(status: Int(row.int(1)), contentType: row.text(2) ?? "", body: row.blob(3)),
+                    createdAt: Date(timeIntervalSince1970: row.double(4)))
             }.first
         }
 
         func save(_ record: IdempotencyRecord) throws {
             let s = record.scope
-            // An upsert: the claim's row is answered in place (REPLACE would delete it and insert it again in every index).
-            try db.run("""
-                INSERT INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, body, created_at)
+            // An upsert: the claim's row is answered in place (REPLACE would delete it and insert it again in every
+            // index).
+            try db.run(
+                """
+                INSERT INTO idempotency_keys (account_id, method, path, key, fingerprint, status, content_type, \
+                body, created_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                ON CONFLICT (account_id, method, path, key) DO UPDATE SET fingerprint = ?5, status = ?6, content_type = ?7, body = ?8, created_at = ?9
-                """, [.text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
-                      record.response.map { .integer(Int64($0.status)) } ?? .null, record.response.map { .text($0.contentType) } ?? .null,
-                      record.response.map { .blob($0.body) } ?? .null, .real(record.createdAt.timeIntervalSince1970)])
+                ON CONFLICT (account_id, method, path, key) DO UPDATE SET fingerprint = ?5, status = ?6, content_type \
+                = ?7, body = ?8, created_at = ?9
+                """,
+                [
+                    .text(s.accountId), .text(s.method), .text(s.path), .text(s.key), .text(record.fingerprint),
+                    record.response.map { .integer(Int64($0.status)) } ?? .null,
+                    record.response.map { .text($0.contentType) } ?? .null,
+                    record.response.map { .blob($0.body) } ?? .null, .real(record.createdAt.timeIntervalSince1970),
+                ])
         }
 
         func enqueue(_ message: OutboxMessage) throws {
-            try db.run("INSERT OR IGNORE INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                       [.text(message.id), .text(message.topic), .blob(message.payload), .real(message.createdAt.timeIntervalSince1970),
-                        .integer(Int64(message.attempts)), .real(message.notBefore.timeIntervalSince1970), message.city.map { .text($0) } ?? .null])
+            try db.run(
+                "INSERT OR IGNORE INTO outbox (id, topic, payload, created_at, attempts, not_before, city) VALUES (?1, "
+                    + "?2, ?3, ?4, ?5, ?6, ?7)",
+                [
+                    .text(message.id), .text(message.topic), .blob(message.payload),
+                    .real(message.createdAt.timeIntervalSince1970),
+                    .integer(Int64(message.attempts)), .real(message.notBefore.timeIntervalSince1970),
+                    message.city.map { .text($0) } ?? .null,
+                ])
         }
 
         func paymentAttempt(quoteId: String) throws -> PaymentAttempt? {
@@ -444,16 +544,24 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
 
         func save(_ attempt: PaymentAttempt) throws {
             // An upsert: the attempt changes in place.
-            try db.run("""
-                INSERT INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT (quote_id) DO UPDATE SET account_id = ?2, trip_id = ?3, intent_id = ?4, created_at = ?5, record = ?6
-                """, [.text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
-                      attempt.payment.intentId.map { .text($0) } ?? .null,
-                      .real(attempt.createdAt.timeIntervalSince1970), .blob(Array(try WireCoding.encoder().encode(attempt)))])
+            try db.run(
+                """
+                INSERT INTO payment_attempts (quote_id, account_id, trip_id, intent_id, created_at, record) VALUES \
+                (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (quote_id) DO UPDATE SET account_id = ?2, trip_id = ?3, intent_id = ?4, created_at = \
+                ?5, record = ?6
+                """,
+                [
+                    .text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
+                    attempt.payment.intentId.map { .text($0) } ?? .null,
+                    .real(attempt.createdAt.timeIntervalSince1970),
+                    .blob(Array(try WireCoding.encoder().encode(attempt))),
+                ])
         }
 
         func addRating(provider: String, stars: Int) throws {
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO provider_ratings (provider_id, count, sum) VALUES (?1, 1, ?2)
                 ON CONFLICT(provider_id) DO UPDATE SET count = count + 1, sum = sum + ?2
                 """, [.text(provider), .integer(Int64(stars))])
@@ -463,12 +571,19 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
             try Ledger.checkBalanced(entries)
             for e in entries {
                 do {
-                    try db.run("INSERT INTO ledger (movement_id, kind, trip_id, account, amount_minor, currency, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                               [.text(e.movementId), .text(e.kind), e.tripId.map { .text($0) } ?? .null, .text(e.account),
-                                .integer(Int64(e.amountMinor)), .text(e.currency), .real(e.at.timeIntervalSince1970)])
+                    try db.run(
+                        "INSERT INTO ledger (movement_id, kind, trip_id, account, amount_minor, currency, at) VALUES "
+                            + "(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        [
+                            .text(e.movementId), .text(e.kind), e.tripId.map { .text($0) } ?? .null, .text(e.account),
+                            .integer(Int64(e.amountMinor)), .text(e.currency), .real(e.at.timeIntervalSince1970),
+                        ])
                 } catch {
                     // The same movement posted twice: another run of this work got there first.
-                    if try db.query("SELECT 1 FROM ledger WHERE movement_id = ?1 AND account = ?2", [.text(e.movementId), .text(e.account)], { _ in 1 }).isEmpty == false {
+                    if try db.query(
+                        "SELECT 1 FROM ledger WHERE movement_id = ?1 AND account = ?2",
+                        [.text(e.movementId), .text(e.account)], { _ in 1 }
+                    ).isEmpty == false {
                         throw TripStoreConflict("ledger movement \(e.movementId)")
                     }
                     throw error
@@ -477,8 +592,9 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         }
 
         func deleteIdempotency(_ scope: IdempotencyScope) throws {
-            try db.run("DELETE FROM idempotency_keys WHERE account_id = ?1 AND method = ?2 AND path = ?3 AND key = ?4",
-                       [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)])
+            try db.run(
+                "DELETE FROM idempotency_keys WHERE account_id = ?1 AND method = ?2 AND path = ?3 AND key = ?4",
+                [.text(scope.accountId), .text(scope.method), .text(scope.path), .text(scope.key)])
         }
     }
 }

@@ -148,7 +148,9 @@ final class SQLiteWriter: @unchecked Sendable {
                 throw error
             }
             // Undo this one alone; when SQLite has rolled the whole transaction back by itself, the group is lost.
-            let undone = (try? db.execute("ROLLBACK TO member")) != nil && (try? db.execute("RELEASE member")) != nil && db.inTransaction
+            let undone =
+                (try? db.execute("ROLLBACK TO member")) != nil && (try? db.execute("RELEASE member")) != nil
+                && db.inTransaction
             guard undone else { closeGroup(lost: error); throw error }
             // Nothing of this one is left to commit: the group goes on, or commits, without waiting for it.
             if group.members < groupLimit, let next = nextGrouped() { start(next) } else { closeGroup(lost: nil) }
@@ -170,14 +172,18 @@ final class SQLiteWriter: @unchecked Sendable {
     /// members waiting for it, and hands the turn on; what they were told.
     @discardableResult
     private func closeGroup(lost: (any Error)?) -> Result<Void, any Error> {
-        let outcome: Result<Void, any Error> = if let lost {
-            .failure(SQLiteError(code: 4 /* SQLITE_ABORT */, message: "a transaction committed together with this one failed, and took it down: \(lost)"))
-        } else {
-            Result {
-                try db.execute("COMMIT")
-                committedGroups.add(1, ordering: .relaxed)
+        let outcome: Result<Void, any Error> =
+            if let lost {
+                .failure(
+                    SQLiteError(
+                        code: 4 /* SQLITE_ABORT */,
+                        message: "a transaction committed together with this one failed, and took it down: \(lost)"))
+            } else {
+                Result {
+                    try db.execute("COMMIT")
+                    committedGroups.add(1, ordering: .relaxed)
+                }
             }
-        }
         if db.inTransaction { try? db.execute("ROLLBACK") }
         let waiting = group.waiting
         group = Group()
@@ -206,7 +212,10 @@ final class SQLiteWriter: @unchecked Sendable {
 
     private func start(_ waiter: Waiter) {
         switch waiter {
-        case .work(let work): queue.async { work(self.db); self.handOn() }
+        case .work(let work):
+            queue.async {
+                work(self.db); self.handOn()
+            }
         case .grouped(let ticket): ticket.grant()
         }
     }

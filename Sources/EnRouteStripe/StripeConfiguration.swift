@@ -1,6 +1,7 @@
 public import Foundation
 
-/// How the gateway reaches Stripe: the secret key, the API's base URL, the pinned API version, where a bank challenge returns.
+/// How the gateway reaches Stripe: the secret key, the API's base URL, the pinned API version, where a bank challenge
+/// returns.
 public struct StripeConfiguration: Sendable {
     /// The secret API key (`sk_test_…` or `sk_live_…`); the caller reads it from `ENROUTE_STRIPE_KEY`.
     public var secretKey: String
@@ -14,9 +15,12 @@ public struct StripeConfiguration: Sendable {
     public var timeout: Duration
 
     /// Stripe's defaults: the live API root, API version 2024-06-20, 30 s per request.
-    public init(secretKey: String, returnURL: URL, baseURL: URL = URL(string: "https://api.stripe.com")!,
-                apiVersion: String = "2024-06-20", timeout: Duration = .seconds(30)) {
-        self.secretKey = secretKey; self.returnURL = returnURL; self.baseURL = baseURL; self.apiVersion = apiVersion; self.timeout = timeout
+    public init(
+        secretKey: String, returnURL: URL, baseURL: URL = URL(string: "https://api.stripe.com")!,
+        apiVersion: String = "2024-06-20", timeout: Duration = .seconds(30)
+    ) {
+        self.secretKey = secretKey; self.returnURL = returnURL; self.baseURL = baseURL; self.apiVersion = apiVersion;
+        self.timeout = timeout
     }
 }
 
@@ -30,7 +34,10 @@ public struct StripeRetryPolicy: Sendable {
     public var sleep: @Sendable (Duration) async throws -> Void
 
     /// Two retries after 0.5 s and 2 s, waiting with `sleep`.
-    public init(retries: Int = 2, delays: [Duration] = [.milliseconds(500), .seconds(2)], sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    public init(
+        retries: Int = 2, delays: [Duration] = [.milliseconds(500), .seconds(2)],
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) {
         self.retries = retries; self.delays = delays; self.sleep = sleep
     }
 

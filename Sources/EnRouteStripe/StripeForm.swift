@@ -10,16 +10,19 @@ struct StripeForm: Equatable {
 
     /// The body: each key and value percent-encoded but for unreserved characters (and brackets in keys).
     var encoded: String {
-        pairs.map { Self.escape($0.key, keepBrackets: true) + "=" + Self.escape($0.value, keepBrackets: false) }.joined(separator: "&")
+        pairs.map { Self.escape($0.key, keepBrackets: true) + "=" + Self.escape($0.value, keepBrackets: false) }.joined(
+            separator: "&")
     }
 
-    /// `text` percent-encoded for a form or a query: RFC 3986's unreserved characters stay, the rest are `%XX` of UTF-8.
+    /// `text` percent-encoded for a form or a query: RFC 3986's unreserved characters stay, the rest are `%XX` of
+    /// UTF-8.
     static func escape(_ text: String, keepBrackets: Bool) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: "[") where keepBrackets, UInt8(ascii: "]") where keepBrackets:
                 out.unicodeScalars.append(Unicode.Scalar(byte))

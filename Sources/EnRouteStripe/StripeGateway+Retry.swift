@@ -28,7 +28,8 @@ extension StripeGateway {
         var attempt = 0
         var last: PaymentGatewayError
         do {
-            return try outcome(try decodeIntent(try await send("POST", "/v1/payment_intents", form: form, key: key), what))
+            return try outcome(
+                try decodeIntent(try await send("POST", "/v1/payment_intents", form: form, key: key), what))
         } catch {
             guard error.isAmbiguous, retry.retries > 0 else { throw error.error }
             last = error.error
@@ -44,7 +45,8 @@ extension StripeGateway {
                 continue
             }
             do {
-                return try outcome(try decodeIntent(try await send("POST", "/v1/payment_intents", form: form, key: key), what))
+                return try outcome(
+                    try decodeIntent(try await send("POST", "/v1/payment_intents", form: form, key: key), what))
             } catch {
                 // A replayed 5xx under the key is not the truth either: the next round searches again.
                 guard error.isAmbiguous else { throw error.error }
@@ -58,8 +60,10 @@ extension StripeGateway {
     /// is there, and that intent is the answer; otherwise the change is sent again. When Stripe has saved an error
     /// under the key (a replay), the retry goes under a key of its own: the intent showed the change did not happen,
     /// and its state machine refuses a second capture or cancel, so no money can move twice.
-    func change(_ id: String, _ operation: String, _ form: StripeForm, key: String,
-                done: (GatewayIntent) -> Bool) async throws(PaymentGatewayError) -> GatewayIntent {
+    func change(
+        _ id: String, _ operation: String, _ form: StripeForm, key: String,
+        done: (GatewayIntent) -> Bool
+    ) async throws(PaymentGatewayError) -> GatewayIntent {
         let path = Self.intentPath(id) + "/" + operation
         var sentKey = key
         var attempt = 0
@@ -70,7 +74,8 @@ extension StripeGateway {
                 return try decodeIntent(try await send("POST", path, form: form, key: sentKey), "POST \(path)")
             } catch {
                 guard error.isAmbiguous, attempt < retry.retries else {
-                    throw attempt > 0 && error.isAmbiguous ? Self.unsettled(error.error, attempts: attempt + 1) : error.error
+                    throw attempt > 0 && error.isAmbiguous
+                        ? Self.unsettled(error.error, attempts: attempt + 1) : error.error
                 }
                 last = error.error
                 replayed = error.replayed
@@ -99,18 +104,24 @@ extension StripeGateway {
         let query = "query=" + StripeForm.escape("metadata['enroute_key']:'\(escaped)'", keepBrackets: false)
         let body = try await send("GET", "/v1/payment_intents/search", query: query)
         guard let page = try? JSONDecoder().decode(StripeWire.SearchResult.self, from: body) else {
-            throw Failure(error: .ambiguous("Stripe answered GET /v1/payment_intents/search with a body that is not a search result"))
+            throw Failure(
+                error: .ambiguous(
+                    "Stripe answered GET /v1/payment_intents/search with a body that is not a search result"))
         }
         guard let first = page.data.first else { return nil }
         guard let intent = first.intent else {
-            throw Failure(error: .ambiguous("Stripe's search found \(first.id) in status \(first.status), which EnRoute does not know"))
+            throw Failure(
+                error: .ambiguous(
+                    "Stripe's search found \(first.id) in status \(first.status), which EnRoute does not know"))
         }
         return intent
     }
 
     /// A created intent as the seam's answer: one left waiting for a new method after a refusal is that refusal.
     func outcome(_ intent: GatewayIntent) throws(Failure) -> GatewayIntent {
-        if intent.status == .requiresPaymentMethod, let refusal = intent.lastError { throw Failure(error: .declined(refusal, intent: intent)) }
+        if intent.status == .requiresPaymentMethod, let refusal = intent.lastError {
+            throw Failure(error: .declined(refusal, intent: intent))
+        }
         return intent
     }
 

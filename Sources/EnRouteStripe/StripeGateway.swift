@@ -47,7 +47,9 @@ public struct StripeGateway: PaymentGateway {
         do { return try decodeIntent(body, "GET \(Self.intentPath(intentId))") } catch { throw error.error }
     }
 
-    public func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
+    public func capture(
+        intentId: String, amountMinor: Int, idempotencyKey: String
+    ) async throws(PaymentGatewayError) -> GatewayIntent {
         var form = StripeForm()
         form.add("amount_to_capture", String(amountMinor))
         return try await change(intentId, "capture", form, key: idempotencyKey) { $0.status == .succeeded }
@@ -71,7 +73,9 @@ public struct StripeGateway: PaymentGateway {
         return form
     }
 
-    static func intentPath(_ id: String) -> String { "/v1/payment_intents/\(StripeForm.escape(id, keepBrackets: false))" }
+    static func intentPath(_ id: String) -> String {
+        "/v1/payment_intents/\(StripeForm.escape(id, keepBrackets: false))"
+    }
 
     // MARK: - One request
 
@@ -83,21 +87,29 @@ public struct StripeGateway: PaymentGateway {
     }
 
     /// One request to Stripe; the body of a 2xx answer, or the failure it maps to.
-    func send(_ method: String, _ path: String, query: String? = nil, form: StripeForm? = nil, key: String? = nil) async throws(Failure) -> Data {
+    func send(
+        _ method: String, _ path: String, query: String? = nil, form: StripeForm? = nil, key: String? = nil
+    ) async throws(Failure) -> Data {
         let what = "\(method) \(path)"
-        let root = configuration.baseURL.absoluteString.hasSuffix("/") ? String(configuration.baseURL.absoluteString.dropLast())
-                                                                        : configuration.baseURL.absoluteString
+        let root =
+            configuration.baseURL.absoluteString.hasSuffix("/")
+            ? String(configuration.baseURL.absoluteString.dropLast())
+            : configuration.baseURL.absoluteString
         guard let url = URL(string: root + path + (query.map { "?" + $0 } ?? "")) else {
             throw Failure(error: .rejected("cannot make a Stripe URL for \(what)"))
         }
-        var headers = ["Authorization": "Bearer \(configuration.secretKey)", "Stripe-Version": configuration.apiVersion,
-                       "Accept": "application/json"]
+        var headers = [
+            "Authorization": "Bearer \(configuration.secretKey)", "Stripe-Version": configuration.apiVersion,
+            "Accept": "application/json",
+        ]
         if form != nil { headers["Content-Type"] = "application/x-www-form-urlencoded" }
         if let key { headers["Idempotency-Key"] = key }
         let response: HTTPClientResponse
         do {
-            response = try await client.send(HTTPClientRequest(method: method, url: url, headers: headers,
-                                                               body: form.map { Data($0.encoded.utf8) }, timeout: configuration.timeout))
+            response = try await client.send(
+                HTTPClientRequest(
+                    method: method, url: url, headers: headers,
+                    body: form.map { Data($0.encoded.utf8) }, timeout: configuration.timeout))
         } catch HTTPClientError.timedOut {
             throw Failure(error: .ambiguous("Stripe did not answer \(what) within \(configuration.timeout)"))
         } catch let HTTPClientError.network(detail) {
@@ -110,22 +122,26 @@ public struct StripeGateway: PaymentGateway {
         let message = envelope?.error.message ?? "Stripe answered \(response.status) to \(what)"
         switch response.status {
         case 402:
-            let decline = envelope?.error.decline ?? GatewayDecline(code: "card_declined", declineCode: nil, message: message)
+            let decline =
+                envelope?.error.decline ?? GatewayDecline(code: "card_declined", declineCode: nil, message: message)
             throw Failure(error: .declined(decline, intent: envelope?.error.payment_intent?.intent))
         case 400, 404, 409:
             throw Failure(error: .rejected(message))
         case 401, 403:
             throw Failure(error: .rejected("Stripe refused the API key for \(what): \(message)"))
         default:
-            throw Failure(error: .ambiguous("Stripe answered \(response.status) to \(what): \(message)"),
-                          replayed: response.header("Idempotent-Replayed") == "true")
+            throw Failure(
+                error: .ambiguous("Stripe answered \(response.status) to \(what): \(message)"),
+                replayed: response.header("Idempotent-Replayed") == "true")
         }
     }
 
     /// A PaymentIntent out of a 2xx body; an unreadable one is ambiguous (the call may have worked).
     func decodeIntent(_ body: Data, _ what: String) throws(Failure) -> GatewayIntent {
-        guard let wire = try? JSONDecoder().decode(StripeWire.PaymentIntent.self, from: body), let intent = wire.intent else {
-            throw Failure(error: .ambiguous("Stripe answered \(what) with a body that is not a PaymentIntent EnRoute can read"))
+        guard let wire = try? JSONDecoder().decode(StripeWire.PaymentIntent.self, from: body), let intent = wire.intent
+        else {
+            throw Failure(
+                error: .ambiguous("Stripe answered \(what) with a body that is not a PaymentIntent EnRoute can read"))
         }
         return intent
     }

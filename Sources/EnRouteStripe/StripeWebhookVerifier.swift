@@ -40,19 +40,22 @@ public enum StripeWebhookVerifier {
 
     /// The event in `payload` once `header` proves one of `secrets` signed it within `tolerance` of `now` (0 turns the
     /// age check off). Any `v1` value may match any secret, so rotated secrets and Stripe's rotation overlap both pass.
-    public static func verify(payload: [UInt8], header: String?, secrets: [String], now: Date,
-                              tolerance: TimeInterval = defaultTolerance) throws(StripeWebhookError) -> GatewayEvent {
+    public static func verify(
+        payload: [UInt8], header: String?, secrets: [String], now: Date,
+        tolerance: TimeInterval = defaultTolerance
+    ) throws(StripeWebhookError) -> GatewayEvent {
         guard let header, !header.isEmpty else { throw .missingHeader }
         var timestamp: Int?
         var signatures: [[UInt8]] = []
         for part in header.split(separator: ",") {
             let pair = part.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
-            let name = pair[0].trimmingCharacters(in: .whitespaces), value = pair[1].trimmingCharacters(in: .whitespaces)
+            let name = pair[0].trimmingCharacters(in: .whitespaces),
+                value = pair[1].trimmingCharacters(in: .whitespaces)
             switch name {
             case "t": timestamp = Int(value)
             case "v1": signatures.append(Array(value.utf8))
-            default: continue   // v0 and any later scheme
+            default: continue  // v0 and any later scheme
             }
         }
         guard let timestamp else { throw .malformedHeader }
@@ -92,13 +95,21 @@ public enum StripeWebhookVerifier {
         let created = Date(timeIntervalSince1970: TimeInterval(envelope.created))
         switch envelope.data.object.object {
         case "payment_intent":
-            guard let wire = try? decoder.decode(StripeWire.EventObject<StripeWire.PaymentIntent>.self, from: data).data.object,
-                  let intent = wire.intent else { throw .malformedBody("data.object is not a PaymentIntent EnRoute can read") }
+            guard
+                let wire = try? decoder.decode(StripeWire.EventObject<StripeWire.PaymentIntent>.self, from: data).data
+                    .object,
+                let intent = wire.intent
+            else { throw .malformedBody("data.object is not a PaymentIntent EnRoute can read") }
             return GatewayEvent(id: envelope.id, type: envelope.type, intent: intent, created: created)
         case "charge":
-            guard let charge = try? decoder.decode(StripeWire.EventObject<StripeWire.Charge>.self, from: data).data.object,
-                  let intentId = charge.payment_intent else { throw .malformedBody("data.object is a charge without a payment_intent") }
-            return GatewayEvent(id: envelope.id, type: envelope.type, intent: intent(of: charge, intentId, type: envelope.type), created: created)
+            guard
+                let charge = try? decoder.decode(StripeWire.EventObject<StripeWire.Charge>.self, from: data).data
+                    .object,
+                let intentId = charge.payment_intent
+            else { throw .malformedBody("data.object is a charge without a payment_intent") }
+            return GatewayEvent(
+                id: envelope.id, type: envelope.type, intent: intent(of: charge, intentId, type: envelope.type),
+                created: created)
         case let other:
             throw .malformedBody("data.object is a \(other), not a payment_intent or a charge")
         }
@@ -106,15 +117,17 @@ public enum StripeWebhookVerifier {
 
     /// What a charge event says of its PaymentIntent: an expired or failed authorization holds nothing any more.
     static func intent(of charge: StripeWire.Charge, _ id: String, type: String) -> GatewayIntent {
-        let status: GatewayIntentStatus = switch (type, charge.status, charge.captured ?? false) {
-        case ("charge.expired", _, _): .canceled
-        case (_, "failed", _): .requiresPaymentMethod
-        case (_, "pending", _): .processing
-        case (_, _, true): .succeeded
-        default: .requiresCapture
-        }
-        return GatewayIntent(id: id, status: status, amountMinor: charge.amount,
-                             amountCapturable: status == .requiresCapture ? charge.amount : 0,
-                             amountReceived: charge.amount_captured ?? 0, currency: charge.currency.uppercased())
+        let status: GatewayIntentStatus =
+            switch (type, charge.status, charge.captured ?? false) {
+            case ("charge.expired", _, _): .canceled
+            case (_, "failed", _): .requiresPaymentMethod
+            case (_, "pending", _): .processing
+            case (_, _, true): .succeeded
+            default: .requiresCapture
+            }
+        return GatewayIntent(
+            id: id, status: status, amountMinor: charge.amount,
+            amountCapturable: status == .requiresCapture ? charge.amount : 0,
+            amountReceived: charge.amount_captured ?? 0, currency: charge.currency.uppercased())
     }
 }

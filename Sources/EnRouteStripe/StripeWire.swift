@@ -23,10 +23,12 @@ enum StripeWire {
         /// The seam's intent, or nil for a status the seam does not know.
         var intent: GatewayIntent? {
             guard let status = GatewayIntentStatus(rawValue: status) else { return nil }
-            return GatewayIntent(id: id, status: status, amountMinor: amount, amountCapturable: amount_capturable ?? 0,
-                                 amountReceived: amount_received ?? 0, currency: currency.uppercased(),
-                                 actionURL: status == .requiresAction ? next_action?.redirect_to_url?.url.flatMap(URL.init(string:)) : nil,
-                                 lastError: last_payment_error?.decline)
+            return GatewayIntent(
+                id: id, status: status, amountMinor: amount, amountCapturable: amount_capturable ?? 0,
+                amountReceived: amount_received ?? 0, currency: currency.uppercased(),
+                actionURL: status == .requiresAction
+                    ? next_action?.redirect_to_url?.url.flatMap(URL.init(string:)) : nil,
+                lastError: last_payment_error?.decline)
         }
     }
 
@@ -48,7 +50,8 @@ enum StripeWire {
         var message: String?
 
         var decline: GatewayDecline {
-            GatewayDecline(code: code ?? "card_declined", declineCode: decline_code, message: message ?? "The card was declined.")
+            GatewayDecline(
+                code: code ?? "card_declined", declineCode: decline_code, message: message ?? "The card was declined.")
         }
     }
 

@@ -14,7 +14,9 @@ public struct TwilioProxyConfiguration: Sendable, Equatable {
     /// `https://proxy.twilio.com` unless a stand-in is given.
     public let baseURL: URL
 
-    public init(username: String, password: String, serviceSid: String, baseURL: URL = URL(string: "https://proxy.twilio.com")!) {
+    public init(
+        username: String, password: String, serviceSid: String, baseURL: URL = URL(string: "https://proxy.twilio.com")!
+    ) {
         self.username = username; self.password = password; self.serviceSid = serviceSid; self.baseURL = baseURL
     }
 }
@@ -35,14 +37,20 @@ public struct TwilioProxyRelay: TelephonyRelay {
     public func openSession(tripId: String, ttlSeconds: Int) async throws -> String {
         // No UniqueName: a trip may need a second session (a new provider), and UniqueName must never repeat.
         let body = try await post(sessionsPath, [("Ttl", String(ttlSeconds)), ("Mode", "voice-only")])
-        guard let session = try? JSONDecoder().decode(Session.self, from: body) else { throw TelephonyRelayError.relay(status: 201, detail: "not a Session") }
+        guard let session = try? JSONDecoder().decode(Session.self, from: body) else {
+            throw TelephonyRelayError.relay(status: 201, detail: "not a Session")
+        }
         return session.sid
     }
 
-    public func addParticipant(session: String, number: E164PhoneNumber, label: String) async throws -> E164PhoneNumber {
-        let body = try await post(sessionsPath + "/\(Self.segment(session))/Participants", [("Identifier", number.e164), ("FriendlyName", label)])
+    public func addParticipant(session: String, number: E164PhoneNumber, label: String) async throws -> E164PhoneNumber
+    {
+        let body = try await post(
+            sessionsPath + "/\(Self.segment(session))/Participants",
+            [("Identifier", number.e164), ("FriendlyName", label)])
         guard let participant = try? JSONDecoder().decode(Participant.self, from: body),
-              let proxy = participant.proxy_identifier.flatMap(E164PhoneNumber.init) else {
+            let proxy = participant.proxy_identifier.flatMap(E164PhoneNumber.init)
+        else {
             throw TelephonyRelayError.relay(status: 201, detail: "not a Participant with a proxy_identifier")
         }
         return proxy
@@ -62,11 +70,14 @@ public struct TwilioProxyRelay: TelephonyRelay {
 
     private func post(_ path: String, _ form: [(String, String)]) async throws -> Data {
         let credentials = Data("\(configuration.username):\(configuration.password)".utf8).base64EncodedString()
-        let request = HTTPClientRequest(method: "POST", url: URL(string: configuration.baseURL.absoluteString.trimmingSuffix("/") + path)!,
-                                        headers: ["Authorization": "Basic \(credentials)",
-                                                  "Content-Type": "application/x-www-form-urlencoded",
-                                                  "Accept": "application/json"],
-                                        body: Data(Self.form(form).utf8), timeout: .seconds(10))
+        let request = HTTPClientRequest(
+            method: "POST", url: URL(string: configuration.baseURL.absoluteString.trimmingSuffix("/") + path)!,
+            headers: [
+                "Authorization": "Basic \(credentials)",
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json",
+            ],
+            body: Data(Self.form(form).utf8), timeout: .seconds(10))
         let response: HTTPClientResponse
         do { response = try await client.send(request) } catch { throw TelephonyRelayError.unreachable("\(error)") }
         switch response.status {
@@ -76,7 +87,9 @@ public struct TwilioProxyRelay: TelephonyRelay {
             throw TelephonyRelayError.unknownSession(path.split(separator: "/").last.map(String.init) ?? path)
         default:
             // Twilio's message may quote a parameter back; only its code is kept, so no number reaches a log.
-            let code = (try? JSONDecoder().decode(Failure.self, from: response.body))?.code.map { "Twilio error \($0)" } ?? "no error code"
+            let code =
+                (try? JSONDecoder().decode(Failure.self, from: response.body))?.code.map { "Twilio error \($0)" }
+                ?? "no error code"
             throw TelephonyRelayError.relay(status: response.status, detail: code)
         }
     }
@@ -87,12 +100,16 @@ public struct TwilioProxyRelay: TelephonyRelay {
     }
 
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
     }
 
     static func segment(_ text: String) -> String { escape(text) }
 }
 
 extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
 }

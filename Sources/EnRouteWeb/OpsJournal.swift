@@ -47,25 +47,32 @@ public final class OpsJournal: Sendable {
     }
 
     /// `observer` with every offer also written here.
-    public func observing(_ observer: any OfferObserver) -> any OfferObserver { JournalingOfferObserver(journal: self, inner: observer) }
+    public func observing(_ observer: any OfferObserver) -> any OfferObserver {
+        JournalingOfferObserver(journal: self, inner: observer)
+    }
 
     /// `gateway` with every push that names a trip (an order update, an offer) also written here, with its outcome.
-    public func recording(_ gateway: any PushGateway) -> any PushGateway { JournalingPushGateway(journal: self, inner: gateway) }
+    public func recording(_ gateway: any PushGateway) -> any PushGateway {
+        JournalingPushGateway(journal: self, inner: gateway)
+    }
 
     fileprivate func offerMade(_ offer: Offer, to provider: String) {
-        record(Entry(kind: "offer", at: now(), subject: provider,
-                     detail: "offer \(offer.offerId), expires \(ISO8601DateFormatter().string(from: offer.expiresAt))"),
-               tripId: offer.tripId)
+        record(
+            Entry(
+                kind: "offer", at: now(), subject: provider,
+                detail: "offer \(offer.offerId), expires \(ISO8601DateFormatter().string(from: offer.expiresAt))"),
+            tripId: offer.tripId)
     }
 
     fileprivate func pushed(_ push: APNsPush, outcome: PushOutcome) {
         guard let tripId = Self.tripId(ofPayload: push.payload) else { return }
-        let result: String = switch outcome {
-        case .delivered: "delivered"
-        case .tokenInvalid: "token invalid"
-        case .rejected(let reason): "rejected: \(reason)"
-        case .retry(_, let reason): "to retry: \(reason)"
-        }
+        let result: String =
+            switch outcome {
+            case .delivered: "delivered"
+            case .tokenInvalid: "token invalid"
+            case .rejected(let reason): "rejected: \(reason)"
+            case .retry(_, let reason): "to retry: \(reason)"
+            }
         record(Entry(kind: "push", at: now(), subject: push.pushType.rawValue, detail: result), tripId: tripId)
     }
 

@@ -12,7 +12,8 @@ public final class RoadMap: Sendable {
     private let classNames: [String]
     private let encoded = Mutex<[UInt8]?>(nil)
 
-    /// The map of `network`; `roadClassName` names a raw `edgeRoadClass` value (the builder's `RoadClass.allCases` order by default).
+    /// The map of `network`; `roadClassName` names a raw `edgeRoadClass` value (the builder's `RoadClass.allCases`
+    /// order by default).
     public init(network: RoadNetwork) {
         self.network = network
         classNames = RoadClass.allCases.map(\.rawValue)
@@ -37,7 +38,8 @@ public final class RoadMap: Sendable {
             if seen.insert(SegmentKey(a: min(from, to), b: max(from, to), points: count)).inserted { kept.append(edge) }
         }
         let dropMinor = kept.count > segmentBudget
-        var out = Array(#"{"type":"FeatureCollection","attribution":"© OpenStreetMap contributors, ODbL","features":["#.utf8)
+        var out = Array(
+            #"{"type":"FeatureCollection","attribution":"© OpenStreetMap contributors, ODbL","features":["#.utf8)
         var first = true
         var south = 90.0, west = 180.0, north = -90.0, east = -180.0
         for edge in kept {
@@ -58,7 +60,10 @@ public final class RoadMap: Sendable {
             out += Array("]}}".utf8)
         }
         out += Array("]".utf8)
-        if !first { out += Array(",\"bbox\":[\(Self.fixed(west)),\(Self.fixed(south)),\(Self.fixed(east)),\(Self.fixed(north))]".utf8) }
+        if !first {
+            out += Array(
+                ",\"bbox\":[\(Self.fixed(west)),\(Self.fixed(south)),\(Self.fixed(east)),\(Self.fixed(north))]".utf8)
+        }
         out += Array("}".utf8)
         return out
     }

@@ -51,19 +51,25 @@ struct ShareView: Encodable, Sendable, Equatable {
 
     private init(copy v: ShareView, now: Date) {
         kind = v.kind; title = v.title; steps = v.steps; eta = v.eta; provider = v.provider; pin = v.pin
-        pickup = v.pickup; destination = v.destination; banner = v.banner; ended = v.ended; self.now = now; eventID = v.eventID
+        pickup = v.pickup; destination = v.destination; banner = v.banner; ended = v.ended; self.now = now;
+        eventID = v.eventID
     }
 
-    init(kind: String, title: String, steps: [Step], eta: String, provider: String?, pin: Pin, pickup: Coordinate,
-         destination: Coordinate, banner: String?, ended: Bool, now: Date, eventID: String) {
-        self.kind = kind; self.title = title; self.steps = steps; self.eta = eta; self.provider = provider; self.pin = pin
-        self.pickup = pickup; self.destination = destination; self.banner = banner; self.ended = ended; self.now = now; self.eventID = eventID
+    init(
+        kind: String, title: String, steps: [Step], eta: String, provider: String?, pin: Pin, pickup: Coordinate,
+        destination: Coordinate, banner: String?, ended: Bool, now: Date, eventID: String
+    ) {
+        self.kind = kind; self.title = title; self.steps = steps; self.eta = eta; self.provider = provider;
+        self.pin = pin
+        self.pickup = pickup; self.destination = destination; self.banner = banner; self.ended = ended; self.now = now;
+        self.eventID = eventID
     }
 
     static let rideSteps = ["Finding a driver", "Driver on the way", "Driver has arrived", "On the trip", "Arrived"]
 
     /// The view of `trip` at `now`.
-    static func make(_ trip: TripRecord, wire: WireMapping, freshness: TrackingFreshnessPolicy, now: Date) -> ShareView {
+    static func make(_ trip: TripRecord, wire: WireMapping, freshness: TrackingFreshnessPolicy, now: Date) -> ShareView
+    {
         let fix = trip.providerFix
         let seq = fix?.seq ?? 0
         let eventID = seq > 0 ? "\(trip.version).\(seq)" : "\(trip.version)"
@@ -101,10 +107,14 @@ struct ShareView: Encodable, Sendable, Equatable {
             title = reached.map { titles[$0] } ?? (s == .noDriversFound ? "No driver found" : "Cancelled")
         }
         if !trip.status.isActive, reached == nil {
-            banner = trip.cancellation.map { "Cancelled: \($0.reason)" } ?? (title == "Cancelled" ? "This trip was cancelled" : title)
+            banner =
+                trip.cancellation.map { "Cancelled: \($0.reason)" }
+                ?? (title == "Cancelled" ? "This trip was cancelled" : title)
         }
         let steps = titles.enumerated().map { index, name in
-            Step(title: name, progress: reached.map { index < $0 ? "done" : index == $0 ? "current" : "upcoming" } ?? "upcoming")
+            Step(
+                title: name,
+                progress: reached.map { index < $0 ? "done" : index == $0 ? "current" : "upcoming" } ?? "upcoming")
         }
         let eta: String
         if trip.status.isActive {
@@ -117,14 +127,16 @@ struct ShareView: Encodable, Sendable, Equatable {
         if trip.status.isActive, moving, let fix {
             switch freshness.pin(for: RiderFix(coordinate: fix.shown, recordedAt: fix.recordedAt), now: now) {
             case .live(let f): pin = Pin(state: "live", lat: f.coordinate.lat, lng: f.coordinate.lng, label: nil)
-            case .stale(let f, let label): pin = Pin(state: "stale", lat: f.coordinate.lat, lng: f.coordinate.lng, label: label)
+            case .stale(let f, let label):
+                pin = Pin(state: "stale", lat: f.coordinate.lat, lng: f.coordinate.lng, label: label)
             case .hidden: pin = .hidden
             }
         }
         if trip.status.isActive, trip.problem != nil { title = reached.map { titles[$0] } ?? title }
-        return ShareView(kind: trip.kind == .ride ? "ride" : "delivery", title: title, steps: steps, eta: eta,
-                         provider: provider, pin: pin, pickup: trip.pickup, destination: trip.dropoff, banner: banner,
-                         ended: !trip.status.isActive, now: now, eventID: eventID)
+        return ShareView(
+            kind: trip.kind == .ride ? "ride" : "delivery", title: title, steps: steps, eta: eta,
+            provider: provider, pin: pin, pickup: trip.pickup, destination: trip.dropoff, banner: banner,
+            ended: !trip.status.isActive, now: now, eventID: eventID)
     }
 
     /// True while a provider drives towards the next stop: the pin is shown and the ETA rests on its fixes.
@@ -143,8 +155,9 @@ struct ShareView: Encodable, Sendable, Equatable {
         guard isMoving(trip.status), let fix = trip.providerFix else {
             return freshness.untilNextChange(fix: nil, eta: window, generatedAt: now, now: now)
         }
-        return freshness.untilNextChange(fix: RiderFix(coordinate: fix.shown, recordedAt: fix.recordedAt), eta: window,
-                                         generatedAt: fix.recordedAt, now: now)
+        return freshness.untilNextChange(
+            fix: RiderFix(coordinate: fix.shown, recordedAt: fix.recordedAt), eta: window,
+            generatedAt: fix.recordedAt, now: now)
     }
 
     private static func zip2(_ a: Date?, _ b: Date?) -> (Date, Date)? {

@@ -23,8 +23,9 @@ struct SignedToken: Sendable {
     func verify<Claims: Decodable>(_ token: String, as: Claims.Type) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, token.utf8.count <= 1024, let mac = Base64URL.decode(parts[1]),
-              Digest.constantTimeEqual(mac, Digest.hmacSHA256(key: key, message: Array(parts[0].utf8))),
-              let json = Base64URL.decode(parts[0]) else { return nil }
+            Digest.constantTimeEqual(mac, Digest.hmacSHA256(key: key, message: Array(parts[0].utf8))),
+            let json = Base64URL.decode(parts[0])
+        else { return nil }
         return try? JSONDecoder().decode(Claims.self, from: Data(json))
     }
 }

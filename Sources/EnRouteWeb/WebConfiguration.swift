@@ -1,6 +1,7 @@
 public import Foundation
 
-/// The browser surfaces' settings: where Leaflet is, how long links and the console's cookie last, how often pages re-word.
+/// The browser surfaces' settings: where Leaflet is, how long links and the console's cookie last, how often pages
+/// re-word.
 public struct WebConfiguration: Sendable {
     /// Debian's libjs-leaflet (scripts/install-web.sh); served at `/assets/leaflet/leaflet.js` and `.css`.
     public var leafletDirectory = "/usr/share/javascript/leaflet"
@@ -10,7 +11,8 @@ public struct WebConfiguration: Sendable {
     public var shareEndsAfter: TimeInterval = 30 * 60
     /// The ops console's cookie lasts this long; the page fetches a new one with its ops token.
     public var consoleCookieLifetime: TimeInterval = 15 * 60
-    /// The share page's re-wording tick without new data (seed 000's 5-second tick: the pin's age grows, then dims and hides).
+    /// The share page's re-wording tick without new data (seed 000's 5-second tick: the pin's age grows, then dims and
+    /// hides).
     public var shareTick: Duration = .seconds(5)
     /// The console's refresh without a committed change (providers' positions move between commits).
     public var consoleTick: Duration = .seconds(2)

@@ -90,7 +90,11 @@ extension WebSurfaces {
             return .eventStream { [self] writer in
                 let signals = consoleSignals.subscribe()
                 let clock = self.clock, tick = configuration.consoleTick, signals2 = consoleSignals
-                let ticker = Task { while !Task.isCancelled { do { try await clock.sleep(for: tick) } catch { break }; signals2.signal() } }
+                let ticker = Task {
+                    while !Task.isCancelled {
+                        do { try await clock.sleep(for: tick) } catch { break }; signals2.signal()
+                    }
+                }
                 defer { ticker.cancel() }
                 var sent = 0
                 try send(await overview(), writer: writer, id: &sent)
@@ -118,9 +122,11 @@ extension WebSurfaces {
             }
             let active = service.activeTrips(provider: id)
             guard online || position != nil || !active.isEmpty else { throw HTTPError.notFound("No such provider.") }
-            return try .json(OpsProviderActivity(id: id, name: wire.directory.provider(id: id).firstName, online: online,
-                                                 position: position?.coordinate, positionAt: position?.recordedAt,
-                                                 activeTrips: active.map(\.id), liveOffer: providers.dispatcher.liveOffer(heldBy: id)?.offerId))
+            return try .json(
+                OpsProviderActivity(
+                    id: id, name: wire.directory.provider(id: id).firstName, online: online,
+                    position: position?.coordinate, positionAt: position?.recordedAt,
+                    activeTrips: active.map(\.id), liveOffer: providers.dispatcher.liveOffer(heldBy: id)?.offerId))
         }
     }
 
@@ -128,11 +134,17 @@ extension WebSurfaces {
     @discardableResult
     func consoleAccount(_ req: HTTPRequest) throws -> String {
         if req.headers["Authorization"] != nil { return try auth.account(for: req, roles: [.ops]).id }
-        let cookies = (req.headers["Cookie"] ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let value = cookies.first(where: { $0.hasPrefix(Self.consoleCookie + "=") })?.dropFirst(Self.consoleCookie.count + 1),
-              let claims = consoleSigner.verify(String(value), as: ConsoleClaims.self),
-              service.currentTime().timeIntervalSince1970 < Double(claims.e) else {
-            throw HTTPError.unauthorized("Open the console with an ops token: POST /ops/session with it gives the console's cookie.")
+        let cookies = (req.headers["Cookie"] ?? "").split(separator: ";").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard
+            let value = cookies.first(where: { $0.hasPrefix(Self.consoleCookie + "=") })?.dropFirst(
+                Self.consoleCookie.count + 1),
+            let claims = consoleSigner.verify(String(value), as: ConsoleClaims.self),
+            service.currentTime().timeIntervalSince1970 < Double(claims.e)
+        else {
+            throw HTTPError.unauthorized(
+                "Open the console with an ops token: POST /ops/session with it gives the console's cookie.")
         }
         return claims.s
     }
@@ -153,27 +165,37 @@ extension WebSurfaces {
         if let online { counts["providers.online"] = online.count }
         return OpsOverview(
             now: service.currentTime(), counts: counts,
-            providers: (online ?? []).map { OpsOverview.ProviderDot(id: $0.id, lat: $0.position?.coordinate.lat, lng: $0.position?.coordinate.lng,
-                                                            busy: busy.contains($0.id)) },
-            trips: trips.prefix(5_000).map { OpsOverview.TripDot(id: $0.id, kind: $0.kind == .ride ? "ride" : "delivery", status: $0.status.name,
-                                                                 providerId: $0.providerId, pickup: $0.pickup, dropoff: $0.dropoff,
-                                                                 position: $0.providerFix?.shown) })
+            providers: (online ?? []).map {
+                OpsOverview.ProviderDot(
+                    id: $0.id, lat: $0.position?.coordinate.lat, lng: $0.position?.coordinate.lng,
+                    busy: busy.contains($0.id))
+            },
+            trips: trips.prefix(5_000).map {
+                OpsOverview.TripDot(
+                    id: $0.id, kind: $0.kind == .ride ? "ride" : "delivery", status: $0.status.name,
+                    providerId: $0.providerId, pickup: $0.pickup, dropoff: $0.dropoff,
+                    position: $0.providerFix?.shown)
+            })
     }
 
     func detail(_ trip: TripRecord) async throws -> OpsTripDetail {
         let changes = try service.store.changes(tripId: trip.id).map {
-            OpsTripDetail.Change(version: $0.version, status: $0.status, actor: "\($0.actorRole.rawValue) \($0.actorId)",
-                                 serverTime: $0.serverTime, deviceTime: $0.deviceTime)
+            OpsTripDetail.Change(
+                version: $0.version, status: $0.status, actor: "\($0.actorRole.rawValue) \($0.actorId)",
+                serverTime: $0.serverTime, deviceTime: $0.deviceTime)
         }
         let path = try await paths.path(tripId: trip.id).map {
             OpsTripDetail.Point(lat: $0.lat, lng: $0.lng, recordedAt: $0.recordedAt, receivedAt: $0.receivedAt)
         }
         let journal = journal.entries(tripId: trip.id)
         let payment = trip.payment.map {
-            OpsTripDetail.Payment(state: $0.state.rawValue, currency: $0.currency, heldMinor: $0.heldMinor,
-                                  capturedMinor: $0.capturedMinor, owedMinor: $0.owedMinor)
+            OpsTripDetail.Payment(
+                state: $0.state.rawValue, currency: $0.currency, heldMinor: $0.heldMinor,
+                capturedMinor: $0.capturedMinor, owedMinor: $0.owedMinor)
         }
-        return OpsTripDetail(trip: wire.snapshot(trip), customerId: trip.customerId, changes: changes, path: path,
-                             offers: journal.filter { $0.kind == "offer" }, pushes: journal.filter { $0.kind == "push" }, payment: payment)
+        return OpsTripDetail(
+            trip: wire.snapshot(trip), customerId: trip.customerId, changes: changes, path: path,
+            offers: journal.filter { $0.kind == "offer" }, pushes: journal.filter { $0.kind == "push" },
+            payment: payment)
     }
 }

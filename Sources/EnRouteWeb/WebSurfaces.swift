@@ -6,7 +6,8 @@ import EnRouteModels
 import OrderTracking
 
 /// The browser surfaces over the backend: the share-tracking page (`/share/{token}`), the operations console
-/// (`/ops`), the road map drawn from EnRoute's own graph (`/map/roads.geojson`) and Leaflet's files (`/assets/leaflet/*`).
+/// (`/ops`), the road map drawn from EnRoute's own graph (`/map/roads.geojson`) and Leaflet's files
+/// (`/assets/leaflet/*`).
 public final class WebSurfaces: Sendable {
     let service: TripService
     let providers: ProviderOperations
@@ -27,11 +28,15 @@ public final class WebSurfaces: Sendable {
 
     /// The surfaces over `service` and `providers`; links and cookies are signed with keys derived from `secret`,
     /// revocations kept in `links`, pages re-worded on `clock`.
-    public init(service: TripService, providers: ProviderOperations, paths: any PathStore, auth: Authenticator, wire: WireMapping,
-                secret: String, links: any ShareLinkStore, journal: OpsJournal, roadMap: RoadMap?, clock: any Clock<Duration>,
-                configuration: WebConfiguration = WebConfiguration()) {
+    public init(
+        service: TripService, providers: ProviderOperations, paths: any PathStore, auth: Authenticator,
+        wire: WireMapping,
+        secret: String, links: any ShareLinkStore, journal: OpsJournal, roadMap: RoadMap?, clock: any Clock<Duration>,
+        configuration: WebConfiguration = WebConfiguration()
+    ) {
         self.service = service; self.providers = providers; self.paths = paths; self.auth = auth; self.wire = wire
-        self.links = links; self.journal = journal; self.roadMap = roadMap; self.clock = clock; self.configuration = configuration
+        self.links = links; self.journal = journal; self.roadMap = roadMap; self.clock = clock;
+        self.configuration = configuration
         linkBase = MutexBox(configuration.publicBaseURL.map(Self.base))
         freshness = TrackingFreshnessPolicy(locale: configuration.locale, timeZone: configuration.timeZone)
         shareSigner = SignedToken(secret: secret, purpose: "share-link v1")
@@ -68,7 +73,11 @@ public final class WebSurfaces: Sendable {
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/html; charset=utf-8")
         headers.add("Cache-Control", "no-store")
-        headers.add("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'")
+        headers.add(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' "
+                + "data:; connect-src 'self'"
+        )
         headers.add("Referrer-Policy", "no-referrer")
         return HTTPResponse(status: status, headers: headers)
     }
@@ -95,7 +104,9 @@ final class Broadcast: Sendable {
     /// Signals from now on, until the caller stops iterating.
     func subscribe() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = next.update { $0 += 1; return $0 }
+        let id = next.update {
+            $0 += 1; return $0
+        }
         waiters.update { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in self?.waiters.update { $0[id] = nil } }
         return stream

@@ -14,7 +14,7 @@ enum AcceptFailure: Equatable {
     init(errno code: Int32) {
         switch code {
         case EINTR, ECONNABORTED, EPROTO, ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP,
-             ENETUNREACH:
+            ENETUNREACH:
             self = .retry
         case EMFILE, ENFILE, ENOBUFS, ENOMEM:
             self = .exhausted

@@ -16,7 +16,9 @@ struct AnswerContext: Sendable {
 
     /// The answer to a request that could not be read: nothing of it is known.
     static func unreadable(started: ContinuousClock.Instant) -> AnswerContext {
-        AnswerContext(method: "-", route: "unmatched", minorVersion: 1, keepAlive: false, isHead: false, headers: HTTPHeaders(), started: started)
+        AnswerContext(
+            method: "-", route: "unmatched", minorVersion: 1, keepAlive: false, isHead: false, headers: HTTPHeaders(),
+            started: started)
     }
 }
 
@@ -289,8 +291,9 @@ final class Connection: @unchecked Sendable {
             case .chunked(var decoder):
                 guard var request = pending else { receive = .head; continue }
                 pending = nil
-                let outcome = decoder.decode(UnsafeRawBufferPointer(rebasing: input[offset...]), into: &request.body,
-                                             keep: !request.overLimit, decoded: &request.decoded)
+                let outcome = decoder.decode(
+                    UnsafeRawBufferPointer(rebasing: input[offset...]), into: &request.body,
+                    keep: !request.overLimit, decoded: &request.decoded)
                 if !request.overLimit, request.decoded > request.bodyLimit {
                     // Over the limit: the rest is read and thrown away, so that the client gets its 413.
                     request.overLimit = true
@@ -318,7 +321,8 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// A complete head: checks it and sets up reading its body. False when the connection is answered for the last time.
+    /// A complete head: checks it and sets up reading its body. False when the connection is answered for the last
+    /// time.
     private func begin(_ head: RequestHead) -> Bool {
         let started = ContinuousClock.now, now = loop.now, limits = server.limits
         let refusedNow = lock.withLock { () -> Bool in
@@ -326,15 +330,21 @@ final class Connection: @unchecked Sendable {
             return refused
         }
         if refusedNow, server.openConnectionCount > server.budget.connectionCap {
-            var response = HTTPError.unavailable(retryAfterSeconds: 1, detail: "Too many connections; try again shortly.").response
+            var response = HTTPError.unavailable(
+                retryAfterSeconds: 1, detail: "Too many connections; try again shortly."
+            ).response
             response.headers.add("Connection", "close")
             answer(response, context(for: head, route: nil, started: started, keepAlive: false))
             return false
         }
         // RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host.
         if head.hostCount > 1 || (head.hostCount == 0 && head.minorVersion >= 1) {
-            let detail = head.hostCount > 1 ? "The request has more than one Host header." : "An HTTP/1.1 request needs a Host header."
-            answer(HTTPError.badRequest(detail).response, context(for: head, route: nil, started: started, keepAlive: false))
+            let detail =
+                head.hostCount > 1
+                ? "The request has more than one Host header." : "An HTTP/1.1 request needs a Host header."
+            answer(
+                HTTPError.badRequest(detail).response,
+                context(for: head, route: nil, started: started, keepAlive: false))
             return false
         }
         let path = HTTPParser.decodedPath(head.target)
@@ -348,7 +358,9 @@ final class Connection: @unchecked Sendable {
         case .length(let length):
             if length > bodyLimit {
                 pending = nil
-                answer(HTTPError.payloadTooLarge(limit: bodyLimit).response, context(for: head, route: nil, started: started, keepAlive: false))
+                answer(
+                    HTTPError.payloadTooLarge(limit: bodyLimit).response,
+                    context(for: head, route: nil, started: started, keepAlive: false))
                 return false
             }
             pending?.body.reserveCapacity(length)
@@ -365,9 +377,13 @@ final class Connection: @unchecked Sendable {
         lock.withLock { _ = sendLocked(ResponseHead.continueLine) }
     }
 
-    private func context(for head: RequestHead, route: String?, started: ContinuousClock.Instant, keepAlive: Bool? = nil) -> AnswerContext {
-        AnswerContext(method: head.method, route: route ?? "unmatched", minorVersion: head.minorVersion,
-                      keepAlive: keepAlive ?? head.keepAlive, isHead: head.method == "HEAD", headers: head.headers, started: started)
+    private func context(
+        for head: RequestHead, route: String?, started: ContinuousClock.Instant, keepAlive: Bool? = nil
+    ) -> AnswerContext {
+        AnswerContext(
+            method: head.method, route: route ?? "unmatched", minorVersion: head.minorVersion,
+            keepAlive: keepAlive ?? head.keepAlive, isHead: head.method == "HEAD", headers: head.headers,
+            started: started)
     }
 
     /// The body is in: dispatches the request. True when the connection can take the next request at once; otherwise
@@ -407,8 +423,9 @@ final class Connection: @unchecked Sendable {
                 answer(response, context)
                 return
             }
-            var request = HTTPRequest(method: head.method, path: pending.path ?? "", query: HTTPParser.queryArguments(head.target),
-                                      headers: head.headers, body: pending.body)
+            var request = HTTPRequest(
+                method: head.method, path: pending.path ?? "", query: HTTPParser.queryArguments(head.target),
+                headers: head.headers, body: pending.body)
             request.pathParameters = parameters
             request.routePattern = route.pattern
             let now = loop.now, limits = server.limits
@@ -418,7 +435,9 @@ final class Connection: @unchecked Sendable {
                 answer(Router.run { try handle(request) }, context)
             case .async(let handle):
                 guard server.admit() else {
-                    answer(HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is busy; try again shortly.").response, context)
+                    answer(
+                        HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is busy; try again shortly.")
+                            .response, context)
                     return
                 }
                 let serial = lock.withLock { () -> UInt64 in
@@ -532,7 +551,9 @@ final class Connection: @unchecked Sendable {
     var hasRequestInFlight: Bool { lock.withLock { inFlight != nil } }
 
     /// Writes `response`; under `lock`. Returns what must follow once the lock is let go, and the status sent.
-    private func respondLocked(_ response: HTTPResponse, _ context: AnswerContext, into buffer: inout [UInt8]) -> (After, Int) {
+    private func respondLocked(
+        _ response: HTTPResponse, _ context: AnswerContext, into buffer: inout [UInt8]
+    ) -> (After, Int) {
         guard !closed, !shut else { return (.none, response.status) }
         deadlines.answered()
         buffer.removeAll(keepingCapacity: true)
@@ -540,14 +561,16 @@ final class Connection: @unchecked Sendable {
         switch response.body {
         case .bytes(let body):
             var closeAfter = !context.keepAlive || server.isDraining
-            var persistence: ResponseHead.Persistence = closeAfter ? .close : (context.minorVersion == 0 ? .keepAlive : .implicit)
+            var persistence: ResponseHead.Persistence =
+                closeAfter ? .close : (context.minorVersion == 0 ? .keepAlive : .implicit)
             if let connection = response.headers["Connection"] {
                 persistence = .implicit
                 if connection.lowercased().contains("close") { closeAfter = true }
             }
             let sendsBody = ResponseHead.hasBody(response.status)
-            ResponseHead.write(status: response.status, headers: response.headers, length: sendsBody ? .known(body.count) : .none,
-                               persistence: persistence, date: date, into: &buffer)
+            ResponseHead.write(
+                status: response.status, headers: response.headers, length: sendsBody ? .known(body.count) : .none,
+                persistence: persistence, date: date, into: &buffer)
             if sendsBody, !context.isHead { buffer.append(contentsOf: body) }
             _ = sendLocked(buffer)
             if closeAfter {
@@ -562,8 +585,9 @@ final class Connection: @unchecked Sendable {
             let chunked = context.minorVersion >= 1
             let closeAfter = !context.keepAlive || server.isDraining
             let persistence: ResponseHead.Persistence = closeAfter ? .close : (chunked ? .implicit : .keepAlive)
-            ResponseHead.write(status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
-                               persistence: persistence, date: date, into: &buffer)
+            ResponseHead.write(
+                status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
+                persistence: persistence, date: date, into: &buffer)
             _ = sendLocked(buffer)
             if closeAfter {
                 finishWritesLocked()
@@ -574,8 +598,9 @@ final class Connection: @unchecked Sendable {
         case .eventStream(let stream):
             let chunked = context.minorVersion >= 1
             let sink = StreamSink(connection: self, chunked: chunked, keepAlive: chunked && context.keepAlive)
-            ResponseHead.write(status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
-                               persistence: chunked ? .implicit : .close, date: date, into: &buffer)
+            ResponseHead.write(
+                status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
+                persistence: chunked ? .implicit : .close, date: date, into: &buffer)
             _ = sendLocked(buffer)
             mode = .stream(sink)
             deadlines.exempted(permanently: false)
@@ -587,24 +612,33 @@ final class Connection: @unchecked Sendable {
         case .webSocket(let session):
             let headers = context.headers
             guard headers["Sec-WebSocket-Version"] == "13" else {
-                var error = HTTPError(status: 426, title: "Upgrade Required", detail: "Only WebSocket version 13 is supported.")
+                var error = HTTPError(
+                    status: 426, title: "Upgrade Required", detail: "Only WebSocket version 13 is supported.")
                 error.headers.add("Sec-WebSocket-Version", "13")
                 return respondLocked(error.response, context, into: &buffer)
             }
-            guard let key = headers["Sec-WebSocket-Key"], Data(base64Encoded: key.trimmingCharacters(in: .whitespaces))?.count == 16,
-                  headers["Connection"]?.lowercased().contains("upgrade") == true else {
-                return respondLocked(HTTPError.badRequest("A WebSocket upgrade needs Connection: Upgrade and a 16-byte Sec-WebSocket-Key.").response,
-                                     context, into: &buffer)
+            guard let key = headers["Sec-WebSocket-Key"],
+                Data(base64Encoded: key.trimmingCharacters(in: .whitespaces))?.count == 16,
+                headers["Connection"]?.lowercased().contains("upgrade") == true
+            else {
+                return respondLocked(
+                    HTTPError.badRequest(
+                        "A WebSocket upgrade needs Connection: Upgrade and a 16-byte Sec-WebSocket-Key."
+                    ).response,
+                    context, into: &buffer)
             }
             var fields = HTTPHeaders()
             fields.add("Upgrade", "websocket")
             fields.add("Connection", "Upgrade")
             fields.add("Sec-WebSocket-Accept", WebSocketCodec.acceptValue(forKey: key))
             for field in response.headers { fields.add(field.name, field.value) }
-            ResponseHead.write(status: 101, headers: fields, length: .none, persistence: .implicit, date: date, into: &buffer)
+            ResponseHead.write(
+                status: 101, headers: fields, length: .none, persistence: .implicit, date: date, into: &buffer)
             _ = sendLocked(buffer)
-            let (messages, continuation) = AsyncStream<WebSocketMessage>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-            let socket = UpgradedSocket(connection: self, configuration: server.configuration, clock: server.clock, continuation: continuation)
+            let (messages, continuation) = AsyncStream<WebSocketMessage>.makeStream(
+                bufferingPolicy: .bufferingNewest(1024))
+            let socket = UpgradedSocket(
+                connection: self, configuration: server.configuration, clock: server.clock, continuation: continuation)
             mode = .webSocket(socket)
             deadlines.exempted(permanently: true)
             return (.webSocket(socket, session, messages), 101)
@@ -613,8 +647,9 @@ final class Connection: @unchecked Sendable {
 
     /// Counts the answer and starts what follows it; no lock held.
     private func finish(_ after: After, status: Int, _ context: AnswerContext) {
-        server.metrics.recordRequest(route: context.route, method: context.method, status: status,
-                                     seconds: Self.seconds(since: context.started))
+        server.metrics.recordRequest(
+            route: context.route, method: context.method, status: status,
+            seconds: Self.seconds(since: context.started))
         switch after {
         case .none:
             break

@@ -43,7 +43,8 @@ public enum DescriptorLimit {
         var limit = rlimit()
         guard getrlimit(resource, &limit) == 0 else { return (current, current) }
         let before = Int(clamping: limit.rlim_cur)
-        let nrOpen = (try? String(contentsOfFile: "/proc/sys/fs/nr_open", encoding: .utf8))
+        let nrOpen =
+            (try? String(contentsOfFile: "/proc/sys/fs/nr_open", encoding: .utf8))
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1 << 20
         let hard = limit.rlim_max == Self.unlimited ? nil : UInt64(limit.rlim_max)
         let target = DescriptorBudget.raisedSoftLimit(soft: UInt64(limit.rlim_cur), hard: hard, nrOpen: nrOpen)

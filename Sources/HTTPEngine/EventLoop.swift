@@ -69,9 +69,11 @@ final class EventLoop: @unchecked Sendable {
     static let wakeToken = UInt64.max
     static let listenerToken = UInt64.max - 1
 
-    init(index: Int, elapsed: @escaping @Sendable () -> Duration, dates: DateCache,
-         accept: @escaping @Sendable (Int32) -> Int32 = EventLoop.systemAccept,
-         onPause: @escaping @Sendable () -> Void = {}, onAccept: @escaping @Sendable (Int32, EventLoop) -> Void) {
+    init(
+        index: Int, elapsed: @escaping @Sendable () -> Duration, dates: DateCache,
+        accept: @escaping @Sendable (Int32) -> Int32 = EventLoop.systemAccept,
+        onPause: @escaping @Sendable () -> Void = {}, onAccept: @escaping @Sendable (Int32, EventLoop) -> Void
+    ) {
         self.index = index
         self.elapsed = elapsed
         self.dates = dates
@@ -104,7 +106,8 @@ final class EventLoop: @unchecked Sendable {
     func listen(on fd: Int32) {
         post { [self] in
             listener = fd
-            var ev = epoll_event(events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, data: epoll_data_t(u64: Self.listenerToken))
+            var ev = epoll_event(
+                events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, data: epoll_data_t(u64: Self.listenerToken))
             _ = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)
         }
     }
@@ -142,8 +145,9 @@ final class EventLoop: @unchecked Sendable {
         listenerPaused = false
         listenerPausedFlag.store(false, ordering: .relaxed)
         // Level-triggered: a newcomer already waiting in the backlog wakes the loop at once.
-        var ev = epoll_event(events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue,
-                             data: epoll_data_t(u64: Self.listenerToken))
+        var ev = epoll_event(
+            events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue,
+            data: epoll_data_t(u64: Self.listenerToken))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, listener, &ev)
     }
 
@@ -190,8 +194,9 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         slots[slot] = connection
-        var ev = epoll_event(events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue,
-                             data: epoll_data_t(u64: token))
+        var ev = epoll_event(
+            events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue,
+            data: epoll_data_t(u64: token))
         _ = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)
     }
 

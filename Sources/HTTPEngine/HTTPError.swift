@@ -11,17 +11,23 @@ public struct HTTPError: Error, Sendable {
 
     public var status: Int { problem.status }
 
-    public init(status: Int, title: String, detail: String? = nil, type: String = "about:blank",
-                errors: [Problem.FieldError]? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+    public init(
+        status: Int, title: String, detail: String? = nil, type: String = "about:blank",
+        errors: [Problem.FieldError]? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) {
         self.problem = Problem(type: type, title: title, status: status, detail: detail, errors: errors)
         self.headers = headers
     }
 
     /// 400 with a detail saying what to fix.
-    public static func badRequest(_ detail: String) -> HTTPError { HTTPError(status: 400, title: "Bad Request", detail: detail) }
+    public static func badRequest(_ detail: String) -> HTTPError {
+        HTTPError(status: 400, title: "Bad Request", detail: detail)
+    }
 
     /// 404; the same answer whether the thing is absent or not the caller's to see.
-    public static func notFound(_ detail: String = "No such resource.") -> HTTPError { HTTPError(status: 404, title: "Not Found", detail: detail) }
+    public static func notFound(_ detail: String = "No such resource.") -> HTTPError {
+        HTTPError(status: 404, title: "Not Found", detail: detail)
+    }
 
     /// 401 with a `WWW-Authenticate` challenge.
     public static func unauthorized(_ detail: String) -> HTTPError {
@@ -30,17 +36,22 @@ public struct HTTPError: Error, Sendable {
     }
 
     /// 403: the caller is known but this action is not theirs.
-    public static func forbidden(_ detail: String) -> HTTPError { HTTPError(status: 403, title: "Forbidden", detail: detail) }
+    public static func forbidden(_ detail: String) -> HTTPError {
+        HTTPError(status: 403, title: "Forbidden", detail: detail)
+    }
 
     /// 422 naming one invalid field by JSON Pointer.
     public static func invalid(_ pointer: String, _ detail: String) -> HTTPError {
-        HTTPError(status: 422, title: "Unprocessable Content", detail: "\(pointer): \(detail)",
-                  errors: [Problem.FieldError(pointer: pointer, detail: detail)])
+        HTTPError(
+            status: 422, title: "Unprocessable Content", detail: "\(pointer): \(detail)",
+            errors: [Problem.FieldError(pointer: pointer, detail: detail)])
     }
 
     /// 413 for a body over the route's limit.
     public static func payloadTooLarge(limit: Int) -> HTTPError {
-        HTTPError(status: 413, title: "Content Too Large", detail: "The body is over the \(limit)-byte limit for this endpoint.")
+        HTTPError(
+            status: 413, title: "Content Too Large",
+            detail: "The body is over the \(limit)-byte limit for this endpoint.")
     }
 
     /// 503 with `Retry-After`.
@@ -51,20 +62,30 @@ public struct HTTPError: Error, Sendable {
 
     /// The answer for a request the engine could not read, by the status its parser chose.
     static func protocolError(status: Int) -> HTTPError {
-        let (title, detail): (String, String) = switch status {
-        case 400: ("Bad Request", "The request is malformed: check its request line, headers, Content-Length and chunked framing.")
-        case 413: ("Content Too Large", "The request's declared body is too large.")
-        case 414: ("URI Too Long", "The request line is longer than this server accepts.")
-        case 431: ("Request Header Fields Too Large", "The request's headers are larger than this server accepts.")
-        case 501: ("Not Implemented", "The request's Transfer-Encoding is not supported; send the body with Content-Length or chunked.")
-        case 505: ("HTTP Version Not Supported", "Use HTTP/1.1.")
-        default: ("Internal Server Error", "Something went wrong on our side.")
-        }
+        let (title, detail): (String, String) =
+            switch status {
+            case 400:
+                (
+                    "Bad Request",
+                    "The request is malformed: check its request line, headers, Content-Length and chunked framing."
+                )
+            case 413: ("Content Too Large", "The request's declared body is too large.")
+            case 414: ("URI Too Long", "The request line is longer than this server accepts.")
+            case 431: ("Request Header Fields Too Large", "The request's headers are larger than this server accepts.")
+            case 501:
+                (
+                    "Not Implemented",
+                    "The request's Transfer-Encoding is not supported; send the body with Content-Length or chunked."
+                )
+            case 505: ("HTTP Version Not Supported", "Use HTTP/1.1.")
+            default: ("Internal Server Error", "Something went wrong on our side.")
+            }
         return HTTPError(status: status, title: title, detail: detail)
     }
 
     /// 500 that says nothing about the inside.
-    public static let internalError = HTTPError(status: 500, title: "Internal Server Error", detail: "Something went wrong on our side.")
+    public static let internalError = HTTPError(
+        status: 500, title: "Internal Server Error", detail: "Something went wrong on our side.")
 
     /// Maps a decoding failure to 400 (not JSON) or 422 (JSON of the wrong shape), naming the field.
     public init(decoding error: DecodingError) {

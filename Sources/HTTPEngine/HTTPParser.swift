@@ -49,7 +49,9 @@ enum HTTPParser {
     /// Parses the head at the start of `bytes`; a request line longer than `limit` is 414, a head 431.
     static func parseHead(_ bytes: UnsafeRawBufferPointer, limit: Int) -> Head {
         let count = bytes.count
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count > 0 else { return .incomplete(requestLine: false) }
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count > 0 else {
+            return .incomplete(requestLine: false)
+        }
         var start = 0
         // Empty lines before a request line are skipped (RFC 9112 §2.2).
         while start < count, base[start] == 13 || base[start] == 10 {
@@ -139,7 +141,9 @@ enum HTTPParser {
     }
 
     /// `METHOD SP target SP HTTP/1.x`, exactly.
-    private static func requestLine(_ base: UnsafePointer<UInt8>, _ start: Int, _ lineEnd: Int) -> Result<RequestHead, ProtocolError> {
+    private static func requestLine(
+        _ base: UnsafePointer<UInt8>, _ start: Int, _ lineEnd: Int
+    ) -> Result<RequestHead, ProtocolError> {
         var end = lineEnd
         if end > start, base[end - 1] == 13 { end -= 1 }
         let bad = ProtocolError(status: 400)
@@ -157,16 +161,19 @@ enum HTTPParser {
             j += 1
         }
         guard j > targetStart, j < end else { return .failure(bad) }
-        let target = String(decoding: UnsafeBufferPointer(start: base + targetStart, count: j - targetStart), as: UTF8.self)
+        let target = String(
+            decoding: UnsafeBufferPointer(start: base + targetStart, count: j - targetStart), as: UTF8.self)
         let version = j + 1
         guard end - version == 8 else { return .failure(bad) }
-        let prefix: [UInt8] = [72, 84, 84, 80, 47]   // "HTTP/"
+        let prefix: [UInt8] = [72, 84, 84, 80, 47]  // "HTTP/"
         for k in 0..<5 where base[version + k] != prefix[k] { return .failure(bad) }
         let major = base[version + 5], dot = base[version + 6], minor = base[version + 7]
         guard isDigit(major), dot == UInt8(ascii: "."), isDigit(minor) else { return .failure(bad) }
         guard major == UInt8(ascii: "1") else { return .failure(ProtocolError(status: 505)) }
-        return .success(RequestHead(method: method, target: target, minorVersion: minor - UInt8(ascii: "0"), headers: HTTPHeaders(),
-                                    framing: .none, keepAlive: true, expectsContinue: false, hostCount: 0))
+        return .success(
+            RequestHead(
+                method: method, target: target, minorVersion: minor - UInt8(ascii: "0"), headers: HTTPHeaders(),
+                framing: .none, keepAlive: true, expectsContinue: false, hostCount: 0))
     }
 
     private static func find(_ byte: UInt8, _ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
@@ -179,10 +186,15 @@ enum HTTPParser {
     /// `tchar` of RFC 9110 §5.6.2.
     static func isTokenByte(_ b: UInt8) -> Bool {
         switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"),
+            UInt8(ascii: "_"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
         default: false
         }
     }
@@ -227,11 +239,14 @@ enum HTTPParser {
         return n
     }
 
-    /// The arguments of a request target's query (`a=1&b=x+y`), `+` and `%XX` decoded, the first of a repeated name kept.
+    /// The arguments of a request target's query (`a=1&b=x+y`), `+` and `%XX` decoded, the first of a repeated name
+    /// kept.
     static func queryArguments(_ target: String) -> [String: String] {
         guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [:] }
         var arguments: [String: String] = [:]
-        for pair in target.utf8[target.utf8.index(after: mark)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        for pair in target.utf8[target.utf8.index(after: mark)...].split(
+            separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
+        {
             let name: Substring.UTF8View.SubSequence, value: Substring.UTF8View.SubSequence
             if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
                 name = pair[..<equals]
@@ -248,7 +263,9 @@ enum HTTPParser {
 
     /// `+` as a space and `%XX` as its byte; a malformed escape is kept as it is.
     private static func formDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String {
-        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(Substring(bytes)) }
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(Substring(bytes))
+        }
         let raw = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
@@ -256,7 +273,9 @@ enum HTTPParser {
         while i < raw.count {
             if raw[i] == UInt8(ascii: "+") {
                 out.append(32)
-            } else if raw[i] == UInt8(ascii: "%"), i + 2 < raw.count, let high = hexValue(raw[i + 1]), let low = hexValue(raw[i + 2]) {
+            } else if raw[i] == UInt8(ascii: "%"), i + 2 < raw.count, let high = hexValue(raw[i + 1]),
+                let low = hexValue(raw[i + 2])
+            {
                 out.append(high << 4 | low)
                 i += 2
             } else {
@@ -280,7 +299,9 @@ enum HTTPParser {
     /// malformed or the path holds a NUL or another control character: such a path names nothing.
     static func decodedPath(_ target: String) -> String? {
         // The usual target has nothing to decode or cut: use it as it is.
-        if !target.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") || $0 < 0x20 || $0 == 0x7F }) {
+        if !target.utf8.contains(where: {
+            $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") || $0 < 0x20 || $0 == 0x7F
+        }) {
             return target
         }
         var raw = Array(target.utf8)
@@ -291,7 +312,9 @@ enum HTTPParser {
         while i < raw.count {
             var byte = raw[i]
             if byte == UInt8(ascii: "%") {
-                guard i + 2 < raw.count, let high = hexValue(raw[i + 1]), let low = hexValue(raw[i + 2]) else { return nil }
+                guard i + 2 < raw.count, let high = hexValue(raw[i + 1]), let low = hexValue(raw[i + 2]) else {
+                    return nil
+                }
                 byte = high << 4 | low
                 i += 2
             }
@@ -303,7 +326,8 @@ enum HTTPParser {
     }
 }
 
-/// Decodes a chunked request body (RFC 9112 §7.1) as its bytes arrive; chunk extensions and trailers are read and dropped.
+/// Decodes a chunked request body (RFC 9112 §7.1) as its bytes arrive; chunk extensions and trailers are read and
+/// dropped.
 struct ChunkedDecoder {
     private enum State: Equatable {
         case size(value: UInt64, digits: Int)
@@ -335,7 +359,9 @@ struct ChunkedDecoder {
     static let maxTrailer = 8 * 1024
 
     /// Reads `input`, appending the body's bytes to `body` while `keep` holds (past a limit the rest is only counted).
-    mutating func decode(_ input: UnsafeRawBufferPointer, into body: inout [UInt8], keep: Bool, decoded: inout Int) -> Outcome {
+    mutating func decode(
+        _ input: UnsafeRawBufferPointer, into body: inout [UInt8], keep: Bool, decoded: inout Int
+    ) -> Outcome {
         guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .needMore }
         var i = 0
         let count = input.count

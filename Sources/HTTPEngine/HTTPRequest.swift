@@ -52,7 +52,10 @@ public struct HTTPRequest: Sendable {
     /// The route pattern that matched, e.g. `/v1/trips/{id}` (used as the metrics label).
     public var routePattern: String = ""
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = []
+    ) {
         self.method = method; self.path = path; self.query = query; self.headers = headers; self.body = body
     }
 
@@ -70,7 +73,9 @@ public struct HTTPRequest: Sendable {
     /// Decodes the JSON body as `T`: 400 for malformed JSON, 415 for another media type, 422 naming a bad field, or
     /// naming a string that holds U+0000 (`TextPolicy`).
     public func decode<T: Decodable>(_ type: T.Type) throws(HTTPError) -> T {
-        if let contentType = headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json"), !contentType.contains("+json") {
+        if let contentType = headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json"),
+            !contentType.contains("+json")
+        {
             throw HTTPError(status: 415, title: "Unsupported Media Type", detail: "Send the body as application/json.")
         }
         guard !body.isEmpty else { throw HTTPError.badRequest("The request needs a JSON body.") }

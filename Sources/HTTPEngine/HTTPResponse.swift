@@ -38,14 +38,18 @@ public struct HTTPResponse: Sendable {
     public static func empty(_ status: Int = 204) -> HTTPResponse { HTTPResponse(status: status) }
 
     /// A text answer with the given media type.
-    public static func text(_ text: String, contentType: String = "text/plain; charset=utf-8", status: Int = 200) -> HTTPResponse {
+    public static func text(
+        _ text: String, contentType: String = "text/plain; charset=utf-8", status: Int = 200
+    ) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("Content-Type", contentType)
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(text.utf8)))
     }
 
     /// An SSE answer whose events come from `produce`.
-    public static func eventStream(_ produce: @escaping @Sendable (EventStreamWriter) async throws -> Void) -> HTTPResponse {
+    public static func eventStream(
+        _ produce: @escaping @Sendable (EventStreamWriter) async throws -> Void
+    ) -> HTTPResponse {
         HTTPResponse(status: 200, headers: EventStream.headers, body: .eventStream(EventStream(produce: produce)))
     }
 
@@ -57,8 +61,10 @@ public struct HTTPResponse: Sendable {
     /// A live answer from one producer of events: SSE, or WebSocket text frames `{"type","id","data"}`
     /// (framed as channel members get them) when `request` asks to upgrade. Ends when the producer
     /// returns or the client leaves; what a WebSocket client sends, other than control frames, is ignored.
-    public static func live(_ request: HTTPRequest,
-                            _ produce: @escaping @Sendable (_ emit: @Sendable (LiveEvent) throws -> Void) async throws -> Void) -> HTTPResponse {
+    public static func live(
+        _ request: HTTPRequest,
+        _ produce: @escaping @Sendable (_ emit: @Sendable (LiveEvent) throws -> Void) async throws -> Void
+    ) -> HTTPResponse {
         guard request.isWebSocketUpgrade else {
             return .eventStream { writer in try await produce { try writer.write(LiveFrames.sse([$0])) } }
         }

@@ -50,8 +50,10 @@ public struct HTTPServerConfiguration: Sendable {
     public init() {}
 
     /// Event loops for a machine of `cores`: one per core but one, at least one. The process has more to run than its
-    /// loops (async handlers on Swift's pool, the database writer, fan-out, and often a proxy or client beside it), and a
-    /// loop that shares its core is preempted mid-batch: on 2 cores, one loop served about 30% more requests than two with a
+    /// loops (async handlers on Swift's pool, the database writer, fan-out, and often a proxy or client beside it), and
+    /// a
+    /// loop that shares its core is preempted mid-batch: on 2 cores, one loop served about 30% more requests than two
+    /// with a
     /// fifth of the p99 (`bench/http-engine.sh`), because a busy loop takes its events in batches and seldom sleeps.
     public static func defaultThreads(cores: Int) -> Int { max(1, cores - 1) }
 }
@@ -72,21 +74,27 @@ public final class HTTPServer: Sendable {
 
     /// A server for `router`; `clock` paces SSE heartbeats, the receive and request deadlines, and times
     /// WebSocket close handshakes; `wallClock` dates the answers.
-    public convenience init(router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-                            metrics: MetricsRegistry = MetricsRegistry(),
-                            clock: any Clock<Duration> = ContinuousClock(),
-                            wallClock: @escaping @Sendable () -> Date = { Date() }) {
-        self.init(router: router, configuration: configuration, metrics: metrics, clock: clock, wallClock: wallClock,
-                  descriptorLimit: DescriptorLimit.current, accept: EventLoop.systemAccept)
+    public convenience init(
+        router: Router, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        metrics: MetricsRegistry = MetricsRegistry(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            router: router, configuration: configuration, metrics: metrics, clock: clock, wallClock: wallClock,
+            descriptorLimit: DescriptorLimit.current, accept: EventLoop.systemAccept)
     }
 
     /// A server whose descriptor limit and `accept` are given (a test's stand-ins).
-    init(router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
-         wallClock: @escaping @Sendable () -> Date, descriptorLimit: Int,
-         accept: @escaping @Sendable (Int32) -> Int32) {
+    init(
+        router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
+        wallClock: @escaping @Sendable () -> Date, descriptorLimit: Int,
+        accept: @escaping @Sendable (Int32) -> Int32
+    ) {
         let budget = DescriptorBudget(descriptorLimit: descriptorLimit, requestedCap: configuration.connectionLimit)
-        core = ServerCore(router: router, configuration: configuration, metrics: metrics, clock: clock,
-                          wallClock: wallClock, budget: budget, accept: accept)
+        core = ServerCore(
+            router: router, configuration: configuration, metrics: metrics, clock: clock,
+            wallClock: wallClock, budget: budget, accept: accept)
     }
 
     /// Dropped without `shutdown()` (a failed test, say): the loops close every connection and end.
@@ -150,7 +158,8 @@ final class ServerCore: @unchecked Sendable {
     private let draining = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let loopsEnded = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
-    /// Every open connection, for the deadline timer, the cap's eviction and the counts; touched on open and close only.
+    /// Every open connection, for the deadline timer, the cap's eviction and the counts; touched on open and close
+    /// only.
     private let registry = Mutex<(connections: [Connection], evicted: Int)>(([], 0))
     private let streams = Mutex<[ObjectIdentifier: StreamSink]>([:])
     private let sockets = Mutex<[ObjectIdentifier: UpgradedSocket]>([:])
@@ -160,9 +169,11 @@ final class ServerCore: @unchecked Sendable {
     /// The most of an over-limit body read and discarded to answer 413 rather than drop the connection.
     static let maxDiscardedBody = 32 * 1024 * 1024
 
-    init(router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
-         wallClock: @escaping @Sendable () -> Date, budget: DescriptorBudget,
-         accept: @escaping @Sendable (Int32) -> Int32) {
+    init(
+        router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
+        wallClock: @escaping @Sendable () -> Date, budget: DescriptorBudget,
+        accept: @escaping @Sendable (Int32) -> Int32
+    ) {
         self.budget = budget
         self.accept = accept
         self.router = router
@@ -172,8 +183,9 @@ final class ServerCore: @unchecked Sendable {
         self.wallClock = wallClock
         self.elapsed = Self.elapsedReader(clock)
         nextHeartbeat = configuration.heartbeatInterval
-        limits = .init(header: configuration.headerTimeout, body: configuration.bodyTimeout,
-                       idle: .seconds(Int(configuration.idleTimeoutSeconds)), request: configuration.requestDeadline)
+        limits = .init(
+            header: configuration.headerTimeout, body: configuration.bodyTimeout,
+            idle: .seconds(Int(configuration.idleTimeoutSeconds)), request: configuration.requestDeadline)
         metrics.gauge("enroute_open_connections", help: "Client connections open now.") { [weak self] in
             Double(self?.openConnectionCount ?? 0)
         }
@@ -226,12 +238,15 @@ final class ServerCore: @unchecked Sendable {
         let dates = DateCache(wallClock: wallClock)
         let metrics = self.metrics
         let paused: @Sendable () -> Void = {
-            metrics.increment("enroute_accept_paused_total",
-                              help: "Times a loop stopped accepting because descriptors ran out (until one is freed).")
+            metrics.increment(
+                "enroute_accept_paused_total",
+                help: "Times a loop stopped accepting because descriptors ran out (until one is freed).")
         }
         for index in 0..<max(1, configuration.threads) {
-            let loop = EventLoop(index: index, elapsed: elapsed, dates: dates, accept: accept,
-                                 onPause: paused) { [self] fd, loop in accepted(fd, on: loop) }
+            let loop = EventLoop(
+                index: index, elapsed: elapsed, dates: dates, accept: accept,
+                onPause: paused
+            ) { [self] fd, loop in accepted(fd, on: loop) }
             loops.append(loop)
         }
         for loop in loops {
@@ -254,7 +269,9 @@ final class ServerCore: @unchecked Sendable {
             throw HTTPServerError.cannotStart(host: host, port: port)
         }
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, Glibc.listen(fd, 4096) == 0 else {
             close(fd)
@@ -281,7 +298,8 @@ final class ServerCore: @unchecked Sendable {
 
     /// A socket accepted on `acceptor`: it joins the loops in turn, so connections spread evenly over them.
     private func accepted(_ fd: Int32, on acceptor: EventLoop) {
-        let loop = loops[Int(UInt(bitPattern: nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(loops.count))]
+        let loop = loops[
+            Int(UInt(bitPattern: nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(loops.count))]
         if loop === acceptor {
             adopt(fd, on: loop)
         } else {
@@ -322,7 +340,7 @@ final class ServerCore: @unchecked Sendable {
             }
             guard accepted else { return nil }
             if let victim {
-                countCut(reason: "evicted")   // before the cut, as for deadlines
+                countCut(reason: "evicted")  // before the cut, as for deadlines
                 victim.cut()
             }
             return connection
@@ -379,7 +397,11 @@ final class ServerCore: @unchecked Sendable {
         switch session.kind {
         case .run(let session):
             let webSocket = WebSocket(messages: messages, transport: socket)
-            sessionTask.withLock { $0 = Task { await session(webSocket); if webSocket.isOpen { webSocket.close() } } }
+            sessionTask.withLock {
+                $0 = Task {
+                    await session(webSocket); if webSocket.isOpen { webSocket.close() }
+                }
+            }
         case .channel(let join):
             // A channel member only listens: what the client sends (other than control frames) is dropped.
             join(socket)
@@ -392,8 +414,10 @@ final class ServerCore: @unchecked Sendable {
     /// Runs `body` at each tick of a fixed schedule that starts now, not when the task first runs, and
     /// sleeps to each tick rather than "a tick from now": a test clock advanced past several ticks (even
     /// before the task starts) wakes the loop for each, and the last wake sees the final time.
-    private static func repeating<C: Clock>(on clock: C, every tick: Duration,
-                                            _ body: @escaping @Sendable () -> Bool) -> Task<Void, Never> where C.Duration == Duration {
+    private static func repeating<C: Clock>(
+        on clock: C, every tick: Duration,
+        _ body: @escaping @Sendable () -> Bool
+    ) -> Task<Void, Never> where C.Duration == Duration {
         let first = clock.now.advanced(by: tick)
         return Task {
             var next = first
@@ -444,18 +468,23 @@ final class ServerCore: @unchecked Sendable {
         if !cuts.isEmpty { countCut(reason: "deadline", cuts.count) }
         for connection in cuts { connection.cut() }
         guard !overdue.isEmpty else { return }
-        metrics.increment("enroute_request_deadline_exceeded_total", by: Double(overdue.count),
-                          help: "Handlers answered 503 and cancelled at the request deadline.")
+        metrics.increment(
+            "enroute_request_deadline_exceeded_total", by: Double(overdue.count),
+            help: "Handlers answered 503 and cancelled at the request deadline.")
         let seconds = configuration.requestDeadline.components.seconds
         for connection in overdue {
-            connection.timeOut(HTTPError.unavailable(retryAfterSeconds: 1,
-                                                     detail: "The request took longer than its \(seconds)-second deadline; try again shortly.").response)
+            connection.timeOut(
+                HTTPError.unavailable(
+                    retryAfterSeconds: 1,
+                    detail: "The request took longer than its \(seconds)-second deadline; try again shortly."
+                ).response)
         }
     }
 
     private func countCut(reason: String, _ count: Int = 1) {
-        metrics.increment("enroute_connections_cut_total", labels: ["reason": reason], by: Double(count),
-                          help: "Connections closed by the server: past a receive deadline, or making way for a newcomer at the cap.")
+        metrics.increment(
+            "enroute_connections_cut_total", labels: ["reason": reason], by: Double(count),
+            help: "Connections closed by the server: past a receive deadline, or making way for a newcomer at the cap.")
     }
 
     // MARK: - Shutdown
@@ -471,16 +500,22 @@ final class ServerCore: @unchecked Sendable {
         if listener >= 0 { close(listener) }
         listener = -1
         for sink in streams.withLock({ Array($0.values) }) { sink.finish() }
-        for socket in sockets.withLock({ Array($0.values) }) { socket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down") }
+        for socket in sockets.withLock({ Array($0.values) }) {
+            socket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down")
+        }
         let deadline = ContinuousClock.now.advanced(by: configuration.shutdownGrace)
         while ContinuousClock.now < deadline,
-              inFlight.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0 || webSockets.load(ordering: .acquiring) > 0 {
+            inFlight.load(ordering: .acquiring) > 0 || openStreams.load(ordering: .acquiring) > 0
+                || webSockets.load(ordering: .acquiring) > 0
+        {
             try? await Task.sleep(for: .milliseconds(10))
         }
         // Past the grace period whatever still runs is answered or ended now: a handler still running gets the 503 its
         // deadline would give, a stream its end.
         let unavailable = HTTPError.unavailable(retryAfterSeconds: 1, detail: "The server is shutting down.").response
-        for connection in registry.withLock({ $0.connections }) where connection.hasRequestInFlight { connection.timeOut(unavailable) }
+        for connection in registry.withLock({ $0.connections }) where connection.hasRequestInFlight {
+            connection.timeOut(unavailable)
+        }
         for sink in streams.withLock({ Array($0.values) }) { sink.abandon() }
         // The loops close what is left (kept-alive connections, sockets that did not finish) and end.
         stopped.store(true, ordering: .releasing)

@@ -16,12 +16,16 @@ enum ResponseHead {
         case known(Int)
         /// A stream in HTTP/1.1 chunks.
         case chunked
-        /// A stream that ends when the connection closes (HTTP/1.0), or an answer that never has a body (1xx, 204, 304).
+        /// A stream that ends when the connection closes (HTTP/1.0), or an answer that never has a body (1xx, 204,
+        /// 304).
         case none
     }
 
     /// Appends the status line, `headers`, the framing and `Date` fields, and the empty line to `out`.
-    static func write(status: Int, headers: HTTPHeaders, length: Length, persistence: Persistence, date: [UInt8], into out: inout [UInt8]) {
+    static func write(
+        status: Int, headers: HTTPHeaders, length: Length, persistence: Persistence, date: [UInt8],
+        into out: inout [UInt8]
+    ) {
         out.append(contentsOf: statusLine(status))
         for field in headers {
             // Names and values that would end a line early are made harmless rather than sent as two fields.
@@ -77,8 +81,11 @@ enum ResponseHead {
 
     static func appendDecimal(_ value: Int, into out: inout [UInt8]) {
         guard value > 0 else { out.append(UInt8(ascii: "0")); return }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = value, count = 0
         withUnsafeMutableBytes(of: &digits) { raw in
             while n > 0 { raw[count] = UInt8(ascii: "0") + UInt8(n % 10); n /= 10; count += 1 }
@@ -117,7 +124,8 @@ enum ResponseHead {
         400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
         405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
         411: "Length Required", 412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long",
-        415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed", 421: "Misdirected Request",
+        415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed",
+        421: "Misdirected Request",
         422: "Unprocessable Content", 425: "Too Early", 426: "Upgrade Required", 428: "Precondition Required",
         429: "Too Many Requests", 431: "Request Header Fields Too Large",
         500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
@@ -143,7 +151,7 @@ enum HTTPDate {
         let day = Int(doy - (153 * mp + 2) / 5 + 1)
         let month = Int(mp < 10 ? mp + 3 : mp - 9)
         let year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
-        let weekday = Int(((days % 7) + 11) % 7)   // 1970-01-01 was a Thursday
+        let weekday = Int(((days % 7) + 11) % 7)  // 1970-01-01 was a Thursday
         var out: [UInt8] = []
         out.reserveCapacity(29)
         out.append(contentsOf: weekdays[weekday].utf8)

@@ -46,8 +46,10 @@ public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Send
     /// `initial` reads the current state of a key when its group is created (nil: there is nothing to
     /// follow, and the stream ends at once); `opening` gives a joining member's first events, and `revocation` the last
     /// events of a member its `admits` turns away.
-    public init(initial: @escaping @Sendable (Key) -> State?, opening: @escaping @Sendable (State) -> LiveUpdate,
-                revocation: @escaping @Sendable (State) -> LiveUpdate = { _ in LiveUpdate() }) {
+    public init(
+        initial: @escaping @Sendable (Key) -> State?, opening: @escaping @Sendable (State) -> LiveUpdate,
+        revocation: @escaping @Sendable (State) -> LiveUpdate = { _ in LiveUpdate() }
+    ) {
         self.initial = initial
         self.opening = opening
         self.revocation = revocation
@@ -58,7 +60,9 @@ public final class LiveChannels<Key: Hashable & Sendable, State: Sendable>: Send
     /// group's state (always, when nil).
     public func stream(_ request: HTTPRequest, key: Key, admits: (@Sendable (State) -> Bool)? = nil) -> HTTPResponse {
         let join: @Sendable (any LiveMember) -> Void = { [self] member in self.join(key, member, admits: admits) }
-        if request.isWebSocketUpgrade { return HTTPResponse(status: 101, body: .webSocket(WebSocketSession(join: join))) }
+        if request.isWebSocketUpgrade {
+            return HTTPResponse(status: 101, body: .webSocket(WebSocketSession(join: join)))
+        }
         return HTTPResponse(status: 200, headers: EventStream.headers, body: .eventStream(EventStream(join: join)))
     }
 

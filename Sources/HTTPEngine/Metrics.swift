@@ -29,7 +29,9 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Upper bounds of the latency buckets, in seconds.
-    public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+    public static let latencyBuckets: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+    ]
 
     private let state = Mutex(State())
 
@@ -41,12 +43,16 @@ public final class MetricsRegistry: Sendable {
         let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 })
         state.withLock { s in
             // In place, with one look-up: a copy of the entry out of the table would copy its dictionary and buckets.
-            Self.count(status: status, seconds: seconds, bucket: bucket,
-                       in: &s.requests[key, default: ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))])
+            Self.count(
+                status: status, seconds: seconds, bucket: bucket,
+                in: &s.requests[
+                    key, default: ([:], Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count)))])
         }
     }
 
-    private static func count(status: Int, seconds: Double, bucket: Int?, in entry: inout (statuses: [Int: Int], latency: Histogram)) {
+    private static func count(
+        status: Int, seconds: Double, bucket: Int?, in entry: inout (statuses: [Int: Int], latency: Histogram)
+    ) {
         entry.statuses[status, default: 0] += 1
         entry.latency.record(seconds, bucket: bucket)
     }
@@ -65,7 +71,8 @@ public final class MetricsRegistry: Sendable {
         let key = Self.labelText(labels)
         state.withLock { s in
             if s.help[name] == nil { s.help[name] = ("histogram", help) }
-            var h = s.histograms[name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
+            var h =
+                s.histograms[name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
             if let i = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { h.buckets[i] += 1 }
             h.count += 1
             h.sum += seconds
@@ -91,14 +98,19 @@ public final class MetricsRegistry: Sendable {
         var snapshot = state.withLock { $0 }
         // Fold the request fast path into ordinary counter and histogram series.
         if !snapshot.requests.isEmpty {
-            snapshot.help["enroute_http_requests_total"] = ("counter", "HTTP requests answered, by route, method and status.")
-            snapshot.help["enroute_http_request_duration_seconds"] = ("histogram", "Time from request start to the answer being queued.")
+            snapshot.help["enroute_http_requests_total"] = (
+                "counter", "HTTP requests answered, by route, method and status."
+            )
+            snapshot.help["enroute_http_request_duration_seconds"] = (
+                "histogram", "Time from request start to the answer being queued."
+            )
             for (key, entry) in snapshot.requests {
                 for (status, count) in entry.statuses {
                     let labels = Self.labelText(["route": key.route, "method": key.method, "status": String(status)])
                     snapshot.counters["enroute_http_requests_total", default: [:]][labels] = Double(count)
                 }
-                snapshot.histograms["enroute_http_request_duration_seconds", default: [:]][Self.labelText(["route": key.route, "method": key.method])] = entry.latency
+                snapshot.histograms["enroute_http_request_duration_seconds", default: [:]][
+                    Self.labelText(["route": key.route, "method": key.method])] = entry.latency
             }
         }
         var out = ""
@@ -132,7 +144,9 @@ public final class MetricsRegistry: Sendable {
 
     private static func labelText(_ labels: [String: String]) -> String {
         labels.sorted { $0.key < $1.key }.map { key, value in
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"", with: "\\\""
+            ).replacingOccurrences(of: "\n", with: "\\n")
             return "\(key)=\"\(escaped)\""
         }.joined(separator: ",")
     }

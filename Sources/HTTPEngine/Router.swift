@@ -41,7 +41,9 @@ public struct Router: Sendable {
     public init() {}
 
     /// Registers a handler; `{name}` segments capture path parameters.
-    public mutating func add(_ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: Handler) {
+    public mutating func add(
+        _ method: String, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: Handler
+    ) {
         guard let segments = Self.segments(pattern) else { preconditionFailure("malformed route pattern \(pattern)") }
         var node = 0
         for segment in segments {
@@ -70,22 +72,32 @@ public struct Router: Sendable {
     }
 
     /// Registers an async GET handler.
-    public mutating func get(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    public mutating func get(
+        _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) {
         add("GET", pattern, .async(handler))
     }
 
     /// Registers an async POST handler.
-    public mutating func post(_ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    public mutating func post(
+        _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) {
         add("POST", pattern, bodyLimit: bodyLimit, .async(handler))
     }
 
     /// Registers an async PUT handler.
-    public mutating func put(_ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    public mutating func put(
+        _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) {
         add("PUT", pattern, bodyLimit: bodyLimit, .async(handler))
     }
 
     /// Registers an async DELETE handler.
-    public mutating func delete(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    public mutating func delete(
+        _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) {
         add("DELETE", pattern, .async(handler))
     }
 
@@ -129,7 +141,9 @@ public struct Router: Sendable {
             var request = request
             request.pathParameters = parameters
             request.routePattern = route.pattern
-            if request.body.count > route.bodyLimit { return HTTPError.payloadTooLarge(limit: route.bodyLimit).response }
+            if request.body.count > route.bodyLimit {
+                return HTTPError.payloadTooLarge(limit: route.bodyLimit).response
+            }
             switch route.handler {
             case .sync(let handle): return Self.run { try handle(request) }
             case .async(let handle):
@@ -142,7 +156,9 @@ public struct Router: Sendable {
     public static func methodNotAllowed(_ allow: [String]) -> HTTPError {
         var headers = HTTPHeaders()
         headers.add("Allow", allow.joined(separator: ", "))
-        return HTTPError(status: 405, title: "Method Not Allowed", detail: "Use \(allow.joined(separator: " or ")).", headers: headers)
+        return HTTPError(
+            status: 405, title: "Method Not Allowed", detail: "Use \(allow.joined(separator: " or ")).",
+            headers: headers)
     }
 
     /// Runs a synchronous handler, turning thrown errors into problem answers.
@@ -150,18 +166,23 @@ public struct Router: Sendable {
         do { return try body() } catch { return answer(for: error) }
     }
 
-    /// The answer for an error a handler threw: its problem (an `HTTPError`, or one an `HTTPErrorConvertible` names), or a bare 500.
+    /// The answer for an error a handler threw: its problem (an `HTTPError`, or one an `HTTPErrorConvertible` names),
+    /// or a bare 500.
     static func answer(for error: any Error) -> HTTPResponse {
         if let http = error as? HTTPError { return http.response }
         if let convertible = error as? any HTTPErrorConvertible { return convertible.httpError.response }
-        if error is CancellationError { return HTTPError.unavailable(retryAfterSeconds: 1, detail: "The request was cancelled.").response }
+        if error is CancellationError {
+            return HTTPError.unavailable(retryAfterSeconds: 1, detail: "The request was cancelled.").response
+        }
         return HTTPError.internalError.response
     }
 
     /// The segments of `/a/b`; nil for a path that is not exactly that shape.
     static func segments(_ path: String) -> [String]? {
         var segments: [String] = []
-        return forEachSegment(of: path) { segments.append($0); return true } ? segments : nil
+        return forEachSegment(of: path) {
+            segments.append($0); return true
+        } ? segments : nil
     }
 
     /// Hands each segment of `/a/b` to `visit` in one pass, cutting at the slashes (a segment of up to 15 bytes is a

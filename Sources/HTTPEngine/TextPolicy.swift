@@ -13,7 +13,8 @@ enum TextPolicy {
     /// so a body without one is not parsed twice.
     static func nulPointer(inJSON body: [UInt8]) -> String? {
         guard body.firstRange(of: Array(#"\u0000"#.utf8)) != nil,
-              let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+            let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        else {
             return nil
         }
         return nulPointer(in: value, at: "")

@@ -21,8 +21,10 @@ final class UpgradedSocket: WebSocketTransport, LiveMember, @unchecked Sendable 
     private let onFinish = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// `clock` times the close handshake: a client that does not answer a close within the configured time is cut off.
-    init(connection: Connection, configuration: HTTPServerConfiguration, clock: any Clock<Duration>,
-         continuation: AsyncStream<WebSocketMessage>.Continuation) {
+    init(
+        connection: Connection, configuration: HTTPServerConfiguration, clock: any Clock<Duration>,
+        continuation: AsyncStream<WebSocketMessage>.Continuation
+    ) {
         self.connection = connection
         self.clock = clock
         self.closeTimeout = configuration.webSocketCloseTimeout

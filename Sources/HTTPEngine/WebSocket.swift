@@ -13,7 +13,9 @@ public final class WebSocket: Sendable {
 
     /// Sends a text message; throws once the connection is closed or the client is too slow.
     public func send(text: String) throws {
-        guard transport.write(WebSocketCodec.frame(opcode: 0x1, payload: Array(text.utf8))) else { throw EventStreamClosed() }
+        guard transport.write(WebSocketCodec.frame(opcode: 0x1, payload: Array(text.utf8))) else {
+            throw EventStreamClosed()
+        }
     }
 
     /// Writes frames already encoded.

@@ -25,7 +25,8 @@ public final class WebSocketClient: Sendable {
             switch self {
             case .unsupportedURL(let url): "cannot open a WebSocket to \(url) (ws:// or http:// only)"
             case .connect(let why): "cannot connect: \(why)"
-            case .refused(let status, let body): "the server answered \(status): \(String(decoding: body, as: UTF8.self))"
+            case .refused(let status, let body):
+                "the server answered \(status): \(String(decoding: body, as: UTF8.self))"
             case .handshake(let why): "the WebSocket handshake failed: \(why)"
             case .closed: "the WebSocket is closed"
             }
@@ -61,11 +62,16 @@ public final class WebSocketClient: Sendable {
     }
 
     /// Connects to `url`, sends the upgrade with `headers` (e.g. `Authorization`), and checks the server's answer.
-    public static func connect(to url: URL, headers: [(String, String)] = [], maxMessageSize: Int = 1 << 20,
-                               random: @escaping @Sendable (Int) -> [UInt8] = WebSocketClient.systemRandom) async throws -> WebSocketClient {
+    public static func connect(
+        to url: URL, headers: [(String, String)] = [], maxMessageSize: Int = 1 << 20,
+        random: @escaping @Sendable (Int) -> [UInt8] = WebSocketClient.systemRandom
+    ) async throws -> WebSocketClient {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try connectBlocking(url, headers: headers, maxMessageSize: maxMessageSize, random: random) })
+                continuation.resume(
+                    with: Result {
+                        try connectBlocking(url, headers: headers, maxMessageSize: maxMessageSize, random: random)
+                    })
             }.start()
         }
     }
@@ -123,9 +129,13 @@ public final class WebSocketClient: Sendable {
         return true
     }
 
-    private static func connectBlocking(_ url: URL, headers: [(String, String)], maxMessageSize: Int,
-                                        random: @escaping @Sendable (Int) -> [UInt8]) throws -> WebSocketClient {
-        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "http", let host = url.host, !host.isEmpty else {
+    private static func connectBlocking(
+        _ url: URL, headers: [(String, String)], maxMessageSize: Int,
+        random: @escaping @Sendable (Int) -> [UInt8]
+    ) throws -> WebSocketClient {
+        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "http", let host = url.host,
+            !host.isEmpty
+        else {
             throw Failure.unsupportedURL(url.absoluteString)
         }
         let port = url.port ?? 80
@@ -134,7 +144,9 @@ public final class WebSocketClient: Sendable {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &found)
-        guard rc == 0, let first = found else { throw Failure.connect("cannot resolve \(host): \(String(cString: gai_strerror(rc)))") }
+        guard rc == 0, let first = found else {
+            throw Failure.connect("cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
+        }
         defer { freeaddrinfo(found) }
         var fd: Int32 = -1
         var lastError: Int32 = 0
@@ -155,13 +167,18 @@ public final class WebSocketClient: Sendable {
             let key = Data(random(16)).base64EncodedString()
             var target = url.path.isEmpty ? "/" : url.path
             if let query = url.query { target += "?\(query)" }
-            var request = "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            var request =
+                "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
             for (name, value) in headers { request += "\(name): \(value)\r\n" }
             request += "\r\n"
             guard sendAll(fd, Array(request.utf8)) else { throw Failure.connect("the server closed the connection") }
             let (status, fields, rest) = try readHead(fd)
-            guard status == 101 else { throw Failure.refused(status: status, body: try readBody(fd, have: rest, length: Int(fields["content-length"] ?? "") ?? 0)) }
+            guard status == 101 else {
+                throw Failure.refused(
+                    status: status, body: try readBody(fd, have: rest, length: Int(fields["content-length"] ?? "") ?? 0)
+                )
+            }
             guard fields["sec-websocket-accept"] == WebSocketCodec.acceptValue(forKey: key) else {
                 throw Failure.handshake("Sec-WebSocket-Accept does not answer the key")
             }
@@ -187,7 +204,9 @@ public final class WebSocketClient: Sendable {
         let end = received.firstRange(of: separator)!
         let lines = String(decoding: received[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = lines.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failure.handshake("no status line") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure.handshake("no status line")
+        }
         var fields: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }

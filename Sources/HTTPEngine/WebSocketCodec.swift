@@ -47,7 +47,9 @@ struct WebSocketCodec {
     private let maskKey: (@Sendable () -> [UInt8])?
 
     /// A server's codec, or a client's when `maskKey` gives its masking keys.
-    init(maxMessageSize: Int, maskKey: (@Sendable () -> [UInt8])? = nil) { self.maxMessageSize = maxMessageSize; self.maskKey = maskKey }
+    init(maxMessageSize: Int, maskKey: (@Sendable () -> [UInt8])? = nil) {
+        self.maxMessageSize = maxMessageSize; self.maskKey = maskKey
+    }
 
     /// A frame from this end: masked by a client, plain from a server.
     func outgoing(opcode: UInt8, payload: some Collection<UInt8>) -> [UInt8] {
@@ -89,29 +91,43 @@ struct WebSocketCodec {
         let opcode = b0 & 0x0F
         guard b0 & 0x70 == 0 else { return fail(WebSocketCloseCode.protocolError, "reserved bits set", &actions) }
         let masked = b1 & 0x80 != 0
-        if maskKey == nil, !masked { return fail(WebSocketCloseCode.protocolError, "client frames must be masked", &actions) }
-        if maskKey != nil, masked { return fail(WebSocketCloseCode.protocolError, "server frames must not be masked", &actions) }
+        if maskKey == nil, !masked {
+            return fail(WebSocketCloseCode.protocolError, "client frames must be masked", &actions)
+        }
+        if maskKey != nil, masked {
+            return fail(WebSocketCloseCode.protocolError, "server frames must not be masked", &actions)
+        }
         var length = Int(b1 & 0x7F)
         var header = 2
         if length == 126 {
             guard available >= 4 else { return false }
             length = Int(buffer[readIndex + 2]) << 8 | Int(buffer[readIndex + 3])
             header = 4
-            guard length >= 126 else { return fail(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions) }
+            guard length >= 126 else {
+                return fail(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions)
+            }
         } else if length == 127 {
             guard available >= 10 else { return false }
             var value: UInt64 = 0
             for i in 0..<8 { value = value << 8 | UInt64(buffer[readIndex + 2 + i]) }
-            guard value >> 63 == 0 else { return fail(WebSocketCloseCode.protocolError, "length has its top bit set", &actions) }
-            guard value <= UInt64(maxMessageSize) else { return fail(WebSocketCloseCode.messageTooBig, "message too big", &actions) }
+            guard value >> 63 == 0 else {
+                return fail(WebSocketCloseCode.protocolError, "length has its top bit set", &actions)
+            }
+            guard value <= UInt64(maxMessageSize) else {
+                return fail(WebSocketCloseCode.messageTooBig, "message too big", &actions)
+            }
             length = Int(value)
             header = 10
-            guard length > 0xFFFF else { return fail(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions) }
+            guard length > 0xFFFF else {
+                return fail(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions)
+            }
         }
         let isControl = opcode & 0x08 != 0
         if isControl {
             guard opcode <= 0xA else { return fail(WebSocketCloseCode.protocolError, "unknown opcode", &actions) }
-            guard fin, length <= 125 else { return fail(WebSocketCloseCode.protocolError, "bad control frame", &actions) }
+            guard fin, length <= 125 else {
+                return fail(WebSocketCloseCode.protocolError, "bad control frame", &actions)
+            }
         } else {
             guard opcode <= 0x2 else { return fail(WebSocketCloseCode.protocolError, "unknown opcode", &actions) }
             if fragments.count + length > maxMessageSize {
@@ -127,7 +143,12 @@ struct WebSocketCodec {
             let mask = (buffer[maskStart], buffer[maskStart + 1], buffer[maskStart + 2], buffer[maskStart + 3])
             for i in 0..<length {
                 let m: UInt8
-                switch i & 3 { case 0: m = mask.0; case 1: m = mask.1; case 2: m = mask.2; default: m = mask.3 }
+                switch i & 3 {
+                case 0: m = mask.0;
+                case 1: m = mask.1;
+                case 2: m = mask.2;
+                default: m = mask.3
+                }
                 payload[i] ^= m
             }
         }
@@ -142,7 +163,9 @@ struct WebSocketCodec {
         case 0x8:
             return handleClose(payload, &actions)
         case 0x0:
-            guard let first = fragmentOpcode else { return fail(WebSocketCloseCode.protocolError, "continuation without a start", &actions) }
+            guard let first = fragmentOpcode else {
+                return fail(WebSocketCloseCode.protocolError, "continuation without a start", &actions)
+            }
             fragments.append(contentsOf: payload)
             if fin {
                 fragmentOpcode = nil
@@ -152,7 +175,9 @@ struct WebSocketCodec {
             }
             return true
         default:
-            guard fragmentOpcode == nil else { return fail(WebSocketCloseCode.protocolError, "new message inside a fragmented one", &actions) }
+            guard fragmentOpcode == nil else {
+                return fail(WebSocketCloseCode.protocolError, "new message inside a fragmented one", &actions)
+            }
             if fin { return deliver(opcode: opcode, payload, &actions) }
             fragmentOpcode = opcode
             fragments = payload
@@ -175,11 +200,15 @@ struct WebSocketCodec {
     private mutating func handleClose(_ payload: [UInt8], _ actions: inout [Action]) -> Bool? {
         closeReceived = true
         var code = WebSocketCloseCode.normal
-        if payload.count == 1 { return fail(WebSocketCloseCode.protocolError, "close payload of one byte", &actions, force: true) }
+        if payload.count == 1 {
+            return fail(WebSocketCloseCode.protocolError, "close payload of one byte", &actions, force: true)
+        }
         if payload.count >= 2 {
             code = UInt16(payload[0]) << 8 | UInt16(payload[1])
             let valid = (1000...1003).contains(code) || (1007...1011).contains(code) || (3000...4999).contains(code)
-            guard valid else { return fail(WebSocketCloseCode.protocolError, "invalid close code", &actions, force: true) }
+            guard valid else {
+                return fail(WebSocketCloseCode.protocolError, "invalid close code", &actions, force: true)
+            }
             guard String(validating: payload[2...], as: UTF8.self) != nil else {
                 return fail(WebSocketCloseCode.invalidPayload, "close reason is not valid UTF-8", &actions, force: true)
             }
@@ -193,7 +222,9 @@ struct WebSocketCodec {
         return nil
     }
 
-    private mutating func fail(_ code: UInt16, _ reason: String, _ actions: inout [Action], force: Bool = false) -> Bool? {
+    private mutating func fail(
+        _ code: UInt16, _ reason: String, _ actions: inout [Action], force: Bool = false
+    ) -> Bool? {
         failed = true
         let frame: [UInt8]
         if closeSent && !force { frame = [] } else { frame = outgoingClose(code: code, reason: reason) }
@@ -246,8 +277,8 @@ struct WebSocketCodec {
 
     /// `Sec-WebSocket-Accept` for a client's key (RFC 6455 §4.2.2).
     static func acceptValue(forKey key: String) -> String {
-        let digest = Digest.sha1(Array((key.trimmingCharacters(in: .whitespaces) + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
+        let digest = Digest.sha1(
+            Array((key.trimmingCharacters(in: .whitespaces) + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))
         return Data(digest).base64EncodedString()
     }
 }
-

@@ -45,8 +45,12 @@ public enum AttachmentImageKind: String, Sendable, CaseIterable {
     /// only, at most 64) with this kind's extension, or "rider" when nothing is left.
     public func fileName(for url: URL) -> String {
         let stem = url.deletingPathExtension().lastPathComponent
-        let safe = String(stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic
-            || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }.map(Character.init).prefix(64))
+        let safe = String(
+            stem.unicodeScalars.filter {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic
+                        || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }.map(Character.init).prefix(64))
         return (safe.isEmpty ? "rider" : safe) + "." + fileExtension
     }
 }

@@ -24,11 +24,15 @@ public struct CryptoKitHPKECipher: HPKECipher {
     }
 
     public func open(_ sealed: [UInt8], privateKey: [UInt8], info: [UInt8], aad: [UInt8]) throws -> [UInt8] {
-        guard sealed.count >= Self.encapsulatedKeyLength + Self.tagLength else { throw HPKEMessageTooShort(count: sealed.count) }
+        guard sealed.count >= Self.encapsulatedKeyLength + Self.tagLength else {
+            throw HPKEMessageTooShort(count: sealed.count)
+        }
         let key = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-        var recipient = try HPKE.Recipient(privateKey: key, ciphersuite: Self.suite, info: Data(info),
-                                           encapsulatedKey: Data(sealed.prefix(Self.encapsulatedKeyLength)))
-        return [UInt8](try recipient.open(Data(sealed.dropFirst(Self.encapsulatedKeyLength)), authenticating: Data(aad)))
+        var recipient = try HPKE.Recipient(
+            privateKey: key, ciphersuite: Self.suite, info: Data(info),
+            encapsulatedKey: Data(sealed.prefix(Self.encapsulatedKeyLength)))
+        return [UInt8](
+            try recipient.open(Data(sealed.dropFirst(Self.encapsulatedKeyLength)), authenticating: Data(aad)))
     }
 }
 

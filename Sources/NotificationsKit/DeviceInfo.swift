@@ -4,5 +4,7 @@ public struct DeviceInfo: Sendable, Equatable {
     public var environment: String
     public var appVersion: String
 
-    public init(environment: String, appVersion: String) { self.environment = environment; self.appVersion = appVersion }
+    public init(environment: String, appVersion: String) {
+        self.environment = environment; self.appVersion = appVersion
+    }
 }

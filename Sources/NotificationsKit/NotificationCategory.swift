@@ -8,9 +8,11 @@ public struct NotificationCategory: Hashable, Sendable {
     public static let seeOfferAction = "SEE_OFFER"
 
     /// Order updates, with "Track order".
-    public static let orderUpdate = NotificationCategory(identifier: "ORDER_UPDATE", actionIdentifier: trackOrderAction, actionTitle: "Track order")
+    public static let orderUpdate = NotificationCategory(
+        identifier: "ORDER_UPDATE", actionIdentifier: trackOrderAction, actionTitle: "Track order")
     /// Offers, with "See offer".
-    public static let offer = NotificationCategory(identifier: "OFFER", actionIdentifier: seeOfferAction, actionTitle: "See offer")
+    public static let offer = NotificationCategory(
+        identifier: "OFFER", actionIdentifier: seeOfferAction, actionTitle: "See offer")
     /// Chat messages (issue 15): the server's `CHAT_MESSAGE` pushes, whose sealed `secret` is the message itself.
     public static let chatMessageIdentifier = "CHAT_MESSAGE"
     /// Every category the app declares at launch.

@@ -17,8 +17,10 @@ public final class NotificationEngine: NotificationPermission {
     /// Registration failures, for metrics; the next launch retries.
     public private(set) var registrationFailures = 0
 
-    public init(center: any NotificationCenterClient, inbox: any TapSink, devices: any DeviceRegistration, keys: any KeyStore,
-                presentation: ForegroundPresentationPolicy = ForegroundPresentationPolicy(), account: AccountID?) {
+    public init(
+        center: any NotificationCenterClient, inbox: any TapSink, devices: any DeviceRegistration, keys: any KeyStore,
+        presentation: ForegroundPresentationPolicy = ForegroundPresentationPolicy(), account: AccountID?
+    ) {
         self.center = center
         self.inbox = inbox
         self.devices = devices
@@ -51,7 +53,8 @@ public final class NotificationEngine: NotificationPermission {
         guard newAccount != previous else { return }
         if let previous {
             await inbox.accountSignedOut(previous)
-            do { try await devices.unregister() } catch { registrationFailures += 1 }   // offline: the inbox drops its taps
+            // offline: the inbox drops its taps
+            do { try await devices.unregister() } catch { registrationFailures += 1 }
             await keys.deleteKeyPair()
         }
         account = newAccount

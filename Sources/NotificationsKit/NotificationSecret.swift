@@ -7,11 +7,15 @@ public enum NotificationSecret {
     public static let info = Array("EnRoute push secret v1".utf8)
 
     /// The plaintext (the rider's first name), or nil when it does not open.
-    public static func open(_ secret: String, notificationID: NotificationID, privateKey: [UInt8],
-                            cipher: any HPKECipher = PlatformHPKECipher()) -> String? {
+    public static func open(
+        _ secret: String, notificationID: NotificationID, privateKey: [UInt8],
+        cipher: any HPKECipher = PlatformHPKECipher()
+    ) -> String? {
         guard let sealed = Data(base64Encoded: secret),
-              let plain = try? cipher.open(Array(sealed), privateKey: privateKey, info: info, aad: Array(notificationID.rawValue.utf8)),
-              let text = String(bytes: plain, encoding: .utf8), !text.isEmpty, text.count <= 64 else { return nil }
+            let plain = try? cipher.open(
+                Array(sealed), privateKey: privateKey, info: info, aad: Array(notificationID.rawValue.utf8)),
+            let text = String(bytes: plain, encoding: .utf8), !text.isEmpty, text.count <= 64
+        else { return nil }
         return text
     }
 }

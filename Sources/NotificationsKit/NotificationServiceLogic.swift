@@ -17,8 +17,10 @@ public actor NotificationServiceLogic {
     public private(set) var fellBack = false
 
     /// `photoDeadline` keeps well inside the system's ~30 seconds; `cipher` opens the `secret`.
-    public init(keys: any KeyStore, images: any ImageFetcher, attachments: any AttachmentWriter, clock: any Clock<Duration>,
-                photoDeadline: Duration = .seconds(20), cipher: any HPKECipher = PlatformHPKECipher()) {
+    public init(
+        keys: any KeyStore, images: any ImageFetcher, attachments: any AttachmentWriter, clock: any Clock<Duration>,
+        photoDeadline: Duration = .seconds(20), cipher: any HPKECipher = PlatformHPKECipher()
+    ) {
         self.keys = keys
         self.images = images
         self.attachments = attachments
@@ -32,9 +34,12 @@ public actor NotificationServiceLogic {
         var content = EnrichedNotification(title: payload.title, body: payload.body)
         best = content
         if let secret = payload.secret, let id = payload.notificationID {
-            if let key = await keys.privateKey(), let opened = NotificationSecret.open(secret, notificationID: id, privateKey: key, cipher: cipher) {
+            if let key = await keys.privateKey(),
+                let opened = NotificationSecret.open(secret, notificationID: id, privateKey: key, cipher: cipher)
+            {
                 // A chat push's secret is the message; an order update's is the rider's name, set into its copy.
-                content.body = payload.category == NotificationCategory.chatMessageIdentifier
+                content.body =
+                    payload.category == NotificationCategory.chatMessageIdentifier
                     ? opened : PersonalisedCopy.body(generic: payload.body, riderName: opened) ?? payload.body
                 best = content
             } else {
@@ -64,13 +69,16 @@ public actor NotificationServiceLogic {
         let images = self.images, clock = self.clock, deadline = photoDeadline
         let data: Data? = await withTaskGroup(of: Data?.self) { group in
             group.addTask { try? await images.fetch(url) }
-            group.addTask { try? await clock.sleep(for: deadline); return nil }
+            group.addTask {
+                try? await clock.sleep(for: deadline); return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
         guard let data, let kind = AttachmentImageKind(sniffing: data),
-              let file = try? attachments.write(data, suggestedName: kind.fileName(for: url)) else { return nil }
+            let file = try? attachments.write(data, suggestedName: kind.fileName(for: url))
+        else { return nil }
         return (file, kind)
     }
 }

@@ -16,7 +16,9 @@ public struct OpenSSLHPKECipher: HPKECipher {
     }
 
     public func open(_ sealed: [UInt8], privateKey: [UInt8], info: [UInt8], aad: [UInt8]) throws -> [UInt8] {
-        guard sealed.count >= Self.encapsulatedKeyLength + Self.tagLength else { throw HPKEMessageTooShort(count: sealed.count) }
+        guard sealed.count >= Self.encapsulatedKeyLength + Self.tagLength else {
+            throw HPKEMessageTooShort(count: sealed.count)
+        }
         return try HPKE.open(sealed, privateKey: privateKey, info: info, aad: aad)
     }
 }

@@ -27,8 +27,9 @@ public actor RemoteDeviceRepository: DeviceRegistration {
         guard let account else { return }
         let wanted = Registration(token: token, account: account, publicKey: await keys.publicKey())
         guard wanted != lastSuccess else { return }
-        let body = DeviceRegistrationBody(platform: "ios", environment: device.environment, appVersion: device.appVersion,
-                                          publicKey: wanted.publicKey.map { Data($0).base64EncodedString() })
+        let body = DeviceRegistrationBody(
+            platform: "ios", environment: device.environment, appVersion: device.appVersion,
+            publicKey: wanted.publicKey.map { Data($0).base64EncodedString() })
         let request = try await server.request("PUT", APIPath.device(token.hex), json: body, timeout: .seconds(15))
         try await http.send(request).requireSuccess()
         lastSuccess = wanted

@@ -22,8 +22,10 @@ public actor RemoteNotificationInboxRepository: NotificationInbox, NotificationO
     private var reported: Set<NotificationID> = []
 
     /// An inbox reporting opens over `http` to `server`; `clock` paces the retries.
-    public init(http: any HTTPClient, server: APIServer, clock: any Clock<Duration>,
-                retryDelays: [Duration] = [.seconds(1), .seconds(3), .seconds(10)]) {
+    public init(
+        http: any HTTPClient, server: APIServer, clock: any Clock<Duration>,
+        retryDelays: [Duration] = [.seconds(1), .seconds(3), .seconds(10)]
+    ) {
         self.http = http
         self.server = server
         self.clock = clock
@@ -90,7 +92,8 @@ public actor RemoteNotificationInboxRepository: NotificationInbox, NotificationO
                 do { try await clock.sleep(for: retryDelays[attempt - 1]) } catch { return }
             }
             do {
-                let request = try await server.request("POST", path, json: NotificationOpenedBody(action: tap.action.rawValue), timeout: .seconds(10))
+                let request = try await server.request(
+                    "POST", path, json: NotificationOpenedBody(action: tap.action.rawValue), timeout: .seconds(10))
                 let response = try await http.send(request)
                 // 2xx landed; other 4xx will never land (unknown id, another account): stop either way.
                 if response.status < 500, response.status != 408, response.status != 429 { return }

@@ -5,7 +5,8 @@ public indirect enum Route: Hashable, Sendable {
     case offer(OfferID)
     case signIn(then: Route)
 
-    /// Parses the payload's `route` string ("orders/8F3K", "offers/42", "home"); nil when this app version can't read it.
+    /// Parses the payload's `route` string ("orders/8F3K", "offers/42", "home"); nil when this app version can't read
+    /// it.
     public init?(path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         switch (parts.first, parts.count) {
@@ -17,6 +18,9 @@ public indirect enum Route: Hashable, Sendable {
     }
 
     private static func isID(_ s: String) -> Bool {
-        !s.isEmpty && s.count <= 64 && s.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" }
+        !s.isEmpty && s.count <= 64
+            && s.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_"
+            }
     }
 }

@@ -20,7 +20,7 @@ extension Route {
     /// path this app version cannot read. `scheme://orders/8F3K` reads its host as the path's first part.
     public init?(url: URL, links: RouteLinks) {
         guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let scheme = parts.scheme?.lowercased(), parts.user == nil, parts.password == nil, parts.port == nil
+            let scheme = parts.scheme?.lowercased(), parts.user == nil, parts.password == nil, parts.port == nil
         else { return nil }
         let path: String
         if scheme == links.scheme {

@@ -2,7 +2,8 @@
 enum HeaderBlockDecoder {
     static func decode(_ message: ProtobufReader) throws -> OSMHeader {
         var reader = message
-        var header = OSMHeader(boundingBox: nil, requiredFeatures: [], optionalFeatures: [], writingProgram: nil, source: nil)
+        var header = OSMHeader(
+            boundingBox: nil, requiredFeatures: [], optionalFeatures: [], writingProgram: nil, source: nil)
         while let (field, wire) = try reader.nextField() {
             switch field {
             case 1:
@@ -39,7 +40,8 @@ enum HeaderBlockDecoder {
                 try reader.skip(wire)
             }
         }
-        return OSMBoundingBox(minLat: Double(edges[3]) / 1e9, minLon: Double(edges[0]) / 1e9,
-                              maxLat: Double(edges[2]) / 1e9, maxLon: Double(edges[1]) / 1e9)
+        return OSMBoundingBox(
+            minLat: Double(edges[3]) / 1e9, minLon: Double(edges[0]) / 1e9,
+            maxLat: Double(edges[2]) / 1e9, maxLon: Double(edges[1]) / 1e9)
     }
 }

@@ -17,7 +17,9 @@ public final class OSMPBFWriter {
     private var finished = false
 
     /// A writer handing each frame's bytes to `sink`, which first gets the header frame.
-    public init(boundingBox: OSMBoundingBox? = nil, writingProgram: String = "OSMKit", sink: @escaping ([UInt8]) throws -> Void) throws {
+    public init(
+        boundingBox: OSMBoundingBox? = nil, writingProgram: String = "OSMKit", sink: @escaping ([UInt8]) throws -> Void
+    ) throws {
         self.sink = sink
         var block = PBFEncoder()
         if let box = boundingBox {
@@ -35,8 +37,11 @@ public final class OSMPBFWriter {
     }
 
     /// A writer to the file at `path` (created or truncated).
-    public convenience init(path: String, boundingBox: OSMBoundingBox? = nil, writingProgram: String = "OSMKit") throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+    public convenience init(path: String, boundingBox: OSMBoundingBox? = nil, writingProgram: String = "OSMKit") throws
+    {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             throw OSMPBFError.cannotOpen(path: path, reason: "cannot create the file")
         }
         try self.init(boundingBox: boundingBox, writingProgram: writingProgram) { try handle.write(contentsOf: $0) }
@@ -70,8 +75,10 @@ public final class OSMPBFWriter {
     }
 
     /// The bytes of a whole file holding `nodes`, `ways` and `relations` (for tests and small files).
-    public static func encode(nodes: [OSMNode], ways: [OSMWay] = [], relations: [OSMRelation] = [],
-                              boundingBox: OSMBoundingBox? = nil) throws -> [UInt8] {
+    public static func encode(
+        nodes: [OSMNode], ways: [OSMWay] = [], relations: [OSMRelation] = [],
+        boundingBox: OSMBoundingBox? = nil
+    ) throws -> [UInt8] {
         var bytes: [UInt8] = []
         let writer = try OSMPBFWriter(boundingBox: boundingBox) { bytes.append(contentsOf: $0) }
         for node in nodes { try writer.write(node) }
@@ -116,7 +123,11 @@ public final class OSMPBFWriter {
                 message.packedVarint(2, tags.map { UInt64(strings.index($0.key)) })
                 message.packedVarint(3, tags.map { UInt64(strings.index($0.value)) })
                 var previous: Int64 = 0
-                message.packedSint64(8, way.refs.map { ref in defer { previous = ref }; return ref - previous })
+                message.packedSint64(
+                    8,
+                    way.refs.map { ref in
+                        defer { previous = ref }; return ref - previous
+                    })
             }
         }
         ways.removeAll(keepingCapacity: true)
@@ -128,7 +139,11 @@ public final class OSMPBFWriter {
                 message.packedVarint(3, tags.map { UInt64(strings.index($0.value)) })
                 message.packedVarint(8, relation.members.map { UInt64(strings.index($0.role)) })
                 var previous: Int64 = 0
-                message.packedSint64(9, relation.members.map { member in defer { previous = member.ref }; return member.ref - previous })
+                message.packedSint64(
+                    9,
+                    relation.members.map { member in
+                        defer { previous = member.ref }; return member.ref - previous
+                    })
                 message.packedVarint(10, relation.members.map { UInt64($0.type.rawValue) })
             }
         }
@@ -150,7 +165,9 @@ public final class OSMPBFWriter {
                 compress2(out.baseAddress, &bound, input.baseAddress, uLong(input.count), 6)
             }
         }
-        guard status == Z_OK else { throw OSMPBFError.cannotOpen(path: "(writer)", reason: "zlib compress2 failed with status \(status)") }
+        guard status == Z_OK else {
+            throw OSMPBFError.cannotOpen(path: "(writer)", reason: "zlib compress2 failed with status \(status)")
+        }
         compressed.removeSubrange(Int(bound)...)
         var blob = PBFEncoder()
         blob.varintField(2, UInt64(contents.count))
@@ -159,7 +176,8 @@ public final class OSMPBFWriter {
         header.stringField(1, type)
         header.varintField(3, UInt64(blob.bytes.count))
         let length = UInt32(header.bytes.count)
-        return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + header.bytes + blob.bytes
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
+            + header.bytes + blob.bytes
     }
 }
 

@@ -55,9 +55,11 @@ public struct OSMReader: Sendable {
 
     /// Visits every entity in file order. Pass only the callbacks you need: the blocks' node, way or relation
     /// groups without a callback are stepped over without decoding. A callback's error stops the read and is rethrown.
-    public func read(nodes: ((OSMNode) throws -> Void)? = nil,
-                     ways: ((OSMWay) throws -> Void)? = nil,
-                     relations: ((OSMRelation) throws -> Void)? = nil) throws {
+    public func read(
+        nodes: ((OSMNode) throws -> Void)? = nil,
+        ways: ((OSMWay) throws -> Void)? = nil,
+        relations: ((OSMRelation) throws -> Void)? = nil
+    ) throws {
         let visitor = PrimitiveBlockDecoder.Visitor(nodes: nodes, ways: ways, relations: relations)
         try data.withUnsafeBytes { raw in
             let file = raw.bindMemory(to: UInt8.self)
@@ -89,17 +91,22 @@ public struct OSMReader: Sendable {
         var next: Int { blob.upperBound }
     }
 
-    /// Reads the frame at `offset`: a big-endian 32-bit BlobHeader length, the BlobHeader, then `datasize` bytes of Blob.
+    /// Reads the frame at `offset`: a big-endian 32-bit BlobHeader length, the BlobHeader, then `datasize` bytes of
+    /// Blob.
     static func frame(in file: UnsafeBufferPointer<UInt8>, at offset: Int) throws -> Frame {
         let remaining = file.count - offset
         guard remaining >= 4 else {
             throw OSMPBFError.truncated(offset: offset, what: "the BlobHeader length", needed: 4, available: remaining)
         }
-        let headerSize = Int(file[offset]) << 24 | Int(file[offset + 1]) << 16 | Int(file[offset + 2]) << 8 | Int(file[offset + 3])
-        guard headerSize <= maxBlobHeaderSize else { throw OSMPBFError.blobHeaderTooLarge(offset: offset, size: headerSize) }
+        let headerSize =
+            Int(file[offset]) << 24 | Int(file[offset + 1]) << 16 | Int(file[offset + 2]) << 8 | Int(file[offset + 3])
+        guard headerSize <= maxBlobHeaderSize else {
+            throw OSMPBFError.blobHeaderTooLarge(offset: offset, size: headerSize)
+        }
         let headerStart = offset + 4
         guard file.count - headerStart >= headerSize else {
-            throw OSMPBFError.truncated(offset: headerStart, what: "the BlobHeader", needed: headerSize, available: file.count - headerStart)
+            throw OSMPBFError.truncated(
+                offset: headerStart, what: "the BlobHeader", needed: headerSize, available: file.count - headerStart)
         }
         var type: String?
         var dataSize: Int32?
@@ -118,20 +125,24 @@ public struct OSMReader: Sendable {
                 }
             }
         } catch let error as ProtobufError {
-            throw OSMPBFError.malformed(offset: offset, block: "BlobHeader", position: error.position, reason: error.reason)
+            throw OSMPBFError.malformed(
+                offset: offset, block: "BlobHeader", position: error.position, reason: error.reason)
         }
         guard let type else {
-            throw OSMPBFError.malformed(offset: offset, block: "BlobHeader", position: headerSize, reason: "it has no type (field 1)")
+            throw OSMPBFError.malformed(
+                offset: offset, block: "BlobHeader", position: headerSize, reason: "it has no type (field 1)")
         }
         guard let dataSize, dataSize >= 0 else {
-            throw OSMPBFError.malformed(offset: offset, block: "BlobHeader", position: headerSize,
-                                        reason: "its datasize (field 3) is missing or negative")
+            throw OSMPBFError.malformed(
+                offset: offset, block: "BlobHeader", position: headerSize,
+                reason: "its datasize (field 3) is missing or negative")
         }
         let size = Int(dataSize)
         guard size <= maxBlobSize else { throw OSMPBFError.blobTooLarge(offset: offset, size: size) }
         let blobStart = headerStart + headerSize
         guard file.count - blobStart >= size else {
-            throw OSMPBFError.truncated(offset: blobStart, what: "the \(type) Blob", needed: size, available: file.count - blobStart)
+            throw OSMPBFError.truncated(
+                offset: blobStart, what: "the \(type) Blob", needed: size, available: file.count - blobStart)
         }
         return Frame(offset: offset, type: type, blob: blobStart..<blobStart + size)
     }
@@ -164,21 +175,27 @@ public struct OSMReader: Sendable {
                 }
             }
         } catch let error as ProtobufError {
-            throw OSMPBFError.malformed(offset: frame.offset, block: "Blob", position: error.position, reason: error.reason)
+            throw OSMPBFError.malformed(
+                offset: frame.offset, block: "Blob", position: error.position, reason: error.reason)
         }
         if let raw {
             return Array(UnsafeBufferPointer(rebasing: file[(base + raw.lowerBound)..<(base + raw.upperBound)]))
         }
         if let zlib {
             guard let rawSize, rawSize >= 0 else {
-                throw OSMPBFError.malformed(offset: frame.offset, block: "Blob", position: frame.blob.count,
-                                            reason: "zlib data without a valid raw_size (field 2)")
+                throw OSMPBFError.malformed(
+                    offset: frame.offset, block: "Blob", position: frame.blob.count,
+                    reason: "zlib data without a valid raw_size (field 2)")
             }
-            guard Int(rawSize) <= maxBlobSize else { throw OSMPBFError.blobTooLarge(offset: frame.offset, size: Int(rawSize)) }
-            return try inflate(UnsafeBufferPointer(rebasing: file[(base + zlib.lowerBound)..<(base + zlib.upperBound)]),
-                               size: Int(rawSize), offset: frame.offset)
+            guard Int(rawSize) <= maxBlobSize else {
+                throw OSMPBFError.blobTooLarge(offset: frame.offset, size: Int(rawSize))
+            }
+            return try inflate(
+                UnsafeBufferPointer(rebasing: file[(base + zlib.lowerBound)..<(base + zlib.upperBound)]),
+                size: Int(rawSize), offset: frame.offset)
         }
-        throw OSMPBFError.unsupportedCompression(offset: frame.offset, compression: other ?? "no data (neither raw nor zlib_data)")
+        throw OSMPBFError.unsupportedCompression(
+            offset: frame.offset, compression: other ?? "no data (neither raw nor zlib_data)")
     }
 
     /// Inflates zlib data that must come to exactly `size` bytes.
@@ -192,13 +209,17 @@ public struct OSMReader: Sendable {
         }
         switch status {
         case Z_OK: break
-        case Z_DATA_ERROR: throw OSMPBFError.decompressionFailed(offset: offset, reason: "the data is corrupt or incomplete")
-        case Z_BUF_ERROR: throw OSMPBFError.decompressionFailed(offset: offset, reason: "it inflates to more than its raw_size of \(size) bytes")
+        case Z_DATA_ERROR:
+            throw OSMPBFError.decompressionFailed(offset: offset, reason: "the data is corrupt or incomplete")
+        case Z_BUF_ERROR:
+            throw OSMPBFError.decompressionFailed(
+                offset: offset, reason: "it inflates to more than its raw_size of \(size) bytes")
         case Z_MEM_ERROR: throw OSMPBFError.decompressionFailed(offset: offset, reason: "out of memory")
         default: throw OSMPBFError.decompressionFailed(offset: offset, reason: "zlib status \(status)")
         }
         guard output.count == size else {
-            throw OSMPBFError.decompressionFailed(offset: offset, reason: "it inflates to \(output.count) bytes, its raw_size says \(size)")
+            throw OSMPBFError.decompressionFailed(
+                offset: offset, reason: "it inflates to \(output.count) bytes, its raw_size says \(size)")
         }
         return output
     }
@@ -208,7 +229,8 @@ public struct OSMReader: Sendable {
         do {
             return try body()
         } catch let error as ProtobufError {
-            throw OSMPBFError.malformed(offset: frame.offset, block: block, position: error.position, reason: error.reason)
+            throw OSMPBFError.malformed(
+                offset: frame.offset, block: block, position: error.position, reason: error.reason)
         }
     }
 }

@@ -26,19 +26,26 @@ enum PrimitiveBlockDecoder {
         @inline(__always)
         func string(_ index: some BinaryInteger, at reader: ProtobufReader, for what: String) throws -> String {
             guard index >= 0, index < strings.count else {
-                throw ProtobufError(position: reader.position, reason: "\(what) names string \(index); the string table has \(strings.count)")
+                throw ProtobufError(
+                    position: reader.position,
+                    reason: "\(what) names string \(index); the string table has \(strings.count)")
             }
             return strings[Int(index)]
         }
 
         /// Tags from parallel key and value string indexes.
-        func tags(keys: [UInt32], values: [UInt32], at reader: ProtobufReader, in message: String) throws -> [String: String] {
+        func tags(
+            keys: [UInt32], values: [UInt32], at reader: ProtobufReader, in message: String
+        ) throws -> [String: String] {
             guard keys.count == values.count else {
-                throw ProtobufError(position: reader.position, reason: "\(message) has \(keys.count) tag keys but \(values.count) values")
+                throw ProtobufError(
+                    position: reader.position,
+                    reason: "\(message) has \(keys.count) tag keys but \(values.count) values")
             }
             var tags = [String: String](minimumCapacity: keys.count)
             for (key, value) in zip(keys, values) {
-                tags[try string(key, at: reader, for: "a \(message) tag key")] = try string(value, at: reader, for: "a \(message) tag value")
+                tags[try string(key, at: reader, for: "a \(message) tag key")] = try string(
+                    value, at: reader, for: "a \(message) tag value")
             }
             return tags
         }
@@ -69,7 +76,9 @@ enum PrimitiveBlockDecoder {
                 try reader.expect(.varint, wire, field: field, in: "PrimitiveBlock")
                 let at = reader.position
                 context.granularity = Int64(try reader.int32())
-                guard context.granularity > 0 else { throw ProtobufError(position: at, reason: "granularity \(context.granularity) is not positive") }
+                guard context.granularity > 0 else {
+                    throw ProtobufError(position: at, reason: "granularity \(context.granularity) is not positive")
+                }
             case 19:
                 try reader.expect(.varint, wire, field: field, in: "PrimitiveBlock")
                 context.latOffset = try reader.int64()
@@ -115,20 +124,27 @@ enum PrimitiveBlockDecoder {
         while let (field, wire) = try reader.nextField() {
             switch field {
             case 1: try reader.expect(.varint, wire, field: field, in: "Node"); id = try reader.sint64()
-            case 2: try reader.appendRepeated(wire, to: &keys, field: field, in: "Node") { UInt32(truncatingIfNeeded: $0) }
-            case 3: try reader.appendRepeated(wire, to: &values, field: field, in: "Node") { UInt32(truncatingIfNeeded: $0) }
+            case 2:
+                try reader.appendRepeated(wire, to: &keys, field: field, in: "Node") { UInt32(truncatingIfNeeded: $0) }
+            case 3:
+                try reader.appendRepeated(wire, to: &values, field: field, in: "Node") {
+                    UInt32(truncatingIfNeeded: $0)
+                }
             case 8: try reader.expect(.varint, wire, field: field, in: "Node"); lat = try reader.sint64()
             case 9: try reader.expect(.varint, wire, field: field, in: "Node"); lon = try reader.sint64()
             default: try reader.skip(wire)
             }
         }
-        return OSMNode(id: id, lat: context.degrees(lat, offset: context.latOffset), lon: context.degrees(lon, offset: context.lonOffset),
-                       tags: try context.tags(keys: keys, values: values, at: reader, in: "Node"))
+        return OSMNode(
+            id: id, lat: context.degrees(lat, offset: context.latOffset),
+            lon: context.degrees(lon, offset: context.lonOffset),
+            tags: try context.tags(keys: keys, values: values, at: reader, in: "Node"))
     }
 
     /// DenseNodes: delta-coded ids, lats and lons in parallel arrays, and every node's tags in one `keys_vals`
     /// array (key, value, key, value, ..., 0 per node; empty when no node in the group has tags).
-    private static func denseNodes(_ message: ProtobufReader, context: Context, visit: (OSMNode) throws -> Void) throws {
+    private static func denseNodes(_ message: ProtobufReader, context: Context, visit: (OSMNode) throws -> Void) throws
+    {
         var reader = message
         var ids: [Int64] = [], lats: [Int64] = [], lons: [Int64] = []
         var keysValues: [Int32] = []
@@ -137,13 +153,17 @@ enum PrimitiveBlockDecoder {
             case 1: try reader.appendRepeated(wire, to: &ids, field: field, in: "DenseNodes", ProtobufReader.zigzag)
             case 8: try reader.appendRepeated(wire, to: &lats, field: field, in: "DenseNodes", ProtobufReader.zigzag)
             case 9: try reader.appendRepeated(wire, to: &lons, field: field, in: "DenseNodes", ProtobufReader.zigzag)
-            case 10: try reader.appendRepeated(wire, to: &keysValues, field: field, in: "DenseNodes") { Int32(truncatingIfNeeded: $0) }
+            case 10:
+                try reader.appendRepeated(wire, to: &keysValues, field: field, in: "DenseNodes") {
+                    Int32(truncatingIfNeeded: $0)
+                }
             default: try reader.skip(wire)
             }
         }
         guard ids.count == lats.count, ids.count == lons.count else {
-            throw ProtobufError(position: reader.position,
-                                reason: "DenseNodes has \(ids.count) ids, \(lats.count) latitudes and \(lons.count) longitudes")
+            throw ProtobufError(
+                position: reader.position,
+                reason: "DenseNodes has \(ids.count) ids, \(lats.count) latitudes and \(lons.count) longitudes")
         }
         var id: Int64 = 0, lat: Int64 = 0, lon: Int64 = 0
         var tagIndex = 0
@@ -155,13 +175,17 @@ enum PrimitiveBlockDecoder {
             if tagIndex < keysValues.count {
                 while true {
                     guard tagIndex < keysValues.count else {
-                        throw ProtobufError(position: reader.position, reason: "DenseNodes keys_vals ends before node \(id)'s terminating 0")
+                        throw ProtobufError(
+                            position: reader.position,
+                            reason: "DenseNodes keys_vals ends before node \(id)'s terminating 0")
                     }
                     let key = keysValues[tagIndex]
                     tagIndex += 1
                     if key == 0 { break }
                     guard tagIndex < keysValues.count else {
-                        throw ProtobufError(position: reader.position, reason: "DenseNodes keys_vals ends inside node \(id)'s key/value pair")
+                        throw ProtobufError(
+                            position: reader.position,
+                            reason: "DenseNodes keys_vals ends inside node \(id)'s key/value pair")
                     }
                     let value = keysValues[tagIndex]
                     tagIndex += 1
@@ -169,8 +193,10 @@ enum PrimitiveBlockDecoder {
                         try context.string(value, at: reader, for: "a DenseNodes tag value")
                 }
             }
-            try visit(OSMNode(id: id, lat: context.degrees(lat, offset: context.latOffset),
-                              lon: context.degrees(lon, offset: context.lonOffset), tags: tags))
+            try visit(
+                OSMNode(
+                    id: id, lat: context.degrees(lat, offset: context.latOffset),
+                    lon: context.degrees(lon, offset: context.lonOffset), tags: tags))
         }
     }
 
@@ -183,8 +209,10 @@ enum PrimitiveBlockDecoder {
         while let (field, wire) = try reader.nextField() {
             switch field {
             case 1: try reader.expect(.varint, wire, field: field, in: "Way"); id = try reader.int64()
-            case 2: try reader.appendRepeated(wire, to: &keys, field: field, in: "Way") { UInt32(truncatingIfNeeded: $0) }
-            case 3: try reader.appendRepeated(wire, to: &values, field: field, in: "Way") { UInt32(truncatingIfNeeded: $0) }
+            case 2:
+                try reader.appendRepeated(wire, to: &keys, field: field, in: "Way") { UInt32(truncatingIfNeeded: $0) }
+            case 3:
+                try reader.appendRepeated(wire, to: &values, field: field, in: "Way") { UInt32(truncatingIfNeeded: $0) }
             case 8: try reader.appendRepeated(wire, to: &refs, field: field, in: "Way", ProtobufReader.zigzag)
             default: try reader.skip(wire)
             }
@@ -197,7 +225,8 @@ enum PrimitiveBlockDecoder {
         return OSMWay(id: id, refs: refs, tags: try context.tags(keys: keys, values: values, at: reader, in: "Way"))
     }
 
-    /// A Relation: id, keys, vals, and its members as parallel arrays of role string ids, delta-coded member ids and types.
+    /// A Relation: id, keys, vals, and its members as parallel arrays of role string ids, delta-coded member ids and
+    /// types.
     private static func relation(_ message: ProtobufReader, context: Context) throws -> OSMRelation {
         var reader = message
         var id: Int64 = 0
@@ -206,17 +235,30 @@ enum PrimitiveBlockDecoder {
         while let (field, wire) = try reader.nextField() {
             switch field {
             case 1: try reader.expect(.varint, wire, field: field, in: "Relation"); id = try reader.int64()
-            case 2: try reader.appendRepeated(wire, to: &keys, field: field, in: "Relation") { UInt32(truncatingIfNeeded: $0) }
-            case 3: try reader.appendRepeated(wire, to: &values, field: field, in: "Relation") { UInt32(truncatingIfNeeded: $0) }
-            case 8: try reader.appendRepeated(wire, to: &roles, field: field, in: "Relation") { Int32(truncatingIfNeeded: $0) }
+            case 2:
+                try reader.appendRepeated(wire, to: &keys, field: field, in: "Relation") {
+                    UInt32(truncatingIfNeeded: $0)
+                }
+            case 3:
+                try reader.appendRepeated(wire, to: &values, field: field, in: "Relation") {
+                    UInt32(truncatingIfNeeded: $0)
+                }
+            case 8:
+                try reader.appendRepeated(wire, to: &roles, field: field, in: "Relation") {
+                    Int32(truncatingIfNeeded: $0)
+                }
             case 9: try reader.appendRepeated(wire, to: &memberIDs, field: field, in: "Relation", ProtobufReader.zigzag)
             case 10: try reader.appendRepeated(wire, to: &types, field: field, in: "Relation") { $0 }
             default: try reader.skip(wire)
             }
         }
         guard roles.count == memberIDs.count, roles.count == types.count else {
-            throw ProtobufError(position: reader.position,
-                                reason: "Relation \(id) has \(roles.count) roles, \(memberIDs.count) member ids and \(types.count) member types")
+            throw ProtobufError(
+                position: reader.position,
+                reason:
+                    "Relation \(id) has \(roles.count) roles, \(memberIDs.count) member ids and \(types.count) "
+                    + "member types"
+            )
         }
         var members: [OSMMember] = []
         members.reserveCapacity(memberIDs.count)
@@ -224,10 +266,15 @@ enum PrimitiveBlockDecoder {
         for index in memberIDs.indices {
             ref &+= memberIDs[index]
             guard types[index] <= 2, let type = OSMMemberType(rawValue: Int(types[index])) else {
-                throw ProtobufError(position: reader.position, reason: "Relation \(id) has a member of unknown type \(types[index])")
+                throw ProtobufError(
+                    position: reader.position, reason: "Relation \(id) has a member of unknown type \(types[index])")
             }
-            members.append(OSMMember(type: type, ref: ref, role: try context.string(roles[index], at: reader, for: "Relation \(id)'s member role")))
+            members.append(
+                OSMMember(
+                    type: type, ref: ref,
+                    role: try context.string(roles[index], at: reader, for: "Relation \(id)'s member role")))
         }
-        return OSMRelation(id: id, members: members, tags: try context.tags(keys: keys, values: values, at: reader, in: "Relation"))
+        return OSMRelation(
+            id: id, members: members, tags: try context.tags(keys: keys, values: values, at: reader, in: "Relation"))
     }
 }

@@ -44,7 +44,9 @@ struct ProtobufReader {
         let at = position
         let key = try varint()
         let number = key >> 3
-        guard number > 0, number < 1 << 29 else { throw ProtobufError(position: at, reason: "field number \(number) is out of range") }
+        guard number > 0, number < 1 << 29 else {
+            throw ProtobufError(position: at, reason: "field number \(number) is out of range")
+        }
         guard let wireType = WireType(rawValue: Int(key & 7)) else {
             throw ProtobufError(position: at, reason: "field \(number) has unsupported wire type \(key & 7)")
         }
@@ -57,7 +59,9 @@ struct ProtobufReader {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard position < end else { throw ProtobufError(position: start, reason: "varint runs past the end of the message") }
+            guard position < end else {
+                throw ProtobufError(position: start, reason: "varint runs past the end of the message")
+            }
             let byte = base[position]
             position += 1
             if shift == 63, byte > 1 { throw ProtobufError(position: start, reason: "varint is longer than 64 bits") }
@@ -87,7 +91,9 @@ struct ProtobufReader {
         let at = position
         let length = try varint()
         guard length <= UInt64(end - position) else {
-            throw ProtobufError(position: at, reason: "length \(length) runs past the end of the message (\(end - position) bytes left)")
+            throw ProtobufError(
+                position: at, reason: "length \(length) runs past the end of the message (\(end - position) bytes left)"
+            )
         }
         let start = position
         position += Int(length)
@@ -122,20 +128,27 @@ struct ProtobufReader {
     }
 
     private mutating func advance(_ count: Int) throws {
-        guard end - position >= count else { throw ProtobufError(position: position, reason: "fixed-width field runs past the end of the message") }
+        guard end - position >= count else {
+            throw ProtobufError(position: position, reason: "fixed-width field runs past the end of the message")
+        }
         position += count
     }
 
     /// Throws unless a field arrived with the wire type its schema gives it.
     func expect(_ wireType: WireType, _ actual: WireType, field: Int, in message: String) throws {
         guard wireType == actual else {
-            throw ProtobufError(position: position, reason: "\(message) field \(field) has wire type \(actual.rawValue), expected \(wireType.rawValue)")
+            throw ProtobufError(
+                position: position,
+                reason: "\(message) field \(field) has wire type \(actual.rawValue), expected \(wireType.rawValue)")
         }
     }
 
-    /// Appends a repeated varint field, packed (wire type 2) or one element at a time (wire type 0), decoded by `transform`.
-    mutating func appendRepeated<T>(_ wireType: WireType, to array: inout [T], field: Int, in message: String,
-                                    _ transform: (UInt64) -> T) throws {
+    /// Appends a repeated varint field, packed (wire type 2) or one element at a time (wire type 0), decoded by
+    /// `transform`.
+    mutating func appendRepeated<T>(
+        _ wireType: WireType, to array: inout [T], field: Int, in message: String,
+        _ transform: (UInt64) -> T
+    ) throws {
         switch wireType {
         case .varint:
             array.append(transform(try varint()))
@@ -143,7 +156,9 @@ struct ProtobufReader {
             var packed = try self.message()
             while !packed.isAtEnd { array.append(transform(try packed.varint())) }
         default:
-            throw ProtobufError(position: position, reason: "\(message) field \(field) has wire type \(wireType.rawValue), expected a packed varint array")
+            throw ProtobufError(
+                position: position,
+                reason: "\(message) field \(field) has wire type \(wireType.rawValue), expected a packed varint array")
         }
     }
 }

@@ -27,9 +27,12 @@ public final class HomeBannerViewModel {
     /// The most recently updated active order's banner; nil when no order is active.
     public var banner: Banner? {
         guard let snapshot = store.activeOrders.first else { return nil }
-        let wording = freshness.text(for: freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: clock.now()))
+        let wording = freshness.text(
+            for: freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: clock.now()))
         if case .problem(let message) = snapshot.status {
-            return Banner(order: snapshot.orderID, title: store.lastStep(of: snapshot.orderID)?.title ?? "Your order", detail: message)
+            return Banner(
+                order: snapshot.orderID, title: store.lastStep(of: snapshot.orderID)?.title ?? "Your order",
+                detail: message)
         }
         return Banner(order: snapshot.orderID, title: snapshot.status.step?.title ?? "Your order", detail: wording)
     }

@@ -19,8 +19,9 @@ public struct LiveActivityContent: Equatable, Sendable {
     /// The content as ActivityKit stores it, the same shape the server's push carries: the wire status and the
     /// latest arrival time in whole seconds (rounded up, as the server rounds it).
     public var contentState: OrderActivityContentState {
-        OrderActivityContentState(status: status.wire,
-                                  etaLatest: eta.map { Int($0.upperBound.timeIntervalSince1970.rounded(.up)) })
+        OrderActivityContentState(
+            status: status.wire,
+            etaLatest: eta.map { Int($0.upperBound.timeIntervalSince1970.rounded(.up)) })
     }
 }
 

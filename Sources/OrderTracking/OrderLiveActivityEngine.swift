@@ -22,8 +22,10 @@ public final class OrderLiveActivityEngine {
     private var uploads: [OrderID: Task<Void, Never>] = [:]
 
     /// An engine sending tokens to `tracking`, following `snapshots`, driving `activities`.
-    public init(tracking: any LiveActivityTokens, snapshots: any TrackingStream, activities: any ActivityController,
-                lifecycle: any AppLifecycle, staleAfter: TimeInterval = 180) {
+    public init(
+        tracking: any LiveActivityTokens, snapshots: any TrackingStream, activities: any ActivityController,
+        lifecycle: any AppLifecycle, staleAfter: TimeInterval = 180
+    ) {
         self.tracking = tracking
         self.snapshots = snapshots
         self.activities = activities
@@ -77,7 +79,9 @@ public final class OrderLiveActivityEngine {
             ended.insert(order)
             return
         }
-        guard !attempted.contains(order), lifecycle.phase == .foreground, activities.areActivitiesEnabled else { return }
+        guard !attempted.contains(order), lifecycle.phase == .foreground, activities.areActivitiesEnabled else {
+            return
+        }
         attempted.insert(order)
         do {
             try activities.start(order, content: content(snapshot))
@@ -89,8 +93,9 @@ public final class OrderLiveActivityEngine {
     }
 
     private func content(_ snapshot: OrderTracking) -> LiveActivityContent {
-        LiveActivityContent(status: snapshot.status, eta: snapshot.eta,
-                            staleDate: snapshot.generatedAt.addingTimeInterval(staleAfter))
+        LiveActivityContent(
+            status: snapshot.status, eta: snapshot.eta,
+            staleDate: snapshot.generatedAt.addingTimeInterval(staleAfter))
     }
 
     private func close(_ order: OrderID, ended isEnded: Bool) {

@@ -16,15 +16,18 @@ public struct OrderTracking: Equatable, Sendable {
     public let generatedAt: Date
 
     /// A snapshot with every field given.
-    public init(orderID: OrderID, version: Int, status: OrderStatus, eta: ClosedRange<Date>?, rider: RiderFix?,
-                destination: Coordinate, generatedAt: Date) {
+    public init(
+        orderID: OrderID, version: Int, status: OrderStatus, eta: ClosedRange<Date>?, rider: RiderFix?,
+        destination: Coordinate, generatedAt: Date
+    ) {
         self.orderID = orderID; self.version = version; self.status = status; self.eta = eta
         self.rider = rider; self.destination = destination; self.generatedAt = generatedAt
     }
 
     /// The same snapshot with another rider fix.
     public func replacingRider(_ rider: RiderFix?) -> OrderTracking {
-        OrderTracking(orderID: orderID, version: version, status: status, eta: eta, rider: rider,
-                      destination: destination, generatedAt: generatedAt)
+        OrderTracking(
+            orderID: orderID, version: version, status: status, eta: eta, rider: rider,
+            destination: destination, generatedAt: generatedAt)
     }
 }

@@ -23,8 +23,10 @@ public final class OrderTrackingViewModel {
 
     /// A view model for `order`; `clock` says what time it is, `ticks` paces the re-wording (seed 000's
     /// `init(order:store:freshness:clock:)` ticks on the continuous clock).
-    public init(order: OrderID, store: OrderTrackingStore, freshness: TrackingFreshnessPolicy, clock: any DateProvider,
-                ticks: any Clock<Duration> = ContinuousClock(), tickInterval: Duration = .seconds(5)) {
+    public init(
+        order: OrderID, store: OrderTrackingStore, freshness: TrackingFreshnessPolicy, clock: any DateProvider,
+        ticks: any Clock<Duration> = ContinuousClock(), tickInterval: Duration = .seconds(5)
+    ) {
         self.order = order
         self.store = store
         self.freshness = freshness
@@ -39,8 +41,9 @@ public final class OrderTrackingViewModel {
         // `now` is read so that a screen observing this redraws on every tick; the words use the clock's time at
         // the moment of drawing.
         let drawnAt = max(now, clock.now())
-        return Self.makeViewState(store.state(of: order), lastStep: store.lastStep(of: order), now: drawnAt,
-                           freshness: freshness, cameraFollows: cameraFollows)
+        return Self.makeViewState(
+            store.state(of: order), lastStep: store.lastStep(of: order), now: drawnAt,
+            freshness: freshness, cameraFollows: cameraFollows)
     }
 
     /// Starts the tick; returns when the calling task is cancelled or `onDisappear()` runs.
@@ -55,22 +58,33 @@ public final class OrderTrackingViewModel {
             }
         }
         ticking = task
-        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// The tick interval, or less when the wording changes sooner.
     private func untilNextChange() -> Duration {
         guard case .loaded(let snapshot) = store.state(of: order), !snapshot.status.isTerminal,
-              let wait = freshness.untilNextChange(fix: snapshot.rider, eta: snapshot.eta, generatedAt: snapshot.generatedAt, now: now)
+            let wait = freshness.untilNextChange(
+                fix: snapshot.rider, eta: snapshot.eta, generatedAt: snapshot.generatedAt, now: now)
         else { return tickInterval }
         return min(tickInterval, wait)
     }
 
     /// Sleeps `wait` on `ticks`, returning early when the store's state of `order` changes or the task is cancelled.
-    private static func pause(for wait: Duration, on ticks: any Clock<Duration>, orUntilChangeOf store: OrderTrackingStore,
-                              _ order: OrderID) async {
+    private static func pause(
+        for wait: Duration, on ticks: any Clock<Duration>, orUntilChangeOf store: OrderTrackingStore,
+        _ order: OrderID
+    ) async {
         let changed = StoreChange()
-        withObservationTracking { _ = store.state(of: order) } onChange: { changed.fire() }
+        withObservationTracking {
+            _ = store.state(of: order)
+        } onChange: {
+            changed.fire()
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await ticks.sleep(for: wait, tolerance: nil) }
             group.addTask { await changed.wait() }
@@ -91,12 +105,15 @@ public final class OrderTrackingViewModel {
         cameraFollows = false
     }
 
-    static func makeViewState(_ state: TrackingState, lastStep: OrderStep?, now: Date, freshness: TrackingFreshnessPolicy,
-                              cameraFollows: Bool) -> OrderTrackingViewState {
+    static func makeViewState(
+        _ state: TrackingState, lastStep: OrderStep?, now: Date, freshness: TrackingFreshnessPolicy,
+        cameraFollows: Bool
+    ) -> OrderTrackingViewState {
         guard case .loaded(let snapshot) = state else {
             let title = state == .loading ? "Getting your order…" : "Tracking isn't available right now"
-            return OrderTrackingViewState(title: title, steps: [], eta: "", riderPin: .hidden, banner: nil,
-                                          destination: nil, cameraFollows: cameraFollows)
+            return OrderTrackingViewState(
+                title: title, steps: [], eta: "", riderPin: .hidden, banner: nil,
+                destination: nil, cameraFollows: cameraFollows)
         }
         let title: String
         let eta: String
@@ -108,7 +125,9 @@ public final class OrderTrackingViewModel {
             (title, eta, banner) = ("Delivered", "Delivered", nil)
         case .cancelled(let reason):
             current = nil
-            (title, eta, banner) = ("Cancelled", "", reason.isEmpty ? "Your order was cancelled" : "Cancelled: \(reason)")
+            (title, eta, banner) = (
+                "Cancelled", "", reason.isEmpty ? "Your order was cancelled" : "Cancelled: \(reason)"
+            )
         case .problem(let message):
             title = reached?.title ?? "Your order"
             eta = freshness.text(for: freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: now))
@@ -130,8 +149,9 @@ public final class OrderTrackingViewModel {
             return .init(step: step, progress: progress)
         }
         let pin = snapshot.status.isTerminal ? RiderPin.hidden : freshness.pin(for: snapshot.rider, now: now)
-        return OrderTrackingViewState(title: title, steps: steps, eta: eta, riderPin: pin, banner: banner,
-                                      destination: snapshot.destination, cameraFollows: cameraFollows)
+        return OrderTrackingViewState(
+            title: title, steps: steps, eta: eta, riderPin: pin, banner: banner,
+            destination: snapshot.destination, cameraFollows: cameraFollows)
     }
 }
 
@@ -159,6 +179,8 @@ private final class StoreChange: Sendable {
                 }
                 if resumeNow { c.resume() }
             }
-        } onCancel: { fire() }
+        } onCancel: {
+            fire()
+        }
     }
 }

@@ -28,8 +28,10 @@ public struct OrderTrackingViewState: Equatable, Sendable {
     public let cameraFollows: Bool
 
     /// A view state with every field given.
-    public init(title: String, steps: [StepRow], eta: String, riderPin: RiderPin, banner: String?,
-                destination: Coordinate?, cameraFollows: Bool) {
+    public init(
+        title: String, steps: [StepRow], eta: String, riderPin: RiderPin, banner: String?,
+        destination: Coordinate?, cameraFollows: Bool
+    ) {
         self.title = title; self.steps = steps; self.eta = eta; self.riderPin = riderPin
         self.banner = banner; self.destination = destination; self.cameraFollows = cameraFollows
     }

@@ -5,7 +5,9 @@ import EnRouteModels
 /// Calls the tracking endpoints, maps `TrackingDTO` to `OrderTracking`, and publishes every snapshot it gets.
 ///
 /// It publishes in arrival order and doesn't judge; judging is `OrderStatusPolicy`'s job, in the store.
-public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRefresher, LiveActivityTokens, TrackingStream {
+public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRefresher, LiveActivityTokens,
+    TrackingStream
+{
     private let http: any HTTPClient
     private let server: APIServer
     private let clock: any Clock<Duration>
@@ -15,8 +17,10 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
     private var tokenGenerations: [OrderID: Int] = [:]
 
     /// A repository over `http` addressing `server`; `clock` paces token retries.
-    public init(http: any HTTPClient, server: APIServer, clock: any Clock<Duration>, requestTimeout: Duration = .seconds(5),
-                tokenRetryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30)]) {
+    public init(
+        http: any HTTPClient, server: APIServer, clock: any Clock<Duration>, requestTimeout: Duration = .seconds(5),
+        tokenRetryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30)]
+    ) {
         self.http = http
         self.server = server
         self.clock = clock
@@ -59,8 +63,9 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
             guard !broadcaster.hasEnded(order), tokenGenerations[order] == generation else { return }
             let wait: Duration
             do {
-                let request = try await server.request("PUT", APIPath.orderLiveActivityToken(order.rawValue), json: body,
-                                                       timeout: requestTimeout)
+                let request = try await server.request(
+                    "PUT", APIPath.orderLiveActivityToken(order.rawValue), json: body,
+                    timeout: requestTimeout)
                 let response = try await http.send(request)
                 if (200..<300).contains(response.status) { return }
                 let error = response.apiError()
@@ -81,7 +86,8 @@ public actor RemoteOrderTrackingRepository: OrderTrackingRepository, TrackingRef
     /// Follows GET /v1/orders/{id}/events (each event's data is a snapshot) until the server or the caller ends it.
     /// A sub-second follow-up to polling, not a replacement.
     public func followEvents(of order: OrderID) async throws {
-        let request = await server.request("GET", APIPath.orderEvents(order.rawValue), headers: ["Accept": "text/event-stream"])
+        let request = await server.request(
+            "GET", APIPath.orderEvents(order.rawValue), headers: ["Accept": "text/event-stream"])
         let decoder = WireCoding.decoder()
         for try await event in http.events(request) {
             guard let dto = try? decoder.decode(TrackingDTO.self, from: Data(event.data.utf8)) else { continue }

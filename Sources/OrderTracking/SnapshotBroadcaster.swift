@@ -15,8 +15,11 @@ final class SnapshotBroadcaster: Sendable {
 
     /// A new stream: the latest snapshot of each order first, then every snapshot as it is published.
     func subscribe() -> AsyncStream<OrderTracking> {
-        let (stream, continuation) = AsyncStream.makeStream(of: OrderTracking.self, bufferingPolicy: .bufferingNewest(256))
-        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: OrderTracking.self, bufferingPolicy: .bufferingNewest(256))
+        let id = state.withLock { s -> UInt64 in
+            s.nextID += 1; return s.nextID
+        }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }

@@ -4,11 +4,12 @@ public enum TrackerScreen {
     public static func render(_ state: OrderTrackingViewState, offline: Bool) -> [String] {
         var lines = [state.title]
         for row in state.steps {
-            let mark = switch row.progress {
-            case .done: "[x]"
-            case .current: "[>]"
-            case .upcoming: "[ ]"
-            }
+            let mark =
+                switch row.progress {
+                case .done: "[x]"
+                case .current: "[>]"
+                case .upcoming: "[ ]"
+                }
             lines.append("  \(mark) \(row.title)")
         }
         if !state.eta.isEmpty { lines.append(state.eta) }

@@ -17,7 +17,8 @@ public struct TrackingFreshnessPolicy: Sendable {
     public init(locale: Locale = .autoupdatingCurrent, timeZone: TimeZone = .autoupdatingCurrent) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        timeStyle = Date.FormatStyle(date: .omitted, time: .shortened, locale: locale, calendar: calendar, timeZone: timeZone)
+        timeStyle = Date.FormatStyle(
+            date: .omitted, time: .shortened, locale: locale, calendar: calendar, timeZone: timeZone)
     }
 
     /// < 20 s live · < 2 min stale with its age · older hidden
@@ -48,7 +49,9 @@ public struct TrackingFreshnessPolicy: Sendable {
     /// to hidden, the window to "Running a little late" or "ETA updating"); nil when none is ahead.
     public func nextChange(fix: RiderFix?, eta: ClosedRange<Date>?, generatedAt: Date, now: Date) -> Date? {
         var moments = [generatedAt.addingTimeInterval(etaTrustedFor)]
-        if let fix { moments += [fix.recordedAt.addingTimeInterval(liveFor), fix.recordedAt.addingTimeInterval(staleFor)] }
+        if let fix {
+            moments += [fix.recordedAt.addingTimeInterval(liveFor), fix.recordedAt.addingTimeInterval(staleFor)]
+        }
         // "Running a little late" starts just after the latest end (`now > upperBound`).
         if let eta { moments.append(eta.upperBound.addingTimeInterval(Self.justAfter)) }
         return moments.filter { $0 > now }.min()
@@ -67,7 +70,8 @@ public struct TrackingFreshnessPolicy: Sendable {
     /// "Arriving 18:42–18:46" · "Running a little late" · "ETA updating" · "Arrival time to follow".
     public func text(for wording: ETAWording) -> String {
         switch wording {
-        case .window(let window): "Arriving \(window.lowerBound.formatted(timeStyle))–\(window.upperBound.formatted(timeStyle))"
+        case .window(let window):
+            "Arriving \(window.lowerBound.formatted(timeStyle))–\(window.upperBound.formatted(timeStyle))"
         case .runningLate: "Running a little late"
         case .updating: "ETA updating"
         case .unknown: "Arrival time to follow"

@@ -22,8 +22,10 @@ public final class TrackingPollingEngine {
 
     /// An engine over `tracking`, triggered by `lifecycle` and `network`, timed by `clock` (seed 000's
     /// `init(tracking:lifecycle:network:)` runs on the continuous clock).
-    public init(tracking: any TrackingRefresher, lifecycle: any AppLifecycle, network: any NetworkStatus,
-                clock: any Clock<Duration> = ContinuousClock(), cadence: PollingCadence = PollingCadence()) {
+    public init(
+        tracking: any TrackingRefresher, lifecycle: any AppLifecycle, network: any NetworkStatus,
+        clock: any Clock<Duration> = ContinuousClock(), cadence: PollingCadence = PollingCadence()
+    ) {
         self.tracking = tracking
         self.lifecycle = lifecycle
         self.network = network
@@ -90,7 +92,9 @@ public final class TrackingPollingEngine {
     }
 
     private func note(_ snapshot: OrderTracking) {
-        if let current = known[snapshot.orderID], current.status.isTerminal || current.version >= snapshot.version { return }
+        if let current = known[snapshot.orderID], current.status.isTerminal || current.version >= snapshot.version {
+            return
+        }
         known[snapshot.orderID] = snapshot
     }
 
@@ -108,7 +112,9 @@ public final class TrackingPollingEngine {
                 } catch {
                     if Task.isCancelled { return }
                     failures += 1
-                    do { try await clock.sleep(for: cadence.delay(afterFailures: failures, error: error), tolerance: nil) } catch { return }
+                    do {
+                        try await clock.sleep(for: cadence.delay(afterFailures: failures, error: error), tolerance: nil)
+                    } catch { return }
                 }
             }
         }

@@ -27,7 +27,8 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let conn, PQstatus(conn) == CONNECTION_OK else {
             let message = conn.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             PQfinish(conn)
-            throw PostgresError.connectionFailure("cannot connect to \(Self.redacted(url)): " + message.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw PostgresError.connectionFailure(
+                "cannot connect to \(Self.redacted(url)): " + message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         // Notices (e.g. "already exists, skipping") would go to stderr by default.
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
@@ -93,7 +94,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Starts a transaction at `isolation` (for a body that spans several calls; end it with `commit()` or `rollback()`).
+    /// Starts a transaction at `isolation` (for a body that spans several calls; end it with `commit()` or
+    /// `rollback()`).
     public func begin(_ isolation: Isolation) throws { try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)") }
     /// Commits the open transaction.
     public func commit() throws { try execute("COMMIT") }
@@ -109,13 +111,18 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         try begin(.readCommitted)
         do {
-            try execute("""
+            try execute(
+                """
                 SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.\(table)'));
                 CREATE TABLE IF NOT EXISTS \(table) (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)
                 """)
             let applied = Set(try query("SELECT version FROM \(table)").map { Int($0.int(0)) })
             for (index, sql) in migrations.enumerated() where !applied.contains(index + 1) {
-                try execute(sql + ";\nINSERT INTO \(table) (version, applied_at) VALUES (\(index + 1), \(Self.format(appliedAt.timeIntervalSince1970)))")
+                try execute(
+                    sql
+                        + ";\nINSERT INTO \(table) (version, applied_at) VALUES (\(index + 1), "
+                        + "\(Self.format(appliedAt.timeIntervalSince1970)))"
+                )
             }
             try commit()
         } catch {
@@ -164,8 +171,9 @@ public final class PostgresConnection: @unchecked Sendable {
         let connectionMessage = handle.map { String(cString: PQerrorMessage($0)) } ?? ""
         let message = field("M") ?? connectionMessage.trimmingCharacters(in: .whitespacesAndNewlines)
         let gone = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
-        let error = PostgresError(sqlState: field("C") ?? (gone ? "08006" : "XX000"), message: message.isEmpty ? "no answer" : message,
-                                  detail: field("D"))
+        let error = PostgresError(
+            sqlState: field("C") ?? (gone ? "08006" : "XX000"), message: message.isEmpty ? "no answer" : message,
+            detail: field("D"))
         if gone || error.isConnectionLoss { isBroken = true }
         throw error
     }
@@ -180,7 +188,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Checks the URL's form before libpq sees it, so a typo is named rather than taken for a database name.
     static func validate(_ url: String) throws {
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-            throw PostgresError(sqlState: "08001", message: "not a PostgreSQL URL (postgres://user@host:port/db): \(redacted(url))")
+            throw PostgresError(
+                sqlState: "08001", message: "not a PostgreSQL URL (postgres://user@host:port/db): \(redacted(url))")
         }
         var error: UnsafeMutablePointer<CChar>?
         let options = PQconninfoParse(url, &error)
@@ -188,14 +197,18 @@ public final class PostgresConnection: @unchecked Sendable {
         if options == nil {
             let message = error.map { String(cString: $0) } ?? "malformed"
             PQfreemem(error)
-            throw PostgresError(sqlState: "08001", message: "malformed PostgreSQL URL \(redacted(url)): "
-                                + message.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw PostgresError(
+                sqlState: "08001",
+                message: "malformed PostgreSQL URL \(redacted(url)): "
+                    + message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 
     /// `url` with any password replaced by `***`, for messages.
     static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
         let userinfo = url[scheme.upperBound..<at]
         guard let colon = userinfo.firstIndex(of: ":") else { return url }
         return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])

@@ -1,6 +1,7 @@
 /// An error from PostgreSQL or libpq: the server's SQLSTATE, message and detail.
 public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// The five-character SQLSTATE (`23505` unique violation, `40001` serialization failure, `08006` connection failure…).
+    /// The five-character SQLSTATE (`23505` unique violation, `40001` serialization failure, `08006` connection
+    /// failure…).
     public let sqlState: String
     /// The primary message.
     public let message: String

@@ -56,7 +56,8 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    /// A pool over `url` that opens one connection now, so a malformed URL or unreachable server fails here with a clear
+    /// A pool over `url` that opens one connection now, so a malformed URL or unreachable server fails here with a
+    /// clear
     /// `PostgresError`.
     public init(url: String, searchPath: String? = nil, limits: Limits = Limits()) throws {
         self.url = url
@@ -98,11 +99,14 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `body` with a leased connection on that connection's queue and awaits it.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    public func withConnection<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         try await withLease { lease in try await lease.run(body) }
     }
 
-    /// Runs `body` holding one connection across its awaits (a transaction over several calls), returning it afterwards.
+    /// Runs `body` holding one connection across its awaits (a transaction over several calls), returning it
+    /// afterwards.
     public func withLease<T>(_ body: (PostgresLease) async throws -> T) async throws -> T {
         let connection = try await acquire()
         defer { release(connection, counted: true) }
@@ -112,7 +116,9 @@ public final class PostgresPool: Sendable {
     private func acquire() async throws -> PostgresConnection {
         let grant: Grant = try await withCheckedThrowingContinuation { continuation in
             let now: Result<Grant, any Error>? = state.withLock { s in
-                guard !s.closed else { return .failure(PostgresError.connectionFailure("the connection pool is closed")) }
+                guard !s.closed else {
+                    return .failure(PostgresError.connectionFailure("the connection pool is closed"))
+                }
                 if let idle = s.idle.popLast() { return .success(.connection(idle)) }
                 if s.open < capacity { s.open += 1; return .success(.slot) }
                 s.waiters.append(continuation)
@@ -165,7 +171,8 @@ public final class PostgresPool: Sendable {
         } else if counted {
             giveBack(.connection(connection))
         } else {
-            // A spare: counted again if the cap has room (and no waiter is owed the slot), else kept spare, else closed.
+            // A spare: counted again if the cap has room (and no waiter is owed the slot), else kept spare, else
+            // closed.
             let kept = state.withLock { s -> Bool in
                 guard !s.closed else { return false }
                 if s.waiters.isEmpty, s.idle.count < idleLimit, s.open < capacity {

@@ -79,8 +79,9 @@ public struct Guidance: Sendable, Equatable {
     public init(route: ProviderRoute, rules: Rules = Rules()) {
         self.rules = rules
         self.route = route
-        self.progress = Progress(nextManeuver: nil, distanceToManeuver: 0, remainingMeters: 0, remainingSeconds: 0,
-                                 offRouteMeters: 0, arrived: false, instruction: "")
+        self.progress = Progress(
+            nextManeuver: nil, distanceToManeuver: 0, remainingMeters: 0, remainingSeconds: 0,
+            offRouteMeters: 0, arrived: false, instruction: "")
         load(route)
     }
 
@@ -101,8 +102,10 @@ public struct Guidance: Sendable, Equatable {
             offRouteCount += 1
         }
         refresh()
-        if !progress.arrived, (progress.remainingMeters <= rules.arrivalMeters && offset <= rules.offRouteMeters)
-            || position.distance(to: route.to) <= rules.arrivalMeters {
+        if !progress.arrived,
+            (progress.remainingMeters <= rules.arrivalMeters && offset <= rules.offRouteMeters)
+                || position.distance(to: route.to) <= rules.arrivalMeters
+        {
             progress.arrived = true
             progress.instruction = Self.arrivalText(route.stop)
         }
@@ -146,7 +149,9 @@ public struct Guidance: Sendable, Equatable {
     private mutating func load(_ route: ProviderRoute) {
         line = route.geometry
         cumulative = [0]
-        for (a, b) in zip(line, line.dropFirst()) { cumulative.append(cumulative[cumulative.count - 1] + a.distance(to: b)) }
+        for (a, b) in zip(line, line.dropFirst()) {
+            cumulative.append(cumulative[cumulative.count - 1] + a.distance(to: b))
+        }
         // Each maneuver's place along the line, searched forwards from the previous one so a loop cannot reorder them.
         maneuverAlong = []
         var from = 0
@@ -188,11 +193,16 @@ public struct Guidance: Sendable, Equatable {
         progress.remainingMeters = remaining
         progress.remainingSeconds = total > 0 ? route.durationSeconds * remaining / total : 0
         // The first maneuver ahead; `depart` is behind the driver once they move.
-        let ahead = route.steps.indices.first { $0 > 0 && maneuverAlong[$0] > along + 1 } ?? (route.steps.isEmpty ? nil : route.steps.count - 1)
+        let ahead =
+            route.steps.indices.first { $0 > 0 && maneuverAlong[$0] > along + 1 }
+            ?? (route.steps.isEmpty ? nil : route.steps.count - 1)
         progress.nextManeuver = ahead.map { route.steps[$0] }
         progress.distanceToManeuver = ahead.map { max(0, maneuverAlong[$0] - along) } ?? 0
-        progress.instruction = progress.arrived ? Self.arrivalText(route.stop)
-            : progress.nextManeuver.map { Self.instruction($0, in: progress.distanceToManeuver, stop: route.stop) } ?? ""
+        progress.instruction =
+            progress.arrived
+            ? Self.arrivalText(route.stop)
+            : progress.nextManeuver.map { Self.instruction($0, in: progress.distanceToManeuver, stop: route.stop) }
+                ?? ""
     }
 
     // MARK: - Words

@@ -30,8 +30,10 @@ public struct LegPlanner: Sendable {
     /// The leg of `trip` from `position` (facing `heading`) to `stop` at `destination`: the road route from the
     /// server, framed by the position and the stop themselves, or `scripted` (the position, the waypoints, the
     /// destination) when the server has no road network, cannot route, or still routes to another stop.
-    public func leg(trip: String, from position: Coordinate, heading: Double?, to stop: RouteStop, at destination: Coordinate,
-                    scripted waypoints: [Coordinate] = []) async -> Leg {
+    public func leg(
+        trip: String, from position: Coordinate, heading: Double?, to stop: RouteStop, at destination: Coordinate,
+        scripted waypoints: [Coordinate] = []
+    ) async -> Leg {
         let fallback = ScriptedRoute([position] + waypoints + [destination])
         let route: ProviderRoute
         do {
@@ -42,10 +44,15 @@ public struct LegPlanner: Sendable {
             return Leg(path: fallback, source: .scripted(reason: "no road route (\(error))"))
         }
         guard route.stop == stop else {
-            return Leg(path: fallback, source: .scripted(reason: "the server routes to the \(route.stop.rawValue), not the \(stop.rawValue), yet"))
+            return Leg(
+                path: fallback,
+                source: .scripted(
+                    reason: "the server routes to the \(route.stop.rawValue), not the \(stop.rawValue), yet"))
         }
         var points = route.geometry
-        guard !points.isEmpty else { return Leg(path: fallback, source: .scripted(reason: "the server's route has no geometry")) }
+        guard !points.isEmpty else {
+            return Leg(path: fallback, source: .scripted(reason: "the server's route has no geometry"))
+        }
         // The road starts and ends where the points snapped; drive from the car and on to the stop's own pin.
         if points[0].distance(to: position) > 1 { points.insert(position, at: 0) }
         if points[points.count - 1].distance(to: destination) > 1 { points.append(destination) }

@@ -34,7 +34,8 @@ public struct LocationFilter: Sendable, Equatable {
     /// The verdict on `reading` given the last kept fix.
     public func judge(_ reading: LocationFix, after last: LocationFix?) -> Verdict {
         guard reading.accuracy.isFinite, reading.accuracy >= 0, reading.accuracy <= maximumAccuracy,
-              reading.coordinate.isValid else { return .inaccurate }
+            reading.coordinate.isValid
+        else { return .inaccurate }
         guard let last else { return .kept }
         guard reading.recordedAt > last.recordedAt else { return .duplicate }
         let moved = reading.coordinate.distance(to: last.coordinate)

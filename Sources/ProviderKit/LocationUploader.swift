@@ -11,7 +11,9 @@ public actor LocationUploader {
         /// The interval while online and idle; a whole multiple of `onTrip`.
         public var idle: Duration
         /// Every `onTrip` during a trip, every `idle` otherwise.
-        public init(onTrip: Duration = .seconds(5), idle: Duration = .seconds(30)) { self.onTrip = onTrip; self.idle = idle }
+        public init(onTrip: Duration = .seconds(5), idle: Duration = .seconds(30)) {
+            self.onTrip = onTrip; self.idle = idle
+        }
     }
 
     /// What one upload round did.
@@ -34,7 +36,9 @@ public actor LocationUploader {
     private var reports: [AsyncStream<Report>.Continuation] = []
 
     /// Uploads `buffer` through `api`, timed by `clock`.
-    public init(buffer: PointBuffer, api: any LocationUploading, clock: any Clock<Duration>, cadence: Cadence = Cadence()) {
+    public init(
+        buffer: PointBuffer, api: any LocationUploading, clock: any Clock<Duration>, cadence: Cadence = Cadence()
+    ) {
         self.buffer = buffer
         self.api = api
         self.clock = clock
@@ -75,7 +79,7 @@ public actor LocationUploader {
                 let result = try await api.upload(batch)
                 try buffer.acknowledge(batch.batchId)
                 report.acknowledged.append(result)
-            } catch where SyncBackoff.isTransient(error) {
+            } catch  where SyncBackoff.isTransient(error) {
                 report.failure = String(describing: error)
                 if case APIError.retryAfter(let asked, _) = error { holdOff = asked }
                 break

@@ -52,8 +52,10 @@ public final class MerchantOrdersViewModel {
         }
     }
 
-    private func perform(_ action: MerchantAction, on orderId: String,
-                         _ call: @Sendable (any MerchantOrdersAPI, String) async throws -> TripSnapshot) async {
+    private func perform(
+        _ action: MerchantAction, on orderId: String,
+        _ call: @Sendable (any MerchantOrdersAPI, String) async throws -> TripSnapshot
+    ) async {
         guard !state.busy.contains(orderId) else { return }
         state.busy.insert(orderId)
         state.message = nil
@@ -71,7 +73,7 @@ public final class MerchantOrdersViewModel {
                 replace(conflict.trip)
                 state.message = conflict.reason
                 return
-            } catch where SyncBackoff.isTransient(error) {
+            } catch  where SyncBackoff.isTransient(error) {
                 guard attempt < Self.attempts else { break }
                 do { try await clock.sleep(for: .seconds(attempt)) } catch { break }
             } catch {

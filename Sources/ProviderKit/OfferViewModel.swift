@@ -27,7 +27,8 @@ public final class OfferViewModel {
         state = OfferViewState(offer: offer, secondsLeft: Self.secondsLeft(until: offer.expiresAt, now: dates.now()))
     }
 
-    /// Counts down once per displayed second; marks the offer expired at zero. Returns when answered, expired or cancelled.
+    /// Counts down once per displayed second; marks the offer expired at zero. Returns when answered, expired or
+    /// cancelled.
     public func runCountdown() async {
         while !Task.isCancelled {
             let remaining = state.offer.expiresAt.timeIntervalSince(dates.now())
@@ -42,7 +43,9 @@ public final class OfferViewModel {
             guard state.phase == .open || state.phase == .accepting else { return }
             // Sleep until the displayed number changes.
             let untilTick = remaining - Double(state.secondsLeft - 1)
-            do { try await clock.sleep(for: .milliseconds(max(1, Int((untilTick * 1000).rounded(.up))))) } catch { return }
+            do { try await clock.sleep(for: .milliseconds(max(1, Int((untilTick * 1000).rounded(.up))))) } catch {
+                return
+            }
         }
     }
 

@@ -15,7 +15,9 @@ public final class PointBuffer: Sendable {
     private let lastKept: Locked<LocationFix?>
 
     /// A buffer in `store`; `makeID` names new batches.
-    public init(store: ProviderStore, filter: LocationFilter = LocationFilter(), makeID: @escaping @Sendable () -> String) throws {
+    public init(
+        store: ProviderStore, filter: LocationFilter = LocationFilter(), makeID: @escaping @Sendable () -> String
+    ) throws {
         self.store = store
         self.filter = filter
         self.makeID = makeID

@@ -40,14 +40,19 @@ public final class ProofCaptureQueue: Sendable {
     public let chunkSize: Int
 
     /// A queue in `store`, uploading to `server` through `client` in chunks of `chunkSize` bytes; ids from `makeID`.
-    public init(store: ProviderStore, client: any HTTPClient, server: APIServer, chunkSize: Int = 256 * 1024,
-                makeID: @escaping @Sendable () -> String) {
-        self.store = store; self.client = client; self.server = server; self.chunkSize = max(1, chunkSize); self.makeID = makeID
+    public init(
+        store: ProviderStore, client: any HTTPClient, server: APIServer, chunkSize: Int = 256 * 1024,
+        makeID: @escaping @Sendable () -> String
+    ) {
+        self.store = store; self.client = client; self.server = server; self.chunkSize = max(1, chunkSize);
+        self.makeID = makeID
     }
 
-    /// Keeps `bytes` as the proof of `tripId` (one local transaction, no network) and returns its id for the `delivered` step.
+    /// Keeps `bytes` as the proof of `tripId` (one local transaction, no network) and returns its id for the
+    /// `delivered` step.
     public func capture(_ bytes: [UInt8], kind: ProofKind, contentType: String, tripId: String) throws -> String {
-        let proof = PendingProof(proofId: makeID(), tripId: tripId, kind: kind, contentType: contentType, size: bytes.count)
+        let proof = PendingProof(
+            proofId: makeID(), tripId: tripId, kind: kind, contentType: contentType, size: bytes.count)
         try store.enqueue(proof, bytes: bytes)
         return proof.proofId
     }
@@ -76,7 +81,9 @@ public final class ProofCaptureQueue: Sendable {
     private enum Outcome { case complete, refused(String) }
 
     private func upload(_ proof: PendingProof) async throws -> Outcome {
-        guard let bytes = try store.proofBytes(proof.proofId) else { return .refused("the proof's bytes are gone from the device") }
+        guard let bytes = try store.proofBytes(proof.proofId) else {
+            return .refused("the proof's bytes are gone from the device")
+        }
         var location = proof.location
         var offset: Int
         if let known = location {
@@ -84,16 +91,22 @@ public final class ProofCaptureQueue: Sendable {
             switch head.status {
             case 200: offset = Int(head.header("upload-offset") ?? "") ?? 0
             case 404, 410: location = nil; offset = 0  // the server dropped it: create it again under the same id
-            default: if let refusal = Self.refusal(head) { return .refused(refusal) }; throw APIError.status(head.status)
+            default:
+                if let refusal = Self.refusal(head) { return .refused(refusal) }; throw APIError.status(head.status)
             }
         } else {
             offset = 0
         }
         if location == nil {
-            let created = try await send("POST", APIPath.uploads, headers: [
-                "Upload-Length": String(bytes.count),
-                "Upload-Metadata": Self.metadata(["tripId": proof.tripId, "kind": proof.kind.rawValue, "contentType": proof.contentType, "proofId": proof.proofId]),
-            ])
+            let created = try await send(
+                "POST", APIPath.uploads,
+                headers: [
+                    "Upload-Length": String(bytes.count),
+                    "Upload-Metadata": Self.metadata([
+                        "tripId": proof.tripId, "kind": proof.kind.rawValue, "contentType": proof.contentType,
+                        "proofId": proof.proofId,
+                    ]),
+                ])
             guard created.status == 201, let path = created.header("location") else {
                 if let refusal = Self.refusal(created) { return .refused(refusal) }
                 throw APIError.status(created.status)
@@ -105,19 +118,25 @@ public final class ProofCaptureQueue: Sendable {
         guard let location else { throw APIError.status(0) }
         while offset < bytes.count {
             let chunk = Array(bytes[offset..<min(bytes.count, offset + chunkSize)])
-            let answer = try await send("PATCH", location, headers: [
-                "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream",
-                "Upload-Checksum": "sha1 " + Data(SHA1.digest(chunk)).base64EncodedString(),
-            ], body: Data(chunk))
+            let answer = try await send(
+                "PATCH", location,
+                headers: [
+                    "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream",
+                    "Upload-Checksum": "sha1 " + Data(SHA1.digest(chunk)).base64EncodedString(),
+                ], body: Data(chunk))
             switch answer.status {
             case 204:
-                guard let next = Int(answer.header("upload-offset") ?? ""), next > offset else { throw APIError.status(204) }
+                guard let next = Int(answer.header("upload-offset") ?? ""), next > offset else {
+                    throw APIError.status(204)
+                }
                 offset = next
                 try store.recordProgress(proof.proofId, location: location, acknowledged: offset)
             case 409, 460:
                 // Another offset on the server (a lost answer) or a chunk damaged on the way: ask where it stands.
                 let head = try await send("HEAD", location)
-                guard head.status == 200, let at = Int(head.header("upload-offset") ?? "") else { throw APIError.status(head.status) }
+                guard head.status == 200, let at = Int(head.header("upload-offset") ?? "") else {
+                    throw APIError.status(head.status)
+                }
                 offset = at
             default:
                 if let refusal = Self.refusal(answer) { return .refused(refusal) }
@@ -131,17 +150,22 @@ public final class ProofCaptureQueue: Sendable {
     /// provider's trip, content not what it says); nil for answers worth retrying.
     static func refusal(_ response: HTTPClientResponse) -> String? {
         guard [400, 403, 404, 413, 415, 422].contains(response.status) else { return nil }
-        return (try? WireCoding.decoder().decode(Problem.self, from: response.body))?.detail ?? "refused with \(response.status)"
+        return (try? WireCoding.decoder().decode(Problem.self, from: response.body))?.detail
+            ?? "refused with \(response.status)"
     }
 
-    private func send(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil) async throws -> HTTPClientResponse {
-        var request = await server.request(method, path, headers: headers.merging(["Tus-Resumable": "1.0.0"]) { a, _ in a })
+    private func send(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil
+    ) async throws -> HTTPClientResponse {
+        var request = await server.request(
+            method, path, headers: headers.merging(["Tus-Resumable": "1.0.0"]) { a, _ in a })
         request.body = body
         return try await client.send(request)
     }
 
     /// tus `Upload-Metadata`: `key base64(value)` pairs, comma-separated, in key order.
     static func metadata(_ pairs: [String: String]) -> String {
-        pairs.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }.joined(separator: ",")
+        pairs.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }.joined(
+            separator: ",")
     }
 }

@@ -39,5 +39,7 @@ public protocol RouteFetching: Sendable {
 
 extension RouteFetching {
     /// The route from the provider's latest uploaded fix to the trip's next stop.
-    public func route(trip: String) async throws -> ProviderRoute { try await route(trip: trip, from: nil, heading: nil) }
+    public func route(trip: String) async throws -> ProviderRoute {
+        try await route(trip: trip, from: nil, heading: nil)
+    }
 }

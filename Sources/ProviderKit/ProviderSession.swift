@@ -18,8 +18,10 @@ public actor ProviderSession {
     private let backoff: SyncBackoff
 
     /// A session over `api`; `clock` times reconnects, `backoff` their pauses.
-    public init(api: any ProviderSessionAPI, clock: any Clock<Duration>,
-                backoff: SyncBackoff = SyncBackoff(initial: .seconds(1), maximum: .seconds(30))) {
+    public init(
+        api: any ProviderSessionAPI, clock: any Clock<Duration>,
+        backoff: SyncBackoff = SyncBackoff(initial: .seconds(1), maximum: .seconds(30))
+    ) {
         self.api = api
         self.clock = clock
         self.backoff = backoff

@@ -24,28 +24,28 @@ public final class ProviderStore: @unchecked Sendable {
     }
 
     static let schema = """
-    CREATE TABLE IF NOT EXISTS point_buffer (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        lat REAL NOT NULL, lng REAL NOT NULL, heading REAL NOT NULL, speed REAL NOT NULL, accuracy REAL NOT NULL,
-        recorded_at REAL NOT NULL,
-        batch_id TEXT
-    );
-    CREATE INDEX IF NOT EXISTS point_buffer_batch ON point_buffer(batch_id);
-    CREATE TABLE IF NOT EXISTS step_outbox (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        change_id TEXT NOT NULL UNIQUE,
-        trip_id TEXT NOT NULL,
-        step TEXT NOT NULL,
-        device_time REAL NOT NULL,
-        lat REAL, lng REAL
-    );
-    CREATE TABLE IF NOT EXISTS local_trips (
-        trip_id TEXT PRIMARY KEY,
-        version INTEGER NOT NULL,
-        snapshot BLOB NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS device_state (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-    """
+        CREATE TABLE IF NOT EXISTS point_buffer (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            lat REAL NOT NULL, lng REAL NOT NULL, heading REAL NOT NULL, speed REAL NOT NULL, accuracy REAL NOT NULL,
+            recorded_at REAL NOT NULL,
+            batch_id TEXT
+        );
+        CREATE INDEX IF NOT EXISTS point_buffer_batch ON point_buffer(batch_id);
+        CREATE TABLE IF NOT EXISTS step_outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            change_id TEXT NOT NULL UNIQUE,
+            trip_id TEXT NOT NULL,
+            step TEXT NOT NULL,
+            device_time REAL NOT NULL,
+            lat REAL, lng REAL
+        );
+        CREATE TABLE IF NOT EXISTS local_trips (
+            trip_id TEXT PRIMARY KEY,
+            version INTEGER NOT NULL,
+            snapshot BLOB NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS device_state (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+        """
 
     /// Runs `body` on the connection inside one transaction.
     func write<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {

@@ -54,14 +54,18 @@ public final class ProviderTripViewModel {
             let action = current.update(position: fix.coordinate, heading: heading, accuracy: fix.accuracy, at: now)
             guide = current
             state.guidance = current.progress
-            if case .reroute(let from, let heading) = action { await fetchRoute(trip.id, from: from, heading: heading, source: source) }
+            if case .reroute(let from, let heading) = action {
+                await fetchRoute(trip.id, from: from, heading: heading, source: source)
+            }
             return
         }
         guard !fetching, fix.accuracy <= source.rules.worstAccuracy else { return }
         // A new stop is asked for at once; the same stop again (after a failure, or when the server answered for
         // another stop because a step is still on its way) only after the pause.
         if let last = lastFetch, lastFetchStop == stop || fetchFailures > 0 {
-            let pause = min(source.rules.maximumRerouteInterval, source.rules.rerouteInterval * pow(2, Double(max(0, fetchFailures - 1))))
+            let pause = min(
+                source.rules.maximumRerouteInterval,
+                source.rules.rerouteInterval * pow(2, Double(max(0, fetchFailures - 1))))
             guard now.timeIntervalSince(last) >= pause else { return }
         }
         lastFetch = now
@@ -126,7 +130,8 @@ public final class ProviderTripViewModel {
     /// Takes a trip the server sent (an accepted offer, a `tripUpdated` event, the active list).
     public func receive(_ trip: TripSnapshot) {
         guard let local = try? engine.outbox.receive(trip) else { return }
-        if state.trip == nil || state.trip?.id == trip.id || ProviderStep.isFinished(state.trip?.displayedStatus ?? "") {
+        if state.trip == nil || state.trip?.id == trip.id || ProviderStep.isFinished(state.trip?.displayedStatus ?? "")
+        {
             show(local, notice: state.trip?.id == trip.id ? state.notice : nil)
         }
     }
@@ -167,9 +172,14 @@ public final class ProviderTripViewModel {
 
     private func show(_ trip: LocalTrip?, notice: String?) {
         // Guidance is for one trip's one stop: a step that changes the stop drops it until the next position.
-        if let guide, trip?.id != guide.route.tripId || trip.flatMap(Self.nextStop) != guide.route.stop { clearGuidance() }
+        if let guide, trip?.id != guide.route.tripId || trip.flatMap(Self.nextStop) != guide.route.stop {
+            clearGuidance()
+        }
         state.trip = trip
-        state.nextStep = trip.flatMap { ProviderStep.next(afterStatus: $0.displayedStatus, kind: $0.server.kind, merchantStep: $0.server.merchantStep) }
+        state.nextStep = trip.flatMap {
+            ProviderStep.next(
+                afterStatus: $0.displayedStatus, kind: $0.server.kind, merchantStep: $0.server.merchantStep)
+        }
         state.notice = notice
     }
 }

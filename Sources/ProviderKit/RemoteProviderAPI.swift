@@ -26,7 +26,9 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
     public func send(_ change: StepChange) async throws -> StepOutcome {
         let request = try await server.request("POST", APIPath.providerTripSteps(change.tripId), json: change.request)
         let response = try await client.send(request)
-        if response.status == 409, let conflict = try? WireCoding.decoder().decode(ConflictProblem<TripSnapshot>.self, from: response.body) {
+        if response.status == 409,
+            let conflict = try? WireCoding.decoder().decode(ConflictProblem<TripSnapshot>.self, from: response.body)
+        {
             return .rejected(conflict.trip, reason: conflict.detail)
         }
         return .applied(try response.decode(TripSnapshot.self))
@@ -39,7 +41,8 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
         if response.status == 409 {
             let conflict = try? WireCoding.decoder().decode(ConflictProblem<TripSnapshot>.self, from: response.body)
             let problem = try? WireCoding.decoder().decode(Problem.self, from: response.body)
-            return .gone(conflict?.trip, reason: conflict?.detail ?? problem?.detail ?? "The offer is no longer available.")
+            return .gone(
+                conflict?.trip, reason: conflict?.detail ?? problem?.detail ?? "The offer is no longer available.")
         }
         return .accepted(try response.decode(TripSnapshot.self))
     }
@@ -52,7 +55,8 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
 
     /// `POST /v1/provider/availability`.
     public func setAvailability(online: Bool, position: Coordinate?) async throws -> AvailabilityState {
-        let request = try await server.request("POST", APIPath.providerAvailability, json: AvailabilityRequest(online: online, position: position))
+        let request = try await server.request(
+            "POST", APIPath.providerAvailability, json: AvailabilityRequest(online: online, position: position))
         return try await client.send(request).decode(AvailabilityState.self)
     }
 
@@ -65,7 +69,9 @@ public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding
                 if let lastEventID { headers["Last-Event-ID"] = lastEventID }
                 let request = await server.request("GET", APIPath.providerEvents, headers: headers)
                 for try await message in client.events(request) {
-                    if let event = try Self.decode(message) { continuation.yield(ProviderEventMessage(id: message.id, event: event)) }
+                    if let event = try Self.decode(message) {
+                        continuation.yield(ProviderEventMessage(id: message.id, event: event))
+                    }
                 }
                 continuation.finish()
             } catch {

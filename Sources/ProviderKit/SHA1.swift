@@ -12,17 +12,19 @@ enum SHA1 {
         for block in stride(from: 0, to: data.count, by: 64) {
             for t in 0..<16 {
                 let j = block + t * 4
-                w[t] = UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
+                w[t] =
+                    UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
             }
             for t in 16..<80 { w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotatedLeft(1) }
             var (a, b, c, d, e) = h
             for t in 0..<80 {
-                let (f, k): (UInt32, UInt32) = switch t {
-                case 0..<20: ((b & c) | (~b & d), 0x5A827999)
-                case 20..<40: (b ^ c ^ d, 0x6ED9EBA1)
-                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1BBCDC)
-                default: (b ^ c ^ d, 0xCA62C1D6)
-                }
+                let (f, k): (UInt32, UInt32) =
+                    switch t {
+                    case 0..<20: ((b & c) | (~b & d), 0x5A827999)
+                    case 20..<40: (b ^ c ^ d, 0x6ED9EBA1)
+                    case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1BBCDC)
+                    default: (b ^ c ^ d, 0xCA62C1D6)
+                    }
                 let temp = a.rotatedLeft(5) &+ f &+ e &+ k &+ w[t]
                 e = d; d = c; c = b.rotatedLeft(30); b = a; a = temp
             }

@@ -17,13 +17,18 @@ public struct StepChange: Codable, Sendable, Equatable {
     public var proofId: String? = nil
 
     /// A change as `reportStep` records it.
-    public init(changeId: String, tripId: String, step: ProviderStep, deviceTime: Date, position: Coordinate?, proofId: String? = nil) {
-        self.changeId = changeId; self.tripId = tripId; self.step = step; self.deviceTime = deviceTime; self.position = position
+    public init(
+        changeId: String, tripId: String, step: ProviderStep, deviceTime: Date, position: Coordinate?,
+        proofId: String? = nil
+    ) {
+        self.changeId = changeId; self.tripId = tripId; self.step = step; self.deviceTime = deviceTime;
+        self.position = position
         self.proofId = proofId
     }
 
     /// The request body for `POST /v1/provider/trips/{id}/steps`.
     public var request: StepRequest {
-        StepRequest(changeId: changeId, step: step.rawValue, deviceTime: deviceTime, position: position, proofId: proofId)
+        StepRequest(
+            changeId: changeId, step: step.rawValue, deviceTime: deviceTime, position: position, proofId: proofId)
     }
 }

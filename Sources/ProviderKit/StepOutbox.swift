@@ -10,7 +10,9 @@ public final class StepOutbox: Sendable {
     private let makeID: @Sendable () -> String
 
     /// An outbox in `store`; changes carry `positions`' last kept fix, `dates`' time and an id from `makeID`.
-    public init(store: ProviderStore, positions: PointBuffer, dates: any DateProvider, makeID: @escaping @Sendable () -> String) {
+    public init(
+        store: ProviderStore, positions: PointBuffer, dates: any DateProvider, makeID: @escaping @Sendable () -> String
+    ) {
         self.store = store
         self.positions = positions
         self.dates = dates
@@ -19,11 +21,15 @@ public final class StepOutbox: Sendable {
 
     /// Seed 004 `reportStep`: writes the change (new id, device time, last kept position) and the trip's displayed
     /// status in one transaction, and returns the trip as the screen should now show it. Never touches the network.
-    /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id): the step goes at once, the proof follows.
+    /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id): the step goes at once, the proof
+    /// follows.
     @discardableResult
-    public func reportStep(_ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil) throws -> (change: StepChange, trip: LocalTrip) {
-        let change = StepChange(changeId: makeID(), tripId: trip.id, step: step, deviceTime: dates.now(),
-                                position: positions.lastKeptFix?.coordinate, proofId: proofId)
+    public func reportStep(
+        _ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil
+    ) throws -> (change: StepChange, trip: LocalTrip) {
+        let change = StepChange(
+            changeId: makeID(), tripId: trip.id, step: step, deviceTime: dates.now(),
+            position: positions.lastKeptFix?.coordinate, proofId: proofId)
         let local = try store.enqueue(change, trip: trip)
         return (change, local)
     }

@@ -33,7 +33,9 @@ public actor StepSyncEngine {
     private var failures = 0
 
     /// Drains `outbox` through `api`; `clock` times the pauses between attempts.
-    public init(outbox: StepOutbox, api: any StepSending, clock: any Clock<Duration>, backoff: SyncBackoff = SyncBackoff()) {
+    public init(
+        outbox: StepOutbox, api: any StepSending, clock: any Clock<Duration>, backoff: SyncBackoff = SyncBackoff()
+    ) {
         self.outbox = outbox
         self.api = api
         self.clock = clock
@@ -44,8 +46,11 @@ public actor StepSyncEngine {
     /// Seed 004 `reportStep` then `syncEngine.requestRun()`: records the step locally and asks for a send.
     @discardableResult
     /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id).
-    public nonisolated func reportStep(_ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil) throws
-        -> (change: StepChange, trip: LocalTrip) {
+    public nonisolated func reportStep(
+        _ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil
+    ) throws
+        -> (change: StepChange, trip: LocalTrip)
+    {
         let result = try outbox.reportStep(step, on: trip, proofId: proofId)
         requestRun()
         return result
@@ -76,7 +81,11 @@ public actor StepSyncEngine {
                 let sleeper = Task { [clock] in try await clock.sleep(for: delay) }
                 pause.withLock { $0 = sleeper }
                 // Ends when the pause is over, when `requestRun()` cuts it short, or when `run()` is cancelled.
-                _ = await withTaskCancellationHandler { await sleeper.result } onCancel: { sleeper.cancel() }
+                _ = await withTaskCancellationHandler {
+                    await sleeper.result
+                } onCancel: {
+                    sleeper.cancel()
+                }
                 pause.withLock { $0 = nil }
             }
         }
@@ -99,11 +108,14 @@ public actor StepSyncEngine {
                     emit(.applied(change, local))
                 case .rejected(let trip, let reason):
                     let (local, discarded) = try outbox.store.reject(change.changeId, trip: trip)
-                    emit(.rejected(change, local, notice: StepRejectionNotice.text(step: change.step, trip: trip, reason: reason),
-                                   discarded: discarded))
+                    emit(
+                        .rejected(
+                            change, local,
+                            notice: StepRejectionNotice.text(step: change.step, trip: trip, reason: reason),
+                            discarded: discarded))
                 }
                 failures = 0
-            } catch where SyncBackoff.isTransient(error) {
+            } catch  where SyncBackoff.isTransient(error) {
                 return failed(change, error)
             } catch {
                 failures = 0

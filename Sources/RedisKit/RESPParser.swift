@@ -60,7 +60,9 @@ public struct RESPParser: Sendable {
             if length == -1 {
                 value = .null
             } else {
-                guard length >= 0, length <= Self.maxBulkLength else { throw .protocolViolation("bulk length \(length)") }
+                guard length >= 0, length <= Self.maxBulkLength else {
+                    throw .protocolViolation("bulk length \(length)")
+                }
                 guard buffer.count - position >= length + 2 else { return nil }
                 guard buffer[position + length] == 13, buffer[position + length + 1] == 10 else {
                     throw .protocolViolation("bulk string of \(length) bytes not followed by CRLF")
@@ -74,7 +76,9 @@ public struct RESPParser: Sendable {
                 value = .null
             } else {
                 guard count >= 0 else { throw .protocolViolation("array length \(count)") }
-                guard depth < Self.maxDepth else { throw .protocolViolation("arrays nested deeper than \(Self.maxDepth)") }
+                guard depth < Self.maxDepth else {
+                    throw .protocolViolation("arrays nested deeper than \(Self.maxDepth)")
+                }
                 var elements: [RESPValue] = []
                 // Each element takes at least 3 bytes, so a count beyond what is buffered cannot be complete yet;
                 // reserve only what could be there (a hostile count must not allocate).
@@ -97,7 +101,9 @@ public struct RESPParser: Sendable {
         var index = from
         while index + 1 < buffer.count {
             if buffer[index] == 13 {
-                guard buffer[index + 1] == 10 else { throw .protocolViolation("a CR not followed by LF in a reply line") }
+                guard buffer[index + 1] == 10 else {
+                    throw .protocolViolation("a CR not followed by LF in a reply line")
+                }
                 return index
             }
             index += 1

@@ -2,7 +2,8 @@
 public enum RESPValue: Sendable, Equatable {
     /// A status line (`+OK`).
     case simple(String)
-    /// An error line (`-ERR …`), kept as a value inside pipelines and arrays; a single command throws `RedisServerError`.
+    /// An error line (`-ERR …`), kept as a value inside pipelines and arrays; a single command throws
+    /// `RedisServerError`.
     case error(String)
     /// An integer (`:1`).
     case integer(Int)

@@ -17,13 +17,16 @@ public enum RedisClientError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .malformedURL(let url, let reason): "malformed Redis URL '\(url)': \(reason) (expected redis://host[:port][/db])"
+        case .malformedURL(let url, let reason):
+            "malformed Redis URL '\(url)': \(reason) (expected redis://host[:port][/db])"
         case .unresolvableHost(let host, let reason): "cannot resolve Redis host '\(host)': \(reason)"
         case .connectionFailed(let host, let port, let reason): "cannot connect to Redis at \(host):\(port): \(reason)"
         case .timedOut(let host, let port, let after): "Redis at \(host):\(port) did not answer within \(after)"
-        case .connectionClosed(let host, let port): "the connection to Redis at \(host):\(port) was closed before the reply"
+        case .connectionClosed(let host, let port):
+            "the connection to Redis at \(host):\(port) was closed before the reply"
         case .protocolViolation(let why): "Redis sent a malformed reply: \(why)"
-        case .unexpectedReply(let command, let expected, let got): "Redis answered \(command) with \(got), not \(expected)"
+        case .unexpectedReply(let command, let expected, let got):
+            "Redis answered \(command) with \(got), not \(expected)"
         }
     }
 }

@@ -14,7 +14,10 @@ public struct RedisConfiguration: Sendable, Equatable {
     public var commandTimeout: Duration
 
     /// A configuration for `host:port`.
-    public init(host: String, port: Int = 6379, database: Int = 0, connectTimeout: Duration = .seconds(5), commandTimeout: Duration = .seconds(5)) {
+    public init(
+        host: String, port: Int = 6379, database: Int = 0, connectTimeout: Duration = .seconds(5),
+        commandTimeout: Duration = .seconds(5)
+    ) {
         self.host = host
         self.port = port
         self.database = database
@@ -23,14 +26,21 @@ public struct RedisConfiguration: Sendable, Equatable {
     }
 
     /// Parses `redis://host[:port][/db]`; throws `RedisClientError.malformedURL` naming what is wrong.
-    public init(url: String, connectTimeout: Duration = .seconds(5), commandTimeout: Duration = .seconds(5)) throws(RedisClientError) {
+    public init(
+        url: String, connectTimeout: Duration = .seconds(5), commandTimeout: Duration = .seconds(5)
+    ) throws(RedisClientError) {
         func malformed(_ reason: String) -> RedisClientError { .malformedURL(url, reason: reason) }
         let scheme = "redis://"
         guard url.lowercased().hasPrefix(scheme) else {
-            throw malformed(url.contains("://") ? "the scheme is not redis:// (rediss:// and unix sockets are not supported)" : "no redis:// scheme")
+            throw malformed(
+                url.contains("://")
+                    ? "the scheme is not redis:// (rediss:// and unix sockets are not supported)" : "no redis:// scheme"
+            )
         }
         var rest = Substring(url.dropFirst(scheme.count))
-        guard !rest.contains("?"), !rest.contains("#") else { throw malformed("query strings and fragments are not supported") }
+        guard !rest.contains("?"), !rest.contains("#") else {
+            throw malformed("query strings and fragments are not supported")
+        }
         guard !rest.contains("@") else { throw malformed("credentials are not supported") }
         var databasePart: Substring?
         if let slash = rest.firstIndex(of: "/") {
@@ -68,7 +78,9 @@ public struct RedisConfiguration: Sendable, Equatable {
             }
             database = value
         }
-        self.init(host: String(host), port: port, database: database, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
+        self.init(
+            host: String(host), port: port, database: database, connectTimeout: connectTimeout,
+            commandTimeout: commandTimeout)
     }
 
     /// The URL this configuration was read from (in its canonical form).

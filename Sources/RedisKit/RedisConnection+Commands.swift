@@ -18,7 +18,9 @@ extension RedisConnection {
         var arguments: [[UInt8]] = [Array("SET".utf8), Array(key.utf8), value]
         if let lifetime { arguments += [Array("PX".utf8), Array(String(Self.milliseconds(lifetime)).utf8)] }
         let reply = try await send(RedisCommand(arguments))
-        guard reply == .simple("OK") else { throw RedisClientError.unexpectedReply(command: "SET", expected: "OK", got: reply) }
+        guard reply == .simple("OK") else {
+            throw RedisClientError.unexpectedReply(command: "SET", expected: "OK", got: reply)
+        }
     }
 
     /// `GET key`: the value, or nil when there is none (or it expired).
@@ -46,7 +48,9 @@ extension RedisConnection {
 
     /// `GEOADD key lon lat member…`: how many members were new.
     @discardableResult
-    public func geoAdd(_ key: String, _ members: [(member: String, longitude: Double, latitude: Double)]) async throws -> Int {
+    public func geoAdd(
+        _ key: String, _ members: [(member: String, longitude: Double, latitude: Double)]
+    ) async throws -> Int {
         guard !members.isEmpty else { return 0 }
         var arguments = ["GEOADD", key]
         for member in members { arguments += [String(member.longitude), String(member.latitude), member.member] }
@@ -55,15 +59,21 @@ extension RedisConnection {
 
     /// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS r m ASC WITHDIST COUNT n`: the nearest members within
     /// `radiusMeters`, nearest first, at most `count`; none when the key does not exist.
-    public func geoSearch(_ key: String, longitude: Double, latitude: Double, radiusMeters: Double, count: Int) async throws -> [RedisGeoMatch] {
-        let reply = try await send(RedisCommand(strings: ["GEOSEARCH", key, "FROMLONLAT", String(longitude), String(latitude),
-                                                          "BYRADIUS", String(radiusMeters), "m", "ASC", "WITHDIST", "COUNT", String(count)]))
+    public func geoSearch(
+        _ key: String, longitude: Double, latitude: Double, radiusMeters: Double, count: Int
+    ) async throws -> [RedisGeoMatch] {
+        let reply = try await send(
+            RedisCommand(strings: [
+                "GEOSEARCH", key, "FROMLONLAT", String(longitude), String(latitude),
+                "BYRADIUS", String(radiusMeters), "m", "ASC", "WITHDIST", "COUNT", String(count),
+            ]))
         guard case .array(let items) = reply else {
             throw RedisClientError.unexpectedReply(command: "GEOSEARCH", expected: "an array", got: reply)
         }
         return try items.map { item in
             guard case .array(let pair) = item, pair.count == 2, let member = pair[0].string,
-                  let distance = pair[1].string.flatMap(Double.init) else {
+                let distance = pair[1].string.flatMap(Double.init)
+            else {
                 throw RedisClientError.unexpectedReply(command: "GEOSEARCH", expected: "[member, distance]", got: item)
             }
             return RedisGeoMatch(member: member, distanceMeters: distance)
@@ -72,10 +82,14 @@ extension RedisConnection {
 
     /// `XADD stream [MAXLEN ~ n] id field value…` with an explicit id; an id the stream is already at or past is
     /// `.alreadyPublished`, not an error.
-    public func xAdd(_ stream: String, id: RedisStreamID, fields: [RedisStreamEntry.Field],
-                     approximateMaxLength: Int? = nil) async throws -> RedisStreamAppend {
+    public func xAdd(
+        _ stream: String, id: RedisStreamID, fields: [RedisStreamEntry.Field],
+        approximateMaxLength: Int? = nil
+    ) async throws -> RedisStreamAppend {
         var arguments: [[UInt8]] = [Array("XADD".utf8), Array(stream.utf8)]
-        if let approximateMaxLength { arguments += [Array("MAXLEN".utf8), Array("~".utf8), Array(String(approximateMaxLength).utf8)] }
+        if let approximateMaxLength {
+            arguments += [Array("MAXLEN".utf8), Array("~".utf8), Array(String(approximateMaxLength).utf8)]
+        }
         arguments.append(Array(id.description.utf8))
         for field in fields { arguments += [Array(field.name.utf8), field.value] }
         do {
@@ -84,14 +98,18 @@ extension RedisConnection {
                 throw RedisClientError.unexpectedReply(command: "XADD", expected: "the entry's id", got: reply)
             }
             return .added(added)
-        } catch let error as RedisServerError where error.message.contains("equal or smaller than the target stream top item") {
+        } catch let error as RedisServerError
+            where error.message.contains("equal or smaller than the target stream top item")
+        {
             return .alreadyPublished
         }
     }
 
     /// `XREAD [COUNT n] [BLOCK ms] STREAMS key… id…`: the entries after each stream's id, in stream order, at most
     /// `count` a stream; with `block`, waits that long for one to arrive (none then: empty).
-    public func xRead(_ streams: [(key: String, after: RedisStreamID)], count: Int? = nil, block: Duration? = nil) async throws -> [RedisStreamMessage] {
+    public func xRead(
+        _ streams: [(key: String, after: RedisStreamID)], count: Int? = nil, block: Duration? = nil
+    ) async throws -> [RedisStreamMessage] {
         guard !streams.isEmpty else { return [] }
         var arguments = ["XREAD"]
         if let count { arguments += ["COUNT", String(count)] }
@@ -116,7 +134,10 @@ extension RedisConnection {
 
     /// `EVAL script numkeys key… arg…`: the script's reply.
     public func eval(_ script: String, keys: [String] = [], arguments: [[UInt8]] = []) async throws -> RESPValue {
-        try await send(RedisCommand([Array("EVAL".utf8), Array(script.utf8), Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments))
+        try await send(
+            RedisCommand(
+                [Array("EVAL".utf8), Array(script.utf8), Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) }
+                    + arguments))
     }
 
     static func streamMessages(_ reply: RESPValue) throws(RedisClientError) -> [RedisStreamMessage] {
@@ -125,10 +146,14 @@ extension RedisConnection {
         case .array(let streams):
             var messages: [RedisStreamMessage] = []
             for stream in streams {
-                guard case .array(let pair) = stream, pair.count == 2, let key = pair[0].string, case .array(let entries) = pair[1] else {
+                guard case .array(let pair) = stream, pair.count == 2, let key = pair[0].string,
+                    case .array(let entries) = pair[1]
+                else {
                     throw .unexpectedReply(command: "XREAD", expected: "[stream, [entry…]]", got: stream)
                 }
-                for entry in entries { messages.append(RedisStreamMessage(stream: key, entry: try RedisStreamEntry(entry))) }
+                for entry in entries {
+                    messages.append(RedisStreamMessage(stream: key, entry: try RedisStreamEntry(entry)))
+                }
             }
             return messages
         default:
@@ -138,7 +163,9 @@ extension RedisConnection {
 
     private func integer(_ command: RedisCommand) async throws -> Int {
         let reply = try await send(command)
-        guard case .integer(let value) = reply else { throw RedisClientError.unexpectedReply(command: command.name, expected: "an integer", got: reply) }
+        guard case .integer(let value) = reply else {
+            throw RedisClientError.unexpectedReply(command: command.name, expected: "an integer", got: reply)
+        }
         return value
     }
 

@@ -7,7 +7,8 @@ import Glibc
 /// Commands run one at a time, in the order they were sent, on the connection's own serial queue: the blocking
 /// socket work never holds a thread of Swift's cooperative pool. A command's time limit counts from its call, time
 /// queued behind others included: when the server stalls, the commands waiting behind the stalled one fail when
-/// their own time is up, unsent, instead of each waiting its full limit in turn. A command whose connection fails (closed, reset,
+/// their own time is up, unsent, instead of each waiting its full limit in turn. A command whose connection fails
+/// (closed, reset,
 /// timed out) throws and drops the connection; it is never sent again by itself, since Redis may have run it. The
 /// next command opens a new connection. A command whose task is cancelled while it waits throws
 /// `CancellationError` and drops the connection too (its reply would otherwise answer the next command).
@@ -82,7 +83,8 @@ public final class RedisConnection: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[RESPValue], any Error>) in
                 queue.async {
-                    continuation.resume(with: Result { try self.exchange(commands, until: deadline, timeout: timeout, ticket: ticket) })
+                    continuation.resume(
+                        with: Result { try self.exchange(commands, until: deadline, timeout: timeout, ticket: ticket) })
                 }
             }
         } onCancel: {
@@ -93,12 +95,17 @@ public final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs on `queue`: connects if needed, writes, reads the replies, all before `deadline` (`timeout` after the call).
-    private func exchange(_ commands: [RedisCommand], until deadline: ContinuousClock.Instant, timeout: Duration, ticket: Ticket) throws -> [RESPValue] {
+    /// Runs on `queue`: connects if needed, writes, reads the replies, all before `deadline` (`timeout` after the
+    /// call).
+    private func exchange(
+        _ commands: [RedisCommand], until deadline: ContinuousClock.Instant, timeout: Duration, ticket: Ticket
+    ) throws -> [RESPValue] {
         if ticket.state.withLock({ $0.cancelled }) { throw CancellationError() }
         // Its time ran out while it queued behind others: nothing was sent, and the connection stays as it is.
         let left = ContinuousClock.now.duration(to: deadline)
-        guard left > .zero else { throw RedisClientError.timedOut(host: configuration.host, port: configuration.port, after: timeout) }
+        guard left > .zero else {
+            throw RedisClientError.timedOut(host: configuration.host, port: configuration.port, after: timeout)
+        }
         let socket = try connected(within: min(left, configuration.connectTimeout))
         let startedCancelled = ticket.state.withLock { ticket in
             if !ticket.cancelled { ticket.descriptor = socket.descriptor }
@@ -148,7 +155,9 @@ public final class RedisConnection: @unchecked Sendable {
             var replies: [RESPValue] = []
             do {
                 while replies.count < setup.count {
-                    if let reply = try parser.next() { replies.append(reply) } else {
+                    if let reply = try parser.next() {
+                        replies.append(reply)
+                    } else {
                         try fresh.read(into: &parser, until: deadline, timeout: configuration.commandTimeout)
                     }
                 }
@@ -156,7 +165,9 @@ public final class RedisConnection: @unchecked Sendable {
                 parser.reset()
                 throw error
             }
-            if let refused = replies.first(where: { if case .error = $0 { true } else { false } }), case .error(let message) = refused {
+            if let refused = replies.first(where: { if case .error = $0 { true } else { false } }),
+                case .error(let message) = refused
+            {
                 parser.reset()
                 throw RedisServerError(message: message)
             }

@@ -24,7 +24,9 @@ final class RedisSocket {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &found)
-        guard rc == 0, let first = found else { throw .unresolvableHost(host, reason: String(cString: gai_strerror(rc))) }
+        guard rc == 0, let first = found else {
+            throw .unresolvableHost(host, reason: String(cString: gai_strerror(rc)))
+        }
         defer { freeaddrinfo(found) }
         var reason = "no address"
         var next: UnsafeMutablePointer<addrinfo>? = first
@@ -62,23 +64,35 @@ final class RedisSocket {
     func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant, timeout: Duration) throws(RedisClientError) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent > 0 { offset += sent; continue }
-            guard sent < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw .connectionClosed(host: host, port: port) }
-            guard Self.wait(descriptor, for: Int16(POLLOUT), until: deadline) else { throw .timedOut(host: host, port: port, after: timeout) }
+            guard sent < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
+                throw .connectionClosed(host: host, port: port)
+            }
+            guard Self.wait(descriptor, for: Int16(POLLOUT), until: deadline) else {
+                throw .timedOut(host: host, port: port, after: timeout)
+            }
         }
     }
 
     /// Reads what has arrived (waiting for at least one byte until `deadline`) into `parser`.
-    func read(into parser: inout RESPParser, until deadline: ContinuousClock.Instant, timeout: Duration) throws(RedisClientError) {
+    func read(
+        into parser: inout RESPParser, until deadline: ContinuousClock.Instant, timeout: Duration
+    ) throws(RedisClientError) {
         while true {
             let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if received > 0 {
                 parser.append(chunk[0..<received])
                 return
             }
-            guard received < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw .connectionClosed(host: host, port: port) }
-            guard Self.wait(descriptor, for: Int16(POLLIN), until: deadline) else { throw .timedOut(host: host, port: port, after: timeout) }
+            guard received < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
+                throw .connectionClosed(host: host, port: port)
+            }
+            guard Self.wait(descriptor, for: Int16(POLLIN), until: deadline) else {
+                throw .timedOut(host: host, port: port, after: timeout)
+            }
         }
     }
 

@@ -30,8 +30,10 @@ public struct RedisStreamEntry: Sendable, Equatable {
 
     /// Reads `[id, [field, value, …]]` as XREAD and XRANGE answer it.
     init(_ reply: RESPValue) throws(RedisClientError) {
-        guard case .array(let parts) = reply, parts.count == 2, let idText = parts[0].string, let id = RedisStreamID(idText),
-              case .array(let flat) = parts[1], flat.count.isMultiple(of: 2) else {
+        guard case .array(let parts) = reply, parts.count == 2, let idText = parts[0].string,
+            let id = RedisStreamID(idText),
+            case .array(let flat) = parts[1], flat.count.isMultiple(of: 2)
+        else {
             throw .unexpectedReply(command: "XREAD", expected: "[id, [field, value, …]]", got: reply)
         }
         var fields: [Field] = []

@@ -14,7 +14,10 @@ public struct RedisStreamReader: AsyncSequence, Sendable {
 
     /// A reader of `streams`, each after its id, asking for at most `batch` entries a stream per read and
     /// waiting up to `block` in each (the reader loops, so `block` bounds only how long one read holds the server).
-    public init(_ configuration: RedisConfiguration, streams: [(key: String, after: RedisStreamID)], block: Duration = .seconds(5), batch: Int = 100) {
+    public init(
+        _ configuration: RedisConfiguration, streams: [(key: String, after: RedisStreamID)],
+        block: Duration = .seconds(5), batch: Int = 100
+    ) {
         self.configuration = configuration
         self.streams = streams
         self.block = block
@@ -34,7 +37,8 @@ public struct RedisStreamReader: AsyncSequence, Sendable {
         private var pending: [RedisStreamMessage] = []
         private var nextIndex = 0
 
-        init(connection: RedisConnection, positions: [(key: String, after: RedisStreamID)], block: Duration, batch: Int) {
+        init(connection: RedisConnection, positions: [(key: String, after: RedisStreamID)], block: Duration, batch: Int)
+        {
             self.connection = connection
             self.positions = positions
             self.block = block
@@ -51,7 +55,9 @@ public struct RedisStreamReader: AsyncSequence, Sendable {
                     return nil
                 }
                 for message in read {
-                    if let index = positions.firstIndex(where: { $0.key == message.stream }) { positions[index].after = message.entry.id }
+                    if let index = positions.firstIndex(where: { $0.key == message.stream }) {
+                        positions[index].after = message.entry.id
+                    }
                 }
                 pending = read
                 nextIndex = 0

@@ -52,7 +52,8 @@ public struct DriverMarkerAnimator: Sendable {
         let now = elapsed()
         defer { lastUpdate = now }
         guard let lastUpdate, now - lastUpdate <= Self.jumpGap, let current = frame(at: now) else {
-            let placed = MarkerFrame(coordinate: location.coordinate, heading: Self.normalized(location.heading), isAnimating: false)
+            let placed = MarkerFrame(
+                coordinate: location.coordinate, heading: Self.normalized(location.heading), isAnimating: false)
             segment = Segment(from: placed, to: location, start: now, duration: .zero)
             return .jumped
         }
@@ -71,9 +72,10 @@ public struct DriverMarkerAnimator: Sendable {
         let lat = from.coordinate.lat + (to.coordinate.lat - from.coordinate.lat) * progress
         let lng = from.coordinate.lng + (to.coordinate.lng - from.coordinate.lng) * progress
         let turn = Self.shortestTurn(from: from.heading, to: to.heading)
-        return MarkerFrame(coordinate: Coordinate(lat: lat, lng: lng),
-                           heading: Self.normalized(from.heading + turn * progress),
-                           isAnimating: progress < 1)
+        return MarkerFrame(
+            coordinate: Coordinate(lat: lat, lng: lng),
+            heading: Self.normalized(from.heading + turn * progress),
+            isAnimating: progress < 1)
     }
 
     /// The interpolated position at `time`.

@@ -21,7 +21,8 @@ public struct FileTripHistoryStore: TripHistoryStore {
 
     /// Writes the pages atomically, so a crash mid-write leaves the previous file whole.
     public func save(_ cache: TripHistoryCache) async throws {
-        try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         try WireCoding.encoder().encode(cache).write(to: fileURL, options: .atomic)
     }
 }

@@ -27,9 +27,11 @@ public final class LiveRideService: RideTracking {
                     return false
                 }
                 if trip.state == .driverAssigned, let position = state.driverLocation?.coordinate {
-                    continuation.yield(DriverUpdate(sequence: state.eta.sequence, position: position,
-                                                    metersAway: Int(position.distance(to: trip.pickup).rounded()),
-                                                    reportedETA: state.eta.seconds.map { .seconds($0) }))
+                    continuation.yield(
+                        DriverUpdate(
+                            sequence: state.eta.sequence, position: position,
+                            metersAway: Int(position.distance(to: trip.pickup).rounded()),
+                            reportedETA: state.eta.seconds.map { .seconds($0) }))
                 }
                 return true
             }
@@ -52,7 +54,9 @@ public final class LiveRideService: RideTracking {
         do {
             return try RouteDecoder.encode(try await feed.api.route(tripID: rideID))
         } catch let error as APIError where error.status == 503 {
-            guard let trip = try await feed.api.activeTrip(), trip.id == rideID else { throw RideTrackingError.rideNotActive }
+            guard let trip = try await feed.api.activeTrip(), trip.id == rideID else {
+                throw RideTrackingError.rideNotActive
+            }
             return try RouteDecoder.encode([trip.pickup, trip.dropoff])
         }
     }

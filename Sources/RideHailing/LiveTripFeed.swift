@@ -20,8 +20,10 @@ public final class LiveTripFeed {
     private var nextID = 0
 
     /// A feed over `api` and `channel`; `clock` times the reconnect backoff; `logger` hears of state jumps.
-    public init(api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>,
-                logger: any RideLogger = SystemRideLogger()) {
+    public init(
+        api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>,
+        logger: any RideLogger = SystemRideLogger()
+    ) {
         self.api = api
         self.channel = channel
         self.clock = clock
@@ -32,7 +34,7 @@ public final class LiveTripFeed {
     /// stops its live loop, and its followers return.
     public func apply(_ trip: Trip) {
         guard machine.apply(trip) != .dropped, let current = machine.trip else { return }
-        if state.trip?.id != current.id { state = LiveTripState() }   // a new trip: the old driver's fix is not its
+        if state.trip?.id != current.id { state = LiveTripState() }  // a new trip: the old driver's fix is not its
         state.trip = current
         state.eta.apply(current)
         publish()
@@ -55,12 +57,12 @@ public final class LiveTripFeed {
         nextID += 1
         let (done, finish) = AsyncStream.makeStream(of: Never.self)
         followers[id] = Follower(generation: joined.generation, handle: handle, finish: finish)
-        for await _ in done {}                           // until finished by the feed, or this task is cancelled
+        for await _ in done {}  // until finished by the feed, or this task is cancelled
         followers[id] = nil
         guard !followers.values.contains(where: { $0.generation == joined.generation }) else { return }
         if loop?.generation == joined.generation { loop = nil }
         joined.task.cancel()
-        await joined.task.value                          // the connection is closed once this returns
+        await joined.task.value  // the connection is closed once this returns
     }
 
     /// The loop for `tripID`, started unless it runs already; another trip's loop stops first.
@@ -98,7 +100,7 @@ public final class LiveTripFeed {
     }
 
     private func isLive(_ tripID: String) -> Bool {
-        guard let trip = state.trip, trip.id == tripID else { return true }   // not seen yet: keep listening
+        guard let trip = state.trip, trip.id == tripID else { return true }  // not seen yet: keep listening
         return trip.state.isActive
     }
 

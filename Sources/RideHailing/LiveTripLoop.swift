@@ -14,8 +14,10 @@ struct LiveTripLoop: Sendable {
         attempt >= 5 ? .seconds(30) : .seconds(1 << attempt)
     }
 
-    func run(tripID: String, isolation: isolated (any Actor)? = #isolation,
-             handle: (TripEvent) -> Bool) async {
+    func run(
+        tripID: String, isolation: isolated (any Actor)? = #isolation,
+        handle: (TripEvent) -> Bool
+    ) async {
         var attempt = 0
         while !Task.isCancelled {
             do {

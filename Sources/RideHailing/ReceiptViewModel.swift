@@ -31,7 +31,10 @@ public final class ReceiptViewModel {
     static let ratedBeforeMessage = "You already rated this trip."
 
     /// A screen for `tripID` over `api`; `clock` times the retries; `makeKey` makes the tip's idempotency key.
-    public init(tripID: String, api: any TripReceiptAPI, clock: any Clock<Duration>, makeKey: @escaping @Sendable () -> UUID = { UUID() }) {
+    public init(
+        tripID: String, api: any TripReceiptAPI, clock: any Clock<Duration>,
+        makeKey: @escaping @Sendable () -> UUID = { UUID() }
+    ) {
         self.tripID = tripID
         self.api = api
         self.clock = clock
@@ -78,7 +81,8 @@ public final class ReceiptViewModel {
             try await api.tip(tripID: tripID, amountMinor: amountMinor, idempotencyKey: key)
             state.tip = .sent(amountMinor: amountMinor)
             state.errorMessage = nil
-            if let receipt = try? await api.receipt(tripID: tripID) { state.receipt = receipt }   // now with its tip line
+            // now with its tip line
+            if let receipt = try? await api.receipt(tripID: tripID) { state.receipt = receipt }
         } catch APIError.problem(let problem) where problem.status == 409 {
             state.tip = .sent(amountMinor: nil)
             state.errorMessage = Self.tippedBeforeMessage

@@ -5,13 +5,15 @@ import ClientKit
 extension RemoteTripAPI: RidePaymentsAPI {
     /// `GET /v1/payment-methods`.
     public func paymentMethods() async throws -> [PaymentMethodSummary] {
-        try await client.send(await server.request("GET", APIPath.paymentMethods)).decode(PaymentMethodList.self).methods
+        try await client.send(await server.request("GET", APIPath.paymentMethods)).decode(PaymentMethodList.self)
+            .methods
     }
 
     /// `POST /v1/payment-methods {token, makeDefault}`.
     public func addPaymentMethod(token: String, makeDefault: Bool) async throws -> PaymentMethodSummary {
-        let request = try await server.request("POST", APIPath.paymentMethods,
-                                               json: PaymentMethodRequest(token: token, makeDefault: makeDefault))
+        let request = try await server.request(
+            "POST", APIPath.paymentMethods,
+            json: PaymentMethodRequest(token: token, makeDefault: makeDefault))
         return try await client.send(request).decode(PaymentMethodSummary.self)
     }
 
@@ -27,7 +29,8 @@ extension RemoteTripAPI: RidePaymentsAPI {
 
     /// `POST /v1/account/balance/settle` with an `Idempotency-Key`; a 402 throws `RideRequestRefusal.payment`.
     public func settleBalance(idempotencyKey: UUID) async throws -> AccountBalance {
-        let request = await server.request("POST", APIPath.accountBalanceSettle, headers: ["Idempotency-Key": idempotencyKey.uuidString])
+        let request = await server.request(
+            "POST", APIPath.accountBalanceSettle, headers: ["Idempotency-Key": idempotencyKey.uuidString])
         let response = try await client.send(request)
         if response.status == 402, let problem = RideRequestRefusal.paymentProblem(response.body) {
             throw RideRequestRefusal.payment(problem)
@@ -44,14 +47,16 @@ extension RemoteTripAPI: TripReceiptAPI {
 
     /// `POST /v1/trips/{id}/tip {amountMinor}` with an `Idempotency-Key`.
     public func tip(tripID: String, amountMinor: Int, idempotencyKey: UUID) async throws {
-        let request = try await server.request("POST", APIPath.tripTip(tripID), json: TipRequest(amountMinor: amountMinor),
-                                               headers: ["Idempotency-Key": idempotencyKey.uuidString])
+        let request = try await server.request(
+            "POST", APIPath.tripTip(tripID), json: TipRequest(amountMinor: amountMinor),
+            headers: ["Idempotency-Key": idempotencyKey.uuidString])
         try await client.send(request).requireSuccess()
     }
 
     /// `POST /v1/trips/{id}/rating {stars, comment}`.
     public func rate(tripID: String, stars: Int, comment: String?) async throws {
-        let request = try await server.request("POST", APIPath.tripRating(tripID), json: RatingRequest(stars: stars, comment: comment))
+        let request = try await server.request(
+            "POST", APIPath.tripRating(tripID), json: RatingRequest(stars: stars, comment: comment))
         try await client.send(request).requireSuccess()
     }
 }
@@ -59,6 +64,7 @@ extension RemoteTripAPI: TripReceiptAPI {
 extension RemoteTripAPI: TripHistoryAPI {
     /// `GET /v1/trips?cursor=&limit=`.
     public func history(cursor: String?, limit: Int) async throws -> TripSnapshotList {
-        try await client.send(await server.request("GET", APIPath.tripHistory(cursor: cursor, limit: limit))).decode(TripSnapshotList.self)
+        try await client.send(await server.request("GET", APIPath.tripHistory(cursor: cursor, limit: limit))).decode(
+            TripSnapshotList.self)
     }
 }

@@ -16,15 +16,17 @@ public struct RemoteTripAPI: TripAPI {
 
     /// `POST /v1/estimates`.
     public func estimate(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate] {
-        let request = try await server.request("POST", APIPath.estimates, json: EstimateRequest(pickup: pickup, dropoff: dropoff))
+        let request = try await server.request(
+            "POST", APIPath.estimates, json: EstimateRequest(pickup: pickup, dropoff: dropoff))
         return try await client.send(request).decode([Estimate].self)
     }
 
     /// `POST /v1/trips` with an `Idempotency-Key` header; a 402, a 409 `quote-expired` or a 422 on `/quoteId` throws
     /// `RideRequestRefusal`.
     public func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
-        let http = try await server.request("POST", APIPath.trips, json: request,
-                                            headers: ["Idempotency-Key": idempotencyKey.uuidString])
+        let http = try await server.request(
+            "POST", APIPath.trips, json: request,
+            headers: ["Idempotency-Key": idempotencyKey.uuidString])
         let response = try await client.send(http)
         if let refusal = RideRequestRefusal(response) { throw refusal }
         return try response.decode(Trip.self)
@@ -50,11 +52,12 @@ public struct RemoteTripAPI: TripAPI {
     /// `POST /v1/trips/{id}/cancel`, with a `CancelRequest` body when there is a reason; 409 once it is too late.
     public func cancel(tripID: String, reason: String?) async throws -> Trip {
         let path = APIPath.tripCancel(tripID)
-        let request = if let reason {
-            try await server.request("POST", path, json: CancelRequest(reason: reason))
-        } else {
-            await server.request("POST", path)
-        }
+        let request =
+            if let reason {
+                try await server.request("POST", path, json: CancelRequest(reason: reason))
+            } else {
+                await server.request("POST", path)
+            }
         return try await client.send(request).decode(Trip.self)
     }
 

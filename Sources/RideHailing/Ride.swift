@@ -18,7 +18,8 @@ public struct Ride: Sendable, Equatable, Identifiable {
 
     /// The ride for a server trip; placeholders until a driver is assigned.
     public init(trip: Trip) {
-        self.init(id: trip.id, driverName: trip.driver?.name ?? "Your driver", car: trip.driver?.carModel ?? "",
-                  pickup: trip.pickup)
+        self.init(
+            id: trip.id, driverName: trip.driver?.name ?? "Your driver", car: trip.driver?.carModel ?? "",
+            pickup: trip.pickup)
     }
 }

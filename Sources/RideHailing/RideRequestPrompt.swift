@@ -36,7 +36,8 @@ public enum RideRequestPrompt: Equatable, Sendable {
         switch self {
         case .confirmNewPrice(let refresh):
             refresh.priceChanged
-                ? "The price changed from \(RideScreen.money(refresh.before)) to \(RideScreen.money(refresh.after)). Confirm to ride at the new price."
+                ? "The price changed from \(RideScreen.money(refresh.before)) to \(RideScreen.money(refresh.after)). "
+                    + "Confirm to ride at the new price."
                 : "Your quote ran out; the price is still \(RideScreen.money(refresh.after)). Confirm again to ride."
         case .cardDeclined(_, let nextStep):
             "Your card was declined. \(nextStep)"

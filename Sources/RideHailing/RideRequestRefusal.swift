@@ -2,7 +2,8 @@ public import EnRouteModels
 public import ClientKit
 import Foundation
 
-/// A refusal of `POST /v1/trips` the rider must act on (issue 13): the quote or the payment, never worth retrying as is.
+/// A refusal of `POST /v1/trips` the rider must act on (issue 13): the quote or the payment, never worth retrying as
+/// is.
 public enum RideRequestRefusal: Error, Sendable, Equatable {
     /// 409 `quote-expired`: the quote ran out; `fresh` is the same product re-quoted, to show and confirm.
     case quoteExpired(fresh: Estimate)
@@ -20,11 +21,13 @@ public enum RideRequestRefusal: Error, Sendable, Equatable {
             self = .payment(problem)
         case 409:
             guard let expired = try? decoder.decode(QuoteExpiredProblem<Estimate>.self, from: response.body),
-                  expired.type == PaymentProblemType.quoteExpired else { return nil }
+                expired.type == PaymentProblemType.quoteExpired
+            else { return nil }
             self = .quoteExpired(fresh: expired.quote)
         case 422:
             guard let problem = try? decoder.decode(Problem.self, from: response.body),
-                  let field = problem.errors?.first(where: { $0.pointer == "/quoteId" }) else { return nil }
+                let field = problem.errors?.first(where: { $0.pointer == "/quoteId" })
+            else { return nil }
             self = .quoteRejected(detail: field.detail)
         default:
             return nil
@@ -36,6 +39,7 @@ public enum RideRequestRefusal: Error, Sendable, Equatable {
         let decoder = WireCoding.decoder()
         if let problem = try? decoder.decode(PaymentProblem.self, from: body) { return problem }
         guard let plain = try? decoder.decode(Problem.self, from: body) else { return nil }
-        return PaymentProblem(type: plain.type, title: plain.title, status: plain.status, detail: plain.detail ?? plain.title)
+        return PaymentProblem(
+            type: plain.type, title: plain.title, status: plain.status, detail: plain.detail ?? plain.title)
     }
 }

@@ -8,7 +8,10 @@ public enum RideScreen {
         if let trip = state.trip {
             lines.append("Trip \(trip.id) · \(title(trip.state)) (v\(trip.version))")
             if let driver = trip.driver {
-                lines.append("Driver: \(driver.name) · \(driver.carModel) \(driver.plate) · ★ \(decimal(driver.rating, places: 1))")
+                lines.append(
+                    "Driver: \(driver.name) · \(driver.carModel) \(driver.plate) · ★ "
+                        + "\(decimal(driver.rating, places: 1))"
+                )
             }
             if let eta = state.etaSeconds, trip.state.isActive {
                 lines.append("\(trip.state == .onTrip ? "Arrival" : "Pickup") in \(duration(seconds: eta))")
@@ -16,16 +19,20 @@ public enum RideScreen {
             if let fare = trip.fare { lines.append("Fare: \(money(fare))") }
             if let marker {
                 let arrow = compassArrows[Int((marker.heading / 45).rounded()) % 8]
-                lines.append("Car: \(decimal(marker.coordinate.lat, places: 5)), \(decimal(marker.coordinate.lng, places: 5)) "
-                             + "\(arrow) \(Int(marker.heading.rounded()) % 360)° \(compass(marker.heading))"
-                             + (marker.isAnimating ? " (moving)" : ""))
+                lines.append(
+                    "Car: \(decimal(marker.coordinate.lat, places: 5)), \(decimal(marker.coordinate.lng, places: 5)) "
+                        + "\(arrow) \(Int(marker.heading.rounded()) % 360)° \(compass(marker.heading))"
+                        + (marker.isAnimating ? " (moving)" : ""))
             }
         } else if !state.estimates.isEmpty {
             lines.append("Choose a ride:")
             for estimate in state.estimates {
-                let price = state.refresh(of: estimate.productID).map { refresh in
-                    refresh.priceChanged ? "\(money(refresh.before)) → \(money(refresh.after)) (new price)" : "\(money(refresh.after)) (refreshed)"
-                } ?? money(estimate.fare)
+                let price =
+                    state.refresh(of: estimate.productID).map { refresh in
+                        refresh.priceChanged
+                            ? "\(money(refresh.before)) → \(money(refresh.after)) (new price)"
+                            : "\(money(refresh.after)) (refreshed)"
+                    } ?? money(estimate.fare)
                 lines.append("  \(estimate.productID): \(price), pickup in \(duration(seconds: estimate.etaSeconds))")
             }
             if state.quotesExpired {
@@ -57,8 +64,11 @@ public enum RideScreen {
             lines.append("  " + row(line.label, line.amount) + (line.reason.map { " (\($0))" } ?? ""))
         }
         lines.append("  " + row("Total", receipt.total))
-        if let card = receipt.card { lines.append("Paid with \(card.brand.capitalized) ···· \(card.last4) · \(paymentTitle(receipt.payment))") }
-        else { lines.append("Payment: \(paymentTitle(receipt.payment))") }
+        if let card = receipt.card {
+            lines.append("Paid with \(card.brand.capitalized) ···· \(card.last4) · \(paymentTitle(receipt.payment))")
+        } else {
+            lines.append("Payment: \(paymentTitle(receipt.payment))")
+        }
         return lines
     }
 

@@ -46,27 +46,27 @@ public final class RideTrackingViewModel {
 
     /// Runs until the driver arrives, the ride is cancelled, or the caller's task is cancelled.
     public func track() async {
-        let tracking = Task { await runTracking() }   // inherits the main actor
+        let tracking = Task { await runTracking() }  // inherits the main actor
         self.tracking = tracking
         await withTaskCancellationHandler {
             await tracking.value
         } onCancel: {
-            tracking.cancel()                         // the view's .task went away
+            tracking.cancel()  // the view's .task went away
         }
     }
 
     /// Cancels the ride; tracking stops only once the server agrees, and a failed cancel keeps tracking.
     public func cancelRide() async {
-        guard canCancel else { return }               // one request at a time
+        guard canCancel else { return }  // one request at a time
         let previous = status
         status = .cancelling
         cancelError = nil
         do {
             try await service.cancelRide(rideID: ride.id)
-            tracking?.cancel()                        // stop only once the server agrees
+            tracking?.cancel()  // stop only once the server agrees
             status = .cancelled
         } catch {
-            status = previous                         // the driver is still coming: keep tracking
+            status = previous  // the driver is still coming: keep tracking
             cancelError = "Couldn't cancel the ride. Try again."
         }
     }
@@ -86,7 +86,7 @@ public final class RideTrackingViewModel {
     @ObservationIgnored private let service: any RideTracking
     @ObservationIgnored private let logger: any RideLogger
     @ObservationIgnored private var tracking: Task<Void, Never>?
-    @ObservationIgnored private var etaSequence = 0     // the newest update an ETA was applied for
+    @ObservationIgnored private var etaSequence = 0  // the newest update an ETA was applied for
     private var hasCrossedArrivalThreshold = false
 
     private static let arrivalThreshold: Duration = .seconds(120)
@@ -109,7 +109,7 @@ public final class RideTrackingViewModel {
                     status = outcome == .cancelled ? .cancelled : .arrived
                 }
             }
-            group.cancelAll()                       // late ETAs are meaningless now
+            group.cancelAll()  // late ETAs are meaningless now
         }
     }
 

@@ -9,7 +9,9 @@ public struct ScriptedLocationProvider: LocationProviding {
         /// Horizontal accuracy in metres.
         public var accuracy: Double
         /// A reading at `coordinate`, good to `accuracy` metres.
-        public init(_ coordinate: Coordinate, accuracy: Double) { self.coordinate = coordinate; self.accuracy = accuracy }
+        public init(_ coordinate: Coordinate, accuracy: Double) {
+            self.coordinate = coordinate; self.accuracy = accuracy
+        }
     }
 
     private let readings: [Reading]

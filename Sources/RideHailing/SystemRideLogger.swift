@@ -4,7 +4,8 @@ import os
 import Foundation
 #endif
 
-/// The logger the seeds' initialisers get when none is given: the unified log on Apple platforms, standard error elsewhere.
+/// The logger the seeds' initialisers get when none is given: the unified log on Apple platforms, standard error
+/// elsewhere.
 public struct SystemRideLogger: RideLogger {
     private let subsystem: String
     private let category: String

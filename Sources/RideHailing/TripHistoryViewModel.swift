@@ -24,7 +24,10 @@ public final class TripHistoryViewModel {
     static let moreFailedMessage = "Couldn't load more trips. Try again."
 
     /// A history over `api`, keeping its first `keptPages` pages of `pageSize` trips in `store`; `dates` stamps them.
-    public init(api: any TripHistoryAPI, store: any TripHistoryStore, dates: any DateProvider, pageSize: Int = 20, keptPages: Int = 3) {
+    public init(
+        api: any TripHistoryAPI, store: any TripHistoryStore, dates: any DateProvider, pageSize: Int = 20,
+        keptPages: Int = 3
+    ) {
         self.api = api
         self.store = store
         self.dates = dates

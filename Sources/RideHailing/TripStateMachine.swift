@@ -44,7 +44,10 @@ public struct TripStateMachine: Sendable {
             return .applied
         }
         // The server is the truth, so the update stands; but a jump can also point to a bug.
-        logger.warning("Trip \(update.id) jumped \(current.state.rawValue) -> \(update.state.rawValue) at version \(update.version)")
+        logger.warning(
+            "Trip \(update.id) jumped \(current.state.rawValue) -> \(update.state.rawValue) at version "
+                + "\(update.version)"
+        )
         return .jumped(from: current.state, to: update.state)
     }
 }

@@ -20,8 +20,10 @@ extension TripViewModel {
         case .quoteRejected:
             let before = state.estimates.first { $0.productID == request.productID }
             if await requote(pickup: request.pickup, dropoff: request.dropoff),
-               let after = state.estimates.first(where: { $0.productID == request.productID }) {
-                state.prompt = .confirmNewPrice(QuoteRefresh(productID: after.productID, before: before?.fare ?? after.fare, after: after.fare))
+                let after = state.estimates.first(where: { $0.productID == request.productID })
+            {
+                state.prompt = .confirmNewPrice(
+                    QuoteRefresh(productID: after.productID, before: before?.fare ?? after.fare, after: after.fare))
                 watchQuotes()
             } else {
                 state.errorMessage = Self.quoteGoneMessage

@@ -11,7 +11,8 @@ extension TripViewModel {
     public func confirm(productID: String) async {
         guard let route, let estimate = state.estimates.first(where: { $0.productID == productID }) else { return }
         state.prompt = nil
-        await requestRide(TripRequest(pickup: route.pickup, dropoff: route.dropoff, productID: productID, quoteId: estimate.quoteId))
+        await requestRide(
+            TripRequest(pickup: route.pickup, dropoff: route.dropoff, productID: productID, quoteId: estimate.quoteId))
     }
 
     /// (Re)starts the countdown of the quotes on screen; without a date source or an expiry there is none.
@@ -49,13 +50,15 @@ extension TripViewModel {
             if left > 0 {
                 state.quoteSecondsLeft = Int(left.rounded(.up))
                 let toNextSecond = left - left.rounded(.down)
-                let wait: Duration = toNextSecond > 0 ? .milliseconds(Int((toNextSecond * 1000).rounded(.up))) : .seconds(1)
+                let wait: Duration =
+                    toNextSecond > 0 ? .milliseconds(Int((toNextSecond * 1000).rounded(.up))) : .seconds(1)
                 do { try await clock.sleep(for: wait) } catch { return }
                 continue
             }
             state.quoteSecondsLeft = 0
             if await requote(pickup: route.pickup, dropoff: route.dropoff),
-               let next = state.estimates.compactMap(\.expiresAt).min(), next > dates.now() {
+                let next = state.estimates.compactMap(\.expiresAt).min(), next > dates.now()
+            {
                 continue
             }
             if !Task.isCancelled { state.quotesExpired = true }
@@ -68,10 +71,12 @@ extension TripViewModel {
     @discardableResult
     func requote(pickup: Coordinate, dropoff: Coordinate) async -> Bool {
         guard let fresh = try? await feed.api.estimate(pickup: pickup, dropoff: dropoff), !Task.isCancelled,
-              state.trip?.state.isActive != true else { return false }
+            state.trip?.state.isActive != true
+        else { return false }
         for estimate in fresh {
             guard let old = state.estimates.first(where: { $0.productID == estimate.productID }),
-                  old.quoteId != estimate.quoteId || old.fare != estimate.fare else { continue }
+                old.quoteId != estimate.quoteId || old.fare != estimate.fare
+            else { continue }
             record(QuoteRefresh(productID: estimate.productID, before: old.fare, after: estimate.fare))
         }
         state.estimates = fresh

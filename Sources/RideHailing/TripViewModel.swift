@@ -33,8 +33,10 @@ public final class TripViewModel {
     /// A view model over the shared live trip `feed` (and its `api`); `clock` times retries, the marker and the
     /// quotes' countdown; `makeKey` makes one idempotency key per tap; `payments` answers the 402s (settle, cards);
     /// `dates` tells the quotes' time left (without it they do not count down or refresh by themselves).
-    public init(feed: LiveTripFeed, clock: any Clock<Duration>, makeKey: @escaping @Sendable () -> UUID = { UUID() },
-                payments: (any RidePaymentsAPI)? = nil, dates: (any DateProvider)? = nil) {
+    public init(
+        feed: LiveTripFeed, clock: any Clock<Duration>, makeKey: @escaping @Sendable () -> UUID = { UUID() },
+        payments: (any RidePaymentsAPI)? = nil, dates: (any DateProvider)? = nil
+    ) {
         self.feed = feed
         self.clock = clock
         self.makeKey = makeKey
@@ -46,11 +48,15 @@ public final class TripViewModel {
 
     /// A view model with a live trip feed of its own over `api` and `channel`; `clock` also times the backoff,
     /// `logger` hears of state jumps.
-    public convenience init(api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>,
-                            logger: any RideLogger = SystemRideLogger(), makeKey: @escaping @Sendable () -> UUID = { UUID() },
-                            payments: (any RidePaymentsAPI)? = nil, dates: (any DateProvider)? = nil) {
-        self.init(feed: LiveTripFeed(api: api, channel: channel, clock: clock, logger: logger), clock: clock, makeKey: makeKey,
-                  payments: payments, dates: dates)
+    public convenience init(
+        api: any TripAPI, channel: any LiveTripChannel, clock: any Clock<Duration>,
+        logger: any RideLogger = SystemRideLogger(), makeKey: @escaping @Sendable () -> UUID = { UUID() },
+        payments: (any RidePaymentsAPI)? = nil, dates: (any DateProvider)? = nil
+    ) {
+        self.init(
+            feed: LiveTripFeed(api: api, channel: channel, clock: clock, logger: logger), clock: clock,
+            makeKey: makeKey,
+            payments: payments, dates: dates)
     }
 
     /// The driver's marker as it should be drawn now, interpolated between reported positions.
@@ -83,7 +89,7 @@ public final class TripViewModel {
         state.isRequesting = true
         state.errorMessage = nil
         defer { state.isRequesting = false }
-        let key = makeKey()                                   // reused on retries: at most one trip per tap
+        let key = makeKey()  // reused on retries: at most one trip per tap
         for attempt in 1...Self.requestAttempts {
             do {
                 let trip = try await feed.api.requestTrip(request, idempotencyKey: key)
@@ -96,7 +102,7 @@ public final class TripViewModel {
                 return
             } catch {
                 guard attempt < Self.requestAttempts, !Task.isCancelled else { break }
-                do { try await clock.sleep(for: .seconds(attempt)) } catch { break }   // 1 s, then 2 s; or cancelled
+                do { try await clock.sleep(for: .seconds(attempt)) } catch { break }  // 1 s, then 2 s; or cancelled
             }
         }
         if !Task.isCancelled { state.errorMessage = Self.requestFailedMessage }
@@ -162,7 +168,8 @@ public final class TripViewModel {
 
     /// Shows the feed's state; a newer fix moves the marker (its ETA came with it, no version change needed).
     private func mirror(_ live: LiveTripState) {
-        if live.trip?.id != state.trip?.id { marker = DriverMarkerAnimator(clock: clock) }   // a new trip's fixes start over
+        // a new trip's fixes start over
+        if live.trip?.id != state.trip?.id { marker = DriverMarkerAnimator(clock: clock) }
         state.trip = live.trip
         state.liveETA = live.eta
         if let location = live.driverLocation, location != state.driverLocation, marker.handle(location) != .ignored {

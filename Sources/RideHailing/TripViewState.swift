@@ -18,13 +18,15 @@ public struct TripViewState: Equatable, Sendable {
     public var isCancelling = false
     /// A message for the rider, or nil.
     public var errorMessage: String?
-    /// Seconds until the quotes on screen run out, counting down; nil when they carry no expiry or no date source is given.
+    /// Seconds until the quotes on screen run out, counting down; nil when they carry no expiry or no date source is
+    /// given.
     public var quoteSecondsLeft: Int?
     /// Products re-quoted since the rider chose the route: the price seen before and the one on screen now.
     public var refreshedQuotes: [QuoteRefresh] = []
     /// The quotes ran out and could not be refreshed yet (offline): confirming now would be refused.
     public var quotesExpired = false
-    /// What the rider must do after the server refused a confirmation (new price, declined card, challenge, debt, no card).
+    /// What the rider must do after the server refused a confirmation (new price, declined card, challenge, debt, no
+    /// card).
     public var prompt: RideRequestPrompt?
     /// The saved cards, to offer another after a decline.
     public var paymentMethods: [PaymentMethodSummary] = []

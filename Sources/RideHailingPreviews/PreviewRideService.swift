@@ -4,7 +4,8 @@ public import RideHailing
 
 /// A fake `RideTracking` for SwiftUI previews and demos: walks the driver along scripted waypoints, one per `interval`.
 ///
-/// Seed 003's scripted `RideService`; it talks to no server, so it lives in this previews-only module, never in an app's
+/// Seed 003's scripted `RideService`; it talks to no server, so it lives in this previews-only module, never in an
+/// app's
 /// production wiring (that is `LiveRideService`).
 public struct PreviewRideService: RideTracking {
     /// One scripted stop on the driver's way.
@@ -34,8 +35,10 @@ public struct PreviewRideService: RideTracking {
     private let interval: Duration
 
     /// A service that sends `waypoints` one per `interval` on `clock`; `PreviewRideService()` plays the demo route.
-    public init(clock: any Clock<Duration> = ContinuousClock(), waypoints: [Waypoint] = demoWaypoints,
-                interval: Duration = .seconds(1)) {
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(), waypoints: [Waypoint] = demoWaypoints,
+        interval: Duration = .seconds(1)
+    ) {
         self.clock = clock
         self.waypoints = waypoints
         self.interval = interval
@@ -46,8 +49,9 @@ public struct PreviewRideService: RideTracking {
         let (stream, continuation) = AsyncStream.makeStream(of: DriverUpdate.self)
         let producer = Task { [clock, waypoints, interval] in
             for (index, waypoint) in waypoints.enumerated() {
-                do { try await clock.sleep(for: interval) } catch { return }   // cancelled: stop producing
-                continuation.yield(DriverUpdate(sequence: index + 1, position: waypoint.position, metersAway: waypoint.metersAway))
+                do { try await clock.sleep(for: interval) } catch { return }  // cancelled: stop producing
+                continuation.yield(
+                    DriverUpdate(sequence: index + 1, position: waypoint.position, metersAway: waypoint.metersAway))
             }
             continuation.finish()
         }

@@ -46,11 +46,13 @@ public struct BuildReport: Sendable, Equatable {
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let seconds = Double(buildTime.components.seconds) + Double(buildTime.components.attoseconds) / 1e18
         return """
-        ways: \(waysUsed) used of \(waysRead); nodes read: \(nodesRead); missing node refs: \(missingNodeRefs)
-        network: \(nodes) nodes, \(edges) directed edges, \(delayNodes) delay nodes, \(blockingBarriers) blocking barriers
-        restrictions: \(restrictionsApplied) applied (\(restrictionPairs) turn pairs), \(restrictionsSkippedTotal) skipped\(skipped.isEmpty ? "" : " (\(skipped))") of \(restrictionsRead)
-        islands removed: \(islandsRemoved) (\(islandNodesRemoved) nodes, \(islandEdgesRemoved) edges)
-        build time: \(String(format: "%.2f", seconds)) s
-        """
+            ways: \(waysUsed) used of \(waysRead); nodes read: \(nodesRead); missing node refs: \(missingNodeRefs)
+            network: \(nodes) nodes, \(edges) directed edges, \(delayNodes) delay nodes, \(blockingBarriers) \
+            blocking barriers
+            restrictions: \(restrictionsApplied) applied (\(restrictionPairs) turn pairs), \(restrictionsSkippedTotal) \
+            skipped\(skipped.isEmpty ? "" : " (\(skipped))") of \(restrictionsRead)
+            islands removed: \(islandsRemoved) (\(islandNodesRemoved) nodes, \(islandEdgesRemoved) edges)
+            build time: \(String(format: "%.2f", seconds)) s
+            """
     }
 }

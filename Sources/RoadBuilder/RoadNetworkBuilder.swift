@@ -24,13 +24,16 @@ public enum RoadNetworkBuilder {
     public static let minimumEdgeSeconds = 0.1
 
     /// Reads the PBF at `path` and builds its car network and report; `progress` gets one line per phase.
-    public static func build(osm path: String, profile: CarProfile = .standard,
-                             minimumComponentSize: Int = defaultMinimumComponentSize,
-                             minimumComponentMeters: Double = defaultMinimumComponentMeters,
-                             now: () -> ContinuousClock.Instant = { ContinuousClock.now },
-                             progress: (String) -> Void = { _ in }) throws -> (RoadNetwork, BuildReport) {
-        let built = try build(reader: OSMReader(path: path), profile: profile, minimumComponentSize: minimumComponentSize,
-                              minimumComponentMeters: minimumComponentMeters, now: now, progress: progress)
+    public static func build(
+        osm path: String, profile: CarProfile = .standard,
+        minimumComponentSize: Int = defaultMinimumComponentSize,
+        minimumComponentMeters: Double = defaultMinimumComponentMeters,
+        now: () -> ContinuousClock.Instant = { ContinuousClock.now },
+        progress: (String) -> Void = { _ in }
+    ) throws -> (RoadNetwork, BuildReport) {
+        let built = try build(
+            reader: OSMReader(path: path), profile: profile, minimumComponentSize: minimumComponentSize,
+            minimumComponentMeters: minimumComponentMeters, now: now, progress: progress)
         return (built.network, built.report)
     }
 
@@ -64,8 +67,11 @@ public enum RoadNetworkBuilder {
         var lengthMeters: Double
     }
 
-    static func build(reader: OSMReader, profile: CarProfile, minimumComponentSize: Int,
-                      minimumComponentMeters: Double = defaultMinimumComponentMeters, now: () -> ContinuousClock.Instant, progress: (String) -> Void) throws -> Built {
+    static func build(
+        reader: OSMReader, profile: CarProfile, minimumComponentSize: Int,
+        minimumComponentMeters: Double = defaultMinimumComponentMeters, now: () -> ContinuousClock.Instant,
+        progress: (String) -> Void
+    ) throws -> Built {
         let start = now()
         var report = BuildReport()
 
@@ -75,31 +81,33 @@ public enum RoadNetworkBuilder {
         var useCount: [UInt8] = []
         var ways: [UsedWay] = []
         var restrictionRelations: [OSMRelation] = []
-        try reader.read(ways: { way in
-            report.waysRead += 1
-            guard way.refs.count >= 2, let attributes = profile.way(way.tags) else { return }
-            var refs: [Int32] = []
-            refs.reserveCapacity(way.refs.count)
-            var previous: Int64?
-            for ref in way.refs where ref != previous {
-                previous = ref
-                let index: Int32
-                if let known = denseOf[ref] {
-                    index = known
-                } else {
-                    index = Int32(osmIDs.count)
-                    denseOf[ref] = index
-                    osmIDs.append(ref)
-                    useCount.append(0)
+        try reader.read(
+            ways: { way in
+                report.waysRead += 1
+                guard way.refs.count >= 2, let attributes = profile.way(way.tags) else { return }
+                var refs: [Int32] = []
+                refs.reserveCapacity(way.refs.count)
+                var previous: Int64?
+                for ref in way.refs where ref != previous {
+                    previous = ref
+                    let index: Int32
+                    if let known = denseOf[ref] {
+                        index = known
+                    } else {
+                        index = Int32(osmIDs.count)
+                        denseOf[ref] = index
+                        osmIDs.append(ref)
+                        useCount.append(0)
+                    }
+                    if useCount[Int(index)] < 255 { useCount[Int(index)] += 1 }
+                    refs.append(index)
                 }
-                if useCount[Int(index)] < 255 { useCount[Int(index)] += 1 }
-                refs.append(index)
-            }
-            guard refs.count >= 2 else { return }
-            ways.append(UsedWay(id: way.id, refs: refs, attributes: attributes))
-        }, relations: { relation in
-            if relation.tags["type"] == "restriction" { restrictionRelations.append(relation) }
-        })
+                guard refs.count >= 2 else { return }
+                ways.append(UsedWay(id: way.id, refs: refs, attributes: attributes))
+            },
+            relations: { relation in
+                if relation.tags["type"] == "restriction" { restrictionRelations.append(relation) }
+            })
         report.waysUsed = ways.count
         report.restrictionsRead = restrictionRelations.count
         progress("ways: \(ways.count) car ways of \(report.waysRead), \(osmIDs.count) nodes referenced")
@@ -152,8 +160,10 @@ public enum RoadNetworkBuilder {
             let points = refs.map { RoadCoordinate(lat: lats[Int($0)], lon: lons[Int($0)]) }
             let length = Self.length(of: points)
             if length == 0 { report.zeroLengthSegments += 1 }
-            segments.append(Segment(way: way, from: graphNode(refs.first!, barrierCopy: startCopy),
-                                    to: graphNode(refs.last!, barrierCopy: endCopy), points: points, lengthMeters: length))
+            segments.append(
+                Segment(
+                    way: way, from: graphNode(refs.first!, barrierCopy: startCopy),
+                    to: graphNode(refs.last!, barrierCopy: endCopy), points: points, lengthMeters: length))
         }
 
         for (wayIndex, way) in ways.enumerated() {
@@ -186,7 +196,8 @@ public enum RoadNetworkBuilder {
         progress("segments: \(segments.count) between \(graphNodeDense.count) graph nodes")
 
         // Directed edges, then islands.
-        var pendingFrom: [Int32] = [], pendingTo: [Int32] = [], pendingSegment: [Int32] = [], pendingForward: [Bool] = []
+        var pendingFrom: [Int32] = [], pendingTo: [Int32] = [], pendingSegment: [Int32] = [],
+            pendingForward: [Bool] = []
         for (index, segment) in segments.enumerated() {
             let attributes = ways[Int(segment.way)].attributes
             if attributes.forward {
@@ -198,7 +209,8 @@ public enum RoadNetworkBuilder {
                 pendingSegment.append(Int32(index)); pendingForward.append(false)
             }
         }
-        let component = StrongComponents.label(nodeCount: graphNodeDense.count, edgeFrom: pendingFrom, edgeTo: pendingTo)
+        let component = StrongComponents.label(
+            nodeCount: graphNodeDense.count, edgeFrom: pendingFrom, edgeTo: pendingTo)
         var componentSize = [Int](repeating: 0, count: component.count)
         for label in component.labels { componentSize[Int(label)] += 1 }
         // Road inside each component (a segment whose two ends it holds, once whichever directions it allows):
@@ -213,7 +225,9 @@ public enum RoadNetworkBuilder {
         var parent = Array(0..<Int32(component.count))
         func root(_ label: Int32) -> Int32 {
             var label = label
-            while parent[Int(label)] != label { parent[Int(label)] = parent[Int(parent[Int(label)])]; label = parent[Int(label)] }
+            while parent[Int(label)] != label {
+                parent[Int(label)] = parent[Int(parent[Int(label)])]; label = parent[Int(label)]
+            }
             return label
         }
         for segment in segments {
@@ -224,7 +238,8 @@ public enum RoadNetworkBuilder {
         for label in 0..<component.count { wholeSize[Int(root(Int32(label)))] += componentSize[label] }
         var isIsland = (0..<component.count).map {
             componentSize[$0] < minimumComponentSize
-                && (componentMeters[$0] < minimumComponentMeters || wholeSize[Int(root(Int32($0)))] < minimumComponentSize)
+                && (componentMeters[$0] < minimumComponentMeters
+                    || wholeSize[Int(root(Int32($0)))] < minimumComponentSize)
         }
         // The short one-way links between kept parts (each its own one-node component) stay too: a part kept is
         // no use if the way into it is dropped. Those are the parts reachable from a kept one that reach a kept one.
@@ -243,20 +258,27 @@ public enum RoadNetworkBuilder {
             return seen
         }
         let fromKept = reached(along: successors), toKept = reached(along: predecessors)
-        for label in 0..<component.count where isIsland[label] && fromKept[label] && toKept[label] { isIsland[label] = false }
+        for label in 0..<component.count where isIsland[label] && fromKept[label] && toKept[label] {
+            isIsland[label] = false
+        }
         report.islandsRemoved = isIsland.filter { $0 }.count
         let keep = component.labels.map { !isIsland[Int($0)] }
         report.islandNodesRemoved = keep.filter { !$0 }.count
-        progress("islands: \(report.islandsRemoved) removed (under \(minimumComponentSize) nodes, and under \(Int(minimumComponentMeters)) m of road or joined to nothing)")
+        progress(
+            "islands: \(report.islandsRemoved) removed (under \(minimumComponentSize) nodes, and under "
+                + "\(Int(minimumComponentMeters)) m of road or joined to nothing)"
+        )
 
         // The network.
-        var network = RoadNetwork(turnCosts: TurnCosts(uTurnSeconds: profile.uTurnSeconds) { profile.turnCost(angleDegrees: $0) })
+        var network = RoadNetwork(
+            turnCosts: TurnCosts(uTurnSeconds: profile.uTurnSeconds) { profile.turnCost(angleDegrees: $0) })
         var finalNode = [Int32](repeating: -1, count: graphNodeDense.count)
         for node in graphNodeDense.indices where keep[node] {
             let dense = Int(graphNodeDense[node])
             let delay = graphNodeIsBarrierCopy[node] ? 0 : delays[dense]
             if delay > 0 { report.delayNodes += 1 }
-            finalNode[node] = network.addNode(id: osmIDs[dense], lat: lats[dense], lon: lons[dense], delaySeconds: delay)
+            finalNode[node] = network.addNode(
+                id: osmIDs[dense], lat: lats[dense], lon: lons[dense], delaySeconds: delay)
         }
         let classRaw = Dictionary(uniqueKeysWithValues: RoadClass.allCases.map { ($0, rawValue(of: $0)) })
         var edgeWayIDs: [Int64] = []
@@ -269,11 +291,13 @@ public enum RoadNetworkBuilder {
             let forward = pendingForward[pending]
             let speedKmh = forward ? way.attributes.forwardSpeedKmh : way.attributes.backwardSpeedKmh
             let seconds = max(minimumEdgeSeconds, segment.lengthMeters / (speedKmh / 3.6))
-            network.addEdge(from: from, to: to, lengthMeters: segment.lengthMeters, durationSeconds: seconds,
-                            roadClass: classRaw[way.attributes.roadClass]!, name: way.attributes.name ?? "",
-                            geometry: forward ? segment.points : segment.points.reversed(),
-                            destinationOnly: forward ? way.attributes.forwardDestinationOnly : way.attributes.backwardDestinationOnly,
-                            roundabout: way.attributes.isRoundabout)
+            network.addEdge(
+                from: from, to: to, lengthMeters: segment.lengthMeters, durationSeconds: seconds,
+                roadClass: classRaw[way.attributes.roadClass]!, name: way.attributes.name ?? "",
+                geometry: forward ? segment.points : segment.points.reversed(),
+                destinationOnly: forward
+                    ? way.attributes.forwardDestinationOnly : way.attributes.backwardDestinationOnly,
+                roundabout: way.attributes.isRoundabout)
             edgeWayIDs.append(way.id)
             edgeSegment.append(pendingSegment[pending])
         }
@@ -289,7 +313,9 @@ public enum RoadNetworkBuilder {
         let usedWayIDs = Set(ways.map(\.id))
         for relation in restrictionRelations {
             let members = relation.members.map { member in
-                CarProfile.Member(member.type == .node ? .node : member.type == .way ? .way : .relation, member.ref, role: member.role)
+                CarProfile.Member(
+                    member.type == .node ? .node : member.type == .way ? .way : .relation, member.ref, role: member.role
+                )
             }
             let restriction: CarProfile.Restriction
             switch profile.restriction(relation.tags, members: members) {
@@ -306,7 +332,9 @@ public enum RoadNetworkBuilder {
             let arriving = arrivals[Int(via)].filter { fromWays.contains(edgeWayIDs[Int($0)]) }
             let leaving = departures[Int(via)].filter { toWays.contains(edgeWayIDs[Int($0)]) }
             guard !arriving.isEmpty else { skip("from way does not reach the via node"); continue }
-            if leaving.isEmpty, restriction.kind == .only, !usedWayIDs.isDisjoint(with: toWays), restriction.maneuver != "u_turn" {
+            if leaving.isEmpty, restriction.kind == .only, !usedWayIDs.isDisjoint(with: toWays),
+                restriction.maneuver != "u_turn"
+            {
                 // The one way a car may take is a car way the network lost (an island cut off at the extract's
                 // edge): every other way on stays forbidden, so the from way leads nowhere here.
                 var pairs = 0
@@ -343,7 +371,10 @@ public enum RoadNetworkBuilder {
         report.nodes = network.nodeCount
         report.edges = network.edgeCount
         report.buildTime = start.duration(to: now())
-        progress("network: \(network.nodeCount) nodes, \(network.edgeCount) edges, \(report.restrictionsApplied) restrictions")
+        progress(
+            "network: \(network.nodeCount) nodes, \(network.edgeCount) edges, \(report.restrictionsApplied) "
+                + "restrictions"
+        )
         return Built(network: network, report: report, edgeWayIDs: edgeWayIDs)
     }
 
@@ -364,7 +395,9 @@ public enum RoadNetworkBuilder {
         let radians = Double.pi / 180
         for (a, b) in zip(points, points.dropFirst()) {
             let dLat = (b.lat - a.lat) * radians, dLon = (b.lon - a.lon) * radians
-            let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.lat * radians) * cos(b.lat * radians) * sin(dLon / 2) * sin(dLon / 2)
+            let h =
+                sin(dLat / 2) * sin(dLat / 2) + cos(a.lat * radians) * cos(b.lat * radians) * sin(dLon / 2)
+                * sin(dLon / 2)
             total += 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
         }
         return total

@@ -31,10 +31,14 @@ public final class CHQuery {
         let h = hierarchy
         return search(shift: forwardShift + backwardShift) { forward, backward in
             for source in sources {
-                forward.reach(h.slot(of: source.edge), Int(source.weightOffset) + forwardShift, source.lengthOffset, parent: -1, middle: -1)
+                forward.reach(
+                    h.slot(of: source.edge), Int(source.weightOffset) + forwardShift, source.lengthOffset, parent: -1,
+                    middle: -1)
             }
             for target in targets {
-                backward.reach(h.slot(of: target.edge), Int(target.weightOffset) + backwardShift, target.lengthOffset, parent: -1, middle: -1)
+                backward.reach(
+                    h.slot(of: target.edge), Int(target.weightOffset) + backwardShift, target.lengthOffset, parent: -1,
+                    middle: -1)
             }
         }
     }
@@ -49,7 +53,9 @@ public final class CHQuery {
             }
             for index in Int(graph.nodeFirstArrival[Int(target)])..<Int(graph.nodeFirstArrival[Int(target) + 1]) {
                 let edge = graph.nodeArrivals[index]
-                backward.reach(h.slot(of: edge), Int(graph.edgeWeight[Int(edge)]), Double(graph.edgeLength[Int(edge)]), parent: -1, middle: -1)
+                backward.reach(
+                    h.slot(of: edge), Int(graph.edgeWeight[Int(edge)]), Double(graph.edgeLength[Int(edge)]), parent: -1,
+                    middle: -1)
             }
         }
     }
@@ -181,8 +187,10 @@ struct SearchSide {
     /// A forward and a backward side whose labels of each node lie side by side.
     static func pair(capacity: Int) -> (SearchSide, SearchSide) {
         let labels = allocateLabels(2 * max(1, capacity))
-        return (SearchSide(capacity: capacity, labels: labels, stride: 2, ownsLabels: true),
-                SearchSide(capacity: capacity, labels: labels + 1, stride: 2, ownsLabels: false))
+        return (
+            SearchSide(capacity: capacity, labels: labels, stride: 2, ownsLabels: true),
+            SearchSide(capacity: capacity, labels: labels + 1, stride: 2, ownsLabels: false)
+        )
     }
 
     private init(capacity: Int, labels: UnsafeMutablePointer<Label>, stride: Int, ownsLabels: Bool) {
@@ -199,7 +207,8 @@ struct SearchSide {
     private static func allocateLabels(_ count: Int) -> UnsafeMutablePointer<Label> {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Label>.stride, alignment: 64)
         let labels = raw.bindMemory(to: Label.self, capacity: count)
-        labels.initialize(repeating: Label(distance: 0, length: 0, parent: -1, middle: -1, stamp: 0, position: -1), count: count)
+        labels.initialize(
+            repeating: Label(distance: 0, length: 0, parent: -1, middle: -1, stamp: 0, position: -1), count: count)
         return labels
     }
 
@@ -248,7 +257,8 @@ struct SearchSide {
             }
             return
         }
-        label.pointee = Label(distance: key, length: meters, parent: from, middle: via, stamp: state.pointee.epoch, position: -1)
+        label.pointee = Label(
+            distance: key, length: meters, parent: from, middle: via, stamp: state.pointee.epoch, position: -1)
         push(node, key)
     }
 

@@ -33,9 +33,10 @@ public final class CHTable {
         for entry in entries { bucketFirst[Int(entry.node) + 1] += 1 }
         for node in 0..<hierarchy.nodeCount { bucketFirst[node + 1] += bucketFirst[node] }
 
-        var result = RouteTable(sourceCount: sources.count, targetCount: targets.count,
-                                weights: [Int](repeating: Int.max, count: sources.count * targets.count),
-                                distances: [Double](repeating: 0, count: sources.count * targets.count))
+        var result = RouteTable(
+            sourceCount: sources.count, targetCount: targets.count,
+            weights: [Int](repeating: Int.max, count: sources.count * targets.count),
+            distances: [Double](repeating: 0, count: sources.count * targets.count))
         for (row, endpoints) in sources.enumerated() {
             search(from: endpoints, up: true)
             for node in settled {
@@ -60,7 +61,9 @@ public final class CHTable {
         side.reset(epoch: epoch)
         settled.removeAll(keepingCapacity: true)
         for endpoint in endpoints {
-            side.reach(hierarchy.slot(of: endpoint.edge), Int(endpoint.weightOffset), endpoint.lengthOffset, parent: -1, middle: -1)
+            side.reach(
+                hierarchy.slot(of: endpoint.edge), Int(endpoint.weightOffset), endpoint.lengthOffset, parent: -1,
+                middle: -1)
         }
         let h = hierarchy
         next: while !side.isEmpty {
@@ -69,7 +72,9 @@ public final class CHTable {
             let arcs = h.arcs
             for index in up ? h.downArcs(here) : h.upArcs(here) {
                 let arc = arcs[index]
-                if side.isReached(Int(arc.other)), side.distance(Int(arc.other)) + Int(arc.weight) < key { continue next }
+                if side.isReached(Int(arc.other)), side.distance(Int(arc.other)) + Int(arc.weight) < key {
+                    continue next
+                }
             }
             settled.append(node)
             let meters = side.length(here)

@@ -22,21 +22,41 @@ enum CRC32 {
         let t = tables
         var index = 0
         let count = bytes.count
-        t[0].withUnsafeBufferPointer { t0 in t[1].withUnsafeBufferPointer { t1 in t[2].withUnsafeBufferPointer { t2 in
-        t[3].withUnsafeBufferPointer { t3 in t[4].withUnsafeBufferPointer { t4 in t[5].withUnsafeBufferPointer { t5 in
-        t[6].withUnsafeBufferPointer { t6 in t[7].withUnsafeBufferPointer { t7 in
-            while index + 8 <= count {
-                let low = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self)) ^ crc
-                let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 4, as: UInt32.self))
-                crc = t7[Int(low & 0xFF)] ^ t6[Int((low >> 8) & 0xFF)] ^ t5[Int((low >> 16) & 0xFF)] ^ t4[Int(low >> 24)]
-                    ^ t3[Int(high & 0xFF)] ^ t2[Int((high >> 8) & 0xFF)] ^ t1[Int((high >> 16) & 0xFF)] ^ t0[Int(high >> 24)]
-                index += 8
+        t[0].withUnsafeBufferPointer { t0 in
+            t[1].withUnsafeBufferPointer { t1 in
+                t[2].withUnsafeBufferPointer { t2 in
+                    t[3].withUnsafeBufferPointer { t3 in
+                        t[4].withUnsafeBufferPointer { t4 in
+                            t[5].withUnsafeBufferPointer { t5 in
+                                t[6].withUnsafeBufferPointer { t6 in
+                                    t[7].withUnsafeBufferPointer { t7 in
+                                        while index + 8 <= count {
+                                            let low =
+                                                UInt32(
+                                                    littleEndian: bytes.loadUnaligned(
+                                                        fromByteOffset: index, as: UInt32.self)) ^ crc
+                                            let high = UInt32(
+                                                littleEndian: bytes.loadUnaligned(
+                                                    fromByteOffset: index + 4, as: UInt32.self))
+                                            crc =
+                                                t7[Int(low & 0xFF)] ^ t6[Int((low >> 8) & 0xFF)]
+                                                ^ t5[Int((low >> 16) & 0xFF)] ^ t4[Int(low >> 24)]
+                                                ^ t3[Int(high & 0xFF)] ^ t2[Int((high >> 8) & 0xFF)]
+                                                ^ t1[Int((high >> 16) & 0xFF)] ^ t0[Int(high >> 24)]
+                                            index += 8
+                                        }
+                                        while index < count {
+                                            crc = (crc >> 8) ^ t0[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
+                                            index += 1
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            while index < count {
-                crc = (crc >> 8) ^ t0[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
-                index += 1
-            }
-        } } } } } } } }
+        }
         return ~crc
     }
 }

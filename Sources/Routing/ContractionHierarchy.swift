@@ -19,7 +19,8 @@ public struct ContractionHierarchy: Sendable {
     /// Every arc by slot, each slot's up arcs (to a higher-ranked head) then its down arcs (from a higher-ranked
     /// tail): a search's stall check reads one list and its relaxation the other, so they share cache lines.
     public let arcs: [Arc]
-    /// Slot `s`'s up arcs are `arcs[arcFirst[2s]..<arcFirst[2s+1]]`, its down arcs `arcs[arcFirst[2s+1]..<arcFirst[2s+2]]`.
+    /// Slot `s`'s up arcs are `arcs[arcFirst[2s]..<arcFirst[2s+1]]`, its down arcs
+    /// `arcs[arcFirst[2s+1]..<arcFirst[2s+2]]`.
     public let arcFirst: [Int32]
     /// The number of up arcs.
     public let upArcCount: Int
@@ -54,8 +55,11 @@ public struct ContractionHierarchy: Sendable {
         public var maxStaleness: Int32
 
         /// Bounds for witness searches; tighter bounds build faster and add more shortcuts.
-        public init(witnessSettleLimit: Int = 1000, witnessHopLimit: Int = 16, estimateSettleLimit: Int = 60, estimateHopLimit: Int = 3,
-                    maxStaleness: Int32 = 6) {
+        public init(
+            witnessSettleLimit: Int = 1000, witnessHopLimit: Int = 16, estimateSettleLimit: Int = 60,
+            estimateHopLimit: Int = 3,
+            maxStaleness: Int32 = 6
+        ) {
             self.witnessSettleLimit = witnessSettleLimit
             self.witnessHopLimit = witnessHopLimit
             self.estimateSettleLimit = estimateSettleLimit
@@ -64,7 +68,8 @@ public struct ContractionHierarchy: Sendable {
         }
     }
 
-    /// Contracts `graph` in rounds of independent nodes ordered by edge difference, deleted neighbours, original turns and level.
+    /// Contracts `graph` in rounds of independent nodes ordered by edge difference, deleted neighbours, original turns
+    /// and level.
     public init(graph: EdgeBasedGraph, options: Options = Options()) {
         var builder = ContractionBuilder(graph: graph, options: options)
         builder.contractAll()
@@ -118,12 +123,16 @@ public struct ContractionHierarchy: Sendable {
 
         /// The arcs as packed records, with their offsets.
         var packed: (first: [Int32], arcs: [Arc]) {
-            (first, other.indices.map { Arc(other: other[$0], weight: weight[$0], length: length[$0], middle: middle[$0]) })
+            (
+                first,
+                other.indices.map { Arc(other: other[$0], weight: weight[$0], length: length[$0], middle: middle[$0]) }
+            )
         }
 
         /// The same arcs listed in `order` (the old index of each new position), each end renamed by `mapping`.
         func permuted(order: [Int32], mapping: (Int32) -> Int32) -> Arcs {
-            var result = Arcs(first: [Int32](repeating: 0, count: order.count + 1), other: [], weight: [], length: [], middle: [])
+            var result = Arcs(
+                first: [Int32](repeating: 0, count: order.count + 1), other: [], weight: [], length: [], middle: [])
             result.other.reserveCapacity(other.count); result.weight.reserveCapacity(other.count)
             result.length.reserveCapacity(other.count); result.middle.reserveCapacity(other.count)
             for (position, old) in order.enumerated() {
@@ -144,14 +153,19 @@ public struct ContractionHierarchy: Sendable {
     @inline(__always) public func slot(of node: Int32) -> Int32 { Self.slot(of: node, rank: rank) }
 
     /// Slots run from the highest rank down: the node contracted last is at slot 0.
-    @inline(__always) static func slot(of node: Int32, rank: [Int32]) -> Int32 { Int32(rank.count - 1) - rank[Int(node)] }
+    @inline(__always) static func slot(of node: Int32, rank: [Int32]) -> Int32 {
+        Int32(rank.count - 1) - rank[Int(node)]
+    }
 
     /// The up and down arcs stored by node, as the graph file keeps them.
     func arcsByNode() -> (up: Arcs, down: Arcs) {
         var order = [Int32](repeating: 0, count: nodeCount)
         for node in 0..<nodeCount { order[node] = slot(of: Int32(node)) }
         let node: (Int32) -> Int32 = { [nodeAtSlot] slot in slot < 0 ? slot : nodeAtSlot[Int(slot)] }
-        return (bySlot(up: true).permuted(order: order, mapping: node), bySlot(up: false).permuted(order: order, mapping: node))
+        return (
+            bySlot(up: true).permuted(order: order, mapping: node),
+            bySlot(up: false).permuted(order: order, mapping: node)
+        )
     }
 
     /// The up or down arcs alone, by slot.
@@ -170,7 +184,9 @@ public struct ContractionHierarchy: Sendable {
     /// The up arcs' index range of the node at `slot`.
     @inline(__always) func upArcs(_ slot: Int) -> Range<Int> { Int(arcFirst[2 * slot])..<Int(arcFirst[2 * slot + 1]) }
     /// The down arcs' index range of the node at `slot`.
-    @inline(__always) func downArcs(_ slot: Int) -> Range<Int> { Int(arcFirst[2 * slot + 1])..<Int(arcFirst[2 * slot + 2]) }
+    @inline(__always) func downArcs(_ slot: Int) -> Range<Int> {
+        Int(arcFirst[2 * slot + 1])..<Int(arcFirst[2 * slot + 2])
+    }
 
     /// The up arc from slot `node` to slot `head`'s middle.
     func upMiddle(from node: Int32, to head: Int32) -> Int32 {
@@ -204,7 +220,8 @@ public struct ContractionHierarchy: Sendable {
         var first = [Int32](repeating: 0, count: lists.count + 1)
         let total = lists.reduce(0) { $0 + $1.count }
         var node = [Int32](), weight = [Int32](), length = [Float](), middle = [Int32]()
-        node.reserveCapacity(total); weight.reserveCapacity(total); length.reserveCapacity(total); middle.reserveCapacity(total)
+        node.reserveCapacity(total); weight.reserveCapacity(total); length.reserveCapacity(total);
+        middle.reserveCapacity(total)
         for (index, list) in lists.enumerated() {
             first[index] = Int32(node.count)
             for arc in list {
@@ -268,7 +285,8 @@ struct ContractionBuilder {
         for tail in 0..<count {
             for arc in Int(graph.firstArc[tail])..<Int(graph.firstArc[tail + 1]) {
                 let head = graph.arcHead[arc]
-                let dynamic = DynamicArc(node: head, weight: graph.arcWeight[arc], length: graph.arcLength[arc], middle: -1, originals: 1)
+                let dynamic = DynamicArc(
+                    node: head, weight: graph.arcWeight[arc], length: graph.arcLength[arc], middle: -1, originals: 1)
                 if let existing = out[tail].firstIndex(where: { $0.node == head }) {
                     if dynamic.weight < out[tail][existing].weight {
                         out[tail][existing] = dynamic
@@ -279,7 +297,9 @@ struct ContractionBuilder {
                     continue
                 }
                 out[tail].append(dynamic)
-                into[Int(head)].append(DynamicArc(node: Int32(tail), weight: dynamic.weight, length: dynamic.length, middle: -1, originals: 1))
+                into[Int(head)].append(
+                    DynamicArc(
+                        node: Int32(tail), weight: dynamic.weight, length: dynamic.length, middle: -1, originals: 1))
             }
         }
         finalUp = [[DynamicArc]](repeating: [], count: count)
@@ -320,7 +340,9 @@ struct ContractionBuilder {
                 // the cheap terms change (an approximate priority orders worse but never breaks exactness).
                 let degree = Int32(out[index].count + into[index].count)
                 stale[index] += 1
-                if stale[index] < options.maxStaleness, abs(degree - estimatedDegree[index]) * 4 <= estimatedDegree[index] {
+                if stale[index] < options.maxStaleness,
+                    abs(degree - estimatedDegree[index]) * 4 <= estimatedDegree[index]
+                {
                     priority[index] = combine(index)
                 } else {
                     priority[index] = estimate(node)
@@ -348,7 +370,9 @@ struct ContractionBuilder {
         for list in [out[index], into[index]] {
             for arc in list {
                 let other = Int(arc.node), theirs = priority[other]
-                if theirs < mine || (theirs == mine && (Self.tieBreak(arc.node), arc.node) < (myHash, node)) { return false }
+                if theirs < mine || (theirs == mine && (Self.tieBreak(arc.node), arc.node) < (myHash, node)) {
+                    return false
+                }
             }
         }
         return true
@@ -391,8 +415,10 @@ struct ContractionBuilder {
         for arc in outgoing { into[Int(arc.node)].removeAll { $0.node == node } }
         for arc in incoming { out[Int(arc.node)].removeAll { $0.node == node } }
         for shortcut in pending {
-            addArc(tail: shortcut.tail, head: shortcut.head, weight: shortcut.weight, length: shortcut.length, middle: node,
-                   originals: shortcut.originals)
+            addArc(
+                tail: shortcut.tail, head: shortcut.head, weight: shortcut.weight, length: shortcut.length,
+                middle: node,
+                originals: shortcut.originals)
         }
         for list in [outgoing, incoming] {
             for arc in list {
@@ -407,17 +433,21 @@ struct ContractionBuilder {
         }
     }
 
-    private mutating func addArc(tail: Int32, head: Int32, weight: Int32, length: Float, middle: Int32, originals: Int32) {
+    private mutating func addArc(
+        tail: Int32, head: Int32, weight: Int32, length: Float, middle: Int32, originals: Int32
+    ) {
         let arc = DynamicArc(node: head, weight: weight, length: length, middle: middle, originals: originals)
         if let existing = out[Int(tail)].firstIndex(where: { $0.node == head }) {
             guard weight < out[Int(tail)][existing].weight else { return }
             out[Int(tail)][existing] = arc
             let back = into[Int(head)].firstIndex { $0.node == tail }!
-            into[Int(head)][back] = DynamicArc(node: tail, weight: weight, length: length, middle: middle, originals: originals)
+            into[Int(head)][back] = DynamicArc(
+                node: tail, weight: weight, length: length, middle: middle, originals: originals)
             return
         }
         out[Int(tail)].append(arc)
-        into[Int(head)].append(DynamicArc(node: tail, weight: weight, length: length, middle: middle, originals: originals))
+        into[Int(head)].append(
+            DynamicArc(node: tail, weight: weight, length: length, middle: middle, originals: originals))
         shortcutCount += 1
     }
 
@@ -440,19 +470,27 @@ struct ContractionBuilder {
                 targets += 1
             }
             guard targets > 0 else { continue }
-            witnessSearch(from: source, avoiding: node, limit: Int(arcIn.weight) + Int(maxOut), targets: targets, settleLimit: settleLimit,
-                          hopLimit: hopLimit)
+            witnessSearch(
+                from: source, avoiding: node, limit: Int(arcIn.weight) + Int(maxOut), targets: targets,
+                settleLimit: settleLimit,
+                hopLimit: hopLimit)
             for arcOut in outgoing where arcOut.node != source {
                 let through = Int(arcIn.weight) + Int(arcOut.weight)
                 let head = Int(arcOut.node)
                 if witness.reached(head), witness.distance[head] <= through { continue }
-                pending.append((source, arcOut.node, Int32(through), arcIn.length + arcOut.length, arcIn.originals + arcOut.originals))
+                pending.append(
+                    (
+                        source, arcOut.node, Int32(through), arcIn.length + arcOut.length,
+                        arcIn.originals + arcOut.originals
+                    ))
             }
         }
     }
 
-    private mutating func witnessSearch(from source: Int32, avoiding avoided: Int32, limit: Int, targets: Int, settleLimit: Int,
-                                        hopLimit: Int) {
+    private mutating func witnessSearch(
+        from source: Int32, avoiding avoided: Int32, limit: Int, targets: Int, settleLimit: Int,
+        hopLimit: Int
+    ) {
         let w = witness
         w.begin()
         w.relax(source, key: 0, hopCount: 0)

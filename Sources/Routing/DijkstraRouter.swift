@@ -50,7 +50,9 @@ public final class DijkstraRouter {
                 bestEdge = node
             }
             for arc in Int(graph.firstArc[here])..<Int(graph.firstArc[here + 1]) {
-                reach(graph.arcHead[arc], key + Int(graph.arcWeight[arc]), length[here] + Double(graph.arcLength[arc]), from: node)
+                reach(
+                    graph.arcHead[arc], key + Int(graph.arcWeight[arc]), length[here] + Double(graph.arcLength[arc]),
+                    from: node)
             }
         }
         guard bestEdge >= 0 else { return nil }
@@ -60,8 +62,9 @@ public final class DijkstraRouter {
             edges.append(at)
             at = parent[Int(at)]
         }
-        return RoadPath(edges: edges.reversed(), weight: best,
-                        distanceMeters: length[Int(bestEdge)] + targetLength[Int(bestEdge)])
+        return RoadPath(
+            edges: edges.reversed(), weight: best,
+            distanceMeters: length[Int(bestEdge)] + targetLength[Int(bestEdge)])
     }
 
     /// The shortest route between two network nodes, or nil when none exists.

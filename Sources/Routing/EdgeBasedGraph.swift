@@ -96,7 +96,8 @@ public struct EdgeBasedGraph: Sendable {
             let arriving = network.endBearing(ofEdge: Int32(edge))
             let only = onlyAllowed[Int32(edge)]
             let allowed = outEdges[via].filter { next in
-                Int(next) != edge && (only?.contains(next) ?? true) && !forbidden.contains(Self.turnKey(Int32(edge), next))
+                Int(next) != edge && (only?.contains(next) ?? true)
+                    && !forbidden.contains(Self.turnKey(Int32(edge), next))
             }
             // A U-turn only where a car has nothing else to do (OSRM's car turns back nowhere else): at a dead
             // end, where turning back is the only way on, or where no other road leads in (around a one-way block).
@@ -109,10 +110,14 @@ public struct EdgeBasedGraph: Sendable {
                 // Where a street only bends (two neighbours: two ways meeting end to end, a signal mid-street) a
                 // car does not turn, so the bend costs nothing (OSRM costs turns only where more than two roads meet).
                 let bends = neighbours[via].count == 2 && !isUTurn
-                let seconds = network.nodeDelaySeconds[via] + (bends ? 0 : network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn))
+                let seconds =
+                    network.nodeDelaySeconds[via]
+                    + (bends ? 0 : network.turnCosts.seconds(angleDegrees: angle, isUTurn: isUTurn))
                 let entry = network.edgeIsDestinationOnly[Int(next)] && !network.edgeIsDestinationOnly[edge]
                 arcHead.append(next)
-                arcWeight.append(edgeWeight[edge] + Self.deciseconds(seconds, minimum: 0) + (entry ? Int32(Self.destinationEntryWeight) : 0))
+                arcWeight.append(
+                    edgeWeight[edge] + Self.deciseconds(seconds, minimum: 0)
+                        + (entry ? Int32(Self.destinationEntryWeight) : 0))
                 arcLength.append(edgeLength[edge])
             }
         }
@@ -141,14 +146,20 @@ public struct EdgeBasedGraph: Sendable {
                 for arc in Int(firstArc[edge])..<Int(firstArc[edge + 1]) { newArcWeight[arc] += change }
             }
         }
-        return EdgeBasedGraph(nodeCount: nodeCount, edgeWeight: newEdgeWeight, edgeLength: edgeLength, firstArc: firstArc, arcHead: arcHead,
-                              arcWeight: newArcWeight, arcLength: arcLength, nodeFirstDeparture: nodeFirstDeparture,
-                              nodeDepartures: nodeDepartures, nodeFirstArrival: nodeFirstArrival, nodeArrivals: nodeArrivals)
+        return EdgeBasedGraph(
+            nodeCount: nodeCount, edgeWeight: newEdgeWeight, edgeLength: edgeLength, firstArc: firstArc,
+            arcHead: arcHead,
+            arcWeight: newArcWeight, arcLength: arcLength, nodeFirstDeparture: nodeFirstDeparture,
+            nodeDepartures: nodeDepartures, nodeFirstArrival: nodeFirstArrival, nodeArrivals: nodeArrivals)
     }
 
     /// A graph from its arrays (the graph file's reader; the arrays must be consistent).
-    init(nodeCount: Int, edgeWeight: [Int32], edgeLength: [Float], firstArc: [Int32], arcHead: [Int32], arcWeight: [Int32],
-         arcLength: [Float], nodeFirstDeparture: [Int32], nodeDepartures: [Int32], nodeFirstArrival: [Int32], nodeArrivals: [Int32]) {
+    init(
+        nodeCount: Int, edgeWeight: [Int32], edgeLength: [Float], firstArc: [Int32], arcHead: [Int32],
+        arcWeight: [Int32],
+        arcLength: [Float], nodeFirstDeparture: [Int32], nodeDepartures: [Int32], nodeFirstArrival: [Int32],
+        nodeArrivals: [Int32]
+    ) {
         self.nodeCount = nodeCount
         self.edgeWeight = edgeWeight
         self.edgeLength = edgeLength
@@ -163,13 +174,18 @@ public struct EdgeBasedGraph: Sendable {
     }
 
     /// A graph with the network's node CSRs and the given turn arrays (the graph file's reader).
-    init(network: RoadNetwork, edgeWeight: [Int32], edgeLength: [Float], firstArc: [Int32], arcHead: [Int32], arcWeight: [Int32],
-         arcLength: [Float]) {
+    init(
+        network: RoadNetwork, edgeWeight: [Int32], edgeLength: [Float], firstArc: [Int32], arcHead: [Int32],
+        arcWeight: [Int32],
+        arcLength: [Float]
+    ) {
         let (firstDeparture, departures) = Self.csr(network.edgeFrom, nodeCount: network.nodeCount)
         let (firstArrival, arrivals) = Self.csr(network.edgeTo, nodeCount: network.nodeCount)
-        self.init(nodeCount: network.edgeCount, edgeWeight: edgeWeight, edgeLength: edgeLength, firstArc: firstArc, arcHead: arcHead,
-                  arcWeight: arcWeight, arcLength: arcLength, nodeFirstDeparture: firstDeparture, nodeDepartures: departures,
-                  nodeFirstArrival: firstArrival, nodeArrivals: arrivals)
+        self.init(
+            nodeCount: network.edgeCount, edgeWeight: edgeWeight, edgeLength: edgeLength, firstArc: firstArc,
+            arcHead: arcHead,
+            arcWeight: arcWeight, arcLength: arcLength, nodeFirstDeparture: firstDeparture, nodeDepartures: departures,
+            nodeFirstArrival: firstArrival, nodeArrivals: arrivals)
     }
 
     /// Seconds to whole deciseconds, rounded, at least `minimum`.

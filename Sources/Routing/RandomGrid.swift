@@ -65,7 +65,8 @@ extension RoadNetwork {
         }
         for via in 0..<network.nodeCount where Double.random(in: 0..<1, using: &random) < 0.3 {
             guard let from = arriving[via].randomElement(using: &random),
-                  let to = leaving[via].randomElement(using: &random) else { continue }
+                let to = leaving[via].randomElement(using: &random)
+            else { continue }
             let kind: TurnRestriction.Kind = Bool.random(using: &random) ? .no : .only
             network.addRestriction(TurnRestriction(fromEdge: from, viaNode: Int32(via), toEdge: to, kind: kind))
         }

@@ -21,9 +21,11 @@ extension RoadGraphFile {
         let rows = try meta.count(u32: true, elementSize: 24)
         metadata.turnCostTable = []
         for _ in 0..<rows {
-            let row = Metadata.TurnCostRow(degrees: try meta.f64(), nearSideSeconds: try meta.f64(), farSideSeconds: try meta.f64())
+            let row = Metadata.TurnCostRow(
+                degrees: try meta.f64(), nearSideSeconds: try meta.f64(), farSideSeconds: try meta.f64())
             guard row.degrees.isFinite, row.nearSideSeconds.isFinite, row.farSideSeconds.isFinite,
-                  row.degrees >= (metadata.turnCostTable.last?.degrees ?? 0) else {
+                row.degrees >= (metadata.turnCostTable.last?.degrees ?? 0)
+            else {
                 throw meta.invalid("the turn-cost table is not ascending finite numbers")
             }
             metadata.turnCostTable.append(row)
@@ -60,7 +62,8 @@ extension RoadGraphFile {
             guard end >= UInt64(start), end <= UInt64(text.count) else {
                 throw names.invalid("name \(index) ends at byte \(end), outside \(start)...\(text.count)")
             }
-            guard let name = String(validating: UnsafeRawBufferPointer(rebasing: text[start..<Int(end)]), as: UTF8.self) else {
+            guard let name = String(validating: UnsafeRawBufferPointer(rebasing: text[start..<Int(end)]), as: UTF8.self)
+            else {
                 throw names.invalid("name \(index) is not UTF-8")
             }
             guard seen.insert(name).inserted else { throw names.invalid("name \(index) '\(name)' appears twice") }
@@ -80,8 +83,10 @@ extension RoadGraphFile {
         let roadClass: [UInt8] = try edges.array(edgeCount)
         try edges.finish()
         for edge in 0..<edgeCount {
-            guard edgeFrom[edge] >= 0, Int(edgeFrom[edge]) < nodeCount, edgeTo[edge] >= 0, Int(edgeTo[edge]) < nodeCount else {
-                throw edges.invalid("edge \(edge) joins nodes \(edgeFrom[edge]) → \(edgeTo[edge]), outside 0..<\(nodeCount)")
+            guard edgeFrom[edge] >= 0, Int(edgeFrom[edge]) < nodeCount, edgeTo[edge] >= 0, Int(edgeTo[edge]) < nodeCount
+            else {
+                throw edges.invalid(
+                    "edge \(edge) joins nodes \(edgeFrom[edge]) → \(edgeTo[edge]), outside 0..<\(nodeCount)")
             }
             guard lengths[edge].isFinite, lengths[edge] >= 0, durations[edge].isFinite, durations[edge] >= 0 else {
                 throw edges.invalid("edge \(edge) has length \(lengths[edge]) m and duration \(durations[edge]) s")
@@ -103,10 +108,12 @@ extension RoadGraphFile {
         try geometry.finish()
         guard starts[0] == 0 else { throw geometry.invalid("the first edge's geometry starts at \(starts[0]), not 0") }
         for edge in 0..<edgeCount where Int(starts[edge + 1]) - Int(starts[edge]) < 2 {
-            throw geometry.invalid("edge \(edge) has \(Int(starts[edge + 1]) - Int(starts[edge])) geometry points (needs at least 2)")
+            throw geometry.invalid(
+                "edge \(edge) has \(Int(starts[edge + 1]) - Int(starts[edge])) geometry points (needs at least 2)")
         }
         guard Int(starts[edgeCount]) == pointCount else {
-            throw geometry.invalid("the last edge's geometry ends at \(starts[edgeCount]), not at the \(pointCount) points")
+            throw geometry.invalid(
+                "the last edge's geometry ends at \(starts[edgeCount]), not at the \(pointCount) points")
         }
         try checkCoordinates(lats, lons, in: geometry, what: "point")
 
@@ -125,10 +132,14 @@ extension RoadGraphFile {
                 throw restrictions.invalid("restriction \(index) uses edges \(from) → \(to), outside 0..<\(edgeCount)")
             }
             guard edgeTo[Int(from)] == via, edgeFrom[Int(to)] == via else {
-                throw restrictions.invalid("restriction \(index)'s edges \(from) → \(to) do not meet at its via node \(via)")
+                throw restrictions.invalid(
+                    "restriction \(index)'s edges \(from) → \(to) do not meet at its via node \(via)")
             }
-            guard kinds[index] <= 1 else { throw restrictions.invalid("restriction \(index) has kind \(kinds[index]) (0 no, 1 only)") }
-            restrictionList.append(TurnRestriction(fromEdge: from, viaNode: via, toEdge: to, kind: kinds[index] == 0 ? .no : .only))
+            guard kinds[index] <= 1 else {
+                throw restrictions.invalid("restriction \(index) has kind \(kinds[index]) (0 no, 1 only)")
+            }
+            restrictionList.append(
+                TurnRestriction(fromEdge: from, viaNode: via, toEdge: to, kind: kinds[index] == 0 ? .no : .only))
         }
 
         var destinationOnly = [Bool](repeating: false, count: edgeCount), roundabout = destinationOnly
@@ -144,12 +155,13 @@ extension RoadGraphFile {
             destinationOnly = flags.map { $0 & 1 != 0 }
             roundabout = flags.map { $0 & 2 != 0 }
         }
-        let network = RoadNetwork(nodeIDs: nodeIDs, nodeLats: nodeLats, nodeLons: nodeLons, nodeDelaySeconds: delays,
-                                  edgeFrom: edgeFrom, edgeTo: edgeTo, edgeLengthMeters: lengths,
-                                  edgeDurationSeconds: durations, edgeRoadClass: roadClass, edgeNameIndex: nameIndex,
-                                  geometryStart: starts, geometryLats: lats, geometryLons: lons, names: nameList,
-                                  restrictions: restrictionList, turnCosts: metadata.turnCosts,
-                                  edgeIsDestinationOnly: destinationOnly, edgeIsRoundabout: roundabout)
+        let network = RoadNetwork(
+            nodeIDs: nodeIDs, nodeLats: nodeLats, nodeLons: nodeLons, nodeDelaySeconds: delays,
+            edgeFrom: edgeFrom, edgeTo: edgeTo, edgeLengthMeters: lengths,
+            edgeDurationSeconds: durations, edgeRoadClass: roadClass, edgeNameIndex: nameIndex,
+            geometryStart: starts, geometryLats: lats, geometryLons: lons, names: nameList,
+            restrictions: restrictionList, turnCosts: metadata.turnCosts,
+            edgeIsDestinationOnly: destinationOnly, edgeIsRoundabout: roundabout)
         var contents = Contents(network: network, metadata: metadata)
         switch (sections[Section.turnGraph.tag], sections[Section.hierarchy.tag]) {
         case (nil, nil): break
@@ -171,7 +183,8 @@ extension RoadGraphFile {
         let found = bytes.u32(at: 8)
         guard found == version else { throw .unsupportedVersion(found: found, supported: version) }
         guard bytes.count >= headerSize else {
-            throw .truncated(section: "header", detail: "the file is \(bytes.count) bytes, the header alone is \(headerSize)")
+            throw .truncated(
+                section: "header", detail: "the file is \(bytes.count) bytes, the header alone is \(headerSize)")
         }
         var crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<24]))
         crc = withUnsafeBytes(of: UInt32(0)) { CRC32.checksum($0, continuing: crc) }
@@ -180,7 +193,8 @@ extension RoadGraphFile {
         let count = Int(bytes.u32(at: 12))
         let declaredLength = bytes.u64(at: 16)
         guard declaredLength == UInt64(bytes.count) else {
-            throw .truncated(section: "file", detail: "the file is \(bytes.count) bytes, its header says \(declaredLength)")
+            throw .truncated(
+                section: "file", detail: "the file is \(bytes.count) bytes, its header says \(declaredLength)")
         }
         guard count <= (bytes.count - headerSize) / tableEntrySize else {
             throw .truncated(section: "section table", detail: "\(count) entries do not fit in \(bytes.count) bytes")
@@ -196,8 +210,11 @@ extension RoadGraphFile {
             let tag = bytes.u32(at: entry)
             let name = Section.allCases.first { $0.tag == tag }?.name ?? "section '\(tagText(tag))'"
             let offset = bytes.u64(at: entry + 8), length = bytes.u64(at: entry + 16)
-            guard offset >= UInt64(tableEnd), offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset else {
-                throw .truncated(section: name, detail: "bytes \(offset)..<\(offset &+ length) lie outside \(tableEnd)..<\(bytes.count)")
+            guard offset >= UInt64(tableEnd), offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset
+            else {
+                throw .truncated(
+                    section: name,
+                    detail: "bytes \(offset)..<\(offset &+ length) lie outside \(tableEnd)..<\(bytes.count)")
             }
             let range = Int(offset)..<Int(offset + length)
             guard CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[range])) == bytes.u32(at: entry + 24) else {
@@ -210,7 +227,8 @@ extension RoadGraphFile {
         // Only zero padding may lie outside the sections, so every byte of the file is checked by some checksum.
         var covered = tableEnd
         for range in ranges.values.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if range.lowerBound > covered, let stray = bytes[covered..<range.lowerBound].firstIndex(where: { $0 != 0 }) {
+            if range.lowerBound > covered, let stray = bytes[covered..<range.lowerBound].firstIndex(where: { $0 != 0 })
+            {
                 throw .invalid(section: "file", detail: "byte \(stray) between sections is not zero padding")
             }
             covered = max(covered, range.upperBound)
@@ -223,11 +241,14 @@ extension RoadGraphFile {
 
     static func tagText(_ tag: UInt32) -> String {
         let scalars = (0..<4).map { UInt8(truncatingIfNeeded: tag >> (8 * $0)) }
-        return scalars.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? String(decoding: scalars, as: UTF8.self) : "0x" + String(tag, radix: 16)
+        return scalars.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+            ? String(decoding: scalars, as: UTF8.self) : "0x" + String(tag, radix: 16)
     }
 
-    static func checkCoordinates(_ lats: [Double], _ lons: [Double], in reader: ByteReader,
-                                 what: String) throws(RoadGraphFileError) {
+    static func checkCoordinates(
+        _ lats: [Double], _ lons: [Double], in reader: ByteReader,
+        what: String
+    ) throws(RoadGraphFileError) {
         for index in lats.indices where !((-90.0...90).contains(lats[index]) && (-180.0...180).contains(lons[index])) {
             throw reader.invalid("\(what) \(index) is at (\(lats[index]), \(lons[index])), not a WGS 84 position")
         }
@@ -264,7 +285,9 @@ struct ByteReader {
     mutating func count(u32: Bool = false, elementSize: Int, limit: Int = Int.max) throws(RoadGraphFileError) -> Int {
         let value = u32 ? UInt64(try self.u32()) : try u64()
         guard value <= UInt64(limit), value <= UInt64((bytes.count - offset) / elementSize) else {
-            throw .truncated(section: section, detail: "\(value) entries do not fit in the section's \(bytes.count - offset) remaining bytes")
+            throw .truncated(
+                section: section,
+                detail: "\(value) entries do not fit in the section's \(bytes.count - offset) remaining bytes")
         }
         return Int(value)
     }
@@ -273,7 +296,10 @@ struct ByteReader {
     mutating func string() throws(RoadGraphFileError) -> String {
         let length = Int(try u32())
         let start = try take(length)
-        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self) else {
+        guard
+            let text = String(
+                validating: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
+        else {
             throw invalid("a string at byte \(start) is not UTF-8")
         }
         return text
@@ -284,7 +310,8 @@ struct ByteReader {
         let size = count * MemoryLayout<T>.stride
         let start = try take(size)
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<start + size]))
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: bytes[start..<start + size]))
             initialized = count
         }
     }

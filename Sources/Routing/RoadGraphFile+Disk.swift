@@ -8,13 +8,16 @@ import Darwin
 extension RoadGraphFile {
     /// Writes `network` to `path` atomically: a temporary file beside it, flushed, then renamed over `path`.
     /// The turn graph and hierarchy are stored too when given (both built from `network`).
-    public static func write(_ network: RoadNetwork, metadata: Metadata = Metadata(),
-                             routing: (graph: EdgeBasedGraph, hierarchy: ContractionHierarchy)? = nil,
-                             to path: String) throws(RoadGraphFileError) {
+    public static func write(
+        _ network: RoadNetwork, metadata: Metadata = Metadata(),
+        routing: (graph: EdgeBasedGraph, hierarchy: ContractionHierarchy)? = nil,
+        to path: String
+    ) throws(RoadGraphFileError) {
         let bytes = encode(network, metadata: metadata, routing: routing)
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).tmp")
+            .appendingPathComponent(
+                ".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).tmp")
         do {
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
                 throw RoadGraphFileError.io(path: path, detail: "cannot create \(temporary.path)")
@@ -25,7 +28,8 @@ extension RoadGraphFile {
             try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw (error as? RoadGraphFileError) ?? .io(path: path, detail: "cannot write: \(error.localizedDescription)")
+            throw (error as? RoadGraphFileError)
+                ?? .io(path: path, detail: "cannot write: \(error.localizedDescription)")
         }
         guard rename(temporary.path, path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -5,8 +5,10 @@
 extension RoadGraphFile {
     /// The file's bytes for `network` and `metadata`, with the router's turn graph and hierarchy when given (both
     /// built from `network`).
-    public static func encode(_ network: RoadNetwork, metadata: Metadata = Metadata(),
-                              routing: (graph: EdgeBasedGraph, hierarchy: ContractionHierarchy)? = nil) -> [UInt8] {
+    public static func encode(
+        _ network: RoadNetwork, metadata: Metadata = Metadata(),
+        routing: (graph: EdgeBasedGraph, hierarchy: ContractionHierarchy)? = nil
+    ) -> [UInt8] {
         var sections: [(Section, [UInt8])] = []
         var meta = ByteWriter()
         meta.string(metadata.profileName)
@@ -37,7 +39,8 @@ extension RoadGraphFile {
         var geometry = ByteWriter()
         geometry.u64(UInt64(network.geometryStart.count))
         geometry.u64(UInt64(network.geometryLats.count))
-        geometry.array(network.geometryStart); geometry.array(network.geometryLats); geometry.array(network.geometryLons)
+        geometry.array(network.geometryStart); geometry.array(network.geometryLats);
+        geometry.array(network.geometryLons)
         sections.append((.geometry, geometry.bytes))
 
         var names = ByteWriter()
@@ -69,8 +72,9 @@ extension RoadGraphFile {
         }
 
         if let routing {
-            precondition(routing.graph.nodeCount == network.edgeCount && routing.hierarchy.nodeCount == network.edgeCount,
-                         "the turn graph and hierarchy must be built from this network")
+            precondition(
+                routing.graph.nodeCount == network.edgeCount && routing.hierarchy.nodeCount == network.edgeCount,
+                "the turn graph and hierarchy must be built from this network")
             sections.append((.turnGraph, encodeTurnGraph(routing.graph)))
             sections.append((.hierarchy, encodeHierarchy(routing.hierarchy)))
         }
@@ -93,8 +97,8 @@ extension RoadGraphFile {
         file.u32(version)
         file.u32(UInt32(tagged.count))
         file.u64(UInt64(cursor))
-        file.u32(0) // header checksum, filled in below
-        file.u32(0) // section table checksum, filled in below
+        file.u32(0)  // header checksum, filled in below
+        file.u32(0)  // section table checksum, filled in below
         for (index, section) in tagged.enumerated() {
             file.u32(section.tag)
             file.u32(0)
@@ -108,9 +112,13 @@ extension RoadGraphFile {
             file.bytes.append(contentsOf: section.bytes)
         }
         file.bytes.append(contentsOf: [UInt8](repeating: 0, count: cursor - file.bytes.count))
-        let tableCRC = file.bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[headerSize..<tableEnd])) }
+        let tableCRC = file.bytes.withUnsafeBytes {
+            CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[headerSize..<tableEnd]))
+        }
         withUnsafeBytes(of: tableCRC.littleEndian) { file.bytes.replaceSubrange(28..<32, with: $0) }
-        let headerCRC = file.bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<headerSize])) }
+        let headerCRC = file.bytes.withUnsafeBytes {
+            CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<headerSize]))
+        }
         withUnsafeBytes(of: headerCRC.littleEndian) { file.bytes.replaceSubrange(24..<28, with: $0) }
         return file.bytes
     }

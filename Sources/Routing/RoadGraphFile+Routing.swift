@@ -29,12 +29,16 @@ extension RoadGraphFile {
     public static func load(_ path: String, log: (String) -> Void = { _ in }) throws(RoadGraphFileError) -> Loaded {
         let contents = try readContents(path)
         if let graph = contents.graph, let hierarchy = contents.hierarchy {
-            return Loaded(network: contents.network, metadata: contents.metadata, graph: graph, hierarchy: hierarchy, hierarchyWasStored: true)
+            return Loaded(
+                network: contents.network, metadata: contents.metadata, graph: graph, hierarchy: hierarchy,
+                hierarchyWasStored: true)
         }
         log("\(path) has no stored contraction hierarchy (written by an older enroute); building it now")
         let graph = EdgeBasedGraph(network: contents.network)
         let hierarchy = ContractionHierarchy(graph: graph)
-        return Loaded(network: contents.network, metadata: contents.metadata, graph: graph, hierarchy: hierarchy, hierarchyWasStored: false)
+        return Loaded(
+            network: contents.network, metadata: contents.metadata, graph: graph, hierarchy: hierarchy,
+            hierarchyWasStored: false)
     }
 
     static func encodeTurnGraph(_ graph: EdgeBasedGraph) -> [UInt8] {
@@ -62,14 +66,18 @@ extension RoadGraphFile {
         return writer.bytes
     }
 
-    static func decodeTurnGraph(_ section: ByteReader, network: RoadNetwork) throws(RoadGraphFileError) -> EdgeBasedGraph {
+    static func decodeTurnGraph(
+        _ section: ByteReader, network: RoadNetwork
+    ) throws(RoadGraphFileError) -> EdgeBasedGraph {
         var reader = section
         let count = Int(try reader.u64())
         guard count == network.edgeCount else {
             throw reader.invalid("\(count) nodes for a network of \(network.edgeCount) directed edges")
         }
         let arcs = try reader.count(elementSize: 12, limit: Int(Int32.max))
-        guard count <= (reader.bytes.count - reader.offset) / 12 else { throw reader.invalid("\(count) nodes do not fit") }
+        guard count <= (reader.bytes.count - reader.offset) / 12 else {
+            throw reader.invalid("\(count) nodes do not fit")
+        }
         let edgeWeight: [Int32] = try reader.array(count)
         let edgeLength: [Float] = try reader.array(count)
         let firstArc: [Int32] = try reader.array(count + 1)
@@ -78,26 +86,39 @@ extension RoadGraphFile {
         let arcLength: [Float] = try reader.array(arcs)
         try reader.finish()
         try checkCSR(firstArc, total: arcs, in: reader, what: "turns")
-        if let bad = edgeWeight.firstIndex(where: { $0 < 1 }) { throw reader.invalid("edge \(bad) weighs \(edgeWeight[bad])") }
+        if let bad = edgeWeight.firstIndex(where: { $0 < 1 }) {
+            throw reader.invalid("edge \(bad) weighs \(edgeWeight[bad])")
+        }
         if let bad = arcHead.firstIndex(where: { $0 < 0 || Int($0) >= count }) {
             throw reader.invalid("turn \(bad) leads to \(arcHead[bad]), outside 0..<\(count)")
         }
-        if let bad = arcWeight.firstIndex(where: { $0 < 0 }) { throw reader.invalid("turn \(bad) weighs \(arcWeight[bad])") }
-        if let bad = edgeLength.firstIndex(where: { !($0.isFinite && $0 >= 0) }) ?? arcLength.firstIndex(where: { !($0.isFinite && $0 >= 0) }) {
+        if let bad = arcWeight.firstIndex(where: { $0 < 0 }) {
+            throw reader.invalid("turn \(bad) weighs \(arcWeight[bad])")
+        }
+        if let bad = edgeLength.firstIndex(where: { !($0.isFinite && $0 >= 0) })
+            ?? arcLength.firstIndex(where: { !($0.isFinite && $0 >= 0) })
+        {
             throw reader.invalid("length \(bad) is not a finite non-negative number")
         }
-        return EdgeBasedGraph(network: network, edgeWeight: edgeWeight, edgeLength: edgeLength, firstArc: firstArc, arcHead: arcHead,
-                              arcWeight: arcWeight, arcLength: arcLength)
+        return EdgeBasedGraph(
+            network: network, edgeWeight: edgeWeight, edgeLength: edgeLength, firstArc: firstArc, arcHead: arcHead,
+            arcWeight: arcWeight, arcLength: arcLength)
     }
 
-    static func decodeHierarchy(_ section: ByteReader, graph: EdgeBasedGraph) throws(RoadGraphFileError) -> ContractionHierarchy {
+    static func decodeHierarchy(
+        _ section: ByteReader, graph: EdgeBasedGraph
+    ) throws(RoadGraphFileError) -> ContractionHierarchy {
         var reader = section
         let count = Int(try reader.u64())
-        guard count == graph.nodeCount else { throw reader.invalid("\(count) nodes for a turn graph of \(graph.nodeCount)") }
+        guard count == graph.nodeCount else {
+            throw reader.invalid("\(count) nodes for a turn graph of \(graph.nodeCount)")
+        }
         let shortcuts = Int(try reader.u64())
         let up = try reader.count(elementSize: 16, limit: Int(Int32.max))
         let down = try reader.count(elementSize: 16, limit: Int(Int32.max))
-        guard count <= (reader.bytes.count - reader.offset) / 12 else { throw reader.invalid("\(count) nodes do not fit") }
+        guard count <= (reader.bytes.count - reader.offset) / 12 else {
+            throw reader.invalid("\(count) nodes do not fit")
+        }
         let rank: [Int32] = try reader.array(count)
         let upFirst: [Int32] = try reader.array(count + 1)
         let upHead: [Int32] = try reader.array(up), upWeight: [Int32] = try reader.array(up)
@@ -119,17 +140,21 @@ extension RoadGraphFile {
         }
         try checkCSR(upFirst, total: up, in: reader, what: "up arcs")
         try checkCSR(downFirst, total: down, in: reader, what: "down arcs")
-        for (first, other, weight, length, middle, what) in [(upFirst, upHead, upWeight, upLength, upMiddle, "up"),
-                                                             (downFirst, downTail, downWeight, downLength, downMiddle, "down")] {
+        for (first, other, weight, length, middle, what) in [
+            (upFirst, upHead, upWeight, upLength, upMiddle, "up"),
+            (downFirst, downTail, downWeight, downLength, downMiddle, "down"),
+        ] {
             for node in 0..<count {
                 let mine = rank[node]
                 for arc in Int(first[node])..<Int(first[node + 1]) {
                     let end = other[arc], via = middle[arc]
                     guard end >= 0, Int(end) < count, rank[Int(end)] > mine else {
-                        throw reader.invalid("\(what) arc \(arc) of node \(node) leads to \(end), not a higher-ranked node")
+                        throw reader.invalid(
+                            "\(what) arc \(arc) of node \(node) leads to \(end), not a higher-ranked node")
                     }
                     guard via == -1 || (via >= 0 && Int(via) < count && rank[Int(via)] < mine) else {
-                        throw reader.invalid("\(what) arc \(arc) of node \(node) bypasses \(via), not a lower-ranked node")
+                        throw reader.invalid(
+                            "\(what) arc \(arc) of node \(node) bypasses \(via), not a lower-ranked node")
                     }
                     guard weight[arc] >= 0, length[arc].isFinite, length[arc] >= 0 else {
                         throw reader.invalid("\(what) arc \(arc) has weight \(weight[arc]) and length \(length[arc])")
@@ -145,9 +170,12 @@ extension RoadGraphFile {
     }
 
     /// Throws unless `first` starts at 0, never decreases and ends at `total`.
-    private static func checkCSR(_ first: [Int32], total: Int, in reader: ByteReader, what: String) throws(RoadGraphFileError) {
+    private static func checkCSR(
+        _ first: [Int32], total: Int, in reader: ByteReader, what: String
+    ) throws(RoadGraphFileError) {
         guard first.first == 0, Int(first.last ?? -1) == total else {
-            throw reader.invalid("the \(what)' offsets run \(first.first ?? -1)...\(first.last ?? -1), not 0...\(total)")
+            throw reader.invalid(
+                "the \(what)' offsets run \(first.first ?? -1)...\(first.last ?? -1), not 0...\(total)")
         }
         for index in 1..<first.count where first[index] < first[index - 1] {
             throw reader.invalid("the \(what)' offsets decrease at node \(index - 1)")

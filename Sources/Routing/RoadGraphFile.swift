@@ -55,8 +55,10 @@ public enum RoadGraphFile {
         public var build: [String: String]
 
         /// The metadata of a network built with `profile`.
-        public init(profileName: String = "car", profile: CarProfile = .standard,
-                    drivingSide: CarProfile.DrivingSide = .right, build: [String: String] = [:]) {
+        public init(
+            profileName: String = "car", profile: CarProfile = .standard,
+            drivingSide: CarProfile.DrivingSide = .right, build: [String: String] = [:]
+        ) {
             self.profileName = profileName
             self.drivingSide = drivingSide
             turnCostTable = profile.turnCostTable.map {
@@ -136,7 +138,8 @@ public enum RoadGraphFileError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notAGraphFile: "not an EnRoute graph file (wrong magic)"
         case let .unsupportedVersion(found, supported):
-            "graph file version \(found) is not supported (this build reads version \(supported); rebuild the file with this enroute)"
+            "graph file version \(found) is not supported (this build reads version \(supported); rebuild the file "
+                + "with this enroute)"
         case let .truncated(section, detail): "truncated in \(section): \(detail)"
         case let .checksumMismatch(section): "checksum mismatch in \(section): the file is corrupted"
         case let .invalid(section, detail): "invalid \(section): \(detail)"

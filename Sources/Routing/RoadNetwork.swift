@@ -107,7 +107,8 @@ public struct RoadNetwork: Sendable {
     public private(set) var edgeIsDestinationOnly: [Bool] = []
     /// Whether each edge is part of a roundabout (`junction=roundabout|circular`), for guidance's exit counts.
     public private(set) var edgeIsRoundabout: [Bool] = []
-    /// Where each edge's geometry starts in `geometryLats`/`geometryLons`; edge `e` is `geometryStart[e]..<geometryStart[e+1]`.
+    /// Where each edge's geometry starts in `geometryLats`/`geometryLons`; edge `e` is
+    /// `geometryStart[e]..<geometryStart[e+1]`.
     public private(set) var geometryStart: [Int32] = [0]
     /// Geometry latitudes of every edge, endpoints included.
     public private(set) var geometryLats: [Double] = []
@@ -158,9 +159,11 @@ public struct RoadNetwork: Sendable {
     /// Adds a directed edge and returns its index. `geometry` includes both endpoints; empty means the straight
     /// segment between the nodes. A missing `lengthMeters` is measured along the geometry.
     @discardableResult
-    public mutating func addEdge(from: Int32, to: Int32, lengthMeters: Double? = nil, durationSeconds: Double,
-                                 roadClass: UInt8 = 0, name: String = "", geometry: [RoadCoordinate] = [],
-                                 destinationOnly: Bool = false, roundabout: Bool = false) -> Int32 {
+    public mutating func addEdge(
+        from: Int32, to: Int32, lengthMeters: Double? = nil, durationSeconds: Double,
+        roadClass: UInt8 = 0, name: String = "", geometry: [RoadCoordinate] = [],
+        destinationOnly: Bool = false, roundabout: Bool = false
+    ) -> Int32 {
         precondition(Int(from) < nodeCount && Int(to) < nodeCount, "edge endpoints must be nodes")
         let points = geometry.isEmpty ? [coordinate(ofNode: from), coordinate(ofNode: to)] : geometry
         edgeFrom.append(from)
@@ -182,9 +185,10 @@ public struct RoadNetwork: Sendable {
 
     /// Adds a turn restriction; the from-edge must arrive at the via node and the to-edge leave it.
     public mutating func addRestriction(_ restriction: TurnRestriction) {
-        precondition(edgeTo[Int(restriction.fromEdge)] == restriction.viaNode
-                     && edgeFrom[Int(restriction.toEdge)] == restriction.viaNode,
-                     "a restriction's edges must meet at its via node")
+        precondition(
+            edgeTo[Int(restriction.fromEdge)] == restriction.viaNode
+                && edgeFrom[Int(restriction.toEdge)] == restriction.viaNode,
+            "a restriction's edges must meet at its via node")
         restrictions.append(restriction)
     }
 
@@ -212,11 +216,16 @@ public struct RoadNetwork: Sendable {
         let index = Int(edge)
         let first = Int(geometryStart[index]), last = Int(geometryStart[index + 1]) - 1
         let drawn = first >= 0 && first < last && last < geometryLats.count
-        return EdgeGuide(from: edgeFrom[index], to: edgeTo[index], name: edgeNameIndex[index],
-                         geometryStart: Int32(first), geometryEnd: Int32(last + 1), roadClass: edgeRoadClass[index],
-                         isRoundabout: edgeIsRoundabout[index], lengthMeters: edgeLengthMeters[index],
-                         startBearing: drawn ? Self.bearing(geometryLats[first], geometryLons[first], geometryLats[first + 1], geometryLons[first + 1]) : 0,
-                         endBearing: drawn ? Self.bearing(geometryLats[last - 1], geometryLons[last - 1], geometryLats[last], geometryLons[last]) : 0)
+        return EdgeGuide(
+            from: edgeFrom[index], to: edgeTo[index], name: edgeNameIndex[index],
+            geometryStart: Int32(first), geometryEnd: Int32(last + 1), roadClass: edgeRoadClass[index],
+            isRoundabout: edgeIsRoundabout[index], lengthMeters: edgeLengthMeters[index],
+            startBearing: drawn
+                ? Self.bearing(
+                    geometryLats[first], geometryLons[first], geometryLats[first + 1], geometryLons[first + 1]) : 0,
+            endBearing: drawn
+                ? Self.bearing(geometryLats[last - 1], geometryLons[last - 1], geometryLats[last], geometryLons[last])
+                : 0)
     }
 
     private mutating func intern(_ name: String) -> Int32 {
@@ -236,7 +245,8 @@ public struct RoadNetwork: Sendable {
     public static func distance(_ a: RoadCoordinate, _ b: RoadCoordinate) -> Double {
         let radians = Double.pi / 180
         let dLat = (b.lat - a.lat) * radians, dLon = (b.lon - a.lon) * radians
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(a.lat * radians) * cos(b.lat * radians) * sin(dLon / 2) * sin(dLon / 2)
+        let h =
+            sin(dLat / 2) * sin(dLat / 2) + cos(a.lat * radians) * cos(b.lat * radians) * sin(dLon / 2) * sin(dLon / 2)
         return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
     }
 
@@ -252,11 +262,13 @@ public struct RoadNetwork: Sendable {
 
 extension RoadNetwork {
     /// A network from whole arrays, which the caller has already checked for consistency (`RoadGraphFile`'s reader).
-    init(nodeIDs: [Int64], nodeLats: [Double], nodeLons: [Double], nodeDelaySeconds: [Double],
-         edgeFrom: [Int32], edgeTo: [Int32], edgeLengthMeters: [Double], edgeDurationSeconds: [Double],
-         edgeRoadClass: [UInt8], edgeNameIndex: [Int32], geometryStart: [Int32], geometryLats: [Double],
-         geometryLons: [Double], names: [String], restrictions: [TurnRestriction], turnCosts: TurnCosts,
-         edgeIsDestinationOnly: [Bool], edgeIsRoundabout: [Bool]) {
+    init(
+        nodeIDs: [Int64], nodeLats: [Double], nodeLons: [Double], nodeDelaySeconds: [Double],
+        edgeFrom: [Int32], edgeTo: [Int32], edgeLengthMeters: [Double], edgeDurationSeconds: [Double],
+        edgeRoadClass: [UInt8], edgeNameIndex: [Int32], geometryStart: [Int32], geometryLats: [Double],
+        geometryLons: [Double], names: [String], restrictions: [TurnRestriction], turnCosts: TurnCosts,
+        edgeIsDestinationOnly: [Bool], edgeIsRoundabout: [Bool]
+    ) {
         self.init(turnCosts: turnCosts)
         self.nodeIDs = nodeIDs
         self.nodeLats = nodeLats
@@ -274,7 +286,8 @@ extension RoadNetwork {
         self.geometryLats = geometryLats
         self.geometryLons = geometryLons
         self.names = names
-        self.nameLookup = Dictionary(names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { first, _ in first })
+        self.nameLookup = Dictionary(
+            names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { first, _ in first })
         self.restrictions = restrictions
         self.guides = (0..<Int32(edgeFrom.count)).map(guide(ofEdge:))
     }

@@ -72,7 +72,8 @@ extension EdgeBasedGraph {
     public func targets(atNode node: Int32) -> [RouteEndpoint] {
         (Int(nodeFirstArrival[Int(node)])..<Int(nodeFirstArrival[Int(node) + 1])).map {
             let edge = nodeArrivals[$0]
-            return RouteEndpoint(edge: edge, weightOffset: edgeWeight[Int(edge)], lengthOffset: Double(edgeLength[Int(edge)]))
+            return RouteEndpoint(
+                edge: edge, weightOffset: edgeWeight[Int(edge)], lengthOffset: Double(edgeLength[Int(edge)]))
         }
     }
 }

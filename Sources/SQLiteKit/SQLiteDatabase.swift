@@ -14,7 +14,8 @@ import Musl
 #endif
 
 /// Writes a file's data through to the disk: `fdatasync` on Linux; on Darwin, which has no `fdatasync` and whose
-/// `fsync` leaves the data in the drive's cache, `F_FULLFSYNC`, falling back to `fsync` where the file system refuses it.
+/// `fsync` leaves the data in the drive's cache, `F_FULLFSYNC`, falling back to `fsync` where the file system refuses
+/// it.
 private func syncData(_ fd: Int32) -> Bool {
     #if canImport(Darwin)
     return fcntl(fd, F_FULLFSYNC) == 0 || fsync(fd) == 0
@@ -48,7 +49,10 @@ public final class SQLiteDatabase {
 
     /// Opens (creating if needed) the database at `path` in WAL mode.
     public init(path: String, readOnly: Bool = false) throws {
-        let flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags =
+            readOnly
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -82,11 +86,13 @@ public final class SQLiteDatabase {
         let box = Unmanaged.passRetained(WALHook(body))
         walHook?.release()
         walHook = box
-        sqlite3_wal_hook(handle, { context, _, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(pages))
-            return SQLITE_OK
-        }, box.toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(pages))
+                return SQLITE_OK
+            }, box.toOpaque())
     }
 
     /// Copies what it can of the write-ahead log into the database without waiting for any reader or writer
@@ -152,7 +158,9 @@ public final class SQLiteDatabase {
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Rows of `sql` with `values` bound, each read by `row`.
-    public func query<T>(_ sql: String, _ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> T) throws -> [T] {
+    public func query<T>(
+        _ sql: String, _ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> T
+    ) throws -> [T] {
         let statement = try self.statement(sql)
         try statement.bind(values)
         var out: [T] = []
@@ -181,8 +189,9 @@ public final class SQLiteDatabase {
         for (index, sql) in migrations.enumerated() where !applied.contains(index + 1) {
             try transaction {
                 try execute(sql)
-                try run("INSERT INTO \(table) (version, applied_at) VALUES (?1, ?2)",
-                        [.integer(Int64(index + 1)), .real(appliedAt.timeIntervalSince1970)])
+                try run(
+                    "INSERT INTO \(table) (version, applied_at) VALUES (?1, ?2)",
+                    [.integer(Int64(index + 1)), .real(appliedAt.timeIntervalSince1970)])
             }
         }
     }
@@ -228,7 +237,10 @@ public final class SQLiteStatement {
             case .integer(let v): rc = sqlite3_bind_int64(raw, index, v)
             case .real(let v): rc = sqlite3_bind_double(raw, index, v)
             case .text(let v): rc = sqlite3_bind_text(raw, index, v, -1, Self.transient)
-            case .blob(let v): rc = v.withUnsafeBytes { sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), Self.transient) }
+            case .blob(let v):
+                rc = v.withUnsafeBytes {
+                    sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), Self.transient)
+                }
             }
             guard rc == SQLITE_OK else { throw db.lastError(rc) }
         }

@@ -8,9 +8,11 @@ public import Testing
 /// never to decide an outcome.
 ///
 /// Runs on the caller's actor (`isolation`), so a main-actor test can look at main-actor state.
-public func eventually(_ what: Comment = "condition", yields: Int = 200_000, within limit: Duration? = nil,
-                       isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ condition: () async throws -> Bool) async throws {
+public func eventually(
+    _ what: Comment = "condition", yields: Int = 200_000, within limit: Duration? = nil,
+    isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
     let held: Bool
     if let limit {
         let deadline = ContinuousClock.now.advanced(by: limit)
@@ -28,8 +30,10 @@ public func eventually(_ what: Comment = "condition", yields: Int = 200_000, wit
 
 /// Whether `condition` comes to hold within `yields` turns of letting other tasks run (never sleeping):
 /// `eventually` without the failure, for a probe whose answer may rightly be no.
-public func comesToHold(within yields: Int = 200_000, isolation: isolated (any Actor)? = #isolation,
-                        _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func comesToHold(
+    within yields: Int = 200_000, isolation: isolated (any Actor)? = #isolation,
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     var turns = 0
     while try await !condition() {
         guard turns < yields else { return false }
@@ -43,10 +47,12 @@ public func comesToHold(within yields: Int = 200_000, isolation: isolated (any A
 /// (up to `yieldsPerStep` looks) and never sleeping; records an issue naming `what` and stops the test (throws)
 /// if it has not held after `steps` steps. With `sleepers`, each step waits until that many tasks are asleep on
 /// the clock first, so a timer loop is advanced only once it has gone back to sleep.
-public func eventually(_ what: Comment = "condition", advancing clock: ManualClock, by step: Duration, steps: Int = 1_000,
-                       sleepers: Int = 0, yieldsPerStep: Int = 1_000,
-                       isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ condition: () async throws -> Bool) async throws {
+public func eventually(
+    _ what: Comment = "condition", advancing clock: ManualClock, by step: Duration, steps: Int = 1_000,
+    sleepers: Int = 0, yieldsPerStep: Int = 1_000,
+    isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
     var held = try await condition()
     var taken = 0
     while !held, taken < steps {

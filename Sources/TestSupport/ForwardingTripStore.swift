@@ -8,16 +8,22 @@ open class ForwardingTripStore: TripStore, @unchecked Sendable {
     public let base = InMemoryTripStore()
     public init() {}
 
-    open func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+    open func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+    ) async throws -> T {
         try await base.transaction(body)
     }
     public func trip(id: String) throws -> TripRecord? { try base.trip(id: id) }
-    public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage { try base.trips(query, after: cursor, limit: limit) }
+    public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
+        try base.trips(query, after: cursor, limit: limit)
+    }
     public func activeTrips() throws -> [TripRecord] { try base.activeTrips() }
     public func changes(tripId: String) throws -> [ChangeLogEntry] { try base.changes(tripId: tripId) }
     public func purgeIdempotency(before cutoff: Date) async throws { try await base.purgeIdempotency(before: cutoff) }
     public func releaseUnansweredIdempotency() async throws -> Int { try await base.releaseUnansweredIdempotency() }
-    public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] { try await base.dueOutbox(topic: topic, now: now, limit: limit) }
+    public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
+        try await base.dueOutbox(topic: topic, now: now, limit: limit)
+    }
     public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
         try await base.claimOutbox(topic: topic, now: now, until: until, limit: limit)
     }
@@ -28,14 +34,24 @@ open class ForwardingTripStore: TripStore, @unchecked Sendable {
     public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
         try await base.claimLease(name, node: node, until: until, now: now)
     }
-    public func releaseLease(_ name: String, node: String) async throws { try await base.releaseLease(name, node: node) }
-    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+    public func releaseLease(_ name: String, node: String) async throws {
+        try await base.releaseLease(name, node: node)
+    }
+    public func relayOutbox(
+        topic: String, city: String, lease name: String, node: String, now: Date, limit: Int
+    ) async throws -> [OutboxMessage]? {
         try await base.relayOutbox(topic: topic, city: city, lease: name, node: node, now: now, limit: limit)
     }
     public func ledger(tripId: String) throws -> [LedgerEntry] { try base.ledger(tripId: tripId) }
-    public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] { try base.ledger(account: account, from: from, to: to) }
+    public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
+        try base.ledger(account: account, from: from, to: to)
+    }
     public func ledgerBalance(account: String) async throws -> Int { try await base.ledgerBalance(account: account) }
     public func providerRatings() throws -> [String: RatingTotal] { try base.providerRatings() }
-    public func paymentAttempt(intentId: String) throws -> PaymentAttempt? { try base.paymentAttempt(intentId: intentId) }
-    public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] { try base.unattachedPaymentAttempts(before: cutoff) }
+    public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
+        try base.paymentAttempt(intentId: intentId)
+    }
+    public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
+        try base.unattachedPaymentAttempts(before: cutoff)
+    }
 }

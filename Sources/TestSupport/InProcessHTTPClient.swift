@@ -23,7 +23,8 @@ public struct InProcessHTTPClient: HTTPClient {
             let task = Task {
                 let response = await router.respond(to: Self.serverRequest(request))
                 guard response.status == 200, case .eventStream(let stream) = response.body else {
-                    continuation.finish(throwing: HTTPClientError.unexpectedStatus(response.status, body: Data(response.bodyBytes)))
+                    continuation.finish(
+                        throwing: HTTPClientError.unexpectedStatus(response.status, body: Data(response.bodyBytes)))
                     return
                 }
                 var parser = SSEParser()
@@ -40,7 +41,8 @@ public struct InProcessHTTPClient: HTTPClient {
         let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
         var query: [String: String] = [:]
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        return HTTPRequest(method: request.method, path: components?.path ?? request.url.path, query: query,
-                           headers: HTTPHeaders(request.headers.map { ($0.key, $0.value) }), body: Array(request.body ?? Data()))
+        return HTTPRequest(
+            method: request.method, path: components?.path ?? request.url.path, query: query,
+            headers: HTTPHeaders(request.headers.map { ($0.key, $0.value) }), body: Array(request.body ?? Data()))
     }
 }

@@ -56,7 +56,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
     }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        let id = state.withLock { s -> UInt64 in
+            s.nextID += 1; return s.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Bool = state.withLock { s in
@@ -86,7 +88,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
         while true {
             let due: Sleeper? = state.withLock { s in
                 guard let i = s.sleepers.indices.min(by: { s.sleepers[$0].deadline < s.sleepers[$1].deadline }),
-                      s.sleepers[i].deadline <= target else {
+                    s.sleepers[i].deadline <= target
+                else {
                     s.now = target
                     return nil
                 }

@@ -22,7 +22,10 @@ public final class StripeStandIn: Sendable {
     private let book: Book
 
     /// Starts a stand-in on a free loopback port; `now` dates the intents and events it makes.
-    public init(apiKey: String = "sk_test_enroute_standin", now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }) throws {
+    public init(
+        apiKey: String = "sk_test_enroute_standin",
+        now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+    ) throws {
         let book = Book(apiKey: apiKey, now: now)
         var config = HTTPServerConfiguration()
         config.port = 0
@@ -41,12 +44,16 @@ public final class StripeStandIn: Sendable {
     /// takes effect first (a create creates, a capture captures) and only its answer is lost. A 5xx is saved under the
     /// request's Idempotency-Key and replayed to retries, as Stripe does; a 429 is not saved.
     public func failNext(_ count: Int = 1, status: Int = 500, afterApplying: Bool = false) {
-        book.state.withLock { $0.faults += Array(repeating: Fault(status: status, afterApplying: afterApplying), count: count) }
+        book.state.withLock {
+            $0.faults += Array(repeating: Fault(status: status, afterApplying: afterApplying), count: count)
+        }
     }
 
     /// Calls `hook` after each API request took effect and before its answer is sent (a test kills a client there, so
     /// the effect happens and the answer is lost with the process); nil removes it.
-    public func onApplied(_ hook: (@Sendable (StandInRequest) -> Void)?) { book.applied.withLock { $0 = hook.map { Book.Hook(call: $0) } } }
+    public func onApplied(_ hook: (@Sendable (StandInRequest) -> Void)?) {
+        book.applied.withLock { $0 = hook.map { Book.Hook(call: $0) } }
+    }
 
     /// Every PaymentIntent, oldest first.
     public var intents: [StandInIntent] { book.state.withLock { s in s.order.compactMap { s.intents[$0]?.snapshot } } }
@@ -65,27 +72,37 @@ public final class StripeStandIn: Sendable {
         book.state.withLock { s in
             guard let intent = s.intents[intentId] else { return nil }
             let created = Int(s.now().timeIntervalSince1970)
-            return Array(#"{"id":"\#(eventId)","object":"event","api_version":"2024-06-20","created":\#(created),"livemode":false,"type":"\#(type)","data":{"object":"#.utf8)
+            return Array(
+                #"{"id":"\#(eventId)","object":"event","api_version":"2024-06-20","created":\#(created),"#
+                    + #""livemode":false,"type":"\#(type)","data":{"object":"#
+                    .utf8)
                 + intent.json + Array("}}".utf8)
         }
     }
 
-    /// The `Stripe-Signature` value for `payload` under `secret` at `timestamp`, computed here independently of EnRoute's verifier.
+    /// The `Stripe-Signature` value for `payload` under `secret` at `timestamp`, computed here independently of
+    /// EnRoute's verifier.
     public static func signature(payload: [UInt8], secret: String, timestamp: Int) -> String {
         let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + payload)
         return "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// POSTs the event `type` for an intent to a webhook endpoint, signed with `secret` at `timestamp`, through `client`.
-    public func deliver(type: String, intentId: String, eventId: String, to url: URL, secret: String, timestamp: Int,
-                        client: any HTTPClient) async throws -> HTTPClientResponse {
+    /// POSTs the event `type` for an intent to a webhook endpoint, signed with `secret` at `timestamp`, through
+    /// `client`.
+    public func deliver(
+        type: String, intentId: String, eventId: String, to url: URL, secret: String, timestamp: Int,
+        client: any HTTPClient
+    ) async throws -> HTTPClientResponse {
         guard let payload = eventPayload(type: type, intentId: intentId, eventId: eventId) else {
             throw HTTPClientError.network("the stand-in has no intent \(intentId)")
         }
-        return try await client.send(HTTPClientRequest(method: "POST", url: url, headers: [
-            "Content-Type": "application/json; charset=utf-8",
-            "Stripe-Signature": Self.signature(payload: payload, secret: secret, timestamp: timestamp),
-        ], body: Data(payload)))
+        return try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: url,
+                headers: [
+                    "Content-Type": "application/json; charset=utf-8",
+                    "Stripe-Signature": Self.signature(payload: payload, secret: secret, timestamp: timestamp),
+                ], body: Data(payload)))
     }
 }
 
@@ -135,14 +152,23 @@ private let testCards: [String: Card] = [
 /// A card error: Stripe's `code`, `decline_code` and message.
 private struct CardError {
     let code: String, declineCode: String?, message: String
-    static let generic = CardError(code: "card_declined", declineCode: "generic_decline", message: "Your card was declined.")
-    static let insufficientFunds = CardError(code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")
-    static let authenticationRequired = CardError(code: "authentication_required", declineCode: "authentication_required",
-                                                  message: "Your card was declined. This transaction requires authentication.")
-    static let authenticationFailed = CardError(code: "payment_intent_authentication_failure", declineCode: nil,
-                                                message: "We are unable to authenticate your payment method. Please choose a different payment method and try again.")
+    static let generic = CardError(
+        code: "card_declined", declineCode: "generic_decline", message: "Your card was declined.")
+    static let insufficientFunds = CardError(
+        code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")
+    static let authenticationRequired = CardError(
+        code: "authentication_required", declineCode: "authentication_required",
+        message: "Your card was declined. This transaction requires authentication.")
+    static let authenticationFailed = CardError(
+        code: "payment_intent_authentication_failure", declineCode: nil,
+        message:
+            "We are unable to authenticate your payment method. Please choose a different payment method and try again."
+    )
     var json: [UInt8] {
-        Array(#"{"type":"card_error","code":\#(jsonString(code)),"decline_code":\#(declineCode.map(jsonString) ?? "null"),"message":\#(jsonString(message))"#.utf8)
+        Array(
+            #"{"type":"card_error","code":\#(jsonString(code)),"#
+                + #""decline_code":\#(declineCode.map(jsonString) ?? "null"),"message":\#(jsonString(message))"#
+                .utf8)
     }
 }
 
@@ -164,23 +190,34 @@ private struct Intent {
     var cancellationReason: String?
 
     var snapshot: StandInIntent {
-        StandInIntent(id: id, status: status, amount: amount, amountCapturable: amountCapturable, amountReceived: amountReceived,
-                      captureMethod: captureMethod, paymentMethod: paymentMethod, metadata: metadata)
+        StandInIntent(
+            id: id, status: status, amount: amount, amountCapturable: amountCapturable, amountReceived: amountReceived,
+            captureMethod: captureMethod, paymentMethod: paymentMethod, metadata: metadata)
     }
 
     var json: [UInt8] {
-        let meta = metadata.sorted { $0.key < $1.key }.map { "\(jsonString($0.key)):\(jsonString($0.value))" }.joined(separator: ",")
-        let next = nextActionURL.map { #"{"type":"redirect_to_url","redirect_to_url":{"url":\#(jsonString($0)),"return_url":null}}"# } ?? "null"
+        let meta = metadata.sorted { $0.key < $1.key }.map { "\(jsonString($0.key)):\(jsonString($0.value))" }.joined(
+            separator: ",")
+        let next =
+            nextActionURL.map {
+                #"{"type":"redirect_to_url","redirect_to_url":{"url":\#(jsonString($0)),"return_url":null}}"#
+            } ?? "null"
         let error = lastError.map { String(decoding: $0.json, as: UTF8.self) + "}" } ?? "null"
-        return Array(("{" + [
-            #""id":\#(jsonString(id))"#, #""object":"payment_intent""#, #""amount":\#(amount)"#,
-            #""amount_capturable":\#(amountCapturable)"#, #""amount_received":\#(amountReceived)"#,
-            #""cancellation_reason":\#(cancellationReason.map(jsonString) ?? "null")"#, #""capture_method":\#(jsonString(captureMethod))"#,
-            #""created":\#(created)"#, #""currency":\#(jsonString(currency))"#, #""customer":\#(customer.map(jsonString) ?? "null")"#,
-            #""description":\#(description.map(jsonString) ?? "null")"#, #""last_payment_error":\#(error)"#, #""livemode":false"#,
-            #""metadata":{\#(meta)}"#, #""next_action":\#(next)"#, #""payment_method":\#(paymentMethod.map(jsonString) ?? "null")"#,
-            #""payment_method_types":["card"]"#, #""status":\#(jsonString(status))"#,
-        ].joined(separator: ",") + "}").utf8)
+        return Array(
+            ("{"
+                + [
+                    #""id":\#(jsonString(id))"#, #""object":"payment_intent""#, #""amount":\#(amount)"#,
+                    #""amount_capturable":\#(amountCapturable)"#, #""amount_received":\#(amountReceived)"#,
+                    #""cancellation_reason":\#(cancellationReason.map(jsonString) ?? "null")"#,
+                    #""capture_method":\#(jsonString(captureMethod))"#,
+                    #""created":\#(created)"#, #""currency":\#(jsonString(currency))"#,
+                    #""customer":\#(customer.map(jsonString) ?? "null")"#,
+                    #""description":\#(description.map(jsonString) ?? "null")"#, #""last_payment_error":\#(error)"#,
+                    #""livemode":false"#,
+                    #""metadata":{\#(meta)}"#, #""next_action":\#(next)"#,
+                    #""payment_method":\#(paymentMethod.map(jsonString) ?? "null")"#,
+                    #""payment_method_types":["card"]"#, #""status":\#(jsonString(status))"#,
+                ].joined(separator: ",") + "}").utf8)
     }
 }
 
@@ -213,49 +250,84 @@ private final class Book: Sendable {
     /// (two threads on the test machine) cannot delay the stand-in's answers into the client's timeout.
     func router() -> Router {
         var router = Router()
-        router.add("GET", "/v1/payment_methods/{id}", .sync { [self] in api($0) { s, r, _ in Self.paymentMethod(r.pathParameters["id"] ?? "") } })
+        router.add(
+            "GET", "/v1/payment_methods/{id}",
+            .sync { [self] in api($0) { s, r, _ in Self.paymentMethod(r.pathParameters["id"] ?? "") } })
         router.add("POST", "/v1/payment_intents", .sync { [self] in api($0) { s, _, form in Self.create(&s, form) } })
-        router.add("GET", "/v1/payment_intents/search", .sync { [self] in api($0) { s, r, _ in Self.search(s, r.query["query"] ?? "") } })
-        router.add("GET", "/v1/payment_intents/{id}", .sync { [self] in api($0) { s, r, _ in Self.onIntent(&s, r) { intent in Self.ok(intent) } } })
-        router.add("POST", "/v1/payment_intents/{id}/confirm", .sync { [self] in api($0) { s, r, form in
-            let base = s.baseURL
-            return Self.onIntent(&s, r) { Self.confirm(&$0, form, base) }
-        } })
-        router.add("POST", "/v1/payment_intents/{id}/capture", .sync { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.capture(&$0, form) } } })
-        router.add("POST", "/v1/payment_intents/{id}/cancel", .sync { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.cancel(&$0, form) } } })
-        router.add("GET", "/standin/challenges/{id}", .sync { [self] request in
-            state.withLock { s in Self.answerChallenge(&s, request.pathParameters["id"] ?? "", passed: request.query["result"] != "fail") }
-        })
+        router.add(
+            "GET", "/v1/payment_intents/search",
+            .sync { [self] in api($0) { s, r, _ in Self.search(s, r.query["query"] ?? "") } })
+        router.add(
+            "GET", "/v1/payment_intents/{id}",
+            .sync { [self] in api($0) { s, r, _ in Self.onIntent(&s, r) { intent in Self.ok(intent) } } })
+        router.add(
+            "POST", "/v1/payment_intents/{id}/confirm",
+            .sync { [self] in
+                api($0) { s, r, form in
+                    let base = s.baseURL
+                    return Self.onIntent(&s, r) { Self.confirm(&$0, form, base) }
+                }
+            })
+        router.add(
+            "POST", "/v1/payment_intents/{id}/capture",
+            .sync { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.capture(&$0, form) } } })
+        router.add(
+            "POST", "/v1/payment_intents/{id}/cancel",
+            .sync { [self] in api($0) { s, r, form in Self.onIntent(&s, r) { Self.cancel(&$0, form) } } })
+        router.add(
+            "GET", "/standin/challenges/{id}",
+            .sync { [self] request in
+                state.withLock { s in
+                    Self.answerChallenge(
+                        &s, request.pathParameters["id"] ?? "", passed: request.query["result"] != "fail")
+                }
+            })
         return router
     }
 
     /// Auth, the request log, idempotency and faults around one operation, all under the lock (one request at a time).
-    private func api(_ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer) -> HTTPResponse {
+    private func api(
+        _ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer
+    ) -> HTTPResponse {
         let response = answer(request, operation)
         if let hook = applied.withLock({ $0 }), let last = state.withLock({ $0.requests.last }) { hook.call(last) }
         return response
     }
 
-    private func answer(_ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer) -> HTTPResponse {
+    private func answer(
+        _ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer
+    ) -> HTTPResponse {
         state.withLock { s in
             s.serial += 1
             let form = Self.parseForm(request.body)
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.lowercased()] = field.value }
-            s.requests.append(StandInRequest(method: request.method, path: request.path, headers: headers, form: form, query: request.query))
+            s.requests.append(
+                StandInRequest(
+                    method: request.method, path: request.path, headers: headers, form: form, query: request.query))
             guard request.headers["Authorization"] == "Bearer \(apiKey)" else {
-                let shown = request.headers["Authorization"].map { String($0.dropFirst("Bearer ".count).suffix(4)) } ?? ""
-                return Self.respond(Self.error(401, type: "invalid_request_error", code: nil,
-                                               message: "Invalid API Key provided: ****\(shown)"), serial: s.serial)
+                let shown =
+                    request.headers["Authorization"].map { String($0.dropFirst("Bearer ".count).suffix(4)) } ?? ""
+                return Self.respond(
+                    Self.error(
+                        401, type: "invalid_request_error", code: nil,
+                        message: "Invalid API Key provided: ****\(shown)"), serial: s.serial)
             }
             // Stripe ignores Idempotency-Key on GET and DELETE.
             let key = request.method == "POST" ? request.headers["Idempotency-Key"] : nil
-            let fingerprint = request.method + " " + request.path + "?" + form.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+            let fingerprint =
+                request.method + " " + request.path + "?"
+                + form.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
             if let key, let saved = s.saved[key] {
                 guard saved.fingerprint == fingerprint else {
-                    return Self.respond(Self.error(400, type: "idempotency_error", code: nil, message:
-                        "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(key)' if you meant to execute a different request.",
-                        saved: false), serial: s.serial)
+                    return Self.respond(
+                        Self.error(
+                            400, type: "idempotency_error", code: nil,
+                            message:
+                                "Keys for idempotent requests can only be used with the same parameters they were "
+                                + "first used with. Try using a key other than '\(key)' if you meant to execute a "
+                                + "different request.",
+                            saved: false), serial: s.serial)
                 }
                 return Self.respond(saved.answer, serial: s.serial, replayed: true)
             }
@@ -263,8 +335,10 @@ private final class Book: Sendable {
             if !s.faults.isEmpty {
                 let fault = s.faults.removeFirst()
                 if fault.afterApplying { _ = operation(&s, request, form) }
-                answer = Self.error(fault.status, type: "api_error", code: nil, message: "An error occurred with our API (injected by the stand-in).",
-                                    saved: fault.status >= 500)
+                answer = Self.error(
+                    fault.status, type: "api_error", code: nil,
+                    message: "An error occurred with our API (injected by the stand-in).",
+                    saved: fault.status >= 500)
             } else {
                 answer = operation(&s, request, form)
             }
@@ -282,8 +356,12 @@ private final class Book: Sendable {
 
     private static func ok(_ intent: Intent) -> Answer { Answer(status: 200, body: intent.json) }
 
-    private static func error(_ status: Int, type: String, code: String?, message: String, param: String? = nil, saved: Bool = true) -> Answer {
-        let body = #"{"error":{"type":\#(jsonString(type)),"code":\#(code.map(jsonString) ?? "null"),"message":\#(jsonString(message)),"param":\#(param.map(jsonString) ?? "null")}}"#
+    private static func error(
+        _ status: Int, type: String, code: String?, message: String, param: String? = nil, saved: Bool = true
+    ) -> Answer {
+        let body =
+            #"{"error":{"type":\#(jsonString(type)),"code":\#(code.map(jsonString) ?? "null"),"#
+            + #""message":\#(jsonString(message)),"param":\#(param.map(jsonString) ?? "null")}}"#
         return Answer(status: status, body: Array(body.utf8), saved: saved)
     }
 
@@ -293,36 +371,57 @@ private final class Book: Sendable {
     }
 
     private static func card(_ intent: Intent, _ refusal: CardError) -> Answer {
-        let body = #"{"error":"#.utf8 + refusal.json + Array(#","payment_intent":"#.utf8) + intent.json + Array("}}".utf8)
+        let body =
+            #"{"error":"#.utf8 + refusal.json + Array(#","payment_intent":"#.utf8) + intent.json + Array("}}".utf8)
         return Answer(status: 402, body: Array(body))
     }
 
     private static func paymentMethod(_ id: String) -> Answer {
         guard let card = testCards[id] else {
-            return error(404, type: "invalid_request_error", code: "resource_missing", message: "No such PaymentMethod: '\(id)'", param: "payment_method", saved: false)
+            return error(
+                404, type: "invalid_request_error", code: "resource_missing", message: "No such PaymentMethod: '\(id)'",
+                param: "payment_method", saved: false)
         }
-        return Answer(status: 200, body: Array(#"{"id":\#(jsonString(id)),"object":"payment_method","type":"card","livemode":false,"card":{"brand":"\#(card.brand)","last4":"\#(card.last4)","exp_month":12,"exp_year":2034,"funding":"credit","country":"US"}}"#.utf8))
+        return Answer(
+            status: 200,
+            body: Array(
+                #"{"id":\#(jsonString(id)),"object":"payment_method","type":"card","livemode":false,"#
+                    + #""card":{"brand":"\#(card.brand)","last4":"\#(card.last4)","exp_month":12,"exp_year":2034,"#
+                    + #""funding":"credit","country":"US"}}"#
+                    .utf8))
     }
 
     private static func create(_ s: inout State, _ form: [String: String]) -> Answer {
-        guard let amountText = form["amount"] else { return invalid("Missing required param: amount.", param: "amount", code: "parameter_missing") }
-        guard let amount = Int(amountText), amount > 0 else { return invalid("Invalid positive integer", param: "amount") }
-        guard let currency = form["currency"], currency.count == 3 else { return invalid("Missing required param: currency.", param: "currency", code: "parameter_missing") }
+        guard let amountText = form["amount"] else {
+            return invalid("Missing required param: amount.", param: "amount", code: "parameter_missing")
+        }
+        guard let amount = Int(amountText), amount > 0 else {
+            return invalid("Invalid positive integer", param: "amount")
+        }
+        guard let currency = form["currency"], currency.count == 3 else {
+            return invalid("Missing required param: currency.", param: "currency", code: "parameter_missing")
+        }
         let captureMethod = form["capture_method"] ?? "automatic"
-        guard ["automatic", "automatic_async", "manual"].contains(captureMethod) else { return invalid("Invalid capture_method", param: "capture_method") }
+        guard ["automatic", "automatic_async", "manual"].contains(captureMethod) else {
+            return invalid("Invalid capture_method", param: "capture_method")
+        }
         if let method = form["payment_method"], testCards[method] == nil {
-            return error(400, type: "invalid_request_error", code: "resource_missing", message: "No such PaymentMethod: '\(method)'",
-                         param: "payment_method", saved: false)
+            return error(
+                400, type: "invalid_request_error", code: "resource_missing",
+                message: "No such PaymentMethod: '\(method)'",
+                param: "payment_method", saved: false)
         }
         var metadata: [String: String] = [:]
         for (key, value) in form where key.hasPrefix("metadata[") && key.hasSuffix("]") {
             metadata[String(key.dropFirst("metadata[".count).dropLast())] = value
         }
         let id = "pi_standin_\(s.order.count + 1)"
-        var intent = Intent(id: id, amount: amount, currency: currency.lowercased(), captureMethod: captureMethod,
-                            created: Int(s.now().timeIntervalSince1970),
-                            status: form["payment_method"] == nil ? "requires_payment_method" : "requires_confirmation",
-                            paymentMethod: form["payment_method"], customer: form["customer"], description: form["description"], metadata: metadata)
+        var intent = Intent(
+            id: id, amount: amount, currency: currency.lowercased(), captureMethod: captureMethod,
+            created: Int(s.now().timeIntervalSince1970),
+            status: form["payment_method"] == nil ? "requires_payment_method" : "requires_confirmation",
+            paymentMethod: form["payment_method"], customer: form["customer"], description: form["description"],
+            metadata: metadata)
         let answer = form["confirm"] == "true" ? confirm(&intent, form, s.baseURL) : ok(intent)
         s.intents[id] = intent
         s.order.append(id)
@@ -333,7 +432,9 @@ private final class Book: Sendable {
     private static func onIntent(_ s: inout State, _ request: HTTPRequest, _ body: (inout Intent) -> Answer) -> Answer {
         let id = request.pathParameters["id"] ?? ""
         guard var intent = s.intents[id] else {
-            return error(404, type: "invalid_request_error", code: "resource_missing", message: "No such payment_intent: '\(id)'", param: "intent", saved: false)
+            return error(
+                404, type: "invalid_request_error", code: "resource_missing",
+                message: "No such payment_intent: '\(id)'", param: "intent", saved: false)
         }
         let answer = body(&intent)
         s.intents[id] = intent
@@ -342,27 +443,37 @@ private final class Book: Sendable {
 
     /// `done` is the action's past participle ("captured").
     private static func unexpectedState(_ intent: Intent, _ done: String, _ allowed: [String]) -> Answer {
-        error(400, type: "invalid_request_error", code: "payment_intent_unexpected_state",
-              message: "This PaymentIntent could not be \(done) because it has a status of \(intent.status). Only a PaymentIntent with one of the following statuses may be \(done): \(allowed.joined(separator: ", ")).")
+        error(
+            400, type: "invalid_request_error", code: "payment_intent_unexpected_state",
+            message:
+                "This PaymentIntent could not be \(done) because it has a status of \(intent.status). Only a "
+                + "PaymentIntent with one of the following statuses may be \(done): "
+                + "\(allowed.joined(separator: ", "))."
+        )
     }
 
     private static func confirm(_ intent: inout Intent, _ form: [String: String], _ base: URL) -> Answer {
-        if intent.status == "requires_action" { return ok(intent) }   // the challenge is still open
+        if intent.status == "requires_action" { return ok(intent) }  // the challenge is still open
         let allowed = ["requires_payment_method", "requires_confirmation"]
-        guard allowed.contains(intent.status) else { return unexpectedState(intent, "confirmed", allowed + ["requires_action"]) }
+        guard allowed.contains(intent.status) else {
+            return unexpectedState(intent, "confirmed", allowed + ["requires_action"])
+        }
         if let method = form["payment_method"] { intent.paymentMethod = method }
         guard let method = intent.paymentMethod else {
-            return invalid("You cannot confirm this PaymentIntent because it's missing a payment method.", param: "payment_method", code: "payment_intent_unexpected_state")
+            return invalid(
+                "You cannot confirm this PaymentIntent because it's missing a payment method.", param: "payment_method",
+                code: "payment_intent_unexpected_state")
         }
         let offSession = form["off_session"] == "true"
         intent.lastError = nil
-        let refusal: CardError? = switch method {
-        case "pm_card_visa_chargeDeclined": .generic
-        case "pm_card_visa_chargeDeclinedInsufficientFunds": .insufficientFunds
-        case "pm_card_authenticationRequired" where offSession: .authenticationRequired
-        case "pm_card_chargeCustomerFail" where offSession: .generic
-        default: nil
-        }
+        let refusal: CardError? =
+            switch method {
+            case "pm_card_visa_chargeDeclined": .generic
+            case "pm_card_visa_chargeDeclinedInsufficientFunds": .insufficientFunds
+            case "pm_card_authenticationRequired" where offSession: .authenticationRequired
+            case "pm_card_chargeCustomerFail" where offSession: .generic
+            default: nil
+            }
         if let refusal {
             intent.status = "requires_payment_method"
             intent.lastError = refusal
@@ -405,13 +516,19 @@ private final class Book: Sendable {
     }
 
     private static func capture(_ intent: inout Intent, _ form: [String: String]) -> Answer {
-        guard intent.status == "requires_capture" else { return unexpectedState(intent, "captured", ["requires_capture"]) }
+        guard intent.status == "requires_capture" else {
+            return unexpectedState(intent, "captured", ["requires_capture"])
+        }
         let amount: Int
         if let text = form["amount_to_capture"] {
-            guard let value = Int(text), value > 0 else { return invalid("Invalid positive integer", param: "amount_to_capture") }
+            guard let value = Int(text), value > 0 else {
+                return invalid("Invalid positive integer", param: "amount_to_capture")
+            }
             guard value <= intent.amountCapturable else {
-                return invalid("The amount to capture (\(value)) must be less than or equal to the PaymentIntent's amount_capturable (\(intent.amountCapturable)).",
-                               param: "amount_to_capture", code: "amount_too_large")
+                return invalid(
+                    "The amount to capture (\(value)) must be less than or equal to the PaymentIntent's "
+                        + "amount_capturable (\(intent.amountCapturable)).",
+                    param: "amount_to_capture", code: "amount_too_large")
             }
             amount = value
         } else {
@@ -441,7 +558,12 @@ private final class Book: Sendable {
         }
         let found = s.order.compactMap { s.intents[$0] }.filter { $0.metadata[key] == value }
         let data = found.map { String(decoding: $0.json, as: UTF8.self) }.joined(separator: ",")
-        return Answer(status: 200, body: Array(#"{"object":"search_result","data":[\#(data)],"has_more":false,"next_page":null,"url":"/v1/payment_intents/search"}"#.utf8))
+        return Answer(
+            status: 200,
+            body: Array(
+                #"{"object":"search_result","data":[\#(data)],"has_more":false,"next_page":null,"#
+                    + #""url":"/v1/payment_intents/search"}"#
+                    .utf8))
     }
 
     private static func parseMetadataQuery(_ query: String) -> (String, String)? {
@@ -465,7 +587,9 @@ private final class Book: Sendable {
         var form: [String: String] = [:]
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+            let decode = { (text: Substring) in
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
             form[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
         }
         return form

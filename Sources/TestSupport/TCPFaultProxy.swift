@@ -87,7 +87,9 @@ public final class TCPFaultProxy: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, Glibc.listen(fd, 64) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -209,7 +211,9 @@ private final class Loop: @unchecked Sendable {
             var closed = Set<Int32>()
             for index in stride(from: firstPair, to: watched.count, by: 2) {
                 let pair = pairs[(index - firstPair) / 2]
-                for (from, to, entry) in [(pair.client, pair.upstream, watched[index]), (pair.upstream, pair.client, watched[index + 1])]
+                for (from, to, entry) in [
+                    (pair.client, pair.upstream, watched[index]), (pair.upstream, pair.client, watched[index + 1]),
+                ]
                 where entry.revents != 0 && !closed.contains(pair.client) {
                     if !forward(from: from, to: to, buffer: &buffer) { closed.insert(pair.client) }
                 }
@@ -228,7 +232,9 @@ private final class Loop: @unchecked Sendable {
         guard received > 0 else { return false }
         var offset = 0
         while offset < received {
-            let sent = buffer[offset..<received].withUnsafeBytes { send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = buffer[offset..<received].withUnsafeBytes {
+                send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { return false }
             offset += sent
         }
@@ -261,7 +267,9 @@ private final class Loop: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr(target.host)
         address.sin_port = UInt16(target.port).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { close(fd); return nil }
         return fd

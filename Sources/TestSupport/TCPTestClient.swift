@@ -30,7 +30,11 @@ public final class TCPTestClient: @unchecked Sendable {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let result = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard result == 0 else { let e = errno; close(fd); throw Failure.connect(e) }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -102,8 +106,9 @@ public final class TCPTestClient: @unchecked Sendable {
         var rest = Array(received[head.upperBound...])
         var body: [UInt8] = []
         while let line = rest.firstRange(of: Array("\r\n".utf8)),
-              let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self), radix: 16),
-              size > 0, rest.count >= line.upperBound + size + 2 {
+            let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self), radix: 16),
+            size > 0, rest.count >= line.upperBound + size + 2
+        {
             body += rest[line.upperBound..<(line.upperBound + size)]
             rest.removeFirst(line.upperBound + size + 2)
         }
@@ -114,21 +119,28 @@ public final class TCPTestClient: @unchecked Sendable {
     public func consume(_ count: Int) { received.removeFirst(min(count, received.count)) }
 
     /// Reads one complete HTTP/1.1 response with a Content-Length body and consumes it.
-    public func readResponse(limit: TimeInterval = 10) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    public func readResponse(
+        limit: TimeInterval = 10
+    ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
         try await offPool { try self.readResponseBlocking(limit: limit) }
     }
 
-    private func readResponseBlocking(limit: TimeInterval) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    private func readResponseBlocking(
+        limit: TimeInterval
+    ) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
         let separator = Array("\r\n\r\n".utf8)
         try readBlocking(until: { $0.firstRange(of: separator) != nil }, limit: limit)
-        guard let end = received.firstRange(of: separator) else { throw Failure.timedOut(received: text + " (closed: \(closedByPeer), errno \(closeErrno))") }
+        guard let end = received.firstRange(of: separator) else {
+            throw Failure.timedOut(received: text + " (closed: \(closedByPeer), errno \(closeErrno))")
+        }
         let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
         let status = Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let length = Int(headers["content-length"] ?? "0") ?? 0
         let bodyStart = end.upperBound
@@ -139,7 +151,8 @@ public final class TCPTestClient: @unchecked Sendable {
     }
 
     /// A masked client WebSocket frame (RFC 6455 §5.2).
-    public static func webSocketFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, masked: Bool = true) -> [UInt8] {
+    public static func webSocketFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, masked: Bool = true) -> [UInt8]
+    {
         var out: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         let maskBit: UInt8 = masked ? 0x80 : 0
         if payload.count < 126 {
@@ -148,7 +161,9 @@ public final class TCPTestClient: @unchecked Sendable {
             out += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
         } else {
             out.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xFF)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xFF))
+            }
         }
         guard masked else { return out + payload }
         let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]

@@ -26,19 +26,25 @@ public struct TestBackend: Sendable {
     /// The payment gateway (the sandbox unless the test gave another).
     public var payments: any PaymentGateway { backend.effects.payments }
 
-    /// A backend over `storage` (memory by default) whose time is `clock`, its directory seeded with `directory`. `rateLimits` default to none,
+    /// A backend over `storage` (memory by default) whose time is `clock`, its directory seeded with `directory`.
+    /// `rateLimits` default to none,
     /// so tests may create freely; they run on the same clock. Pushes go to `push` (dropped by default); routes come
-    /// from `roads` (none by default: straight lines); payments go to `payments` (a deterministic sandbox by default). Nodes
+    /// from `roads` (none by default: straight lines); payments go to `payments` (a deterministic sandbox by default).
+    /// Nodes
     /// sharing a `liveBus` share `locations` too (who is online and where); nil: the backend's own in memory.
-    public init(clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
-                directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000, rateLimits: RateLimits = .off,
-                dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
-                jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
-                roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
-                paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
-                web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
-                telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere,
-                node: String = "main", liveBus: (any LiveBus)? = nil, locations: (any ProviderLocations)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        clock: ManualClock = ManualClock(), storage: BackendConfiguration.Storage = .memory,
+        directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000,
+        rateLimits: RateLimits = .off,
+        dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
+        jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
+        roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
+        paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
+        web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
+        telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere,
+        node: String = "main", liveBus: (any LiveBus)? = nil, locations: (any ProviderLocations)? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: TestStorage.resolve(storage), secret: Self.secret)
         configuration.postgresPool = TestStorage.poolLimits
@@ -53,17 +59,19 @@ public struct TestBackend: Sendable {
         configuration.node = node
         // Nodes sharing a store must not hand out the same ids: each node's ids carry its name.
         let shared = liveBus == nil ? "" : "\(node)-"
-        var effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T" + shared),
-                                     offerIDs: SequentialIDGenerator(prefix: offerIDPrefix + shared), nearbyJitterSeed: jitterSeed,
-                                     push: push, log: log, roads: roads, payments: payments,
-                                     paymentMethodIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared),
-                                     quoteIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared), paymentWebhook: paymentWebhook)
+        var effects = BackendEffects(
+            clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T" + shared),
+            offerIDs: SequentialIDGenerator(prefix: offerIDPrefix + shared), nearbyJitterSeed: jitterSeed,
+            push: push, log: log, roads: roads, payments: payments,
+            paymentMethodIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared),
+            quoteIDs: liveBus == nil ? nil : SequentialIDGenerator(prefix: shared), paymentWebhook: paymentWebhook)
         effects.liveBus = liveBus
         effects.providerLocations = locations
         if liveBus != nil { effects.uploadIDs = SequentialIDGenerator(prefix: "U" + shared) }
         effects.roadMap = roadMap
         effects.telephony = telephony
-        // The configurations tests build are valid by construction; a failure to open a test database is fatal to the test.
+        // The configurations tests build are valid by construction; a failure to open a test database is fatal to the
+        // test.
         backend = try! Backend(configuration, effects: effects)
         try! backend.seed(directory)
     }
@@ -75,25 +83,35 @@ public struct TestBackend: Sendable {
 
     /// An in-process client kit transport with the API server address for `account`.
     public func client(_ account: String, _ role: Party) -> (http: InProcessHTTPClient, server: APIServer) {
-        (InProcessHTTPClient(router: router),
-         APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(token(account, role))))
+        (
+            InProcessHTTPClient(router: router),
+            APIServer(
+                baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(token(account, role)))
+        )
     }
 
     /// Sends a request through the router and returns status and body.
-    public func call(_ method: String, _ path: String, token: String?, json: String? = nil,
-                     headers: [String: String] = [:]) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+    public func call(
+        _ method: String, _ path: String, token: String?, json: String? = nil,
+        headers: [String: String] = [:]
+    ) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
         var h = HTTPHeaders(headers.map { ($0.key, $0.value) })
         if let token { h.add("Authorization", "Bearer \(token)") }
         if json != nil { h.add("Content-Type", "application/json") }
         let (path, query) = Self.split(path)
-        let response = await router.respond(to: HTTPRequest(method: method, path: path, query: query, headers: h,
-                                                            body: json.map { Array($0.utf8) } ?? []))
+        let response = await router.respond(
+            to: HTTPRequest(
+                method: method, path: path, query: query, headers: h,
+                body: json.map { Array($0.utf8) } ?? []))
         return (response.status, response.headers, response.bodyBytes)
     }
 
     /// Ops hands `tripId` to `provider` (`POST /v1/ops/trips/{id}/assign`), as a test's stand-in for an accepted offer.
-    public func assign(_ tripId: String, to provider: String) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        await call("POST", APIPath.opsTripAssign(tripId), token: token("ops", .ops), json: #"{"providerId":"\#(provider)"}"#)
+    public func assign(
+        _ tripId: String, to provider: String
+    ) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        await call(
+            "POST", APIPath.opsTripAssign(tripId), token: token("ops", .ops), json: #"{"providerId":"\#(provider)"}"#)
     }
 
     static func split(_ path: String) -> (String, [String: String]) {
@@ -114,20 +132,26 @@ public enum TestDirectory {
     static let week = OpeningHours.days.map { OpeningHours(day: $0, opens: "08:00", closes: "22:00") }
 
     public static let helsinki = StaticDirectory(merchants: [
-        Merchant(id: "m1", name: "Kamppi Kitchen", address: "Simonkatu 8, 00100 Helsinki",
-                 position: Coordinate(lat: 60.16949, lng: 24.93752), openingHours: week, catalogue: [
-                    CatalogueItem(sku: "coffee", name: "Filter coffee", price: eur(350)),
-                    CatalogueItem(sku: "tea", name: "Black tea", price: eur(300)),
-                    CatalogueItem(sku: "bread", name: "Rye bread", price: eur(420)),
-                    CatalogueItem(sku: "oat-milk-1l", name: "Oat milk 1 l", price: eur(229)),
-                 ]),
-        Merchant(id: "m2", name: "Kallio Deli", address: "Paasivuorenkatu 4, 00530 Helsinki",
-                 position: Coordinate(lat: 60.17848, lng: 24.94750), openingHours: week, catalogue: [
-                    CatalogueItem(sku: "sandwich", name: "Smoked salmon sandwich", price: eur(890)),
-                 ]),
-        Merchant(id: "m3", name: "Punavuori Pharmacy", address: "Bulevardi 21, 00120 Helsinki",
-                 position: Coordinate(lat: 60.16449, lng: 24.93751), openingHours: week, catalogue: [
-                    CatalogueItem(sku: "plasters", name: "Plasters, 20", price: eur(495)),
-                 ]),
+        Merchant(
+            id: "m1", name: "Kamppi Kitchen", address: "Simonkatu 8, 00100 Helsinki",
+            position: Coordinate(lat: 60.16949, lng: 24.93752), openingHours: week,
+            catalogue: [
+                CatalogueItem(sku: "coffee", name: "Filter coffee", price: eur(350)),
+                CatalogueItem(sku: "tea", name: "Black tea", price: eur(300)),
+                CatalogueItem(sku: "bread", name: "Rye bread", price: eur(420)),
+                CatalogueItem(sku: "oat-milk-1l", name: "Oat milk 1 l", price: eur(229)),
+            ]),
+        Merchant(
+            id: "m2", name: "Kallio Deli", address: "Paasivuorenkatu 4, 00530 Helsinki",
+            position: Coordinate(lat: 60.17848, lng: 24.94750), openingHours: week,
+            catalogue: [
+                CatalogueItem(sku: "sandwich", name: "Smoked salmon sandwich", price: eur(890))
+            ]),
+        Merchant(
+            id: "m3", name: "Punavuori Pharmacy", address: "Bulevardi 21, 00120 Helsinki",
+            position: Coordinate(lat: 60.16449, lng: 24.93751), openingHours: week,
+            catalogue: [
+                CatalogueItem(sku: "plasters", name: "Plasters, 20", price: eur(495))
+            ]),
     ])
 }

@@ -25,7 +25,10 @@ public enum TestStorage {
     /// The server's URL; a run that asks for PostgreSQL without one stops with the reason.
     public static var postgresURL: String {
         guard let url = ProcessInfo.processInfo.environment["ENROUTE_TEST_POSTGRES_URL"], !url.isEmpty else {
-            fatalError("ENROUTE_TEST_STORE=postgres needs ENROUTE_TEST_POSTGRES_URL: start a server with `scripts/postgres.sh start .build/pg` and export the URL it prints")
+            fatalError(
+                "ENROUTE_TEST_STORE=postgres needs ENROUTE_TEST_POSTGRES_URL: start a server with `scripts/postgres.sh "
+                    + "start .build/pg` and export the URL it prints"
+            )
         }
         return url
     }
@@ -76,7 +79,9 @@ final class SchemaPreparer: @unchecked Sendable {
         return ready.popLast() ?? Self.name()
     }
 
-    private static func name() -> String { "m_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24) }
+    private static func name() -> String {
+        "m_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
+    }
 
     private func run() {
         let url = TestStorage.postgresURL
@@ -86,11 +91,15 @@ final class SchemaPreparer: @unchecked Sendable {
             condition.unlock()
             let schema = Self.name()
             let clock = ManualClock()
-            let effects = BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
-                                         offerIDs: SequentialIDGenerator(prefix: "O"), nearbyJitterSeed: 0,
-                                         push: LogPushGateway(log: { _ in }), log: { _ in })
+            let effects = BackendEffects(
+                clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
+                offerIDs: SequentialIDGenerator(prefix: "O"), nearbyJitterSeed: 0,
+                push: LogPushGateway(log: { _ in }), log: { _ in })
             // Building the backend migrates every store it opens; it is released at once, closing its connections.
-            guard (try? Backend(BackendConfiguration(storage: .postgres(url: url, schema: schema), secret: TestBackend.secret), effects: effects)) != nil
+            guard
+                (try? Backend(
+                    BackendConfiguration(storage: .postgres(url: url, schema: schema), secret: TestBackend.secret),
+                    effects: effects)) != nil
             else { return }
             condition.lock()
             ready.append(schema)

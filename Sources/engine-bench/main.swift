@@ -19,7 +19,9 @@ while let arg = args.next() {
         port = value
     case "--body": bodyPath = args.next() ?? ""
     case "--threads":
-        guard let value = args.next().flatMap(Int.init), (1...1024).contains(value) else { fail("--threads needs a count from 1 to 1024") }
+        guard let value = args.next().flatMap(Int.init), (1...1024).contains(value) else {
+            fail("--threads needs a count from 1 to 1024")
+        }
         threads = value
     default:
         fail("unknown option \(arg) (usage: engine-bench --port N --body FILE [--threads N])")
@@ -47,9 +49,11 @@ router.get("/events") { _ in
     }
 }
 // One group per key, as one trip is followed by its own watchers; a joiner's first event is the group's state.
-let live = LiveChannels<String, Int>(initial: { _ in 1 }, opening: { version in
-    LiveUpdate(events: [LiveEvent(name: "hello", id: String(version), data: Array("{}".utf8))])
-})
+let live = LiveChannels<String, Int>(
+    initial: { _ in 1 },
+    opening: { version in
+        LiveUpdate(events: [LiveEvent(name: "hello", id: String(version), data: Array("{}".utf8))])
+    })
 router.get("/live/{key}") { request in live.stream(request, key: try request.parameter("key")) }
 var config = HTTPServerConfiguration()
 config.port = port

@@ -3,23 +3,23 @@ import Foundation
 /// `enroute <command>`: dispatches to the subcommands.
 enum CommandLineTool {
     static let help = """
-    enroute: the EnRoute on-demand platform.
+        enroute: the EnRoute on-demand platform.
 
-    Usage: enroute <command> [options]
+        Usage: enroute <command> [options]
 
-    Commands:
-      serve     Run the backend (HTTP API, live streams, storage).
-      seed      Write a city's demo merchants and provider profiles into the database.
-      token     Mint a development bearer token for an account and role.
-      drive     A terminal provider: go online, accept offers, drive a route, report steps.
-      track     Follow a delivery as the customer sees it (terminal tracking screen).
-      ride      Request a ride and watch it live (terminal rider app).
-      chat      Write in a trip's chat and follow it live (customer or provider).
-      graph     Build the car road network from an OpenStreetMap PBF file (graph build).
-      simulate  A living city on the client kits against a server, with faults, and its report.
+        Commands:
+          serve     Run the backend (HTTP API, live streams, storage).
+          seed      Write a city's demo merchants and provider profiles into the database.
+          token     Mint a development bearer token for an account and role.
+          drive     A terminal provider: go online, accept offers, drive a route, report steps.
+          track     Follow a delivery as the customer sees it (terminal tracking screen).
+          ride      Request a ride and watch it live (terminal rider app).
+          chat      Write in a trip's chat and follow it live (customer or provider).
+          graph     Build the car road network from an OpenStreetMap PBF file (graph build).
+          simulate  A living city on the client kits against a server, with faults, and its report.
 
-    Run `enroute <command> --help` for a command's options.
-    """
+        Run `enroute <command> --help` for a command's options.
+        """
 
     static let commands = ["serve", "seed", "token", "drive", "track", "ride", "chat", "graph", "simulate"]
 

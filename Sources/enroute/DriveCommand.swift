@@ -9,31 +9,48 @@ import ProviderKit
 /// through the outbox, printing what happens and the guidance it would give.
 @MainActor
 enum DriveCommand {
-    nonisolated static let spec = CommandSpec(name: "drive", synopsis: """
-    Usage: enroute drive --token T [--server URL] [--route LAT,LNG;LAT,LNG;...] [--speed M/S] [options]
+    nonisolated static let spec = CommandSpec(
+        name: "drive",
+        synopsis: """
+            Usage: enroute drive --token T [--server URL] [--route LAT,LNG;LAT,LNG;...] [--speed M/S] [options]
 
-    A terminal driver or courier on the provider kit: goes online, accepts offers, drives to the pickup and on to the
-    drop-off at a steady speed along the server's road route (GET /v1/provider/trips/{id}/route, printing each
-    maneuver as guidance), and reports each step (arrived, picked up, dropped off / delivered). Positions go
-    through the point buffer and steps through the outbox, both in a local SQLite file, exactly as the app does: a
-    step is never lost, whatever the network does, and unsent ones are sent on the next start.
-    """, sections: [(nil, Terminal.serverOptions(role: "provider") + [
-        .value("route", "PTS", """
-            Waypoints driven between the pickup and the drop-off when the server has no road
-            network, `LAT,LNG;LAT,LNG;...` (quote it: `;` ends a shell command). Without roads
-            and without it, the car drives straight lines.
-            """),
-        .value("speed", "M/S", "Driving speed in metres per second (default 12, about 43 km/h)."),
-        .value("start", "LAT,LNG", """
-            Where the provider waits when going online (default the first --route point, else
-            central Helsinki).
-            """),
-        .value("store", "PATH", "The device store: point buffer and step outbox (default ./enroute-drive.sqlite)."),
-        .value("decline", "N", "Decline the first N offers, to watch dispatch move on (default 0)."),
-        .flag("once", "Exit after one trip has finished."),
-    ])], footer: """
-    Ctrl-C (or SIGTERM) goes offline, tries once more to send buffered positions and steps, and exits.
-    """)
+            A terminal driver or courier on the provider kit: goes online, accepts offers, drives to the pickup \
+            and on to the
+            drop-off at a steady speed along the server's road route (GET /v1/provider/trips/{id}/route, printing each
+            maneuver as guidance), and reports each step (arrived, picked up, dropped off / delivered). Positions go
+            through the point buffer and steps through the outbox, both in a local SQLite file, exactly as \
+            the app does: a
+            step is never lost, whatever the network does, and unsent ones are sent on the next start.
+            """,
+        sections: [
+            (
+                nil,
+                Terminal.serverOptions(role: "provider") + [
+                    .value(
+                        "route", "PTS",
+                        """
+                        Waypoints driven between the pickup and the drop-off when the server has no road
+                        network, `LAT,LNG;LAT,LNG;...` (quote it: `;` ends a shell command). Without roads
+                        and without it, the car drives straight lines.
+                        """),
+                    .value("speed", "M/S", "Driving speed in metres per second (default 12, about 43 km/h)."),
+                    .value(
+                        "start", "LAT,LNG",
+                        """
+                        Where the provider waits when going online (default the first --route point, else
+                        central Helsinki).
+                        """),
+                    .value(
+                        "store", "PATH",
+                        "The device store: point buffer and step outbox (default ./enroute-drive.sqlite)."),
+                    .value("decline", "N", "Decline the first N offers, to watch dispatch move on (default 0)."),
+                    .flag("once", "Exit after one trip has finished."),
+                ]
+            )
+        ],
+        footer: """
+            Ctrl-C (or SIGTERM) goes offline, tries once more to send buffered positions and steps, and exits.
+            """)
 
     static func run(_ args: [String]) async throws -> Int32 {
         let options = try spec.parse(args)
@@ -42,20 +59,25 @@ enum DriveCommand {
         let (baseURL, token) = try Terminal.server(options)
         var waypoints: [Coordinate] = []
         if let text = options.string("route") {
-            guard let parsed = ScriptedRoute.parse(text) else { throw CLIError("--route must be LAT,LNG;LAT,LNG;... with valid coordinates") }
+            guard let parsed = ScriptedRoute.parse(text) else {
+                throw CLIError("--route must be LAT,LNG;LAT,LNG;... with valid coordinates")
+            }
             waypoints = parsed
         }
         let speed = try options.double("speed", in: 0.1...100) ?? 12
         var start = waypoints.first ?? Coordinate(lat: 60.1699, lng: 24.9384)
         if let text = options.string("start") {
-            guard let point = ScriptedRoute.parse(text), point.count == 1 else { throw CLIError("--start must be LAT,LNG") }
+            guard let point = ScriptedRoute.parse(text), point.count == 1 else {
+                throw CLIError("--start must be LAT,LNG")
+            }
             start = point[0]
         }
         let declines = try options.int("decline", in: 0...Int.max) ?? 0
         let storePath = options.string("store") ?? "./enroute-drive.sqlite"
 
-        let driver = try Driver(server: APIServer(baseURL: baseURL, credentials: StaticAccessToken(token)), storePath: storePath,
-                                waypoints: waypoints, speed: speed, start: start, declines: declines, once: options.has("once"))
+        let driver = try Driver(
+            server: APIServer(baseURL: baseURL, credentials: StaticAccessToken(token)), storePath: storePath,
+            waypoints: waypoints, speed: speed, start: start, declines: declines, once: options.has("once"))
         return await driver.run()
     }
 
@@ -83,7 +105,10 @@ enum DriveCommand {
         var lastShown: [String: String] = [:]
         var finished: AsyncStream<Void>.Continuation?
 
-        init(server: APIServer, storePath: String, waypoints: [Coordinate], speed: Double, start: Coordinate, declines: Int, once: Bool) throws {
+        init(
+            server: APIServer, storePath: String, waypoints: [Coordinate], speed: Double, start: Coordinate,
+            declines: Int, once: Bool
+        ) throws {
             api = RemoteProviderAPI(client: CurlHTTPClient(), server: server)
             store = try ProviderStore(path: storePath)
             let makeID: @Sendable () -> String = { UUID().uuidString.lowercased() }
@@ -124,8 +149,12 @@ enum DriveCommand {
 
             // Ctrl-C, SIGTERM, or the end of the one trip (--once).
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { var it = stop.stream.makeAsyncIterator(); _ = await it.next() }
-                group.addTask { var it = done.stream.makeAsyncIterator(); _ = await it.next() }
+                group.addTask {
+                    var it = stop.stream.makeAsyncIterator(); _ = await it.next()
+                }
+                group.addTask {
+                    var it = done.stream.makeAsyncIterator(); _ = await it.next()
+                }
                 await group.next()
                 group.cancelAll()
             }
@@ -150,11 +179,19 @@ enum DriveCommand {
                 for await event in await engine.events() { self.show(event) }
             }
             let uploads = Task { @MainActor in
-                for await report in await uploader.reportStream() where !report.acknowledged.isEmpty || report.failure != nil || !report.discarded.isEmpty {
+                for await report in await uploader.reportStream()
+                where !report.acknowledged.isEmpty || report.failure != nil || !report.discarded.isEmpty {
                     let accepted = report.acknowledged.map(\.accepted).reduce(0, +)
                     let dropped = report.acknowledged.map(\.dropped).reduce(0, +)
-                    if let failure = report.failure { self.log("positions: upload failed (\(failure)); kept for the next try") }
-                    if !report.acknowledged.isEmpty { self.log("positions: \(report.acknowledged.count) batch(es), \(accepted) kept, \(dropped) dropped by the server") }
+                    if let failure = report.failure {
+                        self.log("positions: upload failed (\(failure)); kept for the next try")
+                    }
+                    if !report.acknowledged.isEmpty {
+                        self.log(
+                            "positions: \(report.acknowledged.count) batch(es), \(accepted) kept, \(dropped) dropped "
+                                + "by the server"
+                        )
+                    }
                 }
             }
             return [Task { await engine.run() }, Task { await uploader.run() }, engineEvents, uploads]
@@ -169,7 +206,8 @@ enum DriveCommand {
                     return
                 } catch {
                     failures += 1
-                    let pause = SyncBackoff(initial: .seconds(1), maximum: .seconds(30)).delay(afterFailures: failures, error: error)
+                    let pause = SyncBackoff(initial: .seconds(1), maximum: .seconds(30)).delay(
+                        afterFailures: failures, error: error)
                     log("could not go online (\(error)); again in \(pause)")
                     try? await clock.sleep(for: pause)
                 }
@@ -198,7 +236,10 @@ enum DriveCommand {
 
         private func handle(_ offer: Offer) async {
             let card = OfferViewModel(offer: offer, api: api, clock: clock, dates: dates)
-            log("offer \(offer.offerId): trip \(offer.tripId) from \(Self.text(offer.pickup)) to \(Self.text(offer.dropoff)), \(card.state.secondsLeft) s to answer")
+            log(
+                "offer \(offer.offerId): trip \(offer.tripId) from \(Self.text(offer.pickup)) to "
+                    + "\(Self.text(offer.dropoff)), \(card.state.secondsLeft) s to answer"
+            )
             if drivingTripID != nil || declinesLeft > 0 {
                 declinesLeft = max(0, declinesLeft - 1)
                 await card.decline()
@@ -231,9 +272,14 @@ enum DriveCommand {
         private func show(_ event: StepSyncEngine.Event) {
             switch event {
             case .applied(let change, let trip):
-                log("step \(change.step.rawValue) applied (trip \(trip.id) now \(trip.server.status), v\(trip.server.version))")
+                log(
+                    "step \(change.step.rawValue) applied (trip \(trip.id) now \(trip.server.status), "
+                        + "v\(trip.server.version))"
+                )
             case .rejected(let change, _, let notice, let discarded):
-                log("step \(change.step.rawValue) rejected: \(notice)" + (discarded.isEmpty ? "" : " (\(discarded.count) later steps dropped)"))
+                log(
+                    "step \(change.step.rawValue) rejected: \(notice)"
+                        + (discarded.isEmpty ? "" : " (\(discarded.count) later steps dropped)"))
             case .dropped(let change, let reason):
                 log("step \(change.step.rawValue) dropped: \(reason)")
             case .willRetry(let change, let pause, let reason):
@@ -251,11 +297,19 @@ enum DriveCommand {
             while !Task.isCancelled {
                 guard let trip = currentTrip(tripID) else { return }
                 if ProviderStep.isFinished(trip.displayedStatus) || ProviderStep.isFinished(trip.server.status) {
-                    log("trip \(tripID) finished: \(trip.server.status == trip.displayedStatus ? trip.displayedStatus : "\(trip.displayedStatus) (server: \(trip.server.status))")")
+                    log(
+                        "trip \(tripID) finished: "
+                            + (trip.server.status == trip.displayedStatus
+                                ? trip.displayedStatus : "\(trip.displayedStatus) (server: \(trip.server.status))")
+                    )
                     if once { finished?.yield() }
                     return
                 }
-                guard let step = ProviderStep.next(afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep) else {
+                guard
+                    let step = ProviderStep.next(
+                        afterStatus: trip.displayedStatus, kind: trip.server.kind,
+                        merchantStep: trip.server.merchantStep)
+                else {
                     // A delivery before the merchant marked it ready: go to the merchant and wait there.
                     if await driveLeg(to: .pickup, of: trip) == false { return }
                     guard let latest = currentTrip(tripID) else { return }
@@ -270,7 +324,7 @@ enum DriveCommand {
                 case .driverArrived:
                     arrived = await driveLeg(to: .pickup, of: trip)
                 case .onTrip:
-                    try? await clock.sleep(for: .seconds(3))   // the passenger gets in
+                    try? await clock.sleep(for: .seconds(3))  // the passenger gets in
                     arrived = !Task.isCancelled
                 case .completed:
                     arrived = await driveLeg(to: .dropoff, of: trip, via: waypoints)
@@ -318,12 +372,19 @@ enum DriveCommand {
         /// The leg to `stop`: the server's road route from here, else the scripted line (said once per leg).
         private func plan(to stop: RouteStop, of trip: LocalTrip, via: [Coordinate]) async -> LegPlanner.Leg {
             let destination = stop == .pickup ? trip.server.pickup : trip.server.dropoff
-            let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: stop, at: destination, scripted: via)
+            let leg = await planner.leg(
+                trip: trip.id, from: position, heading: heading, to: stop, at: destination, scripted: via)
             switch leg.source {
             case .road(let route):
-                log("route to the \(stop.rawValue): \(Guidance.distanceText(route.distanceMeters)) on the roads, about \(Int((route.durationSeconds / 60).rounded(.up))) min, \(route.steps.count) steps")
+                log(
+                    "route to the \(stop.rawValue): \(Guidance.distanceText(route.distanceMeters)) on the roads, about "
+                        + "\(Int((route.durationSeconds / 60).rounded(.up))) min, \(route.steps.count) steps"
+                )
             case .scripted(let reason):
-                log("route to the \(stop.rawValue): a straight line of \(Guidance.distanceText(leg.path.length)) (\(reason))")
+                log(
+                    "route to the \(stop.rawValue): a straight line of \(Guidance.distanceText(leg.path.length)) "
+                        + "(\(reason))"
+                )
             }
             return leg
         }
@@ -364,7 +425,8 @@ enum DriveCommand {
         private func record(_ point: Coordinate, heading: Double, speed: Double) {
             position = point
             self.heading = speed >= 1 ? heading : nil
-            let fix = LocationFix(lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: dates.now())
+            let fix = LocationFix(
+                lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: dates.now())
             do { try buffer.record(fix) } catch { log("could not buffer a position: \(error)") }
         }
 

@@ -6,8 +6,12 @@ enum OpenAPIDocument {
     /// The document; a clear error when the executable was installed without its resource bundle.
     static func text() throws -> String {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
-              let text = try? String(contentsOf: url, encoding: .utf8), text.contains("\npaths:") else {
-            throw CLIError("the OpenAPI document is missing from the resource bundle (EnRoute_enroute.resources beside the executable)")
+            let text = try? String(contentsOf: url, encoding: .utf8), text.contains("\npaths:")
+        else {
+            throw CLIError(
+                "the OpenAPI document is missing from the resource bundle (EnRoute_enroute.resources beside the "
+                    + "executable)"
+            )
         }
         return text
     }

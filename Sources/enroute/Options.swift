@@ -14,7 +14,9 @@ struct OptionSpec: Sendable {
     let help: String
 
     /// A flag that takes a value.
-    static func value(_ name: String, _ placeholder: String, env: String? = nil, repeatable: Bool = false, _ help: String) -> OptionSpec {
+    static func value(
+        _ name: String, _ placeholder: String, env: String? = nil, repeatable: Bool = false, _ help: String
+    ) -> OptionSpec {
         OptionSpec(name: name, placeholder: placeholder, env: env, repeatable: repeatable, help: help)
     }
 
@@ -37,7 +39,10 @@ struct CommandSpec: Sendable {
     /// Prose after the options.
     let footer: String
 
-    init(name: String, synopsis: String, sections: [(title: String?, options: [OptionSpec])], positionals: Int = 0, footer: String = "") {
+    init(
+        name: String, synopsis: String, sections: [(title: String?, options: [OptionSpec])], positionals: Int = 0,
+        footer: String = ""
+    ) {
         self.name = name
         self.synopsis = synopsis
         self.sections = sections
@@ -70,7 +75,9 @@ struct CommandSpec: Sendable {
     }
 
     /// Parses `args` against the declared options; `environment` backs flags that name a variable.
-    func parse(_ args: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) -> Options {
+    func parse(
+        _ args: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CLIError) -> Options {
         let known = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var values: [String: [String]] = [:]
         var switches: Set<String> = []
@@ -82,8 +89,10 @@ struct CommandSpec: Sendable {
             i += 1
             if onlyPositional || arg == "-" || !arg.hasPrefix("-") {
                 guard positional.count < positionals else {
-                    throw CLIError(positionals == 0 ? "unexpected argument '\(arg)' (\(name) takes only options; see `enroute \(name) --help`)"
-                                                    : "unexpected extra argument '\(arg)' (see `enroute \(name) --help`)")
+                    throw CLIError(
+                        positionals == 0
+                            ? "unexpected argument '\(arg)' (\(name) takes only options; see `enroute \(name) --help`)"
+                            : "unexpected extra argument '\(arg)' (see `enroute \(name) --help`)")
                 }
                 positional.append(arg)
                 continue
@@ -117,7 +126,9 @@ struct CommandSpec: Sendable {
             if values[name] != nil, !option.repeatable { throw CLIError("--\(name) is given more than once") }
             values[name, default: []].append(value)
         }
-        return Options(command: name, known: known, values: values, switches: switches, positional: positional, environment: environment)
+        return Options(
+            command: name, known: known, values: values, switches: switches, positional: positional,
+            environment: environment)
     }
 
     private static func isFlag(_ arg: String, known: [String: OptionSpec]) -> Bool {
@@ -135,12 +146,15 @@ struct CommandSpec: Sendable {
         return CLIError("unknown option \(flag) (see `enroute \(name) --help` for the options)")
     }
 
-    /// The candidate nearest `word` by edit distance (a swap of neighbours counts one), if it is near enough to be a typo.
+    /// The candidate nearest `word` by edit distance (a swap of neighbours counts one), if it is near enough to be a
+    /// typo.
     static func closest(to word: String, among candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word, $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
         // A prefix (`--max-conn`) counts as near; otherwise allow about one edit per three letters, at least two.
-        if let prefixed = candidates.first(where: { word.count >= 3 && $0.hasPrefix(word) }), best.1 > 1 { return prefixed }
+        if let prefixed = candidates.first(where: { word.count >= 3 && $0.hasPrefix(word) }), best.1 > 1 {
+            return prefixed
+        }
         return best.1 <= max(2, word.count / 3) && best.1 < max(word.count, best.0.count) ? best.0 : nil
     }
 
@@ -156,7 +170,9 @@ struct CommandSpec: Sendable {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
             }
         }
         return d[a.count][b.count]
@@ -173,19 +189,24 @@ struct Options {
     let positional: [String]
     private let environment: [String: String]
 
-    fileprivate init(command: String, known: [String: OptionSpec], values: [String: [String]], switches: Set<String>,
-                     positional: [String], environment: [String: String]) {
+    fileprivate init(
+        command: String, known: [String: OptionSpec], values: [String: [String]], switches: Set<String>,
+        positional: [String], environment: [String: String]
+    ) {
         self.command = command; self.known = known; self.values = values; self.switches = switches
         self.positional = positional; self.environment = environment
     }
 
     /// Where a value came from, as a message names it: `--port` or `ENROUTE_PORT`.
     private func spec(_ name: String) -> OptionSpec {
-        guard let spec = known[name] else { preconditionFailure("enroute \(command) reads --\(name), which its CommandSpec does not declare") }
+        guard let spec = known[name] else {
+            preconditionFailure("enroute \(command) reads --\(name), which its CommandSpec does not declare")
+        }
         return spec
     }
 
-    /// The flag's value (the last, if repeatable), else its environment variable's (empty counts as unset), with its source.
+    /// The flag's value (the last, if repeatable), else its environment variable's (empty counts as unset), with its
+    /// source.
     func sourced(_ name: String) -> (value: String, source: String)? {
         let spec = spec(name)
         if let value = values[name]?.last { return (value, "--\(name)") }
@@ -196,7 +217,8 @@ struct Options {
     /// The flag's value, else its environment variable's, else nil.
     func string(_ name: String) -> String? { sourced(name)?.value }
 
-    /// An environment variable no flag stands for (a secret that must not appear in a process listing); empty counts as unset.
+    /// An environment variable no flag stands for (a secret that must not appear in a process listing); empty counts as
+    /// unset.
     func secret(_ variable: String) -> String? { environment[variable].flatMap { $0.isEmpty ? nil : $0 } }
 
     /// Every value of a repeatable flag, else its environment variable's comma-separated list.
@@ -212,7 +234,9 @@ struct Options {
         guard let (text, source) = sourced(name) else { return nil }
         guard let value = Int(text) else { throw CLIError("\(source) must be a whole number, got '\(text)'") }
         if let range, !range.contains(value) {
-            let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "\(range.lowerBound)...\(range.upperBound)"
+            let bounds =
+                range.upperBound == Int.max
+                ? "at least \(range.lowerBound)" : "\(range.lowerBound)...\(range.upperBound)"
             throw CLIError("\(source) must be \(bounds), got \(value)")
         }
         return value
@@ -221,8 +245,12 @@ struct Options {
     /// A number within `range`; a malformed or out-of-range value is an error naming its flag or variable.
     func double(_ name: String, in range: ClosedRange<Double>) throws(CLIError) -> Double? {
         guard let (text, source) = sourced(name) else { return nil }
-        guard let value = Double(text), value.isFinite else { throw CLIError("\(source) must be a number, got '\(text)'") }
-        guard range.contains(value) else { throw CLIError("\(source) must be between \(range.lowerBound) and \(range.upperBound), got \(text)") }
+        guard let value = Double(text), value.isFinite else {
+            throw CLIError("\(source) must be a number, got '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw CLIError("\(source) must be between \(range.lowerBound) and \(range.upperBound), got \(text)")
+        }
         return value
     }
 

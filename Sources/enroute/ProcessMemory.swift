@@ -11,10 +11,13 @@ enum ProcessMemory {
     /// One arena per core (at least two) unless MALLOC_ARENA_MAX says otherwise.
     static func limitArenas() {
         #if canImport(Glibc)
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil, let symbol = lookup("mallopt") else { return }
+        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil, let symbol = lookup("mallopt") else {
+            return
+        }
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let arenaMax: Int32 = -8   // M_ARENA_MAX in <malloc.h>
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
+        let arenaMax: Int32 = -8  // M_ARENA_MAX in <malloc.h>
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(
+            arenaMax, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         #endif
     }
 
@@ -29,7 +32,7 @@ enum ProcessMemory {
 
     #if canImport(Glibc)
     private static func lookup(_ name: String) -> UnsafeMutableRawPointer? {
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)   // RTLD_DEFAULT
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)  // RTLD_DEFAULT
     }
     #endif
 }

@@ -6,24 +6,37 @@ import RideHailing
 
 /// `enroute ride --from LAT,LNG --to LAT,LNG`: the rider app in a terminal, on the client kit.
 enum RideCommand {
-    static let spec = CommandSpec(name: "ride", synopsis: """
-    Usage: enroute ride --from LAT,LNG --to LAT,LNG [--product ID] [--card TOKEN] [--answer-challenge] [--server URL] [--token T]
+    static let spec = CommandSpec(
+        name: "ride",
+        synopsis: """
+            Usage: enroute ride --from LAT,LNG --to LAT,LNG [--product ID] [--card TOKEN] [--answer-challenge] \
+            [--server URL] [--token T]
 
-    Saves the test card, shows the estimates, confirms the product's quote (one Idempotency-Key per request,
-    reused on retries), then watches the trip live: its state, the driver, the ETA and the driver's marker
-    interpolated between fixes; after the ride, prints the receipt. Ctrl-C cancels the ride (while it can
-    still be cancelled) and exits. Exits 0 after a completed ride, 2 when the payment was refused (declined
-    card, unanswered bank challenge, outstanding balance, a card the server refused), 3 when the ride
-    ended otherwise.
-    """, sections: [(nil, [
-        .value("from", "LAT,LNG", "Pickup."),
-        .value("to", "LAT,LNG", "Drop-off."),
-        .value("product", "ID", "economy (default) or xl."),
-        .value("card", "TOKEN", "The card to pay with, as a Stripe test payment method (default pm_card_visa;\n"
-               + "pm_card_visa_chargeDeclined, pm_card_authenticationRequired, ...), saved first."),
-        .flag("answer-challenge", "Answer the sandbox bank challenge and repeat the request; without it the\n"
-              + "challenge's URL is printed and the command exits 2."),
-    ] + Terminal.serverOptions(role: "customer"))])
+            Saves the test card, shows the estimates, confirms the product's quote (one Idempotency-Key per request,
+            reused on retries), then watches the trip live: its state, the driver, the ETA and the driver's marker
+            interpolated between fixes; after the ride, prints the receipt. Ctrl-C cancels the ride (while it can
+            still be cancelled) and exits. Exits 0 after a completed ride, 2 when the payment was refused (declined
+            card, unanswered bank challenge, outstanding balance, a card the server refused), 3 when the ride
+            ended otherwise.
+            """,
+        sections: [
+            (
+                nil,
+                [
+                    .value("from", "LAT,LNG", "Pickup."),
+                    .value("to", "LAT,LNG", "Drop-off."),
+                    .value("product", "ID", "economy (default) or xl."),
+                    .value(
+                        "card", "TOKEN",
+                        "The card to pay with, as a Stripe test payment method (default pm_card_visa;\n"
+                            + "pm_card_visa_chargeDeclined, pm_card_authenticationRequired, ...), saved first."),
+                    .flag(
+                        "answer-challenge",
+                        "Answer the sandbox bank challenge and repeat the request; without it the\n"
+                            + "challenge's URL is printed and the command exits 2."),
+                ] + Terminal.serverOptions(role: "customer")
+            )
+        ])
 
     /// Exit status when the payment was refused.
     static let paymentRefused: Int32 = 2
@@ -48,12 +61,14 @@ enum RideCommand {
         do {
             saved = try await api.addPaymentMethod(token: card, makeDefault: true)
         } catch APIError.problem(let problem) {
-            FileHandle.standardError.write(Data("enroute ride: the card \(card) was not saved: \(problem.detail ?? problem.title)\n".utf8))
+            FileHandle.standardError.write(
+                Data("enroute ride: the card \(card) was not saved: \(problem.detail ?? problem.title)\n".utf8))
             return paymentRefused
         }
 
-        let viewModel = TripViewModel(api: api, channel: SSELiveTripChannel(client: http, server: server), clock: clock,
-                                      logger: StandardErrorRideLogger(), payments: api, dates: SystemDateProvider())
+        let viewModel = TripViewModel(
+            api: api, channel: SSELiveTripChannel(client: http, server: server), clock: clock,
+            logger: StandardErrorRideLogger(), payments: api, dates: SystemDateProvider())
         let pickup = Coordinate(lat: from.lat, lng: from.lng), dropoff = Coordinate(lat: to.lat, lng: to.lng)
         await viewModel.loadEstimates(pickup: pickup, dropoff: dropoff)
         let product = options.string("product") ?? "economy"
@@ -72,8 +87,10 @@ enum RideCommand {
 
         print("Paying with \(saved.brand.capitalized) ···· \(saved.last4)")
         await viewModel.confirm(productID: product)
-        if let refused = try await answerRefusals(viewModel, product: product, answerChallenge: options.has("answer-challenge"),
-                                                 http: http, server: server) {
+        if let refused = try await answerRefusals(
+            viewModel, product: product, answerChallenge: options.has("answer-challenge"),
+            http: http, server: server)
+        {
             return refused
         }
         if let message = viewModel.state.errorMessage, viewModel.state.trip == nil {
@@ -88,7 +105,8 @@ enum RideCommand {
         }
         defer { cancelOnInterrupt.cancel() }
         while true {
-            Terminal.redraw(["EnRoute · ride", ""] + RideScreen.render(viewModel.state, marker: viewModel.markerFrame()))
+            Terminal.redraw(
+                ["EnRoute · ride", ""] + RideScreen.render(viewModel.state, marker: viewModel.markerFrame()))
             if let trip = viewModel.state.trip, !trip.state.isActive {
                 await watcher.value
                 guard trip.state == .completed else { return 3 }
@@ -103,8 +121,10 @@ enum RideCommand {
     /// challenge is answered when `answerChallenge`; anything else is printed. Returns the exit status when the ride
     /// cannot go ahead, nil when it can (or failed in a way the caller reports).
     @MainActor
-    static func answerRefusals(_ viewModel: TripViewModel, product: String, answerChallenge: Bool,
-                                       http: any HTTPClient, server: APIServer) async throws -> Int32? {
+    static func answerRefusals(
+        _ viewModel: TripViewModel, product: String, answerChallenge: Bool,
+        http: any HTTPClient, server: APIServer
+    ) async throws -> Int32? {
         var confirmedNewPrice = false, answeredChallenge = false
         while viewModel.state.trip == nil, let prompt = viewModel.state.prompt {
             print(prompt.message)
@@ -116,7 +136,11 @@ enum RideCommand {
             case .challenge(let url) where !answeredChallenge:
                 print("  \(url.absoluteString)")
                 guard answerChallenge else {
-                    FileHandle.standardError.write(Data("enroute ride: open the link to answer the challenge, or run with --answer-challenge (sandbox)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "enroute ride: open the link to answer the challenge, or run with --answer-challenge "
+                                + "(sandbox)\n"
+                                .utf8))
                     return paymentRefused
                 }
                 answeredChallenge = true
@@ -132,14 +156,21 @@ enum RideCommand {
 
     /// POSTs the sandbox gateway's challenge URL as the customer would answer it; only on the server's own origin,
     /// since the request carries the bearer token.
-    private static func answerSandboxChallenge(_ url: URL, http: any HTTPClient, server: APIServer) async throws -> Bool {
-        guard url.scheme == server.baseURL.scheme, url.host == server.baseURL.host, url.port == server.baseURL.port else {
-            FileHandle.standardError.write(Data("enroute ride: the challenge is not on \(server.baseURL.absoluteString); answer it in a browser\n".utf8))
+    private static func answerSandboxChallenge(_ url: URL, http: any HTTPClient, server: APIServer) async throws -> Bool
+    {
+        guard url.scheme == server.baseURL.scheme, url.host == server.baseURL.host, url.port == server.baseURL.port
+        else {
+            FileHandle.standardError.write(
+                Data(
+                    "enroute ride: the challenge is not on \(server.baseURL.absoluteString); answer it in a browser\n"
+                        .utf8))
             return false
         }
         let response = try await http.send(await server.request("POST", url.absoluteString))
         guard (200..<300).contains(response.status) else {
-            let detail = (try? WireCoding.decoder().decode(Problem.self, from: response.body)).map { $0.detail ?? $0.title } ?? "status \(response.status)"
+            let detail =
+                (try? WireCoding.decoder().decode(Problem.self, from: response.body)).map { $0.detail ?? $0.title }
+                ?? "status \(response.status)"
             FileHandle.standardError.write(Data("enroute ride: the challenge was not answered: \(detail)\n".utf8))
             return false
         }

@@ -19,7 +19,10 @@ struct CityMap {
     let timeZone: TimeZone
     let startDate: Date
 
-    init(_ network: RoadNetwork, mainComponent: [Bool], seed: UInt64, merchantCount: Int = 8, providerProfiles: Int = 100_000) {
+    init(
+        _ network: RoadNetwork, mainComponent: [Bool], seed: UInt64, merchantCount: Int = 8,
+        providerProfiles: Int = 100_000
+    ) {
         var random = SeededGenerator(seed: seed, stream: "map")
         var places: [Coordinate] = []
         let edges = network.edgeCount
@@ -30,26 +33,37 @@ struct CityMap {
             places.append(Coordinate(lat: point.lat, lng: point.lon))
         }
         self.places = places
-        let catalogue = [CatalogueItem(sku: "meal", name: "Meal of the day", price: Money(amountMinor: 1290, currency: "EUR")),
-                         CatalogueItem(sku: "coffee", name: "Coffee", price: Money(amountMinor: 350, currency: "EUR")),
-                         CatalogueItem(sku: "groceries", name: "Bag of groceries", price: Money(amountMinor: 2450, currency: "EUR"))]
-        let sites = places.isEmpty ? [] : (0..<merchantCount).map { _ in places[Int(random.unit() * Double(places.count)) % places.count] }
+        let catalogue = [
+            CatalogueItem(sku: "meal", name: "Meal of the day", price: Money(amountMinor: 1290, currency: "EUR")),
+            CatalogueItem(sku: "coffee", name: "Coffee", price: Money(amountMinor: 350, currency: "EUR")),
+            CatalogueItem(sku: "groceries", name: "Bag of groceries", price: Money(amountMinor: 2450, currency: "EUR")),
+        ]
+        let sites =
+            places.isEmpty
+            ? [] : (0..<merchantCount).map { _ in places[Int(random.unit() * Double(places.count)) % places.count] }
         let directoryMerchants = sites.enumerated().map { i, site in
-            Merchant(id: "sim-merchant-\(i + 1)", name: "Simulated kitchen \(i + 1)", address: "Simulated street \(i + 1)",
-                     position: site, catalogue: catalogue)
+            Merchant(
+                id: "sim-merchant-\(i + 1)", name: "Simulated kitchen \(i + 1)", address: "Simulated street \(i + 1)",
+                position: site, catalogue: catalogue)
         }
-        merchants = directoryMerchants.map { SimulatedMerchant(id: $0.id, position: $0.position, skus: $0.catalogue.map(\.sku)) }
+        merchants = directoryMerchants.map {
+            SimulatedMerchant(id: $0.id, position: $0.position, skus: $0.catalogue.map(\.sku))
+        }
         let names = ["Aino", "Mikko", "Leena", "Sam", "Maya", "Omar", "Jo", "Ines", "Kai", "Lena"]
         let profiles = (0..<min(providerProfiles, 1000)).map { n in
-            ProviderProfile(id: "sim-provider-\(n + 1)", firstName: names[n % names.count], vehicle: Vehicle(model: "Toyota Prius", plate: "SIM-\(n + 1)"),
-                            photoURL: URL(string: "https://photos.enroute.invalid/providers/sim-\(n + 1).jpg")!)
+            ProviderProfile(
+                id: "sim-provider-\(n + 1)", firstName: names[n % names.count],
+                vehicle: Vehicle(model: "Toyota Prius", plate: "SIM-\(n + 1)"),
+                photoURL: URL(string: "https://photos.enroute.invalid/providers/sim-\(n + 1).jpg")!)
         }
         directory = StaticDirectory(merchants: directoryMerchants, providers: profiles)
         let meanLng = places.isEmpty ? 0 : places.map(\.lng).reduce(0, +) / Double(places.count)
         timeZone = TimeZone(secondsFromGMT: Int((meanLng / 15).rounded()) * 3600) ?? TimeZone(identifier: "UTC")!
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        startDate = calendar.date(from: DateComponents(year: 2026, month: 6, day: 3, hour: 17, minute: 45)) ?? Date(timeIntervalSince1970: 1_780_000_000)
+        startDate =
+            calendar.date(from: DateComponents(year: 2026, month: 6, day: 3, hour: 17, minute: 45))
+            ?? Date(timeIntervalSince1970: 1_780_000_000)
     }
 }
 
@@ -66,16 +80,21 @@ final class EmbeddedServer: ServerInspection, Sendable {
     }
 
     /// Starts a backend over `roads` whose time is `clock`/`now`, its directory seeded with the city's.
-    static func start(roads: (any RoadRouting)?, city: CityMap, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
-                      directory: URL, seed: UInt64, storage: BackendConfiguration.Storage? = nil) async throws -> EmbeddedServer {
+    static func start(
+        roads: (any RoadRouting)?, city: CityMap, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+        directory: URL, seed: UInt64, storage: BackendConfiguration.Storage? = nil
+    ) async throws -> EmbeddedServer {
         var random = SeededGenerator(seed: seed, stream: "server")
         let secret = (0..<4).map { _ in String(random.next(), radix: 16) }.joined()
-        var configuration = BackendConfiguration(storage: storage ?? .sqlite(path: directory.appendingPathComponent("enroute.sqlite").path),
-                                                 secret: secret)
+        var configuration = BackendConfiguration(
+            storage: storage ?? .sqlite(path: directory.appendingPathComponent("enroute.sqlite").path),
+            secret: secret)
         configuration.rateLimits = .off
         configuration.timeZone = city.timeZone
-        let effects = BackendEffects(clock: clock, now: now, tripIDs: SequentialIDGenerator(prefix: "T"), offerIDs: SequentialIDGenerator(prefix: "O"),
-                                     nearbyJitterSeed: random.next(), push: LogPushGateway(log: { _ in }), log: { _ in }, roads: roads)
+        let effects = BackendEffects(
+            clock: clock, now: now, tripIDs: SequentialIDGenerator(prefix: "T"),
+            offerIDs: SequentialIDGenerator(prefix: "O"),
+            nearbyJitterSeed: random.next(), push: LogPushGateway(log: { _ in }), log: { _ in }, roads: roads)
         let backend = try Backend(configuration, effects: effects)
         try backend.seed(city.directory)
         _ = try await backend.start()

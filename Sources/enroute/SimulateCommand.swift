@@ -13,31 +13,55 @@ import Routing
 /// `enroute simulate`: a living city on the client kits against a server (embedded unless --server), in simulated time,
 /// with faults; prints the report and, with --report, writes report.json and report.html.
 enum SimulateCommand {
-    static let spec = CommandSpec(name: "simulate", synopsis: """
-    Usage: enroute simulate [--server URL] [--map FILE] [--providers N] [--demand R,O] [--speedup X] [--duration D]
-                            [--seed N] [--faults SPEC] [--report DIR]
+    static let spec = CommandSpec(
+        name: "simulate",
+        synopsis: """
+            Usage: enroute simulate [--server URL] [--map FILE] [--providers N] [--demand R,O] [--speedup X] \
+            [--duration D]
+                                    [--seed N] [--faults SPEC] [--report DIR]
 
-    Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers request rides and
-    orders and watch them (RideHailing, OrderTracking), merchants accept and mark ready, all over HTTP with faults in
-    each device's transport; then a report of what the clients saw (issue 17). Without --server an embedded server
-    runs on the map in simulated time (SQLite in a temporary directory, the directory seeded from the map).
-    """, sections: [(nil, [
-        .value("server", "URL", """
-            A running server's base URL instead of the embedded one (tokens are signed with
-            ENROUTE_JWT_SECRET; it runs in real time, so --speedup must be 1).
-            """),
-        .value("map", "FILE", "The road graph (`enroute graph build`; default .demo/helsinki.graph, built if missing)."),
-        .value("providers", "N", "Providers online (default 200)."),
-        .value("demand", "R,O", "Rides and orders requested per simulated minute (default 6,6)."),
-        .value("speedup", "X", "Simulated seconds per wall second (default 10)."),
-        .value("duration", "D", """
-            Simulated time of demand: 90s, 30m, 1h (default 30m); trips under way then finish. `forever`: until
-            Ctrl-C or SIGTERM, which end the run at once (trips under way are abandoned) and print the report.
-            """),
-        .value("seed", "N", "The seed behind every random choice (default 7)."),
-        .value("faults", "SPEC", "loss=F,partition=S,every=S, or none (default none)."),
-        .value("report", "DIR", "Also write DIR/report.json, DIR/report.html and DIR/arrivals.csv (one row per delivered order)."),
-    ])])
+            Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers \
+            request rides and
+            orders and watch them (RideHailing, OrderTracking), merchants accept and mark ready, all over HTTP \
+            with faults in
+            each device's transport; then a report of what the clients saw (issue 17). Without --server an \
+            embedded server
+            runs on the map in simulated time (SQLite in a temporary directory, the directory seeded from the map).
+            """,
+        sections: [
+            (
+                nil,
+                [
+                    .value(
+                        "server", "URL",
+                        """
+                        A running server's base URL instead of the embedded one (tokens are signed with
+                        ENROUTE_JWT_SECRET; it runs in real time, so --speedup must be 1).
+                        """),
+                    .value(
+                        "map", "FILE",
+                        "The road graph (`enroute graph build`; default .demo/helsinki.graph, built if missing)."),
+                    .value("providers", "N", "Providers online (default 200)."),
+                    .value("demand", "R,O", "Rides and orders requested per simulated minute (default 6,6)."),
+                    .value("speedup", "X", "Simulated seconds per wall second (default 10)."),
+                    .value(
+                        "duration", "D",
+                        """
+                        Simulated time of demand: 90s, 30m, 1h (default 30m); trips under way then finish. \
+                        `forever`: until
+                        Ctrl-C or SIGTERM, which end the run at once (trips under way are abandoned) and \
+                        print the report.
+                        """),
+                    .value("seed", "N", "The seed behind every random choice (default 7)."),
+                    .value("faults", "SPEC", "loss=F,partition=S,every=S, or none (default none)."),
+                    .value(
+                        "report", "DIR",
+                        "Also write DIR/report.json, DIR/report.html and DIR/arrivals.csv (one row per "
+                            + "delivered order)."
+                    ),
+                ]
+            )
+        ])
 
     /// The flags, checked.
     struct Settings: Equatable {
@@ -65,10 +89,15 @@ enum SimulateCommand {
         }
         s.providers = try options.int("providers", in: 1...100_000) ?? 200
         if let text = options.string("demand") {
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, let rides = parts[0], let orders = parts[1], rides >= 0, orders >= 0, rides.isFinite, orders.isFinite,
-                  rides + orders > 0 else {
-                throw CLIError("--demand must be RIDES,ORDERS per minute, two numbers ≥ 0 not both 0 (e.g. 6,6), got '\(text)'")
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+                Double($0.trimmingCharacters(in: .whitespaces))
+            }
+            guard parts.count == 2, let rides = parts[0], let orders = parts[1], rides >= 0, orders >= 0,
+                rides.isFinite, orders.isFinite,
+                rides + orders > 0
+            else {
+                throw CLIError(
+                    "--demand must be RIDES,ORDERS per minute, two numbers ≥ 0 not both 0 (e.g. 6,6), got '\(text)'")
             }
             (s.ridesPerMinute, s.ordersPerMinute) = (rides, orders)
         }
@@ -88,7 +117,10 @@ enum SimulateCommand {
         }
         s.report = options.string("report")
         if s.server != nil, s.speedup != 1 {
-            throw CLIError("--speedup must be 1 with --server: a running server keeps real time (only the embedded server runs on the simulator's clock)")
+            throw CLIError(
+                "--speedup must be 1 with --server: a running server keeps real time (only the embedded server runs on "
+                    + "the simulator's clock)"
+            )
         }
         return s
     }
@@ -110,10 +142,14 @@ enum SimulateCommand {
         defer { signalSources.forEach { $0.cancel() } }
         let roads = try loadMap(settings.map)
         let city = CityMap(roads.graph.network, mainComponent: roads.graph.mainComponent, seed: settings.seed)
-        let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-simulate-\(ProcessInfo.processInfo.processIdentifier)")
+        let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-simulate-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: storeDirectory) }
-        log("map \(settings.map): \(city.places.count) places, \(city.merchants.count) merchants, time zone \(city.timeZone.identifier)")
+        log(
+            "map \(settings.map): \(city.places.count) places, \(city.merchants.count) merchants, time zone "
+                + "\(city.timeZone.identifier)"
+        )
 
         let clock: any Clock<Duration>, dates: any DateProvider, start: Date
         let embedded: EmbeddedServer?
@@ -122,16 +158,22 @@ enum SimulateCommand {
             let system = SystemDateProvider()
             (clock, dates, start, embedded, baseURL) = (ContinuousClock(), system, system.now(), nil, url)
             guard let secret = ProcessInfo.processInfo.environment["ENROUTE_JWT_SECRET"], secret.utf8.count >= 16 else {
-                throw CLIError("--server needs ENROUTE_JWT_SECRET, the server's token secret (at least 16 bytes), to sign each party's token")
+                throw CLIError(
+                    "--server needs ENROUTE_JWT_SECRET, the server's token secret (at least 16 bytes), to sign each "
+                        + "party's token"
+                )
             }
             let auth = Authenticator(secret: secret, now: { Date() })
             token = { try auth.token(account: $0, role: Party($1)) }
             try await seedRemote(city, providers: settings.providers, baseURL: url, token: token)
         } else {
             let simulated = SimulatedClock(speedup: settings.speedup, start: city.startDate)
-            let server = try await EmbeddedServer.start(roads: roads, city: city, clock: simulated, now: { simulated.date },
-                                                        directory: storeDirectory, seed: settings.seed)
-            (clock, dates, start, embedded, baseURL) = (simulated, simulated.dates, simulated.date, server, server.baseURL)
+            let server = try await EmbeddedServer.start(
+                roads: roads, city: city, clock: simulated, now: { simulated.date },
+                directory: storeDirectory, seed: settings.seed)
+            (clock, dates, start, embedded, baseURL) = (
+                simulated, simulated.dates, simulated.date, server, server.baseURL
+            )
             token = { try server.backend.auth.token(account: $0, role: Party($1)) }
         }
         let zone = city.timeZone
@@ -139,15 +181,21 @@ enum SimulateCommand {
         localCalendar.timeZone = zone
         let calendar = localCalendar
         let context = SimulationContext(
-            baseURL: baseURL, makeTransport: { CurlHTTPClient() }, token: token, clock: clock, dates: dates, start: start,
-            seed: settings.seed, faults: settings.faults, faultSwitch: FaultSwitch(), speeds: SpeedModel(seed: settings.seed),
+            baseURL: baseURL, makeTransport: { CurlHTTPClient() }, token: token, clock: clock, dates: dates,
+            start: start,
+            seed: settings.seed, faults: settings.faults, faultSwitch: FaultSwitch(),
+            speeds: SpeedModel(seed: settings.seed),
             hour: { calendar.component(.hour, from: $0) }, places: city.places, merchants: city.merchants,
             storeDirectory: storeDirectory, log: ObservationLog())
-        let plan = CitySimulation.Plan(providers: settings.providers, ridesPerMinute: settings.ridesPerMinute,
-                                       ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds)
+        let plan = CitySimulation.Plan(
+            providers: settings.providers, ridesPerMinute: settings.ridesPerMinute,
+            ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds)
         let span = settings.durationSeconds.isFinite ? "\(Int(settings.durationSeconds / 60)) min" : "until Ctrl-C"
-        log("simulating \(span) at \(settings.speedup)× with \(settings.providers) providers,"
-            + " demand \(settings.ridesPerMinute),\(settings.ordersPerMinute)/min, faults \(settings.faults), seed \(settings.seed)")
+        log(
+            "simulating \(span) at \(settings.speedup)× with \(settings.providers) providers,"
+                + " demand \(settings.ridesPerMinute),\(settings.ordersPerMinute)/min, faults \(settings.faults), seed "
+                + "\(settings.seed)"
+        )
         let simulation = await CitySimulation(plan: plan, context: context, inspection: embedded, progress: { log($0) })
         // A signal ends the run early and the report still comes; more signals change nothing (a script may send its
         // own after the terminal's Ctrl-C reached the whole process group).
@@ -162,7 +210,12 @@ enum SimulateCommand {
         await embedded?.stop()
         print(report.table(seen))
         if let directory = settings.report {
-            try writeReport(report, seen, to: directory, title: "EnRoute city simulation · \(URL(fileURLWithPath: settings.map).lastPathComponent) · seed \(settings.seed)")
+            try writeReport(
+                report, seen, to: directory,
+                title:
+                    "EnRoute city simulation · \(URL(fileURLWithPath: settings.map).lastPathComponent) · seed "
+                    + "\(settings.seed)"
+            )
             log("wrote \(directory)/report.json and \(directory)/report.html")
         }
         return 0
@@ -181,11 +234,15 @@ enum SimulateCommand {
         return (stream, sources)
     }
 
-    static func writeReport(_ report: SimulationReport, _ seen: SimulationObservations, to directory: String, title: String) throws {
+    static func writeReport(
+        _ report: SimulationReport, _ seen: SimulationObservations, to directory: String, title: String
+    ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try report.json().write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.json"))
-        try Data(report.html(seen, title: title).utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))
-        try Data(SimulationReport.arrivalsCSV(seen).utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("arrivals.csv"))
+        try Data(report.html(seen, title: title).utf8).write(
+            to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))
+        try Data(SimulationReport.arrivalsCSV(seen).utf8).write(
+            to: URL(fileURLWithPath: directory).appendingPathComponent("arrivals.csv"))
     }
 
     /// The graph at `path`; the demo city's is built from data/osm first when it is the default and missing.
@@ -193,7 +250,8 @@ enum SimulateCommand {
         if path == defaultMap, !FileManager.default.fileExists(atPath: path) {
             log("building the demo city's graph \(path)")
             try FileManager.default.createDirectory(atPath: ".demo", withIntermediateDirectories: true)
-            _ = try GraphCommand.run(["build", "--osm", "data/osm/Helsinki-clean.osm.pbf", "--out", path], print: { log($0) })
+            _ = try GraphCommand.run(
+                ["build", "--osm", "data/osm/Helsinki-clean.osm.pbf", "--out", path], print: { log($0) })
         }
         let loaded: RoadGraphFile.Loaded
         do { loaded = try RoadGraphFile.load(path, log: { log($0) }) } catch {
@@ -204,7 +262,9 @@ enum SimulateCommand {
 
     /// With --server: the map's merchants and the first `providers` provider profiles written through the ops API
     /// (PUT /v1/ops/merchants/{id}, /v1/ops/providers/{id}), waiting out the server's rate limit when it answers 429.
-    static func seedRemote(_ city: CityMap, providers: Int, baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String) async throws {
+    static func seedRemote(
+        _ city: CityMap, providers: Int, baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String
+    ) async throws {
         let http = CurlHTTPClient()
         let ops = APIServer(baseURL: baseURL, credentials: StaticAccessToken(try token("sim-ops", .ops)))
         func put(_ path: String, _ body: some Encodable & Sendable, what: String) async throws {
@@ -216,7 +276,10 @@ enum SimulateCommand {
                     continue
                 }
                 guard (200..<300).contains(response.status) else {
-                    throw CLIError("--server: could not seed \(what) (status \(response.status): \(String(decoding: response.body, as: UTF8.self)))")
+                    throw CLIError(
+                        "--server: could not seed \(what) (status \(response.status): "
+                            + "\(String(decoding: response.body, as: UTF8.self)))"
+                    )
                 }
                 return
             }

@@ -20,8 +20,13 @@ enum Terminal {
 
     /// `--server` and `--token`, which every client command takes.
     static func serverOptions(role: String) -> [OptionSpec] {
-        [.value("server", "URL", env: "ENROUTE_SERVER", "The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080)."),
-         .value("token", "T", env: "ENROUTE_TOKEN", "A \(role)'s bearer token (ENROUTE_TOKEN); see `enroute token`.")]
+        [
+            .value(
+                "server", "URL", env: "ENROUTE_SERVER",
+                "The EnRoute server (ENROUTE_SERVER, default http://127.0.0.1:8080)."),
+            .value(
+                "token", "T", env: "ENROUTE_TOKEN", "A \(role)'s bearer token (ENROUTE_TOKEN); see `enroute token`."),
+        ]
     }
 
     /// The server URL and bearer token every client command takes.

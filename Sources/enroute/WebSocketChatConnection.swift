@@ -9,8 +9,11 @@ struct WebSocketChatConnection: ChatConnection {
     let token: String
 
     func open(tripId: String) async throws -> any ChatSocket {
-        guard let url = URL(string: APIPath.tripChat(tripId), relativeTo: server)?.absoluteURL else { throw CLIError("cannot make the chat URL") }
-        return WebSocketChatSocket(try await WebSocketClient.connect(to: url, headers: [("Authorization", "Bearer \(token)")]))
+        guard let url = URL(string: APIPath.tripChat(tripId), relativeTo: server)?.absoluteURL else {
+            throw CLIError("cannot make the chat URL")
+        }
+        return WebSocketChatSocket(
+            try await WebSocketClient.connect(to: url, headers: [("Authorization", "Bearer \(token)")]))
     }
 }
 
@@ -29,7 +32,9 @@ final class WebSocketChatSocket: ChatSocket {
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in reading.cancel(); client.close() }
+        continuation.onTermination = { _ in
+            reading.cancel(); client.close()
+        }
     }
 
     func send(_ frame: ChatFrame) async throws { try client.send(text: try frame.text()) }

@@ -30,21 +30,28 @@ enum CityGenerator {
         var random = SeededGenerator(seed: seed)
         let metresPerLat = 111_320.0, metresPerLon = 111_320.0 * cos(centreLat * .pi / 180)
         func position(row: Double, column: Double) -> (lat: Double, lon: Double) {
-            (centreLat + (row - Double(rows) / 2) * blockMeters / metresPerLat,
-             centreLon + (column - Double(columns) / 2) * blockMeters / metresPerLon)
+            (
+                centreLat + (row - Double(rows) / 2) * blockMeters / metresPerLat,
+                centreLon + (column - Double(columns) / 2) * blockMeters / metresPerLon
+            )
         }
         func junction(_ row: Int, _ column: Int) -> Int64 { Int64(row * columns + column + 1) }
-        func streetClass(_ index: Int) -> Int { index % 16 == 0 ? 2 : (index % 8 == 0 ? 1 : 0) } // 2 primary, 1 secondary, 0 residential
+        // 2 primary, 1 secondary, 0 residential
+        func streetClass(_ index: Int) -> Int { index % 16 == 0 ? 2 : (index % 8 == 0 ? 1 : 0) }
         func isArterial(_ index: Int) -> Bool { streetClass(index) > 0 }
 
         // Junction jitter, computed first so segments can bend between the jittered ends.
         var jitter = [(Double, Double)]()
         jitter.reserveCapacity(rows * columns)
         for _ in 0..<(rows * columns) {
-            jitter.append((Double.random(in: -0.15...0.15, using: &random), Double.random(in: -0.15...0.15, using: &random)))
+            jitter.append(
+                (Double.random(in: -0.15...0.15, using: &random), Double.random(in: -0.15...0.15, using: &random)))
         }
         // Segments: horizontal (row r, column c → c+1) then vertical (row r → r+1, column c).
-        struct Segment { var from: Int64; var to: Int64; var firstShape: Int64; var shapes: Int32; var amplitude: Float; var present: Bool }
+        struct Segment {
+            var from: Int64; var to: Int64; var firstShape: Int64; var shapes: Int32; var amplitude: Float;
+            var present: Bool
+        }
         var segments: [Segment] = []
         segments.reserveCapacity(2 * rows * columns)
         var nextID = Int64(rows * columns + 1)
@@ -67,8 +74,10 @@ enum CityGenerator {
                     let shapes = Int32.random(in: 2...12, using: &random)
                     let amplitude = Float.random(in: -0.12...0.12, using: &random)
                     let to = horizontal ? junction(row, column + 1) : junction(row + 1, column)
-                    segments.append(Segment(from: junction(row, column), to: to, firstShape: nextID, shapes: present ? shapes : 0,
-                                            amplitude: amplitude, present: present))
+                    segments.append(
+                        Segment(
+                            from: junction(row, column), to: to, firstShape: nextID, shapes: present ? shapes : 0,
+                            amplitude: amplitude, present: present))
                     if present { nextID += Int64(shapes) }
                 }
             }
@@ -78,8 +87,9 @@ enum CityGenerator {
 
         let minLat = position(row: -2, column: 0).lat, maxLat = position(row: Double(rows) + 2, column: 0).lat
         let minLon = position(row: 0, column: -2).lon, maxLon = position(row: 0, column: Double(columns) + 2).lon
-        let writer = try OSMPBFWriter(path: path, boundingBox: OSMBoundingBox(minLat: minLat, minLon: minLon, maxLat: maxLat, maxLon: maxLon),
-                                      writingProgram: "routing-bench city")
+        let writer = try OSMPBFWriter(
+            path: path, boundingBox: OSMBoundingBox(minLat: minLat, minLon: minLon, maxLat: maxLat, maxLon: maxLon),
+            writingProgram: "routing-bench city")
         var report = CityReport(junctions: rows * columns)
 
         // Junction nodes, with signals where two arterials meet and stop signs at some residential crossings.
@@ -112,7 +122,8 @@ enum CityGenerator {
                 let row = start.0 + (end.0 - start.0) * t + (r0 == r1 ? bend : 0)
                 let column = start.1 + (end.1 - start.1) * t + (r0 == r1 ? 0 : bend)
                 let at = position(row: row, column: column)
-                try writer.write(OSMNode(id: segment.firstShape + Int64(index), lat: at.lat, lon: at.lon)); report.nodes += 1
+                try writer.write(OSMNode(id: segment.firstShape + Int64(index), lat: at.lat, lon: at.lon));
+                report.nodes += 1
             }
         }
         // The ring motorway: two carriageways of nodes every ~60 m at 0.42 of the city's half-width.
@@ -123,7 +134,9 @@ enum CityGenerator {
             let offset = carriageway == 0 ? -0.1 : 0.1
             for index in 0..<ringCount {
                 let angle = 2 * .pi * Double(index) / Double(ringCount)
-                let at = position(row: Double(rows) / 2 + (radius + offset) * sin(angle), column: Double(columns) / 2 + (radius + offset) * cos(angle))
+                let at = position(
+                    row: Double(rows) / 2 + (radius + offset) * sin(angle),
+                    column: Double(columns) / 2 + (radius + offset) * cos(angle))
                 try writer.write(OSMNode(id: nextID, lat: at.lat, lon: at.lon)); report.nodes += 1
                 ringIDs[carriageway].append(nextID)
                 nextID += 1
@@ -137,7 +150,11 @@ enum CityGenerator {
         for horizontal in [true, false] {
             for street in 0..<(horizontal ? rows : columns) where streetClass(street) == 0 {
                 let roll = Double.random(in: 0..<1, using: &random)
-                if roll < 0.1 { streetOneway[horizontal]![street] = "yes" } else if roll < 0.2 { streetOneway[horizontal]![street] = "-1" }
+                if roll < 0.1 {
+                    streetOneway[horizontal]![street] = "yes"
+                } else if roll < 0.2 {
+                    streetOneway[horizontal]![street] = "-1"
+                }
             }
         }
         var index = 0
@@ -163,7 +180,9 @@ enum CityGenerator {
                 for shape in 0..<Int64(piece.shapes) { refs.append(piece.firstShape + shape) }
                 refs.append(piece.to)
                 // A residential street runs on as one way until a gap or an arterial it crosses.
-                guard horizontal, !isArterial(street), last + 1 < horizontalCount, segments[last + 1].present else { break }
+                guard horizontal, !isArterial(street), last + 1 < horizontalCount, segments[last + 1].present else {
+                    break
+                }
                 let next = grid(of: segments[last + 1].from)
                 guard next.row == row, !isArterial(next.column) else { break }
                 last += 1
@@ -181,9 +200,13 @@ enum CityGenerator {
             var start = 0
             while start < ids.count - 1 {
                 let end = min(ids.count - 1, start + step)
-                try writer.write(OSMWay(id: wayID, refs: Array(ids[start...end]), tags: [
-                    "highway": "motorway", "oneway": "yes", "maxspeed": "100", "name": "Ring", "ref": "A1",
-                ])); report.ways += 1
+                try writer.write(
+                    OSMWay(
+                        id: wayID, refs: Array(ids[start...end]),
+                        tags: [
+                            "highway": "motorway", "oneway": "yes", "maxspeed": "100", "name": "Ring", "ref": "A1",
+                        ]));
+                report.ways += 1
                 wayID += 1
                 start = end
             }
@@ -203,9 +226,12 @@ enum CityGenerator {
                     let next = forward ? (index + 2) % ringCount : (index - 2 + ringCount) % ringCount
                     let previous = forward ? (index - 2 + ringCount) % ringCount : (index + 2) % ringCount
                     let j = junction(row, column)
-                    try writer.write(OSMWay(id: wayID, refs: [ids[previous], j], tags: ["highway": "motorway_link", "oneway": "yes"]))
+                    try writer.write(
+                        OSMWay(
+                            id: wayID, refs: [ids[previous], j], tags: ["highway": "motorway_link", "oneway": "yes"]))
                     wayID += 1
-                    try writer.write(OSMWay(id: wayID, refs: [j, ids[next]], tags: ["highway": "motorway_link", "oneway": "yes"]))
+                    try writer.write(
+                        OSMWay(id: wayID, refs: [j, ids[next]], tags: ["highway": "motorway_link", "oneway": "yes"]))
                     wayID += 1
                     report.ways += 2
                 }
@@ -223,20 +249,28 @@ enum CityGenerator {
         var relationID: Int64 = 1
         for row in 1..<(rows - 1) {
             for column in 1..<(columns - 1) where isArterial(row) && isArterial(column) {
-                guard !signalled.contains(junction(row, column)), Double.random(in: 0..<1, using: &random) < 0.4 else { continue }
+                guard !signalled.contains(junction(row, column)), Double.random(in: 0..<1, using: &random) < 0.4 else {
+                    continue
+                }
                 // Arriving heading (dr, dc): from the junction behind.
                 let directions = [(1, 0), (0, 1), (-1, 0), (0, -1)]
                 let (dr, dc) = directions[Int.random(in: 0..<4, using: &random)]
                 let straight = Double.random(in: 0..<1, using: &random) < 0.3
-                let (tr, tc) = straight ? (dr, dc) : (dc, -dr) // left of (dr, dc) is (dc, -dr) with rows north, columns east
+                // left of (dr, dc) is (dc, -dr) with rows north, columns east
+                let (tr, tc) = straight ? (dr, dc) : (dc, -dr)
                 guard let fromIndex = segmentIndex(from: (row, column), to: (row - dr, column - dc)),
-                      let toIndex = segmentIndex(from: (row, column), to: (row + tr, column + tc)),
-                      segments[fromIndex].present, segments[toIndex].present else { continue }
-                try writer.write(OSMRelation(id: relationID, members: [
-                    OSMMember(type: .way, ref: segmentWay[fromIndex], role: "from"),
-                    OSMMember(type: .node, ref: junction(row, column), role: "via"),
-                    OSMMember(type: .way, ref: segmentWay[toIndex], role: "to"),
-                ], tags: ["type": "restriction", "restriction": straight ? "only_straight_on" : "no_left_turn"]))
+                    let toIndex = segmentIndex(from: (row, column), to: (row + tr, column + tc)),
+                    segments[fromIndex].present, segments[toIndex].present
+                else { continue }
+                try writer.write(
+                    OSMRelation(
+                        id: relationID,
+                        members: [
+                            OSMMember(type: .way, ref: segmentWay[fromIndex], role: "from"),
+                            OSMMember(type: .node, ref: junction(row, column), role: "via"),
+                            OSMMember(type: .way, ref: segmentWay[toIndex], role: "to"),
+                        ], tags: ["type": "restriction", "restriction": straight ? "only_straight_on" : "no_left_turn"])
+                )
                 relationID += 1
                 report.relations += 1
             }

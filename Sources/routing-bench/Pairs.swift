@@ -6,7 +6,8 @@ func runCity(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var nodes = 1_000_000, seed: UInt64 = 1, out: String?
     while let argument = arguments.next() {
         switch argument {
-        case "--nodes": guard let value = arguments.next().flatMap({ Int($0) }), value > 0 else { usage() }; nodes = value
+        case "--nodes":
+            guard let value = arguments.next().flatMap({ Int($0) }), value > 0 else { usage() }; nodes = value
         case "--seed": guard let value = arguments.next().flatMap({ UInt64($0) }) else { usage() }; seed = value
         case "--out": guard let value = arguments.next() else { usage() }; out = value
         default: usage()
@@ -17,8 +18,11 @@ func runCity(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var report = CityReport()
     do {
         let time = try clock.measure { report = try CityGenerator.write(targetNodes: nodes, seed: seed, to: out) }
-        print(String(format: "city seed %llu: %d road nodes (%d junctions), %d ways, %d restrictions written to %@ in %.1f s",
-                     seed, report.nodes, report.junctions, report.ways, report.relations, out, seconds(time)))
+        print(
+            String(
+                format:
+                    "city seed %llu: %d road nodes (%d junctions), %d ways, %d restrictions written to %@ in %.1f s",
+                seed, report.nodes, report.junctions, report.ways, report.relations, out, seconds(time)))
     } catch {
         FileHandle.standardError.write(Data("routing-bench city: \(error)\n".utf8))
         exit(1)
@@ -34,7 +38,8 @@ func threadCPUNanoseconds() -> UInt64 {
 
 /// Random pairs of network nodes on a graph file: each routed between the nodes' coordinates by the Router (snap,
 /// hierarchy, geometry and steps: what a request costs) and node to node by the bare CHQuery; afterwards, in a pass
-/// of its own, the first `check` of them against Dijkstra. Writes one line per pair (`lon1 lat1 lon2 lat2 distance_m duration_s`, `-` where
+/// of its own, the first `check` of them against Dijkstra. Writes one line per pair (`lon1 lat1 lon2 lat2 distance_m
+/// duration_s`, `-` where
 /// there is no route) and prints a `RESULT` JSON line.
 func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var path: String?, out: String?, pairCount = 10_000, seed: UInt64 = 1, check = Int.max, customize = false
@@ -54,7 +59,9 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var loaded: RoadGraphFile.Loaded!
     let loadTime: Duration
     do {
-        loadTime = try clock.measure { loaded = try RoadGraphFile.load(path, log: { FileHandle.standardError.write(Data("\($0)\n".utf8)) }) }
+        loadTime = try clock.measure {
+            loaded = try RoadGraphFile.load(path, log: { FileHandle.standardError.write(Data("\($0)\n".utf8)) })
+        }
     } catch {
         FileHandle.standardError.write(Data("routing-bench pairs: \(error)\n".utf8))
         exit(1)
@@ -73,8 +80,12 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         var reweighted: EdgeBasedGraph!, customized: ContractionHierarchy!
         let reweightTime = clock.measure { reweighted = graph.reweighted(edgeDurations: durations) }
         var options = ContractionHierarchy.Options()
-        if let value = ProcessInfo.processInfo.environment["CH_SETTLE"].flatMap({ Int($0) }) { options.witnessSettleLimit = value }
-        if let value = ProcessInfo.processInfo.environment["CH_HOPS"].flatMap({ Int($0) }) { options.witnessHopLimit = value }
+        if let value = ProcessInfo.processInfo.environment["CH_SETTLE"].flatMap({ Int($0) }) {
+            options.witnessSettleLimit = value
+        }
+        if let value = ProcessInfo.processInfo.environment["CH_HOPS"].flatMap({ Int($0) }) {
+            options.witnessHopLimit = value
+        }
         let customizeTime = clock.measure { customized = hierarchy.customized(graph: reweighted, options: options) }
         facts["customized_shortcuts"] = customized.shortcutCount
         let fresh = clock.measure { _ = ContractionHierarchy(graph: reweighted) }
@@ -83,7 +94,11 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         for _ in 0..<min(check, 300) {
             let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
             let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
-            if query.route(fromNode: from, toNode: to, in: reweighted)?.weight != dijkstra.route(fromNode: from, toNode: to)?.weight { mismatches += 1 }
+            if query.route(fromNode: from, toNode: to, in: reweighted)?.weight
+                != dijkstra.route(fromNode: from, toNode: to)?.weight
+            {
+                mismatches += 1
+            }
         }
         facts["reweight_s"] = seconds(reweightTime)
         facts["customize_s"] = seconds(customizeTime)
@@ -110,8 +125,11 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         routeCPUTimes.append(Double(threadCPUNanoseconds() - cpuStart) / 1e6)
         // The same request in its two halves: snapping both ends, then the route between the snaps.
         var snaps: ([EdgeSnap], [EdgeSnap])?
-        snapTimes.append(seconds(clock.measure { snaps = try? (router.endpoints(from), router.endpoints(to, index: 1)) }) * 1000)
-        if let snaps { assembleTimes.append(seconds(clock.measure { _ = router.route(from: snaps.0, to: snaps.1) }) * 1000) }
+        snapTimes.append(
+            seconds(clock.measure { snaps = try? (router.endpoints(from), router.endpoints(to, index: 1)) }) * 1000)
+        if let snaps {
+            assembleTimes.append(seconds(clock.measure { _ = router.route(from: snaps.0, to: snaps.1) }) * 1000)
+        }
         queryTimes.append(seconds(clock.measure { _ = query.route(fromNode: a, toNode: b, in: graph) }) * 1000)
         if index < check { checkedPairs.append((a, b)) }
         let ends = String(format: "%.7f\t%.7f\t%.7f\t%.7f", from.lon, from.lat, to.lon, to.lat)
@@ -124,7 +142,8 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     }
     // The check against Dijkstra in a pass of its own: a Dijkstra search sweeps much of the graph through the caches,
     // and between timed queries it would leave each next query colder than any stream of requests does.
-    for (a, b) in checkedPairs where dijkstra.route(fromNode: a, toNode: b)?.weight != query.route(fromNode: a, toNode: b, in: graph)?.weight {
+    for (a, b) in checkedPairs
+    where dijkstra.route(fromNode: a, toNode: b)?.weight != query.route(fromNode: a, toNode: b, in: graph)?.weight {
         mismatches += 1
     }
     if let out {
@@ -164,27 +183,48 @@ func runDiagnose(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     // Edges reachable from `start` over turns, forward or (reversed turns) backward.
     var reverseArcs = [[Int32]](repeating: [], count: graph.nodeCount)
     for tail in 0..<graph.nodeCount {
-        for arc in Int(graph.firstArc[tail])..<Int(graph.firstArc[tail + 1]) { reverseArcs[Int(graph.arcHead[arc])].append(Int32(tail)) }
+        for arc in Int(graph.firstArc[tail])..<Int(graph.firstArc[tail + 1]) {
+            reverseArcs[Int(graph.arcHead[arc])].append(Int32(tail))
+        }
     }
     func reach(_ start: Int32, forward: Bool) -> Set<Int32> {
         var seen: Set<Int32> = [start], stack = [start]
         while let edge = stack.popLast() {
-            let next = forward ? (Int(graph.firstArc[Int(edge)])..<Int(graph.firstArc[Int(edge) + 1])).map { graph.arcHead[$0] } : reverseArcs[Int(edge)]
+            let next =
+                forward
+                ? (Int(graph.firstArc[Int(edge)])..<Int(graph.firstArc[Int(edge) + 1])).map { graph.arcHead[$0] }
+                : reverseArcs[Int(edge)]
             for other in next where seen.insert(other).inserted { stack.append(other) }
         }
         return seen
     }
     for (index, (lon, lat)) in [(numbers[0], numbers[1]), (numbers[2], numbers[3])].enumerated() {
-        guard let snaps = try? router.endpoints(RoadCoordinate(lat: lat, lon: lon), index: index) else { print("end \(index): no segment"); continue }
+        guard let snaps = try? router.endpoints(RoadCoordinate(lat: lat, lon: lon), index: index) else {
+            print("end \(index): no segment"); continue
+        }
         for snap in snaps {
             let edge = Int(snap.edge)
-            print("end \(index): edge \(edge) '\(network.name(ofEdge: snap.edge))' OSM \(network.nodeIDs[Int(network.edgeFrom[edge])]) → \(network.nodeIDs[Int(network.edgeTo[edge])]), \(String(format: "%.1f", snap.distanceMeters)) m off; reaches \(reach(snap.edge, forward: true).count) edges, reached from \(reach(snap.edge, forward: false).count) of \(graph.nodeCount)")
+            print(
+                "end \(index): edge \(edge) '\(network.name(ofEdge: snap.edge))' OSM "
+                    + "\(network.nodeIDs[Int(network.edgeFrom[edge])]) → "
+                    + "\(network.nodeIDs[Int(network.edgeTo[edge])]), "
+                    + "\(String(format: "%.1f", snap.distanceMeters)) m off; reaches "
+                    + "\(reach(snap.edge, forward: true).count) edges, reached from "
+                    + "\(reach(snap.edge, forward: false).count) of \(graph.nodeCount)"
+            )
         }
     }
-    if let route = try? router.route(from: RoadCoordinate(lat: numbers[1], lon: numbers[0]), to: RoadCoordinate(lat: numbers[3], lon: numbers[2])) {
-        print(String(format: "route: %.1f m, %.1f s; ", route.distanceMeters, route.durationSeconds)
-            + route.steps.map { "\($0.type.rawValue) \($0.modifier?.rawValue ?? "") '\($0.name)' \(Int($0.distanceMeters)) m" }.joined(separator: " | "))
-        print("OSM nodes: " + route.edges.map { String(network.nodeIDs[Int(network.edgeFrom[Int($0)])]) }.joined(separator: " "))
+    if let route = try? router.route(
+        from: RoadCoordinate(lat: numbers[1], lon: numbers[0]), to: RoadCoordinate(lat: numbers[3], lon: numbers[2]))
+    {
+        print(
+            String(format: "route: %.1f m, %.1f s; ", route.distanceMeters, route.durationSeconds)
+                + route.steps.map {
+                    "\($0.type.rawValue) \($0.modifier?.rawValue ?? "") '\($0.name)' \(Int($0.distanceMeters)) m"
+                }.joined(separator: " | "))
+        print(
+            "OSM nodes: "
+                + route.edges.map { String(network.nodeIDs[Int(network.edgeFrom[Int($0)])]) }.joined(separator: " "))
     } else {
         print("route: none")
     }

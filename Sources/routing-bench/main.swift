@@ -27,15 +27,17 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
-
 func usage() -> Never {
-    FileHandle.standardError.write(Data("""
-    usage: routing-bench grid --size N [--pairs P] [--seed S]
-           routing-bench city --nodes N --out FILE.osm.pbf [--seed S]
-           routing-bench pairs --graph FILE.graph [--pairs P] [--seed S] [--check C] [--out FILE.tsv] [--customize]
-           routing-bench diagnose --graph FILE.graph LON1 LAT1 LON2 LAT2
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: routing-bench grid --size N [--pairs P] [--seed S]
+                   routing-bench city --nodes N --out FILE.osm.pbf [--seed S]
+                   routing-bench pairs --graph FILE.graph [--pairs P] [--seed S] [--check C] [--out FILE.tsv] \
+                   [--customize]
+                   routing-bench diagnose --graph FILE.graph LON1 LAT1 LON2 LAT2
 
-    """.utf8))
+            """.utf8))
     exit(64)
 }
 
@@ -76,11 +78,19 @@ func runGrid(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     let contractTime = clock.measure { hierarchy = ContractionHierarchy(graph: graph, options: chOptions) }
     let rss = peakRSSMiB()
     let upArcs = hierarchy.upArcCount, downArcs = hierarchy.downArcCount
-    print("grid \(size)x\(size) seed \(seed): \(network.nodeCount) junctions, \(network.edgeCount) road edges, \(graph.arcCount) turns")
-    print(String(format: "build: graph %.3f s, contraction %.3f s, total %.3f s; peak RSS %.0f MiB",
-                 seconds(graphTime), seconds(contractTime), seconds(graphTime + contractTime), rss))
-    print(String(format: "hierarchy: %d shortcuts (%.2f per turn), %d up + %d down arcs",
-                 hierarchy.shortcutCount, Double(hierarchy.shortcutCount) / Double(max(1, graph.arcCount)), upArcs, downArcs))
+    print(
+        "grid \(size)x\(size) seed \(seed): \(network.nodeCount) junctions, \(network.edgeCount) road edges, "
+            + "\(graph.arcCount) turns"
+    )
+    print(
+        String(
+            format: "build: graph %.3f s, contraction %.3f s, total %.3f s; peak RSS %.0f MiB",
+            seconds(graphTime), seconds(contractTime), seconds(graphTime + contractTime), rss))
+    print(
+        String(
+            format: "hierarchy: %d shortcuts (%.2f per turn), %d up + %d down arcs",
+            hierarchy.shortcutCount, Double(hierarchy.shortcutCount) / Double(max(1, graph.arcCount)), upArcs, downArcs)
+    )
 
     let query = CHQuery(hierarchy: hierarchy)
     let dijkstra = DijkstraRouter(graph: graph)
@@ -100,9 +110,13 @@ func runGrid(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     chTimes.sort(); dijkstraTimes.sort()
     let chP50 = percentile(chTimes, 0.5), chP99 = percentile(chTimes, 0.99)
     let dP50 = percentile(dijkstraTimes, 0.5), dP99 = percentile(dijkstraTimes, 0.99)
-    print(String(format: "query (%d pairs, %d unreachable): CH p50 %.3f ms p99 %.3f ms; Dijkstra p50 %.3f ms p99 %.3f ms",
-                 pairCount, unreachable, chP50, chP99, dP50, dP99))
-    print(String(format: "speed-up CH vs Dijkstra: p50 %.1fx, p99 %.1fx", dP50 / max(chP50, 1e-9), dP99 / max(chP99, 1e-9)))
+    print(
+        String(
+            format: "query (%d pairs, %d unreachable): CH p50 %.3f ms p99 %.3f ms; Dijkstra p50 %.3f ms p99 %.3f ms",
+            pairCount, unreachable, chP50, chP99, dP50, dP99))
+    print(
+        String(
+            format: "speed-up CH vs Dijkstra: p50 %.1fx, p99 %.1fx", dP50 / max(chP50, 1e-9), dP99 / max(chP99, 1e-9)))
     print("mismatches: \(mismatches)")
     if mismatches > 0 { exit(1) }
 }

@@ -12,7 +12,9 @@ final class BenchArguments {
         command = args.first ?? ""
         var i = 1
         while i < args.count {
-            guard args[i].hasPrefix("--"), args[i].count > 2 else { problems.append("unexpected argument '\(args[i])'"); i += 1; continue }
+            guard args[i].hasPrefix("--"), args[i].count > 2 else {
+                problems.append("unexpected argument '\(args[i])'"); i += 1; continue
+            }
             guard i + 1 < args.count else { problems.append("\(args[i]) needs a value"); break }
             values[String(args[i].dropFirst(2))] = args[i + 1]
             i += 2
@@ -21,11 +23,16 @@ final class BenchArguments {
 
     func int(_ name: String, _ fallback: Int) -> Int { parsed(name, fallback, "a whole number", Int.init) }
     func double(_ name: String, _ fallback: Double) -> Double { parsed(name, fallback, "a number", Double.init) }
-    func string(_ name: String, _ fallback: String = "") -> String { asked.insert(name); return values[name] ?? fallback }
+    func string(_ name: String, _ fallback: String = "") -> String {
+        asked.insert(name); return values[name] ?? fallback
+    }
     /// One of `choices` (the first is the default).
     func choice(_ name: String, _ choices: [String]) -> String {
         let value = string(name, choices[0])
-        guard choices.contains(value) else { problems.append("--\(name) must be one of \(choices.joined(separator: ", ")), got '\(value)'"); return choices[0] }
+        guard choices.contains(value) else {
+            problems.append("--\(name) must be one of \(choices.joined(separator: ", ")), got '\(value)'");
+            return choices[0]
+        }
         return value
     }
 
@@ -36,14 +43,18 @@ final class BenchArguments {
         }
         let all = problems + unknown
         guard all.isEmpty else {
-            throw FanoutBench.Failure(description: "\(command): " + all.joined(separator: "; ") + " (options: " + asked.sorted().map { "--" + $0 }.joined(separator: " ") + ")")
+            throw FanoutBench.Failure(
+                description: "\(command): " + all.joined(separator: "; ") + " (options: "
+                    + asked.sorted().map { "--" + $0 }.joined(separator: " ") + ")")
         }
     }
 
     private func parsed<T>(_ name: String, _ fallback: T, _ what: String, _ parse: (String) -> T?) -> T {
         asked.insert(name)
         guard let raw = values[name] else { return fallback }
-        guard let value = parse(raw) else { problems.append("--\(name) must be \(what), got '\(raw)'"); return fallback }
+        guard let value = parse(raw) else {
+            problems.append("--\(name) must be \(what), got '\(raw)'"); return fallback
+        }
         return value
     }
 

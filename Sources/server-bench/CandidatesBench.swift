@@ -24,7 +24,9 @@ struct CandidatesBench {
         var rng = SplitMix64(seed: 2026)
         // Greater Helsinki, about 44 km by 44 km; one provider in ten is busy on a trip.
         func point() -> Coordinate {
-            Coordinate(lat: 60.0 + Double.random(in: 0..<0.4, using: &rng), lng: 24.6 + Double.random(in: 0..<0.8, using: &rng))
+            Coordinate(
+                lat: 60.0 + Double.random(in: 0..<0.4, using: &rng), lng: 24.6 + Double.random(in: 0..<0.8, using: &rng)
+            )
         }
         var positions: [(id: String, coordinate: Coordinate)] = []
         for i in 0..<providers {
@@ -37,7 +39,10 @@ struct CandidatesBench {
         let pickups = (0..<queries).map { _ in point() }
         let ranking = StraightLineRanking()
         let shortlist = DispatchPolicy().shortlist, radius = DispatchPolicy().searchRadius
-        print("candidate search: \(presence.findableCount) online providers, \(busy.count) busy, shortlist \(shortlist), radius \(Int(radius)) m")
+        print(
+            "candidate search: \(presence.findableCount) online providers, \(busy.count) busy, shortlist \(shortlist), "
+                + "radius \(Int(radius)) m"
+        )
 
         let deadline = Percentiles.now() + seconds
         var gridTimes: [Double] = []
@@ -45,15 +50,17 @@ struct CandidatesBench {
         for pickup in pickups where Percentiles.now() < deadline {
             let t0 = Percentiles.now()
             let hits = presence.nearest(to: pickup, limit: shortlist, within: radius) { !busy.contains($0) }
-            let ranked = await ranking.rank(hits.map { DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance) },
-                                            pickup: pickup)
+            let ranked = await ranking.rank(
+                hits.map { DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance) },
+                pickup: pickup)
             gridTimes.append(Percentiles.now() - t0)
             if gridTop.count < bruteQueries { gridTop.append(ranked.map(\.providerId)) }
         }
 
         var bruteTimes: [Double] = []
         var mismatches = 0
-        for (q, pickup) in pickups.prefix(min(bruteQueries, gridTop.count)).enumerated() where Percentiles.now() < deadline + seconds {
+        for (q, pickup) in pickups.prefix(min(bruteQueries, gridTop.count)).enumerated()
+        where Percentiles.now() < deadline + seconds {
             let t0 = Percentiles.now()
             let cosLat = cos(pickup.lat * .pi / 180)
             var best: [(String, Double)] = []
@@ -68,9 +75,15 @@ struct CandidatesBench {
             if best.map(\.0) != gridTop[q] { mismatches += 1 }
         }
         let grid = Percentiles(gridTimes), brute = Percentiles(bruteTimes)
-        print(String(format: "grid + ranking: %d queries  p50 %.1f us  p99 %.1f us  max %.1f us", gridTimes.count, grid(50) * 1e6, grid(99) * 1e6,
-                     grid(100) * 1e6))
-        print(String(format: "brute force:    %d queries  p50 %.1f us  p99 %.1f us", bruteTimes.count, brute(50) * 1e6, brute(99) * 1e6))
+        print(
+            String(
+                format: "grid + ranking: %d queries  p50 %.1f us  p99 %.1f us  max %.1f us", gridTimes.count,
+                grid(50) * 1e6, grid(99) * 1e6,
+                grid(100) * 1e6))
+        print(
+            String(
+                format: "brute force:    %d queries  p50 %.1f us  p99 %.1f us", bruteTimes.count, brute(50) * 1e6,
+                brute(99) * 1e6))
         print("same shortlist as brute force: \(bruteTimes.count - mismatches)/\(bruteTimes.count)")
         print(String(format: "ratio p99 / goal 200 us: %.3f  (<= 1 meets the goal)", grid(99) / 200e-6))
         print(String(format: "ratio brute-force p99 / grid p99: %.0fx", brute(99) / max(grid(99), 1e-9)))

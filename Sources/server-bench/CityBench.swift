@@ -51,28 +51,41 @@ struct CityBench {
     typealias Failure = FanoutBench.Failure
 
     func run() throws {
-        guard secret.utf8.count >= 16 else { throw Failure(description: "city needs the server's secret: --secret or ENROUTE_JWT_SECRET (16 bytes or more)") }
-        guard trips <= providers, trips > 0, watchers >= 0 else { throw Failure(description: "need 0 < trips <= providers") }
+        guard secret.utf8.count >= 16 else {
+            throw Failure(
+                description: "city needs the server's secret: --secret or ENROUTE_JWT_SECRET (16 bytes or more)")
+        }
+        guard trips <= providers, trips > 0, watchers >= 0 else {
+            throw Failure(description: "need 0 < trips <= providers")
+        }
         // Every watcher and sender is a socket in this process; say so before the server is loaded.
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         let needed = watchers + senders + setupWorkers + 64
         guard needed <= Int(limit.rlim_cur) else {
-            throw Failure(description: "fds: \(needed) descriptors needed in the client, RLIMIT_NOFILE is \(limit.rlim_cur) (hard \(limit.rlim_max))")
+            throw Failure(
+                description:
+                    "fds: \(needed) descriptors needed in the client, RLIMIT_NOFILE is \(limit.rlim_cur) (hard "
+                    + "\(limit.rlim_max))"
+            )
         }
         let auth = Authenticator(secret: secret, now: { Date() })
         let ops = try auth.token(account: "city-ops", role: .ops, lifetime: 86_400)
         var rng = SplitMix64(seed: seed)
         func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53) }
-        let positions = (0..<providers).map { _ in (lat: uniform(Self.south, Self.north), lng: uniform(Self.west, Self.east)) }
-        let providerTokens = try (0..<providers).map { try auth.token(account: "city-p\($0)", role: .provider, lifetime: 86_400) }
+        let positions = (0..<providers).map { _ in
+            (lat: uniform(Self.south, Self.north), lng: uniform(Self.west, Self.east))
+        }
+        let providerTokens = try (0..<providers).map {
+            try auth.token(account: "city-p\($0)", role: .provider, lifetime: 86_400)
+        }
         let started = Percentiles.now()
 
         // 1. Live trips: each with its own customer, assigned by ops to provider i (no dispatch round).
         let tripIds = Mutex<[String]>(Array(repeating: "", count: trips))
         let customerTokens = Mutex<[String]>(Array(repeating: "", count: trips))
         let firstError = Mutex<String?>(nil)
-                parallel(setupWorkers) { w in
+        parallel(setupWorkers) { w in
             do {
                 let c = try FanoutBench.Connection(port: port)
                 for i in stride(from: w, to: trips, by: setupWorkers) {
@@ -80,13 +93,20 @@ struct CityBench {
                     let token = try auth.token(account: "city-c\(i)", role: .customer, lifetime: 86_400)
                     try c.addCard(token: token)
                     let p = positions[i]
-                    let ride = try c.quotedRide(token: token, pickup: Self.json(p.lat + 0.002, p.lng + 0.003), dropoff: Self.json(p.lat - 0.01, p.lng + 0.02))
-                    let created = try c.request("POST", "/v1/trips", token: token, headers: ["Idempotency-Key": "city-\(serverPID)-\(i)"], body: ride)
+                    let ride = try c.quotedRide(
+                        token: token, pickup: Self.json(p.lat + 0.002, p.lng + 0.003),
+                        dropoff: Self.json(p.lat - 0.01, p.lng + 0.02))
+                    let created = try c.request(
+                        "POST", "/v1/trips", token: token, headers: ["Idempotency-Key": "city-\(serverPID)-\(i)"],
+                        body: ride)
                     guard created.status == 201, let id = FanoutBench.field("id", in: created.body) else {
                         throw Failure(description: "create ride \(i): \(created.status) \(created.body.prefix(200))")
                     }
-                    let assigned = try c.request("POST", "/v1/ops/trips/\(id)/assign", token: ops, body: #"{"providerId":"city-p\#(i)"}"#)
-                    guard assigned.status == 200 else { throw Failure(description: "assign \(i): \(assigned.status) \(assigned.body.prefix(200))") }
+                    let assigned = try c.request(
+                        "POST", "/v1/ops/trips/\(id)/assign", token: ops, body: #"{"providerId":"city-p\#(i)"}"#)
+                    guard assigned.status == 200 else {
+                        throw Failure(description: "assign \(i): \(assigned.status) \(assigned.body.prefix(200))")
+                    }
                     tripIds.withLock { $0[i] = id }
                     customerTokens.withLock { $0[i] = token }
                 }
@@ -102,9 +122,12 @@ struct CityBench {
             do {
                 let c = try FanoutBench.Connection(port: port)
                 for i in stride(from: w, to: providers, by: setupWorkers) {
-                    let r = try c.request("POST", "/v1/provider/availability", token: providerTokens[i],
-                                          body: #"{"online":true,"position":\#(Self.json(positions[i].lat, positions[i].lng))}"#)
-                    guard r.status == 200 else { throw Failure(description: "online \(i): \(r.status) \(r.body.prefix(200))") }
+                    let r = try c.request(
+                        "POST", "/v1/provider/availability", token: providerTokens[i],
+                        body: #"{"online":true,"position":\#(Self.json(positions[i].lat, positions[i].lng))}"#)
+                    guard r.status == 200 else {
+                        throw Failure(description: "online \(i): \(r.status) \(r.body.prefix(200))")
+                    }
                 }
             } catch {
                 firstError.withLock { if $0 == nil { $0 = "online: \(error)" } }
@@ -120,24 +143,37 @@ struct CityBench {
             let chunk = min(500, watchers - watch.count)
             for _ in 0..<chunk {
                 let trip = watch.count % trips
-                try watch.open(port: port, trip: trip,
-                               request: "GET /v1/trips/\(ids[trip])/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(customers[trip])\r\n\r\n")
+                try watch.open(
+                    port: port, trip: trip,
+                    request:
+                        "GET /v1/trips/\(ids[trip])/events HTTP/1.1\r\nHost: bench\r\nAccept: "
+                        + "text/event-stream\r\nAuthorization: Bearer \(customers[trip])\r\n\r\n"
+                )
             }
             let chunkEnd = Percentiles.now() + 15
             while watch.opened < watch.count, Percentiles.now() < chunkEnd { watch.pump(timeoutMs: 100, window: nil) }
             guard watch.opened == watch.count else {
-                throw Failure(description: "watchers: only \(watch.opened) of \(watch.count) streams opened (\(watch.closed) closed by the server)")
+                throw Failure(
+                    description:
+                        "watchers: only \(watch.opened) of \(watch.count) streams opened (\(watch.closed) closed by "
+                        + "the server)"
+                )
             }
         }
         let afterWatchers = Percentiles.now()
-        print(String(format: "city: %d providers online, %d live trips, %d watchers; setup %.1f s (trips %.1f, online %.1f, watchers %.1f)",
-                     providers, trips, watchers, afterWatchers - started, afterTrips - started, afterOnline - afterTrips, afterWatchers - afterOnline))
+        print(
+            String(
+                format:
+                    "city: %d providers online, %d live trips, %d watchers; setup %.1f s (trips %.1f, online %.1f, "
+                    + "watchers %.1f)",
+                providers, trips, watchers, afterWatchers - started, afterTrips - started, afterOnline - afterTrips,
+                afterWatchers - afterOnline))
 
         // 4. The load. Wall time (for recordedAt) and monotonic time (for the schedule) are both read here.
         let t0 = Percentiles.now() + 0.2
         let warmupEnd = t0 + period, loadEnd = warmupEnd + seconds
-        let wallOffset = Self.wallNow() - Percentiles.now()    // wall = monotonic + offset
-        let window = ((warmupEnd + wallOffset) * 1000, (loadEnd - 1 + wallOffset) * 1000)   // recordedAt in ms, counted
+        let wallOffset = Self.wallNow() - Percentiles.now()  // wall = monotonic + offset
+        let window = ((warmupEnd + wallOffset) * 1000, (loadEnd - 1 + wallOffset) * 1000)  // recordedAt in ms, counted
         let stats = Mutex<SendStats>(SendStats())
         let cpuStart = (server: Self.cpuTicks(serverPID), client: Self.cpuTicks(getpid()), machine: Self.machineTicks())
         var peakRSS = 0
@@ -164,13 +200,21 @@ struct CityBench {
                             place[k].lat += 0.00009; place[k].lng += 0.00009
                             let ms = ((sent + wallOffset) * 1000).rounded(.down)
                             let at = EnRouteModels.ISO8601.format(Date(timeIntervalSince1970: ms / 1000))
-                            let body = #"{"batchId":"b\#(p)-\#(round)","fixes":[{"lat":\#(place[k].lat),"lng":\#(place[k].lng),"heading":45,"speed":2,"accuracy":5,"recordedAt":"\#(at)"}]}"#
-                            let r = try c.request("POST", "/v1/provider/locations", token: providerTokens[p], body: body)
+                            let body =
+                                #"{"batchId":"b\#(p)-\#(round)","fixes":[{"lat":\#(place[k].lat),"#
+                                + #""lng":\#(place[k].lng),"heading":45,"speed":2,"accuracy":5,"#
+                                + #""recordedAt":"\#(at)"}]}"#
+                            let r = try c.request(
+                                "POST", "/v1/provider/locations", token: providerTokens[p], body: body)
                             let took = Percentiles.now() - sent
                             if ms >= window.0, ms <= window.1 {
                                 if sent - due > 1 { local.late += 1 }
                                 local.latencies.append(took)
-                                if r.status != 200 { local.errors += 1 } else if p < trips { local.expected += (watchers / trips) + (p < watchers % trips ? 1 : 0) }
+                                if r.status != 200 {
+                                    local.errors += 1
+                                } else if p < trips {
+                                    local.expected += (watchers / trips) + (p < watchers % trips ? 1 : 0)
+                                }
                             }
                         }
                         round += 1
@@ -202,39 +246,64 @@ struct CityBench {
         let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
         let serverCores = Double(cpuEnd.server - cpuStart.server) / hz / elapsed
         let clientCores = Double(cpuEnd.client - cpuStart.client) / hz / elapsed
-        let busy = Double(cpuEnd.machine.busy - cpuStart.machine.busy) / Double(max(1, cpuEnd.machine.total - cpuStart.machine.total))
+        let busy =
+            Double(cpuEnd.machine.busy - cpuStart.machine.busy)
+            / Double(max(1, cpuEnd.machine.total - cpuStart.machine.total))
         let fan = Percentiles(watch.latencies), post = Percentiles(sent.latencies)
         let missed = max(0, sent.expected - watch.latencies.count)
         let clientRSS = SoakBench.rssKiB(getpid())
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         // Whatever else ran meanwhile (other builds on a shared machine), in cores.
         let others = max(0, busy * Double(cores) - serverCores - clientCores)
-        print(String(format: "fix -> watcher (driverMoved): %d deliveries  p50 %.1f ms  p99 %.1f ms  max %.1f ms  (expected %d, missed %d)",
-                     watch.latencies.count, fan(50), fan(99), fan(100), sent.expected, missed))
-        print(String(format: "fix POST: %d batches (%.0f/s)  p50 %.1f ms  p99 %.1f ms  errors %d  late >1 s %d",
-                     sent.latencies.count, Double(sent.latencies.count) / max(1, seconds - 1), post(50) * 1e3, post(99) * 1e3, sent.errors, sent.late))
-        print(String(format: "server: RSS peak %.1f MiB, CPU %.2f cores; client (same machine): CPU %.2f cores, RSS %.1f MiB; machine busy %.0f%% of %d cores (others %.2f cores)",
-                     Double(peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores, others))
-        // Slow deliveries in bursts (a server pause shows as one burst), and the reader's longest turn (a client pause).
+        print(
+            String(
+                format:
+                    "fix -> watcher (driverMoved): %d deliveries  p50 %.1f ms  p99 %.1f ms  max %.1f ms  (expected "
+                    + "%d, missed %d)",
+                watch.latencies.count, fan(50), fan(99), fan(100), sent.expected, missed))
+        print(
+            String(
+                format: "fix POST: %d batches (%.0f/s)  p50 %.1f ms  p99 %.1f ms  errors %d  late >1 s %d",
+                sent.latencies.count, Double(sent.latencies.count) / max(1, seconds - 1), post(50) * 1e3,
+                post(99) * 1e3, sent.errors, sent.late))
+        print(
+            String(
+                format:
+                    "server: RSS peak %.1f MiB, CPU %.2f cores; client (same machine): CPU %.2f cores, RSS %.1f MiB; "
+                    + "machine busy %.0f%% of %d cores (others %.2f cores)",
+                Double(peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores, others))
+        // Slow deliveries in bursts (a server pause shows as one burst), and the reader's longest turn (a client
+        // pause).
         var bursts: [(at: Double, count: Int, worst: Double)] = []
         for (at, ms, _) in watch.slow.sorted(by: { $0.0 < $1.0 }) {
-            if let last = bursts.last, at - last.at < 200 { bursts[bursts.count - 1].count += 1; bursts[bursts.count - 1].worst = max(last.worst, ms) }
-            else { bursts.append((at, 1, ms)) }
+            if let last = bursts.last, at - last.at < 200 {
+                bursts[bursts.count - 1].count += 1; bursts[bursts.count - 1].worst = max(last.worst, ms)
+            } else {
+                bursts.append((at, 1, ms))
+            }
         }
-        print(String(format: "deliveries over 50 ms: %d in %d bursts", watch.slow.count, bursts.count)
-              + bursts.prefix(8).map { String(format: " +%.1f s (%d, worst %.0f ms)", $0.at / 1000 - (t0 + wallOffset), $0.count, $0.worst) }.joined(separator: ",")
-              + String(format: "; the reader's longest turn %.0f ms", longestTurn.0 * 1000))
+        print(
+            String(format: "deliveries over 50 ms: %d in %d bursts", watch.slow.count, bursts.count)
+                + bursts.prefix(8).map {
+                    String(format: " +%.1f s (%d, worst %.0f ms)", $0.at / 1000 - (t0 + wallOffset), $0.count, $0.worst)
+                }.joined(separator: ",")
+                + String(format: "; the reader's longest turn %.0f ms", longestTurn.0 * 1000))
         // One line for bench/city.sh.
-        print(String(format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips, watchers, fan(50), fan(99), fan(100),
-                     watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(peakRSS) / 1024,
-                     serverCores, clientCores, busy, watch.closed, others))
+        print(
+            String(
+                format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips,
+                watchers, fan(50), fan(99), fan(100),
+                watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(peakRSS) / 1024,
+                serverCores, clientCores, busy, watch.closed, others))
         if let error = firstError.withLock({ $0 }) { throw Failure(description: error) }
     }
 
     struct SendStats {
         var latencies: [Double] = []
         var errors = 0, late = 0, expected = 0
-        mutating func merge(_ o: SendStats) { latencies += o.latencies; errors += o.errors; late += o.late; expected += o.expected }
+        mutating func merge(_ o: SendStats) {
+            latencies += o.latencies; errors += o.errors; late += o.late; expected += o.expected
+        }
     }
 
     /// `n` threads running `body(index)`, joined.
@@ -242,7 +311,9 @@ struct CityBench {
         let group = DispatchGroup()
         for w in 0..<n {
             group.enter()
-            Thread.detachNewThread { body(w); group.leave() }
+            Thread.detachNewThread {
+                body(w); group.leave()
+            }
         }
         group.wait()
     }
@@ -258,7 +329,9 @@ struct CityBench {
 
     /// utime + stime of `pid`, in clock ticks.
     static func cpuTicks(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return 0 }
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return 0 }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // After "pid (comm)": state is field 3, utime 14, stime 15.
         guard fields.count > 13 else { return 0 }
@@ -267,7 +340,9 @@ struct CityBench {
 
     /// All cores' busy and total ticks from /proc/stat.
     static func machineTicks() -> (busy: Int, total: Int) {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let line = text.split(separator: "\n").first else { return (0, 1) }
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = text.split(separator: "\n").first
+        else { return (0, 1) }
         let v = line.split(separator: " ").dropFirst().compactMap { Int($0) }
         guard v.count >= 5 else { return (0, 1) }
         let total = v.reduce(0, +), idle = v[3] + v[4]
@@ -369,7 +444,8 @@ struct CityBench {
         static func movedAt(_ event: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
             let base = event.base
             guard find(moved, in: base, from: event.startIndex, to: event.endIndex) != nil,
-                  let at = find(stamp, in: base, from: event.startIndex, to: event.endIndex) else { return nil }
+                let at = find(stamp, in: base, from: event.startIndex, to: event.endIndex)
+            else { return nil }
             return parseTime(base, at + stamp.count, event.endIndex)
         }
 

@@ -4,13 +4,17 @@ import EnRouteAPI
 import EnRouteDomain
 
 /// Creates against a running server (one node, or nginx in front of several), as the app places them: each customer
-/// saves a card once (untimed); then `--connections` keep-alive connections take quotes for at most `--seconds`; then the
+/// saves a card once (untimed); then `--connections` keep-alive connections take quotes for at most `--seconds`; then
+/// the
 /// same connections confirm each quote with its own Idempotency-Key until the quotes are used or `--seconds` pass.
 /// `--kind order` (the default): basket quotes (`POST /v1/orders/quote`), each customer in turn, confirmed by
-/// `POST /v1/orders`. `--kind ride`: one economy estimate per customer (`POST /v1/estimates`), confirmed by `POST /v1/trips`,
+/// `POST /v1/orders`. `--kind ride`: one economy estimate per customer (`POST /v1/estimates`), confirmed by `POST
+/// /v1/trips`,
 /// so every customer asks for one ride (a customer may have one unfinished ride) and dispatch starts a search for each.
-/// Tokens are signed here with `--secret`. Prints quotes/s and creates/s with the create's p50/p99, and writes `--out` (one
-/// line per trip created: its read path, a tab, the customer's token) for the reads that follow (bench/cluster.sh runs wrk on it).
+/// Tokens are signed here with `--secret`. Prints quotes/s and creates/s with the create's p50/p99, and writes `--out`
+/// (one
+/// line per trip created: its read path, a tab, the customer's token) for the reads that follow (bench/cluster.sh runs
+/// wrk on it).
 struct CreatesBench {
     let port: UInt16
     let secret: String
@@ -32,7 +36,8 @@ struct CreatesBench {
         kind = args.choice("kind", ["order", "ride"])
     }
 
-    static let basket = #""merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1841,"lng":24.9497}"#
+    static let basket =
+        #""merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":{"lat":60.1841,"lng":24.9497}"#
     static let pickup = #"{"lat":60.1699,"lng":24.9384}"#, dropoff = #"{"lat":60.1715,"lng":24.9475}"#
 
     struct Phase {
@@ -44,10 +49,15 @@ struct CreatesBench {
     }
 
     func run() throws {
-        guard !secret.isEmpty else { throw FanoutBench.Failure(description: "creates needs --secret (the server's JWT secret)") }
+        guard !secret.isEmpty else {
+            throw FanoutBench.Failure(description: "creates needs --secret (the server's JWT secret)")
+        }
         let auth = Authenticator(secret: secret, now: { Date() })
-        let port = self.port, customers = self.customers, connections = self.connections, tag = self.tag, rides = kind == "ride"
-        let tokens = try (0..<customers).map { try auth.token(account: "\(tag)-c\($0)", role: .customer, lifetime: 86_400) }
+        let port = self.port, customers = self.customers, connections = self.connections, tag = self.tag,
+            rides = kind == "ride"
+        let tokens = try (0..<customers).map {
+            try auth.token(account: "\(tag)-c\($0)", role: .customer, lifetime: 86_400)
+        }
         let workers = Mutex<[Phase]>(Array(repeating: Phase(), count: connections))
 
         // Untimed: every customer saves the sandbox's test card.
@@ -58,7 +68,9 @@ struct CreatesBench {
                 for i in stride(from: w, to: customers, by: connections) { try c.addCard(token: tokens[i]) }
             } catch { setupErrors.withLock { $0.append("\(error)") } }
         }
-        if let error = setupErrors.withLock({ $0.first }) { throw FanoutBench.Failure(description: "saving cards: \(error)") }
+        if let error = setupErrors.withLock({ $0.first }) {
+            throw FanoutBench.Failure(description: "saving cards: \(error)")
+        }
 
         // Quotes for `seconds`, each connection for its own customers in turn (rides: each customer once).
         let quoteStart = Percentiles.now(), quoteEnd = quoteStart + seconds
@@ -71,7 +83,9 @@ struct CreatesBench {
                 n += 1
                 let t0 = Percentiles.now()
                 do {
-                    let body = try rides ? c.quotedRide(token: tokens[customer], pickup: Self.pickup, dropoff: Self.dropoff)
+                    let body =
+                        try rides
+                        ? c.quotedRide(token: tokens[customer], pickup: Self.pickup, dropoff: Self.dropoff)
                         : c.quotedOrder(token: tokens[customer], basket: Self.basket)
                     phase.latencies.append(Percentiles.now() - t0)
                     phase.done.append((customer, body))
@@ -98,20 +112,27 @@ struct CreatesBench {
             var phase = Phase(), lines: [String] = []
             for (i, quote) in todo.enumerated() where Percentiles.now() < createEnd {
                 let t0 = Percentiles.now()
-                guard let response = try? c.request("POST", rides ? "/v1/trips" : "/v1/orders", token: tokens[quote.customer],
-                                                    headers: ["Idempotency-Key": "\(tag)-\(rides ? "ride" : "order")-\(w)-\(i)"], body: quote.body) else {
+                guard
+                    let response = try? c.request(
+                        "POST", rides ? "/v1/trips" : "/v1/orders", token: tokens[quote.customer],
+                        headers: ["Idempotency-Key": "\(tag)-\(rides ? "ride" : "order")-\(w)-\(i)"], body: quote.body)
+                else {
                     phase.failures += 1
                     if phase.firstError == nil { phase.firstError = "create: connection lost" }
                     break
                 }
-                guard response.status == 201, let order = FanoutBench.field(rides ? "id" : "orderId", in: response.body) else {
+                guard response.status == 201, let order = FanoutBench.field(rides ? "id" : "orderId", in: response.body)
+                else {
                     phase.failures += 1
-                    if phase.firstError == nil { phase.firstError = "create: \(response.status) \(response.body.prefix(200))" }
+                    if phase.firstError == nil {
+                        phase.firstError = "create: \(response.status) \(response.body.prefix(200))"
+                    }
                     continue
                 }
                 phase.latencies.append(Percentiles.now() - t0)
                 phase.done.append((quote.customer, order))
-                lines.append((rides ? "/v1/trips/\(order)" : "/v1/orders/\(order)/tracking") + "\t\(tokens[quote.customer])")
+                lines.append(
+                    (rides ? "/v1/trips/\(order)" : "/v1/orders/\(order)/tracking") + "\t\(tokens[quote.customer])")
             }
             phase.end = Percentiles.now()
             workers.withLock { $0[w] = phase }
@@ -124,7 +145,10 @@ struct CreatesBench {
             try text.write(toFile: out, atomically: true, encoding: .utf8)
         }
         let failed = creates.reduce(0) { $0 + $1.failures }
-        if failed > 0 { throw FanoutBench.Failure(description: "\(failed) creates failed; first: \(creates.compactMap(\.firstError).first ?? "")") }
+        if failed > 0 {
+            throw FanoutBench.Failure(
+                description: "\(failed) creates failed; first: \(creates.compactMap(\.firstError).first ?? "")")
+        }
     }
 
     /// Prints one phase's rate and latencies, and its RESULT line: name, per second, p50 ms, p99 ms, failures.
@@ -134,11 +158,16 @@ struct CreatesBench {
         let end = phases.map(\.end).max() ?? start
         let latencies = Percentiles(phases.flatMap(\.latencies))
         let rate = end > start ? Double(count) / (end - start) : 0
-        print(String(format: "%@: %d in %.2f s over %d connections: %.0f/s  p50 %.2f ms  p99 %.2f ms  (%d failed%@)", name, count, end - start,
-                     connections, rate, latencies(50) * 1e3, latencies(99) * 1e3, failures,
-                     phases.compactMap(\.firstError).first.map { "; first: \($0)" } ?? ""))
-        print(String(format: "RESULT %@ %.1f %.3f %.3f %d", name, rate, latencies(50) * 1e3, latencies(99) * 1e3, failures))
-        fflush(nil)   // every stream: bench/create.sh starts its measurements at the quotes' line
+        print(
+            String(
+                format: "%@: %d in %.2f s over %d connections: %.0f/s  p50 %.2f ms  p99 %.2f ms  (%d failed%@)", name,
+                count, end - start,
+                connections, rate, latencies(50) * 1e3, latencies(99) * 1e3, failures,
+                phases.compactMap(\.firstError).first.map { "; first: \($0)" } ?? ""))
+        print(
+            String(
+                format: "RESULT %@ %.1f %.3f %.3f %d", name, rate, latencies(50) * 1e3, latencies(99) * 1e3, failures))
+        fflush(nil)  // every stream: bench/create.sh starts its measurements at the quotes' line
     }
 
     /// `n` threads running `body(index)`, joined.
@@ -146,7 +175,9 @@ struct CreatesBench {
         let group = DispatchGroup()
         for w in 0..<n {
             group.enter()
-            Thread.detachNewThread { body(w); group.leave() }
+            Thread.detachNewThread {
+                body(w); group.leave()
+            }
         }
         group.wait()
     }

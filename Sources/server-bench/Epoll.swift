@@ -34,9 +34,9 @@ struct Epoll {
     func add(_ socket: Int32) {
         var event = [UInt8](repeating: 0, count: Self.eventSize)
         event.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: UInt32(1), toByteOffset: 0, as: UInt32.self)   // EPOLLIN
+            raw.storeBytes(of: UInt32(1), toByteOffset: 0, as: UInt32.self)  // EPOLLIN
             raw.storeBytes(of: UInt64(UInt32(bitPattern: socket)), toByteOffset: 4, as: UInt64.self)
-            _ = control(fd, 1, socket, raw.baseAddress)                        // EPOLL_CTL_ADD
+            _ = control(fd, 1, socket, raw.baseAddress)  // EPOLL_CTL_ADD
         }
     }
 
@@ -44,6 +44,8 @@ struct Epoll {
     func ready(timeoutMs: Int32) -> [Int32] {
         let n = wait(fd, buffer, Int32(capacity), timeoutMs)
         guard n > 0 else { return [] }
-        return (0..<Int(n)).map { Int32(truncatingIfNeeded: buffer.loadUnaligned(fromByteOffset: $0 * Self.eventSize + 4, as: UInt64.self)) }
+        return (0..<Int(n)).map {
+            Int32(truncatingIfNeeded: buffer.loadUnaligned(fromByteOffset: $0 * Self.eventSize + 4, as: UInt64.self))
+        }
     }
 }

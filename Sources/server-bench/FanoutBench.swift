@@ -58,30 +58,50 @@ struct FanoutBench {
         case "enroute":
             // As the rider's app: a saved card and a quote first (before anything is measured).
             try control.addCard(token: customerToken)
-            let ride = try control.quotedRide(token: customerToken, pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
-            let created = try control.request("POST", "/v1/trips", token: customerToken, headers: ["Idempotency-Key": "fanout-\(getpid())-\(Int(Date().timeIntervalSince1970))"],
-                                              body: ride)
-            guard created.status == 201, let tripId = Self.field("id", in: created.body) else { throw Failure(description: "create ride: \(created.status) \(created.body)") }
+            let ride = try control.quotedRide(
+                token: customerToken, pickup: #"{"lat":60.1699,"lng":24.9384}"#,
+                dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
+            let created = try control.request(
+                "POST", "/v1/trips", token: customerToken,
+                headers: ["Idempotency-Key": "fanout-\(getpid())-\(Int(Date().timeIntervalSince1970))"],
+                body: ride)
+            guard created.status == 201, let tripId = Self.field("id", in: created.body) else {
+                throw Failure(description: "create ride: \(created.status) \(created.body)")
+            }
             // Ops hands the ride to the bench's provider (no dispatch round in the measurement).
-            let assigned = try control.request("POST", "/v1/ops/trips/\(tripId)/assign", token: opsToken,
-                                               body: #"{"providerId":"\#(providerAccount)"}"#)
-            guard assigned.status == 200 else { throw Failure(description: "assign: \(assigned.status) \(assigned.body)") }
+            let assigned = try control.request(
+                "POST", "/v1/ops/trips/\(tripId)/assign", token: opsToken,
+                body: #"{"providerId":"\#(providerAccount)"}"#)
+            guard assigned.status == 200 else {
+                throw Failure(description: "assign: \(assigned.status) \(assigned.body)")
+            }
             let origin = Date()
             let token = providerToken
-            return Plan(watch: Array("GET /v1/trips/\(tripId)/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\nAuthorization: Bearer \(customerToken)\r\n\r\n".utf8),
-                        publish: { control, k in
-                            let recorded = ISO8601DateFormatter.string(from: origin.addingTimeInterval(Double(k) * 0.05), timeZone: TimeZone(identifier: "UTC")!,
-                                                                       formatOptions: [.withInternetDateTime, .withFractionalSeconds])
-                            let body = #"{"batchId":"f\#(k)","fixes":[{"lat":\#(60.17 + Double(k) * 1e-5),"lng":24.94,"heading":0,"speed":5,"accuracy":5,"recordedAt":"\#(recorded)"}]}"#
-                            try control.send("POST", "/v1/provider/locations", token: token, body: body)
-                        }, accepted: [200])
+            return Plan(
+                watch: Array(
+                    "GET /v1/trips/\(tripId)/events HTTP/1.1\r\nHost: bench\r\nAccept: "
+                        + "text/event-stream\r\nAuthorization: Bearer \(customerToken)\r\n\r\n"
+                        .utf8),
+                publish: { control, k in
+                    let recorded = ISO8601DateFormatter.string(
+                        from: origin.addingTimeInterval(Double(k) * 0.05), timeZone: TimeZone(identifier: "UTC")!,
+                        formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+                    let body =
+                        #"{"batchId":"f\#(k)","fixes":[{"lat":\#(60.17 + Double(k) * 1e-5),"lng":24.94,"heading":0,"#
+                        + #""speed":5,"accuracy":5,"recordedAt":"\#(recorded)"}]}"#
+                    try control.send("POST", "/v1/provider/locations", token: token, body: body)
+                }, accepted: [200])
         case "nchan", "raw":
             // About the size of a driverMoved event.
-            return Plan(watch: Array("GET /sub HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".utf8),
-                        publish: { control, k in
-                            let body = #"{"tripId":"FANOUT","seq":\#(k),"lat":\#(60.17 + Double(k) * 1e-5),"lng":24.94,"heading":0,"speed":5,"recordedAt":"2026-12-01T10:00:00.000Z","pad":"................................"}"#
-                            try control.send("POST", "/pub", token: "", body: body)
-                        }, accepted: [200, 201, 202])
+            return Plan(
+                watch: Array("GET /sub HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".utf8),
+                publish: { control, k in
+                    let body =
+                        #"{"tripId":"FANOUT","seq":\#(k),"lat":\#(60.17 + Double(k) * 1e-5),"lng":24.94,"heading":0,"#
+                        + #""speed":5,"recordedAt":"2026-12-01T10:00:00.000Z","#
+                        + #""pad":"................................"}"#
+                    try control.send("POST", "/pub", token: "", body: body)
+                }, accepted: [200, 201, 202])
         default:
             throw Failure(description: "unknown target \(target) (enroute, nchan or raw)")
         }
@@ -95,7 +115,7 @@ struct FanoutBench {
         // Open the watchers and wait for each one's opening bytes.
         let epoll = Epoll(capacity: 4_096)
         var sockets: [Int32] = []
-        var byFD: [Int32] = []   // fd -> watcher index, -1 for none
+        var byFD: [Int32] = []  // fd -> watcher index, -1 for none
         var seen: [Int] = []
         let tailSize = 24
         var tails = [UInt8](repeating: 0, count: watchers * tailSize)
@@ -124,7 +144,8 @@ struct FanoutBench {
                     let keep = min(tailSize, total)
                     buffer.withUnsafeBytes { raw in
                         tails.withUnsafeMutableBytes { t in
-                            (t.baseAddress! + w * tailSize).copyMemory(from: raw.baseAddress! + total - keep, byteCount: keep)
+                            (t.baseAddress! + w * tailSize).copyMemory(
+                                from: raw.baseAddress! + total - keep, byteCount: keep)
                         }
                     }
                     tailCounts[w] = keep
@@ -155,8 +176,12 @@ struct FanoutBench {
                 pump(timeoutMs: 100, target: 0) { ready.insert($0) }
             }
         }
-        guard ready.count == watchers else { throw Failure(description: "only \(ready.count) of \(watchers) streams opened") }
-        print("fan-out bench (\(target)): \(watchers) SSE watchers" + (watchPort == port ? "" : " on port \(watchPort)") + ", \(fixes) events posted to port \(port)")
+        guard ready.count == watchers else {
+            throw Failure(description: "only \(ready.count) of \(watchers) streams opened")
+        }
+        print(
+            "fan-out bench (\(target)): \(watchers) SSE watchers" + (watchPort == port ? "" : " on port \(watchPort)")
+                + ", \(fixes) events posted to port \(port)")
 
         var deliveries: [Double] = []
         var lastWatcher: [Double] = []
@@ -177,7 +202,9 @@ struct FanoutBench {
                 }
             }
             let response = try control.readResponse()
-            guard plan.accepted.contains(response.status) else { throw Failure(description: "event \(k): \(response.status) \(response.body)") }
+            guard plan.accepted.contains(response.status) else {
+                throw Failure(description: "event \(k): \(response.status) \(response.body)")
+            }
             if k > warmup {
                 deliveries += latencies
                 lastWatcher.append(latencies.max() ?? 5)
@@ -188,11 +215,17 @@ struct FanoutBench {
         }
         for fd in sockets { close(fd) }
         let all = Percentiles(deliveries), last = Percentiles(lastWatcher)
-        print(String(format: "event -> each watcher: %d deliveries  p50 %.2f ms  p99 %.2f ms  max %.2f ms  (missed %d)",
-                     deliveries.count, all(50) * 1e3, all(99) * 1e3, all(100) * 1e3, missed))
-        print(String(format: "event -> every watcher (the last one): %d events  p50 %.2f ms  p99 %.2f ms", lastWatcher.count, last(50) * 1e3, last(99) * 1e3))
+        print(
+            String(
+                format: "event -> each watcher: %d deliveries  p50 %.2f ms  p99 %.2f ms  max %.2f ms  (missed %d)",
+                deliveries.count, all(50) * 1e3, all(99) * 1e3, all(100) * 1e3, missed))
+        print(
+            String(
+                format: "event -> every watcher (the last one): %d events  p50 %.2f ms  p99 %.2f ms", lastWatcher.count,
+                last(50) * 1e3, last(99) * 1e3))
         // One line for the script to compare targets: p50 and p99 per delivery, p99 of the last watcher, missed.
-        print(String(format: "RESULT %@ %.3f %.3f %.3f %d", label, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3, missed))
+        print(
+            String(format: "RESULT %@ %.3f %.3f %.3f %d", label, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3, missed))
     }
 
     /// The largest `"seq":N` in `bytes`, or 0.
@@ -203,7 +236,9 @@ struct FanoutBench {
         var i = bytes.startIndex
         let end = bytes.endIndex
         while i + 6 < end {
-            if bytes[i] == key.0, bytes[i + 1] == key.1, bytes[i + 2] == key.2, bytes[i + 3] == key.3, bytes[i + 4] == key.4, bytes[i + 5] == key.5 {
+            if bytes[i] == key.0, bytes[i + 1] == key.1, bytes[i + 2] == key.2, bytes[i + 3] == key.3,
+                bytes[i + 4] == key.4, bytes[i + 5] == key.5
+            {
                 var j = i + 6, v = 0, digits = 0
                 while j < end, bytes[j] >= 48, bytes[j] <= 57 { v = v * 10 + Int(bytes[j] - 48); j += 1; digits += 1 }
                 // A number cut off by the end of the read is not trusted until the rest arrives.
@@ -228,7 +263,11 @@ struct FanoutBench {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard rc == 0 else { close(fd); throw Failure(description: "connect: errno \(errno)") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -243,8 +282,12 @@ struct FanoutBench {
         init(port: UInt16) throws { fd = try FanoutBench.connect(port: port) }
         deinit { close(fd) }
 
-        func send(_ method: String, _ path: String, token: String, headers: [String: String] = [:], body: String? = nil) throws {
-            var head = "\(method) \(path) HTTP/1.1\r\nHost: bench\r\n" + (token.isEmpty ? "" : "Authorization: Bearer \(token)\r\n")
+        func send(
+            _ method: String, _ path: String, token: String, headers: [String: String] = [:], body: String? = nil
+        ) throws {
+            var head =
+                "\(method) \(path) HTTP/1.1\r\nHost: bench\r\n"
+                + (token.isEmpty ? "" : "Authorization: Bearer \(token)\r\n")
             for (k, v) in headers { head += "\(k): \(v)\r\n" }
             let bytes = Array((body ?? "").utf8)
             head += "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
@@ -253,7 +296,9 @@ struct FanoutBench {
             guard sent == all.count else { throw Failure(description: "send failed") }
         }
 
-        func request(_ method: String, _ path: String, token: String, headers: [String: String] = [:], body: String? = nil) throws -> (status: Int, body: String) {
+        func request(
+            _ method: String, _ path: String, token: String, headers: [String: String] = [:], body: String? = nil
+        ) throws -> (status: Int, body: String) {
             try send(method, path, token: token, headers: headers, body: body)
             return try readResponse()
         }

@@ -32,8 +32,14 @@ struct FanoutFloor {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(listener, 4_096) == 0 else { throw FanoutBench.Failure(description: "cannot listen on \(port)") }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(listener, 4_096) == 0 else {
+            throw FanoutBench.Failure(description: "cannot listen on \(port)")
+        }
         print("fan-out floor listening on \(port)")
         fflush(nil)
         let subscribers = Subscribers()
@@ -52,7 +58,9 @@ struct FanoutFloor {
         var reader = RequestReader(fd: fd)
         guard let first = reader.next() else { close(fd); return }
         if first.path == "/sub" {
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nTransfer-Encoding: "
+                + "chunked\r\n\r\n"
             let bytes = Array(head.utf8) + chunk(Array("retry: 3000\n\n".utf8))
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -63,7 +71,9 @@ struct FanoutFloor {
         var id = 0
         while let current = request {
             id += 1
-            broadcast(chunk(Array("id: \(id)\ndata: ".utf8) + current.body + Array("\n\n".utf8)), to: subscribers.all, threads: threads)
+            broadcast(
+                chunk(Array("id: \(id)\ndata: ".utf8) + current.body + Array("\n\n".utf8)), to: subscribers.all,
+                threads: threads)
             let answer = Array("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".utf8)
             _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             request = reader.next()

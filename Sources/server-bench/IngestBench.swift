@@ -40,8 +40,10 @@ struct IngestBench {
         // The service over its own database, one assigned ride per provider.
         // The production wiring (the composition root) over its own database.
         let onPostgres = !storeURL.isEmpty
-        var configuration = BackendConfiguration(storage: onPostgres ? .postgres(url: storeURL) : .sqlite(path: base.appendingPathComponent("service.sqlite").path),
-                                                 secret: "ingest-bench-secret-0123456789")
+        var configuration = BackendConfiguration(
+            storage: onPostgres
+                ? .postgres(url: storeURL) : .sqlite(path: base.appendingPathComponent("service.sqlite").path),
+            secret: "ingest-bench-secret-0123456789")
         configuration.proofDirectory = base.appendingPathComponent("blobs").path
         configuration.rateLimits = .off
         let backend = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
@@ -54,9 +56,14 @@ struct IngestBench {
             let customer = Account(id: "c\(i)", role: .customer)
             let pickup = Coordinate(lat: 60.17, lng: 24.94), dropoff = Coordinate(lat: 60.18, lng: 24.95)
             _ = try await backend.paymentMethods.add(token: "pm_card_visa", makeDefault: true, for: customer.id)
-            guard let quote = try await backend.payments.quotes.rideQuotes(pickup: pickup, dropoff: dropoff, for: customer)
-                .first(where: { $0.productID == "economy" }) else { throw IngestBenchFailure("no economy quote") }
-            let ride = try await service.requestRide(TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id), by: customer)
+            guard
+                let quote = try await backend.payments.quotes.rideQuotes(
+                    pickup: pickup, dropoff: dropoff, for: customer
+                )
+                .first(where: { $0.productID == "economy" })
+            else { throw IngestBenchFailure("no economy quote") }
+            let ride = try await service.requestRide(
+                TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id), by: customer)
             _ = try await service.move(ride.id, .assignProvider("p\(i)"), by: Account(id: "p\(i)", role: .provider))
             tripIds.append(ride.id)
         }
@@ -65,29 +72,46 @@ struct IngestBench {
         let start = Date().addingTimeInterval(-Double(batches * batchSize) - 60)
         let work: [[LocationBatch]] = (0..<providers).map { p in
             (0..<batches).map { b in
-                LocationBatch(batchId: "p\(p)-b\(b)", fixes: (0..<batchSize).map { j in
-                    let n = b * batchSize + j
-                    return LocationFix(lat: 60.0 + Double(p) * 0.001 + Double(n) * 0.0001, lng: 24.9, heading: 0, speed: 11, accuracy: 5,
-                                       recordedAt: start.addingTimeInterval(Double(n)))
-                })
+                LocationBatch(
+                    batchId: "p\(p)-b\(b)",
+                    fixes: (0..<batchSize).map { j in
+                        let n = b * batchSize + j
+                        return LocationFix(
+                            lat: 60.0 + Double(p) * 0.001 + Double(n) * 0.0001, lng: 24.9, heading: 0, speed: 11,
+                            accuracy: 5,
+                            recordedAt: start.addingTimeInterval(Double(n)))
+                    })
             }
         }
         let rows: [[PathPoint]] = work.enumerated().flatMap { p, list in
             list.map { batch in
-                batch.fixes.map { PathPoint(tripId: tripIds[p], providerId: "p\(p)", lat: $0.lat, lng: $0.lng, heading: $0.heading, speed: $0.speed,
-                                            accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: Date()) }
+                batch.fixes.map {
+                    PathPoint(
+                        tripId: tripIds[p], providerId: "p\(p)", lat: $0.lat, lng: $0.lng, heading: $0.heading,
+                        speed: $0.speed,
+                        accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: Date())
+                }
             }
         }
         let total = providers * batches * batchSize
-        print("ingest bench: \(providers) providers x \(batches) batches x \(batchSize) fixes = \(total) fixes, \(concurrency) concurrent uploaders"
-              + (onPostgres ? ", on PostgreSQL" : ""))
+        print(
+            "ingest bench: \(providers) providers x \(batches) batches x \(batchSize) fixes = \(total) fixes, "
+                + "\(concurrency) concurrent uploaders"
+                + (onPostgres ? ", on PostgreSQL" : ""))
 
-        let rawPerBatch = onPostgres ? 0 : try rawInserts(rows, path: base.appendingPathComponent("raw50.sqlite").path, rowsPerTransaction: batchSize)
-        if !onPostgres { print(String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch)) }
+        let rawPerBatch =
+            onPostgres
+            ? 0
+            : try rawInserts(
+                rows, path: base.appendingPathComponent("raw50.sqlite").path, rowsPerTransaction: batchSize)
+        if !onPostgres {
+            print(String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch))
+        }
 
         let deadline = Percentiles.now() + seconds
         let t0 = Percentiles.now()
-        // Alongside the uploads, one trip written at a time, as state changes are: how long each transaction takes while
+        // Alongside the uploads, one trip written at a time, as state changes are: how long each transaction takes
+        // while
         // paths are being stored into the same database. Between writes, the floor under this load: a task woken from a
         // dispatch queue (as a writer's turn is handed on) and run again, with no database.
         let probeTrip = tripIds[0]
@@ -102,7 +126,11 @@ struct IngestBench {
             var writes: [Double] = [], wakes: [Double] = []
             while !Task.isCancelled {
                 var start = Percentiles.now()
-                _ = try? await store.transaction { tx in if let trip = try await tx.trip(probeTrip) { try await tx.update(trip, expectedVersion: trip.version) } }
+                _ = try? await store.transaction { tx in
+                    if let trip = try await tx.trip(probeTrip) {
+                        try await tx.update(trip, expectedVersion: trip.version)
+                    }
+                }
                 writes.append(Percentiles.now() - start)
                 try? await Task.sleep(for: .milliseconds(1))
                 start = Percentiles.now()
@@ -116,14 +144,15 @@ struct IngestBench {
         let syncProbe = Task { () -> [Double] in
             var syncs: [Double] = []
             while !Task.isCancelled, !onPostgres {
-                syncs.append(await withCheckedContinuation { done in
-                    syncing.async {
-                        let start = Percentiles.now()
-                        _ = page.withUnsafeBytes { pwrite(syncFile, $0.baseAddress, $0.count, 0) }
-                        _ = fdatasync(syncFile)
-                        done.resume(returning: Percentiles.now() - start)
-                    }
-                })
+                syncs.append(
+                    await withCheckedContinuation { done in
+                        syncing.async {
+                            let start = Percentiles.now()
+                            _ = page.withUnsafeBytes { pwrite(syncFile, $0.baseAddress, $0.count, 0) }
+                            _ = fdatasync(syncFile)
+                            done.resume(returning: Percentiles.now() - start)
+                        }
+                    })
                 try? await Task.sleep(for: .milliseconds(2))
             }
             return syncs
@@ -149,30 +178,55 @@ struct IngestBench {
         syncProbe.cancel()
         let synced = await syncProbe.value
         let writes = Percentiles(probed.writes), wakes = Percentiles(probed.wakes), syncs = Percentiles(synced)
-        let stored = onPostgres
-            ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map { Int($0.int(0)) } ?? 0
-            : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query("SELECT COUNT(*) FROM trip_paths") { Int($0.int(0)) }.first ?? 0
+        let stored =
+            onPostgres
+            ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map {
+                Int($0.int(0))
+            } ?? 0
+            : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query(
+                "SELECT COUNT(*) FROM trip_paths"
+            ) { Int($0.int(0)) }.first ?? 0
         let rate = Double(accepted) / elapsed
-        print(String(format: "ingest (filters, presence, fan-out, path): %10.0f fixes/s  (%d accepted in %.2f s, %d path rows stored)",
-                     rate, accepted, elapsed, stored))
-        print(String(format: "a trip write meanwhile: %d writes  p50 %.2f ms  p99 %.2f ms  max %.2f ms",
-                     writes.sorted.count, writes(50) * 1e3, writes(99) * 1e3, writes(100) * 1e3))
-        print(String(format: "the floor meanwhile, a task woken from a queue: p50 %.2f ms  p99 %.2f ms  max %.2f ms; trip write p99 / floor p99: %.2fx",
-                     wakes(50) * 1e3, wakes(99) * 1e3, wakes(100) * 1e3, writes(99) / wakes(99)))
+        print(
+            String(
+                format:
+                    "ingest (filters, presence, fan-out, path): %10.0f fixes/s  (%d accepted in %.2f s, %d path "
+                    + "rows stored)",
+                rate, accepted, elapsed, stored))
+        print(
+            String(
+                format: "a trip write meanwhile: %d writes  p50 %.2f ms  p99 %.2f ms  max %.2f ms",
+                writes.sorted.count, writes(50) * 1e3, writes(99) * 1e3, writes(100) * 1e3))
+        print(
+            String(
+                format:
+                    "the floor meanwhile, a task woken from a queue: p50 %.2f ms  p99 %.2f ms  max %.2f ms; trip write "
+                    + "p99 / floor p99: %.2fx",
+                wakes(50) * 1e3, wakes(99) * 1e3, wakes(100) * 1e3, writes(99) / wakes(99)))
         if !onPostgres {
-            print(String(format: "a 4 KB write and fdatasync beside the database meanwhile: p50 %.2f ms  p99 %.2f ms  max %.2f ms",
-                         syncs(50) * 1e3, syncs(99) * 1e3, syncs(100) * 1e3))
+            print(
+                String(
+                    format:
+                        "a 4 KB write and fdatasync beside the database meanwhile: p50 %.2f ms  p99 %.2f ms  "
+                        + "max %.2f ms",
+                    syncs(50) * 1e3, syncs(99) * 1e3, syncs(100) * 1e3))
         }
 
         if onPostgres {
             let copy = try rawCopy(rows, csv: base.appendingPathComponent("rows.csv").path)
-            print(String(format: "raw PostgreSQL COPY of the same rows (psql \\copy, one statement): %10.0f rows/s", copy))
+            print(
+                String(format: "raw PostgreSQL COPY of the same rows (psql \\copy, one statement): %10.0f rows/s", copy)
+            )
             print(String(format: "ratio ingest / COPY: %.2fx", rate / copy))
-            print(String(format: "RESULT ingest-postgres %.0f %.0f %.3f %.3f", rate, copy, writes(50) * 1e3, writes(99) * 1e3))
+            print(
+                String(
+                    format: "RESULT ingest-postgres %.0f %.0f %.3f %.3f", rate, copy, writes(50) * 1e3, writes(99) * 1e3
+                ))
             if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
             return
         }
-        let rawBulk = try rawInserts(rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
+        let rawBulk = try rawInserts(
+            rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
         print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
         print(String(format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
         print(String(format: "ratio ingest / raw (per 5000): %.2fx", rate / rawBulk))
@@ -189,8 +243,11 @@ struct IngestBench {
         for b in 0..<perProvider {
             for p in 0..<providers {
                 for point in batches[p * perProvider + b] {
-                    text += "\(point.tripId),\(point.recordedAt.timeIntervalSince1970),\(point.providerId),\(point.lat),\(point.lng),"
-                        + "\(point.heading),\(point.speed),\(point.accuracy),\(point.receivedAt.timeIntervalSince1970)\n"
+                    text +=
+                        "\(point.tripId),\(point.recordedAt.timeIntervalSince1970),\(point.providerId),\(point.lat),"
+                        + "\(point.lng),"
+                        + "\(point.heading),\(point.speed),\(point.accuracy),"
+                        + "\(point.receivedAt.timeIntervalSince1970)\n"
                 }
             }
         }
@@ -200,13 +257,19 @@ struct IngestBench {
         db.close()
         let psql = Process()
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        psql.arguments = ["psql", storeURL, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", "\\copy raw_paths FROM '\(csv)' WITH (FORMAT csv)"]
+        psql.arguments = [
+            "psql", storeURL, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", "\\copy raw_paths FROM '\(csv)' WITH (FORMAT csv)",
+        ]
         let t0 = Percentiles.now()
         try psql.run()
         psql.waitUntilExit()
         let elapsed = Percentiles.now() - t0
-        guard psql.terminationStatus == 0 else { throw IngestBenchFailure("psql \\copy exited \(psql.terminationStatus)") }
-        let loaded = try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM raw_paths").first.map { Int($0.int(0)) } ?? 0
+        guard psql.terminationStatus == 0 else {
+            throw IngestBenchFailure("psql \\copy exited \(psql.terminationStatus)")
+        }
+        let loaded =
+            try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM raw_paths").first.map { Int($0.int(0)) }
+            ?? 0
         return Double(loaded) / elapsed
     }
 
@@ -215,7 +278,8 @@ struct IngestBench {
         _ = try SQLiteTripStore(path: path)
         let db = try SQLiteDatabase(path: path)
         let sql = """
-            INSERT OR IGNORE INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, received_at)
+            INSERT OR IGNORE INTO trip_paths (trip_id, recorded_at, provider_id, lat, lng, heading, speed, accuracy, \
+            received_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             """
         // The same order as the ingest: batch b of every provider, then b + 1.
@@ -230,9 +294,14 @@ struct IngestBench {
             let slice = ordered[chunk..<min(ordered.count, chunk + rowsPerTransaction)]
             try db.transaction {
                 for point in slice {
-                    try db.run(sql, [.text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId), .real(point.lat),
-                                     .real(point.lng), .real(point.heading), .real(point.speed), .real(point.accuracy),
-                                     .real(point.receivedAt.timeIntervalSince1970)])
+                    try db.run(
+                        sql,
+                        [
+                            .text(point.tripId), .real(point.recordedAt.timeIntervalSince1970), .text(point.providerId),
+                            .real(point.lat),
+                            .real(point.lng), .real(point.heading), .real(point.speed), .real(point.accuracy),
+                            .real(point.receivedAt.timeIntervalSince1970),
+                        ])
                 }
             }
             written += slice.count

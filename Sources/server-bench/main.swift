@@ -1,6 +1,9 @@
-// The dispatch and live-location benchmarks' harness: `server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates
-// [--name value ...]`. Each prints its figures and a ratio against the goal from one run (bench/ingest.sh, bench/candidates.sh,
-// bench/fanout.sh, bench/city.sh, bench/cluster.sh, bench/create.sh). An option no bench reads, or a malformed value, stops it (exit 64).
+// The dispatch and live-location benchmarks' harness: `server-bench
+// ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates
+// [--name value ...]`. Each prints its figures and a ratio against the goal from one run (bench/ingest.sh,
+// bench/candidates.sh,
+// bench/fanout.sh, bench/city.sh, bench/cluster.sh, bench/create.sh). An option no bench reads, or a malformed value,
+// stops it (exit 64).
 import Foundation
 
 let arguments = BenchArguments(Array(CommandLine.arguments.dropFirst()))
@@ -26,7 +29,11 @@ do {
     case "creates": try checked(arguments, CreatesBench.init).run()
     case "raw-creates": try checked(arguments, RawCreatesBench.init).run()
     default:
-        FileHandle.standardError.write(Data("usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates [--name value ...]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates [--name "
+                    + "value ...]\n"
+                    .utf8))
         exit(64)
     }
 } catch {

@@ -38,7 +38,9 @@ import EnRouteModels
         let model = SpeedModel(seed: 7, spread: 0.2)
         let a = Coordinate(lat: 39.29, lng: -76.61), b = Coordinate(lat: 39.291, lng: -76.611)
         #expect(model.roadFactor(from: a, to: b) == model.roadFactor(from: b, to: a))
-        let factors = (0..<200).map { i in model.roadFactor(from: Coordinate(lat: 39.29 + Double(i) * 0.001, lng: -76.61), to: b) }
+        let factors = (0..<200).map { i in
+            model.roadFactor(from: Coordinate(lat: 39.29 + Double(i) * 0.001, lng: -76.61), to: b)
+        }
         #expect(factors.allSatisfy { $0 >= 0.8 && $0 <= 1.2 })
         #expect(Set(factors).count > 150)
         #expect(SpeedModel(seed: 8).roadFactor(from: a, to: b) != model.roadFactor(from: a, to: b))
@@ -52,7 +54,8 @@ import EnRouteModels
     @Test func speedIsTheRoutersTimesBothFactors() {
         let model = SpeedModel(seed: 1)
         let a = Coordinate(lat: 60.17, lng: 24.94), b = Coordinate(lat: 60.171, lng: 24.941)
-        #expect(abs(model.speed(router: 10, from: a, to: b, hour: 8) - 10 * model.roadFactor(from: a, to: b) * 0.8) < 1e-12)
+        #expect(
+            abs(model.speed(router: 10, from: a, to: b, hour: 8) - 10 * model.roadFactor(from: a, to: b) * 0.8) < 1e-12)
     }
 }
 

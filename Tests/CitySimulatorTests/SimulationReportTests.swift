@@ -28,10 +28,13 @@ import CitySimulator
     @Test func honestyUsesTheDoorArrivalAndWeighsEveryWindowShownOnTheWay() {
         var seen = SimulationObservations()
         seen.orderArrivals = [
-            .init(lastWindow: at(0)...at(120), firstOnTheWayWindow: at(0)...at(120), deliveredAt: at(150), arrivedAt: at(110),
-                  onTheWayWindows: [at(0)...at(60): 30, at(60)...at(120): 10]),
-            .init(lastWindow: at(0)...at(120), firstOnTheWayWindow: nil, deliveredAt: at(150),
-                  onTheWayWindows: [at(100)...at(200): 20]),
+            .init(
+                lastWindow: at(0)...at(120), firstOnTheWayWindow: at(0)...at(120), deliveredAt: at(150),
+                arrivedAt: at(110),
+                onTheWayWindows: [at(0)...at(60): 30, at(60)...at(120): 10]),
+            .init(
+                lastWindow: at(0)...at(120), firstOnTheWayWindow: nil, deliveredAt: at(150),
+                onTheWayWindows: [at(100)...at(200): 20]),
         ]
         let report = SimulationReport(seen, server: .unknown)
         #expect(report.etaHonesty == 0.5)
@@ -42,8 +45,12 @@ import CitySimulator
 
     @Test func theArrivalsTableCountsFromTheDoor() {
         var seen = SimulationObservations()
-        seen.orderArrivals = [.init(lastWindow: at(60)...at(120), firstOnTheWayWindow: at(0)...at(90), deliveredAt: at(115), arrivedAt: at(100),
-                                    onTheWayWindows: [at(0)...at(90): 30, at(60)...at(120): 10])]
+        seen.orderArrivals = [
+            .init(
+                lastWindow: at(60)...at(120), firstOnTheWayWindow: at(0)...at(90), deliveredAt: at(115),
+                arrivedAt: at(100),
+                onTheWayWindows: [at(0)...at(90): 30, at(60)...at(120): 10])
+        ]
         let rows = SimulationReport.arrivalsCSV(seen).split(separator: "\n")
         #expect(rows.count == 2)
         #expect(rows[1] == "1,15,-40,20,-100,-10,40,10")
@@ -72,10 +79,13 @@ import CitySimulator
         seen.unsentSteps = 1
         let logs: [String: [ServerFindings.Step]] = [
             "T1": [.init(changeId: "a", status: "onTheWay"), .init(changeId: "b", status: "arriving")],
-            "T2": [.init(changeId: "d", status: "driverArrived"), .init(changeId: "d", status: "onTrip"),
-                   .init(changeId: "e", status: "onTrip")],
+            "T2": [
+                .init(changeId: "d", status: "driverArrived"), .init(changeId: "d", status: "onTrip"),
+                .init(changeId: "e", status: "onTrip"),
+            ],
         ]
-        let report = SimulationReport(seen, server: ServerFindings(providerSteps: logs, ledgerBalanced: true, captured: nil))
+        let report = SimulationReport(
+            seen, server: ServerFindings(providerSteps: logs, ledgerBalanced: true, captured: nil))
         #expect(report.stepsLost == 2)
         #expect(report.stepsDuplicated == 2)
         #expect(report.ledgerBalanced == true)
@@ -85,7 +95,8 @@ import CitySimulator
     @Test func paymentsCapturedCountsOnlyTripsThatShouldBePaid() {
         var seen = SimulationObservations()
         seen.paidTripIDs = ["T1", "T2", "T3"]
-        let report = SimulationReport(seen, server: ServerFindings(providerSteps: [:], ledgerBalanced: false, captured: ["T1", "T3", "T9"]))
+        let report = SimulationReport(
+            seen, server: ServerFindings(providerSteps: [:], ledgerBalanced: false, captured: ["T1", "T3", "T9"]))
         #expect(report.paymentsCaptured == 2)
         #expect(report.paymentsExpected == 3)
         #expect(report.ledgerBalanced == false)

@@ -21,7 +21,9 @@ final class FakeChatAPI: ChatAPI {
     func failNext(_ errors: any Error...) { state.withLock { $0.failures += errors } }
     func written(by from: ChatRole, _ text: String, id: String) -> ChatMessage {
         state.withLock { s in
-            let m = ChatMessage(messageId: id, tripId: "T1", seq: Int64(s.stored.count + 1), from: from, text: text, sentAt: Date(timeIntervalSince1970: 0))
+            let m = ChatMessage(
+                messageId: id, tripId: "T1", seq: Int64(s.stored.count + 1), from: from, text: text,
+                sentAt: Date(timeIntervalSince1970: 0))
             s.stored.append(m)
             return m
         }
@@ -34,7 +36,9 @@ final class FakeChatAPI: ChatAPI {
             s.sends.append(messageId)
             if !s.failures.isEmpty { throw s.failures.removeFirst() }
             if let existing = s.stored.first(where: { $0.messageId == messageId && $0.from == me }) { return existing }
-            let m = ChatMessage(messageId: messageId, tripId: tripId, seq: Int64(s.stored.count + 1), from: me, text: text, sentAt: Date(timeIntervalSince1970: 0))
+            let m = ChatMessage(
+                messageId: messageId, tripId: tripId, seq: Int64(s.stored.count + 1), from: me, text: text,
+                sentAt: Date(timeIntervalSince1970: 0))
             s.stored.append(m)
             return m
         }
@@ -43,7 +47,9 @@ final class FakeChatAPI: ChatAPI {
     func history(tripId: String, after: Int64) async throws -> ChatHistory {
         state.withLock { s in
             s.historyAfters.append(after)
-            return ChatHistory(tripId: tripId, messages: s.stored.filter { $0.seq > after }, closed: s.closed != nil, reason: s.closed, removesAt: nil)
+            return ChatHistory(
+                tripId: tripId, messages: s.stored.filter { $0.seq > after }, closed: s.closed != nil, reason: s.closed,
+                removesAt: nil)
         }
     }
 }
@@ -71,11 +77,14 @@ final class FakeChatConnection: ChatConnection {
 }
 
 @MainActor @Suite(.timeLimit(.minutes(1))) struct ChatViewModelTests {
-    func makeSUT(me: ChatRole = .customer) -> (vm: ChatViewModel, api: FakeChatAPI, connection: FakeChatConnection, clock: ManualClock) {
+    func makeSUT(
+        me: ChatRole = .customer
+    ) -> (vm: ChatViewModel, api: FakeChatAPI, connection: FakeChatConnection, clock: ManualClock) {
         let api = FakeChatAPI(me: me), connection = FakeChatConnection(), clock = ManualClock()
         let counter = Atomic<Int>(0)
-        let vm = ChatViewModel(tripId: "T1", me: me, api: api, connection: connection, clock: clock,
-                               newMessageId: { "id-\(counter.add(1, ordering: .relaxed).newValue)" }, retryDelay: .seconds(3))
+        let vm = ChatViewModel(
+            tripId: "T1", me: me, api: api, connection: connection, clock: clock,
+            newMessageId: { "id-\(counter.add(1, ordering: .relaxed).newValue)" }, retryDelay: .seconds(3))
         return (vm, api, connection, clock)
     }
 
@@ -100,7 +109,7 @@ final class FakeChatConnection: ChatConnection {
         let (vm, api, _, clock) = makeSUT()
         api.failNext(APIError.retryAfter(.seconds(10), status: 429))
         await vm.send("first")
-        await vm.send("second")   // queued behind the first, which is waiting
+        await vm.send("second")  // queued behind the first, which is waiting
         #expect(vm.state.lines.map(\.status) == [.waiting, .waiting])
         await clock.sleepers(atLeast: 1)
         await clock.advance(by: .seconds(9))
@@ -114,7 +123,9 @@ final class FakeChatConnection: ChatConnection {
 
     @Test func aRefusedMessageLeavesTheOutboxWithTheReason() async throws {
         let (vm, api, _, _) = makeSUT()
-        api.failNext(APIError.problem(Problem(title: "Content Too Large", status: 413, detail: "A message is at most 2000 bytes of UTF-8.")))
+        api.failNext(
+            APIError.problem(
+                Problem(title: "Content Too Large", status: 413, detail: "A message is at most 2000 bytes of UTF-8.")))
         await vm.send(String(repeating: "x", count: 3000))
         #expect(vm.state.lines.first?.status == .refused("A message is at most 2000 bytes of UTF-8."))
         #expect(vm.state.pendingCount == 0 && vm.state.showsComposer)
@@ -186,7 +197,8 @@ final class FakeChatConnection: ChatConnection {
 
     @Test func aSendRefusedBecauseTheTripEndedClosesTheConversation() async throws {
         let (vm, api, _, _) = makeSUT()
-        api.failNext(APIError.problem(Problem(title: "Conversation Closed", status: 409, detail: "The trip has ended.")))
+        api.failNext(
+            APIError.problem(Problem(title: "Conversation Closed", status: 409, detail: "The trip has ended.")))
         api.state.withLock { $0.closed = "The trip has ended." }
         await vm.send("Where are you?")
         #expect(vm.state.lines.first?.status == .refused("The trip has ended."))
@@ -197,8 +209,9 @@ final class FakeChatConnection: ChatConnection {
 extension ChatViewModelTests {
     @Test func aTripThatIsNotTheAccountsEndsTheScreenWithTheServersAnswer() async throws {
         let api = RefusingChatAPI(), connection = FakeChatConnection()
-        let vm = ChatViewModel(tripId: "T1", me: .customer, api: api, connection: connection, clock: ManualClock(), newMessageId: { "x" })
-        await vm.run()   // returns: no retry loop against a 404
+        let vm = ChatViewModel(
+            tripId: "T1", me: .customer, api: api, connection: connection, clock: ManualClock(), newMessageId: { "x" })
+        await vm.run()  // returns: no retry loop against a 404
         #expect(vm.state.unavailableReason == "No such trip.")
         #expect(!vm.state.showsComposer && connection.opened.isEmpty)
     }

@@ -20,9 +20,11 @@ import Synchronization
         static func shared() async throws -> Fixture { try await launched.value }
 
         private static func launch() async throws -> Fixture {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("h2-fixture-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "h2-fixture-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/h2_fixture_server.py")
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Fixtures/h2_fixture_server.py")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", script.path, "--dir", directory.path]
@@ -30,17 +32,19 @@ import Synchronization
             process.standardInput = input
             process.standardOutput = output
             try process.run()
-            inputs.withLock { $0.append(input) }   // the server exits when this process ends and the pipe closes
+            inputs.withLock { $0.append(input) }  // the server exits when this process ends and the pipe closes
             let reader = output.fileHandleForReading
             let line: String = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {   // the read blocks
+                Thread.detachNewThread {  // the read blocks
                     var bytes: [UInt8] = []
                     while let byte = reader.readData(ofLength: 1).first, byte != 0x0A { bytes.append(byte) }
                     continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
                 }
             }
             let parts = line.split(separator: " ")
-            guard parts.count == 4, parts[0] == "PORT", let port = Int(parts[1]) else { throw FixtureError.noPort(line) }
+            guard parts.count == 4, parts[0] == "PORT", let port = Int(parts[1]) else {
+                throw FixtureError.noPort(line)
+            }
             return Fixture(origin: "https://127.0.0.1:\(port)", certificate: String(parts[3]))
         }
 
@@ -64,14 +68,17 @@ import Synchronization
         #expect(Set(responses.compactMap { $0.header("x-connection") }).count == 1)
         #expect(Set(responses.compactMap { $0.header("x-stream") }).count == 8)
         let later = try await session.send(HTTP2Session.Request(path: "/echo"))
-        #expect(later.header("x-connection") == responses[0].header("x-connection"), "the connection stays open between requests")
+        #expect(
+            later.header("x-connection") == responses[0].header("x-connection"),
+            "the connection stays open between requests")
         #expect(session.connectionsOpened == 1)
     }
 
     @Test func anErrorStatusIsAnAnswerWithItsHeadersAndBody() async throws {
         let fixture = try await Fixture.shared()
         let session = fixture.session()
-        let response = try await session.send(HTTP2Session.Request(method: "POST", path: "/status/503", body: Data("{}".utf8)))
+        let response = try await session.send(
+            HTTP2Session.Request(method: "POST", path: "/status/503", body: Data("{}".utf8)))
         #expect(response.status == 503)
         #expect(response.header("content-type") == "application/problem+json")
         #expect(response.header("x-reason") == "fixture")
@@ -81,11 +88,14 @@ import Synchronization
     @Test func headersAndBodyGoOutAsGivenAndAnEmptyValueRemovesCurlsOwn() async throws {
         let fixture = try await Fixture.shared()
         let session = fixture.session()
-        let response = try await session.send(HTTP2Session.Request(
-            method: "POST", path: "/echo", headers: [("authorization", "bearer t"), ("content-type", "application/json"), ("accept", "")],
-            body: Data(#"{"aps":{}}"#.utf8)))
+        let response = try await session.send(
+            HTTP2Session.Request(
+                method: "POST", path: "/echo",
+                headers: [("authorization", "bearer t"), ("content-type", "application/json"), ("accept", "")],
+                body: Data(#"{"aps":{}}"#.utf8)))
         let echo = try Self.echoed(response)
-        let headers = Dictionary((echo["headers"] as? [[String]] ?? []).map { ($0[0], $0[1]) }, uniquingKeysWith: { $1 })
+        let headers = Dictionary(
+            (echo["headers"] as? [[String]] ?? []).map { ($0[0], $0[1]) }, uniquingKeysWith: { $1 })
         #expect(echo["method"] as? String == "POST")
         #expect(echo["body"] as? String == #"{"aps":{}}"#)
         #expect(headers["authorization"] == "bearer t")
@@ -118,7 +128,8 @@ import Synchronization
     @Test func anUntrustedCertificateIsAConnectionErrorAndTheCAFileTrustsIt() async throws {
         let fixture = try await Fixture.shared()
         await #expect {
-            try await HTTP2Session(origin: fixture.origin).send(HTTP2Session.Request(path: "/echo", timeout: .seconds(5)))
+            try await HTTP2Session(origin: fixture.origin).send(
+                HTTP2Session.Request(path: "/echo", timeout: .seconds(5)))
         } throws: { error in
             if case HTTPClientError.network = error { true } else { false }
         }
@@ -143,7 +154,9 @@ import Synchronization
         let call = Task { try await session.send(HTTP2Session.Request(path: "/hold")) }
         // /held answers on the same connection, so it counts the held stream once the request has reached the server.
         var held = "0"
-        while held == "0" { held = String(decoding: try await session.send(HTTP2Session.Request(path: "/held")).body, as: UTF8.self) }
+        while held == "0" {
+            held = String(decoding: try await session.send(HTTP2Session.Request(path: "/held")).body, as: UTF8.self)
+        }
         #expect(held == "1")
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }

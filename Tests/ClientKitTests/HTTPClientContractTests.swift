@@ -28,14 +28,18 @@ import CurlTransport
     @Test(arguments: Transport.allCases, ["POST", "PUT"])
     func sendsMethodBodyAndHeaders(transport: Transport, method: String) async throws {
         let client = transport.make()
-        let request = HTTPClientRequest(method: method, url: try await FixtureServer.url("echo"),
-                                        headers: ["Content-Type": "application/json", "Authorization": "Bearer T"],
-                                        body: Data(#"{"token":"0aff"}"#.utf8))
+        let request = HTTPClientRequest(
+            method: method, url: try await FixtureServer.url("echo"),
+            headers: ["Content-Type": "application/json", "Authorization": "Bearer T"],
+            body: Data(#"{"token":"0aff"}"#.utf8))
         let response = try await client.send(request)
         #expect(response.status == 201)
         let echo = try JSONSerialization.jsonObject(with: response.body) as? [String: String]
-        #expect(echo == ["method": method, "path": "/echo", "body": #"{"token":"0aff"}"#,
-                         "contentType": "application/json", "authorization": "Bearer T"])
+        #expect(
+            echo == [
+                "method": method, "path": "/echo", "body": #"{"token":"0aff"}"#,
+                "contentType": "application/json", "authorization": "Bearer T",
+            ])
     }
 
     @Test(arguments: Transport.allCases)

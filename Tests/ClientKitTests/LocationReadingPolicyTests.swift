@@ -5,10 +5,13 @@ import EnRouteModels
 @Suite struct LocationReadingPolicyTests {
     static let here = Coordinate(lat: 60.1699, lng: 24.9384)
 
-    static func reading(_ coordinate: Coordinate? = here, accuracy: Double = 10, denied: Bool = false,
-                        unavailable: Bool = false) -> LocationReading {
-        LocationReading(coordinate: coordinate, horizontalAccuracy: accuracy, authorizationDenied: denied,
-                        locationUnavailable: unavailable)
+    static func reading(
+        _ coordinate: Coordinate? = here, accuracy: Double = 10, denied: Bool = false,
+        unavailable: Bool = false
+    ) -> LocationReading {
+        LocationReading(
+            coordinate: coordinate, horizontalAccuracy: accuracy, authorizationDenied: denied,
+            locationUnavailable: unavailable)
     }
 
     @Test func theFirstReadingAccurateEnoughIsUsed() {

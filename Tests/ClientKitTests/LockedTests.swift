@@ -16,7 +16,10 @@ import ClientKit
     @Test func theClosuresResultAndErrorComeBack() {
         struct Refused: Error {}
         let names = Locked<[String]>([])
-        #expect(names.withLock { $0.append("a"); return $0.count } == 1)
+        #expect(
+            names.withLock {
+                $0.append("a"); return $0.count
+            } == 1)
         #expect(throws: Refused.self) { try names.withLock { _ in throw Refused() } }
         #expect(names.withLock { $0 } == ["a"])
     }

@@ -4,7 +4,9 @@ import EnRouteModels
 /// The encoded polyline format against the published example and round trips at both precisions.
 @Suite struct PolylineTests {
     /// The format's own documented example (precision 5).
-    static let example = [Coordinate(lat: 38.5, lng: -120.2), Coordinate(lat: 40.7, lng: -120.95), Coordinate(lat: 43.252, lng: -126.453)]
+    static let example = [
+        Coordinate(lat: 38.5, lng: -120.2), Coordinate(lat: 40.7, lng: -120.95), Coordinate(lat: 43.252, lng: -126.453),
+    ]
 
     @Test func thePublishedExampleEncodesAndDecodesAtPrecisionFive() throws {
         #expect(Polyline.encode(Self.example, precision: 5) == "_p~iF~ps|U_ulLnnqC_mqNvxq`@")
@@ -12,8 +14,11 @@ import EnRouteModels
     }
 
     @Test func precisionSixKeepsMicrodegreesThroughARoundTrip() throws {
-        let path = [Coordinate(lat: 60.169_857, lng: 24.938_379), Coordinate(lat: 60.170_001, lng: 24.937_5),
-                    Coordinate(lat: -33.868_82, lng: 151.209_296), Coordinate(lat: 0, lng: 0), Coordinate(lat: -0.000_001, lng: 179.999_999)]
+        let path = [
+            Coordinate(lat: 60.169_857, lng: 24.938_379), Coordinate(lat: 60.170_001, lng: 24.937_5),
+            Coordinate(lat: -33.868_82, lng: 151.209_296), Coordinate(lat: 0, lng: 0),
+            Coordinate(lat: -0.000_001, lng: 179.999_999),
+        ]
         let decoded = try Polyline.decode(Polyline.encode(path))
         #expect(decoded.count == path.count)
         for (a, b) in zip(decoded, path) {

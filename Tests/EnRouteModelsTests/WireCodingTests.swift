@@ -15,7 +15,10 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.0005)
     }
 
-    @Test(arguments: ["", "2026-10-20", "2026-13-01T00:00:00Z", "2026-10-20T18:42:00", "2026-10-20T18:42:00Zjunk", "2026-10-20T25:00:00Z"])
+    @Test(arguments: [
+        "", "2026-10-20", "2026-13-01T00:00:00Z", "2026-10-20T18:42:00", "2026-10-20T18:42:00Zjunk",
+        "2026-10-20T25:00:00Z",
+    ])
     func rejectsMalformedTimes(text: String) {
         #expect(ISO8601.parse(text) == nil)
     }
@@ -42,14 +45,14 @@ import Testing
     /// The tracking JSON must read exactly as seed 000 prints it, explicit nulls included.
     @Test func trackingDTODecodesTheSeedExampleAndEncodesNulls() throws {
         let seed = """
-        { "orderId": "8F3K", "version": 7, "status": "onTheWay",
-          "problem": null,
-          "eta": { "earliest": "2026-10-20T18:42:00Z", "latest": "2026-10-20T18:46:00Z" },
-          "rider": { "firstName": "Ana", "lat": 52.52, "lng": 13.40,
-                     "recordedAt": "2026-10-20T18:37:55Z" },
-          "destination": { "lat": 52.53, "lng": 13.41 },
-          "generatedAt": "2026-10-20T18:38:00Z" }
-        """
+            { "orderId": "8F3K", "version": 7, "status": "onTheWay",
+              "problem": null,
+              "eta": { "earliest": "2026-10-20T18:42:00Z", "latest": "2026-10-20T18:46:00Z" },
+              "rider": { "firstName": "Ana", "lat": 52.52, "lng": 13.40,
+                         "recordedAt": "2026-10-20T18:37:55Z" },
+              "destination": { "lat": 52.53, "lng": 13.41 },
+              "generatedAt": "2026-10-20T18:38:00Z" }
+            """
         let dto = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(seed.utf8))
         #expect(dto.orderId == "8F3K")
         #expect(dto.version == 7)
@@ -59,8 +62,9 @@ import Testing
         let again = try WireCoding.decoder().decode(TrackingDTO.self, from: WireCoding.encoder().encode(dto))
         #expect(again == dto)
 
-        let bare = TrackingDTO(orderId: "A", version: 1, status: .placed, problem: nil, eta: nil, rider: nil,
-                               destination: Coordinate(lat: 1, lng: 2), generatedAt: Date(timeIntervalSince1970: 0))
+        let bare = TrackingDTO(
+            orderId: "A", version: 1, status: .placed, problem: nil, eta: nil, rider: nil,
+            destination: Coordinate(lat: 1, lng: 2), generatedAt: Date(timeIntervalSince1970: 0))
         let json = String(decoding: try WireCoding.encoder().encode(bare), as: UTF8.self)
         #expect(json.contains("\"problem\":null"))
         #expect(json.contains("\"rider\":null"))
@@ -68,8 +72,10 @@ import Testing
     }
 
     @Test func tripEventsRoundTripThroughNameAndPayload() throws {
-        let trip = Trip(id: "t1", state: .driverAssigned, pickup: .init(lat: 1, lng: 2), dropoff: .init(lat: 3, lng: 4), version: 3)
-        let moved = DriverLocation(coordinate: .init(lat: 1, lng: 2), heading: 90, timestamp: Date(timeIntervalSince1970: 10), seq: 4)
+        let trip = Trip(
+            id: "t1", state: .driverAssigned, pickup: .init(lat: 1, lng: 2), dropoff: .init(lat: 3, lng: 4), version: 3)
+        let moved = DriverLocation(
+            coordinate: .init(lat: 1, lng: 2), heading: 90, timestamp: Date(timeIntervalSince1970: 10), seq: 4)
         for event in [TripEvent.tripUpdated(trip), .driverMoved(moved)] {
             #expect(try TripEvent.decode(name: event.name, payload: event.payload()) == event)
         }
@@ -78,8 +84,9 @@ import Testing
 
     @Test func aDriverLocationCarriesItsETAAndOneWithoutStillDecodes() throws {
         let latest = Date(timeIntervalSince1970: 250)
-        let moved = DriverLocation(coordinate: .init(lat: 1, lng: 2), heading: 90, timestamp: Date(timeIntervalSince1970: 10), seq: 4,
-                                   etaSeconds: 240, etaLatest: latest)
+        let moved = DriverLocation(
+            coordinate: .init(lat: 1, lng: 2), heading: 90, timestamp: Date(timeIntervalSince1970: 10), seq: 4,
+            etaSeconds: 240, etaLatest: latest)
         let json = String(decoding: try WireCoding.encoder().encode(moved), as: UTF8.self)
         #expect(json.contains("\"etaSeconds\":240"))
         #expect(try WireCoding.decoder().decode(DriverLocation.self, from: Data(json.utf8)) == moved)
@@ -92,7 +99,9 @@ import Testing
         #expect(!bare.contains("eta"), "no ETA, no keys: \(bare)")
     }
 
-    @Test(arguments: [(91.0, 0.0, false), (-90.0, 180.0, true), (0.0, -181.0, false), (Double.nan, 0.0, false), (52.5, 13.4, true)])
+    @Test(arguments: [
+        (91.0, 0.0, false), (-90.0, 180.0, true), (0.0, -181.0, false), (Double.nan, 0.0, false), (52.5, 13.4, true),
+    ])
     func coordinateValidity(lat: Double, lng: Double, valid: Bool) {
         #expect(Coordinate(lat: lat, lng: lng).isValid == valid)
     }
@@ -103,7 +112,10 @@ import Testing
     @Test(arguments: ["+35840123", "+358401234567", "+123456789012345"])
     func e164NumbersParse(_ text: String) { #expect(E164PhoneNumber(text)?.e164 == text) }
 
-    @Test(arguments: ["358401234567", "+3584012", "+1234567890123456", "+0401234567", "+358 401234567", "+358-40-1234567", "++358401234567", "+３５８401234567"])
+    @Test(arguments: [
+        "358401234567", "+3584012", "+1234567890123456", "+0401234567", "+358 401234567", "+358-40-1234567",
+        "++358401234567", "+３５８401234567",
+    ])
     func anythingElseDoesNot(_ text: String) { #expect(E164PhoneNumber(text) == nil) }
 
     @Test func printingMasksAllButTheLastTwoDigits() {
@@ -113,7 +125,11 @@ import Testing
     }
 
     @Test func decodingRefusesANumberThatIsNotE164() throws {
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([E164PhoneNumber].self, from: Data(#"["0401234567"]"#.utf8)) }
-        #expect(try JSONDecoder().decode([E164PhoneNumber].self, from: Data(#"["+358401234567"]"#.utf8)).first?.e164 == "+358401234567")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([E164PhoneNumber].self, from: Data(#"["0401234567"]"#.utf8))
+        }
+        #expect(
+            try JSONDecoder().decode([E164PhoneNumber].self, from: Data(#"["+358401234567"]"#.utf8)).first?.e164
+                == "+358401234567")
     }
 }

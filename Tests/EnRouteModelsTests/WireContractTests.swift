@@ -6,26 +6,30 @@ import EnRouteModels
 /// A change here is a change of the public API, so it must show up as a failing test first.
 @Suite struct WireContractTests {
     @Test func everyPathTemplateIsPinned() {
-        #expect(APIPath.Template.all == [
-            "/v1/estimates", "/v1/drivers/nearby", "/v1/trips", "/v1/trips/active", "/v1/trips/{id}",
-            "/v1/trips/{id}/cancel", "/v1/trips/{id}/events", "/v1/trips/{id}/route",
-            "/v1/orders", "/v1/orders/active", "/v1/orders/{id}/tracking", "/v1/orders/{id}/live-activity-token",
-            "/v1/orders/{id}/cancel", "/v1/orders/{id}/events", "/v1/orders/{id}/route",
-            "/v1/provider/availability", "/v1/provider/events", "/v1/provider/offers/{offerId}/accept",
-            "/v1/provider/offers/{offerId}/decline", "/v1/provider/trips/{id}/accept", "/v1/provider/trips/{id}/steps",
-            "/v1/provider/trips/active", "/v1/provider/trips/{id}/route", "/v1/provider/locations",
-            "/v1/merchant/orders", "/v1/merchant/orders/{id}/accept", "/v1/merchant/orders/{id}/ready",
-            "/v1/ops/trips", "/v1/ops/trips/{id}/assign", "/v1/ops/trips/{id}/problem",
-            "/v1/ops/merchants", "/v1/ops/merchants/{id}", "/v1/ops/providers", "/v1/ops/providers/{id}",
-            "/v1/devices/{token}", "/v1/notifications/{id}/opened",
-            "/v1/orders/quote", "/v1/payment-methods", "/v1/payment-methods/{id}", "/v1/payment-methods/{id}/default",
-            "/v1/account/balance", "/v1/account/balance/settle", "/v1/trips/{id}/tip", "/v1/trips/{id}/rating",
-            "/v1/trips/{id}/receipt", "/v1/merchant/orders/{id}/items", "/v1/provider/earnings",
-            "/v1/payments/webhooks/stripe", "/v1/payments/sandbox/challenges/{id}",
-            "/v1/orders/{id}/share", "/v1/trips/{id}/share", "/v1/ops/overview", "/v1/ops/trips/{id}", "/v1/ops/providers/{id}/activity",
-            "/v1/trips/{id}/messages", "/v1/trips/{id}/chat",
-            "/v1/account/phone", "/v1/trips/{id}/call", "/v1/uploads", "/v1/uploads/{id}", "/v1/trips/{id}/proof",
-        ])
+        #expect(
+            APIPath.Template.all == [
+                "/v1/estimates", "/v1/drivers/nearby", "/v1/trips", "/v1/trips/active", "/v1/trips/{id}",
+                "/v1/trips/{id}/cancel", "/v1/trips/{id}/events", "/v1/trips/{id}/route",
+                "/v1/orders", "/v1/orders/active", "/v1/orders/{id}/tracking", "/v1/orders/{id}/live-activity-token",
+                "/v1/orders/{id}/cancel", "/v1/orders/{id}/events", "/v1/orders/{id}/route",
+                "/v1/provider/availability", "/v1/provider/events", "/v1/provider/offers/{offerId}/accept",
+                "/v1/provider/offers/{offerId}/decline", "/v1/provider/trips/{id}/accept",
+                "/v1/provider/trips/{id}/steps",
+                "/v1/provider/trips/active", "/v1/provider/trips/{id}/route", "/v1/provider/locations",
+                "/v1/merchant/orders", "/v1/merchant/orders/{id}/accept", "/v1/merchant/orders/{id}/ready",
+                "/v1/ops/trips", "/v1/ops/trips/{id}/assign", "/v1/ops/trips/{id}/problem",
+                "/v1/ops/merchants", "/v1/ops/merchants/{id}", "/v1/ops/providers", "/v1/ops/providers/{id}",
+                "/v1/devices/{token}", "/v1/notifications/{id}/opened",
+                "/v1/orders/quote", "/v1/payment-methods", "/v1/payment-methods/{id}",
+                "/v1/payment-methods/{id}/default",
+                "/v1/account/balance", "/v1/account/balance/settle", "/v1/trips/{id}/tip", "/v1/trips/{id}/rating",
+                "/v1/trips/{id}/receipt", "/v1/merchant/orders/{id}/items", "/v1/provider/earnings",
+                "/v1/payments/webhooks/stripe", "/v1/payments/sandbox/challenges/{id}",
+                "/v1/orders/{id}/share", "/v1/trips/{id}/share", "/v1/ops/overview", "/v1/ops/trips/{id}",
+                "/v1/ops/providers/{id}/activity",
+                "/v1/trips/{id}/messages", "/v1/trips/{id}/chat",
+                "/v1/account/phone", "/v1/trips/{id}/call", "/v1/uploads", "/v1/uploads/{id}", "/v1/trips/{id}/proof",
+            ])
         #expect(Set(APIPath.Template.all).count == APIPath.Template.all.count, "no template listed twice")
     }
 
@@ -58,7 +62,10 @@ import EnRouteModels
             (APIPath.providerTripSteps("T-1"), "/v1/provider/trips/T-1/steps"),
             (APIPath.providerActiveTrips, "/v1/provider/trips/active"),
             (APIPath.providerTripRoute("T-1"), "/v1/provider/trips/T-1/route"),
-            (APIPath.providerTripRoute("T-1", from: Coordinate(lat: 60.5, lng: 24.25), heading: 90), "/v1/provider/trips/T-1/route?from=60.5,24.25&heading=90.0"),
+            (
+                APIPath.providerTripRoute("T-1", from: Coordinate(lat: 60.5, lng: 24.25), heading: 90),
+                "/v1/provider/trips/T-1/route?from=60.5,24.25&heading=90.0"
+            ),
             (APIPath.providerLocations, "/v1/provider/locations"),
             (APIPath.merchantOrders(), "/v1/merchant/orders"),
             (APIPath.merchantOrders(cursor: "a b/c"), "/v1/merchant/orders?cursor=a%20b%2Fc"),
@@ -98,9 +105,11 @@ import EnRouteModels
         }
     }
 
-    /// docs/openapi.yaml documents exactly these API paths: a route added to the document without a template here fails.
+    /// docs/openapi.yaml documents exactly these API paths: a route added to the document without a template here
+    /// fails.
     @Test func theTemplatesAreTheDocumentedAPIPaths() throws {
-        let document = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appending(path: "docs/openapi.yaml")
         let documented = try String(contentsOf: document, encoding: .utf8).split(separator: "\n")
             .filter { $0.hasPrefix("  /v1/") && $0.hasSuffix(":") }
@@ -108,18 +117,28 @@ import EnRouteModels
         #expect(Set(documented) == Set(APIPath.Template.all))
     }
 
-    /// The chat socket's frames are pinned too: each `type` and its fields, as the server and the client kits write them.
+    /// The chat socket's frames are pinned too: each `type` and its fields, as the server and the client kits write
+    /// them.
     @Test func everyChatFrameHasItsPinnedShape() throws {
-        let message = ChatMessage(messageId: "m-1", tripId: "T-1", seq: 3, from: .provider, text: "hei", sentAt: Date(timeIntervalSince1970: 1_792_520_000))
+        let message = ChatMessage(
+            messageId: "m-1", tripId: "T-1", seq: 3, from: .provider, text: "hei",
+            sentAt: Date(timeIntervalSince1970: 1_792_520_000))
         let frames: [(ChatFrame, String)] = [
             (.send(messageId: "m-1", text: "hei"), #"{"messageId":"m-1","text":"hei","type":"send"}"#),
-            (.message(message), #"{"message":{"from":"provider","messageId":"m-1","sentAt":"2026-10-20T18:13:20Z","seq":3,"text":"hei","tripId":"T-1"},"type":"message"}"#),
+            (
+                .message(message),
+                #"{"message":{"from":"provider","messageId":"m-1","sentAt":"2026-10-20T18:13:20Z","seq":3,"#
+                    + #""text":"hei","tripId":"T-1"},"type":"message"}"#
+            ),
             (.typing(from: nil), #"{"type":"typing"}"#),
             (.typing(from: .customer), #"{"from":"customer","type":"typing"}"#),
             (.delivered(seq: 3, from: .customer), #"{"from":"customer","seq":3,"type":"delivered"}"#),
             (.read(seq: 3, from: nil), #"{"seq":3,"type":"read"}"#),
-            (.error(Problem(title: "Conflict", status: 409, detail: "The trip has ended."), messageId: "m-2"),
-             #"{"messageId":"m-2","problem":{"detail":"The trip has ended.","status":409,"title":"Conflict","type":"about:blank"},"type":"error"}"#),
+            (
+                .error(Problem(title: "Conflict", status: 409, detail: "The trip has ended."), messageId: "m-2"),
+                #"{"messageId":"m-2","problem":{"detail":"The trip has "#
+                    + #"ended.","status":409,"title":"Conflict","type":"about:blank"},"type":"error"}"#
+            ),
             (.closed(reason: "The trip has ended."), #"{"reason":"The trip has ended.","type":"closed"}"#),
         ]
         for (frame, text) in frames {
@@ -130,12 +149,15 @@ import EnRouteModels
     }
 
     @Test func everyLiveEventNameIsPinned() {
-        #expect(LiveEventName.allCases.map(\.rawValue)
+        #expect(
+            LiveEventName.allCases.map(\.rawValue)
                 == ["tripUpdated", "driverMoved", "tracking", "offer", "offerWithdrawn", "accessEnded"])
     }
 
     @Test func aTripEventTravelsUnderItsLiveEventName() throws {
-        let trip = Trip(id: "T-1", state: .searching, pickup: Coordinate(lat: 1, lng: 2), dropoff: Coordinate(lat: 3, lng: 4), version: 1)
+        let trip = Trip(
+            id: "T-1", state: .searching, pickup: Coordinate(lat: 1, lng: 2), dropoff: Coordinate(lat: 3, lng: 4),
+            version: 1)
         let event = TripEvent.tripUpdated(trip)
         #expect(event.eventName == .tripUpdated)
         #expect(try TripEvent.decode(name: LiveEventName.tripUpdated.rawValue, payload: try event.payload()) == event)

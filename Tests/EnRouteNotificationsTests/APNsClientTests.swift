@@ -23,11 +23,18 @@ import TestSupport
         return SUT(standIn: standIn, transport: transport, client: client, clock: clock)
     }
 
-    static func push(_ n: Int = 1, type: APNsPush.PushType = .alert, environment: APNsEnvironment = .production, token: String = device) -> APNsPush {
-        APNsPush(token: token, environment: environment, pushType: type, priority: type == .alert ? 10 : 5,
-                 expiration: Date(timeIntervalSince1970: 1_792_523_600), collapseID: type == .alert ? "order-O1-onTheWay" : nil,
-                 apnsID: PushPayloadBuilder.apnsID(message: "m\(n)", token: token),
-                 payload: Array(#"{"aps":{"alert":{"title":"On the way","body":"Your order is on the way"},"mutable-content":1}}"#.utf8))
+    static func push(
+        _ n: Int = 1, type: APNsPush.PushType = .alert, environment: APNsEnvironment = .production,
+        token: String = device
+    ) -> APNsPush {
+        APNsPush(
+            token: token, environment: environment, pushType: type, priority: type == .alert ? 10 : 5,
+            expiration: Date(timeIntervalSince1970: 1_792_523_600),
+            collapseID: type == .alert ? "order-O1-onTheWay" : nil,
+            apnsID: PushPayloadBuilder.apnsID(message: "m\(n)", token: token),
+            payload: Array(
+                #"{"aps":{"alert":{"title":"On the way","body":"Your order is on the way"},"mutable-content":1}}"#.utf8)
+        )
     }
 
     static func jwt(_ request: [String: Any]) -> String? { (request["jwt"] as? [String: Any])?["token"] as? String }
@@ -48,7 +55,9 @@ import TestSupport
         let jwt = try #require(request["jwt"] as? [String: Any])
         #expect((jwt["claims"] as? [String: Any])?["iss"] as? String == APNsStandIn.teamID)
         #expect((jwt["header"] as? [String: Any])?["kid"] as? String == APNsStandIn.keyID)
-        #expect((request["answer"] as? [String: Any])?["status"] as? Int == 200, "the stand-in verified the ES256 signature")
+        #expect(
+            (request["answer"] as? [String: Any])?["status"] as? Int == 200, "the stand-in verified the ES256 signature"
+        )
     }
 
     @Test func liveActivityPushesUseTheLiveActivityTopic() async throws {
@@ -65,7 +74,7 @@ import TestSupport
         _ = await sut.client.send(Self.push(1))
         await sut.clock.advance(by: .seconds(19 * 60))
         _ = await sut.client.send(Self.push(2))
-        await sut.clock.advance(by: .seconds(31 * 60))    // 50 minutes old now
+        await sut.clock.advance(by: .seconds(31 * 60))  // 50 minutes old now
         _ = await sut.client.send(Self.push(3))
         let tokens = try await sut.standIn.received().map { Self.jwt($0) }
         #expect(tokens.count == 3)
@@ -115,7 +124,7 @@ import TestSupport
 
     @Test func concurrentPushesShareOneMultiplexedConnectionPerEnvironment() async throws {
         let sut = try await Self.makeSUT()
-        _ = await sut.client.send(Self.push(0))   // the first push binds the connection (one stream until then)
+        _ = await sut.client.send(Self.push(0))  // the first push binds the connection (one stream until then)
         let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
             for n in 1...8 { group.addTask { await sut.client.send(Self.push(n)) } }
             return await group.reduce(into: []) { $0.append($1) }
@@ -123,7 +132,10 @@ import TestSupport
         #expect(outcomes.allSatisfy { $0 == .delivered })
         _ = await sut.client.send(Self.push(9, environment: .sandbox))
         let received = try await sut.standIn.received()
-        let production = Set(received.filter { Self.headers($0)["apns-id"] != Self.push(9, environment: .sandbox).apnsID }.compactMap { $0["connection"] as? Int })
+        let production = Set(
+            received.filter { Self.headers($0)["apns-id"] != Self.push(9, environment: .sandbox).apnsID }.compactMap {
+                $0["connection"] as? Int
+            })
         #expect(production.count == 1)
         #expect(sut.transport.connectionsOpened(.production) == 1)
         #expect(sut.transport.connectionsOpened(.sandbox) == 1)

@@ -38,7 +38,8 @@ import TestSupport
                 elapsed += APNsOutageDrillTests.step
                 try await sut.sender.drain()
                 let received = try await sut.standIn.received()
-                for request in received.dropFirst(seen) where (request["answer"] as? [String: Any])?["status"] as? Int == 200 {
+                for request in received.dropFirst(seen)
+                where (request["answer"] as? [String: Any])?["status"] as? Int == 200 {
                     deliveries.append(Delivery(request: request, at: sut.flow.clock.date))
                 }
                 seen = received.count
@@ -58,13 +59,13 @@ import TestSupport
         try await drill.sut.standIn.goDown(outage)
         let downAt = drill.sut.flow.clock.date
         try await drill.run(for: .seconds(30))
-        try await drill.sut.flow.accept()                       // picking: its Live Activity update expires in the outage
+        try await drill.sut.flow.accept()  // picking: its Live Activity update expires in the outage
         try await drill.run(for: .seconds(180))
         try await drill.sut.flow.riderAndReady()
         try await drill.run(for: .seconds(120))
         try await drill.sut.flow.riderStep("onTheWay")
         try await drill.run(for: .seconds(180))
-        try await drill.sut.flow.riderStep("arriving")          // its update is still fresh when APNs is back
+        try await drill.sut.flow.riderStep("arriving")  // its update is still fresh when APNs is back
         try await drill.run(for: .seconds(90))
         #expect(drill.sut.flow.clock.date.timeIntervalSince(downAt) == 600)
         #expect(drill.deliveries.count == before, "nothing gets through while APNs is down")
@@ -81,18 +82,27 @@ import TestSupport
         // Exactly once: one 200 per APNs id, however many attempts the outage caused.
         let ids = drill.deliveries.compactMap { $0.headers["apns-id"] }
         #expect(ids.count == drill.deliveries.count && Set(ids).count == ids.count, "\(ids)")
-        // Every attempt of one message carries the same collapse id, and each stage's alert got through once under its own.
+        // Every attempt of one message carries the same collapse id, and each stage's alert got through once under its
+        // own.
         var collapseByID: [String: Set<String>] = [:]
-        for r in received { let h = r["headers"] as? [String: String] ?? [:]; collapseByID[h["apns-id"] ?? "", default: []].insert(h["apns-collapse-id"] ?? "") }
+        for r in received {
+            let h = r["headers"] as? [String: String] ?? [:];
+            collapseByID[h["apns-id"] ?? "", default: []].insert(h["apns-collapse-id"] ?? "")
+        }
         #expect(collapseByID.values.allSatisfy { $0.count == 1 })
         let order = drill.sut.flow.orderId
         let alerts = after.filter { !$0.isLiveActivity }.compactMap { $0.headers["apns-collapse-id"] }
-        #expect(alerts.sorted() == ["picking", "onTheWay", "arriving", "delivered"].map { "order-\(order)-\($0)" }.sorted(), "\(alerts)")
+        #expect(
+            alerts.sorted()
+                == ["picking", "onTheWay", "arriving", "delivered"].map { "order-\(order)-\($0)" }.sorted(), "\(alerts)"
+        )
         #expect(after.allSatisfy { $0.at >= upAt })
         // Nothing after its expiry: each delivery came no later than its apns-expiration.
         for d in drill.deliveries {
             let expiry = try #require(d.headers["apns-expiration"].flatMap(Double.init))
-            #expect(d.at.timeIntervalSince1970 <= expiry, "\(d.headers["apns-collapse-id"] ?? "live activity") sent \(d.at) after \(expiry)")
+            #expect(
+                d.at.timeIntervalSince1970 <= expiry,
+                "\(d.headers["apns-collapse-id"] ?? "live activity") sent \(d.at) after \(expiry)")
         }
         // The picking update went stale during the outage and was never sent; the end was. The arriving update
         // is still fresh when connections come back; after 503s, APNs' own backoff keeps it waiting past the end.

@@ -24,10 +24,13 @@ actor APNsStandIn {
         keyPEM = try ES256Signer.generatePrivateKeyPEM()
         let p8 = directory.appendingPathComponent("AuthKey.p8")
         try keyPEM.write(to: p8, atomically: true, encoding: .utf8)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/apns_standin.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/apns_standin.py")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--dir", directory.path, "--p8", p8.path, "--key-id", Self.keyID,
-                             "--team", Self.teamID, "--topic", Self.topic]
+        process.arguments = [
+            "python3", script.path, "--dir", directory.path, "--p8", p8.path, "--key-id", Self.keyID,
+            "--team", Self.teamID, "--topic", Self.topic,
+        ]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -53,7 +56,8 @@ actor APNsStandIn {
     /// A curl transport whose both environments point here, trusting the self-signed certificate.
     nonisolated func transport() -> CurlAPNsTransport {
         let url = "https://127.0.0.1:\(port)"
-        return CurlAPNsTransport(hosts: [.sandbox: url, .production: url], caFile: certificate, requestTimeout: .seconds(10))
+        return CurlAPNsTransport(
+            hosts: [.sandbox: url, .production: url], caFile: certificate, requestTimeout: .seconds(10))
     }
 
     /// Queues answers for `token` ("*" for any token).
@@ -81,7 +85,9 @@ actor APNsStandIn {
 
     private nonisolated func command(_ object: [String: Any]) async throws -> [String: Any] {
         let line = await roundTrip(try JSONSerialization.data(withJSONObject: object) + Data("\n".utf8))
-        guard let reply = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { throw StandInError.badReply(line) }
+        guard let reply = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            throw StandInError.badReply(line)
+        }
         return reply
     }
 

@@ -7,10 +7,13 @@ import EnRouteNotifications
 import NotificationsKit
 import TestSupport
 
-/// A chat message to a party with no chat socket open goes out as a CHAT_MESSAGE push whose text only the device can read.
+/// A chat message to a party with no chat socket open goes out as a CHAT_MESSAGE push whose text only the device can
+/// read.
 @Suite struct ChatPushTests {
     /// A device token (hex) per account.
-    static func token(_ account: String) -> String { String(repeating: "c4", count: 31) + (account == "p1" ? "02" : "01") }
+    static func token(_ account: String) -> String {
+        String(repeating: "c4", count: 31) + (account == "p1" ? "02" : "01")
+    }
 
     struct SUT {
         let backend: TestBackend
@@ -19,32 +22,44 @@ import TestSupport
 
         func register(_ account: String, _ role: Party, publicKey: [UInt8]?) async throws {
             let key = publicKey.map { #","publicKey":"\#(Data($0).base64EncodedString())""# } ?? ""
-            let r = await backend.call("PUT", APIPath.device(ChatPushTests.token(account)), token: backend.token(account, role),
-                                       json: #"{"platform":"ios","environment":"production","appVersion":"4.2.0"\#(key)}"#)
+            let r = await backend.call(
+                "PUT", APIPath.device(ChatPushTests.token(account)), token: backend.token(account, role),
+                json: #"{"platform":"ios","environment":"production","appVersion":"4.2.0"\#(key)}"#)
             try #require(r.status == 204)
         }
 
         func write(_ text: String, as account: String, _ role: Party) async throws -> ChatMessage {
-            let body = String(decoding: try JSONEncoder().encode(ChatMessageRequest(messageId: UUID().uuidString, text: text)), as: UTF8.self)
-            let r = await backend.call("POST", APIPath.tripMessages(trip), token: backend.token(account, role), json: body)
+            let body = String(
+                decoding: try JSONEncoder().encode(ChatMessageRequest(messageId: UUID().uuidString, text: text)),
+                as: UTF8.self)
+            let r = await backend.call(
+                "POST", APIPath.tripMessages(trip), token: backend.token(account, role), json: body)
             try #require(r.status == 201)
             return try WireCoding.decoder().decode(ChatMessage.self, from: Data(r.body))
         }
 
         func outbox() async throws -> [PushJob] {
-            try await backend.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 100).map { try PushJob.decode($0.payload) }
+            try await backend.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 100).map {
+                try PushJob.decode($0.payload)
+            }
         }
 
         func drain() async throws {
             let b = backend.backend, clock = backend.clock
-            try await PushSender(store: b.store, devices: b.devices, ledger: b.ledger, gateway: gateway, clock: clock, now: { clock.date }).drain()
+            try await PushSender(
+                store: b.store, devices: b.devices, ledger: b.ledger, gateway: gateway, clock: clock,
+                now: { clock.date }
+            ).drain()
         }
     }
 
     func makeSUT() async throws -> SUT {
         let backend = TestBackend()
-        let body = try await backend.rideBody("c1", pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
-        let r = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "chat-push-1"])
+        let body = try await backend.rideBody(
+            "c1", pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
+        let r = await backend.call(
+            "POST", APIPath.trips, token: backend.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": "chat-push-1"])
         try #require(r.status == 201, "\(r.status) \(String(decoding: r.body, as: UTF8.self))")
         let trip = try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
         try #require(await backend.assign(trip.id, to: "p1").status == 200)
@@ -74,7 +89,8 @@ import TestSupport
         let id = try #require(payload.notificationID)
         #expect(id.rawValue == "chat.\(sut.trip).\(message.seq)")
         let secret = try #require(payload.secret)
-        #expect(NotificationSecret.open(secret, notificationID: id, privateKey: privateKey) == text, "the device opens it")
+        #expect(
+            NotificationSecret.open(secret, notificationID: id, privateKey: privateKey) == text, "the device opens it")
         #expect(NotificationSecret.open(secret, notificationID: id, privateKey: X25519.generatePrivateKey()) == nil)
     }
 
@@ -88,7 +104,10 @@ import TestSupport
             withExtendedLifetime(socket) {}
         }
         // The socket is gone; an ops viewer or the customer's own socket is not the provider's.
-        let others = [sut.backend.backend.chat.listen(sut.trip, role: nil), sut.backend.backend.chat.listen(sut.trip, role: .customer)]
+        let others = [
+            sut.backend.backend.chat.listen(sut.trip, role: nil),
+            sut.backend.backend.chat.listen(sut.trip, role: .customer),
+        ]
         _ = try await sut.write("Hello?", as: "c1", .customer)
         let jobs = try await sut.outbox()
         #expect(jobs.map(\.kind) == [.chatMessage])
@@ -119,7 +138,8 @@ extension ChatPushTests {
         try await sut.drain()
         let push = try #require(sut.gateway.sent.first)
         let payload = try #require(NotificationPayload(json: push.payload))
-        let logic = NotificationServiceLogic(keys: keys, images: ChatNoImages(), attachments: ChatNoAttachments(), clock: sut.backend.clock)
+        let logic = NotificationServiceLogic(
+            keys: keys, images: ChatNoImages(), attachments: ChatNoAttachments(), clock: sut.backend.clock)
         #expect(await logic.didReceive(payload) == EnrichedNotification(title: "New message", body: "Gate code 4521"))
     }
 }
@@ -129,5 +149,7 @@ private struct ChatNoImages: ImageFetcher {
 }
 
 private struct ChatNoAttachments: AttachmentWriter {
-    func write(_ data: Data, suggestedName: String) throws -> URL { Issue.record("a chat push has no attachment"); return URL(fileURLWithPath: "/") }
+    func write(_ data: Data, suggestedName: String) throws -> URL {
+        Issue.record("a chat push has no attachment"); return URL(fileURLWithPath: "/")
+    }
 }

@@ -10,8 +10,11 @@ import TestSupport
 /// ETA drift that comes from the rider's fixes, not from a status change, still reaches the Live Activity.
 @Suite struct ETADriftPushTests {
     func fixes(_ flow: OrderFlow, at point: (Double, Double), batch: String) async throws {
-        let json = #"{"batchId":"\#(batch)","fixes":[{"lat":\#(point.0),"lng":\#(point.1),"heading":0,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(flow.clock.date))"}]}"#
-        let r = await flow.backend.call("POST", "/v1/provider/locations", token: flow.backend.token("r1", .provider), json: json)
+        let json =
+            #"{"batchId":"\#(batch)","fixes":[{"lat":\#(point.0),"lng":\#(point.1),"heading":0,"speed":8,"accuracy":5,"#
+            + #""recordedAt":"\#(ISO8601.format(flow.clock.date))"}]}"#
+        let r = await flow.backend.call(
+            "POST", "/v1/provider/locations", token: flow.backend.token("r1", .provider), json: json)
         try #require(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
     }
 

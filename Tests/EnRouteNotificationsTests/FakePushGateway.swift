@@ -12,7 +12,10 @@ final class FakePushGateway: PushGateway {
     /// Called before answering, e.g. to stop a "killed" sender mid-drain.
     let onSend: (@Sendable (APNsPush) async -> Void)?
 
-    init(script: [PushOutcome] = [], defaultOutcome: PushOutcome? = nil, onSend: (@Sendable (APNsPush) async -> Void)? = nil) {
+    init(
+        script: [PushOutcome] = [], defaultOutcome: PushOutcome? = nil,
+        onSend: (@Sendable (APNsPush) async -> Void)? = nil
+    ) {
         state.withLock { $0.script = script }
         self.defaultOutcome = defaultOutcome
         self.onSend = onSend

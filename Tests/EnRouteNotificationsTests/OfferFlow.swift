@@ -37,18 +37,24 @@ struct OfferFlow {
     var clock: ManualClock { backend.clock }
 
     /// A sender over this backend's outbox that asks dispatch whether an offer is still open, unless told otherwise.
-    func sender(gateway: any PushGateway, pollClock: (any Clock<Duration>)? = nil,
-                offerIsOpen: (@Sendable (String, String) -> Bool)? = nil) -> PushSender {
+    func sender(
+        gateway: any PushGateway, pollClock: (any Clock<Duration>)? = nil,
+        offerIsOpen: (@Sendable (String, String) -> Bool)? = nil
+    ) -> PushSender {
         let clock = self.clock, dispatcher = providers.dispatcher
-        return PushSender(store: backend.store, devices: devices, ledger: ledger, gateway: gateway, clock: pollClock ?? clock,
-                          now: { clock.date }, metrics: metrics,
-                          offerIsOpen: offerIsOpen ?? { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId })
+        return PushSender(
+            store: backend.store, devices: devices, ledger: ledger, gateway: gateway, clock: pollClock ?? clock,
+            now: { clock.date }, metrics: metrics,
+            offerIsOpen: offerIsOpen ?? { offerId, provider in
+                dispatcher.liveOffer(heldBy: provider)?.offerId == offerId
+            })
     }
 
     /// Registers `token` for the provider through the API, as the provider's app does at launch.
     func registerDevice(_ token: String, environment: String = "sandbox") async throws {
-        let r = await call("PUT", "/v1/devices/\(token)", as: provider, .provider,
-                           json: #"{"platform":"ios","environment":"\#(environment)","appVersion":"4.2.0"}"#)
+        let r = await call(
+            "PUT", "/v1/devices/\(token)", as: provider, .provider,
+            json: #"{"platform":"ios","environment":"\#(environment)","appVersion":"4.2.0"}"#)
         try #require(r.status == 204, "register: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
     }
 
@@ -56,10 +62,12 @@ struct OfferFlow {
     /// dispatch has finished making it (its timer is running).
     func offer() async throws -> Offer {
         var events = providers.events.subscribe(provider).makeAsyncIterator()
-        _ = try await providers.setAvailability(AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
-                                      provider: provider)
+        _ = try await providers.setAvailability(
+            AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
+            provider: provider)
         let body = try await backend.rideBody("c1", pickup: Self.pickupJSON, dropoff: Self.dropoffJSON)
-        let ride = await call("POST", "/v1/trips", as: "c1", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
+        let ride = await call(
+            "POST", "/v1/trips", as: "c1", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
         try #require(ride.status == 201, "request ride: \(ride.status) \(String(decoding: ride.body, as: UTF8.self))")
         while let event = await events.next() {
             guard event.name == "offer" else { continue }
@@ -76,12 +84,15 @@ struct OfferFlow {
     }
 
     /// Sends a request through the router as `account`.
-    func call(_ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
-              headers: [String: String] = [:]) async -> (status: Int, body: [UInt8]) {
+    func call(
+        _ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
+        headers: [String: String] = [:]
+    ) async -> (status: Int, body: [UInt8]) {
         var h = HTTPHeaders(headers.map { ($0.key, $0.value) })
         h.add("Authorization", "Bearer \(backend.token(account, role))")
         if json != nil { h.add("Content-Type", "application/json") }
-        let response = await router.respond(to: HTTPRequest(method: method, path: path, headers: h, body: Array((json ?? "").utf8)))
+        let response = await router.respond(
+            to: HTTPRequest(method: method, path: path, headers: h, body: Array((json ?? "").utf8)))
         return (response.status, response.bodyBytes)
     }
 

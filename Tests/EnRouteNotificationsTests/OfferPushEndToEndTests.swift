@@ -17,7 +17,8 @@ import TestSupport
         try await flow.registerDevice(hex)
         let offer = try await flow.offer()
         let clock = flow.clock
-        let client = try APNsClient(configuration: standIn.configuration, transport: standIn.transport(), now: { clock.date })
+        let client = try APNsClient(
+            configuration: standIn.configuration, transport: standIn.transport(), now: { clock.date })
         try await flow.sender(gateway: client).drain()
 
         let received = try await standIn.received()
@@ -38,9 +39,12 @@ import TestSupport
         #expect(payload.route == .offer(OfferID(offer.offerId)))
         let tap = try #require(payload.tap(action: .seeOffer))
         #expect(tap.accountID == AccountID(flow.provider))
-        let opened = await flow.call("POST", "/v1/notifications/\(tap.id.rawValue)/opened", as: flow.provider, .provider,
-                                     json: #"{"action":"seeOffer"}"#)
+        let opened = await flow.call(
+            "POST", "/v1/notifications/\(tap.id.rawValue)/opened", as: flow.provider, .provider,
+            json: #"{"action":"seeOffer"}"#)
         #expect(opened.status == 204)
-        #expect(flow.metrics.counter("enroute_notification_opens_total", labels: ["campaign": "tripOffers", "stage": ""]) == 1)
+        #expect(
+            flow.metrics.counter("enroute_notification_opens_total", labels: ["campaign": "tripOffers", "stage": ""])
+                == 1)
     }
 }

@@ -59,9 +59,13 @@ import TestSupport
         let offer = try await flow.offer()
         switch ending {
         case .declined:
-            #expect(await flow.call("POST", "/v1/provider/offers/\(offer.offerId)/decline", as: flow.provider, .provider).status == 204)
+            #expect(
+                await flow.call("POST", "/v1/provider/offers/\(offer.offerId)/decline", as: flow.provider, .provider)
+                    .status == 204)
         case .accepted:
-            #expect(await flow.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: flow.provider, .provider).status == 200)
+            #expect(
+                await flow.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: flow.provider, .provider)
+                    .status == 200)
         case .withdrawn:
             _ = try await flow.providers.setAvailability(AvailabilityRequest(online: false), provider: flow.provider)
         case .expired:
@@ -69,7 +73,7 @@ import TestSupport
         }
         if ending != .expired { #expect(flow.providers.dispatcher.liveOffer(heldBy: flow.provider) == nil) }
 
-        let gateway = FakePushGateway()   // any push fails the test
+        let gateway = FakePushGateway()  // any push fails the test
         try await flow.sender(gateway: gateway).drain()
         #expect(gateway.sent.isEmpty)
         #expect(try await flow.outbox().isEmpty, "the ended offer's job leaves the outbox")
@@ -97,7 +101,9 @@ import TestSupport
         let gateway = FakePushGateway(script: [.retry(.network, reason: "connection reset")])
         let sender = flow.sender(gateway: gateway, offerIsOpen: { _, _ in true })
         try await sender.drain()
-        #expect(try await flow.outbox().first?.notBefore == flow.clock.date.addingTimeInterval(5), "retried within the offer's life")
+        #expect(
+            try await flow.outbox().first?.notBefore == flow.clock.date.addingTimeInterval(5),
+            "retried within the offer's life")
         await flow.clock.advance(by: .seconds(16))
         try await sender.drain()
         #expect(gateway.sent.count == 1)

@@ -70,9 +70,9 @@ import EnRouteAPI
         var flow = OrderFlow()
         try await flow.place()
         try await flow.liveActivityToken("a1b2c3d4e5f60718293a4b5c6d7e8f90")
-        try await flow.accept()                    // stage change: priority 10
+        try await flow.accept()  // stage change: priority 10
         await flow.clock.advance(by: .seconds(300))
-        try await flow.riderAndReady()             // same stage, ETA moved by minutes: priority 5
+        try await flow.riderAndReady()  // same stage, ETA moved by minutes: priority 5
         let drift = try await flow.outbox().filter { $0.kind == .liveActivity && $0.priority == 5 }
         #expect(drift.count == 1)
         #expect(drift.first?.event == "update")
@@ -84,7 +84,7 @@ import EnRouteAPI
         try await flow.accept()
         try await flow.riderAndReady()
         try await flow.riderStep("onTheWay")
-        try await flow.riderStep("cancelled")      // back to picking while another rider is found
+        try await flow.riderStep("cancelled")  // back to picking while another rider is found
         let alerts = try await flow.outbox().filter { $0.kind == .orderUpdate }
         #expect(alerts.map(\.stage) == [.picking, .onTheWay])
     }

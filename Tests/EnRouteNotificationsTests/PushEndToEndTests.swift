@@ -30,17 +30,24 @@ import TestSupport
         let devices = flow.backend.backend.devices
         let ledger = flow.backend.backend.ledger
         let router = flow.backend.router
-        let client = try APNsClient(configuration: standIn.configuration, transport: standIn.transport(), now: { clock.date })
-        let sender = PushSender(store: flow.backend.store, devices: devices, ledger: ledger, gateway: client, clock: clock, now: { clock.date })
-        return SUT(flow: flow, standIn: standIn, devices: devices, sender: sender, keys: InMemoryKeyStore(), router: router)
+        let client = try APNsClient(
+            configuration: standIn.configuration, transport: standIn.transport(), now: { clock.date })
+        let sender = PushSender(
+            store: flow.backend.store, devices: devices, ledger: ledger, gateway: client, clock: clock,
+            now: { clock.date })
+        return SUT(
+            flow: flow, standIn: standIn, devices: devices, sender: sender, keys: InMemoryKeyStore(), router: router)
     }
 
     /// The customer's app signs in: a key pair, then the device registration through the client kit.
     static func signIn(_ sut: SUT) async throws {
         _ = try await sut.keys.makeKeyPair()
-        let server = APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(sut.flow.backend.token("c1", .customer)))
-        let repository = RemoteDeviceRepository(http: InProcessHTTPClient(router: sut.router), server: server,
-                                                device: DeviceInfo(environment: "sandbox", appVersion: "4.2.0"), keys: sut.keys)
+        let server = APIServer(
+            baseURL: URL(string: "http://enroute.test")!,
+            credentials: StaticAccessToken(sut.flow.backend.token("c1", .customer)))
+        let repository = RemoteDeviceRepository(
+            http: InProcessHTTPClient(router: sut.router), server: server,
+            device: DeviceInfo(environment: "sandbox", appVersion: "4.2.0"), keys: sut.keys)
         try await repository.register(token: DeviceToken(deviceToken), for: "c1")
     }
 
@@ -65,7 +72,8 @@ import TestSupport
 
         // The device: the service extension logic decrypts the secret into the body.
         let userInfo = try #require(request["payload"] as? [String: Any])
-        let logic = NotificationServiceLogic(keys: sut.keys, images: NoImages(), attachments: NoAttachments(), clock: sut.flow.clock)
+        let logic = NotificationServiceLogic(
+            keys: sut.keys, images: NoImages(), attachments: NoAttachments(), clock: sut.flow.clock)
         let shown = await logic.didReceive(NotificationPayload(userInfo: Self.withoutImage(userInfo)))
         #expect(shown == EnrichedNotification(title: "On the way", body: "Ana is on the way with your order"))
         #expect(NotificationPayload(userInfo: userInfo).route == .order(OrderID(sut.flow.orderId)))
@@ -90,8 +98,12 @@ import TestSupport
         #expect(aps.compactMap { $0["event"] as? String }.last == "end")
         #expect(aps.dropLast().allSatisfy { $0["event"] as? String == "update" && $0["stale-date"] != nil })
         let stamps = aps.compactMap { $0["timestamp"] as? Int }
-        #expect(stamps.count == aps.count && stamps == stamps.sorted() && Set(stamps).count == stamps.count, "\(stamps)")
-        #expect(activity.allSatisfy { ($0["headers"] as? [String: String])?["apns-topic"] == APNsStandIn.topic + ".push-type.liveactivity" })
+        #expect(
+            stamps.count == aps.count && stamps == stamps.sorted() && Set(stamps).count == stamps.count, "\(stamps)")
+        #expect(
+            activity.allSatisfy {
+                ($0["headers"] as? [String: String])?["apns-topic"] == APNsStandIn.topic + ".push-type.liveactivity"
+            })
         #expect(activity.allSatisfy { ($0["headers"] as? [String: String])?["apns-push-type"] == "liveactivity" })
     }
 
@@ -99,13 +111,20 @@ import TestSupport
         var sut = try await Self.makeSUT()
         try await Self.signIn(sut)
         let hex = DeviceToken(Self.deviceToken).hex
-        try await sut.standIn.script(token: hex, [["status": 410, "reason": "Unregistered",
-                                                    "timestamp": Int(sut.flow.clock.date.timeIntervalSince1970 * 1000) + 1000]])
+        try await sut.standIn.script(
+            token: hex,
+            [
+                [
+                    "status": 410, "reason": "Unregistered",
+                    "timestamp": Int(sut.flow.clock.date.timeIntervalSince1970 * 1000) + 1000,
+                ]
+            ])
         try await sut.flow.place()
         try await sut.flow.accept()
         try await sut.sender.drain()
         #expect(try await sut.devices.device(token: hex) == nil)
-        #expect(try await sut.flow.backend.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 10).isEmpty)
+        #expect(
+            try await sut.flow.backend.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 10).isEmpty)
     }
 
     static func withoutImage(_ userInfo: [String: Any]) -> [AnyHashable: Any] {
@@ -117,9 +136,13 @@ import TestSupport
 
 /// The test sends no image; fetching one is a failure.
 struct NoImages: ImageFetcher {
-    func fetch(_ url: URL) async throws -> Data { Issue.record("unexpected image fetch \(url)"); throw CancellationError() }
+    func fetch(_ url: URL) async throws -> Data {
+        Issue.record("unexpected image fetch \(url)"); throw CancellationError()
+    }
 }
 
 struct NoAttachments: AttachmentWriter {
-    func write(_ data: Data, suggestedName: String) throws -> URL { Issue.record("unexpected attachment"); throw CancellationError() }
+    func write(_ data: Data, suggestedName: String) throws -> URL {
+        Issue.record("unexpected attachment"); throw CancellationError()
+    }
 }

@@ -10,7 +10,9 @@ import NotificationsKit
     static let at = Date(timeIntervalSince1970: 1_792_521_480)
 
     static func job(_ stage: OrderStage, rider: String? = "Ana") -> PushJob {
-        var job = PushJob(kind: .orderUpdate, orderId: "8F3K", accountId: "a1", orderVersion: 7, expiresAt: at.addingTimeInterval(3600))
+        var job = PushJob(
+            kind: .orderUpdate, orderId: "8F3K", accountId: "a1", orderVersion: 7,
+            expiresAt: at.addingTimeInterval(3600))
         job.stage = stage
         job.notificationId = "8F3K.7"
         job.riderFirstName = rider
@@ -19,15 +21,17 @@ import NotificationsKit
     }
 
     static func device(publicKey: [UInt8]?) -> DeviceRecord {
-        DeviceRecord(token: String(repeating: "ab", count: 32), accountId: "a1", platform: "ios", environment: .production,
-                     appVersion: "4.2.0", publicKey: publicKey, registeredAt: at)
+        DeviceRecord(
+            token: String(repeating: "ab", count: 32), accountId: "a1", platform: "ios", environment: .production,
+            appVersion: "4.2.0", publicKey: publicKey, registeredAt: at)
     }
 
     @Test func orderUpdateHasExactlyTheSeedsKeysWithAGenericAlert() throws {
         let key = try X25519.publicKey(for: X25519.generatePrivateKey())
         let bytes = try PushPayloadBuilder().orderUpdate(Self.job(.onTheWay), device: Self.device(publicKey: key))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        #expect(Set(root.keys) == ["aps", "notificationId", "accountId", "route", "orderVersion", "secret", "imageUrl"])
+        #expect(
+            Set(root.keys) == ["aps", "notificationId", "accountId", "route", "orderVersion", "secret", "imageUrl"])
         let aps = try #require(root["aps"] as? [String: Any])
         #expect(aps["mutable-content"] as? Int == 1)
         #expect(aps["category"] as? String == "ORDER_UPDATE")
@@ -42,18 +46,23 @@ import NotificationsKit
 
     @Test func theSecretOpensWithTheClientKitAndTheDeviceKey() throws {
         let privateKey = X25519.generatePrivateKey()
-        let bytes = try PushPayloadBuilder().orderUpdate(Self.job(.arriving), device: Self.device(publicKey: try X25519.publicKey(for: privateKey)))
+        let bytes = try PushPayloadBuilder().orderUpdate(
+            Self.job(.arriving), device: Self.device(publicKey: try X25519.publicKey(for: privateKey)))
         let payload = try #require(NotificationPayload(json: bytes))
         let secret = try #require(payload.secret)
         #expect(NotificationSecret.open(secret, notificationID: "8F3K.7", privateKey: privateKey) == "Ana")
-        #expect(NotificationSecret.open(secret, notificationID: "8F3K.8", privateKey: privateKey) == nil, "bound to its notification")
-        #expect(NotificationSecret.open(secret, notificationID: "8F3K.7", privateKey: X25519.generatePrivateKey()) == nil)
+        #expect(
+            NotificationSecret.open(secret, notificationID: "8F3K.8", privateKey: privateKey) == nil,
+            "bound to its notification")
+        #expect(
+            NotificationSecret.open(secret, notificationID: "8F3K.7", privateKey: X25519.generatePrivateKey()) == nil)
     }
 
     @Test func riderArrivingIsTimeSensitiveAndNothingElseIs() throws {
         for stage in OrderStage.allCases {
             let bytes = try PushPayloadBuilder().orderUpdate(Self.job(stage), device: Self.device(publicKey: nil))
-            let aps = try #require((try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["aps"] as? [String: Any])
+            let aps = try #require(
+                (try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["aps"] as? [String: Any])
             #expect((aps["interruption-level"] as? String == "time-sensitive") == (stage == .arriving), "\(stage)")
         }
     }
@@ -65,15 +74,20 @@ import NotificationsKit
 
     @Test func everyGenericBodyHasAClientTemplateOrStandsAlone() {
         for stage in OrderStage.allCases where stage.namesRider {
-            #expect(PersonalisedCopy.body(generic: stage.genericBody, riderName: "Ana")?.contains("Ana") == true, "\(stage)")
+            #expect(
+                PersonalisedCopy.body(generic: stage.genericBody, riderName: "Ana")?.contains("Ana") == true, "\(stage)"
+            )
         }
     }
 
     @Test func payloadsNeverExceedFourKilobytes() throws {
         var job = Self.job(.onTheWay)
         job.imageUrl = "https://img.enroute.invalid/" + String(repeating: "x", count: 5000)
-        #expect(throws: PushPayloadBuilder.BuildError.self) { try PushPayloadBuilder().orderUpdate(job, device: Self.device(publicKey: nil)) }
-        let normal = try PushPayloadBuilder().orderUpdate(Self.job(.onTheWay), device: Self.device(publicKey: try X25519.publicKey(for: X25519.generatePrivateKey())))
+        #expect(throws: PushPayloadBuilder.BuildError.self) {
+            try PushPayloadBuilder().orderUpdate(job, device: Self.device(publicKey: nil))
+        }
+        let normal = try PushPayloadBuilder().orderUpdate(
+            Self.job(.onTheWay), device: Self.device(publicKey: try X25519.publicKey(for: X25519.generatePrivateKey())))
         #expect(normal.count <= 4096)
     }
 
@@ -89,8 +103,10 @@ import NotificationsKit
 
     @Test func liveActivityUpdateMatchesSeedZero() throws {
         var job = PushJob(kind: .liveActivity, orderId: "8F3K", accountId: "a1", orderVersion: 8, expiresAt: Self.at)
-        job.event = "update"; job.timestamp = 1_792_521_480; job.staleDate = 1_792_521_660; job.status = "arriving"; job.etaLatest = 1_792_521_960
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(try PushPayloadBuilder().liveActivity(job))) as? [String: Any])
+        job.event = "update"; job.timestamp = 1_792_521_480; job.staleDate = 1_792_521_660; job.status = "arriving";
+        job.etaLatest = 1_792_521_960
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(try PushPayloadBuilder().liveActivity(job))) as? [String: Any])
         #expect(Set(object.keys) == ["aps"])
         let aps = try #require(object["aps"] as? [String: Any])
         #expect(aps["timestamp"] as? Int == 1_792_521_480)
@@ -110,8 +126,9 @@ import NotificationsKit
         let root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         let aps = try #require(root["aps"] as? [String: Any])
         let contentState = try #require(aps["content-state"] as? [String: Any])
-        let decoded = try JSONDecoder().decode(OrderActivityContentState.self,
-                                               from: JSONSerialization.data(withJSONObject: contentState))
+        let decoded = try JSONDecoder().decode(
+            OrderActivityContentState.self,
+            from: JSONSerialization.data(withJSONObject: contentState))
         #expect(decoded.status == status)
         #expect(decoded.etaLatest == eta)
         #expect(decoded == OrderActivityContentState(status: status, etaLatest: eta))
@@ -129,11 +146,15 @@ import NotificationsKit
     }
 
     @Test func anOfferPushCarriesTheOfferEventsFieldsUnderTheOfferCategory() throws {
-        let offer = Offer(offerId: "K7Q2", tripId: "T9", pickup: Coordinate(lat: 60.1699, lng: 24.9384),
-                          dropoff: Coordinate(lat: 60.1841, lng: 24.9497), expiresAt: Self.at.addingTimeInterval(15.25))
+        let offer = Offer(
+            offerId: "K7Q2", tripId: "T9", pickup: Coordinate(lat: 60.1699, lng: 24.9384),
+            dropoff: Coordinate(lat: 60.1841, lng: 24.9497), expiresAt: Self.at.addingTimeInterval(15.25))
         let bytes = try PushPayloadBuilder().offer(PushJob.offer(offer, to: "p1"))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-        #expect(Set(root.keys) == ["aps", "offerId", "tripId", "pickup", "dropoff", "expiresAt", "notificationId", "accountId", "route"])
+        #expect(
+            Set(root.keys) == [
+                "aps", "offerId", "tripId", "pickup", "dropoff", "expiresAt", "notificationId", "accountId", "route",
+            ])
         #expect(root["expiresAt"] as? String == "2026-10-20T18:38:15.250Z", "ISO 8601, as on the live stream")
         #expect(try WireCoding.decoder().decode(Offer.self, from: Data(bytes)) == offer)
         let aps = try #require(root["aps"] as? [String: Any])

@@ -23,8 +23,11 @@ import RedisKit
         func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
     }
 
-    private func makeSUT(_ implementation: Implementation, cities: Cities = .everywhere, fixLifetime: TimeInterval = 120) throws
-        -> (any ProviderLocations, TestTime) {
+    private func makeSUT(
+        _ implementation: Implementation, cities: Cities = .everywhere, fixLifetime: TimeInterval = 120
+    ) throws
+        -> (any ProviderLocations, TestTime)
+    {
         let time = TestTime()
         switch implementation {
         case .memory:
@@ -32,17 +35,32 @@ import RedisKit
         case .redis:
             let redis = RedisConnection(try RedisConfiguration(url: TestRedisServer.url ?? ""))
             let prefix = "enroute-test-\(UInt64.random(in: 0...UInt64.max))"
-            return (RedisProviderLocations(redis: redis, cities: cities, prefix: prefix, fixLifetime: fixLifetime, bucketSpan: 30,
-                                           now: { time.now }), time)
+            return (
+                RedisProviderLocations(
+                    redis: redis, cities: cities, prefix: prefix, fixLifetime: fixLifetime, bucketSpan: 30,
+                    now: { time.now }), time
+            )
         }
     }
 
     /// Two cities side by side: Helsinki east of longitude 24.8, Espoo west of it.
     static let twoCities = Cities([
-        City(name: "helsinki", polygons: [.init(outer: [Coordinate(lat: 60.10, lng: 24.80), Coordinate(lat: 60.10, lng: 25.10),
-                                                        Coordinate(lat: 60.30, lng: 25.10), Coordinate(lat: 60.30, lng: 24.80)])]),
-        City(name: "espoo", polygons: [.init(outer: [Coordinate(lat: 60.10, lng: 24.50), Coordinate(lat: 60.10, lng: 24.80),
-                                                     Coordinate(lat: 60.30, lng: 24.80), Coordinate(lat: 60.30, lng: 24.50)])]),
+        City(
+            name: "helsinki",
+            polygons: [
+                .init(outer: [
+                    Coordinate(lat: 60.10, lng: 24.80), Coordinate(lat: 60.10, lng: 25.10),
+                    Coordinate(lat: 60.30, lng: 25.10), Coordinate(lat: 60.30, lng: 24.80),
+                ])
+            ]),
+        City(
+            name: "espoo",
+            polygons: [
+                .init(outer: [
+                    Coordinate(lat: 60.10, lng: 24.50), Coordinate(lat: 60.10, lng: 24.80),
+                    Coordinate(lat: 60.30, lng: 24.80), Coordinate(lat: 60.30, lng: 24.50),
+                ])
+            ]),
     ])
 
     // Central Helsinki: a pickup and points ~300 m, ~900 m and ~2.5 km from it, and one in Espoo (~15 km).
@@ -53,7 +71,8 @@ import RedisKit
     static let espoo = Coordinate(lat: 60.2055, lng: 24.6559)
 
     @Test(arguments: Implementation.available)
-    func onlineProvidersWithFreshFixesAreFoundNearestFirstWithinTheRadius(_ implementation: Implementation) async throws {
+    func onlineProvidersWithFreshFixesAreFoundNearestFirstWithinTheRadius(_ implementation: Implementation) async throws
+    {
         let (sut, time) = try makeSUT(implementation)
         for (id, at) in [("far", Self.far), ("near", Self.near), ("espoo", Self.espoo), ("middle", Self.middle)] {
             try await sut.setOnline(id, true, position: nil)
@@ -63,7 +82,10 @@ import RedisKit
         #expect(hits.map(\.id) == ["near", "middle", "far"])
         #expect(abs(hits[0].distance - StraightLineEstimator.distance(Self.pickup, Self.near)) < 5)
         #expect(hits[0].coordinate == Self.near)
-        #expect(try await sut.nearest(to: Self.pickup, limit: 2, within: 5_000) { _ in true }.map(\.id) == ["near", "middle"])
+        #expect(
+            try await sut.nearest(to: Self.pickup, limit: 2, within: 5_000) { _ in true }.map(\.id) == [
+                "near", "middle",
+            ])
     }
 
     @Test(arguments: Implementation.available)
@@ -93,7 +115,8 @@ import RedisKit
     @Test(arguments: Implementation.available)
     func aProviderBecomesFindableOnlyWhenOnlineWithAFreshFix(_ implementation: Implementation) async throws {
         let (sut, time) = try makeSUT(implementation)
-        #expect(try await sut.update("p1", to: Self.near, recordedAt: time.now) == false)  // offline: kept, not findable
+        // offline: kept, not findable
+        #expect(try await sut.update("p1", to: Self.near, recordedAt: time.now) == false)
         #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 5_000) { _ in true }.isEmpty)
         #expect(try await sut.setOnline("p1", true, position: nil))
         #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 5_000) { _ in true }.map(\.id) == ["p1"])
@@ -135,7 +158,9 @@ import RedisKit
     func excludedProvidersAreSkippedAndTheLimitIsFilledFromTheRest(_ implementation: Implementation) async throws {
         let (sut, _) = try makeSUT(implementation)
         for index in 0..<40 {
-            try await sut.setOnline("p\(index)", true, position: Coordinate(lat: Self.pickup.lat + Double(index) * 0.0005, lng: Self.pickup.lng))
+            try await sut.setOnline(
+                "p\(index)", true,
+                position: Coordinate(lat: Self.pickup.lat + Double(index) * 0.0005, lng: Self.pickup.lng))
         }
         let busy: Set<String> = Set((0..<35).map { "p\($0)" })
         let hits = try await sut.nearest(to: Self.pickup, limit: 3, within: 10_000) { !busy.contains($0) }
@@ -148,14 +173,18 @@ import RedisKit
         let (sut, time) = try makeSUT(implementation, cities: Self.twoCities)
         try await sut.setOnline("helsinki-1", true, position: Self.near)
         try await sut.setOnline("espoo-1", true, position: Self.espoo)
-        #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["helsinki-1"])
+        #expect(
+            try await sut.nearest(to: Self.pickup, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["helsinki-1"])
         #expect(try await sut.nearest(to: Self.espoo, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["espoo-1"])
 
         // Moving across the border moves the provider to the other city's searches.
         time.advance(by: 40)
         try await sut.update("helsinki-1", to: Coordinate(lat: 60.2000, lng: 24.6600), recordedAt: time.now)
         #expect(try await sut.nearest(to: Self.pickup, limit: 5, within: 50_000) { _ in true }.isEmpty)
-        #expect(try await sut.nearest(to: Self.espoo, limit: 5, within: 50_000) { _ in true }.map(\.id) == ["espoo-1", "helsinki-1"])
+        #expect(
+            try await sut.nearest(to: Self.espoo, limit: 5, within: 50_000) { _ in true }.map(\.id) == [
+                "espoo-1", "helsinki-1",
+            ])
     }
 
     @Test(arguments: Implementation.available)

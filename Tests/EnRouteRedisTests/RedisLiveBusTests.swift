@@ -21,44 +21,62 @@ struct RedisLiveBusTests {
 
     /// Nodes `a` and `b` on one SQLite file and one Redis (under a fresh key prefix), for the live bus and the provider
     /// locations; `a` reaches Redis through `viaA` when given.
-    func makeNodes(viaA proxy: TCPFaultProxy? = nil, prefix: String = "test-\(UUID().uuidString)") async throws -> Nodes {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-redis-nodes-\(UUID().uuidString)")
+    func makeNodes(viaA proxy: TCPFaultProxy? = nil, prefix: String = "test-\(UUID().uuidString)") async throws -> Nodes
+    {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-redis-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let db = folder.appendingPathComponent("db.sqlite").path
         let direct = try RedisConfiguration(url: TestRedisServer.url ?? "", commandTimeout: .seconds(2))
         var throughProxy = direct
-        if let proxy { throughProxy = RedisConfiguration(host: "127.0.0.1", port: Int(proxy.port), commandTimeout: .seconds(2)) }
+        if let proxy {
+            throughProxy = RedisConfiguration(host: "127.0.0.1", port: Int(proxy.port), commandTimeout: .seconds(2))
+        }
         let clock = ManualClock()
-        let sandbox = SandboxGateway(baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
-        let a = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "a",
-                            liveBus: RedisLiveBus(throughProxy, prefix: prefix, block: .milliseconds(200)),
-                            locations: RedisProviderLocations(redis: RedisConnection(throughProxy), prefix: prefix, now: { clock.date }))
-        let b = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "b",
-                            liveBus: RedisLiveBus(direct, prefix: prefix, block: .milliseconds(200)),
-                            locations: RedisProviderLocations(redis: RedisConnection(direct), prefix: prefix, now: { clock.date }))
+        let sandbox = SandboxGateway(
+            baseURL: BackendEffects.sandboxBaseURL, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let a = TestBackend(
+            clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "a",
+            liveBus: RedisLiveBus(throughProxy, prefix: prefix, block: .milliseconds(200)),
+            locations: RedisProviderLocations(redis: RedisConnection(throughProxy), prefix: prefix, now: { clock.date })
+        )
+        let b = TestBackend(
+            clock: clock, storage: .sqlite(path: db), payments: sandbox, node: "b",
+            liveBus: RedisLiveBus(direct, prefix: prefix, block: .milliseconds(200)),
+            locations: RedisProviderLocations(redis: RedisConnection(direct), prefix: prefix, now: { clock.date }))
         try await a.backend.start()
         try await b.backend.start()
         return Nodes(a: a, b: b, clock: clock, folder: folder)
     }
 
-    func watch(_ node: TestBackend, _ customer: String, _ tripId: String) async -> AsyncThrowingStream<ServerSentEvent, any Error>.Iterator {
+    func watch(
+        _ node: TestBackend, _ customer: String, _ tripId: String
+    ) async -> AsyncThrowingStream<ServerSentEvent, any Error>.Iterator {
         let (http, server) = node.client(customer, .customer)
-        let request = await server.request("GET", "/v1/trips/\(tripId)/events", headers: ["Accept": "text/event-stream"])
+        let request = await server.request(
+            "GET", "/v1/trips/\(tripId)/events", headers: ["Accept": "text/event-stream"])
         return http.events(request).makeAsyncIterator()
     }
 
     func nextVersion(_ events: inout AsyncThrowingStream<ServerSentEvent, any Error>.Iterator) async throws -> Trip {
         while let event = try await events.next() {
-            if event.event == LiveEventName.tripUpdated.rawValue { return try WireCoding.decoder().decode(Trip.self, from: Data(event.data.utf8)) }
+            if event.event == LiveEventName.tripUpdated.rawValue {
+                return try WireCoding.decoder().decode(Trip.self, from: Data(event.data.utf8))
+            }
         }
         throw RedisBusTestFailure("the stream ended")
     }
 
     /// A ride for c1 requested on `node`, with a fresh quote and a saved card.
     func requestRide(on node: TestBackend) async throws -> Trip {
-        let body = try await node.rideBody("c1", pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
-        let r = await node.call("POST", APIPath.trips, token: node.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
-        guard r.status == 201 else { throw RedisBusTestFailure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        let body = try await node.rideBody(
+            "c1", pickup: #"{"lat":60.1699,"lng":24.9384}"#, dropoff: #"{"lat":60.1841,"lng":24.9497}"#)
+        let r = await node.call(
+            "POST", APIPath.trips, token: node.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": UUID().uuidString])
+        guard r.status == 201 else {
+            throw RedisBusTestFailure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        }
         return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
     }
 
@@ -70,9 +88,14 @@ struct RedisLiveBusTests {
         #expect(try await nextVersion(&watcher).version == 1)
         #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
         #expect(try await nextVersion(&watcher).state == .driverAssigned)
-        let fix = LocationFix(lat: 60.1705, lng: 24.9384, heading: 180, speed: 6, accuracy: 5, recordedAt: nodes.clock.date)
-        let batch = String(decoding: try WireCoding.encoder().encode(LocationBatch(batchId: "batch-0001", fixes: [fix])), as: UTF8.self)
-        #expect(await nodes.b.call("POST", APIPath.providerLocations, token: nodes.b.token("p1", .provider), json: batch).status == 200)
+        let fix = LocationFix(
+            lat: 60.1705, lng: 24.9384, heading: 180, speed: 6, accuracy: 5, recordedAt: nodes.clock.date)
+        let batch = String(
+            decoding: try WireCoding.encoder().encode(LocationBatch(batchId: "batch-0001", fixes: [fix])), as: UTF8.self
+        )
+        #expect(
+            await nodes.b.call("POST", APIPath.providerLocations, token: nodes.b.token("p1", .provider), json: batch)
+                .status == 200)
         while let event = try await watcher.next() {
             guard event.event == LiveEventName.driverMoved.rawValue else { continue }
             let location = try WireCoding.decoder().decode(DriverLocation.self, from: Data(event.data.utf8))
@@ -91,7 +114,7 @@ struct RedisLiveBusTests {
         #expect(try await nextVersion(&watcher).version == 1)
         try await proxy.cut()
         #expect(await nodes.b.assign(trip.id, to: "p1").status == 200)
-        #expect(try nodes.a.service.cached(trip.id)?.version == 1)   // a cannot hear of it while cut off
+        #expect(try nodes.a.service.cached(trip.id)?.version == 1)  // a cannot hear of it while cut off
         try await proxy.restore()
         // Either a's reader picks up after its last entry (the stream kept the version) or, having lost the link, it
         // subscribes again after its retry delay on the test's clock (moved on while we look) and reloads from the
@@ -106,7 +129,10 @@ struct RedisLiveBusTests {
         #expect(resumed.version == 2 && resumed.state == .driverAssigned)
         // Nothing is repeated: the next event is the next version.
         let step = #"{"changeId":"step-arrived-1","step":"driverArrived","deviceTime":"2026-10-20T18:40:00Z"}"#
-        #expect(await nodes.b.call("POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step).status == 200)
+        #expect(
+            await nodes.b.call(
+                "POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step
+            ).status == 200)
         #expect(try await nextVersion(&watcher).version == 3)
     }
 }
@@ -114,8 +140,10 @@ struct RedisLiveBusTests {
 extension RedisLiveBusTests {
     /// A numbered version as the bus carries it.
     func version(_ sequence: UInt64, of trip: String = "T1") -> BusEnvelope {
-        var record = TripRecord(id: trip, kind: .ride, status: .ride(.searching), customerId: "c1",
-                                pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95), createdAt: Date(timeIntervalSince1970: 0))
+        var record = TripRecord(
+            id: trip, kind: .ride, status: .ride(.searching), customerId: "c1",
+            pickup: Coordinate(lat: 60.17, lng: 24.94), dropoff: Coordinate(lat: 60.18, lng: 24.95),
+            createdAt: Date(timeIntervalSince1970: 0))
         record.version = Int(sequence)
         return BusEnvelope(origin: "a", city: Cities.defaultName, message: .trip(record), sequence: sequence)
     }
@@ -132,10 +160,13 @@ extension RedisLiveBusTests {
         try await bus.publish([BusEnvelope(origin: "a", city: Cities.defaultName, message: .relayDue)])
         var read: [UInt64?] = []
         while read.count < 4, let envelope = try await reader.next() { read.append(envelope.sequence) }
-        #expect(read.compactMap { $0 }.sorted() == [1, 2, 3] && read.contains(nil), "each number once, beside the unnumbered message")
+        #expect(
+            read.compactMap { $0 }.sorted() == [1, 2, 3] && read.contains(nil),
+            "each number once, beside the unnumbered message")
     }
 
-    /// Two nodes through Redis: one relays the city, and its versions stream holds each version once at ids 1-0, 2-0, ….
+    /// Two nodes through Redis: one relays the city, and its versions stream holds each version once at ids 1-0, 2-0,
+    /// ….
     @Test func oneNodeRelaysTheCityAndItsVersionsStreamHoldsEachVersionOnceInOrder() async throws {
         let prefix = "test-\(UUID().uuidString)"
         let nodes = try await makeNodes(prefix: prefix)
@@ -143,8 +174,13 @@ extension RedisLiveBusTests {
         let trip = try await requestRide(on: nodes.b)
         #expect(await nodes.a.assign(trip.id, to: "p1").status == 200)
         let step = #"{"changeId":"step-arrived-1","step":"driverArrived","deviceTime":"2026-10-20T18:40:00Z"}"#
-        try await eventually("b holds the assignment", within: .seconds(30)) { try nodes.b.service.cached(trip.id)?.version ?? 0 >= 2 }
-        #expect(await nodes.b.call("POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step).status == 200)
+        try await eventually("b holds the assignment", within: .seconds(30)) {
+            try nodes.b.service.cached(trip.id)?.version ?? 0 >= 2
+        }
+        #expect(
+            await nodes.b.call(
+                "POST", "/v1/provider/trips/\(trip.id)/steps", token: nodes.b.token("p1", .provider), json: step
+            ).status == 200)
         let redis = RedisConnection(try RedisConfiguration(url: TestRedisServer.url ?? ""))
         defer { Task { await redis.close() } }
         let clock = nodes.clock, store = nodes.a.backend.store
@@ -171,14 +207,20 @@ extension RedisLiveBusTests {
     }
 
     /// The entries of a versions stream (`XRANGE key - +`): id, trip and version.
-    static func versions(_ redis: RedisConnection, _ key: String) async throws -> [(id: String, trip: String, version: Int)] {
+    static func versions(
+        _ redis: RedisConnection, _ key: String
+    ) async throws -> [(id: String, trip: String, version: Int)] {
         guard case .array(let replies) = try await redis.send(["XRANGE", key, "-", "+"]) else { return [] }
         return try replies.map { reply in
             // [id, [field, value, …]], the field `e` holding the envelope.
-            guard case .array(let parts) = reply, parts.count == 2, let id = parts[0].string, case .array(let fields) = parts[1],
-                  fields.count == 2, let payload = fields[1].bytes else { throw RedisBusTestFailure("not an entry: \(reply)") }
+            guard case .array(let parts) = reply, parts.count == 2, let id = parts[0].string,
+                case .array(let fields) = parts[1],
+                fields.count == 2, let payload = fields[1].bytes
+            else { throw RedisBusTestFailure("not an entry: \(reply)") }
             let envelope = try WireCoding.decoder().decode(BusEnvelope.self, from: Data(payload))
-            guard case .trip(let trip) = envelope.message else { throw RedisBusTestFailure("not a version: \(envelope.message)") }
+            guard case .trip(let trip) = envelope.message else {
+                throw RedisBusTestFailure("not a version: \(envelope.message)")
+            }
             return (id, trip.id, trip.version)
         }
     }

@@ -18,18 +18,26 @@ import TestSupport
         return input + "." + Base64URL.encode(Digest.hmacSHA256(key: Array(secret.utf8), message: Array(input.utf8)))
     }
 
-    static func makeSUT(previousSecrets: [String] = [], leeway: TimeInterval = 30) -> (auth: Authenticator, clock: ManualClock) {
+    static func makeSUT(
+        previousSecrets: [String] = [], leeway: TimeInterval = 30
+    ) -> (auth: Authenticator, clock: ManualClock) {
         let clock = ManualClock()
-        return (Authenticator(secret: secret, previousSecrets: previousSecrets, leeway: leeway, now: { clock.date }), clock)
+        return (
+            Authenticator(secret: secret, previousSecrets: previousSecrets, leeway: leeway, now: { clock.date }), clock
+        )
     }
 
     static func request(_ token: String) -> HTTPRequest {
-        HTTPRequest(method: "GET", path: "/v1/trips/active", query: [:], headers: HTTPHeaders([("Authorization", "Bearer \(token)")]), body: [])
+        HTTPRequest(
+            method: "GET", path: "/v1/trips/active", query: [:],
+            headers: HTTPHeaders([("Authorization", "Bearer \(token)")]), body: [])
     }
 
     /// The 401's detail, or nil when the token is accepted.
     static func rejection(_ auth: Authenticator, _ token: String) -> String? {
-        do { _ = try auth.account(for: request(token)); return nil } catch { return error.status == 401 ? error.problem.detail : "status \(error.status)" }
+        do { _ = try auth.account(for: request(token)); return nil } catch {
+            return error.status == 401 ? error.problem.detail : "status \(error.status)"
+        }
     }
 
     static func object(_ part: Substring) throws -> [String: Any] {
@@ -44,9 +52,9 @@ import TestSupport
         let entry = (account: Account(id: "c1", role: .customer), expires: Date(timeIntervalSince1970: 0))
         cache.insert("a", entry)
         cache.insert("b", entry)
-        cache.insert("c", entry)   // the newer generation was full: a and b are now the older one
+        cache.insert("c", entry)  // the newer generation was full: a and b are now the older one
         #expect(cache.find("a") != nil, "still known, and moved to the newer generation")
-        cache.insert("d", entry)   // full again (c, a): b, not seen since, goes with the older generation
+        cache.insert("d", entry)  // full again (c, a): b, not seen since, goes with the older generation
         #expect(cache.find("b") == nil)
         #expect(cache.find("a") != nil && cache.find("c") != nil && cache.find("d") != nil)
     }
@@ -59,7 +67,9 @@ import TestSupport
     ])
     func aTokenWithoutANumericExpiryIsRefused(claims: String, _ label: String) {
         let (auth, _) = Self.makeSUT()
-        #expect(Self.rejection(auth, Self.raw(claims)) == "The token has no expiry: it needs a numeric exp claim.", "\(label)")
+        #expect(
+            Self.rejection(auth, Self.raw(claims)) == "The token has no expiry: it needs a numeric exp claim.",
+            "\(label)")
     }
 
     @Test func expiryHasALeewayAndThenTheTokenIsRefused() async {
@@ -84,22 +94,30 @@ import TestSupport
     @Test func aTokenIssuedInTheFutureBeyondTheLeewayIsRefused() {
         let (auth, clock) = Self.makeSUT(leeway: 30)
         let now = Self.seconds(clock)
-        #expect(Self.rejection(auth, Self.raw(#"{"sub":"c1","role":"customer","iat":\#(now + 20),"exp":\#(now + 3600)}"#)) == nil)
-        #expect(Self.rejection(auth, Self.raw(#"{"sub":"c1","role":"customer","iat":\#(now + 31),"exp":\#(now + 3600)}"#))
+        #expect(
+            Self.rejection(auth, Self.raw(#"{"sub":"c1","role":"customer","iat":\#(now + 20),"exp":\#(now + 3600)}"#))
+                == nil)
+        #expect(
+            Self.rejection(auth, Self.raw(#"{"sub":"c1","role":"customer","iat":\#(now + 31),"exp":\#(now + 3600)}"#))
                 == "The token was issued in the future (its iat is ahead of the server's clock).")
     }
 
     @Test(arguments: [#""nbf":"soon""#, #""iat":null"#, #""iat":false"#])
     func nonNumericTimeClaimsAreRefused(claim: String) {
         let (auth, clock) = Self.makeSUT()
-        #expect(Self.rejection(auth, Self.raw(#"{"sub":"c1","role":"customer",\#(claim),"exp":\#(Self.seconds(clock) + 60)}"#)) == "The token is not valid.")
+        #expect(
+            Self.rejection(
+                auth, Self.raw(#"{"sub":"c1","role":"customer",\#(claim),"exp":\#(Self.seconds(clock) + 60)}"#))
+                == "The token is not valid.")
     }
 
     @Test func mintedTokensCarryTheCurrentKeyIDAndTheirTimes() throws {
         let (auth, clock) = Self.makeSUT()
         let parts = try auth.token(account: "c1", role: .customer, lifetime: 600).split(separator: ".")
         let header = try Self.object(parts[0]), claims = try Self.object(parts[1])
-        #expect(header["kid"] as? String == auth.currentKeyID && auth.currentKeyID == HS256Signer.keyID(forSecret: Array(Self.secret.utf8)))
+        #expect(
+            header["kid"] as? String == auth.currentKeyID
+                && auth.currentKeyID == HS256Signer.keyID(forSecret: Array(Self.secret.utf8)))
         #expect(claims["iat"] as? Int == Self.seconds(clock) && claims["exp"] as? Int == Self.seconds(clock) + 600)
     }
 
@@ -119,12 +137,14 @@ import TestSupport
         let (rotated, _) = Self.makeSUT(previousSecrets: [Self.previous])
         #expect(Self.rejection(rotated, token) == nil)
         let (retired, _) = Self.makeSUT()
-        #expect(Self.rejection(retired, token) == "The token was signed with a key this server does not know (its kid).")
+        #expect(
+            Self.rejection(retired, token) == "The token was signed with a key this server does not know (its kid).")
     }
 
     @Test func anUnknownKidIsRefusedEvenWhenTheSignatureMatchesTheCurrentSecret() {
         let (auth, clock) = Self.makeSUT(previousSecrets: [Self.previous])
-        let token = Self.raw(#"{"sub":"c1","role":"customer","exp":\#(Self.seconds(clock) + 60)}"#, kid: "0000000000000000")
+        let token = Self.raw(
+            #"{"sub":"c1","role":"customer","exp":\#(Self.seconds(clock) + 60)}"#, kid: "0000000000000000")
         #expect(Self.rejection(auth, token) == "The token was signed with a key this server does not know (its kid).")
     }
 

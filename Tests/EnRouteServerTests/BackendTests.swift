@@ -16,15 +16,18 @@ import TestSupport
     }
 
     static func effects(_ clock: ManualClock) -> BackendEffects {
-        BackendEffects(clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"), offerIDs: SequentialIDGenerator(prefix: "O"),
-                       nearbyJitterSeed: 1, push: LogPushGateway(log: { _ in }), log: { _ in })
+        BackendEffects(
+            clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
+            offerIDs: SequentialIDGenerator(prefix: "O"),
+            nearbyJitterSeed: 1, push: LogPushGateway(log: { _ in }), log: { _ in })
     }
 
     /// A ride request for `customer` as the app makes one: a saved card, then the economy quote it names.
     static func quotedRide(_ backend: Backend, _ customer: String = "c1") async throws -> TripRequest {
         let pickup = Coordinate(lat: 60.17, lng: 24.94), dropoff = Coordinate(lat: 60.18, lng: 24.95)
         _ = try await backend.paymentMethods.add(token: "pm_card_visa", makeDefault: true, for: customer)
-        let quotes = try await backend.payments.quotes.rideQuotes(pickup: pickup, dropoff: dropoff, for: Account(id: customer, role: .customer))
+        let quotes = try await backend.payments.quotes.rideQuotes(
+            pickup: pickup, dropoff: dropoff, for: Account(id: customer, role: .customer))
         let quote = try #require(quotes.first { $0.productID == "economy" })
         return TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id)
     }
@@ -55,25 +58,31 @@ import TestSupport
         configuration.previousSecrets = ["retired-secret-0123456789abcdef"]
         let clock = ManualClock()
         let backend = try Backend(configuration, effects: Self.effects(clock))
-        #expect(String(decoding: await Self.get(backend, "/openapi.yaml").bodyBytes, as: UTF8.self) == "openapi: 3.1.0\n")
+        #expect(
+            String(decoding: await Self.get(backend, "/openapi.yaml").bodyBytes, as: UTF8.self) == "openapi: 3.1.0\n")
 
         let retired = Authenticator(secret: "retired-secret-0123456789abcdef", now: { clock.date })
         let old = try retired.token(account: "c1", role: .customer)
-        #expect(await Self.get(backend, "/v1/trips/active", token: old).status == 204, "a token of a previous secret still verifies")
-        let stranger = try Authenticator(secret: "some-other-secret-0123456789", now: { clock.date }).token(account: "c1", role: .customer)
+        #expect(
+            await Self.get(backend, "/v1/trips/active", token: old).status == 204,
+            "a token of a previous secret still verifies")
+        let stranger = try Authenticator(secret: "some-other-secret-0123456789", now: { clock.date }).token(
+            account: "c1", role: .customer)
         #expect(await Self.get(backend, "/v1/trips/active", token: stranger).status == 401)
     }
 
     @Test func theEffectsReachTheDomain() async throws {
         let clock = ManualClock()
         let backend = try Backend(Self.configuration(), effects: Self.effects(clock))
-        let trip = try await backend.service.requestRide(try await Self.quotedRide(backend), by: Account(id: "c1", role: .customer))
+        let trip = try await backend.service.requestRide(
+            try await Self.quotedRide(backend), by: Account(id: "c1", role: .customer))
         #expect(trip.id == "T1", "trip ids come from the effects' generator")
         #expect(trip.createdAt == clock.date, "time comes from the effects' wall clock")
     }
 
     @Test func sqliteStorageKeepsTripsAcrossARestart() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-backend-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-backend-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("enroute.sqlite").path
@@ -81,7 +90,8 @@ import TestSupport
         do {
             let first = try Backend(Self.configuration(.sqlite(path: path)), effects: Self.effects(clock))
             #expect(first.schemaVersion != nil)
-            _ = try await first.service.requestRide(try await Self.quotedRide(first), by: Account(id: "c1", role: .customer))
+            _ = try await first.service.requestRide(
+                try await Self.quotedRide(first), by: Account(id: "c1", role: .customer))
         }
         let second = try Backend(Self.configuration(.sqlite(path: path)), effects: Self.effects(clock))
         try await second.start()

@@ -6,8 +6,10 @@ import EnRouteCrypto
 @Suite struct Base64URLTests {
     /// Foundation's base64 turned into unpadded base64url.
     static func oracle(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 
     @Test func everyLengthEncodesAsFoundationDoesAndDecodesBack() {
@@ -30,8 +32,8 @@ import EnRouteCrypto
 
     /// One byte string has one spelling (RFC 4648 §3.5): padding, and pad bits that are not zero, are refused.
     @Test(arguments: [
-        "YQ==", "YWI=", "YQ=", "YWJj====",          // padding, where base64url as JOSE uses it has none
-        "YR", "YS", "YT", "Yf", "YWJ", "YWL", "_-9", "_-_",   // the last character's unused low bits set
+        "YQ==", "YWI=", "YQ=", "YWJj====",  // padding, where base64url as JOSE uses it has none
+        "YR", "YS", "YT", "Yf", "YWJ", "YWL", "_-9", "_-_",  // the last character's unused low bits set
     ])
     func anotherSpellingOfTheSameBytesIsRefused(_ text: String) {
         #expect(Base64URL.decode(text) == nil, "\(text)")

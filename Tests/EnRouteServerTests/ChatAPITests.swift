@@ -8,8 +8,10 @@ import TestSupport
 
 /// The chat's REST pair and the WebSocket's door, through the router in-process, on a manual clock.
 @Suite struct ChatAPITests {
-    static let upgrade = ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-                          "Sec-WebSocket-Version": "13"]
+    static let upgrade = [
+        "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    ]
 
     /// A ride by c1 that ops handed to p1.
     func makeSUT() async throws -> (backend: TestBackend, trip: String) {
@@ -19,20 +21,28 @@ import TestSupport
         return (backend, trip.id)
     }
 
-    func post(_ backend: TestBackend, _ trip: String, as account: String, _ role: Party, id: String = UUID().uuidString,
-              text: String = "I'm at the door") async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        let body = String(decoding: try! JSONEncoder().encode(ChatMessageRequest(messageId: id, text: text)), as: UTF8.self)
+    func post(
+        _ backend: TestBackend, _ trip: String, as account: String, _ role: Party, id: String = UUID().uuidString,
+        text: String = "I'm at the door"
+    ) async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        let body = String(
+            decoding: try! JSONEncoder().encode(ChatMessageRequest(messageId: id, text: text)), as: UTF8.self)
         return await backend.call("POST", APIPath.tripMessages(trip), token: backend.token(account, role), json: body)
     }
 
-    func history(_ backend: TestBackend, _ trip: String, as account: String = "c1", _ role: Party = .customer, after: Int64? = nil) async throws -> ChatHistory {
+    func history(
+        _ backend: TestBackend, _ trip: String, as account: String = "c1", _ role: Party = .customer,
+        after: Int64? = nil
+    ) async throws -> ChatHistory {
         let r = await backend.call("GET", APIPath.tripMessages(trip, after: after), token: backend.token(account, role))
         try #require(r.status == 200, "\(r.status) \(String(decoding: r.body, as: UTF8.self))")
         return try WireCoding.decoder().decode(ChatHistory.self, from: Data(r.body))
     }
 
     func complete(_ backend: TestBackend, _ trip: String) async throws {
-        for step in ["driverArrived", "onTrip", "completed"] { try #require(await backend.step(trip, step).status == 200) }
+        for step in ["driverArrived", "onTrip", "completed"] {
+            try #require(await backend.step(trip, step).status == 200)
+        }
     }
 
     @Test(arguments: [("c2", Party.customer), ("p2", .provider), ("m1", .merchant)])
@@ -59,7 +69,9 @@ import TestSupport
         #expect(try await history(backend, trip, as: "ops", .ops).messages.map(\.from) == [.provider])
         let refused = await post(backend, trip, as: "ops", .ops)
         #expect(refused.status == 403)
-        #expect(await backend.call("GET", APIPath.tripChat(trip), token: backend.token("ops", .ops), headers: Self.upgrade).status == 101)
+        #expect(
+            await backend.call("GET", APIPath.tripChat(trip), token: backend.token("ops", .ops), headers: Self.upgrade)
+                .status == 101)
     }
 
     @Test func aResentMessageIdIsStoredOnce() async throws {
@@ -76,15 +88,23 @@ import TestSupport
         // The same id for another text is a mistake the client must hear of, not a silent no-op.
         let reused = await post(backend, trip, as: "c1", .customer, id: "m-1", text: "Red door")
         #expect(reused.status == 422)
-        #expect(json(reused.body)["detail"] as? String == "/messageId: was used already for a different text; make a new id for a new message")
+        #expect(
+            json(reused.body)["detail"] as? String
+                == "/messageId: was used already for a different text; make a new id for a new message")
     }
 
     @Test func historyIsOrderedBySequenceAfterTheGivenOne() async throws {
         let (backend, trip) = try await makeSUT()
-        for i in 1...4 { _ = await post(backend, trip, as: i.isMultiple(of: 2) ? "p1" : "c1", i.isMultiple(of: 2) ? .provider : .customer, text: "m\(i)") }
+        for i in 1...4 {
+            _ = await post(
+                backend, trip, as: i.isMultiple(of: 2) ? "p1" : "c1", i.isMultiple(of: 2) ? .provider : .customer,
+                text: "m\(i)")
+        }
         #expect(try await history(backend, trip).messages.map(\.text) == ["m1", "m2", "m3", "m4"])
         #expect(try await history(backend, trip, after: 2).messages.map(\.seq) == [3, 4])
-        #expect(await backend.call("GET", APIPath.tripMessages(trip) + "?after=-1", token: backend.token("c1", .customer)).status == 422)
+        #expect(
+            await backend.call("GET", APIPath.tripMessages(trip) + "?after=-1", token: backend.token("c1", .customer))
+                .status == 422)
     }
 
     @Test func messagesAfterTheCloseAreRefusedWithTheReason() async throws {
@@ -119,8 +139,12 @@ import TestSupport
         #expect(await post(backend, trip, as: "c1", .customer, text: "  ").status == 422)
         var bad = Array(#"{"messageId":"x1","text":"caf"#.utf8)
         bad += [0xC3, 0x28] + Array(#""}"#.utf8)
-        let r = await backend.router.respond(to: HTTPRequest(method: "POST", path: APIPath.tripMessages(trip),
-            headers: HTTPHeaders([("Authorization", "Bearer \(backend.token("c1", .customer))"), ("Content-Type", "application/json")]), body: bad))
+        let r = await backend.router.respond(
+            to: HTTPRequest(
+                method: "POST", path: APIPath.tripMessages(trip),
+                headers: HTTPHeaders([
+                    ("Authorization", "Bearer \(backend.token("c1", .customer))"), ("Content-Type", "application/json"),
+                ]), body: bad))
         #expect(r.status == 422)
         #expect(String(decoding: r.bodyBytes, as: UTF8.self).contains("not valid UTF-8"))
         #expect(try await history(backend, trip).messages.isEmpty, "nothing blocked was stored")
@@ -186,7 +210,9 @@ extension ChatAPITests {
         try await second.service.warm()
         let kept = try await history(second, trip)
         #expect(kept.messages.map(\.text) == ["Blue door"] && kept.closed)
-        #expect(await post(second, trip, as: "c1", .customer, id: "m-1", text: "Blue door").status == 200, "a resend after the restart")
+        #expect(
+            await post(second, trip, as: "c1", .customer, id: "m-1", text: "Blue door").status == 200,
+            "a resend after the restart")
         await clock.advance(by: .seconds(24 * 3600 + 1))
         #expect(try await second.backend.chat.sweep() == 1)
         #expect(try await history(second, trip).messages.isEmpty)

@@ -13,8 +13,9 @@ import TestSupport
         let trip: String
 
         func socket(_ account: String, _ role: Party) async throws -> WebSocketClient {
-            try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(server.port)\(APIPath.tripChat(trip))")!,
-                                              headers: [("Authorization", "Bearer \(backend.token(account, role))")])
+            try await WebSocketClient.connect(
+                to: URL(string: "ws://127.0.0.1:\(server.port)\(APIPath.tripChat(trip))")!,
+                headers: [("Authorization", "Bearer \(backend.token(account, role))")])
         }
     }
 
@@ -39,7 +40,8 @@ import TestSupport
     @Test func customerAndProviderTalkBothWaysWithTypingAndReceipts() async throws {
         let live = try await makeSUT()
         let customer = try await live.socket("c1", .customer), provider = try await live.socket("p1", .provider)
-        var fromServerToCustomer = customer.messages.makeAsyncIterator(), fromServerToProvider = provider.messages.makeAsyncIterator()
+        var fromServerToCustomer = customer.messages.makeAsyncIterator(),
+            fromServerToProvider = provider.messages.makeAsyncIterator()
         let chat = live.backend.backend.chat
         try await eventually("both parties are connected", within: .seconds(30)) {
             chat.isListening(live.trip, role: .customer) && chat.isListening(live.trip, role: .provider)
@@ -47,14 +49,19 @@ import TestSupport
 
         try customer.send(text: try ChatFrame.send(messageId: "c-1", text: "Blue door, 3rd floor").text())
         let delivered = try await next(&fromServerToProvider)
-        guard case .message(let message) = delivered else { throw Failure("provider got \(String(describing: delivered))") }
-        #expect(message.text == "Blue door, 3rd floor" && message.from == .customer && message.seq == 1 && message.messageId == "c-1")
-        #expect(try await next(&fromServerToCustomer) == .message(message), "the sender's own copy is its acknowledgement")
+        guard case .message(let message) = delivered else {
+            throw Failure("provider got \(String(describing: delivered))")
+        }
+        #expect(
+            message.text == "Blue door, 3rd floor" && message.from == .customer && message.seq == 1
+                && message.messageId == "c-1")
+        #expect(
+            try await next(&fromServerToCustomer) == .message(message), "the sender's own copy is its acknowledgement")
 
         try provider.send(text: try ChatFrame.typing(from: nil).text())
         #expect(try await next(&fromServerToCustomer) == .typing(from: .provider))
         try provider.send(text: try ChatFrame.delivered(seq: 1, from: nil).text())
-        try provider.send(text: try ChatFrame.read(seq: 1, from: .customer).text())   // `from` is the server's to say
+        try provider.send(text: try ChatFrame.read(seq: 1, from: .customer).text())  // `from` is the server's to say
         #expect(try await next(&fromServerToCustomer) == .delivered(seq: 1, from: .provider))
         #expect(try await next(&fromServerToCustomer) == .read(seq: 1, from: .provider))
 
@@ -65,7 +72,9 @@ import TestSupport
 
         // A blocked message comes back as an error frame with the REST route's problem, naming the message.
         try customer.send(text: try ChatFrame.send(messageId: "c-2", text: String(repeating: "x", count: 2001)).text())
-        guard case .error(let problem, let id) = try await next(&fromServerToCustomer) else { throw Failure("no error frame") }
+        guard case .error(let problem, let id) = try await next(&fromServerToCustomer) else {
+            throw Failure("no error frame")
+        }
         #expect(problem.status == 413 && id == "c-2")
 
         // A late joiner gets the history first; the end closes every socket with the reason.
@@ -74,7 +83,9 @@ import TestSupport
         #expect(try await next(&toOps) == .message(message))
         #expect(try await next(&toOps) == .message(reply))
         try await eventually("ops is connected", within: .seconds(30)) { chat.listenerCount(live.trip) == 3 }
-        for step in ["driverArrived", "onTrip", "completed"] { #expect(await live.backend.step(live.trip, step).status == 200) }
+        for step in ["driverArrived", "onTrip", "completed"] {
+            #expect(await live.backend.step(live.trip, step).status == 200)
+        }
         for iterator in [fromServerToCustomer, fromServerToProvider, toOps] {
             var frames = iterator
             #expect(try await next(&frames) == .closed(reason: "The trip has ended."))

@@ -8,8 +8,9 @@ import EnRouteModels
     static let at = Date(timeIntervalSince1970: 1_792_520_000)
 
     static func trip(_ status: TripStatus = .ride(.driverAssigned), provider: String? = "p1") -> TripRecord {
-        var trip = TripRecord(id: "T1", kind: .ride, status: status, customerId: "c1", pickup: Coordinate(lat: 60.17, lng: 24.94),
-                              dropoff: Coordinate(lat: 60.18, lng: 24.95), createdAt: at)
+        var trip = TripRecord(
+            id: "T1", kind: .ride, status: status, customerId: "c1", pickup: Coordinate(lat: 60.17, lng: 24.94),
+            dropoff: Coordinate(lat: 60.18, lng: 24.95), createdAt: at)
         trip.providerId = provider
         trip.merchantId = "m1"
         return trip
@@ -32,7 +33,9 @@ import EnRouteModels
     @Test func theConversationClosesWhenTheTripEndsAndWaitsForAProvider() {
         let policy = ChatPolicy()
         #expect(policy.state(of: Self.trip()) == .open)
-        #expect(policy.state(of: Self.trip(.ride(.searching), provider: nil)) == .waiting(reason: "No provider holds the trip yet."))
+        #expect(
+            policy.state(of: Self.trip(.ride(.searching), provider: nil))
+                == .waiting(reason: "No provider holds the trip yet."))
         #expect(policy.state(of: Self.trip(.ride(.completed))) == .closed(reason: "The trip has ended."))
         #expect(policy.state(of: Self.trip(.ride(.cancelled))) == .closed(reason: "The trip was cancelled."))
         #expect(policy.state(of: Self.trip(.delivery(.delivered))) == .closed(reason: "The order was delivered."))
@@ -47,7 +50,7 @@ import EnRouteModels
         let policy = ChatPolicy(maxMessageBytes: 8)
         #expect(try policy.text(from: Array("hei!".utf8)) == "hei!")
         #expect(throws: ChatError.invalidUTF8) { try policy.text(from: [0x68, 0xC3, 0x28]) }
-        #expect(throws: ChatError.invalidUTF8) { try policy.text(from: [0xED, 0xA0, 0x80]) }   // a lone surrogate
+        #expect(throws: ChatError.invalidUTF8) { try policy.text(from: [0xED, 0xA0, 0x80]) }  // a lone surrogate
         #expect(throws: ChatError.empty) { try policy.check(" \n\t") }
         // Bytes, not characters: four two-byte letters fit, a fifth does not.
         #expect(throws: Never.self) { try policy.check("ääää") }

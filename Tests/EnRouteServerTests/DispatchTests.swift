@@ -57,8 +57,9 @@ import TestSupport
         var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
         let trip = try await sut.requestRide()
         let first = try await p1.offer()
-        #expect(await sut.call("POST", "/v1/provider/offers/\(first.offerId)/decline", as: "p1", .provider).status == 204)
-        let second = try await p2.offer()   // no clock advance: the decline moved dispatch on
+        #expect(
+            await sut.call("POST", "/v1/provider/offers/\(first.offerId)/decline", as: "p1", .provider).status == 204)
+        let second = try await p2.offer()  // no clock advance: the decline moved dispatch on
         #expect(second.tripId == trip.id && second.offerId != first.offerId)
         let accepted = await sut.call("POST", "/v1/provider/offers/\(second.offerId)/accept", as: "p2", .provider)
         #expect(accepted.status == 200)
@@ -79,7 +80,8 @@ import TestSupport
         let first = try await p1.offer()
         await sut.clock.sleepers(atLeast: 1)
         await sut.clock.advance(by: .seconds(15))
-        let withdrawn = try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data))
+        let withdrawn = try WireCoding.decoder().decode(
+            OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data))
         #expect(withdrawn == OfferWithdrawn(offerId: first.offerId, tripId: trip.id))
         let second = try await p2.offer()
         #expect(second.expiresAt == sut.clock.date.addingTimeInterval(15))
@@ -136,9 +138,12 @@ import TestSupport
         _ = try await sut.requestRide()
         let offer = try await p1.offer()
         await sut.offline("p1")
-        #expect(try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data)).offerId == offer.offerId)
+        #expect(
+            try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data))
+                .offerId == offer.offerId)
         _ = try await p2.offer()
-        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 409)
+        #expect(
+            await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 409)
     }
 
     @Test func theCustomerCancellingWithdrawsTheOffer() async throws {
@@ -148,7 +153,9 @@ import TestSupport
         let trip = try await sut.requestRide()
         let offer = try await p1.offer()
         #expect(await sut.call("POST", "/v1/trips/\(trip.id)/cancel", as: "c1", .customer).status == 200)
-        #expect(try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data)).offerId == offer.offerId)
+        #expect(
+            try WireCoding.decoder().decode(OfferWithdrawn.self, from: Data(try await p1.next("offerWithdrawn").data))
+                .offerId == offer.offerId)
         let late = await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider)
         #expect(late.status == 409)
         #expect(try decodeConflict(late.body).trip.status == "cancelled")
@@ -163,8 +170,10 @@ import TestSupport
         var p1 = ProviderInbox(sut.providers, "p1")
         let trip = try await sut.requestRide()
         let offer = try await p1.offer()
-        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p2", .provider).status == 404)
-        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/decline", as: "p2", .provider).status == 404)
+        #expect(
+            await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p2", .provider).status == 404)
+        #expect(
+            await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/decline", as: "p2", .provider).status == 404)
         #expect(await sut.call("POST", "/v1/provider/offers/nope/accept", as: "p1", .provider).status == 404)
         // A direct accept by someone else while the offer is out finds nothing of theirs, and leaks nothing.
         let direct = await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p2", .provider)
@@ -175,7 +184,8 @@ import TestSupport
         #expect(await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p1", .provider).status == 200)
         #expect(try sut.trip(trip.id)?.providerId == "p1")
         // A retried accept of the accepted offer answers as the first did.
-        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 200)
+        #expect(
+            await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 200)
     }
 
     /// Exclusivity: the holder's accepts race 99 direct accepts from others; one provider ends up with the trip.
@@ -190,10 +200,16 @@ import TestSupport
             for i in 0..<100 {
                 group.addTask {
                     if i % 2 == 0 {
-                        return ("p0", await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p0", .provider).status)
+                        return (
+                            "p0",
+                            await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p0", .provider)
+                                .status
+                        )
                     }
                     let provider = "p\(i)"
-                    let path = i % 4 == 1 ? "/v1/provider/trips/\(trip.id)/accept" : "/v1/provider/offers/\(offer.offerId)/accept"
+                    let path =
+                        i % 4 == 1
+                        ? "/v1/provider/trips/\(trip.id)/accept" : "/v1/provider/offers/\(offer.offerId)/accept"
                     return (provider, await sut.call("POST", path, as: provider, .provider).status)
                 }
             }
@@ -217,7 +233,9 @@ import TestSupport
         let trip = try await sut.requestRide()
         let statuses = await withTaskGroup(of: Int.self) { group in
             for i in 0..<100 {
-                group.addTask { await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p\(i)", .provider).status }
+                group.addTask {
+                    await sut.call("POST", "/v1/provider/trips/\(trip.id)/accept", as: "p\(i)", .provider).status
+                }
             }
             var out: [Int] = []
             for await status in group { out.append(status) }
@@ -247,10 +265,16 @@ import TestSupport
         let trip = try await sut.requestRide()
         let offer = try await p1.offer()
         // Only ops may override.
-        #expect(await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "p2", .provider, json: #"{"providerId":"p2"}"#).status == 403)
-        #expect(await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "ops1", .ops, json: #"{"providerId":" "}"#).status == 422)
-        let assigned = await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "ops1", .ops,
-                                      json: #"{"providerId":"p2","reason":"customer asked for this driver"}"#)
+        #expect(
+            await sut.call(
+                "POST", "/v1/ops/trips/\(trip.id)/assign", as: "p2", .provider, json: #"{"providerId":"p2"}"#
+            ).status == 403)
+        #expect(
+            await sut.call("POST", "/v1/ops/trips/\(trip.id)/assign", as: "ops1", .ops, json: #"{"providerId":" "}"#)
+                .status == 422)
+        let assigned = await sut.call(
+            "POST", "/v1/ops/trips/\(trip.id)/assign", as: "ops1", .ops,
+            json: #"{"providerId":"p2","reason":"customer asked for this driver"}"#)
         #expect(assigned.status == 200)
         #expect(try decodeTrip(assigned.body).providerId == "p2")
         let log = try sut.backend.store.changes(tripId: trip.id)
@@ -268,7 +292,8 @@ import TestSupport
         var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
         let trip = try await sut.requestRide()
         let offer = try await p1.offer()
-        #expect(await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 200)
+        #expect(
+            await sut.call("POST", "/v1/provider/offers/\(offer.offerId)/accept", as: "p1", .provider).status == 200)
         #expect(await sut.backend.step(trip.id, "cancelled", provider: "p1").status == 200)
         #expect(try await p2.offer().tripId == trip.id)
     }
@@ -329,7 +354,11 @@ import TestSupport
                 if now { watcher.resume() }
             }
         }
-        func release() { gate.withLock { g in g.holding?.resume(); g.holding = nil } }
+        func release() {
+            gate.withLock { g in
+                g.holding?.resume(); g.holding = nil
+            }
+        }
 
         var fixLifetime: TimeInterval { base.fixLifetime }
         func setOnline(_ provider: String, _ online: Bool, position: Coordinate?) async throws -> Bool {
@@ -340,8 +369,12 @@ import TestSupport
         }
         func position(of provider: String) async throws -> ProviderPresence.Position? { base.position(of: provider) }
         func isOnline(_ provider: String) async throws -> Bool { base.isOnline(provider) }
-        func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)] { base.onlineProviders() }
-        func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>] {
+        func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)] {
+            base.onlineProviders()
+        }
+        func nearest(
+            to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool
+        ) async throws -> [GeoHit<String>] {
             let hits = base.nearest(to: center, limit: limit, within: radius, where: include)
             await withCheckedContinuation { held in
                 let go = gate.withLock { g -> Bool in
@@ -369,7 +402,8 @@ import TestSupport
         // The quote reads presence too (its busy-time multiplier): the hold is armed once it is priced.
         let body = try await sut.backend.rideBody("c0")
         locations.holdNextSearch()
-        let created = await sut.call("POST", "/v1/trips", as: "c0", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
+        let created = await sut.call(
+            "POST", "/v1/trips", as: "c0", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
         #expect(created.status == 201)
         let assigned = try WireCoding.decoder().decode(Trip.self, from: Data(created.body))
         await locations.searchHeld()

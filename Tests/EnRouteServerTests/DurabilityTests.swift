@@ -19,9 +19,13 @@ import TestSupport
         let process = Process()
         let port: Int
 
-        init(database: String, secret: String = DurabilityTests.secret, arguments: [String] = [], environment: [String: String] = [:],
-             seed: Bool = true) throws {
-            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("enroute")
+        init(
+            database: String, secret: String = DurabilityTests.secret, arguments: [String] = [],
+            environment: [String: String] = [:],
+            seed: Bool = true
+        ) throws {
+            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("enroute")
             guard FileManager.default.isExecutableFile(atPath: binary.path) else {
                 throw Failure("build the enroute product first (swift build): \(binary.path) is missing")
             }
@@ -33,7 +37,9 @@ import TestSupport
                 seeding.standardOutput = FileHandle.nullDevice
                 try seeding.run()
                 seeding.waitUntilExit()
-                guard seeding.terminationStatus == 0 else { throw Failure("enroute seed exited \(seeding.terminationStatus)") }
+                guard seeding.terminationStatus == 0 else {
+                    throw Failure("enroute seed exited \(seeding.terminationStatus)")
+                }
             }
             process.executableURL = binary
             process.arguments = ["serve", "--port", "0", "--db", database, "--secret", secret] + arguments
@@ -77,18 +83,24 @@ import TestSupport
     struct Ack: Sendable { let key: String; let customer: String; let orderId: String; let body: String }
     struct StepAck: Sendable { let orderId: String; let changeId: String; let provider: String }
 
-    static func call(_ http: CurlHTTPClient, port: Int, token: String, _ method: String, _ path: String, json: String? = nil,
-                     key: String? = nil) async throws -> HTTPClientResponse {
+    static func call(
+        _ http: CurlHTTPClient, port: Int, token: String, _ method: String, _ path: String, json: String? = nil,
+        key: String? = nil
+    ) async throws -> HTTPClientResponse {
         var headers = ["Authorization": "Bearer \(token)"]
         if json != nil { headers["Content-Type"] = "application/json" }
         if let key { headers["Idempotency-Key"] = key }
-        return try await http.send(HTTPClientRequest(method: method, url: URL(string: "http://127.0.0.1:\(port)\(path)")!, headers: headers,
-                                                     body: json.map { Data($0.utf8) }, timeout: .seconds(5)))
+        return try await http.send(
+            HTTPClientRequest(
+                method: method, url: URL(string: "http://127.0.0.1:\(port)\(path)")!, headers: headers,
+                body: json.map { Data($0.utf8) }, timeout: .seconds(5)))
     }
 
-    static let basket = #""merchantId":"m1","items":[{"sku":"bread","quantity":1}],"destination":{"lat":60.18,"lng":24.95}"#
+    static let basket =
+        #""merchantId":"m1","items":[{"sku":"bread","quantity":1}],"destination":{"lat":60.18,"lng":24.95}"#
 
-    /// An order body naming a fresh quote for the basket, as the app asks for one; nil when the server refused (a rate limit).
+    /// An order body naming a fresh quote for the basket, as the app asks for one; nil when the server refused (a rate
+    /// limit).
     static func quotedOrder(_ http: CurlHTTPClient, port: Int, token: String) async throws -> String? {
         let quoted = try await call(http, port: port, token: token, "POST", "/v1/orders/quote", json: "{\(basket)}")
         guard quoted.status == 200 else { return nil }
@@ -96,7 +108,8 @@ import TestSupport
     }
 
     @Test func everyAcknowledgedCreateAndStepSurvivesSIGKILLExactlyOnce() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-durability-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-durability-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let database = dir.appendingPathComponent("enroute.sqlite").path
@@ -111,33 +124,50 @@ import TestSupport
         let workers = (0..<6).map { w in
             Task {
                 let customer = "dc\(w)", provider = "dp\(w)"
-                let customerToken = try auth.token(account: customer, role: .customer), providerToken = try auth.token(account: provider, role: .provider)
+                let customerToken = try auth.token(account: customer, role: .customer),
+                    providerToken = try auth.token(account: provider, role: .provider)
                 // The customer's card, saved once; each order then names its own quote.
-                let card = try await Self.call(http, port: port, token: customerToken, "POST", "/v1/payment-methods", json: #"{"token":"pm_card_visa"}"#)
+                let card = try await Self.call(
+                    http, port: port, token: customerToken, "POST", "/v1/payment-methods",
+                    json: #"{"token":"pm_card_visa"}"#)
                 guard card.status == 201 || card.status == 200 else { throw Failure("saving a card: \(card.status)") }
                 var pending: String?
                 for i in 0..<10_000 {
                     let key = "durable-\(w)-\(i)"
                     if pending == nil { pending = try await Self.quotedOrder(http, port: port, token: customerToken) }
                     guard let body = pending else { continue }
-                    let created = try await Self.call(http, port: port, token: customerToken, "POST", "/v1/orders", json: body, key: key)
-                    // A quote refused only by the rate limit is still good for the next try; any other answer needs a new one.
+                    let created = try await Self.call(
+                        http, port: port, token: customerToken, "POST", "/v1/orders", json: body, key: key)
+                    // A quote refused only by the rate limit is still good for the next try; any other answer needs a
+                    // new one.
                     if created.status != 429 { pending = nil }
                     guard created.status == 201 else { continue }
                     let order = try created.decode(TrackingDTO.self).orderId
                     ledger.creates.withLock { $0.append(Ack(key: key, customer: customer, orderId: order, body: body)) }
-                    _ = try await Self.call(http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/accept", json: #"{"preparationMinutes":5}"#)
-                    _ = try await Self.call(http, port: port, token: ops, "POST", "/v1/ops/trips/\(order)/assign", json: #"{"providerId":"\#(provider)"}"#)
-                    _ = try await Self.call(http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/ready")
+                    _ = try await Self.call(
+                        http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/accept",
+                        json: #"{"preparationMinutes":5}"#)
+                    _ = try await Self.call(
+                        http, port: port, token: ops, "POST", "/v1/ops/trips/\(order)/assign",
+                        json: #"{"providerId":"\#(provider)"}"#)
+                    _ = try await Self.call(
+                        http, port: port, token: merchant, "POST", "/v1/merchant/orders/\(order)/ready")
                     let change = "step-\(w)-\(i)"
-                    let step = try await Self.call(http, port: port, token: providerToken, "POST", "/v1/provider/trips/\(order)/steps",
-                                                   json: #"{"changeId":"\#(change)","step":"onTheWay","deviceTime":"2026-10-20T18:40:00Z"}"#)
-                    if step.status == 200 { ledger.steps.withLock { $0.append(StepAck(orderId: order, changeId: change, provider: provider)) } }
+                    let step = try await Self.call(
+                        http, port: port, token: providerToken, "POST", "/v1/provider/trips/\(order)/steps",
+                        json: #"{"changeId":"\#(change)","step":"onTheWay","deviceTime":"2026-10-20T18:40:00Z"}"#)
+                    if step.status == 200 {
+                        ledger.steps.withLock {
+                            $0.append(StepAck(orderId: order, changeId: change, provider: provider))
+                        }
+                    }
                 }
             }
         }
         // Kill once the burst is well under way, while requests are in flight.
-        try await eventually("30 steps are acknowledged", within: .seconds(120)) { ledger.steps.withLock({ $0.count }) >= 30 }
+        try await eventually("30 steps are acknowledged", within: .seconds(120)) {
+            ledger.steps.withLock({ $0.count }) >= 30
+        }
         server.kill()
         for worker in workers { _ = await worker.result }
 
@@ -148,11 +178,14 @@ import TestSupport
 
         for ack in acknowledged {
             let token = try auth.token(account: ack.customer, role: .customer)
-            let tracking = try await Self.call(http, port: restarted.port, token: token, "GET", "/v1/orders/\(ack.orderId)/tracking")
+            let tracking = try await Self.call(
+                http, port: restarted.port, token: token, "GET", "/v1/orders/\(ack.orderId)/tracking")
             #expect(tracking.status == 200, "acknowledged order \(ack.orderId) is present")
-            let replay = try await Self.call(http, port: restarted.port, token: token, "POST", "/v1/orders", json: ack.body, key: ack.key)
+            let replay = try await Self.call(
+                http, port: restarted.port, token: token, "POST", "/v1/orders", json: ack.body, key: ack.key)
             #expect(replay.status == 201)
-            #expect(try replay.decode(TrackingDTO.self).orderId == ack.orderId, "the key still answers with the same order")
+            #expect(
+                try replay.decode(TrackingDTO.self).orderId == ack.orderId, "the key still answers with the same order")
             #expect(replay.header("Idempotent-Replayed") == "true")
         }
         let store = try SQLiteTripStore(path: database)
@@ -162,10 +195,12 @@ import TestSupport
         #expect(Set(acknowledged.map(\.orderId)).count == acknowledged.count)
         for step in stepped {
             let log = try store.changes(tripId: step.orderId)
-            #expect(log.filter { $0.changeId == step.changeId }.count == 1, "step \(step.changeId) applied exactly once")
+            #expect(
+                log.filter { $0.changeId == step.changeId }.count == 1, "step \(step.changeId) applied exactly once")
             let token = try auth.token(account: step.provider, role: .provider)
-            let resent = try await Self.call(http, port: restarted.port, token: token, "POST", "/v1/provider/trips/\(step.orderId)/steps",
-                                             json: #"{"changeId":"\#(step.changeId)","step":"onTheWay","deviceTime":"2026-10-20T18:40:00Z"}"#)
+            let resent = try await Self.call(
+                http, port: restarted.port, token: token, "POST", "/v1/provider/trips/\(step.orderId)/steps",
+                json: #"{"changeId":"\#(step.changeId)","step":"onTheWay","deviceTime":"2026-10-20T18:40:00Z"}"#)
             #expect(resent.status == 200)
             #expect(try store.changes(tripId: step.orderId).count == log.count, "a resent step is not applied twice")
         }
@@ -176,7 +211,8 @@ import TestSupport
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try Server(database: dir.appendingPathComponent("e.sqlite").path)
-        let health = try await CurlHTTPClient().send(HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/healthz")!))
+        let health = try await CurlHTTPClient().send(
+            HTTPClientRequest(url: URL(string: "http://127.0.0.1:\(server.port)/healthz")!))
         #expect(health.status == 200)
         server.stop()
         #expect(server.process.terminationReason == .exit)
@@ -193,8 +229,9 @@ import TestSupport
         starter.executableURL = URL(fileURLWithPath: "/bin/sleep")
         starter.arguments = ["600"]
         try starter.run()
-        let server = try Server(database: dir.appendingPathComponent("e.sqlite").path,
-                                arguments: ["--parent-pid", String(starter.processIdentifier)])
+        let server = try Server(
+            database: dir.appendingPathComponent("e.sqlite").path,
+            arguments: ["--parent-pid", String(starter.processIdentifier)])
         #expect(server.process.isRunning)
         Glibc.kill(starter.processIdentifier, SIGKILL)
         starter.waitUntilExit()

@@ -13,7 +13,9 @@ import TestSupport
         let transactions = Atomic<Int>(0)
         var count: Int { transactions.load(ordering: .relaxed) }
 
-        override func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        override func transaction<T: Sendable>(
+            _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+        ) async throws -> T {
             transactions.wrappingAdd(1, ordering: .relaxed)
             return try await base.transaction(body)
         }
@@ -29,7 +31,9 @@ import TestSupport
             trip.etaLatest = latest
             return trip
         }
-        func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] { StraightLineEstimator().estimates(pickup: pickup, dropoff: dropoff) }
+        func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] {
+            StraightLineEstimator().estimates(pickup: pickup, dropoff: dropoff)
+        }
         var products: [String] { StraightLineEstimator().products }
     }
 
@@ -38,17 +42,24 @@ import TestSupport
         let store = CountingStore()
         let estimator = FixedETA()
         let e0 = estimator.eta.withLock { $0 }
-        let service = TripService(store: store, directory: TestDirectory.helsinki, estimator: estimator, ids: SequentialIDGenerator(prefix: "T"), now: { clock.date })
+        let service = TripService(
+            store: store, directory: TestDirectory.helsinki, estimator: estimator,
+            ids: SequentialIDGenerator(prefix: "T"), now: { clock.date })
         let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
-        let ride = try await service.requestRide(TripRequest(pickup: pickup, dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy"),
-                                                 by: Account(id: "c1", role: .customer))
+        let ride = try await service.requestRide(
+            TripRequest(pickup: pickup, dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy"),
+            by: Account(id: "c1", role: .customer))
         _ = try await service.move(ride.id, .assignProvider("p1"), by: Account(id: "p1", role: .provider))
         var metres = 0.0
         func drive(to eta: Date) {
             estimator.eta.withLock { $0 = eta }
             metres += 10
-            service.recordFixes([LocationFix(lat: pickup.lat + metres / 111_195, lng: pickup.lng, heading: 0, speed: 8, accuracy: 5,
-                                             recordedAt: clock.date.addingTimeInterval(metres / 1_000))], provider: "p1")
+            service.recordFixes(
+                [
+                    LocationFix(
+                        lat: pickup.lat + metres / 111_195, lng: pickup.lng, heading: 0, speed: 8, accuracy: 5,
+                        recordedAt: clock.date.addingTimeInterval(metres / 1_000))
+                ], provider: "p1")
         }
         let base = store.count
 

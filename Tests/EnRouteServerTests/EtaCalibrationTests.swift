@@ -9,19 +9,24 @@ import Synchronization
     /// Monday 2026-10-19 08:00 UTC.
     static let mondayMorning = Date(timeIntervalSince1970: 1_792_368_000 + 8 * 3600)
 
-    static func sample(_ ratio: Double, hour: Int = 8, roadClass: String = "all", predicted: Double = 600) -> EtaLegSample {
-        EtaLegSample(tripId: UUID().uuidString, leg: "toPickup", roadClass: roadClass, hourOfWeek: hour, predictedSeconds: predicted,
-                     actualSeconds: predicted * ratio, recordedAt: mondayMorning)
+    static func sample(
+        _ ratio: Double, hour: Int = 8, roadClass: String = "all", predicted: Double = 600
+    ) -> EtaLegSample {
+        EtaLegSample(
+            tripId: UUID().uuidString, leg: "toPickup", roadClass: roadClass, hourOfWeek: hour,
+            predictedSeconds: predicted,
+            actualSeconds: predicted * ratio, recordedAt: mondayMorning)
     }
 
     @Test func theHourOfTheWeekCountsFromMondayMidnight() {
         #expect(EtaCalibration.hourOfWeek(Self.mondayMorning) == 8)
-        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(-9 * 3600)) == 167)   // Sunday 23:00
+        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(-9 * 3600)) == 167)  // Sunday 23:00
         #expect(EtaCalibration.hourOfWeek(Self.mondayMorning, in: TimeZone(secondsFromGMT: 2 * 3600)!) == 10)
         // Helsinki's clocks: UTC+3 in summer, UTC+2 in winter (a fixed offset read at start would drift by an hour).
         let helsinki = TimeZone(identifier: "Europe/Helsinki")!
-        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning, in: helsinki) == 11)   // 2026-10-19: still summer time
-        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(14 * 86_400), in: helsinki) == 10)   // 2 November
+        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning, in: helsinki) == 11)  // 2026-10-19: still summer time
+        // 2 November
+        #expect(EtaCalibration.hourOfWeek(Self.mondayMorning.addingTimeInterval(14 * 86_400), in: helsinki) == 10)
     }
 
     @Test func recordedLegsSetTheBandToTheirTenthAndNinetiethPercentiles() {
@@ -68,14 +73,16 @@ import Synchronization
     @Test func aPositionNoRoadIsNearKeepsTheStraightLineWindowCountedAndRetriedAfterTheThrottle() async throws {
         let metrics = RecordingMetrics()
         let log = Mutex<[String]>([])
-        let estimator = RoadEstimator(roads: StubRoads(duration: 600, failRoute: .noSegment(index: 0)), metrics: metrics,
-                                      log: { line in log.withLock { $0.append(line) } })
+        let estimator = RoadEstimator(
+            roads: StubRoads(duration: 600, failRoute: .noSegment(index: 0)), metrics: metrics,
+            log: { line in log.withLock { $0.append(line) } })
         let trip = Self.assignedRide()
         let straight = StraightLineEstimator().refreshETA(trip, now: Self.mondayMorning)
         #expect(estimator.refreshETA(trip, now: Self.mondayMorning).etaLatest == straight.etaLatest)
         await estimator.settle()
         // Still the straight line, not asked again on every fix, asked again once the throttle has passed.
-        #expect(estimator.refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(10)).etaLatest
+        #expect(
+            estimator.refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(10)).etaLatest
                 == StraightLineEstimator().refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(10)).etaLatest)
         #expect(estimator.recomputeCount == 1)
         _ = estimator.refreshETA(trip, now: Self.mondayMorning.addingTimeInterval(31))
@@ -89,11 +96,14 @@ import Synchronization
     /// time: the provider has been driving for those 30 s. Clocks more than 2 minutes off are not believed.
     @Test func theWindowCountsFromWhenTheFixWasTakenNotWhenItArrived() async throws {
         let estimator = RoadEstimator(roads: StubRoads(duration: 600))
-        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
-                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: Self.mondayMorning)
+        var trip = TripRecord(
+            id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
+            pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94),
+            createdAt: Self.mondayMorning)
         trip.providerId = "p1"
         let taken = Self.mondayMorning, now = taken.addingTimeInterval(30)
-        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: taken, seq: 1)
+        trip.providerFix = ProviderFix(
+            coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: taken, seq: 1)
         _ = estimator.refreshETA(trip, now: now)
         await estimator.settle()
         let late = estimator.refreshETA(trip, now: now)
@@ -107,10 +117,13 @@ import Synchronization
 
     /// A ride whose provider, assigned on Monday morning, has one fix 1.1 km from the pickup.
     static func assignedRide() -> TripRecord {
-        var trip = TripRecord(id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
-                              pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94), createdAt: mondayMorning)
+        var trip = TripRecord(
+            id: "T1", kind: .ride, status: .ride(.driverAssigned), customerId: "c1",
+            pickup: Coordinate(lat: 60.17, lng: 24.95), dropoff: Coordinate(lat: 60.16, lng: 24.94),
+            createdAt: mondayMorning)
         trip.providerId = "p1"
-        trip.providerFix = ProviderFix(coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: mondayMorning, seq: 1)
+        trip.providerFix = ProviderFix(
+            coordinate: Coordinate(lat: 60.16, lng: 24.95), heading: 0, speed: 0, recordedAt: mondayMorning, seq: 1)
         return trip
     }
 
@@ -180,19 +193,32 @@ struct StubRoads: RoadRouting {
     var failRoute: RoadRoutingError?
     var roadClass = "all"
 
-    func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    func route(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         if let failRoute { throw failRoute }
         let d = StraightLineEstimator.distance(from, to)
         let w = RoadWaypoint(location: from, name: "", distanceMeters: 0, bearing: 0)
-        return RoadLeg(distanceMeters: d, durationSeconds: duration, geometry: [from, to],
-                       steps: [RouteManeuver(type: "depart", modifier: nil, name: "", distanceMeters: d, durationSeconds: duration, location: from,
-                                             bearingBefore: 0, bearingAfter: 0)],
-                       start: w, end: RoadWaypoint(location: to, name: "", distanceMeters: 0, bearing: 0), roadClass: roadClass)
+        return RoadLeg(
+            distanceMeters: d, durationSeconds: duration, geometry: [from, to],
+            steps: [
+                RouteManeuver(
+                    type: "depart", modifier: nil, name: "", distanceMeters: d, durationSeconds: duration,
+                    location: from,
+                    bearingBefore: 0, bearingAfter: 0)
+            ],
+            start: w, end: RoadWaypoint(location: to, name: "", distanceMeters: 0, bearing: 0), roadClass: roadClass)
     }
 
-    func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+    func table(
+        sources: [Coordinate], destinations: [Coordinate], departure: Date
+    ) async throws(RoadRoutingError) -> [[RoadCost?]] {
         if failTable { throw .unavailable("down") }
-        return sources.indices.map { i in destinations.map { _ in i < costs.count ? RoadCost(durationSeconds: costs[i], distanceMeters: costs[i] * 8) : nil } }
+        return sources.indices.map { i in
+            destinations.map { _ in
+                i < costs.count ? RoadCost(durationSeconds: costs[i], distanceMeters: costs[i] * 8) : nil
+            }
+        }
     }
 
     func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint {

@@ -24,23 +24,33 @@ import TestSupport
 
         func providerRoute(_ query: String = "", as provider: String = "p1") async throws -> ProviderRoute {
             let r = await get(APIPath.providerTripRoute(ride.id) + query, as: provider, .provider)
-            guard r.status == 200 else { throw Failure("provider route: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+            guard r.status == 200 else {
+                throw Failure("provider route: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+            }
             return try WireCoding.decoder().decode(ProviderRoute.self, from: Data(r.body))
         }
 
         /// Uploads one fix at `point`, recorded now, moving at `speed` towards `heading`.
-        func fix(_ point: Coordinate, heading: Double = 0, speed: Double = 8, batch: String = UUID().uuidString) async throws {
-            let fix = LocationFix(lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: clock.date)
-            let body = String(decoding: try WireCoding.encoder().encode(LocationBatch(batchId: batch, fixes: [fix])), as: UTF8.self)
-            let r = await backend.call("POST", APIPath.providerLocations, token: backend.token("p1", .provider), json: body)
+        func fix(
+            _ point: Coordinate, heading: Double = 0, speed: Double = 8, batch: String = UUID().uuidString
+        ) async throws {
+            let fix = LocationFix(
+                lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: 5, recordedAt: clock.date)
+            let body = String(
+                decoding: try WireCoding.encoder().encode(LocationBatch(batchId: batch, fixes: [fix])), as: UTF8.self)
+            let r = await backend.call(
+                "POST", APIPath.providerLocations, token: backend.token("p1", .provider), json: body)
             let result = try WireCoding.decoder().decode(LocationBatchResult.self, from: Data(r.body))
             guard r.status == 200, result.accepted == 1 else { throw Failure("fix not kept: \(r.status) \(result)") }
         }
 
         func step(_ step: String) async throws {
-            let r = await backend.call("POST", APIPath.providerTripSteps(ride.id), token: backend.token("p1", .provider),
-                                       json: #"{"changeId":"\#(UUID().uuidString)","step":"\#(step)","deviceTime":"2026-10-20T18:40:00Z"}"#)
-            guard r.status == 200 else { throw Failure("step \(step): \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+            let r = await backend.call(
+                "POST", APIPath.providerTripSteps(ride.id), token: backend.token("p1", .provider),
+                json: #"{"changeId":"\#(UUID().uuidString)","step":"\#(step)","deviceTime":"2026-10-20T18:40:00Z"}"#)
+            guard r.status == 200 else {
+                throw Failure("step \(step): \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+            }
         }
     }
 
@@ -48,10 +58,15 @@ import TestSupport
     func makeSUT(assign: Bool = true, roads: Bool = true) async throws -> SUT {
         let helsinki = try await TestRoads.helsinki()
         let backend = TestBackend(roads: roads ? helsinki : nil)
-        let body = try await backend.rideBody("c1", pickup: #"{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)}"#,
-                                              dropoff: #"{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}"#)
-        let r = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
-        guard r.status == 201 else { throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        let body = try await backend.rideBody(
+            "c1", pickup: #"{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)}"#,
+            dropoff: #"{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}"#)
+        let r = await backend.call(
+            "POST", APIPath.trips, token: backend.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": UUID().uuidString])
+        guard r.status == 201 else {
+            throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        }
         let ride = try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
         if assign { #expect(await backend.assign(ride.id, to: "p1").status == 200) }
         return SUT(backend: backend, ride: ride)
@@ -105,7 +120,7 @@ import TestSupport
         let sut = try await makeSUT()
         try await sut.fix(Self.start, heading: 180)
         let first = try await sut.providerRoute()
-        let off = Coordinate(lat: 60.1680, lng: 24.9460)   // Esplanadi, east of the route to Kamppi
+        let off = Coordinate(lat: 60.1680, lng: 24.9460)  // Esplanadi, east of the route to Kamppi
         let offDistance = Self.distance(from: off, toLine: first.geometry)
         #expect(offDistance > 100, "the test's detour must be off the first route (\(Int(offDistance)) m)")
         await sut.clock.advance(by: .seconds(60))
@@ -121,12 +136,20 @@ import TestSupport
         let sut = try await makeSUT()
         let missing = await sut.get(APIPath.providerTripRoute(sut.ride.id), as: "p1", .provider)
         #expect(missing.status == 422)
-        #expect(json(missing.body)["detail"] as? String ?? "" == "/from: no position of yours is known on this trip yet; send one (?from=lat,lng) or upload a fix first")
+        #expect(
+            json(missing.body)["detail"] as? String ?? ""
+                == "/from: no position of yours is known on this trip yet; send one (?from=lat,lng) or upload "
+                + "a fix first"
+        )
         let route = try await sut.providerRoute("?from=\(Self.start.lat),\(Self.start.lng)&heading=180")
         #expect(route.from == Self.start)
         #expect(route.stop == .pickup)
-        #expect(await sut.get(APIPath.providerTripRoute(sut.ride.id) + "?from=91,24.9", as: "p1", .provider).status == 422)
-        #expect(await sut.get(APIPath.providerTripRoute(sut.ride.id) + "?from=60.17,24.94&heading=east", as: "p1", .provider).status == 422)
+        #expect(
+            await sut.get(APIPath.providerTripRoute(sut.ride.id) + "?from=91,24.9", as: "p1", .provider).status == 422)
+        #expect(
+            await sut.get(
+                APIPath.providerTripRoute(sut.ride.id) + "?from=60.17,24.94&heading=east", as: "p1", .provider
+            ).status == 422)
     }
 
     @Test func aPositionFarFromAnyRoadIs422NoSegment() async throws {
@@ -139,7 +162,9 @@ import TestSupport
     @Test func anEndedTripHasNoRouteLeft() async throws {
         let sut = try await makeSUT()
         try await sut.fix(Self.start)
-        #expect(await sut.backend.call("POST", APIPath.tripCancel(sut.ride.id), token: sut.backend.token("c1", .customer)).status == 200)
+        #expect(
+            await sut.backend.call("POST", APIPath.tripCancel(sut.ride.id), token: sut.backend.token("c1", .customer))
+                .status == 200)
         let provider = await sut.get(APIPath.providerTripRoute(sut.ride.id), as: "p1", .provider)
         let customer = await sut.get(APIPath.tripRoute(sut.ride.id), as: "c1", .customer)
         #expect(provider.status == 409 && customer.status == 409)
@@ -150,7 +175,10 @@ import TestSupport
         let sut = try await makeSUT(roads: false)
         try await sut.fix(Self.start)
         for path in [APIPath.providerTripRoute(sut.ride.id), APIPath.tripRoute(sut.ride.id)] {
-            let r = await sut.backend.call("GET", path, token: sut.backend.token(path.contains("provider") ? "p1" : "c1", path.contains("provider") ? .provider : .customer))
+            let r = await sut.backend.call(
+                "GET", path,
+                token: sut.backend.token(
+                    path.contains("provider") ? "p1" : "c1", path.contains("provider") ? .provider : .customer))
             #expect(r.status == 503)
             #expect(r.headers["Content-Type"] == "application/problem+json")
             #expect(r.headers["Retry-After"] == "60")
@@ -198,7 +226,7 @@ import TestSupport
     /// A fix off the roads (a car park) does not blank the customer's map: the line falls back to pickup → drop-off.
     @Test func aProviderFixOffTheRoadsFallsBackToThePickup() async throws {
         let sut = try await makeSUT()
-        try await sut.fix(Coordinate(lat: 60.1720, lng: 24.9900))   // out of the extract: no road near
+        try await sut.fix(Coordinate(lat: 60.1720, lng: 24.9900))  // out of the extract: no road near
         let r = await sut.get(APIPath.tripRoute(sut.ride.id), as: "c1", .customer)
         #expect(r.status == 200)
         let line = try WireCoding.decoder().decode([Coordinate].self, from: Data(r.body))
@@ -210,19 +238,31 @@ import TestSupport
     /// A delivery leads to the merchant first (its pickup), and the order's map line runs through the merchant.
     @Test func aDeliveryLeadsToTheMerchantAndItsMapLineRunsThroughIt() async throws {
         let week = OpeningHours.days.map { OpeningHours(day: $0, opens: "00:00", closes: "23:59") }
-        let kitchen = Merchant(id: "m9", name: "Kamppi Kitchen", position: Self.pickup, openingHours: week,
-                               catalogue: [CatalogueItem(sku: "coffee", name: "Filter coffee", price: Money(amountMinor: 350, currency: "EUR"))])
-        let backend = TestBackend(directory: StaticDirectory(merchants: [kitchen]), roads: try await TestRoads.helsinki())
-        let body = try await backend.orderBody("c1", merchantId: "m9", items: #"[{"sku":"coffee","quantity":1}]"#,
-                                               destination: #"{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}"#)
-        let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": UUID().uuidString])
+        let kitchen = Merchant(
+            id: "m9", name: "Kamppi Kitchen", position: Self.pickup, openingHours: week,
+            catalogue: [
+                CatalogueItem(sku: "coffee", name: "Filter coffee", price: Money(amountMinor: 350, currency: "EUR"))
+            ])
+        let backend = TestBackend(
+            directory: StaticDirectory(merchants: [kitchen]), roads: try await TestRoads.helsinki())
+        let body = try await backend.orderBody(
+            "c1", merchantId: "m9", items: #"[{"sku":"coffee","quantity":1}]"#,
+            destination: #"{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}"#)
+        let placed = await backend.call(
+            "POST", APIPath.orders, token: backend.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201, "\(String(decoding: placed.body, as: UTF8.self))")
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
         #expect(await backend.assign(order.orderId, to: "p1").status == 200)
-        let batch = #"{"batchId":"b1","fixes":[{"lat":\#(Self.start.lat),"lng":\#(Self.start.lng),"heading":180,"speed":8,"accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
-        #expect(await backend.call("POST", APIPath.providerLocations, token: backend.token("p1", .provider), json: batch).status == 200)
+        let batch =
+            #"{"batchId":"b1","fixes":[{"lat":\#(Self.start.lat),"lng":\#(Self.start.lng),"heading":180,"speed":8,"#
+            + #""accuracy":5,"recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
+        #expect(
+            await backend.call("POST", APIPath.providerLocations, token: backend.token("p1", .provider), json: batch)
+                .status == 200)
 
-        let r = await backend.call("GET", APIPath.providerTripRoute(order.orderId), token: backend.token("p1", .provider))
+        let r = await backend.call(
+            "GET", APIPath.providerTripRoute(order.orderId), token: backend.token("p1", .provider))
         #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
         let route = try WireCoding.decoder().decode(ProviderRoute.self, from: Data(r.body))
         #expect(route.stop == .pickup && route.to == kitchen.position)
@@ -233,13 +273,17 @@ import TestSupport
         #expect(try #require(line.first).distance(to: Self.start) < 60)
         #expect(line.contains { $0.distance(to: kitchen.position) < 60 }, "the line passes the merchant")
         #expect(try #require(line.last).distance(to: Self.dropoff) < 60)
-        #expect(await backend.call("GET", APIPath.tripRoute(order.orderId), token: backend.token("c1", .customer)).status == 404)
+        #expect(
+            await backend.call("GET", APIPath.tripRoute(order.orderId), token: backend.token("c1", .customer)).status
+                == 404)
     }
 
     /// The shortest distance in metres from `point` to the polyline `line` (flat-earth, fine at city scale).
     static func distance(from point: Coordinate, toLine line: [Coordinate]) -> Double {
         let k = cos(point.lat * .pi / 180)
-        func xy(_ c: Coordinate) -> (Double, Double) { ((c.lng - point.lng) * 111_320 * k, (c.lat - point.lat) * 110_540) }
+        func xy(_ c: Coordinate) -> (Double, Double) {
+            ((c.lng - point.lng) * 111_320 * k, (c.lat - point.lat) * 110_540)
+        }
         var best = Double.infinity
         for (a, b) in zip(line, line.dropFirst()) {
             let (ax, ay) = xy(a), (bx, by) = xy(b)

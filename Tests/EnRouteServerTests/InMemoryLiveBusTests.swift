@@ -16,9 +16,13 @@ import EnRouteDomain
         #expect(try await bus.publish([version(1), version(2)]) == 0)
         #expect(try await bus.publish([version(2), version(3), version(1)]) == 2, "2 and 1 are there already")
         #expect(try await bus.publish([version(1, city: "tampere")]) == 0, "each city has its own numbers")
-        #expect(try await bus.publish([BusEnvelope(origin: "a", city: "helsinki", message: .relayDue)]) == 0, "unnumbered messages always go")
+        #expect(
+            try await bus.publish([BusEnvelope(origin: "a", city: "helsinki", message: .relayDue)]) == 0,
+            "unnumbered messages always go")
         var read: [String] = []
-        for _ in 0..<5 { read.append(try await reader.next().map { "\($0.city):\($0.sequence.map(String.init) ?? "-")" } ?? "end") }
+        for _ in 0..<5 {
+            read.append(try await reader.next().map { "\($0.city):\($0.sequence.map(String.init) ?? "-")" } ?? "end")
+        }
         #expect(read == ["helsinki:1", "helsinki:2", "helsinki:3", "tampere:1", "helsinki:-"])
     }
 }

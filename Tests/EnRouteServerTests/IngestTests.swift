@@ -41,7 +41,8 @@ import TestSupport
         let path = try await sut.paths.path(tripId: trip.id)
         #expect(path.map(\.recordedAt) == path.map(\.recordedAt).sorted())
         #expect(try sut.trip(trip.id)?.providerFix?.coordinate == shuffled[0].coordinate)
-        let older = try await sut.upload("p1", batch: "b2", [sut.fix(north: 30, after: -1.5), sut.fix(north: 60, after: 0)])
+        let older = try await sut.upload(
+            "p1", batch: "b2", [sut.fix(north: 30, after: -1.5), sut.fix(north: 60, after: 0)])
         #expect(older.result == LocationBatchResult(batchId: "b2", accepted: 1, dropped: 1))
         #expect(sut.metrics.counter("enroute_location_fixes_dropped_total", labels: ["reason": "stale"]) == 1)
         #expect(try await sut.paths.path(tripId: trip.id).count == 4)
@@ -57,8 +58,10 @@ import TestSupport
     static let filterCases: [FilterCase] = [
         FilterCase(reason: .inaccurate) { [$0.fix(after: -10), $0.fix(north: 10, after: -5, accuracy: 80)] },
         FilterCase(reason: .future) { [$0.fix(after: -10), $0.fix(north: 10, after: 300)] },
-        FilterCase(reason: .duplicate) { let f = $0.fix(after: -10); return [f, f] },
-        FilterCase(reason: .tooFast) { [$0.fix(after: -10), $0.fix(north: 1_000, after: 0)] },   // 100 m/s
+        FilterCase(reason: .duplicate) {
+            let f = $0.fix(after: -10); return [f, f]
+        },
+        FilterCase(reason: .tooFast) { [$0.fix(after: -10), $0.fix(north: 1_000, after: 0)] },  // 100 m/s
         FilterCase(reason: .teleport) { [$0.fix(after: -10), $0.fix(north: 500, after: -9)] },  // 500 m in 1 s
     ]
 
@@ -68,10 +71,14 @@ import TestSupport
         let trip = try await assignedRide(sut)
         let result = try await sut.upload("p1", batch: "b1", filter.make(sut)).result
         #expect(result?.accepted == 1 && result?.dropped == 1)
-        #expect(sut.metrics.counter("enroute_location_fixes_dropped_total", labels: ["reason": filter.reason.rawValue]) == 1)
+        #expect(
+            sut.metrics.counter("enroute_location_fixes_dropped_total", labels: ["reason": filter.reason.rawValue]) == 1
+        )
         #expect(try await sut.paths.path(tripId: trip.id).count == 1)
         let metrics = await sut.call("GET", "/metrics", as: "ops", .ops)
-        #expect(String(decoding: metrics.body, as: UTF8.self).contains(#"enroute_location_fixes_dropped_total{reason="\#(filter.reason.rawValue)"} 1"#))
+        #expect(
+            String(decoding: metrics.body, as: UTF8.self).contains(
+                #"enroute_location_fixes_dropped_total{reason="\#(filter.reason.rawValue)"} 1"#))
     }
 
     @Test func aReportedSpeedAboveTheLimitIsDropped() {
@@ -85,10 +92,12 @@ import TestSupport
     @Test func aLongGapResetsTheSpeedCheck() {
         let policy = FixPlausibilityPolicy()
         let now = Date(timeIntervalSince1970: 1_792_520_000)
-        let before = LocationFix(lat: 60, lng: 24, heading: 0, speed: 0, accuracy: 5, recordedAt: now.addingTimeInterval(-600))
+        let before = LocationFix(
+            lat: 60, lng: 24, heading: 0, speed: 0, accuracy: 5, recordedAt: now.addingTimeInterval(-600))
         let far = LocationFix(lat: 61, lng: 24, heading: 0, speed: 0, accuracy: 5, recordedAt: now)
         #expect(policy.judge(far, after: before, now: now) == nil)
-        let soon = LocationFix(lat: 61, lng: 24, heading: 0, speed: 0, accuracy: 5, recordedAt: before.recordedAt.addingTimeInterval(60))
+        let soon = LocationFix(
+            lat: 61, lng: 24, heading: 0, speed: 0, accuracy: 5, recordedAt: before.recordedAt.addingTimeInterval(60))
         #expect(policy.judge(soon, after: before, now: now) == .tooFast)
     }
 
@@ -101,7 +110,9 @@ import TestSupport
         await sut.clock.advance(by: .seconds(121))
         #expect(try await sut.providers.presence.position(of: "p1") == nil)
         #expect(try await sut.providers.nearby(ProviderBackend.pickup).isEmpty)
-        #expect(try await sut.providers.presence.nearest(to: ProviderBackend.pickup, limit: 5, within: 10_000) { _ in true }.isEmpty)
+        #expect(
+            try await sut.providers.presence.nearest(to: ProviderBackend.pickup, limit: 5, within: 10_000) { _ in true }
+                .isEmpty)
         // A new fix makes the provider findable again.
         #expect(try await sut.upload("p1", batch: "b2", [sut.fix(north: 130)]).result?.accepted == 1)
         #expect(try await sut.providers.nearby(ProviderBackend.pickup).count == 1)
@@ -129,10 +140,13 @@ import TestSupport
         let trip = try await assignedRide(sut)
         var headers = HTTPHeaders()
         headers.add("Authorization", "Bearer \(sut.token("c1", .customer))")
-        let response = await sut.router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/\(trip.id)/events", headers: headers))
-        guard case .eventStream(let stream) = response.body else { Issue.record("not a stream: \(response.status)"); return }
+        let response = await sut.router.respond(
+            to: HTTPRequest(method: "GET", path: "/v1/trips/\(trip.id)/events", headers: headers))
+        guard case .eventStream(let stream) = response.body else {
+            Issue.record("not a stream: \(response.status)"); return
+        }
         var writes = stream.bytes().makeAsyncIterator()
-        _ = await writes.next()   // retry:
+        _ = await writes.next()  // retry:
         let opening = await writes.next().map { String(decoding: $0, as: UTF8.self) } ?? ""
         #expect(opening.contains("event: tripUpdated") && !opening.contains("driverMoved"))
         let batch = [sut.fix(north: 10, after: -3), sut.fix(north: 20, after: -2), sut.fix(north: 30, after: -1)]

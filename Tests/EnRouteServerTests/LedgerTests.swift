@@ -26,11 +26,17 @@ import Testing
         MoveCase(kind: "refund", from: Ledger.trip("T1"), to: Ledger.card("c1"), amount: -400),
     ])
     func everyMovementIsTwoBalancedRows(_ c: MoveCase) throws {
-        let rows = Ledger.move(c.kind, id: "\(c.kind):T1", trip: "T1", from: c.from, to: c.to, amount: c.amount, currency: "EUR", at: Self.at)
+        let rows = Ledger.move(
+            c.kind, id: "\(c.kind):T1", trip: "T1", from: c.from, to: c.to, amount: c.amount, currency: "EUR",
+            at: Self.at)
         try #require(rows.count == 2)
         #expect(rows[0].account == c.from && rows[0].amountMinor == -c.amount)
         #expect(rows[1].account == c.to && rows[1].amountMinor == c.amount)
-        #expect(rows.allSatisfy { $0.movementId == "\(c.kind):T1" && $0.kind == c.kind && $0.tripId == "T1" && $0.currency == "EUR" && $0.at == Self.at })
+        #expect(
+            rows.allSatisfy {
+                $0.movementId == "\(c.kind):T1" && $0.kind == c.kind && $0.tripId == "T1" && $0.currency == "EUR"
+                    && $0.at == Self.at
+            })
         #expect(Self.sum(rows) == 0)
         #expect(Ledger.isBalanced(rows))
         #expect(Ledger.balance(rows, account: c.from) == -c.amount)
@@ -38,9 +44,19 @@ import Testing
     }
 
     @Test func aZeroAmountWritesNothing() {
-        #expect(Ledger.move("release", id: "release:T1", trip: "T1", from: Ledger.hold("c1"), to: Ledger.card("c1"), amount: 0, currency: "EUR", at: Self.at).isEmpty)
-        #expect(Ledger.earning(id: "earning:T1", trip: "T1", provider: "p1", amount: 0, providerShare: 0, currency: "EUR", at: Self.at).isEmpty)
-        #expect(Ledger.earning(id: "earning:T1", trip: "T1", provider: nil, amount: 0, providerShare: 0, currency: "EUR", at: Self.at).isEmpty)
+        #expect(
+            Ledger.move(
+                "release", id: "release:T1", trip: "T1", from: Ledger.hold("c1"), to: Ledger.card("c1"), amount: 0,
+                currency: "EUR", at: Self.at
+            ).isEmpty)
+        #expect(
+            Ledger.earning(
+                id: "earning:T1", trip: "T1", provider: "p1", amount: 0, providerShare: 0, currency: "EUR", at: Self.at
+            ).isEmpty)
+        #expect(
+            Ledger.earning(
+                id: "earning:T1", trip: "T1", provider: nil, amount: 0, providerShare: 0, currency: "EUR", at: Self.at
+            ).isEmpty)
     }
 
     struct EarningCase: Sendable, CustomTestStringConvertible {
@@ -53,7 +69,9 @@ import Testing
         EarningCase(amount: 500, share: 0), EarningCase(amount: 500, share: 500),
     ])
     func anEarningSplitsIntoThreeRowsThatSumToZero(_ c: EarningCase) throws {
-        let rows = Ledger.earning(id: "earning:T1", trip: "T1", provider: "p1", amount: c.amount, providerShare: c.share, currency: "EUR", at: Self.at)
+        let rows = Ledger.earning(
+            id: "earning:T1", trip: "T1", provider: "p1", amount: c.amount, providerShare: c.share, currency: "EUR",
+            at: Self.at)
         try #require(rows.count == 3)
         #expect(rows.map(\.account) == [Ledger.trip("T1"), Ledger.provider("p1"), Ledger.platform])
         #expect(rows.map(\.amountMinor) == [-c.amount, c.share, c.amount - c.share])
@@ -63,24 +81,33 @@ import Testing
     }
 
     @Test func anEarningWithoutAProviderGoesWholeToThePlatform() throws {
-        let rows = Ledger.earning(id: "earning:T1", trip: "T1", provider: nil, amount: 700, providerShare: 525, currency: "EUR", at: Self.at)
+        let rows = Ledger.earning(
+            id: "earning:T1", trip: "T1", provider: nil, amount: 700, providerShare: 525, currency: "EUR", at: Self.at)
         #expect(rows.map(\.account) == [Ledger.trip("T1"), Ledger.platform])
         #expect(rows.map(\.amountMinor) == [-700, 700])
         #expect(Ledger.isBalanced(rows))
     }
 
     @Test func isBalancedFindsAMovementThatDoesNotSumToZero() {
-        let good = Ledger.move("capture", id: "capture:T1", trip: "T1", from: Ledger.hold("c1"), to: Ledger.trip("T1"), amount: 900, currency: "EUR", at: Self.at)
+        let good = Ledger.move(
+            "capture", id: "capture:T1", trip: "T1", from: Ledger.hold("c1"), to: Ledger.trip("T1"), amount: 900,
+            currency: "EUR", at: Self.at)
         #expect(Ledger.isBalanced(good))
         #expect(Ledger.isBalanced([]))
         // One row lost.
         #expect(!Ledger.isBalanced(Array(good.dropLast())))
         // One row's amount wrong.
-        let wrong = LedgerEntry(movementId: "capture:T1", kind: "capture", tripId: "T1", account: Ledger.trip("T1"), amountMinor: 901, currency: "EUR", at: Self.at)
+        let wrong = LedgerEntry(
+            movementId: "capture:T1", kind: "capture", tripId: "T1", account: Ledger.trip("T1"), amountMinor: 901,
+            currency: "EUR", at: Self.at)
         #expect(!Ledger.isBalanced([good[0], wrong]))
         // Two movements each off by the other's amount: the whole sums to zero, each movement does not.
-        let a = LedgerEntry(movementId: "a", kind: "capture", tripId: "T1", account: Ledger.trip("T1"), amountMinor: 100, currency: "EUR", at: Self.at)
-        let b = LedgerEntry(movementId: "b", kind: "release", tripId: "T1", account: Ledger.card("c1"), amountMinor: -100, currency: "EUR", at: Self.at)
+        let a = LedgerEntry(
+            movementId: "a", kind: "capture", tripId: "T1", account: Ledger.trip("T1"), amountMinor: 100,
+            currency: "EUR", at: Self.at)
+        let b = LedgerEntry(
+            movementId: "b", kind: "release", tripId: "T1", account: Ledger.card("c1"), amountMinor: -100,
+            currency: "EUR", at: Self.at)
         #expect(Self.sum([a, b]) == 0)
         #expect(!Ledger.isBalanced([a, b]))
     }
@@ -89,16 +116,28 @@ import Testing
         // Hold 1100; capture 900 of it, release 200; a charge of 150 above the hold; 1050 earned, 788 to the provider
         // (1050 × 75 % = 787.5 → 788); a tip of 200 to the provider.
         let c = "c1", t = "T1", money = "EUR"
-        var rows = Ledger.move("hold", id: "hold:T1", trip: t, from: Ledger.card(c), to: Ledger.hold(c), amount: 1100, currency: money, at: Self.at)
-        rows += Ledger.move("capture", id: "capture:T1", trip: t, from: Ledger.hold(c), to: Ledger.trip(t), amount: 900, currency: money, at: Self.at)
-        rows += Ledger.move("release", id: "release:T1", trip: t, from: Ledger.hold(c), to: Ledger.card(c), amount: 200, currency: money, at: Self.at)
-        rows += Ledger.move("charge", id: "charge:T1", trip: t, from: Ledger.card(c), to: Ledger.trip(t), amount: 150, currency: money, at: Self.at)
-        rows += Ledger.earning(id: "earning:T1", trip: t, provider: "p1", amount: 1050, providerShare: Pricing.providerShare(of: 1050, rules: PricingRules()),
-                               currency: money, at: Self.at)
-        rows += Ledger.move("tip", id: "tip:T1", trip: t, from: Ledger.card(c), to: Ledger.provider("p1"), amount: 200, currency: money, at: Self.at)
+        var rows = Ledger.move(
+            "hold", id: "hold:T1", trip: t, from: Ledger.card(c), to: Ledger.hold(c), amount: 1100, currency: money,
+            at: Self.at)
+        rows += Ledger.move(
+            "capture", id: "capture:T1", trip: t, from: Ledger.hold(c), to: Ledger.trip(t), amount: 900,
+            currency: money, at: Self.at)
+        rows += Ledger.move(
+            "release", id: "release:T1", trip: t, from: Ledger.hold(c), to: Ledger.card(c), amount: 200,
+            currency: money, at: Self.at)
+        rows += Ledger.move(
+            "charge", id: "charge:T1", trip: t, from: Ledger.card(c), to: Ledger.trip(t), amount: 150, currency: money,
+            at: Self.at)
+        rows += Ledger.earning(
+            id: "earning:T1", trip: t, provider: "p1", amount: 1050,
+            providerShare: Pricing.providerShare(of: 1050, rules: PricingRules()),
+            currency: money, at: Self.at)
+        rows += Ledger.move(
+            "tip", id: "tip:T1", trip: t, from: Ledger.card(c), to: Ledger.provider("p1"), amount: 200, currency: money,
+            at: Self.at)
         #expect(Ledger.isBalanced(rows))
         #expect(Self.sum(rows) == 0)
-        #expect(Ledger.balance(rows, account: Ledger.card(c)) == -1100 + 200 - 150 - 200)   // −1250 paid in all
+        #expect(Ledger.balance(rows, account: Ledger.card(c)) == -1100 + 200 - 150 - 200)  // −1250 paid in all
         #expect(Ledger.balance(rows, account: Ledger.hold(c)) == 0)
         #expect(Ledger.balance(rows, account: Ledger.trip(t)) == 0)
         #expect(Ledger.balance(rows, account: Ledger.provider("p1")) == 788 + 200)
@@ -109,9 +148,13 @@ import Testing
 
     @Test func aDebtAndItsSettlementLeaveNothingOwed() {
         let c = "c1", t = "T1"
-        var rows = Ledger.move("debt", id: "debt:T1", trip: t, from: Ledger.owed(c), to: Ledger.trip(t), amount: 300, currency: "EUR", at: Self.at)
+        var rows = Ledger.move(
+            "debt", id: "debt:T1", trip: t, from: Ledger.owed(c), to: Ledger.trip(t), amount: 300, currency: "EUR",
+            at: Self.at)
         #expect(Ledger.balance(rows, account: Ledger.owed(c)) == -300)
-        rows += Ledger.move("settlement", id: "settle:T1:k", trip: t, from: Ledger.card(c), to: Ledger.owed(c), amount: 300, currency: "EUR", at: Self.at)
+        rows += Ledger.move(
+            "settlement", id: "settle:T1:k", trip: t, from: Ledger.card(c), to: Ledger.owed(c), amount: 300,
+            currency: "EUR", at: Self.at)
         #expect(Ledger.balance(rows, account: Ledger.owed(c)) == 0)
         #expect(Ledger.balance(rows, account: Ledger.card(c)) == -300)
         #expect(Ledger.isBalanced(rows))

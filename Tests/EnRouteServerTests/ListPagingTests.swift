@@ -15,7 +15,8 @@ import TestSupport
         switch kind {
         case .memory: return (TestBackend(), nil)
         case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-lists-\(UUID().uuidString)")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "enroute-lists-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             return (TestBackend(storage: .sqlite(path: dir.appendingPathComponent("db.sqlite").path)), dir)
         }
@@ -24,39 +25,51 @@ import TestSupport
     static let epoch = Date(timeIntervalSince1970: 1_792_000_000)
 
     /// A delivery of `merchant` in `status`, created `seconds` after the epoch.
-    static func order(_ id: String, merchant: String = "m1", _ status: DeliveryStatus = .placed, at seconds: Double) -> TripRecord {
-        var trip = TripRecord(id: id, kind: .delivery, status: .delivery(status), customerId: "c-\(id)",
-                              pickup: Coordinate(lat: 60.1689, lng: 24.9316), dropoff: Coordinate(lat: 60.1719, lng: 24.9414),
-                              createdAt: epoch.addingTimeInterval(seconds))
+    static func order(
+        _ id: String, merchant: String = "m1", _ status: DeliveryStatus = .placed, at seconds: Double
+    ) -> TripRecord {
+        var trip = TripRecord(
+            id: id, kind: .delivery, status: .delivery(status), customerId: "c-\(id)",
+            pickup: Coordinate(lat: 60.1689, lng: 24.9316), dropoff: Coordinate(lat: 60.1719, lng: 24.9414),
+            createdAt: epoch.addingTimeInterval(seconds))
         trip.merchantId = merchant
         return trip
     }
 
     /// A ride in `state`, created `seconds` after the epoch.
     static func ride(_ id: String, _ state: TripState = .searching, at seconds: Double) -> TripRecord {
-        TripRecord(id: id, kind: .ride, status: .ride(state), customerId: "c-\(id)",
-                   pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497),
-                   createdAt: epoch.addingTimeInterval(seconds))
+        TripRecord(
+            id: id, kind: .ride, status: .ride(state), customerId: "c-\(id)",
+            pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497),
+            createdAt: epoch.addingTimeInterval(seconds))
     }
 
     static func insert(_ trips: [TripRecord], into store: any TripStore) async throws {
         try await store.transaction { tx in for trip in trips { try await tx.insert(trip) } }
     }
 
-    static func list(_ backend: TestBackend, _ path: String, as account: String, _ role: Party) async throws -> TripSnapshotList {
+    static func list(
+        _ backend: TestBackend, _ path: String, as account: String, _ role: Party
+    ) async throws -> TripSnapshotList {
         let r = await backend.call("GET", path, token: backend.token(account, role))
-        guard r.status == 200 else { throw Failure("GET \(path): \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        guard r.status == 200 else {
+            throw Failure("GET \(path): \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        }
         return try WireCoding.decoder().decode(TripSnapshotList.self, from: Data(r.body))
     }
 
-    /// Every page of `path` (which has no query yet, or ends in one), following `nextCursor`; `between` runs before each next page.
-    static func allPages(_ backend: TestBackend, _ path: String, as account: String, _ role: Party,
-                         between: (Int) async throws -> Void = { _ in }) async throws -> [[String]] {
+    /// Every page of `path` (which has no query yet, or ends in one), following `nextCursor`; `between` runs before
+    /// each next page.
+    static func allPages(
+        _ backend: TestBackend, _ path: String, as account: String, _ role: Party,
+        between: (Int) async throws -> Void = { _ in }
+    ) async throws -> [[String]] {
         var pages: [[String]] = []
         var cursor: String?
         repeat {
             let separator = path.contains("?") ? "&" : "?"
-            let page = try await list(backend, path + (cursor.map { "\(separator)cursor=\($0)" } ?? ""), as: account, role)
+            let page = try await list(
+                backend, path + (cursor.map { "\(separator)cursor=\($0)" } ?? ""), as: account, role)
             pages.append(page.trips.map(\.id))
             cursor = page.nextCursor
             if cursor != nil { try await between(pages.count) }
@@ -85,7 +98,9 @@ import TestSupport
         defer { dir.map { try? FileManager.default.removeItem(at: $0) } }
         // Pairs share a creation time, so the id must break ties for no row to be skipped or repeated.
         let first = (0..<23).map { Self.order(String(format: "A%02d", $0), at: Double($0 / 2)) }
-        try await Self.insert(first + [Self.order("GONE", .cancelled, at: 5), Self.order("M2", merchant: "m2", at: 5)], into: backend.store)
+        try await Self.insert(
+            first + [Self.order("GONE", .cancelled, at: 5), Self.order("M2", merchant: "m2", at: 5)],
+            into: backend.store)
         let expected = first.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
 
         var arrived = 0
@@ -101,7 +116,10 @@ import TestSupport
         let placed = try backend.store.trips(status: "placed", limit: 1000).map(\.id)
         #expect(opsPages.flatMap { $0 } == placed)
         #expect(Set(placed) == Set(expected + (1...arrived).map { "NEW\($0)" } + ["M2"]))
-        #expect(try await Self.allPages(backend, "/v1/ops/trips?limit=200", as: "ops", .ops) == [try backend.store.trips(status: nil, limit: 1000).map(\.id)])
+        #expect(
+            try await Self.allPages(backend, "/v1/ops/trips?limit=200", as: "ops", .ops) == [
+                try backend.store.trips(status: nil, limit: 1000).map(\.id)
+            ])
     }
 
     @Test func theMerchantListDefaultsToFiftyAndTheOpsListToTwoHundred() async throws {
@@ -118,12 +136,16 @@ import TestSupport
     }
 
     static let invalidQueries: [(String, String)] = [
-        ("limit=0", "/limit"), ("limit=201", "/limit"), ("limit=-3", "/limit"), ("limit=ten", "/limit"), ("limit=1.5", "/limit"),
-        ("cursor=%21%21", "/cursor"), ("cursor=bm9iYXI", "/cursor"), ("cursor=fDEyMw", "/cursor"), ("cursor=MTJ8", "/cursor"),
+        ("limit=0", "/limit"), ("limit=201", "/limit"), ("limit=-3", "/limit"), ("limit=ten", "/limit"),
+        ("limit=1.5", "/limit"),
+        ("cursor=%21%21", "/cursor"), ("cursor=bm9iYXI", "/cursor"), ("cursor=fDEyMw", "/cursor"),
+        ("cursor=MTJ8", "/cursor"),
     ]
 
     @Test(arguments: ["/v1/merchant/orders", "/v1/ops/trips"], invalidQueries)
-    func aMalformedOrOutOfRangeLimitOrCursorIs422NamingTheParameter(_ path: String, _ invalid: (query: String, pointer: String)) async throws {
+    func aMalformedOrOutOfRangeLimitOrCursorIs422NamingTheParameter(
+        _ path: String, _ invalid: (query: String, pointer: String)
+    ) async throws {
         let backend = TestBackend()
         let role: Party = path.contains("ops") ? .ops : .merchant
         let r = await backend.call("GET", "\(path)?\(invalid.query)", token: backend.token("a1", role))

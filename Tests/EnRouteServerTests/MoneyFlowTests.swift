@@ -13,11 +13,19 @@ import TestSupport
     static func sandbox(_ backend: TestBackend) -> SandboxGateway { backend.payments as! SandboxGateway }
 
     /// Requests a ride as `customer` with `card`; returns the answer and the quote it named.
-    static func request(_ backend: TestBackend, _ customer: String, card: String? = "pm_card_visa", key: String = UUID().uuidString,
-                        body: String? = nil) async throws -> (status: Int, body: [UInt8], json: String) {
+    static func request(
+        _ backend: TestBackend, _ customer: String, card: String? = "pm_card_visa", key: String = UUID().uuidString,
+        body: String? = nil
+    ) async throws -> (status: Int, body: [UInt8], json: String) {
         let json: String
-        if let body { json = body } else { json = try await backend.rideBody(customer, pickup: pickup, dropoff: dropoff, card: card) }
-        let r = await backend.call("POST", APIPath.trips, token: backend.token(customer, .customer), json: json, headers: ["Idempotency-Key": key])
+        if let body {
+            json = body
+        } else {
+            json = try await backend.rideBody(customer, pickup: pickup, dropoff: dropoff, card: card)
+        }
+        let r = await backend.call(
+            "POST", APIPath.trips, token: backend.token(customer, .customer), json: json,
+            headers: ["Idempotency-Key": key])
         return (r.status, r.body, json)
     }
 
@@ -35,19 +43,27 @@ import TestSupport
 
     static func trip(_ body: [UInt8]) throws -> Trip { try WireCoding.decoder().decode(Trip.self, from: Data(body)) }
 
-    static func expectBalanced(_ backend: TestBackend, _ id: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectBalanced(
+        _ backend: TestBackend, _ id: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let rows = try backend.store.ledger(tripId: id)
         #expect(!rows.isEmpty, sourceLocation: sourceLocation)
         #expect(Ledger.isBalanced(rows), "every movement sums to zero", sourceLocation: sourceLocation)
-        #expect(rows.reduce(0) { $0 + $1.amountMinor } == 0, "the trip's rows sum to zero", sourceLocation: sourceLocation)
+        #expect(
+            rows.reduce(0) { $0 + $1.amountMinor } == 0, "the trip's rows sum to zero", sourceLocation: sourceLocation)
     }
 
     @Test func aRideHoldsTheQuoteAtConfirmationAndCapturesTheFixedPriceAfterCompletion() async throws {
         let backend = TestBackend()
         await backend.addCard("c1")
-        let quote = try #require(try await backend.rideQuotes("c1", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
+        let quote = try #require(
+            try await backend.rideQuotes("c1", pickup: Self.pickup, dropoff: Self.dropoff).first {
+                $0.productID == "economy"
+            })
         #expect(quote.quoteId != nil && quote.expiresAt == backend.clock.date.addingTimeInterval(300))
-        let body = #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","quoteId":"\#(quote.quoteId!)","amountMinor":1}"#
+        let body =
+            #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","#
+            + #""quoteId":"\#(quote.quoteId!)","amountMinor":1}"#
         let created = try await Self.request(backend, "c1", body: body)
         #expect(created.status == 201)
         let trip = try Self.trip(created.body)
@@ -73,15 +89,21 @@ import TestSupport
 
         // The provider's share is in the ledger, and the provider sees it as earnings.
         let day = ISO8601DateFormatter()
-        let earnings = await backend.call("GET", APIPath.providerEarnings(from: day.string(from: backend.clock.date.addingTimeInterval(-86_400)),
-                                                                         to: day.string(from: backend.clock.date.addingTimeInterval(86_400))),
-                                          token: backend.token("p1", .provider))
+        let earnings = await backend.call(
+            "GET",
+            APIPath.providerEarnings(
+                from: day.string(from: backend.clock.date.addingTimeInterval(-86_400)),
+                to: day.string(from: backend.clock.date.addingTimeInterval(86_400))),
+            token: backend.token("p1", .provider))
         #expect(earnings.status == 200)
         let e = try WireCoding.decoder().decode(ProviderEarnings.self, from: Data(earnings.body))
         #expect(e.total.amountMinor == Pricing.providerShare(of: quote.fare.amountMinor, rules: PricingRules()))
     }
 
-    @Test(arguments: [("pm_card_visa_chargeDeclined", "generic_decline"), ("pm_card_visa_chargeDeclinedInsufficientFunds", "insufficient_funds")])
+    @Test(arguments: [
+        ("pm_card_visa_chargeDeclined", "generic_decline"),
+        ("pm_card_visa_chargeDeclinedInsufficientFunds", "insufficient_funds"),
+    ])
     func aDeclinedCardIs402WithTheBanksReasonAndNoTripAndTheSameKeyReplaysIt(card: String, code: String) async throws {
         let backend = TestBackend()
         let first = try await Self.request(backend, "c1", card: card, key: "decline-key-1")
@@ -90,7 +112,9 @@ import TestSupport
         #expect(problem.type == PaymentProblemType.declined && problem.declineCode == code)
         #expect(problem.nextStep?.contains("another card") == true)
         #expect(backend.service.activeTrips(customer: "c1").isEmpty, "no trip is created")
-        let replay = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: first.json, headers: ["Idempotency-Key": "decline-key-1"])
+        let replay = await backend.call(
+            "POST", APIPath.trips, token: backend.token("c1", .customer), json: first.json,
+            headers: ["Idempotency-Key": "decline-key-1"])
         #expect(replay.status == 402 && replay.body == first.body && replay.headers["Idempotent-Replayed"] == "true")
         #expect(Self.sandbox(backend).openHolds().isEmpty)
         // Another card, the same quote, a new key: the ride goes ahead.
@@ -127,7 +151,9 @@ import TestSupport
         let fresh = try #require(problem.quote.quoteId)
         #expect(!body.contains(fresh) && problem.quote.expiresAt! > backend.clock.date)
         #expect(Self.sandbox(backend).intents().isEmpty, "nothing is held for an expired quote")
-        let confirmed = try await Self.request(backend, "c1", body: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","quoteId":"\#(fresh)"}"#)
+        let confirmed = try await Self.request(
+            backend, "c1",
+            body: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","quoteId":"\#(fresh)"}"#)
         #expect(confirmed.status == 201)
     }
 
@@ -137,12 +163,14 @@ import TestSupport
         await backend.addCard("c2")
         let stolen = try await Self.request(backend, "c2", body: body)
         #expect(stolen.status == 422 && String(decoding: stolen.body, as: UTF8.self).contains("/quoteId"))
-        let missing = await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: TestBackend.rideBody,
-                                         headers: ["Idempotency-Key": UUID().uuidString])
+        let missing = await backend.call(
+            "POST", APIPath.trips, token: backend.token("c1", .customer), json: TestBackend.rideBody,
+            headers: ["Idempotency-Key": UUID().uuidString])
         #expect(missing.status == 422 && String(decoding: missing.body, as: UTF8.self).contains("/quoteId"))
         let created = try await Self.request(backend, "c1", body: body)
         #expect(created.status == 201)
-        _ = await backend.call("POST", APIPath.tripCancel(try Self.trip(created.body).id), token: backend.token("c1", .customer))
+        _ = await backend.call(
+            "POST", APIPath.tripCancel(try Self.trip(created.body).id), token: backend.token("c1", .customer))
         let reused = try await Self.request(backend, "c1", body: body)
         #expect(reused.status == 422, "one quote, one trip")
     }
@@ -151,7 +179,9 @@ import TestSupport
         let backend = TestBackend()
         let r = try await Self.request(backend, "c1", card: nil)
         #expect(r.status == 402)
-        #expect(try WireCoding.decoder().decode(PaymentProblem.self, from: Data(r.body)).type == PaymentProblemType.methodRequired)
+        #expect(
+            try WireCoding.decoder().decode(PaymentProblem.self, from: Data(r.body)).type
+                == PaymentProblemType.methodRequired)
     }
 
     @Test func aFinalPriceTheCardRefusesOffSessionIsADebtThatBlocksNewRequestsUntilSettled() async throws {
@@ -159,7 +189,8 @@ import TestSupport
         let created = try await Self.request(backend, "c1", card: "pm_card_chargeCustomerFail")
         #expect(created.status == 201)
         let trip = try Self.trip(created.body)
-        // Twelve minutes at pickup: past the three free ones, so the price is measured again and a wait is added above the hold.
+        // Twelve minutes at pickup: past the three free ones, so the price is measured again and a wait is added above
+        // the hold.
         try await Self.drive(backend, trip.id, wait: 12 * 60)
         let record = try #require(try backend.service.cached(trip.id))
         #expect(record.payment?.state == .debt)
@@ -168,17 +199,28 @@ import TestSupport
         try Self.expectBalanced(backend, trip.id)
 
         let balance = await backend.call("GET", APIPath.accountBalance, token: backend.token("c1", .customer))
-        #expect(try WireCoding.decoder().decode(AccountBalance.self, from: Data(balance.body)).outstanding.amountMinor == owed)
+        #expect(
+            try WireCoding.decoder().decode(AccountBalance.self, from: Data(balance.body)).outstanding.amountMinor
+                == owed)
         let blocked = try await Self.request(backend, "c1", card: nil)
         #expect(blocked.status == 402)
         let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(blocked.body))
         #expect(problem.type == PaymentProblemType.outstandingBalance && problem.amount?.amountMinor == owed)
-        #expect(await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: try await backend.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: Self.dropoff, card: nil), headers: ["Idempotency-Key": UUID().uuidString]).status == 402)
+        #expect(
+            await backend.call(
+                "POST", APIPath.orders, token: backend.token("c1", .customer),
+                json: try await backend.orderBody(
+                    "c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: Self.dropoff, card: nil),
+                headers: ["Idempotency-Key": UUID().uuidString]
+            ).status == 402)
 
         await backend.addCard("c1", "pm_card_visa")
-        let settled = await backend.call("POST", APIPath.accountBalanceSettle, token: backend.token("c1", .customer), headers: ["Idempotency-Key": "settle-key-1"])
+        let settled = await backend.call(
+            "POST", APIPath.accountBalanceSettle, token: backend.token("c1", .customer),
+            headers: ["Idempotency-Key": "settle-key-1"])
         #expect(settled.status == 200)
-        #expect(try WireCoding.decoder().decode(AccountBalance.self, from: Data(settled.body)).outstanding.amountMinor == 0)
+        #expect(
+            try WireCoding.decoder().decode(AccountBalance.self, from: Data(settled.body)).outstanding.amountMinor == 0)
         #expect(try backend.service.cached(trip.id)?.payment?.state == .captured)
         try Self.expectBalanced(backend, trip.id)
         #expect(try await Self.request(backend, "c1", card: nil).status == 201)
@@ -189,7 +231,9 @@ import TestSupport
         let free = try Self.trip(try await Self.request(backend, "c1").body)
         #expect(await backend.assign(free.id, to: "p1").status == 200)
         await backend.clock.advance(by: .seconds(60))
-        #expect(await backend.call("POST", APIPath.tripCancel(free.id), token: backend.token("c1", .customer)).status == 200)
+        #expect(
+            await backend.call("POST", APIPath.tripCancel(free.id), token: backend.token("c1", .customer)).status == 200
+        )
         try await backend.settlePayments()
         #expect(try backend.service.cached(free.id)?.payment?.state == .released)
         #expect(Self.sandbox(backend).openHolds().isEmpty)
@@ -199,8 +243,12 @@ import TestSupport
         #expect(await backend.assign(noShow.id, to: "p2").status == 200)
         #expect(await backend.step(noShow.id, "driverArrived", provider: "p2").status == 200)
         await backend.clock.advance(by: .seconds(6 * 60))
-        let cancel = await backend.call("POST", APIPath.providerTripSteps(noShow.id), token: backend.token("p2", .provider),
-                                        json: #"{"changeId":"noshow","step":"cancelled","deviceTime":"2026-10-20T18:40:00Z","reason":"rider did not come"}"#)
+        let cancel = await backend.call(
+            "POST", APIPath.providerTripSteps(noShow.id), token: backend.token("p2", .provider),
+            json:
+                #"{"changeId":"noshow","step":"cancelled","deviceTime":"2026-10-20T18:40:00Z","reason":"rider "#
+                + #"did not come"}"#
+        )
         #expect(cancel.status == 200, "\(String(decoding: cancel.body, as: UTF8.self))")
         try await backend.settlePayments()
         let record = try #require(try backend.service.cached(noShow.id))
@@ -213,52 +261,90 @@ import TestSupport
     @Test func aTipIsRecordedAtOnceChargedToTheProviderOnceAndARatingIsOncePerParty() async throws {
         let backend = TestBackend()
         let trip = try Self.trip(try await Self.request(backend, "c1").body)
-        let early = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
-                                       headers: ["Idempotency-Key": "tip-early-key"])
+        let early = await backend.call(
+            "POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
+            headers: ["Idempotency-Key": "tip-early-key"])
         #expect(early.status == 409, "no tip before the trip is complete")
         try await Self.drive(backend, trip.id)
-        let tip = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
-                                     headers: ["Idempotency-Key": "tip-key-1"])
+        let tip = await backend.call(
+            "POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
+            headers: ["Idempotency-Key": "tip-key-1"])
         #expect(tip.status == 201)
         #expect(try backend.service.cached(trip.id)?.tip?.state == .pending, "recorded before it is charged")
-        let replay = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
-                                        headers: ["Idempotency-Key": "tip-key-1"])
+        let replay = await backend.call(
+            "POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
+            headers: ["Idempotency-Key": "tip-key-1"])
         #expect(replay.status == 201 && replay.body == tip.body)
-        let second = await backend.call("POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":300}"#,
-                                        headers: ["Idempotency-Key": "tip-key-2"])
+        let second = await backend.call(
+            "POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":300}"#,
+            headers: ["Idempotency-Key": "tip-key-2"])
         #expect(second.status == 409)
         try await backend.settlePayments()
         #expect(try backend.service.cached(trip.id)?.tip?.state == .charged)
-        #expect(try await backend.store.ledgerBalance(account: Ledger.provider("p1")) ==
-                Pricing.providerShare(of: trip.fare!.amountMinor, rules: PricingRules()) + 200)
+        #expect(
+            try await backend.store.ledgerBalance(account: Ledger.provider("p1")) == Pricing.providerShare(
+                of: trip.fare!.amountMinor, rules: PricingRules()) + 200)
         try Self.expectBalanced(backend, trip.id)
-        let receipt = try WireCoding.decoder().decode(Receipt.self, from: Data(await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).body))
+        let receipt = try WireCoding.decoder().decode(
+            Receipt.self,
+            from: Data(
+                await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).body))
         #expect(receipt.lines.last?.kind == "tip" && receipt.total.amountMinor == trip.fare!.amountMinor + 200)
 
-        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":3,"comment":"Smooth"}"#).status == 201)
-        let rated = try Self.trip(await backend.call("GET", APIPath.trip(trip.id), token: backend.token("c1", .customer)).body)
+        #expect(
+            await backend.call(
+                "POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer),
+                json: #"{"stars":3,"comment":"Smooth"}"#
+            ).status == 201)
+        let rated = try Self.trip(
+            await backend.call("GET", APIPath.trip(trip.id), token: backend.token("c1", .customer)).body)
         #expect(rated.driver?.rating == 3.0, "the customers' average is the driver's rating")
-        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":1}"#).status == 409)
-        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":4}"#).status == 201)
-        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":9}"#).status == 422)
-        #expect(await backend.call("POST", APIPath.tripRating(trip.id), token: backend.token("c2", .customer), json: #"{"stars":3}"#).status == 404)
+        #expect(
+            await backend.call(
+                "POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer), json: #"{"stars":1}"#
+            ).status == 409)
+        #expect(
+            await backend.call(
+                "POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":4}"#
+            ).status == 201)
+        #expect(
+            await backend.call(
+                "POST", APIPath.tripRating(trip.id), token: backend.token("p1", .provider), json: #"{"stars":9}"#
+            ).status == 422)
+        #expect(
+            await backend.call(
+                "POST", APIPath.tripRating(trip.id), token: backend.token("c2", .customer), json: #"{"stars":3}"#
+            ).status == 404)
     }
 
     @Test func aBasketWithAMissingItemIsCapturedLessWithTheReasonOnTheReceipt() async throws {
         let backend = TestBackend()
-        let body = try await backend.orderBody("c1", items: #"[{"sku":"coffee","quantity":2},{"sku":"tea","quantity":1}]"#, destination: Self.dropoff)
-        let placed = await backend.call("POST", APIPath.orders, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "order-key-1"])
+        let body = try await backend.orderBody(
+            "c1", items: #"[{"sku":"coffee","quantity":2},{"sku":"tea","quantity":1}]"#, destination: Self.dropoff)
+        let placed = await backend.call(
+            "POST", APIPath.orders, token: backend.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": "order-key-1"])
         #expect(placed.status == 201)
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
         let quoted = try #require(try backend.service.cached(order.orderId)?.quote)
-        #expect(await backend.call("POST", APIPath.merchantOrderAccept(order.orderId), token: backend.token("m1", .merchant), json: #"{"preparationMinutes":5}"#).status == 200)
-        let changed = await backend.call("POST", APIPath.merchantOrderItems(order.orderId), token: backend.token("m1", .merchant),
-                                         json: #"{"changes":[{"sku":"tea","kind":"missing"}]}"#)
+        #expect(
+            await backend.call(
+                "POST", APIPath.merchantOrderAccept(order.orderId), token: backend.token("m1", .merchant),
+                json: #"{"preparationMinutes":5}"#
+            ).status == 200)
+        let changed = await backend.call(
+            "POST", APIPath.merchantOrderItems(order.orderId), token: backend.token("m1", .merchant),
+            json: #"{"changes":[{"sku":"tea","kind":"missing"}]}"#)
         #expect(changed.status == 200)
-        #expect(await backend.call("POST", APIPath.merchantOrderItems(order.orderId), token: backend.token("m1", .merchant),
-                                   json: #"{"changes":[{"sku":"cake","kind":"missing"}]}"#).status == 422)
+        #expect(
+            await backend.call(
+                "POST", APIPath.merchantOrderItems(order.orderId), token: backend.token("m1", .merchant),
+                json: #"{"changes":[{"sku":"cake","kind":"missing"}]}"#
+            ).status == 422)
         #expect(await backend.assign(order.orderId, to: "p1").status == 200)
-        #expect(await backend.call("POST", APIPath.merchantOrderReady(order.orderId), token: backend.token("m1", .merchant)).status == 200)
+        #expect(
+            await backend.call("POST", APIPath.merchantOrderReady(order.orderId), token: backend.token("m1", .merchant))
+                .status == 200)
         #expect(await backend.step(order.orderId, "onTheWay").status == 200)
         #expect(await backend.step(order.orderId, "delivered").status == 200)
         try await backend.settlePayments()
@@ -266,14 +352,25 @@ import TestSupport
         #expect(record.payment?.state == .partiallyCaptured)
         let final = try #require(record.fare)
         #expect(final.amountMinor < quoted.amountMinor)
-        let receipt = try WireCoding.decoder().decode(Receipt.self, from: Data(await backend.call("GET", APIPath.tripReceipt(order.orderId), token: backend.token("c1", .customer)).body))
-        #expect(receipt.lines.contains { $0.kind == "adjustment" && $0.sku == "tea" && $0.reason == "Out of stock" && $0.amount.amountMinor == -300 })
+        let receipt = try WireCoding.decoder().decode(
+            Receipt.self,
+            from: Data(
+                await backend.call("GET", APIPath.tripReceipt(order.orderId), token: backend.token("c1", .customer))
+                    .body))
+        #expect(
+            receipt.lines.contains {
+                $0.kind == "adjustment" && $0.sku == "tea" && $0.reason == "Out of stock"
+                    && $0.amount.amountMinor == -300
+            })
         #expect(receipt.total == final)
         try Self.expectBalanced(backend, order.orderId)
         // The goods are the merchant's; the courier's share is of the fees only.
-        let items = try #require(record.finalPrice).lines.filter { $0.kind == "item" || $0.kind == "adjustment" }.reduce(0) { $0 + $1.amount.amountMinor }
+        let items = try #require(record.finalPrice).lines.filter { $0.kind == "item" || $0.kind == "adjustment" }
+            .reduce(0) { $0 + $1.amount.amountMinor }
         #expect(try await backend.store.ledgerBalance(account: Ledger.merchant("m1")) == items)
-        #expect(try await backend.store.ledgerBalance(account: Ledger.provider("p1")) == Pricing.providerShare(of: final.amountMinor - items, rules: PricingRules()))
+        #expect(
+            try await backend.store.ledgerBalance(account: Ledger.provider("p1"))
+                == Pricing.providerShare(of: final.amountMinor - items, rules: PricingRules()))
     }
 
     @Test func aThousandConcurrentCreatesWithOneKeyMakeOneTripAndOneHold() async throws {
@@ -281,12 +378,20 @@ import TestSupport
         let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         let statuses = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<1000 {
-                group.addTask { await backend.call("POST", APIPath.trips, token: backend.token("c1", .customer), json: body, headers: ["Idempotency-Key": "one-key-for-a-thousand"]).status }
+                group.addTask {
+                    await backend.call(
+                        "POST", APIPath.trips, token: backend.token("c1", .customer), json: body,
+                        headers: ["Idempotency-Key": "one-key-for-a-thousand"]
+                    ).status
+                }
             }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(statuses.filter { $0 == 201 }.count >= 1, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
-        #expect(statuses.allSatisfy { $0 == 201 || $0 == 409 }, "the rest wait for the first (409 in flight) or replay it")
+        #expect(
+            statuses.filter { $0 == 201 }.count >= 1, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))"
+        )
+        #expect(
+            statuses.allSatisfy { $0 == 201 || $0 == 409 }, "the rest wait for the first (409 in flight) or replay it")
         #expect(backend.service.activeTrips(customer: "c1").count == 1)
         #expect(Self.sandbox(backend).intents().count == 1)
     }
@@ -296,7 +401,8 @@ import TestSupport
     /// gateway answered, without asking for it again.
     @Test func aRideRefusedAfterItsHoldReleasesThatHoldAtOnceWithoutPlacingItAgain() async throws {
         let clock = ManualClock()
-        let sandbox = SandboxGateway(baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let sandbox = SandboxGateway(
+            baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
         let gated = GatedGateway(base: sandbox)
         let backend = TestBackend(clock: clock, payments: gated)
         let slow = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
@@ -310,7 +416,9 @@ import TestSupport
         let refused = try await first.value
         #expect(refused.status == 409, "one active ride per customer, decided by the creating transaction")
         #expect(sandbox.intents().count == 2, "one hold per request, none placed twice")
-        #expect(gated.authorizations == 2, "the refused hold is released by the intent its request was answered, not looked up again")
+        #expect(
+            gated.authorizations == 2,
+            "the refused hold is released by the intent its request was answered, not looked up again")
         #expect(sandbox.openHolds().count == 1, "the refused request's hold is given back at once")
         let trip = try Self.trip(second.body)
         let attached = try #require(try backend.store.trip(id: trip.id)?.payment)
@@ -320,12 +428,14 @@ import TestSupport
     }
 
     @Test func aHoldWhoseAnswerWasLostIsReleasedByTheReconcilerWhenNoTripTookIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-money-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-money-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("trips.sqlite").path
         let clock = ManualClock()
-        let sandbox = SandboxGateway(baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
+        let sandbox = SandboxGateway(
+            baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { clock.date })
         let first = TestBackend(clock: clock, storage: .sqlite(path: db), payments: sandbox)
         let body = try await first.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         // The hold is placed, and its answer never comes back (as when the process dies during the call).
@@ -362,7 +472,8 @@ import TestSupport
             let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(answer.body))
             guard let url = problem.actionURL else {
                 #expect(problem.type == PaymentProblemType.declined)
-                #expect(backend.service.activeTrips(customer: "c1").isEmpty && Self.sandbox(backend).openHolds().isEmpty)
+                #expect(
+                    backend.service.activeTrips(customer: "c1").isEmpty && Self.sandbox(backend).openHolds().isEmpty)
                 return
             }
             #expect(await backend.call("POST", url.path, token: nil).status == 200)
@@ -376,7 +487,9 @@ import TestSupport
         #expect(record.payment?.capturedMinor == trip.fare?.amountMinor)
         #expect(Self.sandbox(backend).openHolds().isEmpty)
         try Self.expectBalanced(backend, trip.id)
-        #expect(await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).status == 200)
+        #expect(
+            await backend.call("GET", APIPath.tripReceipt(trip.id), token: backend.token("c1", .customer)).status == 200
+        )
     }
 
     @Test func aHoldTheBankLetGoWhileTheTripWasStillOnIsReleasedOnTheTripByTheReconciler() async throws {
@@ -396,18 +509,28 @@ import TestSupport
         let backend = TestBackend()
         await #expect(throws: LedgerUnbalanced.self) {
             try await backend.store.transaction { tx in
-                try await tx.post([LedgerEntry(movementId: "m", kind: "capture", tripId: "T1", account: "a", amountMinor: 5, currency: "EUR", at: backend.clock.date)])
+                try await tx.post([
+                    LedgerEntry(
+                        movementId: "m", kind: "capture", tripId: "T1", account: "a", amountMinor: 5, currency: "EUR",
+                        at: backend.clock.date)
+                ])
             }
         }
         #expect(try backend.store.ledger(tripId: "T1").isEmpty)
     }
     @Test func ridesWaitingNearThePickupWithNoFreeProviderRaiseTheQuoteByTheBusyTimeMultiplier() async throws {
         let backend = TestBackend()
-        let calm = try #require(try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
+        let calm = try #require(
+            try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {
+                $0.productID == "economy"
+            })
         #expect(try await Self.request(backend, "c1").status == 201)
         #expect(try await Self.request(backend, "c2").status == 201)
         // Two rides waiting and nobody free: 2 requests per provider, so 1 + (2 - 1) × 0.5 = ×1.5.
-        let busy = try #require(try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first { $0.productID == "economy" })
+        let busy = try #require(
+            try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {
+                $0.productID == "economy"
+            })
         let busyId = try #require(busy.quoteId)
         let recorded = try #require(try await backend.backend.payments.quotes.store.quote(id: busyId))
         #expect(recorded.demand == 1.5)
@@ -419,7 +542,9 @@ import TestSupport
 /// A gateway that can hold one authorization until the test lets it go; everything else goes straight to `base`.
 final class GatedGateway: PaymentGateway {
     let base: SandboxGateway
-    private struct Gate { var armed = false; var waiting: CheckedContinuation<Void, Never>?; var open = false; var asked = 0 }
+    private struct Gate {
+        var armed = false; var waiting: CheckedContinuation<Void, Never>?; var open = false; var asked = 0
+    }
     private let gate = Mutex(Gate())
     init(base: SandboxGateway) { self.base = base }
 
@@ -439,7 +564,9 @@ final class GatedGateway: PaymentGateway {
     }
 
     var name: String { base.name }
-    func describe(token: String) async throws(PaymentGatewayError) -> CardDetails { try await base.describe(token: token) }
+    func describe(token: String) async throws(PaymentGatewayError) -> CardDetails {
+        try await base.describe(token: token)
+    }
     func authorize(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = gate.withLock { g -> Bool in
@@ -453,12 +580,18 @@ final class GatedGateway: PaymentGateway {
         }
         return try await base.authorize(request)
     }
-    func retrieve(intentId: String) async throws(PaymentGatewayError) -> GatewayIntent { try await base.retrieve(intentId: intentId) }
-    func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
+    func retrieve(intentId: String) async throws(PaymentGatewayError) -> GatewayIntent {
+        try await base.retrieve(intentId: intentId)
+    }
+    func capture(
+        intentId: String, amountMinor: Int, idempotencyKey: String
+    ) async throws(PaymentGatewayError) -> GatewayIntent {
         try await base.capture(intentId: intentId, amountMinor: amountMinor, idempotencyKey: idempotencyKey)
     }
     func cancel(intentId: String, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
         try await base.cancel(intentId: intentId, idempotencyKey: idempotencyKey)
     }
-    func charge(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent { try await base.charge(request) }
+    func charge(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
+        try await base.charge(request)
+    }
 }

@@ -9,7 +9,9 @@ import TestSupport
 @Suite(.timeLimit(.minutes(1))) struct NearbyTests {
     func makeSUT() throws -> ProviderBackend { try ProviderBackend(startDispatch: false) }
 
-    func nearby(_ sut: ProviderBackend, _ query: String = "lat=60.1699&lng=24.9384", as role: Party = .customer) async throws -> (status: Int, markers: [Coordinate]) {
+    func nearby(
+        _ sut: ProviderBackend, _ query: String = "lat=60.1699&lng=24.9384", as role: Party = .customer
+    ) async throws -> (status: Int, markers: [Coordinate]) {
         let r = await sut.call("GET", "/v1/drivers/nearby?\(query)", as: "a1", role)
         return (r.status, (try? WireCoding.decoder().decode([Coordinate].self, from: Data(r.body))) ?? [])
     }
@@ -56,9 +58,9 @@ import TestSupport
         await sut.online("gone", at: ProviderBackend.north(300))
         await sut.offline("gone")
         #expect(try await nearby(sut).markers.count == 2)
-        await sut.clock.advance(by: .seconds(30))   // "stale" is now 130 s old
+        await sut.clock.advance(by: .seconds(30))  // "stale" is now 130 s old
         #expect(try await nearby(sut).markers.count == 1)
-        await sut.online("far", at: Coordinate(lat: 60.45, lng: 22.27))   // Turku
+        await sut.online("far", at: Coordinate(lat: 60.45, lng: 22.27))  // Turku
         #expect(try await nearby(sut).markers.count == 1)
     }
 
@@ -82,7 +84,8 @@ import TestSupport
 
     @Test func anAnonymousCallerIs401() async throws {
         let sut = try makeSUT()
-        let r = await sut.router.respond(to: .init(method: "GET", path: "/v1/drivers/nearby", query: ["lat": "60", "lng": "24"]))
+        let r = await sut.router.respond(
+            to: .init(method: "GET", path: "/v1/drivers/nearby", query: ["lat": "60", "lng": "24"]))
         #expect(r.status == 401)
     }
 }

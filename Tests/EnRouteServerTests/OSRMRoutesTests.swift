@@ -18,8 +18,10 @@ import TestSupport
 
     @Test func aRouteWithStepsHasOSRMsShapeFromRoutesToManeuvers() async throws {
         let backend = try await makeSUT()
-        let r = await backend.call("GET", "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?steps=true&geometries=polyline6&overview=full",
-                                   token: nil)
+        let r = await backend.call(
+            "GET",
+            "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?steps=true&geometries=polyline6&overview=full",
+            token: nil)
         #expect(r.status == 200)
         let body = try json(r.body)
         #expect(body["code"] as? String == "Ok")
@@ -30,7 +32,11 @@ import TestSupport
         let steps = try #require(leg["steps"] as? [[String: Any]])
         #expect(steps.count >= 3)
         for step in steps {
-            #expect(Set(step.keys) == ["intersections", "driving_side", "geometry", "maneuver", "name", "mode", "weight", "duration", "distance"])
+            #expect(
+                Set(step.keys) == [
+                    "intersections", "driving_side", "geometry", "maneuver", "name", "mode", "weight", "duration",
+                    "distance",
+                ])
             let maneuver = try #require(step["maneuver"] as? [String: Any])
             #expect(Set(maneuver.keys).isSuperset(of: ["bearing_after", "bearing_before", "location", "type"]))
         }
@@ -56,13 +62,19 @@ import TestSupport
 
     @Test func overviewFalseAndGeoJSONAreHonoured() async throws {
         let backend = try await makeSUT()
-        let bare = try json(await backend.call("GET", "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?overview=false", token: nil).body)
+        let bare = try json(
+            await backend.call(
+                "GET", "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?overview=false", token: nil
+            ).body)
         let route = try #require((bare["routes"] as? [[String: Any]])?.first)
         #expect(route["geometry"] == nil)
         #expect(((route["legs"] as? [[String: Any]])?.first?["steps"] as? [Any])?.isEmpty == true)
         // As OSRM, a leg's summary is empty without steps.
         #expect((route["legs"] as? [[String: Any]])?.first?["summary"] as? String == "")
-        let geo = try json(await backend.call("GET", "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?geometries=geojson", token: nil).body)
+        let geo = try json(
+            await backend.call(
+                "GET", "/route/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu)?geometries=geojson", token: nil
+            ).body)
         let geometry = try #require((geo["routes"] as? [[String: Any]])?.first?["geometry"] as? [String: Any])
         #expect(geometry["type"] as? String == "LineString")
         #expect(((geometry["coordinates"] as? [[Double]])?.count ?? 0) >= 2)
@@ -70,7 +82,10 @@ import TestSupport
 
     @Test func aRouteThroughThreeCoordinatesHasTwoLegsAndThreeWaypoints() async throws {
         let backend = try await makeSUT()
-        let body = try json(await backend.call("GET", "/route/v1/driving/\(Self.kaivokatu);24.9440,60.1690;\(Self.unioninkatu)", token: nil).body)
+        let body = try json(
+            await backend.call(
+                "GET", "/route/v1/driving/\(Self.kaivokatu);24.9440,60.1690;\(Self.unioninkatu)", token: nil
+            ).body)
         let route = try #require((body["routes"] as? [[String: Any]])?.first)
         #expect((route["legs"] as? [Any])?.count == 2)
         #expect((body["waypoints"] as? [Any])?.count == 3)
@@ -78,11 +93,15 @@ import TestSupport
 
     @Test func aTableHasOneRowPerSourceAndOneColumnPerDestination() async throws {
         let backend = try await makeSUT()
-        let r = await backend.call("GET", "/table/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu);24.9440,60.1690?sources=0&destinations=1;2&annotations=duration,distance",
-                                   token: nil)
+        let r = await backend.call(
+            "GET",
+            "/table/v1/driving/\(Self.kaivokatu);\(Self.unioninkatu);24.9440,60.1690?sources=0&destinations=1;2&"
+                + "annotations=duration,distance",
+            token: nil)
         let body = try json(r.body)
         #expect(body["code"] as? String == "Ok")
-        let durations = try #require(body["durations"] as? [[Double]]), distances = try #require(body["distances"] as? [[Double]])
+        let durations = try #require(body["durations"] as? [[Double]]),
+            distances = try #require(body["distances"] as? [[Double]])
         #expect(durations.count == 1 && durations[0].count == 2 && distances.count == 1 && distances[0].count == 2)
         #expect(durations[0].allSatisfy { $0 > 0 })
         #expect((body["sources"] as? [Any])?.count == 1 && (body["destinations"] as? [Any])?.count == 2)
@@ -103,12 +122,20 @@ import TestSupport
         ("/route/v1/driving/\(kaivokatu)", "InvalidOptions", "Number of coordinates needs to be at least two."),
         ("/route/v1/driving/\(kaivokatu);200,0", "InvalidValue", "Invalid coordinate value."),
         ("/route/v1/driving/abc", "InvalidQuery", "Query string malformed close to position 18"),
-        ("/route/v1/driving/\(kaivokatu);\(unioninkatu)?foo=bar", "InvalidQuery", "Query string malformed close to position 50"),
-        ("/route/v1/driving/\(kaivokatu);\(unioninkatu)?bearings=10,20", "InvalidOptions",
-         "Number of elements in bearings size 1 does not match coordinate size 2"),
+        (
+            "/route/v1/driving/\(kaivokatu);\(unioninkatu)?foo=bar", "InvalidQuery",
+            "Query string malformed close to position 50"
+        ),
+        (
+            "/route/v1/driving/\(kaivokatu);\(unioninkatu)?bearings=10,20", "InvalidOptions",
+            "Number of elements in bearings size 1 does not match coordinate size 2"
+        ),
         ("/route/v1/driving", "InvalidUrl", "URL string malformed close to position 16"),
         ("/route/v2/driving/\(kaivokatu);\(unioninkatu)", "InvalidVersion", "Service route not found!"),
-        ("/table/v1/driving/" + Array(repeating: kaivokatu, count: 101).joined(separator: ";"), "TooBig", "Too many table coordinates"),
+        (
+            "/table/v1/driving/" + Array(repeating: kaivokatu, count: 101).joined(separator: ";"), "TooBig",
+            "Too many table coordinates"
+        ),
     ])
     func aRefusalIsOSRMsCodeAndMessage(path: String, code: String, message: String) async throws {
         let backend = try await makeSUT()
@@ -138,10 +165,14 @@ import TestSupport
 
 /// An external router that cannot be reached.
 private struct DownRoads: RoadRouting {
-    func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    func route(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         throw .unavailable("OSRM at http://osrm.test is not reachable")
     }
-    func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+    func table(
+        sources: [Coordinate], destinations: [Coordinate], departure: Date
+    ) async throws(RoadRoutingError) -> [[RoadCost?]] {
         throw .unavailable("OSRM at http://osrm.test is not reachable")
     }
     func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint {
@@ -151,8 +182,11 @@ private struct DownRoads: RoadRouting {
 
 /// Numbers as OSRM prints them, strings escaped, polylines with `\` escaped.
 @Suite struct OSRMJSONWriterTests {
-    @Test(arguments: [(12.0, 1, "12"), (0.05, 2, "0.05"), (-1.25, 2, "-1.25"), (444.1, 1, "444.1"), (0.0, 1, "0"), (2.727981, 6, "2.727981"),
-                      (24.9384, 6, "24.9384"), (60.000001, 6, "60.000001"), (-0.04, 1, "0"), (Double.nan, 1, "null")])
+    @Test(arguments: [
+        (12.0, 1, "12"), (0.05, 2, "0.05"), (-1.25, 2, "-1.25"), (444.1, 1, "444.1"), (0.0, 1, "0"),
+        (2.727981, 6, "2.727981"),
+        (24.9384, 6, "24.9384"), (60.000001, 6, "60.000001"), (-0.04, 1, "0"), (Double.nan, 1, "null"),
+    ])
     func numbersHaveTheirDecimalsWithoutTrailingZeros(value: Double, decimals: Int, text: String) {
         var w = OSRMJSONWriter()
         w.number(value, decimals: decimals)
@@ -164,17 +198,22 @@ private struct DownRoads: RoadRouting {
         w.string("a\"b\\c\nd\u{01}é")
         let text = String(decoding: w.bytes, as: UTF8.self)
         #expect(text == #""a\"b\\c\nd\u0001é""#)
-        #expect(try JSONSerialization.jsonObject(with: Data(w.bytes), options: .fragmentsAllowed) as? String == "a\"b\\c\nd\u{01}é")
+        #expect(
+            try JSONSerialization.jsonObject(with: Data(w.bytes), options: .fragmentsAllowed) as? String
+                == "a\"b\\c\nd\u{01}é")
     }
 
     /// Some polylines contain `\`, which a JSON string must escape; decoded back they are the same points.
     @Test func aPolylineWithABackslashIsValidJSONAndDecodesToThePoints() throws {
-        let points = [Coordinate(lat: 60.169902, lng: 24.938396), Coordinate(lat: 60.169887, lng: 24.938295),
-                      Coordinate(lat: 60.16981, lng: 24.93843)]
+        let points = [
+            Coordinate(lat: 60.169902, lng: 24.938396), Coordinate(lat: 60.169887, lng: 24.938295),
+            Coordinate(lat: 60.16981, lng: 24.93843),
+        ]
         var w = OSRMJSONWriter()
         w.geometry(points, as: .polyline6)
         #expect(w.bytes.contains(UInt8(ascii: "\\")))
-        let decoded = try #require(JSONSerialization.jsonObject(with: Data(w.bytes), options: .fragmentsAllowed) as? String)
+        let decoded = try #require(
+            JSONSerialization.jsonObject(with: Data(w.bytes), options: .fragmentsAllowed) as? String)
         #expect(decoded == Polyline.encode(points, precision: 6))
         #expect(try Polyline.decode(decoded, precision: 6) == points)
     }

@@ -14,7 +14,9 @@ import TestSupport
         let counts = Mutex((full: 0, summary: 0))
         init(_ inner: LocalRoadRouting) { self.inner = inner }
 
-        func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+        func route(
+            from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+        ) async throws(RoadRoutingError) -> RoadLeg {
             try routeNow(from: from, to: to, heading: heading)
         }
         func routeNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
@@ -25,7 +27,9 @@ import TestSupport
             counts.withLock { $0.summary += 1 }
             return try inner.routeSummaryNow(from: from, to: to, heading: heading)
         }
-        func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+        func table(
+            sources: [Coordinate], destinations: [Coordinate], departure: Date
+        ) async throws(RoadRoutingError) -> [[RoadCost?]] {
             try inner.tableNow(sources: sources, destinations: destinations)
         }
         func tableNow(sources: [Coordinate], destinations: [Coordinate]) throws(RoadRoutingError) -> [[RoadCost?]] {
@@ -62,13 +66,15 @@ import TestSupport
         for key in ["distance", "duration", "weight"] {
             #expect(bareRoute[key] as? Double == fullRoute[key] as? Double, "\(key)")
         }
-        let bareLegs = try #require(bareRoute["legs"] as? [[String: Any]]), fullLegs = try #require(fullRoute["legs"] as? [[String: Any]])
+        let bareLegs = try #require(bareRoute["legs"] as? [[String: Any]]),
+            fullLegs = try #require(fullRoute["legs"] as? [[String: Any]])
         #expect(bareLegs.count == 2 && fullLegs.count == 2)
         for (b, f) in zip(bareLegs, fullLegs) {
             #expect(b["distance"] as? Double == f["distance"] as? Double)
             #expect(b["duration"] as? Double == f["duration"] as? Double)
         }
-        let bareWaypoints = try #require(bare["waypoints"] as? [[String: Any]]), fullWaypoints = try #require(full["waypoints"] as? [[String: Any]])
+        let bareWaypoints = try #require(bare["waypoints"] as? [[String: Any]]),
+            fullWaypoints = try #require(full["waypoints"] as? [[String: Any]])
         #expect(bareWaypoints.map { $0["location"] as? [Double] } == fullWaypoints.map { $0["location"] as? [Double] })
         #expect(bareWaypoints.map { $0["name"] as? String } == fullWaypoints.map { $0["name"] as? String })
     }

@@ -19,13 +19,16 @@ import TestSupport
     @Test func everyOfferIsReportedOnceToTheObserverAsTheProviderStreamCarriedIt() async throws {
         let backend = TestBackend()
         let observer = RecordingObserver()
-        let providers = ProviderOperations(service: backend.service, metrics: MetricsRegistry(), clock: backend.clock,
-                                           ids: SequentialIDGenerator(prefix: "OF"), offers: observer, jitterSeed: 1)
+        let providers = ProviderOperations(
+            service: backend.service, metrics: MetricsRegistry(), clock: backend.clock,
+            ids: SequentialIDGenerator(prefix: "OF"), offers: observer, jitterSeed: 1)
         try providers.dispatcher.start()
         var reported = observer.made.makeAsyncIterator()
         var p1 = providers.events.subscribe("p1").makeAsyncIterator()
-        _ = try await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(100)), provider: "p1")
-        _ = try await providers.setAvailability(AvailabilityRequest(online: true, position: ProviderBackend.north(200)), provider: "p2")
+        _ = try await providers.setAvailability(
+            AvailabilityRequest(online: true, position: ProviderBackend.north(100)), provider: "p1")
+        _ = try await providers.setAvailability(
+            AvailabilityRequest(online: true, position: ProviderBackend.north(200)), provider: "p2")
         _ = try await backend.requestRide()
 
         let first = try #require(await reported.next())
@@ -37,7 +40,9 @@ import TestSupport
         // A decline moves dispatch to p2, and that offer is reported too.
         try await providers.dispatcher.decline(offerId: first.offer.offerId, by: "p1")
         let second = try #require(await reported.next())
-        #expect(second.provider == "p2" && second.offer.tripId == first.offer.tripId && second.offer.offerId != first.offer.offerId)
+        #expect(
+            second.provider == "p2" && second.offer.tripId == first.offer.tripId
+                && second.offer.offerId != first.offer.offerId)
         providers.dispatcher.stop()
     }
 }

@@ -7,7 +7,8 @@ import EnRouteAPNs
 import HTTPEngine
 import TestSupport
 
-/// docs/openapi.yaml against the router the server really builds: every route documented, nothing documented that is not routed.
+/// docs/openapi.yaml against the router the server really builds: every route documented, nothing documented that is
+/// not routed.
 @Suite struct OpenAPICoverageTests {
     /// One method on one path template, as `GET /v1/trips/{id}`.
     struct Operation: Hashable, CustomStringConvertible {
@@ -127,7 +128,8 @@ import TestSupport
     static func serverRouter() -> Router { TestBackend().router }
 
     /// The repository's root, two levels above this file's folder.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static func documentText() throws -> String {
         try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
@@ -186,11 +188,16 @@ import TestSupport
         var path: String?, method: String?
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(raw)
-            if let first = line.first, !first.isWhitespace, first != "#" { inPaths = line.hasPrefix("paths:"); continue }
+            if let first = line.first, !first.isWhitespace, first != "#" {
+                inPaths = line.hasPrefix("paths:"); continue
+            }
             guard inPaths else { continue }
-            if line.hasPrefix("  /"), !line.hasPrefix("   "), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()); method = nil }
-            else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") { method = String(line.dropFirst(4).dropLast()).uppercased() }
-            else if line.hasPrefix("      x-body-limit: "), let path, let method, let value = Int(line.dropFirst(20)) {
+            if line.hasPrefix("  /"), !line.hasPrefix("   "), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast()); method = nil
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                method = String(line.dropFirst(4).dropLast()).uppercased()
+            } else if line.hasPrefix("      x-body-limit: "), let path, let method, let value = Int(line.dropFirst(20))
+            {
                 limits[Operation(method: method, path: path)] = value
             }
         }
@@ -201,13 +208,20 @@ import TestSupport
     @Test func eachBodyLimitInTheDocumentIsTheRoutersOwn() throws {
         let text = try Self.documentText()
         let limits = Self.documentedBodyLimits(in: text)
-        #expect(limits.count == text.components(separatedBy: "\n      requestBody:").count - 1, "an operation with a body states no x-body-limit")
+        #expect(
+            limits.count == text.components(separatedBy: "\n      requestBody:").count - 1,
+            "an operation with a body states no x-body-limit")
         let router = Self.serverRouter()
         for (operation, documented) in limits {
-            guard case .route(let route, _) = router.resolve(method: operation.method, path: Self.samplePath(operation.path)) else {
+            guard
+                case .route(let route, _) = router.resolve(
+                    method: operation.method, path: Self.samplePath(operation.path))
+            else {
                 Issue.record("\(operation) is not routed"); continue
             }
-            #expect(route.bodyLimit == documented, "\(operation): the router allows \(route.bodyLimit) bytes, the document says \(documented)")
+            #expect(
+                route.bodyLimit == documented,
+                "\(operation): the router allows \(route.bodyLimit) bytes, the document says \(documented)")
         }
     }
 
@@ -245,7 +259,8 @@ import TestSupport
         for route in Self.registeredRoutes {
             switch Self.resolution(of: route, by: router) {
             case .route(let resolved): #expect(resolved == route, "\(route) routes to \(resolved)")
-            case .unrouted(let reason): Issue.record("\(route) is listed as registered but the router answers: \(reason)")
+            case .unrouted(let reason):
+                Issue.record("\(route) is listed as registered but the router answers: \(reason)")
             }
         }
         let documented = Set(Self.documentedOperations(in: try Self.documentText()))
@@ -262,7 +277,8 @@ import TestSupport
         #expect(String(decoding: response.bodyBytes, as: UTF8.self) == text)
     }
 
-    /// The executable ships Sources/enroute/Resources/openapi.yaml, the document itself (docs/openapi.yaml links to it),
+    /// The executable ships Sources/enroute/Resources/openapi.yaml, the document itself (docs/openapi.yaml links to
+    /// it),
     /// so the resource bundle holds a real file, not a link that breaks once copied.
     @Test func theShippedResourceIsTheDocument() throws {
         let resource = Self.root.appendingPathComponent("Sources/enroute/Resources/openapi.yaml")

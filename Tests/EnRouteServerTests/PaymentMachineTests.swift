@@ -3,16 +3,19 @@ import Testing
 import EnRouteModels
 @testable import EnRouteDomain
 
-/// Every payment state × every payment event (issue 13 item 4), with representative amounts: what each leaves or that it
+/// Every payment state × every payment event (issue 13 item 4), with representative amounts: what each leaves or that
+/// it
 /// is refused. The table is written out independently of the machine and must have a row for every pair.
 @Suite struct PaymentMachineTests {
     static let hold = 1000
     static let owed = 300
     static let at = Date(timeIntervalSince1970: 1_792_520_000)
     static let challengeURL = URL(string: "https://bank.example/challenge/1")!
-    static let decline = GatewayDecline(code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")
+    static let decline = GatewayDecline(
+        code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")
 
-    /// The case of an event, by an exhaustive switch: a new `PaymentEvent` case does not compile until it is named here,
+    /// The case of an event, by an exhaustive switch: a new `PaymentEvent` case does not compile until it is named
+    /// here,
     /// and `everyEventCaseHasAnEventInTheTable` then fails until the table has events of it.
     static func caseName(_ event: PaymentEvent) -> String {
         switch event {
@@ -27,7 +30,10 @@ import EnRouteModels
         case .confirmed: "confirmed"
         }
     }
-    static let eventCases = ["authorized", "challenged", "declined", "captured", "released", "charged", "chargeFailed", "settled", "confirmed"]
+    static let eventCases = [
+        "authorized", "challenged", "declined", "captured", "released", "charged", "chargeFailed", "settled",
+        "confirmed",
+    ]
 
     /// The events of the table, with amounts against a hold of 1000 and a debt of 300: zero, equal, below, above.
     static let events: [(String, PaymentEvent)] = [
@@ -55,25 +61,48 @@ import EnRouteModels
 
     /// The table: per state, the state each event leaves, in the order of `events`; "-" is a refusal.
     static let table: [PaymentStatus: [String]] = [
-        //                   auth    authBelow challenge        decline   capture0   captureAll  captureBelow         captureAbove captureNegative release     charge0 charge      chargeNegative chargeFail0 chargeFail settle0 settleOwed  settleBelow settleAbove confirm
-        .authorizing:       ["held", "held",   "actionRequired", "failed", "-",       "-",        "-",                 "-",         "-",            "released", "-",    "-",        "-",           "-",        "-",       "-",    "-",        "-",        "-",        "-"],
+        // auth authBelow challenge decline capture0 captureAll captureBelow captureAbove captureNegative release
+        // charge0 charge chargeNegative chargeFail0 chargeFail settle0 settleOwed settleBelow settleAbove confirm
+        .authorizing: [
+            "held", "held", "actionRequired", "failed", "-", "-", "-", "-", "-", "released", "-", "-", "-", "-", "-",
+            "-", "-", "-", "-", "-",
+        ],
         // The same challenge again is refused: the service answers it as the unanswered challenge it is.
-        .actionRequired:    ["held", "held",   "-",              "failed", "-",       "-",        "-",                 "-",         "-",            "released", "-",    "-",        "-",           "-",        "-",       "-",    "-",        "-",        "-",        "-"],
+        .actionRequired: [
+            "held", "held", "-", "failed", "-", "-", "-", "-", "-", "released", "-", "-", "-", "-", "-", "-", "-", "-",
+            "-", "-",
+        ],
         // Never a second hold; a capture of nothing is a release; a capture above the hold is refused.
-        .held:              ["-",    "-",      "-",              "-",      "released", "captured", "partiallyCaptured", "-",        "-",            "released", "-",    "-",        "-",           "-",        "-",       "-",    "-",        "-",        "-",        "-"],
+        .held: [
+            "-", "-", "-", "-", "released", "captured", "partiallyCaptured", "-", "-", "released", "-", "-", "-", "-",
+            "-", "-", "-", "-", "-", "-",
+        ],
         // A final price above the hold: the difference charged, or owed when that charge fails.
-        .captured:          ["-",    "-",      "-",              "-",      "-",       "-",        "-",                 "-",         "-",            "-",        "-",    "captured", "-",           "-",        "debt",    "-",    "-",        "-",        "-",        "captured"],
-        .partiallyCaptured: ["-",    "-",      "-",              "-",      "-",       "-",        "-",                 "-",         "-",            "-",        "-",    "-",        "-",           "-",        "-",       "-",    "-",        "-",        "-",        "partiallyCaptured"],
-        .released:          ["-",    "-",      "-",              "-",      "-",       "-",        "-",                 "-",         "-",            "-",        "-",    "-",        "-",           "-",        "-",       "-",    "-",        "-",        "-",        "-"],
-        .failed:            ["-",    "-",      "-",              "-",      "-",       "-",        "-",                 "-",         "-",            "-",        "-",    "-",        "-",           "-",        "-",       "-",    "-",        "-",        "-",        "-"],
+        .captured: [
+            "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "captured", "-", "-", "debt", "-", "-", "-", "-",
+            "captured",
+        ],
+        .partiallyCaptured: [
+            "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+            "partiallyCaptured",
+        ],
+        .released: [
+            "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+        ],
+        .failed: ["-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"],
         // Only the whole debt settles it.
-        .debt:              ["-",    "-",      "-",              "-",      "-",       "-",        "-",                 "-",         "-",            "-",        "-",    "-",        "-",           "-",        "-",       "-",    "captured", "-",        "-",        "debt"],
+        .debt: [
+            "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "captured", "-", "-",
+            "debt",
+        ],
     ]
 
-    /// A payment in `state` as the machine would have left it: a hold of 1000 on `pi_1`, captured as the state says, 300 owed in debt.
+    /// A payment in `state` as the machine would have left it: a hold of 1000 on `pi_1`, captured as the state says,
+    /// 300 owed in debt.
     static func payment(_ state: PaymentStatus) -> TripPayment {
-        var p = TripPayment(state: state, gateway: "sandbox", intentId: state == .authorizing ? nil : "pi_1", methodId: "pm_saved",
-                            card: CardSummary(brand: "visa", last4: "4242"), currency: "EUR", heldMinor: hold)
+        var p = TripPayment(
+            state: state, gateway: "sandbox", intentId: state == .authorizing ? nil : "pi_1", methodId: "pm_saved",
+            card: CardSummary(brand: "visa", last4: "4242"), currency: "EUR", heldMinor: hold)
         p.version = 4
         switch state {
         case .actionRequired: p.actionURL = challengeURL
@@ -113,7 +142,9 @@ import EnRouteModels
         for state in PaymentStatus.allCases {
             let row = Self.table[state]
             #expect(row != nil, "no row for \(state)")
-            #expect(row?.count == Self.events.count, "row \(state) has \(row?.count ?? 0) cells for \(Self.events.count) events")
+            #expect(
+                row?.count == Self.events.count,
+                "row \(state) has \(row?.count ?? 0) cells for \(Self.events.count) events")
             for cell in row ?? [] where cell != "-" {
                 #expect(PaymentStatus(rawValue: cell) != nil, "row \(state): \(cell) is not a state")
             }
@@ -128,7 +159,9 @@ import EnRouteModels
 
     @Test(arguments: PaymentStatus.allCases)
     func everyEventFollowsTheTable(from state: PaymentStatus) {
-        guard let row = Self.table[state], row.count == Self.events.count else { Issue.record("no full row for \(state)"); return }
+        guard let row = Self.table[state], row.count == Self.events.count else {
+            Issue.record("no full row for \(state)"); return
+        }
         for ((label, event), cell) in zip(Self.events, row) {
             let before = Self.payment(state)
             let copy = before
@@ -162,8 +195,10 @@ import EnRouteModels
     @Test func aWholeRideAboveTheHoldThatEndsInDebtAndIsSettled() throws {
         // authorizing → held → captured (the whole hold) → debt (the extra 300 failed) → captured (settled), confirmed.
         var p = TripPayment(gateway: "sandbox", methodId: "pm", card: nil, currency: "EUR", heldMinor: 1000)
-        for event: PaymentEvent in [.authorized(intentId: "pi_9", amountMinor: 1000), .captured(amountMinor: 1000),
-                                    .chargeFailed(amountMinor: 300, Self.decline), .settled(amountMinor: 300), .confirmed(at: Self.at)] {
+        for event: PaymentEvent in [
+            .authorized(intentId: "pi_9", amountMinor: 1000), .captured(amountMinor: 1000),
+            .chargeFailed(amountMinor: 300, Self.decline), .settled(amountMinor: 300), .confirmed(at: Self.at),
+        ] {
             p = try PaymentMachine.apply(event, to: p).get()
         }
         #expect(p.state == .captured)

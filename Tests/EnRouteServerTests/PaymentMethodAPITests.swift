@@ -6,24 +6,37 @@ import HTTPEngine
 import TestSupport
 import Synchronization
 
-/// `/v1/payment-methods` through the production router: masked lists, the default's rules, ownership, and the token's checks.
+/// `/v1/payment-methods` through the production router: masked lists, the default's rules, ownership, and the token's
+/// checks.
 @Suite struct PaymentMethodAPITests {
-    func add(_ backend: TestBackend, _ token: String, makeDefault: Bool? = nil, as customer: String = "c1")
-        async -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+    func add(
+        _ backend: TestBackend, _ token: String, makeDefault: Bool? = nil, as customer: String = "c1"
+    )
+        async -> (status: Int, headers: HTTPHeaders, body: [UInt8])
+    {
         let body = makeDefault.map { #"{"token":"\#(token)","makeDefault":\#($0)}"# } ?? #"{"token":"\#(token)"}"#
         return await backend.call("POST", APIPath.paymentMethods, token: backend.token(customer, .customer), json: body)
     }
 
-    func added(_ backend: TestBackend, _ token: String, makeDefault: Bool? = nil, as customer: String = "c1") async throws -> PaymentMethodSummary {
+    func added(
+        _ backend: TestBackend, _ token: String, makeDefault: Bool? = nil, as customer: String = "c1"
+    ) async throws -> PaymentMethodSummary {
         let r = await add(backend, token, makeDefault: makeDefault, as: customer)
-        guard r.status == 201 else { throw Failure("add \(token): \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        guard r.status == 201 else {
+            throw Failure("add \(token): \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        }
         return try WireCoding.decoder().decode(PaymentMethodSummary.self, from: Data(r.body))
     }
 
-    func list(_ backend: TestBackend, as customer: String = "c1") async throws -> (methods: [PaymentMethodSummary], raw: String) {
+    func list(
+        _ backend: TestBackend, as customer: String = "c1"
+    ) async throws -> (methods: [PaymentMethodSummary], raw: String) {
         let r = await backend.call("GET", APIPath.paymentMethods, token: backend.token(customer, .customer))
         guard r.status == 200 else { throw Failure("list: \(r.status)") }
-        return (try WireCoding.decoder().decode(PaymentMethodList.self, from: Data(r.body)).methods, String(decoding: r.body, as: UTF8.self))
+        return (
+            try WireCoding.decoder().decode(PaymentMethodList.self, from: Data(r.body)).methods,
+            String(decoding: r.body, as: UTF8.self)
+        )
     }
 
     @Test func aSavedMethodIsListedMaskedAndItsTokenIsNeverReturned() async throws {
@@ -32,7 +45,9 @@ import Synchronization
         #expect(r.status == 201)
         #expect(!String(decoding: r.body, as: UTF8.self).contains("pm_"))
         let saved = try WireCoding.decoder().decode(PaymentMethodSummary.self, from: Data(r.body))
-        #expect(saved.brand == "visa" && saved.last4 == "4242" && saved.expMonth == 12 && saved.expYear == 2034 && saved.isDefault)
+        #expect(
+            saved.brand == "visa" && saved.last4 == "4242" && saved.expMonth == 12 && saved.expYear == 2034
+                && saved.isDefault)
         _ = try await added(backend, "pm_card_mastercard")
         let (methods, raw) = try await list(backend)
         #expect(methods.map(\.last4) == ["4242", "4444"] && methods.map(\.brand) == ["visa", "mastercard"])
@@ -50,10 +65,14 @@ import Synchronization
         #expect(third.isDefault)
         #expect(try await list(backend).methods.filter(\.isDefault).map(\.id) == [third.id])
 
-        let r = await backend.call("POST", APIPath.paymentMethodDefault(mastercard.id), token: backend.token("c1", .customer))
+        let r = await backend.call(
+            "POST", APIPath.paymentMethodDefault(mastercard.id), token: backend.token("c1", .customer))
         #expect(r.status == 200)
-        #expect(try WireCoding.decoder().decode(PaymentMethodSummary.self, from: Data(r.body)) ==
-                PaymentMethodSummary(id: mastercard.id, brand: "mastercard", last4: "4444", expMonth: 12, expYear: 2034, isDefault: true))
+        #expect(
+            try WireCoding.decoder().decode(PaymentMethodSummary.self, from: Data(r.body))
+                == PaymentMethodSummary(
+                    id: mastercard.id, brand: "mastercard", last4: "4444", expMonth: 12, expYear: 2034, isDefault: true)
+        )
         #expect(try await list(backend).methods.filter(\.isDefault).map(\.id) == [mastercard.id])
         #expect(try await backend.backend.paymentMethods.defaultMethod(for: "c1")?.token == "pm_card_mastercard")
     }
@@ -69,10 +88,14 @@ import Synchronization
         #expect(methods.map(\.id) == [mastercard.id, newest.id])
         #expect(methods.filter(\.isDefault).map(\.id) == [newest.id])
         // Removing a method that is not the default leaves the default alone.
-        #expect(await backend.call("DELETE", APIPath.paymentMethod(mastercard.id), token: backend.token("c1", .customer)).status == 204)
+        #expect(
+            await backend.call("DELETE", APIPath.paymentMethod(mastercard.id), token: backend.token("c1", .customer))
+                .status == 204)
         #expect(try await list(backend).methods.map(\.isDefault) == [true])
         // Removed: gone.
-        #expect(await backend.call("DELETE", APIPath.paymentMethod(visa.id), token: backend.token("c1", .customer)).status == 404)
+        #expect(
+            await backend.call("DELETE", APIPath.paymentMethod(visa.id), token: backend.token("c1", .customer)).status
+                == 404)
     }
 
     @Test func savingTheSameTokenAgainReturnsTheSavedMethod() async throws {
@@ -96,7 +119,9 @@ import Synchronization
         let backend = TestBackend()
         let mine = try await added(backend, "pm_card_visa")
         let other = backend.token("c2", .customer)
-        for (method, path) in [("DELETE", APIPath.paymentMethod(mine.id)), ("POST", APIPath.paymentMethodDefault(mine.id))] {
+        for (method, path) in [
+            ("DELETE", APIPath.paymentMethod(mine.id)), ("POST", APIPath.paymentMethodDefault(mine.id)),
+        ] {
             let r = await backend.call(method, path, token: other)
             #expect(r.status == 404, "\(method) \(path)")
             #expect(r.headers["Content-Type"] == "application/problem+json")
@@ -104,8 +129,10 @@ import Synchronization
         #expect(try await list(backend).methods == [mine])
     }
 
-    static let malformedTokens = ["tok_visa", "pm_", "pm_card-visa", "pm_card visa", "pm_card_visa\u{00e9}", "4242424242424242", "",
-                                  "pm_" + String(repeating: "a", count: 253)]
+    static let malformedTokens = [
+        "tok_visa", "pm_", "pm_card-visa", "pm_card visa", "pm_card_visa\u{00e9}", "4242424242424242", "",
+        "pm_" + String(repeating: "a", count: 253),
+    ]
 
     @Test func aTokenThatIsMalformedOrUnknownToTheGatewayIs422NamingTheToken() async throws {
         let backend = TestBackend()
@@ -134,11 +161,14 @@ import Synchronization
     }
 
     @Test func aGatewayThatDoesNotAnswerIs503AndSavesNothing() async throws {
-        let sandbox = SandboxGateway(baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { .distantPast })
+        let sandbox = SandboxGateway(
+            baseURL: URL(string: "http://enroute.test")!, ids: SequentialIDGenerator(prefix: ""), now: { .distantPast })
         let backend = TestBackend(payments: sandbox)
         sandbox.failNext(.describe, afterApplying: false)
         let r = await add(backend, "pm_card_visa")
-        #expect(r.status == 503 && r.headers["Retry-After"] != nil && r.headers["Content-Type"] == "application/problem+json")
+        #expect(
+            r.status == 503 && r.headers["Retry-After"] != nil
+                && r.headers["Content-Type"] == "application/problem+json")
         #expect(try await list(backend).methods.isEmpty)
         #expect(await add(backend, "pm_card_visa").status == 201)
     }
@@ -153,7 +183,9 @@ import Synchronization
         // A token already saved is still answered, and a freed place can be used.
         #expect(await add(backend, "pm_card_3").status == 200)
         let first = try #require(try await list(backend).methods.first)
-        #expect(await backend.call("DELETE", APIPath.paymentMethod(first.id), token: backend.token("c1", .customer)).status == 204)
+        #expect(
+            await backend.call("DELETE", APIPath.paymentMethod(first.id), token: backend.token("c1", .customer)).status
+                == 204)
         #expect(await add(backend, "pm_card_11").status == 201)
     }
 
@@ -186,11 +218,19 @@ private final class DescribingGateway: PaymentGateway {
         calls.withLock { $0 += 1 }
         return CardDetails(brand: "visa", last4: "4242", expMonth: 1, expYear: 2030)
     }
-    func authorize(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent { throw unexpected() }
+    func authorize(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
+        throw unexpected()
+    }
     func retrieve(intentId: String) async throws(PaymentGatewayError) -> GatewayIntent { throw unexpected() }
-    func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent { throw unexpected() }
-    func cancel(intentId: String, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent { throw unexpected() }
-    func charge(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent { throw unexpected() }
+    func capture(
+        intentId: String, amountMinor: Int, idempotencyKey: String
+    ) async throws(PaymentGatewayError) -> GatewayIntent { throw unexpected() }
+    func cancel(intentId: String, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
+        throw unexpected()
+    }
+    func charge(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
+        throw unexpected()
+    }
     private func unexpected(_ function: String = #function) -> PaymentGatewayError {
         Issue.record("unexpected gateway call \(function)")
         return .rejected("unexpected")

@@ -22,8 +22,9 @@ import TestSupport
 
     @Test func settlementsOfSeveralTripsWaitOnTheGatewayTogetherNotOneAfterAnother() async throws {
         let clock = ManualClock()
-        let sandbox = SandboxGateway(baseURL: URL(string: "http://sandbox.test")!, ids: SequentialIDGenerator(prefix: "s"),
-                                     now: { clock.date })
+        let sandbox = SandboxGateway(
+            baseURL: URL(string: "http://sandbox.test")!, ids: SequentialIDGenerator(prefix: "s"),
+            now: { clock.date })
         // Each capture answers only once three are waiting: one job at a time would never finish.
         let gateway = CaptureBarrier(base: sandbox, together: 3)
         let backend = TestBackend(clock: clock, payments: gateway)
@@ -38,8 +39,9 @@ import TestSupport
 
     @Test func theLagIsHowLongTheOldestNewJobWaitedAndFallsToZeroOnceCaughtUp() async throws {
         let clock = ManualClock()
-        let sandbox = SandboxGateway(baseURL: URL(string: "http://sandbox.test")!, ids: SequentialIDGenerator(prefix: "s"),
-                                     now: { clock.date })
+        let sandbox = SandboxGateway(
+            baseURL: URL(string: "http://sandbox.test")!, ids: SequentialIDGenerator(prefix: "s"),
+            now: { clock.date })
         let gateway = CaptureBarrier(base: sandbox, together: 2)
         let backend = TestBackend(clock: clock, payments: gateway)
         let id = try await Self.completedRide(backend, "c1")
@@ -59,8 +61,10 @@ import TestSupport
 
     @Test func jobsOfOneSubjectShareItsLaneAndOthersHaveTheirOwn() {
         let intent = GatewayIntent(id: "pi_1", status: .succeeded, amountMinor: 100, currency: "eur")
-        let event = PaymentJob.event(GatewayEvent(id: "evt_1", type: "payment_intent.succeeded", intent: intent,
-                                                  created: Date(timeIntervalSince1970: 0)))
+        let event = PaymentJob.event(
+            GatewayEvent(
+                id: "evt_1", type: "payment_intent.succeeded", intent: intent,
+                created: Date(timeIntervalSince1970: 0)))
         #expect(PaymentJob.settle("T1").subject == PaymentJob.tip("T1").subject)
         #expect(PaymentJob.settle("T1").subject != PaymentJob.settle("T2").subject)
         #expect(event.subject == "intent:pi_1" && event.subject != PaymentJob.settle("pi_1").subject)
@@ -96,14 +100,18 @@ final class CaptureBarrier: PaymentGateway {
     }
 
     var name: String { base.name }
-    func describe(token: String) async throws(PaymentGatewayError) -> CardDetails { try await base.describe(token: token) }
+    func describe(token: String) async throws(PaymentGatewayError) -> CardDetails {
+        try await base.describe(token: token)
+    }
     func authorize(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
         try await base.authorize(request)
     }
     func retrieve(intentId: String) async throws(PaymentGatewayError) -> GatewayIntent {
         try await base.retrieve(intentId: intentId)
     }
-    func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError)
+    func capture(
+        intentId: String, amountMinor: Int, idempotencyKey: String
+    ) async throws(PaymentGatewayError)
         -> GatewayIntent
     {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -13,7 +13,8 @@ import EnRouteBackend
 @Suite struct ProbingRegressionTests {
     /// A fresh database file in its own folder, removed by the caller's `defer`.
     static func database() throws -> (path: String, folder: URL) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-probing-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-probing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return (folder.appendingPathComponent("enroute.sqlite").path, folder)
     }
@@ -32,7 +33,9 @@ import EnRouteBackend
         let statuses = await withTaskGroup(of: Int.self) { group in
             for (i, body) in bodies.enumerated() {
                 group.addTask {
-                    await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "burst-key-\(i)"]).status
+                    await backend.call(
+                        "POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": "burst-key-\(i)"]
+                    ).status
                 }
             }
             var out: [Int] = []
@@ -44,9 +47,13 @@ import EnRouteBackend
         let active = try backend.store.activeTrips().filter { $0.customerId == "c1" && $0.kind == .ride }
         #expect(active.count == 1)
         // The refusals name the one active ride.
-        let again = await backend.call("POST", "/v1/trips", token: token, json: try await backend.rideBody("c1"), headers: ["Idempotency-Key": "burst-key-late"])
+        let again = await backend.call(
+            "POST", "/v1/trips", token: token, json: try await backend.rideBody("c1"),
+            headers: ["Idempotency-Key": "burst-key-late"])
         #expect(again.status == 409)
-        #expect(try WireCoding.decoder().decode(ConflictProblem<Trip>.self, from: Data(again.body)).trip.id == active.first?.id)
+        #expect(
+            try WireCoding.decoder().decode(ConflictProblem<Trip>.self, from: Data(again.body)).trip.id
+                == active.first?.id)
         // Orders are not limited by the ride rule.
         _ = try await backend.placeOrder("c1")
         _ = try await backend.placeOrder("c1")
@@ -60,17 +67,22 @@ import EnRouteBackend
         let pickup = Coordinate(lat: 60.1699, lng: 24.9384), dropoff = Coordinate(lat: 60.1841, lng: 24.9497)
         var records: [TripRecord] = []
         for state in TripState.allCases {
-            // One customer per ride: a customer has one unfinished ride at a time (PostgreSQL's index refuses a second).
-            var trip = TripRecord(id: "ride-\(state.rawValue)", kind: .ride, status: .ride(state), customerId: "c-\(state.rawValue)", pickup: pickup,
-                                  dropoff: dropoff, createdAt: at)
+            // One customer per ride: a customer has one unfinished ride at a time (PostgreSQL's index refuses a
+            // second).
+            var trip = TripRecord(
+                id: "ride-\(state.rawValue)", kind: .ride, status: .ride(state), customerId: "c-\(state.rawValue)",
+                pickup: pickup,
+                dropoff: dropoff, createdAt: at)
             trip.productID = "economy"
             if state == .cancelled { trip.cancellation = Cancellation(by: .customer, reason: "changed my mind") }
             if state != .searching && state != .noDriversFound && state != .cancelled { trip.providerId = "p1" }
             records.append(trip)
         }
         for state in DeliveryStatus.allCases {
-            var trip = TripRecord(id: "order-\(state.rawValue)", kind: .delivery, status: .delivery(state), customerId: "c1", pickup: pickup, dropoff: dropoff,
-                                  createdAt: at)
+            var trip = TripRecord(
+                id: "order-\(state.rawValue)", kind: .delivery, status: .delivery(state), customerId: "c1",
+                pickup: pickup, dropoff: dropoff,
+                createdAt: at)
             trip.merchantId = "m1"
             trip.items = [OrderItem(sku: "coffee", quantity: 1)]
             trip.merchantStep = state == .placed ? .pending : .ready
@@ -113,7 +125,11 @@ import EnRouteBackend
     }
 
     @Test func aStatusNameOutsideTheTripsOwnMachineIsACorruptRecordNotAGuess() throws {
-        let bytes = Data(#"{"id":"x","kind":"delivery","version":1,"status":"driverAssigned","customerId":"c1","pickup":{"lat":0,"lng":0},"dropoff":{"lat":0,"lng":0},"createdAt":"2026-10-20T18:40:00Z","updatedAt":"2026-10-20T18:40:00Z"}"#.utf8)
+        let bytes = Data(
+            #"{"id":"x","kind":"delivery","version":1,"status":"driverAssigned","customerId":"c1","pickup":{"lat":0,"#
+                + #""lng":0},"dropoff":{"lat":0,"lng":0},"createdAt":"2026-10-20T18:40:00Z","#
+                + #""updatedAt":"2026-10-20T18:40:00Z"}"#
+                .utf8)
         #expect(throws: DecodingError.self) { try WireCoding.decoder().decode(TripRecord.self, from: bytes) }
     }
 
@@ -137,7 +153,8 @@ import EnRouteBackend
         // After a restart on the same database.
         let restarted = TestBackend(storage: .sqlite(path: db.path))
         try await restarted.service.warm()
-        let read = await restarted.call("GET", "/v1/orders/\(order.orderId)/tracking", token: restarted.token("c1", .customer))
+        let read = await restarted.call(
+            "GET", "/v1/orders/\(order.orderId)/tracking", token: restarted.token("c1", .customer))
         #expect(read.status == 200)
         let tracking = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(read.body))
         #expect(tracking.status == .cancelled && tracking.problem == "Cancelled by you")
@@ -156,22 +173,28 @@ import EnRouteBackend
             body = try await first.rideBody("c1")
             let scope = IdempotencyScope(accountId: "c1", method: "POST", path: "/v1/trips", key: key)
             let fingerprint = IdempotencyMiddleware.fingerprint(Array(body.utf8))
-            let claim = try await first.service.claim(IdempotencyContext(scope: scope, fingerprint: fingerprint) { _ in
-                StoredResponse(status: 500, contentType: "text/plain", body: [])
-            })
+            let claim = try await first.service.claim(
+                IdempotencyContext(scope: scope, fingerprint: fingerprint) { _ in
+                    StoredResponse(status: 500, contentType: "text/plain", body: [])
+                })
             #expect(claim == .proceed)
             // Still the same process: a concurrent retry is told to wait.
-            #expect(await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: body,
-                                     headers: ["Idempotency-Key": key]).status == 409)
+            #expect(
+                await first.call(
+                    "POST", "/v1/trips", token: first.token("c1", .customer), json: body,
+                    headers: ["Idempotency-Key": key]
+                ).status == 409)
         }
         let restarted = TestBackend(storage: .sqlite(path: db.path))
         #expect(try await restarted.service.warm() == 1)
         // No waiting out the lock: the retry runs now, and exactly once.
-        let retry = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
-                                         headers: ["Idempotency-Key": key])
+        let retry = await restarted.call(
+            "POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": key])
         #expect(retry.status == 201)
-        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
-                                          headers: ["Idempotency-Key": key])
+        let replay = await restarted.call(
+            "POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": key])
         #expect(replay.status == 201 && replay.headers["Idempotent-Replayed"] == "true" && replay.body == retry.body)
         #expect(try restarted.store.activeTrips().count == 1)
     }
@@ -181,13 +204,15 @@ import EnRouteBackend
         defer { try? FileManager.default.removeItem(at: db.folder) }
         let first = TestBackend(storage: .sqlite(path: db.path))
         let body = try await first.rideBody("c1")
-        let created = await first.call("POST", "/v1/trips", token: first.token("c1", .customer), json: body,
-                                       headers: ["Idempotency-Key": "answered-key-1"])
+        let created = await first.call(
+            "POST", "/v1/trips", token: first.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": "answered-key-1"])
         #expect(created.status == 201)
         let restarted = TestBackend(storage: .sqlite(path: db.path))
         #expect(try await restarted.service.warm() == 0)
-        let replay = await restarted.call("POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
-                                          headers: ["Idempotency-Key": "answered-key-1"])
+        let replay = await restarted.call(
+            "POST", "/v1/trips", token: restarted.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": "answered-key-1"])
         #expect(replay.status == 201 && replay.body == created.body)
     }
 
@@ -203,7 +228,9 @@ import EnRouteBackend
             if i % 4 == 0 {
                 #expect(await sut.call("POST", "/v1/trips/\(ride.id)/cancel", as: customer, .customer).status == 200)
             } else {
-                for step in ["driverArrived", "onTrip", "completed"] { #expect(await sut.backend.step(ride.id, step, provider: provider).status == 200) }
+                for step in ["driverArrived", "onTrip", "completed"] {
+                    #expect(await sut.backend.step(ride.id, step, provider: provider).status == 200)
+                }
             }
             ended.append(ride.id)
         }

@@ -7,7 +7,6 @@ import HTTPEngine
 import TestSupport
 import EnRouteBackend
 
-
 /// The real API in memory with the provider side on the test's manual clock: presence, ingest,
 /// dispatch (started unless asked not to) and the providers' streams.
 struct ProviderBackend {
@@ -24,11 +23,15 @@ struct ProviderBackend {
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
     /// `locations`: who is online and where (the backend's own in memory by default), on `clock`'s time.
-    init(policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
-         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000, cities: Cities = .everywhere,
-         clock: ManualClock = ManualClock(), locations: (any ProviderLocations)? = nil) throws {
-        backend = TestBackend(clock: clock, storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy, fixLifetime: fixLifetime,
-                              cities: cities, locations: locations)
+    init(
+        policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
+        storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000, cities: Cities = .everywhere,
+        clock: ManualClock = ManualClock(), locations: (any ProviderLocations)? = nil
+    ) throws {
+        backend = TestBackend(
+            clock: clock, storage: storage, endedCacheLimit: endedCacheLimit, dispatch: policy,
+            fixLifetime: fixLifetime,
+            cities: cities, locations: locations)
         paths = backend.backend.paths
         metrics = backend.metrics
         providers = backend.providers
@@ -44,8 +47,10 @@ struct ProviderBackend {
     }
 
     /// Sends a request through this backend's router.
-    func call(_ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
-              headers: [String: String] = [:]) async -> (status: Int, body: [UInt8]) {
+    func call(
+        _ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
+        headers: [String: String] = [:]
+    ) async -> (status: Int, body: [UInt8]) {
         var h = HTTPHeaders(headers.map { ($0.key, $0.value) })
         h.add("Authorization", "Bearer \(token(account, role))")
         if json != nil { h.add("Content-Type", "application/json") }
@@ -58,16 +63,20 @@ struct ProviderBackend {
                 query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
             }
         }
-        let response = await router.respond(to: HTTPRequest(method: method, path: bare, query: query, headers: h,
-                                                            body: json.map { Array($0.utf8) } ?? []))
+        let response = await router.respond(
+            to: HTTPRequest(
+                method: method, path: bare, query: query, headers: h,
+                body: json.map { Array($0.utf8) } ?? []))
         return (response.status, response.bodyBytes)
     }
 
     /// Puts `provider` online at `position` (a fix taken now).
     @discardableResult
     func online(_ provider: String, at position: Coordinate) async -> Int {
-        await call("POST", "/v1/provider/availability", as: provider, .provider,
-                   json: #"{"online":true,"position":{"lat":\#(position.lat),"lng":\#(position.lng)}}"#).status
+        await call(
+            "POST", "/v1/provider/availability", as: provider, .provider,
+            json: #"{"online":true,"position":{"lat":\#(position.lat),"lng":\#(position.lng)}}"#
+        ).status
     }
 
     /// Takes `provider` offline.
@@ -82,25 +91,36 @@ struct ProviderBackend {
     }
 
     /// Uploads a batch of fixes for `provider`.
-    func upload(_ provider: String, batch: String, _ fixes: [LocationFix]) async throws -> (status: Int, result: LocationBatchResult?) {
-        let body = String(decoding: try WireCoding.encoder().encode(LocationBatch(batchId: batch, fixes: fixes)), as: UTF8.self)
+    func upload(
+        _ provider: String, batch: String, _ fixes: [LocationFix]
+    ) async throws -> (status: Int, result: LocationBatchResult?) {
+        let body = String(
+            decoding: try WireCoding.encoder().encode(LocationBatch(batchId: batch, fixes: fixes)), as: UTF8.self)
         let r = await call("POST", "/v1/provider/locations", as: provider, .provider, json: body)
         return (r.status, try? WireCoding.decoder().decode(LocationBatchResult.self, from: Data(r.body)))
     }
 
     /// A fix `metres` north of `origin`, recorded `seconds` after now.
-    func fix(_ origin: Coordinate = ProviderBackend.pickup, north metres: Double = 0, after seconds: TimeInterval = 0,
-             accuracy: Double = 5, speed: Double = 8) -> LocationFix {
-        LocationFix(lat: origin.lat + metres / 111_195, lng: origin.lng, heading: 0, speed: speed, accuracy: accuracy,
-                    recordedAt: clock.date.addingTimeInterval(seconds))
+    func fix(
+        _ origin: Coordinate = ProviderBackend.pickup, north metres: Double = 0, after seconds: TimeInterval = 0,
+        accuracy: Double = 5, speed: Double = 8
+    ) -> LocationFix {
+        LocationFix(
+            lat: origin.lat + metres / 111_195, lng: origin.lng, heading: 0, speed: speed, accuracy: accuracy,
+            recordedAt: clock.date.addingTimeInterval(seconds))
     }
 
     /// A point `metres` north of the standard pickup.
-    static func north(_ metres: Double) -> Coordinate { Coordinate(lat: pickup.lat + metres / 111_195, lng: pickup.lng) }
+    static func north(_ metres: Double) -> Coordinate {
+        Coordinate(lat: pickup.lat + metres / 111_195, lng: pickup.lng)
+    }
 
     /// An in-process client for the provider's live stream, through the router.
-    func stream(_ account: String, _ role: Party, _ path: String) async -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        let api = APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(token(account, role)))
+    func stream(
+        _ account: String, _ role: Party, _ path: String
+    ) async -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        let api = APIServer(
+            baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(token(account, role)))
         let request = await api.request("GET", path, headers: ["Accept": "text/event-stream"])
         return InProcessHTTPClient(router: router).events(request)
     }

@@ -8,7 +8,8 @@ import TestSupport
 /// Provider locations that cannot be reached (their Redis is down) neither crash nor hang a request: ingest keeps the
 /// fixes, availability and the nearby map answer 503 problem+json, and a search looks again until they answer.
 ///
-/// Three minutes, a guard against a hang only: the search test's waits count turns of the cooperative pool, and beside the
+/// Three minutes, a guard against a hang only: the search test's waits count turns of the cooperative pool, and beside
+/// the
 /// whole suite on PostgreSQL those turns are slow (it ran past one minute there once; alone it takes about 2 s).
 @Suite(.timeLimit(.minutes(3))) struct ProviderLocationsFailureTests {
     /// Provider locations in memory that the test can make unreachable.
@@ -29,10 +30,16 @@ import TestSupport
         func update(_ provider: String, to coordinate: Coordinate, recordedAt: Date) async throws -> Bool {
             try check(); return base.update(provider, to: coordinate, recordedAt: recordedAt)
         }
-        func position(of provider: String) async throws -> ProviderPresence.Position? { try check(); return base.position(of: provider) }
+        func position(of provider: String) async throws -> ProviderPresence.Position? {
+            try check(); return base.position(of: provider)
+        }
         func isOnline(_ provider: String) async throws -> Bool { try check(); return base.isOnline(provider) }
-        func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)] { try check(); return base.onlineProviders() }
-        func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>] {
+        func onlineProviders() async throws -> [(id: String, position: ProviderPresence.Position?)] {
+            try check(); return base.onlineProviders()
+        }
+        func nearest(
+            to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool
+        ) async throws -> [GeoHit<String>] {
             try check(); return base.nearest(to: center, limit: limit, within: radius, where: include)
         }
     }
@@ -50,8 +57,9 @@ import TestSupport
     @Test func goingOnlineAnswers503ProblemWhileTheLocationsAreUnreachableAndWorksOnceTheyAnswer() async throws {
         let (sut, locations) = try makeSUT()
         locations.fail()
-        let refused = await sut.call("POST", "/v1/provider/availability", as: "p1", .provider,
-                                     json: #"{"online":true,"position":{"lat":60.17,"lng":24.94}}"#)
+        let refused = await sut.call(
+            "POST", "/v1/provider/availability", as: "p1", .provider,
+            json: #"{"online":true,"position":{"lat":60.17,"lng":24.94}}"#)
         #expect(refused.status == 503)
         #expect(try problem(refused.body)["status"] as? Int == 503)
         #expect(sut.metrics.counter("enroute_presence_failures_total", labels: ["call": "availability"]) == 1)
@@ -60,7 +68,8 @@ import TestSupport
         #expect(try await sut.providers.nearby(ProviderBackend.pickup).count == 1)
     }
 
-    /// Going offline is what the provider asked for: their live offer is withdrawn though presence could not be written.
+    /// Going offline is what the provider asked for: their live offer is withdrawn though presence could not be
+    /// written.
     @Test func goingOfflineWhileTheLocationsAreUnreachableStillWithdrawsTheLiveOffer() async throws {
         let (sut, locations) = try makeSUT()
         var inbox = ProviderInbox(sut.providers, "p1")
@@ -80,10 +89,12 @@ import TestSupport
         locations.fail()
         let refused = await sut.call("GET", "/v1/drivers/nearby?lat=60.1699&lng=24.9384", as: "c1", .customer)
         #expect(refused.status == 503)
-        #expect(try problem(refused.body)["detail"] as? String == "Provider presence is unavailable; try again shortly.")
+        #expect(
+            try problem(refused.body)["detail"] as? String == "Provider presence is unavailable; try again shortly.")
     }
 
-    /// Nothing is lost: the fixes reach the trip's path and its watchers; only the position for dispatch waits for the next batch.
+    /// Nothing is lost: the fixes reach the trip's path and its watchers; only the position for dispatch waits for the
+    /// next batch.
     @Test func ingestKeepsTheFixesWhileTheLocationsAreUnreachable() async throws {
         let (sut, locations) = try makeSUT()
         let trip = try await sut.requestRide()
@@ -99,7 +110,8 @@ import TestSupport
         #expect(try await locations.position(of: "p1")?.coordinate == ProviderBackend.north(70))
     }
 
-    /// A search that could not read the locations does not give up: it looks again every `supplyRecheck` until its deadline.
+    /// A search that could not read the locations does not give up: it looks again every `supplyRecheck` until its
+    /// deadline.
     @Test func aSearchThatCouldNotReadTheLocationsLooksAgainAndOffersOnceTheyAnswer() async throws {
         let (sut, locations) = try makeSUT()
         var inbox = ProviderInbox(sut.providers, "p1")
@@ -107,7 +119,9 @@ import TestSupport
         locations.fail()
         let trip = try await sut.requestRide()
         let metrics = sut.metrics
-        try await eventually("the search's look failed") { metrics.counter("enroute_presence_failures_total", labels: ["call": "dispatch"]) >= 1 }
+        try await eventually("the search's look failed") {
+            metrics.counter("enroute_presence_failures_total", labels: ["call": "dispatch"]) >= 1
+        }
         #expect(sut.providers.dispatcher.liveOffer(forTrip: trip.id) == nil)
         locations.restore()
         let dispatcher = sut.providers.dispatcher

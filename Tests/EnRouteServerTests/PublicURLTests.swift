@@ -15,16 +15,19 @@ import TestSupport
     func shareLink(_ server: DurabilityTests.Server) async throws -> String {
         let http = CurlHTTPClient(defaultTimeout: .seconds(5)), port = server.port
         let customer = try Self.auth.token(account: "c1", role: .customer)
-        let card = try await DurabilityTests.call(http, port: port, token: customer, "POST", "/v1/payment-methods",
-                                                  json: #"{"token":"pm_card_visa"}"#)
+        let card = try await DurabilityTests.call(
+            http, port: port, token: customer, "POST", "/v1/payment-methods",
+            json: #"{"token":"pm_card_visa"}"#)
         #expect(card.status == 201)
         let body = try #require(try await DurabilityTests.quotedOrder(http, port: port, token: customer))
-        let created = try await DurabilityTests.call(http, port: port, token: customer, "POST", "/v1/orders",
-                                                     json: body, key: UUID().uuidString)
+        let created = try await DurabilityTests.call(
+            http, port: port, token: customer, "POST", "/v1/orders",
+            json: body, key: UUID().uuidString)
         let order = try created.decode(TrackingDTO.self)
         let url = URL(string: "http://127.0.0.1:\(port)/v1/orders/\(order.orderId)/share")!
-        let request = HTTPClientRequest(method: "POST", url: url,
-                                        headers: ["Authorization": "Bearer \(customer)", "Host": "evil.example"])
+        let request = HTTPClientRequest(
+            method: "POST", url: url,
+            headers: ["Authorization": "Bearer \(customer)", "Host": "evil.example"])
         let shared = try await http.send(request)
         #expect(shared.status == 201)
         let object = try JSONSerialization.jsonObject(with: shared.body) as? [String: Any]
@@ -53,8 +56,9 @@ import TestSupport
             let url = try await shareLink(server)
             #expect(url.hasPrefix("https://track.example.com/share/"), "\(url)")
             let ops = try Self.auth.token(account: "ops1", role: .ops)
-            let session = try await DurabilityTests.call(CurlHTTPClient(defaultTimeout: .seconds(5)), port: server.port,
-                                                         token: ops, "POST", "/ops/session")
+            let session = try await DurabilityTests.call(
+                CurlHTTPClient(defaultTimeout: .seconds(5)), port: server.port,
+                token: ops, "POST", "/ops/session")
             #expect(session.status == 204)
             let cookie = session.headers.first { $0.key.lowercased() == "set-cookie" }?.value
             #expect(cookie?.hasSuffix("; Secure") == true, "\(cookie ?? "no cookie")")

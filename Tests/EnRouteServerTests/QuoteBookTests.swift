@@ -7,7 +7,8 @@ import HTTPEngine
 @testable import EnRouteDomain
 @testable import EnRouteAPI
 
-/// Quotes with an identity and an expiry (issue 13 items 1 and 2), on the straight-line estimator, in memory, on a manual now.
+/// Quotes with an identity and an expiry (issue 13 items 1 and 2), on the straight-line estimator, in memory, on a
+/// manual now.
 @Suite struct QuoteBookTests {
     /// A `now` the test moves by hand.
     final class Now: Sendable {
@@ -31,8 +32,10 @@ import HTTPEngine
 
     init() {
         let now = self.now
-        book = QuoteBook(store: store, estimator: StraightLineEstimator(), directory: TestDirectory.helsinki, ids: SequentialIDGenerator(prefix: "Q"),
-                         now: { now.value })
+        book = QuoteBook(
+            store: store, estimator: StraightLineEstimator(), directory: TestDirectory.helsinki,
+            ids: SequentialIDGenerator(prefix: "Q"),
+            now: { now.value })
     }
 
     /// The straight-line leg: great-circle metres × 1.3, at 8 m/s.
@@ -48,13 +51,17 @@ import HTTPEngine
     }
 
     /// The refusal `body` throws, as `TripError.invalid`'s pointer and detail.
-    static func invalid(_ body: () async throws -> Quote, sourceLocation: SourceLocation = #_sourceLocation) async -> (pointer: String, detail: String)? {
+    static func invalid(
+        _ body: () async throws -> Quote, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> (pointer: String, detail: String)? {
         do {
             let quote = try await body()
             Issue.record("accepted \(quote.id)", sourceLocation: sourceLocation)
             return nil
         } catch let error as TripError {
-            guard case .invalid(let pointer, let detail) = error else { Issue.record("\(error)", sourceLocation: sourceLocation); return nil }
+            guard case .invalid(let pointer, let detail) = error else {
+                Issue.record("\(error)", sourceLocation: sourceLocation); return nil
+            }
             #expect(http(error)?.status == 422, sourceLocation: sourceLocation)
             return (pointer, detail)
         } catch {
@@ -64,7 +71,10 @@ import HTTPEngine
     }
 
     func rideQuote(_ product: String = "economy", for account: Account = Self.rider) async throws -> Quote {
-        try #require(try await book.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: account).first { $0.productID == product })
+        try #require(
+            try await book.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: account).first {
+                $0.productID == product
+            })
     }
 
     // MARK: - Ride quotes
@@ -80,13 +90,20 @@ import HTTPEngine
             #expect(quote.expiresAt == now.value.addingTimeInterval(300))
             #expect(abs(quote.distanceMeters - leg.meters) < 1e-6 && abs(quote.durationSeconds - leg.seconds) < 1e-6)
             #expect(quote.demand == 1)
-            #expect(quote.price == Pricing.ride(product: quote.productID!, distanceMeters: quote.distanceMeters, durationSeconds: quote.durationSeconds,
-                                                demand: 1, rules: PricingRules()))
+            #expect(
+                quote.price
+                    == Pricing.ride(
+                        product: quote.productID!, distanceMeters: quote.distanceMeters,
+                        durationSeconds: quote.durationSeconds,
+                        demand: 1, rules: PricingRules()))
             #expect(quote.rules == PricingRules())
             #expect(try await store.quote(id: quote.id) == quote)
             // On the wire: seed 002's estimate with its identity and expiry.
-            #expect(quote.estimate == Estimate(productID: quote.productID!, fare: quote.price.total, etaSeconds: quote.pickupWaitSeconds,
-                                               quoteId: quote.id, expiresAt: quote.expiresAt))
+            #expect(
+                quote.estimate
+                    == Estimate(
+                        productID: quote.productID!, fare: quote.price.total, etaSeconds: quote.pickupWaitSeconds,
+                        quoteId: quote.id, expiresAt: quote.expiresAt))
         }
         #expect(quotes.map(\.pickupWaitSeconds) == [300, 420])
         // About 2.6 km straight, 3.4 km by road: economy 300 + 3.4 × 110 + 7 × 25 ≈ 850.
@@ -95,8 +112,9 @@ import HTTPEngine
 
     @Test func aQuoteLivesForTheBooksLifetime() async throws {
         let now = self.now
-        let short = QuoteBook(store: store, estimator: StraightLineEstimator(), directory: TestDirectory.helsinki, lifetime: 90,
-                              ids: SequentialIDGenerator(prefix: "S"), now: { now.value })
+        let short = QuoteBook(
+            store: store, estimator: StraightLineEstimator(), directory: TestDirectory.helsinki, lifetime: 90,
+            ids: SequentialIDGenerator(prefix: "S"), now: { now.value })
         let quotes = try await short.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: Self.rider)
         #expect(quotes.allSatisfy { $0.expiresAt == now.value.addingTimeInterval(90) })
     }
@@ -114,14 +132,19 @@ import HTTPEngine
         #expect(await book.demandMultiplier(at: Self.pickup) == 1)
         let asked = Asked()
         // 13 open requests for 5 providers: 2.6 per provider → ×1.8.
-        book.measureDemand { point in asked.points.withLock { $0.append(point) }; return (open: 13, online: 5) }
+        book.measureDemand { point in
+            asked.points.withLock { $0.append(point) }; return (open: 13, online: 5)
+        }
         #expect(await book.demandMultiplier(at: Self.pickup) == 1.8)
         let quotes = try await book.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: Self.rider)
         #expect(asked.points.withLock { $0.last } == Self.pickup)
         for quote in quotes {
             #expect(quote.demand == 1.8)
-            let calm = try #require(Pricing.ride(product: quote.productID!, distanceMeters: quote.distanceMeters, durationSeconds: quote.durationSeconds,
-                                                 demand: 1, rules: PricingRules()))
+            let calm = try #require(
+                Pricing.ride(
+                    product: quote.productID!, distanceMeters: quote.distanceMeters,
+                    durationSeconds: quote.durationSeconds,
+                    demand: 1, rules: PricingRules()))
             let demand = try #require(quote.price.lines.first { $0.kind == "demand" })
             #expect(demand.amount.amountMinor == Pricing.round(Double(calm.total.amountMinor * 8) / 10))
             #expect(quote.price.total.amountMinor == calm.total.amountMinor + demand.amount.amountMinor)
@@ -132,17 +155,24 @@ import HTTPEngine
 
     @Test func acceptRideReturnsTheQuoteItNames() async throws {
         let quote = try await rideQuote()
-        let accepted = try await book.acceptRide(TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: quote.id), by: Self.rider)
+        let accepted = try await book.acceptRide(
+            TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: quote.id),
+            by: Self.rider)
         #expect(accepted == quote)
         // Echoed coordinates within about a centimetre are the same place.
         let near = Coordinate(lat: Self.pickup.lat + 5e-8, lng: Self.pickup.lng - 5e-8)
-        let again = try await book.acceptRide(TripRequest(pickup: near, dropoff: Self.dropoff, productID: "economy", quoteId: quote.id), by: Self.rider)
+        let again = try await book.acceptRide(
+            TripRequest(pickup: near, dropoff: Self.dropoff, productID: "economy", quoteId: quote.id), by: Self.rider)
         #expect(again == quote)
     }
 
     @Test func acceptRideRefusesAMissingQuoteId() async throws {
         for id in [nil, ""] as [String?] {
-            let refusal = await Self.invalid { try await book.acceptRide(TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: id), by: Self.rider) }
+            let refusal = await Self.invalid {
+                try await book.acceptRide(
+                    TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: id),
+                    by: Self.rider)
+            }
             #expect(refusal?.pointer == "/quoteId")
             #expect(refusal?.detail == "is required: ask for a quote first (POST /v1/estimates)")
         }
@@ -150,18 +180,34 @@ import HTTPEngine
 
     @Test func anotherAccountsQuoteIsRefusedInTheWordsOfAnUnknownOne() async throws {
         let theirs = try await rideQuote(for: Self.other)
-        let unknown = await Self.invalid { try await book.acceptRide(TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: "q_nope"), by: Self.rider) }
-        let foreign = await Self.invalid { try await book.acceptRide(TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: theirs.id), by: Self.rider) }
+        let unknown = await Self.invalid {
+            try await book.acceptRide(
+                TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: "q_nope"),
+                by: Self.rider)
+        }
+        let foreign = await Self.invalid {
+            try await book.acceptRide(
+                TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: theirs.id),
+                by: Self.rider)
+        }
         #expect(unknown?.pointer == "/quoteId" && foreign?.pointer == "/quoteId")
         #expect(unknown?.detail == "no quote q_nope for this account")
         #expect(foreign?.detail.replacingOccurrences(of: theirs.id, with: "q_nope") == unknown?.detail)
         // Still theirs to use.
-        #expect(try await book.acceptRide(TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: theirs.id), by: Self.other) == theirs)
+        #expect(
+            try await book.acceptRide(
+                TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: theirs.id),
+                by: Self.other) == theirs)
     }
 
     @Test func aBasketQuoteIsNoRideQuote() async throws {
-        let order = try await book.orderQuote(OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
-        let refusal = await Self.invalid { try await book.acceptRide(TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: order.id), by: Self.rider) }
+        let order = try await book.orderQuote(
+            OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
+        let refusal = await Self.invalid {
+            try await book.acceptRide(
+                TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "economy", quoteId: order.id),
+                by: Self.rider)
+        }
         #expect(refusal?.pointer == "/quoteId")
     }
 
@@ -173,7 +219,11 @@ import HTTPEngine
             (TripRequest(pickup: elsewhere, dropoff: Self.dropoff, productID: "economy", quoteId: quote.id), "/pickup"),
             (TripRequest(pickup: Self.pickup, dropoff: elsewhere, productID: "economy", quoteId: quote.id), "/dropoff"),
             // A metre off is another place.
-            (TripRequest(pickup: Self.pickup, dropoff: Coordinate(lat: Self.dropoff.lat + 1e-5, lng: Self.dropoff.lng), productID: "economy", quoteId: quote.id), "/dropoff"),
+            (
+                TripRequest(
+                    pickup: Self.pickup, dropoff: Coordinate(lat: Self.dropoff.lat + 1e-5, lng: Self.dropoff.lng),
+                    productID: "economy", quoteId: quote.id), "/dropoff"
+            ),
         ]
         for (request, pointer) in cases {
             let refusal = await Self.invalid { try await book.acceptRide(request, by: Self.rider) }
@@ -187,7 +237,7 @@ import HTTPEngine
         let request = TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "xl", quoteId: quote.id)
         now.advance(299)
         #expect(try await book.acceptRide(request, by: Self.rider) == quote)
-        now.advance(1)   // expiresAt itself is past
+        now.advance(1)  // expiresAt itself is past
         do {
             _ = try await book.acceptRide(request, by: Self.rider)
             Issue.record("an expired quote was accepted")
@@ -200,7 +250,8 @@ import HTTPEngine
             #expect(fresh.fare == quote.price.total)
             #expect(Self.http(error)?.status == 409)
             // The fresh quote is kept and good to use.
-            let renewed = TripRequest(pickup: Self.pickup, dropoff: Self.dropoff, productID: "xl", quoteId: fresh.quoteId)
+            let renewed = TripRequest(
+                pickup: Self.pickup, dropoff: Self.dropoff, productID: "xl", quoteId: fresh.quoteId)
             #expect(try await book.acceptRide(renewed, by: Self.rider).id == fresh.quoteId)
         }
     }
@@ -208,7 +259,8 @@ import HTTPEngine
     // MARK: - Basket quotes
 
     @Test func orderQuoteLinesComeFromTheCatalogueWithTheFees() async throws {
-        let quote = try await book.orderQuote(OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
+        let quote = try await book.orderQuote(
+            OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
         let m1 = Coordinate(lat: 60.16949, lng: 24.93752)
         let leg = Self.leg(m1, Self.door)
         #expect(quote.id == "q_Q1" && quote.kind == .delivery && quote.accountId == "c1")
@@ -216,62 +268,109 @@ import HTTPEngine
         #expect(quote.pickup == m1 && quote.dropoff == Self.door)
         #expect(quote.expiresAt == now.value.addingTimeInterval(300))
         let wire = quote.orderQuote
-        // 2 × 350 coffee, 1 × 420 rye bread → 1120; delivery 199 + km × 50; service 5 % of 1120 = 56; not a small basket.
-        #expect(wire.lines.map { "\($0.label) \($0.amount.amountMinor)" } == ["2 × Filter coffee 700", "1 × Rye bread 420"])
+        // 2 × 350 coffee, 1 × 420 rye bread → 1120; delivery 199 + km × 50; service 5 % of 1120 = 56; not a small
+        // basket.
+        #expect(
+            wire.lines.map { "\($0.label) \($0.amount.amountMinor)" } == ["2 × Filter coffee 700", "1 × Rye bread 420"])
         #expect(wire.lines.map(\.sku) == ["coffee", "bread"])
         let delivery = 199 + Pricing.round(leg.meters / 1000 * 50)
-        #expect(wire.fees.map { "\($0.kind) \($0.amount.amountMinor)" } == ["deliveryFee \(delivery)", "serviceFee 56"])
+        #expect(
+            wire.fees.map { "\($0.kind) \($0.amount.amountMinor)" } == ["deliveryFee \(delivery)", "serviceFee 56"])
         #expect(wire.total == Money(amountMinor: 1120 + delivery + 56, currency: "EUR"))
         #expect(wire.quoteId == quote.id && wire.expiresAt == quote.expiresAt)
         #expect(try await store.quote(id: quote.id) == quote)
     }
 
     @Test func orderQuoteRefusesWhatTheMerchantDoesNotSell() async {
-        await #expect(throws: TripError.invalid(pointer: "/items/1/sku", detail: "merchant m1 sells no item with sku caviar")) {
-            _ = try await book.orderQuote(OrderQuoteRequest(merchantId: "m1", items: [OrderItem(sku: "coffee", quantity: 1), OrderItem(sku: "caviar", quantity: 1)],
-                                                            destination: Self.door), for: Self.rider)
+        await #expect(
+            throws: TripError.invalid(pointer: "/items/1/sku", detail: "merchant m1 sells no item with sku caviar")
+        ) {
+            _ = try await book.orderQuote(
+                OrderQuoteRequest(
+                    merchantId: "m1",
+                    items: [OrderItem(sku: "coffee", quantity: 1), OrderItem(sku: "caviar", quantity: 1)],
+                    destination: Self.door), for: Self.rider)
         }
         await #expect(throws: TripError.invalid(pointer: "/merchantId", detail: "no merchant with id m9")) {
-            _ = try await book.orderQuote(OrderQuoteRequest(merchantId: "m9", items: Self.basket, destination: Self.door), for: Self.rider)
+            _ = try await book.orderQuote(
+                OrderQuoteRequest(merchantId: "m9", items: Self.basket, destination: Self.door), for: Self.rider)
         }
     }
 
     @Test func acceptOrderTakesTheSameBasketAndRefusesAChangedOne() async throws {
-        let quote = try await book.orderQuote(OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
-        #expect(try await book.acceptOrder(PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: quote.id), by: Self.rider) == quote)
+        let quote = try await book.orderQuote(
+            OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
+        #expect(
+            try await book.acceptOrder(
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: quote.id),
+                by: Self.rider) == quote)
         let cases: [(PlaceOrderRequest, String)] = [
-            (PlaceOrderRequest(merchantId: "m1", items: [OrderItem(sku: "coffee", quantity: 3), OrderItem(sku: "bread", quantity: 1)], destination: Self.door, quoteId: quote.id), "/items"),
-            (PlaceOrderRequest(merchantId: "m1", items: [OrderItem(sku: "coffee", quantity: 2)], destination: Self.door, quoteId: quote.id), "/items"),
-            (PlaceOrderRequest(merchantId: "m2", items: Self.basket, destination: Self.door, quoteId: quote.id), "/items"),
-            (PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.dropoff, quoteId: quote.id), "/destination"),
+            (
+                PlaceOrderRequest(
+                    merchantId: "m1",
+                    items: [OrderItem(sku: "coffee", quantity: 3), OrderItem(sku: "bread", quantity: 1)],
+                    destination: Self.door, quoteId: quote.id), "/items"
+            ),
+            (
+                PlaceOrderRequest(
+                    merchantId: "m1", items: [OrderItem(sku: "coffee", quantity: 2)], destination: Self.door,
+                    quoteId: quote.id), "/items"
+            ),
+            (
+                PlaceOrderRequest(merchantId: "m2", items: Self.basket, destination: Self.door, quoteId: quote.id),
+                "/items"
+            ),
+            (
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.dropoff, quoteId: quote.id),
+                "/destination"
+            ),
             (PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: nil), "/quoteId"),
-            (PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: "q_nope"), "/quoteId"),
+            (
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: "q_nope"),
+                "/quoteId"
+            ),
         ]
         for (request, pointer) in cases {
             let refusal = await Self.invalid { try await book.acceptOrder(request, by: Self.rider) }
             #expect(refusal?.pointer == pointer, "\(request)")
         }
-        let foreign = await Self.invalid { try await book.acceptOrder(PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: quote.id), by: Self.other) }
+        let foreign = await Self.invalid {
+            try await book.acceptOrder(
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: quote.id),
+                by: Self.other)
+        }
         #expect(foreign?.pointer == "/quoteId" && foreign?.detail == "no quote \(quote.id) for this account")
-        let missing = await Self.invalid { try await book.acceptOrder(PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door), by: Self.rider) }
+        let missing = await Self.invalid {
+            try await book.acceptOrder(
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door), by: Self.rider)
+        }
         #expect(missing?.detail == "is required: ask for a quote first (POST /v1/orders/quote)")
         // A ride quote is no basket quote.
         let ride = try await rideQuote()
-        let wrongKind = await Self.invalid { try await book.acceptOrder(PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: ride.id), by: Self.rider) }
+        let wrongKind = await Self.invalid {
+            try await book.acceptOrder(
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: ride.id),
+                by: Self.rider)
+        }
         #expect(wrongKind?.pointer == "/quoteId")
     }
 
     @Test func anExpiredBasketQuoteIsRefusedWithAFreshOne() async throws {
-        let quote = try await book.orderQuote(OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
+        let quote = try await book.orderQuote(
+            OrderQuoteRequest(merchantId: "m1", items: Self.basket, destination: Self.door), for: Self.rider)
         now.advance(300)
         do {
-            _ = try await book.acceptOrder(PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: quote.id), by: Self.rider)
+            _ = try await book.acceptOrder(
+                PlaceOrderRequest(merchantId: "m1", items: Self.basket, destination: Self.door, quoteId: quote.id),
+                by: Self.rider)
             Issue.record("an expired quote was accepted")
         } catch let error as TripError {
             guard case .quoteExpired(.order(let fresh)) = error else { Issue.record("\(error)"); return }
             #expect(fresh.quoteId != quote.id)
             #expect(fresh.expiresAt == now.value.addingTimeInterval(300))
-            #expect(fresh.lines == quote.orderQuote.lines && fresh.fees == quote.orderQuote.fees && fresh.total == quote.price.total)
+            #expect(
+                fresh.lines == quote.orderQuote.lines && fresh.fees == quote.orderQuote.fees
+                    && fresh.total == quote.price.total)
             #expect(Self.http(error)?.status == 409)
         }
     }

@@ -10,11 +10,15 @@ import TestSupport
     func makeSUT(_ limits: RateLimits = .standard) -> TestBackend { TestBackend(rateLimits: limits) }
 
     /// Places an order for `customer` with `body`, or with a fresh quote of its own (quotes and cards are not creates).
-    func placeOrder(_ backend: TestBackend, _ customer: String = "c1", key: String = UUID().uuidString,
-                    body: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
+    func placeOrder(
+        _ backend: TestBackend, _ customer: String = "c1", key: String = UUID().uuidString,
+        body: String? = nil
+    ) async throws -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
         let json: String
         if let body { json = body } else { json = try await backend.orderBody(customer) }
-        return await backend.call("POST", "/v1/orders", token: backend.token(customer, .customer), json: json, headers: ["Idempotency-Key": key])
+        return await backend.call(
+            "POST", "/v1/orders", token: backend.token(customer, .customer), json: json,
+            headers: ["Idempotency-Key": key])
     }
 
     @Test func theEleventhCreateInAMinuteIs429WithRetryAfterAndTheRateLimitFields() async throws {
@@ -50,8 +54,9 @@ import TestSupport
     @Test func ridesAndOrdersShareTheCreatesAllowance() async throws {
         let backend = makeSUT()
         for _ in 0..<10 { #expect(try await placeOrder(backend).status == 201) }
-        let ride = await backend.call("POST", "/v1/trips", token: backend.token("c1", .customer), json: try await backend.rideBody("c1"),
-                                      headers: ["Idempotency-Key": UUID().uuidString])
+        let ride = await backend.call(
+            "POST", "/v1/trips", token: backend.token("c1", .customer), json: try await backend.rideBody("c1"),
+            headers: ["Idempotency-Key": UUID().uuidString])
         #expect(ride.status == 429)
     }
 
@@ -70,8 +75,9 @@ import TestSupport
         var bodies: [String] = []
         for _ in 0..<11 { bodies.append(try await backend.orderBody("c1")) }
         for body in bodies { _ = try await placeOrder(backend, body: body) }
-        let estimate = await backend.call("POST", "/v1/estimates", token: backend.token("c1", .customer),
-                                          json: #"{"pickup":\#(TestBackend.pickup),"dropoff":\#(TestBackend.dropoff)}"#)
+        let estimate = await backend.call(
+            "POST", "/v1/estimates", token: backend.token("c1", .customer),
+            json: #"{"pickup":\#(TestBackend.pickup),"dropoff":\#(TestBackend.dropoff)}"#)
         #expect(estimate.status == 200)
         #expect(estimate.headers["RateLimit-Limit"] == "60" && estimate.headers["RateLimit-Remaining"] == "48")
     }
@@ -80,12 +86,15 @@ import TestSupport
     @Test func aRefusedRequestCountsAndCarriesTheFields() async throws {
         let backend = makeSUT(RateLimits([.locations: RateLimit(2, per: .seconds(60))]))
         let token = backend.token("p1", .provider)
-        let bad = await backend.call("POST", "/v1/provider/locations", token: token, json: #"{"batchId":"","fixes":[]}"#)
+        let bad = await backend.call(
+            "POST", "/v1/provider/locations", token: token, json: #"{"batchId":"","fixes":[]}"#)
         #expect(bad.status == 422)
         #expect(bad.headers["RateLimit-Remaining"] == "1")
-        let good = await backend.call("POST", "/v1/provider/locations", token: token, json: #"{"batchId":"b1","fixes":[]}"#)
+        let good = await backend.call(
+            "POST", "/v1/provider/locations", token: token, json: #"{"batchId":"b1","fixes":[]}"#)
         #expect(good.status == 200 && good.headers["RateLimit-Remaining"] == "0")
-        let refused = await backend.call("POST", "/v1/provider/locations", token: token, json: #"{"batchId":"b2","fixes":[]}"#)
+        let refused = await backend.call(
+            "POST", "/v1/provider/locations", token: token, json: #"{"batchId":"b2","fixes":[]}"#)
         #expect(refused.status == 429 && refused.headers["Retry-After"] == "30")
     }
 
@@ -93,7 +102,8 @@ import TestSupport
         let backend = makeSUT(RateLimits([.creates: RateLimit(1, per: .seconds(60))]))
         let body = try await backend.orderBody("c1")
         for token in [nil, "forged"] {
-            let r = await backend.call("POST", "/v1/orders", token: token, json: body, headers: ["Idempotency-Key": UUID().uuidString])
+            let r = await backend.call(
+                "POST", "/v1/orders", token: token, json: body, headers: ["Idempotency-Key": UUID().uuidString])
             #expect(r.status == 401)
             #expect(r.headers["RateLimit-Limit"] == nil)
         }
@@ -101,7 +111,8 @@ import TestSupport
     }
 
     @Test func readsAreNotLimited() async throws {
-        let backend = makeSUT(RateLimits([.creates: RateLimit(1, per: .seconds(60)), .steps: RateLimit(1, per: .seconds(60))]))
+        let backend = makeSUT(
+            RateLimits([.creates: RateLimit(1, per: .seconds(60)), .steps: RateLimit(1, per: .seconds(60))]))
         let order = try await placeOrder(backend)
         let id = try #require(json(order.body)["orderId"] as? String)
         for _ in 0..<50 {
@@ -110,19 +121,30 @@ import TestSupport
         }
     }
 
-    /// The document lists 429 on exactly the routes that answer with the `RateLimit-*` fields, and the chat's own limit.
+    /// The document lists 429 on exactly the routes that answer with the `RateLimit-*` fields, and the chat's own
+    /// limit.
     @Test func theDocumentLists429OnExactlyTheLimitedRoutes() async throws {
-        let backend = makeSUT(RateLimits(Dictionary(uniqueKeysWithValues: RateLimitClass.allCases.map { ($0, RateLimit(100, per: .seconds(60))) })))
+        let backend = makeSUT(
+            RateLimits(
+                Dictionary(
+                    uniqueKeysWithValues: RateLimitClass.allCases.map { ($0, RateLimit(100, per: .seconds(60))) })))
         var limited: Set<String> = []
         for route in OpenAPICoverageTests.registeredRoutes {
-            let r = await backend.call(route.method, OpenAPICoverageTests.samplePath(route.path), token: backend.token("someone", .customer), json: "{}")
+            let r = await backend.call(
+                route.method, OpenAPICoverageTests.samplePath(route.path), token: backend.token("someone", .customer),
+                json: "{}")
             if r.headers["RateLimit-Limit"] != nil { limited.insert(route.description) }
         }
-        // 16, the two directory PUTs (ops writes, class steps), the three payment method writes, and money's five writes
-        // (basket quote, tip, rating, balance settle, basket change), and issue 15's three (phone number, call, upload creation)
+        // 16, the two directory PUTs (ops writes, class steps), the three payment method writes, and money's five
+        // writes
+        // (basket quote, tip, rating, balance settle, basket change), and issue 15's three (phone number, call, upload
+        // creation)
         #expect(limited.count == 29)
-        // Besides them, a chat message has a limit of its own per party (ChatPolicy's bucket), answered with Retry-After alone.
-        #expect(Self.operationsWith429(in: try OpenAPICoverageTests.documentText()) == limited.union(["POST /v1/trips/{id}/messages"]))
+        // Besides them, a chat message has a limit of its own per party (ChatPolicy's bucket), answered with
+        // Retry-After alone.
+        #expect(
+            Self.operationsWith429(in: try OpenAPICoverageTests.documentText())
+                == limited.union(["POST /v1/trips/{id}/messages"]))
     }
 
     /// `METHOD /path` of each operation in the document whose responses include `'429'`.
@@ -132,7 +154,9 @@ import TestSupport
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("components:") { break }
             if line.hasPrefix("  /"), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()) }
-            if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") { method = line.dropFirst(4).dropLast().uppercased() }
+            if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                method = line.dropFirst(4).dropLast().uppercased()
+            }
             if line == "        '429':" { found.insert("\(method) \(path)") }
         }
         return found

@@ -38,7 +38,7 @@ import Testing
     @Test func theBucketRefillsEvenlyUpToTheLimitAndNoFurther() {
         var sut = makeSUT()
         for _ in 0..<10 { _ = sut.admit("ana", at: .zero) }
-        #expect(sut.admit("ana", at: .seconds(30)).remaining == 4)   // five back, one taken
+        #expect(sut.admit("ana", at: .seconds(30)).remaining == 4)  // five back, one taken
         let rested = sut.admit("ana", at: .seconds(3600))
         #expect(rested.remaining == 9)
         #expect(rested.resetSeconds == 6)
@@ -55,8 +55,11 @@ import Testing
     @Test func theHeaderFieldsCarryLimitRemainingResetPolicyAndRetryAfterOnlyWhenRefused() {
         var sut = makeSUT(3, per: .seconds(10))
         let first = sut.admit("ana", at: .zero)
-        #expect(first.headers.map(\.name) == ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"])
-        #expect(first.headers.map(\.value) == ["3", "2", "4", "3;w=10"])   // 3.33 s per request, rounded up
+        #expect(
+            first.headers.map(\.name) == [
+                "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy",
+            ])
+        #expect(first.headers.map(\.value) == ["3", "2", "4", "3;w=10"])  // 3.33 s per request, rounded up
         _ = sut.admit("ana", at: .zero); _ = sut.admit("ana", at: .zero)
         let refused = sut.admit("ana", at: .seconds(1))
         #expect(refused.headers.map(\.value) == ["3", "0", "9", "3;w=10", "3"])
@@ -67,7 +70,7 @@ import Testing
         var sut = makeSUT(minimumSweep: 4)
         for name in ["a", "b", "c"] { _ = sut.admit(name, at: .zero) }
         #expect(sut.trackedAccounts == 3)
-        _ = sut.admit("d", at: .seconds(6))   // the fourth account triggers a sweep; a, b and c are full again
+        _ = sut.admit("d", at: .seconds(6))  // the fourth account triggers a sweep; a, b and c are full again
         #expect(sut.trackedAccounts == 1)
     }
 

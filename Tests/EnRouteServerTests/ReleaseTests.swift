@@ -22,7 +22,9 @@ import TestSupport
             providers = sut.providers
         }
         // The watcher's task ends by itself once its iterator is gone; then nothing holds the backend.
-        try await eventually("the trip service is released after its owner dropped it") { service == nil && providers == nil }
+        try await eventually("the trip service is released after its owner dropped it") {
+            service == nil && providers == nil
+        }
     }
 
     @Test func droppingTheProviderSideStopsItsSearchesAndFreesTheDispatcher() async throws {

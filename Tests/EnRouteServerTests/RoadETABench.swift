@@ -29,12 +29,21 @@ import TestSupport
         let routes = 500
         let routed = clock.measure {
             for i in 0..<routes {
-                if let leg = try? roads.routeNow(from: fixes[i % fixes.count], to: RoadETATests.pickup, heading: nil) { sink += leg.durationSeconds }
+                if let leg = try? roads.routeNow(from: fixes[i % fixes.count], to: RoadETATests.pickup, heading: nil) {
+                    sink += leg.durationSeconds
+                }
             }
         }
-        let nsPerFix = Double(projected.components.attoseconds / 1_000_000_000 + projected.components.seconds * 1_000_000_000) / Double(rounds * fixes.count)
-        let usPerRoute = Double(routed.components.attoseconds / 1_000_000_000_000 + routed.components.seconds * 1_000_000) / Double(routes)
-        print("road ETA: \(leg.geometry.count)-point leg of \(Int(leg.distanceMeters)) m; \(Int(nsPerFix)) ns per fix projected; \(Int(usPerRoute)) µs per route recomputed (sink \(Int(sink) % 10))")
+        let nsPerFix =
+            Double(projected.components.attoseconds / 1_000_000_000 + projected.components.seconds * 1_000_000_000)
+            / Double(rounds * fixes.count)
+        let usPerRoute =
+            Double(routed.components.attoseconds / 1_000_000_000_000 + routed.components.seconds * 1_000_000)
+            / Double(routes)
+        print(
+            "road ETA: \(leg.geometry.count)-point leg of \(Int(leg.distanceMeters)) m; \(Int(nsPerFix)) ns per fix "
+                + "projected; \(Int(usPerRoute)) µs per route recomputed (sink \(Int(sink) % 10))"
+        )
         #expect(sink > 0)
     }
 }

@@ -8,7 +8,8 @@ import HTTPEngine
 import TestSupport
 import Synchronization
 
-/// A ride on central Helsinki's real roads: the ETA follows the provider's fixes along a routed leg, through the HTTP API.
+/// A ride on central Helsinki's real roads: the ETA follows the provider's fixes along a routed leg, through the HTTP
+/// API.
 @Suite(.timeLimit(.minutes(2))) struct RoadETATests {
     /// Where the driver starts and the rider waits: both on streets inside the shipped extract.
     static let start = Coordinate(lat: 60.1660, lng: 24.9400)
@@ -26,17 +27,24 @@ import Synchronization
             test = TestBackend(roads: roads)
         }
 
-        func call(_ method: String, _ path: String, _ account: String, _ role: Party, json: String? = nil,
-                  key: String? = nil) async -> (status: Int, body: [UInt8]) {
-            let r = await test.call(method, path, token: test.token(account, role), json: json,
-                                    headers: key.map { ["Idempotency-Key": $0] } ?? [:])
+        func call(
+            _ method: String, _ path: String, _ account: String, _ role: Party, json: String? = nil,
+            key: String? = nil
+        ) async -> (status: Int, body: [UInt8]) {
+            let r = await test.call(
+                method, path, token: test.token(account, role), json: json,
+                headers: key.map { ["Idempotency-Key": $0] } ?? [:])
             return (r.status, r.body)
         }
 
-        func ride(pickup: Coordinate = RoadETATests.pickup, dropoff: Coordinate = RoadETATests.dropoff) async throws -> Trip {
+        func ride(
+            pickup: Coordinate = RoadETATests.pickup, dropoff: Coordinate = RoadETATests.dropoff
+        ) async throws -> Trip {
             let body = try await test.rideBody("c1", pickup: Self.json(pickup), dropoff: Self.json(dropoff))
             let r = await call("POST", "/v1/trips", "c1", .customer, json: body, key: UUID().uuidString)
-            guard r.status == 201 else { throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+            guard r.status == 201 else {
+                throw Failure("request ride: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+            }
             return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
         }
 
@@ -46,20 +54,27 @@ import Synchronization
         /// Posts one fix at `position`, recorded now, and waits for the route work it started.
         @discardableResult
         func fix(_ position: Coordinate, heading: Double = -1, provider: String = "p1") async throws -> Int {
-            let fix = LocationFix(lat: position.lat, lng: position.lng, heading: heading, speed: 8, accuracy: 5, recordedAt: test.clock.date)
-            let body = String(decoding: try WireCoding.encoder().encode(LocationBatch(batchId: UUID().uuidString, fixes: [fix])), as: UTF8.self)
+            let fix = LocationFix(
+                lat: position.lat, lng: position.lng, heading: heading, speed: 8, accuracy: 5,
+                recordedAt: test.clock.date)
+            let body = String(
+                decoding: try WireCoding.encoder().encode(LocationBatch(batchId: UUID().uuidString, fixes: [fix])),
+                as: UTF8.self)
             let r = await call("POST", "/v1/provider/locations", provider, .provider, json: body)
             return r.status
         }
 
         /// The rider's view of the trip.
         func trip(_ id: String) async throws -> Trip {
-            try WireCoding.decoder().decode(Trip.self, from: Data(await call("GET", "/v1/trips/\(id)", "c1", .customer).body))
+            try WireCoding.decoder().decode(
+                Trip.self, from: Data(await call("GET", "/v1/trips/\(id)", "c1", .customer).body))
         }
 
         func step(_ id: String, _ step: String) async -> Int {
-            await call("POST", "/v1/provider/trips/\(id)/steps", "p1", .provider,
-                       json: #"{"changeId":"\#(UUID().uuidString)","step":"\#(step)","deviceTime":"2026-10-20T18:40:00Z"}"#).status
+            await call(
+                "POST", "/v1/provider/trips/\(id)/steps", "p1", .provider,
+                json: #"{"changeId":"\#(UUID().uuidString)","step":"\#(step)","deviceTime":"2026-10-20T18:40:00Z"}"#
+            ).status
         }
 
         func advance(_ seconds: Double) async { await test.clock.advance(by: .seconds(seconds)) }
@@ -88,8 +103,9 @@ import Synchronization
     /// `metres` from `c` towards `bearing` degrees.
     static func offset(_ c: Coordinate, _ metres: Double, bearing: Double) -> Coordinate {
         let rad = Double.pi / 180
-        return Coordinate(lat: c.lat + metres * cos(bearing * rad) / 111_195,
-                          lng: c.lng + metres * sin(bearing * rad) / (111_195 * cos(c.lat * rad)))
+        return Coordinate(
+            lat: c.lat + metres * cos(bearing * rad) / 111_195,
+            lng: c.lng + metres * sin(bearing * rad) / (111_195 * cos(c.lat * rad)))
     }
 
     @Test func aRidesETAFallsAsTheCarAdvancesRisesWhenItStopsOrTurnsAwayAndReRoutesOffTheRoute() async throws {
@@ -107,7 +123,8 @@ import Synchronization
         let atStart = try await sut.trip(trip.id)
         let e0 = try #require(atStart.etaSeconds)
         // The route's own time, within the default band (0.85×–1.25× + 2 min), floored at a minute.
-        #expect(Double(e0) >= leg.durationSeconds * 1.25 + 120 - 2 && Double(e0) <= leg.durationSeconds * 1.25 + 120 + 2)
+        #expect(
+            Double(e0) >= leg.durationSeconds * 1.25 + 120 - 2 && Double(e0) <= leg.durationSeconds * 1.25 + 120 + 2)
 
         // Advancing along the route: the ETA falls, and fixes inside 30 s are projected without asking the router.
         await sut.advance(20)
@@ -138,8 +155,10 @@ import Synchronization
         await sut.advance(15)
         // The side of the road away from the pickup.
         let sides = [90.0, 270].map { (p450.heading + $0).truncatingRemainder(dividingBy: 360) }
-        let side = sides.max { StraightLineEstimator.distance(Self.offset(p450.point, 150, bearing: $0), Self.pickup)
-                                < StraightLineEstimator.distance(Self.offset(p450.point, 150, bearing: $1), Self.pickup) }!
+        let side = sides.max {
+            StraightLineEstimator.distance(Self.offset(p450.point, 150, bearing: $0), Self.pickup)
+                < StraightLineEstimator.distance(Self.offset(p450.point, 150, bearing: $1), Self.pickup)
+        }!
         let away = Self.offset(p450.point, 150, bearing: side)
         let before = sut.estimator.recomputeCount
         try await sut.fix(away, heading: side)
@@ -193,7 +212,8 @@ import Synchronization
         let raw = Self.offset(onRoad.point, 15, bearing: onRoad.heading + 90)
         try await sut.fix(raw, heading: onRoad.heading)
         let record = try #require(try sut.test.service.cached(trip.id))
-        let shown = try #require(WireMapping(directory: sut.backend.directory).driverLocation(record, now: sut.test.clock.date))
+        let shown = try #require(
+            WireMapping(directory: sut.backend.directory).driverLocation(record, now: sut.test.clock.date))
         #expect(StraightLineEstimator.distance(shown.coordinate, onRoad.point) < 2)
         #expect(StraightLineEstimator.distance(shown.coordinate, raw) > 13)
         let stored = try await sut.backend.paths.path(tripId: trip.id).last
@@ -224,14 +244,16 @@ import Synchronization
     static let destination = Coordinate(lat: 60.1715, lng: 24.9475)
 
     func order(_ sut: SUT) async throws -> TrackingDTO {
-        let body = try await sut.test.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: SUT.json(Self.destination))
+        let body = try await sut.test.orderBody(
+            "c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: SUT.json(Self.destination))
         let r = await sut.call("POST", "/v1/orders", "c1", .customer, json: body, key: UUID().uuidString)
         guard r.status == 201 else { throw Failure("order: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
         return try WireCoding.decoder().decode(TrackingDTO.self, from: Data(r.body))
     }
 
     func tracking(_ sut: SUT, _ id: String) async throws -> TrackingDTO {
-        try WireCoding.decoder().decode(TrackingDTO.self, from: Data(await sut.call("GET", "/v1/orders/\(id)/tracking", "c1", .customer).body))
+        try WireCoding.decoder().decode(
+            TrackingDTO.self, from: Data(await sut.call("GET", "/v1/orders/\(id)/tracking", "c1", .customer).body))
     }
 
     @Test func aDeliveryWindowIsTheMerchantsPreparationThenTheRoadToTheCustomer() async throws {
@@ -239,7 +261,11 @@ import Synchronization
         let merchant = try #require(sut.backend.directory.merchant(id: "m1")).position
         let main = try sut.roads.routeNow(from: merchant, to: Self.destination, heading: nil)
         let placed = try await order(sut)
-        #expect(await sut.call("POST", "/v1/merchant/orders/\(placed.orderId)/accept", "m1", .merchant, json: #"{"preparationMinutes":10}"#).status == 200)
+        #expect(
+            await sut.call(
+                "POST", "/v1/merchant/orders/\(placed.orderId)/accept", "m1", .merchant,
+                json: #"{"preparationMinutes":10}"#
+            ).status == 200)
         await sut.backend.settleRoads()
         let now = sut.test.clock.date
         let ready = now.addingTimeInterval(600)
@@ -257,14 +283,24 @@ import Synchronization
         let approach = try sut.roads.routeNow(from: far, to: merchant, heading: nil)
         let later = try #require(try await tracking(sut, placed.orderId).eta)
         let at = sut.test.clock.date
-        #expect(abs(later.earliest.timeIntervalSince(at.addingTimeInterval(0.85 * approach.durationSeconds + 0.85 * main.durationSeconds))) <= 1)
-        #expect(abs(later.latest.timeIntervalSince(at.addingTimeInterval(1.25 * approach.durationSeconds + 1.25 * main.durationSeconds + 120))) <= 1)
+        #expect(
+            abs(
+                later.earliest.timeIntervalSince(
+                    at.addingTimeInterval(0.85 * approach.durationSeconds + 0.85 * main.durationSeconds))) <= 1)
+        #expect(
+            abs(
+                later.latest.timeIntervalSince(
+                    at.addingTimeInterval(1.25 * approach.durationSeconds + 1.25 * main.durationSeconds + 120))) <= 1)
     }
 
     @Test func theTrackedRiderIsDrawnOnTheRoadShePosts() async throws {
         let sut = try await SUT()
         let placed = try await order(sut)
-        #expect(await sut.call("POST", "/v1/merchant/orders/\(placed.orderId)/accept", "m1", .merchant, json: #"{"preparationMinutes":5}"#).status == 200)
+        #expect(
+            await sut.call(
+                "POST", "/v1/merchant/orders/\(placed.orderId)/accept", "m1", .merchant,
+                json: #"{"preparationMinutes":5}"#
+            ).status == 200)
         #expect(await sut.test.assign(placed.orderId, to: "p1").status == 200)
         #expect(await sut.call("POST", "/v1/merchant/orders/\(placed.orderId)/ready", "m1", .merchant).status == 200)
         #expect(await sut.step(placed.orderId, "onTheWay") == 200)
@@ -280,7 +316,9 @@ import Synchronization
         let rider = try #require(try await tracking(sut, placed.orderId).rider)
         let shown = Coordinate(lat: rider.lat, lng: rider.lng)
         #expect(StraightLineEstimator.distance(shown, p.point) < 2)
-        #expect(try await sut.backend.paths.path(tripId: placed.orderId).last.map { Coordinate(lat: $0.lat, lng: $0.lng) } == raw)
+        #expect(
+            try await sut.backend.paths.path(tripId: placed.orderId).last.map { Coordinate(lat: $0.lat, lng: $0.lng) }
+                == raw)
     }
 
     @Test func requestsWhosePickupOrDropoffIsNotNearARoadGetA422NamingTheField() async throws {
@@ -288,7 +326,9 @@ import Synchronization
         // The harbour, 1 km out from the extract's roads.
         let sea = Coordinate(lat: 60.1500, lng: 24.9600)
         // A ride is quoted before it is requested: the quote is where the sea is refused.
-        let ride = await sut.call("POST", "/v1/estimates", "c1", .customer, json: #"{"pickup":\#(SUT.json(sea)),"dropoff":\#(SUT.json(Self.dropoff))}"#)
+        let ride = await sut.call(
+            "POST", "/v1/estimates", "c1", .customer,
+            json: #"{"pickup":\#(SUT.json(sea)),"dropoff":\#(SUT.json(Self.dropoff))}"#)
         #expect(ride.status == 422)
         #expect(json(ride.body)["detail"] as? String == "/pickup: is not near a road the service covers")
         // Nor can a quote from the shore be taken out to sea.
@@ -299,12 +339,19 @@ import Synchronization
         #expect(request.status == 422)
         #expect((json(request.body)["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/pickup")
         #expect(try sut.test.store.activeTrips().isEmpty)
-        let drop = await sut.call("POST", "/v1/estimates", "c1", .customer,
-                                  json: #"{"pickup":{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)},"dropoff":{"lat":\#(sea.lat),"lng":\#(sea.lng)}}"#)
+        let drop = await sut.call(
+            "POST", "/v1/estimates", "c1", .customer,
+            json:
+                #"{"pickup":{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)},"dropoff":{"lat":\#(sea.lat),"#
+                + #""lng":\#(sea.lng)}}"#
+        )
         #expect(drop.status == 422)
         #expect(json(drop.body)["detail"] as? String == "/dropoff: is not near a road the service covers")
-        // A basket to the sea has no quote, and an order there is refused on its destination before its (missing) quote.
-        let basket = #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(sea.lat),"lng":\#(sea.lng)}}"#
+        // A basket to the sea has no quote, and an order there is refused on its destination before its (missing)
+        // quote.
+        let basket =
+            #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":1}],"destination":{"lat":\#(sea.lat),"#
+            + #""lng":\#(sea.lng)}}"#
         let quote = await sut.call("POST", "/v1/orders/quote", "c1", .customer, json: basket)
         #expect(quote.status == 422)
         #expect(json(quote.body)["detail"] as? String == "/destination: is not near a road the service covers")
@@ -315,16 +362,23 @@ import Synchronization
 
     @Test func estimatesPriceTheRoadDistanceAndDurationAndWaitForTheNearestProvidersRoadTime() async throws {
         let sut = try await SUT()
-        let body = #"{"pickup":{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)},"dropoff":{"lat":\#(Self.dropoff.lat),"lng":\#(Self.dropoff.lng)}}"#
+        let body =
+            #"{"pickup":{"lat":\#(Self.pickup.lat),"lng":\#(Self.pickup.lng)},"dropoff":{"lat":\#(Self.dropoff.lat),"#
+            + #""lng":\#(Self.dropoff.lng)}}"#
         let leg = try sut.roads.routeNow(from: Self.pickup, to: Self.dropoff, heading: nil)
         let none = await sut.call("POST", "/v1/estimates", "c1", .customer, json: body)
         #expect(none.status == 200)
         let idle = try WireCoding.decoder().decode([Estimate].self, from: Data(none.body))
-        // Each product quoted under the price list on the road leg, with the straight-line estimator's waits (none online).
-        let waits = StraightLineEstimator.fares(km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: 300, currency: "EUR")
+        // Each product quoted under the price list on the road leg, with the straight-line estimator's waits (none
+        // online).
+        let waits = StraightLineEstimator.fares(
+            km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: 300, currency: "EUR")
         let expected = try waits.map { estimate in
-            try #require(Pricing.ride(product: estimate.productID, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
-                                      demand: 1, rules: PricingRules()))
+            try #require(
+                Pricing.ride(
+                    product: estimate.productID, distanceMeters: leg.distanceMeters,
+                    durationSeconds: leg.durationSeconds,
+                    demand: 1, rules: PricingRules()))
         }
         #expect(idle.map(\.productID) == waits.map(\.productID) && idle.map(\.etaSeconds) == waits.map(\.etaSeconds))
         #expect(idle.map(\.fare) == expected.map(\.total))
@@ -336,9 +390,13 @@ import Synchronization
             #expect(quote.price == price)
         }
         // A provider online near the pickup: the wait is their road time to it.
-        #expect(await sut.call("POST", "/v1/provider/availability", "p1", .provider,
-                               json: #"{"online":true,"position":{"lat":\#(Self.start.lat),"lng":\#(Self.start.lng)}}"#).status == 200)
-        let withCar = try WireCoding.decoder().decode([Estimate].self, from: Data(await sut.call("POST", "/v1/estimates", "c1", .customer, json: body).body))
+        #expect(
+            await sut.call(
+                "POST", "/v1/provider/availability", "p1", .provider,
+                json: #"{"online":true,"position":{"lat":\#(Self.start.lat),"lng":\#(Self.start.lng)}}"#
+            ).status == 200)
+        let withCar = try WireCoding.decoder().decode(
+            [Estimate].self, from: Data(await sut.call("POST", "/v1/estimates", "c1", .customer, json: body).body))
         let approach = try #require(try sut.roads.tableNow(sources: [Self.start], destinations: [Self.pickup])[0][0])
         #expect(withCar.first?.etaSeconds == Int(approach.durationSeconds.rounded(.up)))
         #expect(withCar.first?.fare == expected.first?.total)
@@ -364,11 +422,15 @@ import Synchronization
         await sut.backend.settleRoads()
         let done = try #require(try sut.test.service.cached(trip.id))
         let matched = try #require(done.matchedDistanceMeters)
-        #expect(abs(matched - leg.distanceMeters) / leg.distanceMeters < 0.03, "matched \(matched) m, route \(leg.distanceMeters) m")
+        #expect(
+            abs(matched - leg.distanceMeters) / leg.distanceMeters < 0.03,
+            "matched \(matched) m, route \(leg.distanceMeters) m")
         #expect((done.matchedDurationSeconds ?? 0) > 0)
         let ops = await sut.call("GET", "/v1/ops/trips/\(trip.id)", "ops", .ops)
         #expect(ops.status == 200)
-        #expect((json(ops.body)["trip"] as? [String: Any])?["matchedDistanceMeters"] as? Double == matched, "ops sees it on the trip's detail")
+        #expect(
+            (json(ops.body)["trip"] as? [String: Any])?["matchedDistanceMeters"] as? Double == matched,
+            "ops sees it on the trip's detail")
     }
 }
 
@@ -385,13 +447,16 @@ final class Box: Sendable {
         let gate = GatedRoads(base: try await TestRoads.helsinki())
         let test = TestBackend(roads: gate)
         let destination = RoadETATests.destination
-        let body = try await test.orderBody("c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: RoadETATests.SUT.json(destination))
-        let placed = await test.call("POST", "/v1/orders", token: test.token("c1", .customer), json: body,
-                                     headers: ["Idempotency-Key": UUID().uuidString])
+        let body = try await test.orderBody(
+            "c1", items: #"[{"sku":"coffee","quantity":1}]"#, destination: RoadETATests.SUT.json(destination))
+        let placed = await test.call(
+            "POST", "/v1/orders", token: test.token("c1", .customer), json: body,
+            headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201)
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
         let (http, server) = test.client("c1", .customer)
-        let request = await server.request("GET", "/v1/orders/\(order.orderId)/events", headers: ["Accept": "text/event-stream"])
+        let request = await server.request(
+            "GET", "/v1/orders/\(order.orderId)/events", headers: ["Accept": "text/event-stream"])
         var events = http.events(request).makeAsyncIterator()
         // The route is held back: the stream opens on the straight-line window.
         let first = try #require(try await events.next())
@@ -424,7 +489,9 @@ final class GatedRoads: RoadRouting {
         for waiter in waiters { waiter.resume() }
     }
 
-    func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    func route(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let go = state.withLock { s in
                 if s.open { return true }
@@ -436,11 +503,15 @@ final class GatedRoads: RoadRouting {
         return try base.routeNow(from: from, to: to, heading: heading)
     }
 
-    func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    func routeSummary(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         try base.routeSummaryNow(from: from, to: to, heading: heading)
     }
 
-    func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]] {
+    func table(
+        sources: [Coordinate], destinations: [Coordinate], departure: Date
+    ) async throws(RoadRoutingError) -> [[RoadCost?]] {
         try base.tableNow(sources: sources, destinations: destinations)
     }
 
@@ -462,18 +533,28 @@ final class GatedRoads: RoadRouting {
         while metres <= leg.distanceMeters {
             let p = RoadETATests.along(leg, metres)
             // ±6 m across the road, alternately: enough to put a fix on the other carriageway.
-            fixes.append(RoadFix(coordinate: RoadETATests.offset(p.point, k % 2 == 0 ? 6 : -6, bearing: p.heading + 90), heading: p.heading,
-                                 recordedAt: t0.addingTimeInterval(Double(k) * 6)))
+            fixes.append(
+                RoadFix(
+                    coordinate: RoadETATests.offset(p.point, k % 2 == 0 ? 6 : -6, bearing: p.heading + 90),
+                    heading: p.heading,
+                    recordedAt: t0.addingTimeInterval(Double(k) * 6)))
             metres += 50; k += 1
         }
-        fixes.append(RoadFix(coordinate: leg.end.location, heading: nil, recordedAt: t0.addingTimeInterval(Double(k) * 6)))
+        fixes.append(
+            RoadFix(coordinate: leg.end.location, heading: nil, recordedAt: t0.addingTimeInterval(Double(k) * 6)))
         let matched = try await roads.match(fixes)
-        #expect(abs(matched.distanceMeters - leg.distanceMeters) / leg.distanceMeters < 0.03, "matched \(matched.distanceMeters) m of \(leg.distanceMeters) m")
+        #expect(
+            abs(matched.distanceMeters - leg.distanceMeters) / leg.distanceMeters < 0.03,
+            "matched \(matched.distanceMeters) m of \(leg.distanceMeters) m")
         #expect(matched.matchedFixes >= fixes.count - 6)
         // Nothing near a road: no path.
         await #expect(throws: RoadRoutingError.noSegment(index: 0)) {
-            try await roads.match([RoadFix(coordinate: Coordinate(lat: 60.15, lng: 24.96), heading: nil, recordedAt: t0),
-                                   RoadFix(coordinate: Coordinate(lat: 60.151, lng: 24.96), heading: nil, recordedAt: t0.addingTimeInterval(60))])
+            try await roads.match([
+                RoadFix(coordinate: Coordinate(lat: 60.15, lng: 24.96), heading: nil, recordedAt: t0),
+                RoadFix(
+                    coordinate: Coordinate(lat: 60.151, lng: 24.96), heading: nil, recordedAt: t0.addingTimeInterval(60)
+                ),
+            ])
         }
     }
 }

@@ -40,9 +40,9 @@ import TestSupport
         await clock.advance(by: .seconds(59))
         #expect(clock.sleeperCount == 1, "still pausing after 59 s")
         await clock.advance(by: .seconds(1))
-        await iterator.next()   // the interval ran out: the work runs again
+        await iterator.next()  // the interval ran out: the work runs again
         await clock.sleepers(atLeast: 1)
         loop.wake()
-        await iterator.next()   // woken: at once
+        await iterator.next()  // woken: at once
     }
 }

@@ -8,7 +8,12 @@ import TestSupport
     @Test(arguments: [(nil, 401), ("c1", 403), ("p1", 403), ("m1", 403)] as [(String?, Int)])
     func theMetricsNeedAnOpsToken(account: String?, status: Int) async {
         let backend = TestBackend()
-        let role: Party = switch account { case "p1": .provider; case "m1": .merchant; default: .customer }
+        let role: Party =
+            switch account {
+            case "p1": .provider;
+            case "m1": .merchant;
+            default: .customer
+            }
         let answer = await backend.call("GET", "/metrics", token: account.map { backend.token($0, role) })
         #expect(answer.status == status)
         #expect(answer.headers["Content-Type"] == "application/problem+json")

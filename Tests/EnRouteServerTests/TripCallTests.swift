@@ -14,8 +14,11 @@ import Synchronization
     static let pool = ["+3587000001", "+3587000002", "+3587000003"].map { E164PhoneNumber($0)! }
 
     /// A backend whose relay is a log sink over `pool`, with both parties' numbers given (unless told otherwise).
-    static func makeSUT(relay: LogTelephonyRelay = LogTelephonyRelay(pool: pool, log: { _ in }), storage: BackendConfiguration.Storage = .memory,
-                        clock: ManualClock = ManualClock(), numbers: Bool = true) async -> TestBackend {
+    static func makeSUT(
+        relay: LogTelephonyRelay = LogTelephonyRelay(pool: pool, log: { _ in }),
+        storage: BackendConfiguration.Storage = .memory,
+        clock: ManualClock = ManualClock(), numbers: Bool = true
+    ) async -> TestBackend {
         let backend = TestBackend(clock: clock, storage: storage, telephony: relay)
         if numbers {
             #expect(await backend.setPhone("c1", .customer, customerNumber) == 200)
@@ -44,7 +47,8 @@ import Synchronization
         let first = try await backend.requestRide()
         _ = await backend.assign(first.id, to: "p1")
         _ = try await backend.dial(first.id, "c1", .customer)
-        _ = await backend.step(first.id, "driverArrived"); _ = await backend.step(first.id, "onTrip"); _ = await backend.step(first.id, "completed")
+        _ = await backend.step(first.id, "driverArrived"); _ = await backend.step(first.id, "onTrip");
+        _ = await backend.step(first.id, "completed")
         let second = try await backend.requestRide()
         _ = await backend.assign(second.id, to: "p2")
         let again = try await backend.dial(second.id, "c1", .customer)
@@ -58,7 +62,8 @@ import Synchronization
         _ = await backend.assign(trip.id, to: "p1")
         let r = await backend.call("POST", APIPath.tripCall(trip.id), token: backend.token(account, role))
         #expect(r.status == 404)
-        #expect(await backend.call("POST", APIPath.tripCall("T-nope"), token: backend.token("c1", .customer)).status == 404)
+        #expect(
+            await backend.call("POST", APIPath.tripCall("T-nope"), token: backend.token("c1", .customer)).status == 404)
     }
 
     @Test func aCallBeforeAProviderAcceptsIsRefusedWithTheReason() async throws {
@@ -78,7 +83,9 @@ import Synchronization
         let mine = await backend.call("POST", APIPath.tripCall(trip.id), token: backend.token("c1", .customer))
         #expect(mine.status == 409 && (json(mine.body)["detail"] as? String ?? "").contains("PUT /v1/account/phone"))
         let theirs = await backend.call("POST", APIPath.tripCall(trip.id), token: backend.token("p1", .provider))
-        #expect(theirs.status == 409 && (json(theirs.body)["detail"] as? String ?? "").contains("The customer has no phone number"))
+        #expect(
+            theirs.status == 409
+                && (json(theirs.body)["detail"] as? String ?? "").contains("The customer has no phone number"))
     }
 
     /// The session is opened once, kept through the trip, given its closing time when the trip ends, and closed at the
@@ -94,7 +101,9 @@ import Synchronization
         await clock.advance(by: .seconds(3600))
         await calls.closeDue()
         #expect(relay.openSessionCount == 1, "an hour-long trip keeps its session")
-        for step in ["driverArrived", "onTrip", "completed"] { #expect(await backend.step(trip.id, step).status == 200) }
+        for step in ["driverArrived", "onTrip", "completed"] {
+            #expect(await backend.step(trip.id, step).status == 200)
+        }
         let ended = clock.date
         await calls.closeDue()
         #expect(relay.openSessionCount == 1)
@@ -111,7 +120,8 @@ import Synchronization
         #expect(relay.openSessionCount == 0, "a refused call opens nothing")
     }
 
-    /// The running backend closes the session by itself: its closer sleeps on the injected clock, a trip's end wakes it,
+    /// The running backend closes the session by itself: its closer sleeps on the injected clock, a trip's end wakes
+    /// it,
     /// and it closes the session on its first sweep after the stated time.
     @Test func theRunningBackendClosesTheSessionOnItsClock() async throws {
         let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
@@ -126,13 +136,17 @@ import Synchronization
         let resting = clock.sleeperCount
         for step in ["driverArrived", "onTrip", "completed"] { _ = await backend.step(trip.id, step) }
         let ended = clock.date
-        try await eventually("the session is closed", advancing: clock, by: .seconds(10), steps: 200, sleepers: resting) { relay.openSessionCount == 0 }
+        try await eventually("the session is closed", advancing: clock, by: .seconds(10), steps: 200, sleepers: resting)
+        { relay.openSessionCount == 0 }
         let closedAt = clock.date.timeIntervalSince(ended)
-        #expect(closedAt >= 15 * 60 && closedAt <= 15 * 60 + 40, "closed within a sweep of the stated 15 minutes, \(closedAt) s after the end")
+        #expect(
+            closedAt >= 15 * 60 && closedAt <= 15 * 60 + 40,
+            "closed within a sweep of the stated 15 minutes, \(closedAt) s after the end")
         await backend.backend.stop()
     }
 
-    /// A provider who gives the trip up before pickup takes their mapping with them: the next provider gets a new session.
+    /// A provider who gives the trip up before pickup takes their mapping with them: the next provider gets a new
+    /// session.
     @Test func anotherProviderGetsANewSessionAndTheOldOneCloses() async throws {
         let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
         let backend = await Self.makeSUT(relay: relay)
@@ -143,7 +157,8 @@ import Synchronization
         #expect(await backend.step(trip.id, "cancelled").status == 200)
         await backend.backend.calls.closeDue()
         #expect(relay.openSessionCount == 0)
-        #expect(await backend.call("POST", APIPath.tripCall(trip.id), token: backend.token("p1", .provider)).status == 404)
+        #expect(
+            await backend.call("POST", APIPath.tripCall(trip.id), token: backend.token("p1", .provider)).status == 404)
         _ = await backend.assign(trip.id, to: "p2")
         _ = try await backend.dial(trip.id, "p2", .provider)
         #expect(relay.openSessionCount == 1)
@@ -168,13 +183,18 @@ import Synchronization
         let reopened = TestBackend(clock: clock, storage: storage, telephony: relay)
         #expect(try await reopened.dial(tripId, "c1", .customer) == first)
         #expect(relay.openSessionCount == 1)
-        #expect(await reopened.call("GET", APIPath.accountPhone, token: reopened.token("p1", .provider)).status == 200, "numbers are kept too")
+        #expect(
+            await reopened.call("GET", APIPath.accountPhone, token: reopened.token("p1", .provider)).status == 200,
+            "numbers are kept too")
     }
 
-    @Test(arguments: ["0401234567", "+0401234567", "+1234567", "+1234567890123456", "+358 40 123 4567", "+35840abc4567", ""])
+    @Test(arguments: [
+        "0401234567", "+0401234567", "+1234567", "+1234567890123456", "+358 40 123 4567", "+35840abc4567", "",
+    ])
     func aPhoneNumberThatIsNotE164IsRefusedNamingTheField(_ text: String) async throws {
         let backend = TestBackend()
-        let r = await backend.call("PUT", APIPath.accountPhone, token: backend.token("c1", .customer), json: #"{"phoneNumber":"\#(text)"}"#)
+        let r = await backend.call(
+            "PUT", APIPath.accountPhone, token: backend.token("c1", .customer), json: #"{"phoneNumber":"\#(text)"}"#)
         #expect(r.status == 422)
         let errors = json(r.body)["errors"] as? [[String: Any]]
         #expect(errors?.first?["pointer"] as? String == "/phoneNumber")
@@ -185,15 +205,22 @@ import Synchronization
         let backend = await Self.makeSUT()
         let mine = await backend.call("GET", APIPath.accountPhone, token: backend.token("c1", .customer))
         #expect(json(mine.body)["phoneNumber"] as? String == Self.customerNumber)
-        #expect(await backend.call("GET", APIPath.accountPhone, token: backend.token("p1", .customer)).status == 404, "roles keep apart")
-        #expect(await backend.call("PUT", APIPath.accountPhone, token: backend.token("ops", .ops), json: #"{"phoneNumber":"+358401111111"}"#).status == 403)
+        #expect(
+            await backend.call("GET", APIPath.accountPhone, token: backend.token("p1", .customer)).status == 404,
+            "roles keep apart")
+        #expect(
+            await backend.call(
+                "PUT", APIPath.accountPhone, token: backend.token("ops", .ops),
+                json: #"{"phoneNumber":"+358401111111"}"#
+            ).status == 403)
     }
 }
 
 extension TestBackend {
     /// `PUT /v1/account/phone` for `account`; the status.
     func setPhone(_ account: String, _ role: Party, _ number: String) async -> Int {
-        await call("PUT", APIPath.accountPhone, token: token(account, role), json: #"{"phoneNumber":"\#(number)"}"#).status
+        await call("PUT", APIPath.accountPhone, token: token(account, role), json: #"{"phoneNumber":"\#(number)"}"#)
+            .status
     }
 
     /// `POST /v1/trips/{id}/call` for `account`, decoded.

@@ -21,7 +21,7 @@ import EnRouteModels
         "searching|cancel|ops": .cancelled,
         "driverAssigned|driverArrived|provider": .driverArrived,
         "driverAssigned|cancel|customer": .cancelled,
-        "driverAssigned|cancel|provider": .searching,     // the driver gives up: search again
+        "driverAssigned|cancel|provider": .searching,  // the driver gives up: search again
         "driverAssigned|cancel|backend": .cancelled,
         "driverAssigned|cancel|ops": .cancelled,
         "driverArrived|onTrip|provider": .onTrip,
@@ -35,12 +35,14 @@ import EnRouteModels
     static let rideMoves: [(String, TripMove)] = [
         ("assign", .assignProvider("p1")), ("noProvider", .noProviderFound), ("cancel", .cancel(reason: "r")),
         ("driverArrived", .ride(.driverArrived)), ("onTrip", .ride(.onTrip)), ("completed", .ride(.completed)),
-        ("searching", .ride(.searching)), ("merchantAccept", .merchantAccept(preparationMinutes: 5)), ("problem", .reportProblem("x")),
+        ("searching", .ride(.searching)), ("merchantAccept", .merchantAccept(preparationMinutes: 5)),
+        ("problem", .reportProblem("x")),
     ]
 
     static func ride(_ state: TripState) -> TripRecord {
-        var trip = TripRecord(id: "R1", kind: .ride, status: .ride(state), customerId: "c1",
-                              pickup: .init(lat: 60.17, lng: 24.94), dropoff: .init(lat: 60.19, lng: 24.96), createdAt: at)
+        var trip = TripRecord(
+            id: "R1", kind: .ride, status: .ride(state), customerId: "c1",
+            pickup: .init(lat: 60.17, lng: 24.94), dropoff: .init(lat: 60.19, lng: 24.96), createdAt: at)
         if state != .searching && state != .noDriversFound { trip.providerId = "p1" }
         return trip
     }
@@ -59,7 +61,8 @@ import EnRouteModels
         for (moveName, move) in Self.rideMoves {
             for party in Party.allCases {
                 let key = "\(state.rawValue)|\(moveName)|\(party.rawValue)"
-                let result = TripRules.apply(move, to: Self.ride(state), by: party, actorId: Self.actor(party), at: Self.at)
+                let result = TripRules.apply(
+                    move, to: Self.ride(state), by: party, actorId: Self.actor(party), at: Self.at)
                 switch (result, Self.rideAllowed[key]) {
                 case (.success(let next), let expected?):
                     #expect(next.status == .ride(expected), "\(key)")
@@ -77,18 +80,24 @@ import EnRouteModels
 
     @Test func onlyTheAssignedProviderMovesARide() {
         let trip = Self.ride(.driverAssigned)
-        guard case .failure = TripRules.apply(.ride(.driverArrived), to: trip, by: .provider, actorId: "p2", at: Self.at) else {
+        guard
+            case .failure = TripRules.apply(.ride(.driverArrived), to: trip, by: .provider, actorId: "p2", at: Self.at)
+        else {
             Issue.record("another provider moved the ride"); return
         }
-        guard case .failure = TripRules.apply(.cancel(reason: "x"), to: trip, by: .customer, actorId: "c2", at: Self.at) else {
+        guard case .failure = TripRules.apply(.cancel(reason: "x"), to: trip, by: .customer, actorId: "c2", at: Self.at)
+        else {
             Issue.record("another customer cancelled the ride"); return
         }
     }
 
     @Test func aProviderGivingUpBeforePickupReturnsTheRideToSearchingWithoutThem() throws {
         var trip = Self.ride(.driverAssigned)
-        trip.providerFix = ProviderFix(coordinate: .init(lat: 1, lng: 1), heading: 0, speed: 0, recordedAt: Self.at, seq: 3)
-        let next = try TripRules.apply(.cancel(reason: "flat tyre"), to: trip, by: .provider, actorId: "p1", at: Self.at).get()
+        trip.providerFix = ProviderFix(
+            coordinate: .init(lat: 1, lng: 1), heading: 0, speed: 0, recordedAt: Self.at, seq: 3)
+        let next = try TripRules.apply(
+            .cancel(reason: "flat tyre"), to: trip, by: .provider, actorId: "p1", at: Self.at
+        ).get()
         #expect(next.status == .ride(.searching))
         #expect(next.providerId == nil)
         #expect(next.providerFix == nil)
@@ -101,39 +110,54 @@ import EnRouteModels
         let step: MerchantStep
         let courier: Bool
         let problem: Bool
-        var testDescription: String { "\(status.rawValue)/\(step.rawValue)/\(courier ? "courier" : "none")\(problem ? "/problem" : "")" }
+        var testDescription: String {
+            "\(status.rawValue)/\(step.rawValue)/\(courier ? "courier" : "none")\(problem ? "/problem" : "")"
+        }
     }
 
     static let deliveryCases: [DeliveryCase] = DeliveryStatus.allCases.flatMap { status in
-        MerchantStep.allCases.flatMap { step in [false, true].flatMap { courier in [false, true].map { problem in
-            DeliveryCase(status: status, step: step, courier: courier, problem: problem)
-        } } }
+        MerchantStep.allCases.flatMap { step in
+            [false, true].flatMap { courier in
+                [false, true].map { problem in
+                    DeliveryCase(status: status, step: step, courier: courier, problem: problem)
+                }
+            }
+        }
     }
 
     static let deliveryMoves: [(String, TripMove)] = [
         ("merchantAccept", .merchantAccept(preparationMinutes: 10)), ("merchantReady", .merchantReady),
         ("assign", .assignProvider("p1")), ("onTheWay", .delivery(.onTheWay)), ("arriving", .delivery(.arriving)),
-        ("delivered", .delivery(.delivered)), ("cancel", .cancel(reason: "r")), ("problem", .reportProblem("Rider delayed")),
+        ("delivered", .delivery(.delivered)), ("cancel", .cancel(reason: "r")),
+        ("problem", .reportProblem("Rider delayed")),
         ("clearProblem", .clearProblem), ("driverArrived", .ride(.driverArrived)), ("noProvider", .noProviderFound),
     ]
 
     /// The delivery table as the spec states it, written as a predicate over the case.
-    static func expectedDelivery(_ c: DeliveryCase, _ move: String, _ party: Party) -> (DeliveryStatus, courier: Bool)? {
+    static func expectedDelivery(_ c: DeliveryCase, _ move: String, _ party: Party) -> (DeliveryStatus, courier: Bool)?
+    {
         let backend = party == .backend || party == .ops
         let terminal = c.status == .delivered || c.status == .cancelled
         switch move {
         case "merchantAccept" where c.status == .placed && party == .merchant: return (.picking, c.courier)
-        case "merchantReady" where c.status == .picking && c.step == .preparing && party == .merchant: return (.picking, c.courier)
-        case "assign" where (c.status == .placed || c.status == .picking) && !c.courier && (party == .provider || backend): return (c.status, true)
-        case "onTheWay" where c.status == .picking && c.step == .ready && c.courier && party == .provider: return (.onTheWay, true)
+        case "merchantReady" where c.status == .picking && c.step == .preparing && party == .merchant:
+            return (.picking, c.courier)
+        case "assign"
+        where (c.status == .placed || c.status == .picking) && !c.courier && (party == .provider || backend):
+            return (c.status, true)
+        case "onTheWay" where c.status == .picking && c.step == .ready && c.courier && party == .provider:
+            return (.onTheWay, true)
         case "arriving" where c.status == .onTheWay && c.courier && party == .provider: return (.arriving, true)
-        case "delivered" where (c.status == .onTheWay || c.status == .arriving) && c.courier && party == .provider: return (.delivered, true)
+        case "delivered" where (c.status == .onTheWay || c.status == .arriving) && c.courier && party == .provider:
+            return (.delivered, true)
         case "cancel" where !terminal && c.courier && party == .provider:
-            return (c.status == .placed ? .placed : .picking, false)   // the courier gives up: reassignment
-        case "cancel" where (c.status == .placed || c.status == .picking) && (party == .customer || party == .merchant || backend):
+            return (c.status == .placed ? .placed : .picking, false)  // the courier gives up: reassignment
+        case "cancel"
+        where (c.status == .placed || c.status == .picking) && (party == .customer || party == .merchant || backend):
             return (.cancelled, c.courier)
         case "cancel" where (c.status == .onTheWay || c.status == .arriving) && backend: return (.cancelled, c.courier)
-        case "problem" where !terminal && (backend || party == .merchant || (party == .provider && c.courier)): return (c.status, c.courier)
+        case "problem" where !terminal && (backend || party == .merchant || (party == .provider && c.courier)):
+            return (c.status, c.courier)
         case "clearProblem" where !terminal && c.problem && backend: return (c.status, c.courier)
         default: return nil
         }
@@ -141,8 +165,9 @@ import EnRouteModels
 
     @Test(arguments: deliveryCases)
     func deliveryMovesFollowTheTableForEveryParty(_ c: DeliveryCase) {
-        var trip = TripRecord(id: "D1", kind: .delivery, status: .delivery(c.status), customerId: "c1",
-                              pickup: .init(lat: 60.17, lng: 24.93), dropoff: .init(lat: 60.18, lng: 24.95), createdAt: Self.at)
+        var trip = TripRecord(
+            id: "D1", kind: .delivery, status: .delivery(c.status), customerId: "c1",
+            pickup: .init(lat: 60.17, lng: 24.93), dropoff: .init(lat: 60.18, lng: 24.95), createdAt: Self.at)
         trip.merchantId = "m1"
         trip.merchantStep = c.step
         trip.providerId = c.courier ? "p1" : nil
@@ -168,32 +193,47 @@ import EnRouteModels
     }
 
     @Test func merchantAcceptStatesAPreparationTimeAndReadyMarksIt() throws {
-        var trip = TripRecord(id: "D1", kind: .delivery, status: .delivery(.placed), customerId: "c1",
-                              pickup: .init(lat: 60.17, lng: 24.93), dropoff: .init(lat: 60.18, lng: 24.95), createdAt: Self.at)
+        var trip = TripRecord(
+            id: "D1", kind: .delivery, status: .delivery(.placed), customerId: "c1",
+            pickup: .init(lat: 60.17, lng: 24.93), dropoff: .init(lat: 60.18, lng: 24.95), createdAt: Self.at)
         trip.merchantId = "m1"
         trip.merchantStep = .pending
-        let accepted = try TripRules.apply(.merchantAccept(preparationMinutes: 12), to: trip, by: .merchant, actorId: "m1", at: Self.at).get()
+        let accepted = try TripRules.apply(
+            .merchantAccept(preparationMinutes: 12), to: trip, by: .merchant, actorId: "m1", at: Self.at
+        ).get()
         #expect(accepted.merchantStep == .preparing)
         #expect(accepted.readyAt == Self.at.addingTimeInterval(720))
-        let ready = try TripRules.apply(.merchantReady, to: accepted, by: .merchant, actorId: "m1", at: Self.at.addingTimeInterval(600)).get()
+        let ready = try TripRules.apply(
+            .merchantReady, to: accepted, by: .merchant, actorId: "m1", at: Self.at.addingTimeInterval(600)
+        ).get()
         #expect(ready.merchantStep == .ready)
         #expect(ready.version == 3)
-        guard case .failure = TripRules.apply(.merchantAccept(preparationMinutes: 1), to: trip, by: .merchant, actorId: "m2", at: Self.at) else {
+        guard
+            case .failure = TripRules.apply(
+                .merchantAccept(preparationMinutes: 1), to: trip, by: .merchant, actorId: "m2", at: Self.at)
+        else {
             Issue.record("another merchant accepted the order"); return
         }
     }
 
     @Test func aStatusMoveClearsTheProblemAndTerminalOrdersNeverReopen() throws {
-        var trip = TripRecord(id: "D1", kind: .delivery, status: .delivery(.onTheWay), customerId: "c1",
-                              pickup: .init(lat: 60.17, lng: 24.93), dropoff: .init(lat: 60.18, lng: 24.95), createdAt: Self.at)
+        var trip = TripRecord(
+            id: "D1", kind: .delivery, status: .delivery(.onTheWay), customerId: "c1",
+            pickup: .init(lat: 60.17, lng: 24.93), dropoff: .init(lat: 60.18, lng: 24.95), createdAt: Self.at)
         trip.providerId = "p1"
         trip.problem = "Rider delayed"
-        let arriving = try TripRules.apply(.delivery(.arriving), to: trip, by: .provider, actorId: "p1", at: Self.at).get()
+        let arriving = try TripRules.apply(.delivery(.arriving), to: trip, by: .provider, actorId: "p1", at: Self.at)
+            .get()
         #expect(arriving.problem == nil)
-        let delivered = try TripRules.apply(.delivery(.delivered), to: arriving, by: .provider, actorId: "p1", at: Self.at).get()
+        let delivered = try TripRules.apply(
+            .delivery(.delivered), to: arriving, by: .provider, actorId: "p1", at: Self.at
+        ).get()
         for (_, move) in Self.deliveryMoves {
             for party in Party.allCases {
-                guard case .failure = TripRules.apply(move, to: delivered, by: party, actorId: Self.actor(party), at: Self.at) else {
+                guard
+                    case .failure = TripRules.apply(
+                        move, to: delivered, by: party, actorId: Self.actor(party), at: Self.at)
+                else {
                     Issue.record("delivered reopened by \(party) \(move)"); return
                 }
             }

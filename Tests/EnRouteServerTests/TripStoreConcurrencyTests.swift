@@ -16,8 +16,10 @@ import TestSupport
 
     /// A placed order from m1 to c1, at version 1.
     static func order(_ id: String = "O1") -> TripRecord {
-        var trip = TripRecord(id: id, kind: .delivery, status: .delivery(.placed), customerId: "c1",
-                              pickup: Coordinate(lat: 60.1689, lng: 24.9316), dropoff: Coordinate(lat: 60.1841, lng: 24.9497), createdAt: at)
+        var trip = TripRecord(
+            id: id, kind: .delivery, status: .delivery(.placed), customerId: "c1",
+            pickup: Coordinate(lat: 60.1689, lng: 24.9316), dropoff: Coordinate(lat: 60.1841, lng: 24.9497),
+            createdAt: at)
         trip.merchantId = "m1"
         trip.items = [OrderItem(sku: "coffee", quantity: 1)]
         trip.merchantStep = .pending
@@ -25,8 +27,9 @@ import TestSupport
     }
 
     static func service(_ store: any TripStore, conflictRetries: Int = 8) -> TripService {
-        TripService(store: store, directory: TestDirectory.helsinki, ids: SequentialIDGenerator(prefix: "T"),
-                    conflictRetries: conflictRetries, now: { at })
+        TripService(
+            store: store, directory: TestDirectory.helsinki, ids: SequentialIDGenerator(prefix: "T"),
+            conflictRetries: conflictRetries, now: { at })
     }
 
     /// The in-memory store with a hook between each transaction's body and its commit: it yields there
@@ -52,19 +55,29 @@ import TestSupport
             afterCommitHook.withLock { $0 = hook }
         }
 
-        override func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        override func transaction<T: Sendable>(
+            _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+        ) async throws -> T {
             let result = try await inner(body)
-            if !Self.inHook, let hook = afterCommitHook.withLock({ h in defer { h = nil }; return h }) {
+            if !Self.inHook,
+                let hook = afterCommitHook.withLock({ h in
+                    defer { h = nil }; return h
+                })
+            {
                 try await Self.$inHook.withValue(true) { try await hook() }
             }
             return result
         }
 
-        private func inner<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+        private func inner<T: Sendable>(
+            _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+        ) async throws -> T {
             try await base.transaction { [self] tx in
                 let result = try await body(tx)
                 for _ in 0..<yields { await Task.yield() }
-                if !Self.inHook, hookRuns.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue > 0, let hook = hook.withLock({ $0 }) {
+                if !Self.inHook, hookRuns.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue > 0,
+                    let hook = hook.withLock({ $0 })
+                {
                     try await Self.$inHook.withValue(true) { try await hook() }
                 }
                 return result
@@ -76,14 +89,18 @@ import TestSupport
     static func seed(_ store: any TripStore, _ trip: TripRecord) async throws {
         try await store.transaction { tx in
             try await tx.insert(trip)
-            try await tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name, actorRole: .customer,
-                                               actorId: trip.customerId, serverTime: trip.createdAt))
+            try await tx.append(
+                ChangeLogEntry(
+                    tripId: trip.id, version: trip.version, status: trip.status.name, actorRole: .customer,
+                    actorId: trip.customerId, serverTime: trip.createdAt))
         }
     }
 
     /// Opens transaction A, which waits (yielding, bounded) for transaction B to commit before it finishes;
     /// returns whether B committed while A was still open, and how many transactions were open inside B.
-    static func holdOneOpenWhileAnotherCommits(_ store: any TripStore, yields: Int) async throws -> (bCommittedInsideA: Bool, openInsideB: Int?) {
+    static func holdOneOpenWhileAnotherCommits(
+        _ store: any TripStore, yields: Int
+    ) async throws -> (bCommittedInsideA: Bool, openInsideB: Int?) {
         let aOpen = Atomic<Bool>(false), bDone = Atomic<Bool>(false)
         let a = Task {
             try await store.transaction { tx in
@@ -155,7 +172,9 @@ import TestSupport
         await #expect(throws: TripStoreConflict.self) { try await a.value }
         #expect(try store.trip(id: "O1")?.problem == "from B")
         #expect(try store.trip(id: "O1")?.version == 2)
-        #expect(try await store.dueOutbox(topic: "apns", now: Self.at, limit: 10).isEmpty, "the loser's outbox message was not written")
+        #expect(
+            try await store.dueOutbox(topic: "apns", now: Self.at, limit: 10).isEmpty,
+            "the loser's outbox message was not written")
         // A stale expected version is refused at once.
         await #expect(throws: TripStoreConflict.self) {
             try await store.transaction { tx in try await tx.update(Self.order(), expectedVersion: 1) }
@@ -203,7 +222,9 @@ import TestSupport
         // A move loses only to another move's commit, so 49 retries always suffice for 50 moves.
         let service = Self.service(store, conflictRetries: 49)
         let results = try await withThrowingTaskGroup(of: TripRecord.self) { group in
-            for i in 0..<50 { group.addTask { try await service.move("O1", .reportProblem("problem \(i)"), by: Self.ops) } }
+            for i in 0..<50 {
+                group.addTask { try await service.move("O1", .reportProblem("problem \(i)"), by: Self.ops) }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(service.conflictsRetried > 0, "the moves really overlapped")
@@ -238,7 +259,9 @@ import TestSupport
     @Test func aRideRequestedWhileAnotherIsCommittingIsRetriedIntoAlreadyActive() async throws {
         let store = InterleavingStore()
         let service = Self.service(store)
-        let request = TripRequest(pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497), productID: "economy")
+        let request = TripRequest(
+            pickup: Coordinate(lat: 60.1699, lng: 24.9384), dropoff: Coordinate(lat: 60.1841, lng: 24.9497),
+            productID: "economy")
         let customer = Account(id: "c1", role: .customer)
         let other = Mutex<TripRecord?>(nil)
         // Both read "no active ride"; the other commits first, so this one must not insert a second.
@@ -262,7 +285,9 @@ import TestSupport
         let store = InterleavingStore()
         let service = Self.service(store)
         let scope = IdempotencyScope(accountId: "c1", method: "POST", path: "/v1/trips", key: "key-12345")
-        let context = IdempotencyContext(scope: scope, fingerprint: "f") { _ in StoredResponse(status: 201, contentType: "", body: []) }
+        let context = IdempotencyContext(scope: scope, fingerprint: "f") { _ in
+            StoredResponse(status: 201, contentType: "", body: [])
+        }
         let other = Mutex<IdempotencyClaim?>(nil)
         store.beforeCommit {
             let claim = try await service.claim(context)

@@ -8,26 +8,37 @@ import TestSupport
 /// `TwilioProxyRelay` against the Twilio Proxy stand-in: the requests Twilio documents, and the whole call flow on it.
 @Suite struct TwilioProxyRelayTests {
     static func makeSUT(_ standIn: TwilioProxyStandIn, token: String? = nil) -> TwilioProxyRelay {
-        TwilioProxyRelay(configuration: TwilioProxyConfiguration(username: standIn.accountSid, password: token ?? standIn.authToken,
-                                                                 serviceSid: standIn.serviceSid, baseURL: URL(string: "https://proxy.twilio.test")!),
-                         client: InProcessHTTPClient(router: standIn.router()))
+        TwilioProxyRelay(
+            configuration: TwilioProxyConfiguration(
+                username: standIn.accountSid, password: token ?? standIn.authToken,
+                serviceSid: standIn.serviceSid, baseURL: URL(string: "https://proxy.twilio.test")!),
+            client: InProcessHTTPClient(router: standIn.router()))
     }
 
     @Test func aSessionIsOpenedWithItsTtlGivenTwoParticipantsAndClosed() async throws {
         let standIn = TwilioProxyStandIn()
         let relay = Self.makeSUT(standIn)
         let session = try await relay.openSession(tripId: "T1", ttlSeconds: 21600)
-        let a = try await relay.addParticipant(session: session, number: E164PhoneNumber("+358401111111")!, label: "customer")
-        let b = try await relay.addParticipant(session: session, number: E164PhoneNumber("+358502222222")!, label: "provider")
+        let a = try await relay.addParticipant(
+            session: session, number: E164PhoneNumber("+358401111111")!, label: "customer")
+        let b = try await relay.addParticipant(
+            session: session, number: E164PhoneNumber("+358502222222")!, label: "provider")
         #expect(a.e164 == "+15005550001" && b.e164 == "+15005550001")
         try await relay.closeSession(session)
         #expect(standIn.sessions.map(\.status) == ["closed"])
         let requests = standIn.requests
-        #expect(requests.map(\.path) == ["/v1/Services/\(standIn.serviceSid)/Sessions", "/v1/Services/\(standIn.serviceSid)/Sessions/\(session)/Participants",
-                                         "/v1/Services/\(standIn.serviceSid)/Sessions/\(session)/Participants", "/v1/Services/\(standIn.serviceSid)/Sessions/\(session)"])
+        #expect(
+            requests.map(\.path) == [
+                "/v1/Services/\(standIn.serviceSid)/Sessions",
+                "/v1/Services/\(standIn.serviceSid)/Sessions/\(session)/Participants",
+                "/v1/Services/\(standIn.serviceSid)/Sessions/\(session)/Participants",
+                "/v1/Services/\(standIn.serviceSid)/Sessions/\(session)",
+            ])
         #expect(requests.allSatisfy { $0.method == "POST" && $0.contentType == "application/x-www-form-urlencoded" })
         #expect(requests[0].form == ["Ttl": "21600", "Mode": "voice-only"])
-        #expect(requests[1].form == ["Identifier": "+358401111111", "FriendlyName": "customer"], "the + is sent encoded, not as a space")
+        #expect(
+            requests[1].form == ["Identifier": "+358401111111", "FriendlyName": "customer"],
+            "the + is sent encoded, not as a space")
         #expect(requests[3].form == ["Status": "closed"])
     }
 

@@ -13,7 +13,8 @@ import PostgresKit
     static func uploads(_ db: TestDatabase) throws -> any ProofUploadStore {
         switch db {
         case .sqlite(let file): try SQLiteProofUploadStore(tripStore: SQLiteTripStore(path: file.path))
-        case .postgres(let url, let schema): try PostgresProofUploadStore(tripStore: PostgresTripStore(url: url, schema: schema))
+        case .postgres(let url, let schema):
+            try PostgresProofUploadStore(tripStore: PostgresTripStore(url: url, schema: schema))
         }
     }
 
@@ -32,14 +33,16 @@ import PostgresKit
     static func sessions(_ db: TestDatabase) throws -> any ContactSessionStore {
         switch db {
         case .sqlite(let file): try SQLiteContactSessionStore(tripStore: SQLiteTripStore(path: file.path))
-        case .postgres(let url, let schema): try PostgresContactSessionStore(tripStore: PostgresTripStore(url: url, schema: schema))
+        case .postgres(let url, let schema):
+            try PostgresContactSessionStore(tripStore: PostgresTripStore(url: url, schema: schema))
         }
     }
 
     static func phoneBook(_ db: TestDatabase) throws -> any PhoneBook {
         switch db {
         case .sqlite(let file): try SQLiteDirectory(path: file.path)
-        case .postgres(let url, let schema): try PostgresDirectory(tripStore: PostgresTripStore(url: url, schema: schema))
+        case .postgres(let url, let schema):
+            try PostgresDirectory(tripStore: PostgresTripStore(url: url, schema: schema))
         }
     }
     @Test func aDiskBlobAppendDropsWhatACrashLeftPastTheOffset() async throws {
@@ -51,18 +54,24 @@ import PostgresKit
         // Bytes 3 and 4 reached the disk but their offset never reached the database: the append at 2 replaces them.
         #expect(try await blobs.append("u1", at: 2, [9]) == 3)
         #expect(try await blobs.read("u1") == [1, 2, 9])
-        await #expect(throws: BlobStoreError.gap(id: "u1", length: 3, offset: 5)) { try await blobs.append("u1", at: 5, [0]) }
+        await #expect(throws: BlobStoreError.gap(id: "u1", length: 3, offset: 5)) {
+            try await blobs.append("u1", at: 5, [0])
+        }
         let reopened = try DiskBlobStore(directory: db.folder.appendingPathComponent("blobs"))
         #expect(try await reopened.read("u1") == [1, 2, 9])
         try await reopened.delete("u1")
         await #expect(throws: BlobStoreError.missing("u1")) { try await reopened.append("u1", at: 0, [1]) }
     }
 
-    @Test(arguments: StoreBacking.all) func uploadStateAndTheTripsProofSurviveAReopen(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func uploadStateAndTheTripsProofSurviveAReopen(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database("uploads")
         defer { db.remove() }
-        let upload = ProofUpload(id: "u1", tripId: "T1", providerId: "p1", kind: .signature, contentType: "image/svg+xml", length: 10, offset: 4,
-                                 createdAt: Rows.t0)
+        let upload = ProofUpload(
+            id: "u1", tripId: "T1", providerId: "p1", kind: .signature, contentType: "image/svg+xml", length: 10,
+            offset: 4,
+            createdAt: Rows.t0)
         do {
             let store = try Self.uploads(db)
             try await store.save(upload)
@@ -81,30 +90,39 @@ import PostgresKit
         #expect(try await store.upload(id: "u1") == nil)
     }
 
-    @Test(arguments: StoreBacking.all) func onlyOpenSessionsAreOpenAndTheNewestIsTheTrips(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func onlyOpenSessionsAreOpenAndTheNewestIsTheTrips(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database("sessions")
         defer { db.remove() }
         let store = try Self.sessions(db)
-        var old = ContactSession(relaySessionId: "S1", tripId: "T1", customerId: "c1", providerId: "p1", customerDials: "+3587000001",
-                                 providerDials: "+3587000001", openedAt: Rows.t0)
+        var old = ContactSession(
+            relaySessionId: "S1", tripId: "T1", customerId: "c1", providerId: "p1", customerDials: "+3587000001",
+            providerDials: "+3587000001", openedAt: Rows.t0)
         try await store.save(old)
         old.closedAt = Rows.t0.addingTimeInterval(60)
         try await store.save(old)
-        let new = ContactSession(relaySessionId: "S2", tripId: "T1", customerId: "c1", providerId: "p2", customerDials: "+3587000002",
-                                 providerDials: "+3587000001", openedAt: Rows.t0.addingTimeInterval(61))
+        let new = ContactSession(
+            relaySessionId: "S2", tripId: "T1", customerId: "c1", providerId: "p2", customerDials: "+3587000002",
+            providerDials: "+3587000001", openedAt: Rows.t0.addingTimeInterval(61))
         try await store.save(new)
         #expect(try await store.openSession(tripId: "T1") == new)
         #expect(try await store.openSessions() == [new])
     }
 
-    @Test(arguments: StoreBacking.all) func phoneNumbersAreKeptPerAccountAndRoleAcrossAReopen(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func phoneNumbersAreKeptPerAccountAndRoleAcrossAReopen(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database("phones")
         defer { db.remove() }
         do {
             let directory = try Self.phoneBook(db)
-            try await directory.setPhoneNumber(E164PhoneNumber("+358401111111")!, for: Account(id: "a1", role: .customer))
-            try await directory.setPhoneNumber(E164PhoneNumber("+358502222222")!, for: Account(id: "a1", role: .provider))
-            try await directory.setPhoneNumber(E164PhoneNumber("+358403333333")!, for: Account(id: "a1", role: .customer))
+            try await directory.setPhoneNumber(
+                E164PhoneNumber("+358401111111")!, for: Account(id: "a1", role: .customer))
+            try await directory.setPhoneNumber(
+                E164PhoneNumber("+358502222222")!, for: Account(id: "a1", role: .provider))
+            try await directory.setPhoneNumber(
+                E164PhoneNumber("+358403333333")!, for: Account(id: "a1", role: .customer))
         }
         let directory = try Self.phoneBook(db)
         #expect(directory.phoneNumber(of: Account(id: "a1", role: .customer))?.e164 == "+358403333333")

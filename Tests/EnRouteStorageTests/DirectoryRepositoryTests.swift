@@ -21,24 +21,30 @@ import TestSupport
         switch kind {
         case .memory: return (InMemoryDirectory(), nil)
         case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-directory-\(UUID().uuidString)")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "enroute-directory-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             return (try SQLiteDirectory(path: dir.appendingPathComponent("enroute.sqlite").path), dir)
         case .postgres:
             // A fresh schema, left for the scratch cluster's next reset (the directory's view is loaded on open).
-            let trips = try PostgresTripStore(url: PostgresTestServer.url ?? "", schema: PostgresTestServer.freshSchema("directory"))
+            let trips = try PostgresTripStore(
+                url: PostgresTestServer.url ?? "", schema: PostgresTestServer.freshSchema("directory"))
             return (try PostgresDirectory(tripStore: trips), nil)
         }
     }
 
     static let kamppi = TestDirectory.helsinki.merchant(id: "m1")!
-    static let aino = ProviderProfile(id: "rider-1", firstName: "Aino", lastName: "Virtanen", vehicle: Vehicle(model: "Cargo e-bike", plate: "EB-101"),
-                                      rating: 4.9, photoURL: URL(string: "https://photos.enroute.invalid/providers/rider-1.jpg")!)
+    static let aino = ProviderProfile(
+        id: "rider-1", firstName: "Aino", lastName: "Virtanen",
+        vehicle: Vehicle(model: "Cargo e-bike", plate: "EB-101"),
+        rating: 4.9, photoURL: URL(string: "https://photos.enroute.invalid/providers/rider-1.jpg")!)
 
     static func merchant(_ id: String) -> Merchant {
-        Merchant(id: id, name: "Shop \(id)", address: "Mannerheimintie \(id.count), 00100 Helsinki", position: Coordinate(lat: 60.17, lng: 24.94),
-                 openingHours: [OpeningHours(day: "mon", opens: "09:00", closes: "17:00")],
-                 catalogue: [CatalogueItem(sku: "x-\(id)", name: "Thing", price: Money(amountMinor: 100, currency: "EUR"))])
+        Merchant(
+            id: id, name: "Shop \(id)", address: "Mannerheimintie \(id.count), 00100 Helsinki",
+            position: Coordinate(lat: 60.17, lng: 24.94),
+            openingHours: [OpeningHours(day: "mon", opens: "09:00", closes: "17:00")],
+            catalogue: [CatalogueItem(sku: "x-\(id)", name: "Thing", price: Money(amountMinor: 100, currency: "EUR"))])
     }
 
     @Test(arguments: Kind.configured)
@@ -48,8 +54,9 @@ import TestSupport
         #expect(try await directory.save(Self.kamppi) == true)
         #expect(directory.merchant(id: "m1") == Self.kamppi)
         #expect(try await directory.merchants(after: nil, limit: 10).items == [Self.kamppi])
-        let smaller = Merchant(id: "m1", name: "Kamppi Kitchen", address: Self.kamppi.address, position: Self.kamppi.position,
-                               catalogue: [CatalogueItem(sku: "tea", name: "Green tea", price: Money(amountMinor: 280, currency: "EUR"))])
+        let smaller = Merchant(
+            id: "m1", name: "Kamppi Kitchen", address: Self.kamppi.address, position: Self.kamppi.position,
+            catalogue: [CatalogueItem(sku: "tea", name: "Green tea", price: Money(amountMinor: 280, currency: "EUR"))])
         #expect(try await directory.save(smaller) == false)
         // The lookup the order path makes sees the replacement at once, and the store holds it alone.
         #expect(directory.merchant(id: "m1") == smaller)
@@ -64,9 +71,13 @@ import TestSupport
         #expect(directory.provider(id: "rider-1").firstName == "Rider-1")  // a plain stand-in until a profile exists
         #expect(try await directory.save(Self.aino) == true)
         #expect(directory.storedProvider(id: "rider-1") == Self.aino)
-        #expect(directory.provider(id: "rider-1").driver == Driver(id: "rider-1", name: "Aino V.", carModel: "Cargo e-bike", plate: "EB-101",
-                                                                   rating: 4.9, photoURL: Self.aino.photoURL))
-        let walking = ProviderProfile(id: "rider-1", firstName: "Aino", lastName: "V", vehicle: nil, rating: 4.5, photoURL: Self.aino.photoURL)
+        #expect(
+            directory.provider(id: "rider-1").driver
+                == Driver(
+                    id: "rider-1", name: "Aino V.", carModel: "Cargo e-bike", plate: "EB-101",
+                    rating: 4.9, photoURL: Self.aino.photoURL))
+        let walking = ProviderProfile(
+            id: "rider-1", firstName: "Aino", lastName: "V", vehicle: nil, rating: 4.5, photoURL: Self.aino.photoURL)
         #expect(try await directory.save(walking) == false)
         #expect(try await directory.providers(after: nil, limit: 5).items == [walking])
     }
@@ -87,7 +98,8 @@ import TestSupport
     }
 
     @Test func theSQLiteDirectoryLivesBesideTheTripsAndSurvivesAReopen() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-directory-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-directory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("enroute.sqlite").path

@@ -37,7 +37,8 @@ import TestSupport
     }
 
     /// Starts a transaction that writes `first` and then holds the writer until `gate` opens; returns once it holds it.
-    static func hold(_ writer: SQLiteWriter, _ gate: Gate, writing first: String) async throws -> Task<Void, any Error> {
+    static func hold(_ writer: SQLiteWriter, _ gate: Gate, writing first: String) async throws -> Task<Void, any Error>
+    {
         let holding = Atomic(false)
         let task = Task {
             try await writer.transaction { db in
@@ -56,12 +57,13 @@ import TestSupport
         var tasks: [Task<Void, any Error>] = []
         for name in names {
             let queued = writer.queuedTurns
-            tasks.append(Task {
-                try await writer.transaction { db in
-                    try insert(name, db)
-                    if name == "refused" { throw Refused() }
-                }
-            })
+            tasks.append(
+                Task {
+                    try await writer.transaction { db in
+                        try insert(name, db)
+                        if name == "refused" { throw Refused() }
+                    }
+                })
             try await eventually("\(name) waits for its turn") { writer.queuedTurns == queued + 1 }
         }
         return tasks
@@ -76,7 +78,8 @@ import TestSupport
         let before = writer.groupsCommitted
         await gate.open()
         try await first.value
-        #expect(try Self.committed(path) == ["a", "b", "c", "d"], "the first caller goes on only once its group committed")
+        #expect(
+            try Self.committed(path) == ["a", "b", "c", "d"], "the first caller goes on only once its group committed")
         for task in queued { try await task.value }
         #expect(writer.groupsCommitted == before + 1, "four transactions, one commit")
     }
@@ -100,16 +103,22 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let order = Log()
         let busy = DispatchSemaphore(value: 0)
-        defer { busy.signal() }   // a failed wait below leaves no queue blocked for good (a second signal is harmless)
+        defer { busy.signal() }  // a failed wait below leaves no queue blocked for good (a second signal is harmless)
         writer.async { _ in
             busy.wait()
             order.append("commit under way")
         }
-        let transaction = Task { try await writer.transaction { db in try Self.insert("a", db); order.append("transaction") } }
+        let transaction = Task {
+            try await writer.transaction { db in
+                try Self.insert("a", db); order.append("transaction")
+            }
+        }
         try await eventually("the transaction is in line") { writer.queuedTurns == 1 }
         let after = Task {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                writer.async { _ in order.append("work asked for after"); done.resume() }
+                writer.async { _ in
+                    order.append("work asked for after"); done.resume()
+                }
             }
         }
         try await eventually("the work is in line") { writer.queuedTurns == 2 }
@@ -136,7 +145,11 @@ import TestSupport
     @Test func aFirstTransactionThatFailsLeavesNothingAndTheNextStartsAfresh() async throws {
         let (writer, path, dir) = try Self.writer()
         defer { try? FileManager.default.removeItem(at: dir) }
-        await #expect(throws: Refused.self) { try await writer.transaction { db in try Self.insert("x", db); throw Refused() } }
+        await #expect(throws: Refused.self) {
+            try await writer.transaction { db in
+                try Self.insert("x", db); throw Refused()
+            }
+        }
         try await writer.transaction { db in try Self.insert("y", db) }
         #expect(try Self.committed(path) == ["y"])
         #expect(!writer.db.inTransaction)

@@ -16,7 +16,9 @@ import EnRoutePostgres
 
     /// The offer store of `kind` and the trip store it reads, holding the searching rides T1 and T2 (distinct
     /// customers). The in-memory offer store asks the in-memory trip store, as the backend wires it.
-    static func makeSUT(_ kind: Kind, databaseClock: Bool = false) async throws
+    static func makeSUT(
+        _ kind: Kind, databaseClock: Bool = false
+    ) async throws
         -> (any OfferStore, any TripStore, @Sendable () -> Void)
     {
         let now: @Sendable () -> Date = { Rows.t0 }
@@ -24,7 +26,9 @@ import EnRoutePostgres
         switch kind {
         case .memory:
             let store = InMemoryTripStore()
-            (offers, trips, cleanup) = (InMemoryOfferStore(tripWaiting: { (try? store.trip(id: $0))?.waitsForProvider ?? false }), store, {})
+            (offers, trips, cleanup) = (
+                InMemoryOfferStore(tripWaiting: { (try? store.trip(id: $0))?.waitsForProvider ?? false }), store, {}
+            )
         case .sqlite:
             let database = try TemporaryDatabase("offers")
             let store = try SQLiteTripStore(path: database.path)
@@ -42,8 +46,12 @@ import EnRoutePostgres
         return (offers, trips, cleanup)
     }
 
-    static func offer(_ id: String, trip: String = "T1", expiresIn seconds: TimeInterval = 15, from start: Date = Rows.t0) -> Offer {
-        Offer(offerId: id, tripId: trip, pickup: Rows.pickup, dropoff: Rows.dropoff, expiresAt: start.addingTimeInterval(seconds))
+    static func offer(
+        _ id: String, trip: String = "T1", expiresIn seconds: TimeInterval = 15, from start: Date = Rows.t0
+    ) -> Offer {
+        Offer(
+            offerId: id, tripId: trip, pickup: Rows.pickup, dropoff: Rows.dropoff,
+            expiresAt: start.addingTimeInterval(seconds))
     }
 
     @Test(arguments: Kind.configured)
@@ -52,7 +60,9 @@ import EnRoutePostgres
         defer { cleanup() }
         #expect(try await store.open(Self.offer("O1"), to: "p1", now: Rows.t0))
         #expect(try await store.open(Self.offer("O2"), to: "p2", now: Rows.t0) == false, "the trip already has one")
-        #expect(try await store.open(Self.offer("O3", trip: "T2"), to: "p1", now: Rows.t0) == false, "the provider already holds one")
+        #expect(
+            try await store.open(Self.offer("O3", trip: "T2"), to: "p1", now: Rows.t0) == false,
+            "the provider already holds one")
         #expect(try await store.open(Self.offer("O4", trip: "T2"), to: "p2", now: Rows.t0))
         #expect(store.holders() == ["p1", "p2"])
         #expect(store.liveOffer(heldBy: "p1")?.offer.offerId == "O1")
@@ -74,12 +84,17 @@ import EnRoutePostgres
             return try await group.reduce(into: [OfferClaim]()) { $0.append($1) }
         }
         #expect(claims.filter { if case .claimed = $0 { true } else { false } }.count == 1)
-        #expect(claims.allSatisfy { if case .claimed = $0 { true } else if case .busy("T1") = $0 { true } else { false } })
+        #expect(
+            claims.allSatisfy { if case .claimed = $0 { true } else if case .busy("T1") = $0 { true } else { false } })
         // A claimed offer is not withdrawn or expired underneath its accept.
         #expect(try await store.close("O1", .expired, unlessAccepting: true) == nil)
         #expect(try await store.close("O1", .accepted, unlessAccepting: false)?.accepting == true)
-        #expect(try await store.claim("O1", by: "p1", now: Rows.t0) == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .accepted), justExpired: false))
-        #expect(try await store.claim("O1", by: "p2", now: Rows.t0) == .notFound, "another provider's claim finds nothing")
+        #expect(
+            try await store.claim("O1", by: "p1", now: Rows.t0)
+                == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .accepted), justExpired: false)
+        )
+        #expect(
+            try await store.claim("O1", by: "p2", now: Rows.t0) == .notFound, "another provider's claim finds nothing")
         #expect(store.holders().isEmpty)
     }
 
@@ -89,8 +104,12 @@ import EnRoutePostgres
         defer { cleanup() }
         _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
         let late = Rows.t0.addingTimeInterval(16)
-        #expect(try await store.claim("O1", by: "p1", now: late) == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .expired), justExpired: true))
-        #expect(try await store.claim("O1", by: "p1", now: late) == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .expired), justExpired: false))
+        #expect(
+            try await store.claim("O1", by: "p1", now: late)
+                == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .expired), justExpired: true))
+        #expect(
+            try await store.claim("O1", by: "p1", now: late)
+                == .ended(OfferRecord(offer: Self.offer("O1"), providerId: "p1", ending: .expired), justExpired: false))
     }
 
     @Test(arguments: Kind.configured)
@@ -98,8 +117,12 @@ import EnRoutePostgres
         let (store, _, cleanup) = try await Self.makeSUT(kind)
         defer { cleanup() }
         _ = try await store.open(Self.offer("O1", expiresIn: 15), to: "p1", now: Rows.t0)
-        #expect(try await store.open(Self.offer("O2", trip: "T2"), to: "p1", now: Rows.t0.addingTimeInterval(10)) == false)
-        #expect(try await store.open(Self.offer("O3", trip: "T2", from: Rows.t0.addingTimeInterval(20)), to: "p1", now: Rows.t0.addingTimeInterval(20)))
+        #expect(
+            try await store.open(Self.offer("O2", trip: "T2"), to: "p1", now: Rows.t0.addingTimeInterval(10)) == false)
+        #expect(
+            try await store.open(
+                Self.offer("O3", trip: "T2", from: Rows.t0.addingTimeInterval(20)), to: "p1",
+                now: Rows.t0.addingTimeInterval(20)))
         #expect(try store.offer(id: "O1")?.ending == .expired)
     }
 
@@ -111,7 +134,9 @@ import EnRoutePostgres
         _ = try await store.claim("O1", by: "p1", now: Rows.t0)
         _ = try await store.close("O1", .accepted, unlessAccepting: false)
         #expect(try await store.open(Self.offer("O2"), to: "p2", now: Rows.t0))
-        guard case .claimed = try await store.claim("O2", by: "p2", now: Rows.t0) else { Issue.record("the second offer was not claimable"); return }
+        guard case .claimed = try await store.claim("O2", by: "p2", now: Rows.t0) else {
+            Issue.record("the second offer was not claimable"); return
+        }
         #expect(try await store.close("O2", .accepted, unlessAccepting: false) != nil)
         #expect(try store.offer(id: "O1")?.ending == .accepted)
     }
@@ -137,13 +162,19 @@ import EnRoutePostgres
             taken.providerId = "p8"
             try await tx.insert(taken)
         }
-        #expect(try await store.open(Self.offer("O3", trip: "D1"), to: "p1", now: Rows.t0), "a delivery being picked, without a courier")
-        #expect(try await store.open(Self.offer("O4", trip: "D2"), to: "p2", now: Rows.t0) == false, "a delivery a courier took")
+        #expect(
+            try await store.open(Self.offer("O3", trip: "D1"), to: "p1", now: Rows.t0),
+            "a delivery being picked, without a courier")
+        #expect(
+            try await store.open(Self.offer("O4", trip: "D2"), to: "p2", now: Rows.t0) == false,
+            "a delivery a courier took")
         #expect(try await store.open(Self.offer("O5", trip: "T2"), to: "p2", now: Rows.t0), "a searching ride")
     }
 
-    /// One node runs a trip's search: the lease is taken once, kept by its holder's heartbeat, and taken over only after
-    /// it ran out; a holder stopped past its lease finds, when it resumes, that it lost it, and its heartbeat steals nothing.
+    /// One node runs a trip's search: the lease is taken once, kept by its holder's heartbeat, and taken over only
+    /// after
+    /// it ran out; a holder stopped past its lease finds, when it resumes, that it lost it, and its heartbeat steals
+    /// nothing.
     @Test(arguments: Kind.configured)
     func aSearchLeaseHasOneHolderAndPassesOnOnlyWhenItRunsOut(_ kind: Kind) async throws {
         let (store, _, cleanup) = try await Self.makeSUT(kind)
@@ -153,12 +184,16 @@ import EnRoutePostgres
         #expect(try await store.claimSearch("T1", node: "b", until: t(15), now: t(5)) == false)
         #expect(try await store.claimSearch("T1", node: "a", until: t(16), now: t(6)), "the holder keeps it")
         try await store.renewSearches(node: "a", until: t(20))
-        #expect(try await store.claimSearch("T1", node: "b", until: t(28), now: t(18)) == false, "renewed, it has not run out")
+        #expect(
+            try await store.claimSearch("T1", node: "b", until: t(28), now: t(18)) == false,
+            "renewed, it has not run out")
         // a stops renewing (stopped, or dead); once the lease ran out b takes it.
         #expect(try await store.claimSearch("T1", node: "b", until: t(31), now: t(21)))
-        try await store.renewSearches(node: "a", until: t(40))   // a resumes: its heartbeat renews only what it holds
-        #expect(try await store.claimSearch("T1", node: "a", until: t(32), now: t(22)) == false, "a learns it lost the search")
-        try await store.releaseSearch("T1", node: "a")           // not a's to give up
+        try await store.renewSearches(node: "a", until: t(40))  // a resumes: its heartbeat renews only what it holds
+        #expect(
+            try await store.claimSearch("T1", node: "a", until: t(32), now: t(22)) == false,
+            "a learns it lost the search")
+        try await store.releaseSearch("T1", node: "a")  // not a's to give up
         #expect(try await store.claimSearch("T1", node: "c", until: t(33), now: t(23)) == false)
         try await store.releaseSearch("T1", node: "b")
         #expect(try await store.claimSearch("T1", node: "c", until: t(34), now: t(24)))
@@ -176,7 +211,9 @@ import EnRoutePostgres
         #expect(try await store.claimSearch("B2", node: "b", until: t(20), now: t(0)))
         #expect(try await store.searchesHeldElsewhere(than: "a", now: t(5)) == ["B1", "B2"])
         #expect(try await store.searchesHeldElsewhere(than: "b", now: t(5)) == ["A1"])
-        #expect(try await store.searchesHeldElsewhere(than: "a", now: t(15)) == ["B2"], "B1's lease ran out: it is there to take")
+        #expect(
+            try await store.searchesHeldElsewhere(than: "a", now: t(15)) == ["B2"],
+            "B1's lease ran out: it is there to take")
         #expect(try await store.searchesHeldElsewhere(than: "c", now: t(25)).isEmpty)
     }
 

@@ -20,16 +20,25 @@ import EnRoutePostgres
             return (InMemoryPaymentMethodStore(), {})
         case .sqlite:
             let database = try TemporaryDatabase("methods")
-            return (try SQLitePaymentMethodStore(tripStore: SQLiteTripStore(path: database.path)), { database.remove() })
+            return (
+                try SQLitePaymentMethodStore(tripStore: SQLiteTripStore(path: database.path)), { database.remove() }
+            )
         case .postgres:
             let url = PostgresTestServer.url ?? "", schema = PostgresTestServer.freshSchema("methods")
-            return (try PostgresPaymentMethodStore(tripStore: PostgresTripStore(url: url, schema: schema)), { PostgresTestServer.drop(schema, url: url) })
+            return (
+                try PostgresPaymentMethodStore(tripStore: PostgresTripStore(url: url, schema: schema)),
+                { PostgresTestServer.drop(schema, url: url) }
+            )
         }
     }
 
-    static func method(_ id: String, account: String = "c1", token: String? = nil, isDefault: Bool = false, at offset: TimeInterval = 0) -> StoredPaymentMethod {
-        StoredPaymentMethod(id: id, accountId: account, token: token ?? "pm_\(id)", card: CardDetails(brand: "visa", last4: "4242", expMonth: 12, expYear: 2034),
-                            isDefault: isDefault, createdAt: Rows.t0.addingTimeInterval(offset))
+    static func method(
+        _ id: String, account: String = "c1", token: String? = nil, isDefault: Bool = false, at offset: TimeInterval = 0
+    ) -> StoredPaymentMethod {
+        StoredPaymentMethod(
+            id: id, accountId: account, token: token ?? "pm_\(id)",
+            card: CardDetails(brand: "visa", last4: "4242", expMonth: 12, expYear: 2034),
+            isDefault: isDefault, createdAt: Rows.t0.addingTimeInterval(offset))
     }
 
     @Test(arguments: Kind.configured)
@@ -39,7 +48,9 @@ import EnRoutePostgres
         #expect(try await store.add(Self.method("a"), limit: 10) == .added(Self.method("a", isDefault: true)))
         #expect(try await store.add(Self.method("b", at: 1), limit: 10) == .added(Self.method("b", at: 1)))
         #expect(try await store.defaultMethod(for: "c1")?.id == "a")
-        #expect(try await store.add(Self.method("c", isDefault: true, at: 2), limit: 10) == .added(Self.method("c", isDefault: true, at: 2)))
+        #expect(
+            try await store.add(Self.method("c", isDefault: true, at: 2), limit: 10)
+                == .added(Self.method("c", isDefault: true, at: 2)))
         #expect(try await store.list(accountId: "c1").map(\.isDefault) == [false, false, true])
         #expect(try await store.setDefault(id: "b", accountId: "c1")?.isDefault == true)
         #expect(try await store.list(accountId: "c1").map(\.isDefault) == [false, true, false])
@@ -51,8 +62,12 @@ import EnRoutePostgres
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }
         _ = try await store.add(Self.method("a", token: "pm_x"), limit: 2)
-        #expect(try await store.add(Self.method("b", token: "pm_x"), limit: 2) == .existing(Self.method("a", token: "pm_x", isDefault: true)))
-        #expect(try await store.add(Self.method("c", account: "c2", token: "pm_x"), limit: 2) == .added(Self.method("c", account: "c2", token: "pm_x", isDefault: true)))
+        #expect(
+            try await store.add(Self.method("b", token: "pm_x"), limit: 2)
+                == .existing(Self.method("a", token: "pm_x", isDefault: true)))
+        #expect(
+            try await store.add(Self.method("c", account: "c2", token: "pm_x"), limit: 2)
+                == .added(Self.method("c", account: "c2", token: "pm_x", isDefault: true)))
         _ = try await store.add(Self.method("d"), limit: 2)
         #expect(try await store.add(Self.method("e"), limit: 2) == .full)
         #expect(try await store.list(accountId: "c1").map(\.id) == ["a", "d"])
@@ -62,7 +77,9 @@ import EnRoutePostgres
     func removingTheDefaultPromotesTheNewestRemaining(_ kind: Kind) async throws {
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }
-        for (i, id) in ["a", "b", "c"].enumerated() { _ = try await store.add(Self.method(id, at: Double(i)), limit: 10) }
+        for (i, id) in ["a", "b", "c"].enumerated() {
+            _ = try await store.add(Self.method(id, at: Double(i)), limit: 10)
+        }
         _ = try await store.add(Self.method("other", account: "c2"), limit: 10)
         #expect(try await store.remove(id: "a", accountId: "c2") == false)
         #expect(try await store.remove(id: "a", accountId: "c1"))
@@ -80,7 +97,9 @@ import EnRoutePostgres
         let (store, cleanup) = try Self.makeSUT(kind)
         defer { cleanup() }
         let outcomes = try await withThrowingTaskGroup(of: PaymentMethodAddition.self) { group in
-            for i in 0..<30 { group.addTask { try await store.add(Self.method("m\(i)", isDefault: i % 3 == 0), limit: 10) } }
+            for i in 0..<30 {
+                group.addTask { try await store.add(Self.method("m\(i)", isDefault: i % 3 == 0), limit: 10) }
+            }
             return try await group.reduce(into: [PaymentMethodAddition]()) { $0.append($1) }
         }
         #expect(outcomes.filter { $0 == .full }.count == 20)
@@ -99,7 +118,10 @@ import EnRoutePostgres
         }
         let reopened = try SQLitePaymentMethodStore(tripStore: SQLiteTripStore(path: database.path))
         #expect(reopened.schemaVersion == 1)
-        #expect(try await reopened.list(accountId: "c1") == [Self.method("a"), Self.method("b", token: "pm_card_mastercard", isDefault: true, at: 5)])
+        #expect(
+            try await reopened.list(accountId: "c1") == [
+                Self.method("a"), Self.method("b", token: "pm_card_mastercard", isDefault: true, at: 5),
+            ])
         #expect(try await reopened.defaultMethod(for: "c1")?.token == "pm_card_mastercard")
     }
 }

@@ -26,16 +26,26 @@ import TestSupport
         var bodies: [String] = []
         for _ in 0..<50 { bodies.append(try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)) }
         let statuses = await withTaskGroup(of: Int.self) { group in
-            for body in bodies { group.addTask { await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": UUID().uuidString]).status } }
+            for body in bodies {
+                group.addTask {
+                    await backend.call(
+                        "POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": UUID().uuidString]
+                    ).status
+                }
+            }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)
-        #expect(statuses.allSatisfy { $0 == 201 || $0 == 409 }, "every other create is refused as already active: \(statuses)")
+        #expect(
+            statuses.allSatisfy { $0 == 201 || $0 == 409 },
+            "every other create is refused as already active: \(statuses)")
         let stored = try backend.store.trips(.party(.customer, id: "c1"), after: nil, limit: 100).trips
         #expect(stored.count == 1 && stored.allSatisfy(\.status.isActive))
     }
 
-    @Test(arguments: servers) func oneIdempotencyKeyFromManyConcurrentTransactionsCreatesOneTrip(_ url: String) async throws {
+    @Test(arguments: servers) func oneIdempotencyKeyFromManyConcurrentTransactionsCreatesOneTrip(
+        _ url: String
+    ) async throws {
         let schema = PostgresTestServer.freshSchema("onekey")
         defer { PostgresTestServer.drop(schema, url: url) }
         let backend = Self.backend(url, schema)
@@ -45,8 +55,12 @@ import TestSupport
         let results = await withTaskGroup(of: (Int, String?).self) { group in
             for _ in 0..<50 {
                 group.addTask {
-                    let r = await backend.call("POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": key])
-                    return (r.status, (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])?["id"] as? String)
+                    let r = await backend.call(
+                        "POST", "/v1/trips", token: token, json: body, headers: ["Idempotency-Key": key])
+                    return (
+                        r.status,
+                        (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])?["id"] as? String
+                    )
                 }
             }
             return await group.reduce(into: [(Int, String?)]()) { $0.append($1) }
@@ -61,11 +75,17 @@ import TestSupport
         defer { PostgresTestServer.drop(schema, url: url) }
         let store = try PostgresTripStore(url: url, schema: schema)
         try await store.transaction { tx in try await tx.insert(Rows.ride("T1")) }
-        let moved = { var t = Rows.ride("T1", state: .driverAssigned); t.version = 2; return t }()
+        let moved = {
+            var t = Rows.ride("T1", state: .driverAssigned); t.version = 2; return t
+        }()
         try await store.transaction { tx in try await tx.update(moved, expectedVersion: 1) }
         // The version this writer read is gone.
-        let stale = { var t = Rows.ride("T1", state: .cancelled); t.version = 2; return t }()
-        await #expect(throws: TripStoreConflict.self) { try await store.transaction { tx in try await tx.update(stale, expectedVersion: 1) } }
+        let stale = {
+            var t = Rows.ride("T1", state: .cancelled); t.version = 2; return t
+        }()
+        await #expect(throws: TripStoreConflict.self) {
+            try await store.transaction { tx in try await tx.update(stale, expectedVersion: 1) }
+        }
         // A writer whose snapshot predates another's commit loses too, though the version it names is current.
         let aRead = AsyncStream<Void>.makeStream(), bDone = AsyncStream<Void>.makeStream()
         let a = Task {
@@ -78,7 +98,9 @@ import TestSupport
             }
         }
         for await _ in aRead.stream { break }
-        let fromB = { var t = moved; t.problem = "from B"; t.version = 3; return t }()
+        let fromB = {
+            var t = moved; t.problem = "from B"; t.version = 3; return t
+        }()
         try await store.transaction { tx in try await tx.update(fromB, expectedVersion: 2) }
         bDone.continuation.yield()
         await #expect(throws: TripStoreConflict.self) { try await a.value }
@@ -91,8 +113,14 @@ import TestSupport
         let store = try PostgresTripStore(url: url, schema: schema)
         let at = Rows.t0
         try await store.transaction { tx in
-            try await tx.post([LedgerEntry(movementId: "mv1", kind: "hold", tripId: "T1", account: "customer:c1:card", amountMinor: -500, currency: "EUR", at: at),
-                               LedgerEntry(movementId: "mv1", kind: "hold", tripId: "T1", account: "customer:c1:hold", amountMinor: 500, currency: "EUR", at: at)])
+            try await tx.post([
+                LedgerEntry(
+                    movementId: "mv1", kind: "hold", tripId: "T1", account: "customer:c1:card", amountMinor: -500,
+                    currency: "EUR", at: at),
+                LedgerEntry(
+                    movementId: "mv1", kind: "hold", tripId: "T1", account: "customer:c1:hold", amountMinor: 500,
+                    currency: "EUR", at: at),
+            ])
         }
         let raw = try PostgresConnection(url: url, searchPath: schema)
         for statement in ["UPDATE ledger SET amount_minor = 0", "DELETE FROM ledger", "TRUNCATE ledger"] {
@@ -107,12 +135,16 @@ import TestSupport
         defer { PostgresTestServer.drop(schema, url: url) }
         let backend = Self.backend(url, schema)
         let token = backend.token("c1", .customer)
-        let first = await backend.call("POST", "/v1/trips", token: token, json: try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff),
-                                       headers: ["Idempotency-Key": UUID().uuidString])
+        let first = await backend.call(
+            "POST", "/v1/trips", token: token,
+            json: try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff),
+            headers: ["Idempotency-Key": UUID().uuidString])
         #expect(first.status == 201, "\(String(decoding: first.body, as: UTF8.self))")
         // Every connection of this backend's schema is ended by the server, as an administrator or a failover would.
         let admin = try PostgresConnection(url: url)
-        let killed = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [.text("enroute:" + schema)])
+        let killed = try admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            [.text("enroute:" + schema)])
         #expect(!killed.isEmpty)
         let cut = await backend.call("GET", "/v1/trips?limit=5", token: token)
         #expect(cut.status == 503, "\(String(decoding: cut.body, as: UTF8.self))")

@@ -36,7 +36,9 @@ import PostgresKit
     }
 
     /// A synchronous read, as the stores make from any thread (the blocking `withConnection`).
-    static func blockingRead(_ pool: PostgresPool, _ sql: String, _ values: [PostgresValue] = []) throws -> [PostgresRow] {
+    static func blockingRead(
+        _ pool: PostgresPool, _ sql: String, _ values: [PostgresValue] = []
+    ) throws -> [PostgresRow] {
         try pool.withConnection { try $0.query(sql, values) }
     }
 
@@ -45,7 +47,9 @@ import PostgresKit
         try pool.withConnection { _ in _ = try blockingRead(pool, "SELECT 1") }
     }
 
-    @Test(arguments: servers) func blockingReadsWhileEveryCountedConnectionIsLeasedReuseOneSpare(_ url: String) async throws {
+    @Test(arguments: servers) func blockingReadsWhileEveryCountedConnectionIsLeasedReuseOneSpare(
+        _ url: String
+    ) async throws {
         let pool = try PostgresPool(url: url, limits: .init(capacity: 2, spare: 2))
         defer { pool.close() }
         let held = await HeldLeases(pool, count: 2)
@@ -67,7 +71,9 @@ import PostgresKit
         defer { pool.close() }
         for _ in 0..<20 {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<4 { group.addTask { _ = try await pool.withConnection { try $0.query("SELECT pg_sleep(0.001)") } } }
+                for _ in 0..<4 {
+                    group.addTask { _ = try await pool.withConnection { try $0.query("SELECT pg_sleep(0.001)") } }
+                }
                 try await group.waitForAll()
             }
         }

@@ -9,10 +9,13 @@ import SQLiteKit
 /// their price list inside (before lists were kept apart) still read.
 @Suite struct QuoteStoreTests {
     static func quote(_ id: String, rules: PricingRules = PricingRules(), product: String = "economy") -> Quote {
-        let price = Pricing.ride(product: product, distanceMeters: 3_200, durationSeconds: 540, demand: 1, rules: rules)!
-        return Quote(id: id, accountId: "c1", kind: .ride, productID: product, merchantId: nil, items: nil, pickup: Rows.pickup, dropoff: Rows.dropoff,
-                     distanceMeters: 3_200, durationSeconds: 540, pickupWaitSeconds: 180, demand: 1, price: price, rules: rules,
-                     createdAt: Rows.t0, expiresAt: Rows.t0.addingTimeInterval(300))
+        let price = Pricing.ride(
+            product: product, distanceMeters: 3_200, durationSeconds: 540, demand: 1, rules: rules)!
+        return Quote(
+            id: id, accountId: "c1", kind: .ride, productID: product, merchantId: nil, items: nil, pickup: Rows.pickup,
+            dropoff: Rows.dropoff,
+            distanceMeters: 3_200, durationSeconds: 540, pickupWaitSeconds: 180, demand: 1, price: price, rules: rules,
+            createdAt: Rows.t0, expiresAt: Rows.t0.addingTimeInterval(300))
     }
 
     static func count(_ path: String, _ sql: String) throws -> Int64 {
@@ -45,8 +48,9 @@ import SQLiteKit
         let old = Self.quote("q-old")
         let record = Array(try WireCoding.encoder().encode(old))
         let db = try SQLiteDatabase(path: file.path)
-        try db.run("INSERT INTO quotes (id, account_id, expires_at, record) VALUES (?1, ?2, ?3, ?4)",
-                   [.text(old.id), .text(old.accountId), .real(old.expiresAt.timeIntervalSince1970), .blob(record)])
+        try db.run(
+            "INSERT INTO quotes (id, account_id, expires_at, record) VALUES (?1, ?2, ?3, ?4)",
+            [.text(old.id), .text(old.accountId), .real(old.expiresAt.timeIntervalSince1970), .blob(record)])
         #expect(try store.quote(id: "q-old") == old)
     }
 

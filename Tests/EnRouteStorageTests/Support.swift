@@ -47,27 +47,37 @@ enum Rows {
     static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
     static let dropoff = Coordinate(lat: 60.1841, lng: 24.9497)
 
-    static func ride(_ id: String, customer: String = "c1", state: TripState = .searching, at offset: TimeInterval = 0) -> TripRecord {
-        var trip = TripRecord(id: id, kind: .ride, status: .ride(state), customerId: customer, pickup: pickup, dropoff: dropoff,
-                              createdAt: t0.addingTimeInterval(offset))
+    static func ride(
+        _ id: String, customer: String = "c1", state: TripState = .searching, at offset: TimeInterval = 0
+    ) -> TripRecord {
+        var trip = TripRecord(
+            id: id, kind: .ride, status: .ride(state), customerId: customer, pickup: pickup, dropoff: dropoff,
+            createdAt: t0.addingTimeInterval(offset))
         trip.productID = "economy"
         return trip
     }
 
-    static func order(_ id: String, merchant: String = "m1", status: DeliveryStatus = .placed, customer: String = "c1",
-                      at offset: TimeInterval = 0) -> TripRecord {
-        var trip = TripRecord(id: id, kind: .delivery, status: .delivery(status), customerId: customer, pickup: pickup, dropoff: dropoff,
-                              createdAt: t0.addingTimeInterval(offset))
+    static func order(
+        _ id: String, merchant: String = "m1", status: DeliveryStatus = .placed, customer: String = "c1",
+        at offset: TimeInterval = 0
+    ) -> TripRecord {
+        var trip = TripRecord(
+            id: id, kind: .delivery, status: .delivery(status), customerId: customer, pickup: pickup, dropoff: dropoff,
+            createdAt: t0.addingTimeInterval(offset))
         trip.merchantId = merchant
         trip.items = [OrderItem(sku: "coffee", quantity: 1)]
         trip.merchantStep = .pending
         return trip
     }
 
-    static func change(_ tripId: String, version: Int, status: String = "searching", changeId: String? = nil, at offset: TimeInterval = 0) -> ChangeLogEntry {
-        ChangeLogEntry(tripId: tripId, version: version, status: status, actorRole: changeId == nil ? .backend : .provider,
-                       actorId: changeId == nil ? "backend" : "p1", serverTime: t0.addingTimeInterval(offset),
-                       deviceTime: changeId == nil ? nil : t0.addingTimeInterval(offset - 1), changeId: changeId)
+    static func change(
+        _ tripId: String, version: Int, status: String = "searching", changeId: String? = nil,
+        at offset: TimeInterval = 0
+    ) -> ChangeLogEntry {
+        ChangeLogEntry(
+            tripId: tripId, version: version, status: status, actorRole: changeId == nil ? .backend : .provider,
+            actorId: changeId == nil ? "backend" : "p1", serverTime: t0.addingTimeInterval(offset),
+            deviceTime: changeId == nil ? nil : t0.addingTimeInterval(offset - 1), changeId: changeId)
     }
 
     static func scope(_ key: String, account: String = "c1") -> IdempotencyScope {
@@ -75,14 +85,19 @@ enum Rows {
     }
 
     static func key(_ key: String, answered: Bool, at offset: TimeInterval = 0) -> IdempotencyRecord {
-        IdempotencyRecord(scope: scope(key), fingerprint: "fp-\(key)",
-                          response: answered ? StoredResponse(status: 201, contentType: "application/json", body: Array(#"{"id":"T1"}"#.utf8)) : nil,
-                          createdAt: t0.addingTimeInterval(offset))
+        IdempotencyRecord(
+            scope: scope(key), fingerprint: "fp-\(key)",
+            response: answered
+                ? StoredResponse(status: 201, contentType: "application/json", body: Array(#"{"id":"T1"}"#.utf8)) : nil,
+            createdAt: t0.addingTimeInterval(offset))
     }
 
-    static func message(_ id: String, topic: String = "apns", at offset: TimeInterval = 0, notBefore: TimeInterval? = nil) -> OutboxMessage {
-        OutboxMessage(id: id, topic: topic, payload: Array("payload-\(id)".utf8), createdAt: t0.addingTimeInterval(offset),
-                      notBefore: notBefore.map { t0.addingTimeInterval($0) })
+    static func message(
+        _ id: String, topic: String = "apns", at offset: TimeInterval = 0, notBefore: TimeInterval? = nil
+    ) -> OutboxMessage {
+        OutboxMessage(
+            id: id, topic: topic, payload: Array("payload-\(id)".utf8), createdAt: t0.addingTimeInterval(offset),
+            notBefore: notBefore.map { t0.addingTimeInterval($0) })
     }
 }
 

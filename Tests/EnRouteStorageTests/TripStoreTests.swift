@@ -6,12 +6,15 @@ import SQLiteKit
 @testable import EnRouteStorage
 import EnRoutePostgres
 
-/// Every trip store (SQLite, and PostgreSQL when configured) against a real database: transactions, active trips, list pages, the change log,
+/// Every trip store (SQLite, and PostgreSQL when configured) against a real database: transactions, active trips, list
+/// pages, the change log,
 /// idempotency keys, the outbox and schema migrations.
 @Suite(.timeLimit(.minutes(1))) struct TripStoreTests {
     // MARK: - Transactions
 
-    @Test(arguments: StoreBacking.all) func aCommittedTransactionKeepsTheTripItsLogItsKeyAndItsMessageTogether(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func aCommittedTransactionKeepsTheTripItsLogItsKeyAndItsMessageTogether(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -24,7 +27,9 @@ import EnRoutePostgres
         }
         #expect(try store.trip(id: "T1") == trip)
         #expect(try store.changes(tripId: "T1") == [Rows.change("T1", version: 1)])
-        #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) } == Rows.key("k1", answered: true))
+        #expect(
+            try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) }
+                == Rows.key("k1", answered: true))
         #expect(try await store.dueOutbox(topic: "apns", now: Rows.t0, limit: 10) == [Rows.message("M1")])
         // A new store on the same file (a restart) reads the same.
         let reopened = try db.tripStore()
@@ -32,7 +37,9 @@ import EnRoutePostgres
         #expect(try reopened.changes(tripId: "T1").count == 1)
     }
 
-    @Test(arguments: StoreBacking.all) func aTransactionThatThrowsLeavesNothingBehindAndKeepsTheOldRow(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func aTransactionThatThrowsLeavesNothingBehindAndKeepsTheOldRow(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -82,7 +89,9 @@ import EnRoutePostgres
         #expect(try db.tripStore().trip(id: "T1")?.proofId == "u1")
     }
 
-    @Test(arguments: StoreBacking.all) func aTransactionReadsItsOwnWritesBeforeItCommits(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func aTransactionReadsItsOwnWritesBeforeItCommits(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -93,7 +102,9 @@ import EnRoutePostgres
         #expect(seen.0 == Rows.ride("T1") && seen.1 == Rows.ride("T1"))
     }
 
-    @Test(arguments: StoreBacking.all) func concurrentReadModifyWriteTransactionsLoseNoUpdate(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func concurrentReadModifyWriteTransactionsLoseNoUpdate(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -118,7 +129,9 @@ import EnRoutePostgres
 
     // MARK: - Active trips
 
-    @Test(arguments: StoreBacking.all) func activeTripsAreTheUnfinishedOnesAndFollowUpdates(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func activeTripsAreTheUnfinishedOnesAndFollowUpdates(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -137,12 +150,15 @@ import EnRoutePostgres
         #expect(try store.activeTrips().map(\.id) == ["O-placed"])
     }
 
-    @Test(arguments: StoreBacking.all) func theActiveTripOfACustomerIsTheNewestUnfinishedOneOfThatKind(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func theActiveTripOfACustomerIsTheNewestUnfinishedOneOfThatKind(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
         try await store.transaction { tx in
-            // Several orders may be unfinished at once; rides one at a time (PostgreSQL's unique index refuses a second).
+            // Several orders may be unfinished at once; rides one at a time (PostgreSQL's unique index refuses a
+            // second).
             try await tx.insert(Rows.order("O-old", status: .onTheWay, at: 0))
             try await tx.insert(Rows.order("O-new", status: .placed, at: 60))
             try await tx.insert(Rows.order("O-finished", status: .delivered, at: 90))
@@ -151,8 +167,11 @@ import EnRoutePostgres
             try await tx.insert(Rows.ride("R-other", customer: "c2", at: 180))
         }
         let found = try await store.transaction { tx in
-            (ride: try await tx.activeTrip(customer: "c1", kind: .ride)?.id, order: try await tx.activeTrip(customer: "c1", kind: .delivery)?.id,
-             none: try await tx.activeTrip(customer: "c3", kind: .ride)?.id)
+            (
+                ride: try await tx.activeTrip(customer: "c1", kind: .ride)?.id,
+                order: try await tx.activeTrip(customer: "c1", kind: .delivery)?.id,
+                none: try await tx.activeTrip(customer: "c3", kind: .ride)?.id
+            )
         }
         #expect(found.ride == "R-new")
         #expect(found.order == "O-new")
@@ -180,7 +199,9 @@ import EnRoutePostgres
         defer { db.remove() }
         let store = try db.tripStore()
         // 25 trips, two at each creation time, so the id must break ties between pages.
-        let trips = (0..<25).map { Rows.ride(String(format: "T%02d", $0), customer: "c\($0)", at: Double($0 / 2) + 0.25) }
+        let trips = (0..<25).map {
+            Rows.ride(String(format: "T%02d", $0), customer: "c\($0)", at: Double($0 / 2) + 0.25)
+        }
         try await store.transaction { tx in for trip in trips.shuffled() { try await tx.insert(trip) } }
 
         let pages = try allPages(store, .all(status: nil), limit: limit)
@@ -190,14 +211,19 @@ import EnRoutePostgres
         #expect(pages.count == (25 + limit - 1) / limit, "no empty page after a full last one")
     }
 
-    @Test(arguments: StoreBacking.all) func filteredPagesHoldOnlyTheirStatusOrTheMerchantsUnfinishedOrders(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func filteredPagesHoldOnlyTheirStatusOrTheMerchantsUnfinishedOrders(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
         try await store.transaction { tx in
             for i in 0..<6 { try await tx.insert(Rows.order("m1-placed-\(i)", status: .placed, at: Double(i))) }
             for i in 0..<3 { try await tx.insert(Rows.order("m1-done-\(i)", status: .delivered, at: Double(10 + i))) }
-            for i in 0..<3 { try await tx.insert(Rows.order("m2-onTheWay-\(i)", merchant: "m2", status: .onTheWay, at: Double(20 + i))) }
+            for i in 0..<3 {
+                try await tx.insert(
+                    Rows.order("m2-onTheWay-\(i)", merchant: "m2", status: .onTheWay, at: Double(20 + i)))
+            }
             try await tx.insert(Rows.ride("ride", state: .searching, at: 30))
         }
         let placed = try allPages(store, .all(status: "placed"), limit: 4).flatMap { $0 }
@@ -212,13 +238,18 @@ import EnRoutePostgres
             order.status = .delivery(.delivered)
             try await tx.update(order, expectedVersion: order.version)
         }
-        #expect(try store.trips(.merchantActive(merchantId: "m2"), after: nil, limit: 10).trips.map(\.id) == ["m2-onTheWay-2", "m2-onTheWay-0"])
+        #expect(
+            try store.trips(.merchantActive(merchantId: "m2"), after: nil, limit: 10).trips.map(\.id) == [
+                "m2-onTheWay-2", "m2-onTheWay-0",
+            ])
         #expect(try store.trips(status: nil, limit: 100).count == 13)
     }
 
     // MARK: - Change log
 
-    @Test(arguments: StoreBacking.all) func theChangeLogIsOldestFirstAndAProvidersChangeIdIsAppliedOnce(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func theChangeLogIsOldestFirstAndAProvidersChangeIdIsAppliedOnce(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -229,16 +260,24 @@ import EnRoutePostgres
             try await tx.append(Rows.change("T1", version: 2, status: "driverAssigned", changeId: "ch-a", at: 10))
         }
         #expect(try store.changes(tripId: "T1").map(\.version) == [1, 2, 3])
-        #expect(try store.changes(tripId: "T1")[1] == Rows.change("T1", version: 2, status: "driverAssigned", changeId: "ch-a", at: 10))
-        let found = try await store.transaction { tx in (try await tx.change(tripId: "T1", changeId: "ch-b"), try await tx.change(tripId: "T1", changeId: "nope")) }
+        #expect(
+            try store.changes(tripId: "T1")[1]
+                == Rows.change("T1", version: 2, status: "driverAssigned", changeId: "ch-a", at: 10))
+        let found = try await store.transaction { tx in
+            (try await tx.change(tripId: "T1", changeId: "ch-b"), try await tx.change(tripId: "T1", changeId: "nope"))
+        }
         #expect(found.0 == Rows.change("T1", version: 3, status: "driverArrived", changeId: "ch-b", at: 20))
         #expect(found.1 == nil)
         // The same change id again, or the same version again, is refused and rolls its transaction back.
         await #expect(throws: (any Error).self) {
-            try await store.transaction { tx in try await tx.append(Rows.change("T1", version: 4, status: "onTrip", changeId: "ch-a", at: 30)) }
+            try await store.transaction { tx in
+                try await tx.append(Rows.change("T1", version: 4, status: "onTrip", changeId: "ch-a", at: 30))
+            }
         }
         await #expect(throws: (any Error).self) {
-            try await store.transaction { tx in try await tx.append(Rows.change("T1", version: 3, status: "onTrip", at: 30)) }
+            try await store.transaction { tx in
+                try await tx.append(Rows.change("T1", version: 3, status: "onTrip", at: 30))
+            }
         }
         #expect(try store.changes(tripId: "T1").count == 3)
         #expect(try store.changes(tripId: "other").isEmpty)
@@ -246,21 +285,27 @@ import EnRoutePostgres
 
     // MARK: - Idempotency keys
 
-    @Test(arguments: StoreBacking.all) func aKeyIsStoredPendingThenAnsweredAndDeletedByScope(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func aKeyIsStoredPendingThenAnsweredAndDeletedByScope(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
         try await store.transaction { tx in try await tx.save(Rows.key("k1", answered: false)) }
         #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) }?.response == nil)
         try await store.transaction { tx in try await tx.save(Rows.key("k1", answered: true)) }
-        #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) } == Rows.key("k1", answered: true))
+        #expect(
+            try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) }
+                == Rows.key("k1", answered: true))
         // The scope is the account, method, path and key together.
         #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1", account: "c2")) } == nil)
         try await store.transaction { tx in try await tx.deleteIdempotency(Rows.scope("k1")) }
         #expect(try await store.transaction { tx in try await tx.idempotency(Rows.scope("k1")) } == nil)
     }
 
-    @Test(arguments: StoreBacking.all) func releasingForgetsOnlyUnansweredKeysAndSaysHowMany(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func releasingForgetsOnlyUnansweredKeysAndSaysHowMany(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -273,13 +318,17 @@ import EnRoutePostgres
         #expect(try await store.releaseUnansweredIdempotency() == 0)
         let left = try await store.transaction { tx in
             var found: [Bool] = []
-            for key in ["pending-1", "pending-2", "answered"] { found.append(try await tx.idempotency(Rows.scope(key)) != nil) }
+            for key in ["pending-1", "pending-2", "answered"] {
+                found.append(try await tx.idempotency(Rows.scope(key)) != nil)
+            }
             return found
         }
         #expect(left == [false, false, true])
     }
 
-    @Test(arguments: StoreBacking.all) func purgingDropsOnlyKeysCreatedBeforeTheCutoff(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func purgingDropsOnlyKeysCreatedBeforeTheCutoff(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -299,7 +348,9 @@ import EnRoutePostgres
 
     // MARK: - Outbox
 
-    @Test(arguments: StoreBacking.all) func theOutboxHandsOutDueMessagesOfATopicOldestFirstUpToTheLimit(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func theOutboxHandsOutDueMessagesOfATopicOldestFirstUpToTheLimit(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -313,11 +364,19 @@ import EnRoutePostgres
         let now = Rows.t0.addingTimeInterval(50)
         #expect(try await store.dueOutbox(topic: "apns", now: now, limit: 10).map(\.id) == ["M1", "M2", "M3"])
         #expect(try await store.dueOutbox(topic: "apns", now: now, limit: 2).map(\.id) == ["M1", "M2"])
-        #expect(try await store.dueOutbox(topic: "apns", now: Rows.t0.addingTimeInterval(100), limit: 10).map(\.id) == ["later", "M1", "M2", "M3"])
-        #expect(try await store.dueOutbox(topic: "liveActivity", now: now, limit: 10) == [Rows.message("other-topic", topic: "liveActivity", at: 0)])
+        #expect(
+            try await store.dueOutbox(topic: "apns", now: Rows.t0.addingTimeInterval(100), limit: 10).map(\.id) == [
+                "later", "M1", "M2", "M3",
+            ])
+        #expect(
+            try await store.dueOutbox(topic: "liveActivity", now: now, limit: 10) == [
+                Rows.message("other-topic", topic: "liveActivity", at: 0)
+            ])
     }
 
-    @Test(arguments: StoreBacking.all) func aRescheduledMessageWaitsItsTurnAndACompletedOneIsGoneAfterARestart(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func aRescheduledMessageWaitsItsTurnAndACompletedOneIsGoneAfterARestart(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -337,7 +396,9 @@ import EnRoutePostgres
 
     /// Several nodes drain one outbox: a claim takes the due messages oldest first, and they are nobody else's until
     /// the claim runs out; concurrent claims share the messages out, each to one claimer.
-    @Test(arguments: StoreBacking.all) func aClaimedMessageIsNobodyElsesUntilTheClaimRunsOut(_ backing: StoreBacking) async throws {
+    @Test(arguments: StoreBacking.all) func aClaimedMessageIsNobodyElsesUntilTheClaimRunsOut(
+        _ backing: StoreBacking
+    ) async throws {
         let db = try backing.database()
         defer { db.remove() }
         let store = try db.tripStore()
@@ -350,13 +411,21 @@ import EnRoutePostgres
         #expect(first.allSatisfy { $0.notBefore == until && $0.attempts == 0 })
         #expect(try await store.dueOutbox(topic: "apns", now: now, limit: 50).count == 28, "claimed ones are not due")
         let claims = try await withThrowingTaskGroup(of: [String].self) { group in
-            for _ in 0..<4 { group.addTask { try await store.claimOutbox(topic: "apns", now: now, until: until, limit: 10).map(\.id) } }
+            for _ in 0..<4 {
+                group.addTask {
+                    try await store.claimOutbox(topic: "apns", now: now, until: until, limit: 10).map(\.id)
+                }
+            }
             return try await group.reduce(into: []) { $0 += $1 }
         }
         #expect(claims.count == 28 && Set(claims).count == 28, "each message went to one claimer")
-        #expect(try await store.claimOutbox(topic: "apns", now: until.addingTimeInterval(-1), until: until, limit: 50).isEmpty)
+        #expect(
+            try await store.claimOutbox(topic: "apns", now: until.addingTimeInterval(-1), until: until, limit: 50)
+                .isEmpty)
         // The claimers died without completing: once the claim ran out, the messages are due for whoever comes next.
-        #expect(try await store.claimOutbox(topic: "apns", now: until, until: until.addingTimeInterval(60), limit: 50).count == 30)
+        #expect(
+            try await store.claimOutbox(topic: "apns", now: until, until: until.addingTimeInterval(60), limit: 50).count
+                == 30)
     }
 
     // MARK: - Migrations
@@ -365,7 +434,9 @@ import EnRoutePostgres
     static func schemaNames(_ path: String) throws -> Set<String> {
         let db = try SQLiteDatabase(path: path)
         defer { db.close() }
-        return Set(try db.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%'") { $0.text(0) ?? "" })
+        return Set(
+            try db.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%'")
+            { $0.text(0) ?? "" })
     }
 
     /// A file as an older build left it: the first `version` migrations applied and recorded, and one order in it.
@@ -375,13 +446,21 @@ import EnRoutePostgres
         try db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
         for (index, sql) in SQLiteTripStore.migrations.prefix(version).enumerated() {
             try db.execute(sql)
-            try db.run("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)", [.integer(Int64(index + 1)), .real(0)])
+            try db.run(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+                [.integer(Int64(index + 1)), .real(0)])
         }
-        try db.run("""
-            INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, created_at, updated_at, record)
+        try db.run(
+            """
+            INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, created_at, \
+            updated_at, record)
             VALUES (?1, 'delivery', 'placed', 1, ?2, NULL, ?3, 1, ?4, ?4, ?5)
-            """, [.text(order.id), .text(order.customerId), .text(order.merchantId ?? ""), .real(order.createdAt.timeIntervalSince1970),
-                  .blob(try SQLiteTripStore.encode(order))])
+            """,
+            [
+                .text(order.id), .text(order.customerId), .text(order.merchantId ?? ""),
+                .real(order.createdAt.timeIntervalSince1970),
+                .blob(try SQLiteTripStore.encode(order)),
+            ])
     }
 
     @Test(arguments: 1..<SQLiteTripStore.migrations.count)
@@ -392,15 +471,21 @@ import EnRoutePostgres
         try Self.oldFile(db.path, version: version, order: order)
 
         let store = try SQLiteTripStore(path: db.path)
-        let applied = try SQLiteDatabase(path: db.path).query("SELECT version FROM schema_migrations ORDER BY version") { Int($0.int(0)) }
+        let applied = try SQLiteDatabase(path: db.path).query("SELECT version FROM schema_migrations ORDER BY version")
+        { Int($0.int(0)) }
         #expect(applied == Array(1...SQLiteTripStore.migrations.count))
         #expect(store.schemaVersion == SQLiteTripStore.migrations.count)
         #expect(try store.trip(id: "O-old") == order)
         #expect(try store.trips(.merchantActive(merchantId: "m1"), after: nil, limit: 10).trips == [order])
         let names = try Self.schemaNames(db.path)
-        #expect(names.isSuperset(of: ["trips", "trip_changes", "idempotency_keys", "outbox", "trip_paths",
-                                      "trips_customer_active", "trips_newest", "trips_status_newest", "trips_merchant_active"]))
-        #expect(names.isDisjoint(with: ["trips_created", "trips_status"]), "the list-index migration dropped the old indexes")
+        #expect(
+            names.isSuperset(of: [
+                "trips", "trip_changes", "idempotency_keys", "outbox", "trip_paths",
+                "trips_customer_active", "trips_newest", "trips_status_newest", "trips_merchant_active",
+            ]))
+        #expect(
+            names.isDisjoint(with: ["trips_created", "trips_status"]),
+            "the list-index migration dropped the old indexes")
         // The migrated file takes the newer tables' rows.
         try await store.transaction { tx in try await tx.enqueue(Rows.message("M1")) }
         #expect(try await store.dueOutbox(topic: "apns", now: Rows.t0, limit: 1).count == 1)
@@ -412,7 +497,8 @@ import EnRoutePostgres
         defer { db.remove() }
         _ = try SQLiteTripStore(path: db.path)
         _ = try SQLiteTripStore(path: db.path)
-        let applied = try SQLiteDatabase(path: db.path).query("SELECT version FROM schema_migrations ORDER BY version") { Int($0.int(0)) }
+        let applied = try SQLiteDatabase(path: db.path).query("SELECT version FROM schema_migrations ORDER BY version")
+        { Int($0.int(0)) }
         #expect(applied == Array(1...SQLiteTripStore.migrations.count))
     }
 }

@@ -25,7 +25,9 @@ import SQLiteKit
     /// Commits `count` rows of 4 KB, one transaction each, in the writer's turns.
     static func write(_ writer: SQLiteWriter, count: Int) async throws {
         for _ in 0..<count {
-            try await writer.transaction { db in try db.run("INSERT INTO rows (payload) VALUES (?1)", [.blob(Array(repeating: 7, count: 4_096))]) }
+            try await writer.transaction { db in
+                try db.run("INSERT INTO rows (payload) VALUES (?1)", [.blob(Array(repeating: 7, count: 4_096))])
+            }
         }
     }
 
@@ -54,7 +56,9 @@ import SQLiteKit
 
     /// The log's size in pages, read in the writer's turn (its connection is the writer's alone).
     static func walPages(_ writer: SQLiteWriter) async -> Int {
-        await withCheckedContinuation { done in writer.async { db in done.resume(returning: (try? db.checkpoint().walPages) ?? -1) } }
+        await withCheckedContinuation { done in
+            writer.async { db in done.resume(returning: (try? db.checkpoint().walPages) ?? -1) }
+        }
     }
 
     @Test func theWritersCommitsNeverCheckpointBelowTheThreshold() async throws {
@@ -100,7 +104,10 @@ import SQLiteKit
             try await Self.write(writer, count: 1)
             await writer.checkpointer.settled()
             rows += 1
-            if writer.restartStepsTaken > 0 { #expect(pages >= threshold * SQLiteWriter.restartFactor - 4, "not before the log neared the restart size") }
+            if writer.restartStepsTaken > 0 {
+                #expect(
+                    pages >= threshold * SQLiteWriter.restartFactor - 4, "not before the log neared the restart size")
+            }
         }
         #expect(writer.restartStepsTaken >= 1)
         try reader.execute("COMMIT")

@@ -7,10 +7,17 @@ import TestSupport
 private let secret = "whsec_enroute"
 private let signedAt = 1_800_000_000
 private let now = Date(timeIntervalSince1970: TimeInterval(signedAt))
-private let succeeded = Array(#"{"id":"evt_1","object":"event","created":1799999990,"type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","object":"payment_intent","amount":2000,"amount_capturable":0,"amount_received":1500,"currency":"eur","status":"succeeded","next_action":null,"last_payment_error":null}}}"#.utf8)
+private let succeeded = Array(
+    #"{"id":"evt_1","object":"event","created":1799999990,"type":"payment_intent.succeeded","#
+        + #""data":{"object":{"id":"pi_1","object":"payment_intent","amount":2000,"amount_capturable":0,"#
+        + #""amount_received":1500,"currency":"eur","status":"succeeded","next_action":null,"#
+        + #""last_payment_error":null}}}"#
+        .utf8)
 
 @Suite struct StripeWebhookVerifierTests {
-    func verify(_ payload: [UInt8] = succeeded, header: String?, secrets: [String] = [secret], at date: Date = now) throws(StripeWebhookError) -> GatewayEvent {
+    func verify(
+        _ payload: [UInt8] = succeeded, header: String?, secrets: [String] = [secret], at date: Date = now
+    ) throws(StripeWebhookError) -> GatewayEvent {
         try StripeWebhookVerifier.verify(payload: payload, header: header, secrets: secrets, now: date)
     }
 
@@ -20,7 +27,9 @@ private let succeeded = Array(#"{"id":"evt_1","object":"event","created":1799999
 
     /// protocols.md §4.3's worked check, computed with Python's hmac.
     @Test func theSignatureIsProtocolsWorkedExample() {
-        #expect(StripeWebhookVerifier.sign(payload: Array(#"{"id":"evt_1"}"#.utf8), secret: "whsec_test", timestamp: 1_700_000_000)
+        #expect(
+            StripeWebhookVerifier.sign(
+                payload: Array(#"{"id":"evt_1"}"#.utf8), secret: "whsec_test", timestamp: 1_700_000_000)
                 == "t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925")
     }
 
@@ -33,7 +42,11 @@ private let succeeded = Array(#"{"id":"evt_1","object":"event","created":1799999
         let event = try verify(header: header())
         #expect(event.id == "evt_1" && event.type == "payment_intent.succeeded")
         #expect(event.created == Date(timeIntervalSince1970: 1_799_999_990))
-        #expect(event.intent == GatewayIntent(id: "pi_1", status: .succeeded, amountMinor: 2_000, amountCapturable: 0, amountReceived: 1_500, currency: "EUR"))
+        #expect(
+            event.intent
+                == GatewayIntent(
+                    id: "pi_1", status: .succeeded, amountMinor: 2_000, amountCapturable: 0, amountReceived: 1_500,
+                    currency: "EUR"))
     }
 
     @Test func aChangedBodyIsABadSignature() {
@@ -47,17 +60,22 @@ private let succeeded = Array(#"{"id":"evt_1","object":"event","created":1799999
     }
 
     @Test func anEventSignedLongerAgoThanTheToleranceIsTooOld() throws {
-        #expect(throws: StripeWebhookError.tooOld(ageSeconds: 301)) { try verify(header: header(), at: now.addingTimeInterval(301)) }
+        #expect(throws: StripeWebhookError.tooOld(ageSeconds: 301)) {
+            try verify(header: header(), at: now.addingTimeInterval(301))
+        }
         _ = try verify(header: header(), at: now.addingTimeInterval(300))
     }
 
     @Test func anEventSignedFurtherAheadThanTheToleranceIsFromTheFuture() throws {
-        #expect(throws: StripeWebhookError.fromTheFuture(aheadSeconds: 301)) { try verify(header: header(), at: now.addingTimeInterval(-301)) }
+        #expect(throws: StripeWebhookError.fromTheFuture(aheadSeconds: 301)) {
+            try verify(header: header(), at: now.addingTimeInterval(-301))
+        }
         _ = try verify(header: header(), at: now.addingTimeInterval(-300))
     }
 
     @Test func aZeroToleranceTurnsTheAgeCheckOff() throws {
-        _ = try StripeWebhookVerifier.verify(payload: succeeded, header: header(), secrets: [secret], now: now.addingTimeInterval(86_400), tolerance: 0)
+        _ = try StripeWebhookVerifier.verify(
+            payload: succeeded, header: header(), secrets: [secret], now: now.addingTimeInterval(86_400), tolerance: 0)
     }
 
     @Test func eitherOfTwoSecretsIsAcceptedDuringRotation() throws {
@@ -93,14 +111,22 @@ private let succeeded = Array(#"{"id":"evt_1","object":"event","created":1799999
         #expect(throws: StripeWebhookError.malformedBody("not a Stripe event with id, type, created and data.object")) {
             try verify(body, header: header(body))
         }
-        let customer = Array(#"{"id":"evt_2","type":"customer.created","created":1,"data":{"object":{"object":"customer","id":"cus_1"}}}"#.utf8)
-        #expect(throws: StripeWebhookError.malformedBody("data.object is a customer, not a payment_intent or a charge")) {
+        let customer = Array(
+            #"{"id":"evt_2","type":"customer.created","created":1,"data":{"object":{"object":"customer","#
+                + #""id":"cus_1"}}}"#
+                .utf8)
+        #expect(throws: StripeWebhookError.malformedBody("data.object is a customer, not a payment_intent or a charge"))
+        {
             try verify(customer, header: header(customer))
         }
     }
 
     @Test func anExpiredChargeSaysItsIntentHoldsNothing() throws {
-        let expired = Array(#"{"id":"evt_3","type":"charge.expired","created":1799999000,"data":{"object":{"id":"ch_1","object":"charge","payment_intent":"pi_7","amount":2000,"amount_captured":0,"captured":false,"status":"succeeded","currency":"eur"}}}"#.utf8)
+        let expired = Array(
+            #"{"id":"evt_3","type":"charge.expired","created":1799999000,"data":{"object":{"id":"ch_1","#
+                + #""object":"charge","payment_intent":"pi_7","amount":2000,"amount_captured":0,"captured":false,"#
+                + #""status":"succeeded","currency":"eur"}}}"#
+                .utf8)
         let event = try verify(expired, header: header(expired))
         #expect(event.type == "charge.expired")
         #expect(event.intent == GatewayIntent(id: "pi_7", status: .canceled, amountMinor: 2_000, currency: "EUR"))

@@ -19,13 +19,17 @@ import TestSupport
         let ride = try await SharedRide.make(TestBackend())
         let (status, json) = try await state(ride.backend, ride.token)
         #expect(status == 200)
-        #expect((json["steps"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Finding a driver", "Driver on the way", "Driver has arrived", "On the trip", "Arrived"])
+        #expect(
+            (json["steps"] as? [[String: Any]])?.map { $0["title"] as? String } == [
+                "Finding a driver", "Driver on the way", "Driver has arrived", "On the trip", "Arrived",
+            ])
         #expect(pin(json) == "live")
         #expect(json["provider"] as? String != nil)
         #expect(json["customerId"] == nil && json["fare"] == nil, "nothing else of the account")
     }
 
-    /// Seed 000's pin policy on the server's clock: live under 20 s, dimmed with its age under 2 min, then hidden, and the ETA says so.
+    /// Seed 000's pin policy on the server's clock: live under 20 s, dimmed with its age under 2 min, then hidden, and
+    /// the ETA says so.
     @Test func thePinDimsAfter20SecondsAndHidesAfter2MinutesOfSilence() async throws {
         let ride = try await SharedRide.make(TestBackend())
         await ride.backend.clock.advance(by: .seconds(19))
@@ -48,10 +52,12 @@ import TestSupport
         let ride = try await SharedRide.make(TestBackend(web: web))
         let clock = ride.backend.clock, start = clock.date
         let seen = Mutex<[(at: TimeInterval, pin: String?, label: String?)]>([])
-        let request = HTTPClientRequest(method: "GET", url: URL(string: "http://enroute.test" + APIPath.shareEvents(ride.token))!,
-                                        headers: ["Accept": "text/event-stream"])
+        let request = HTTPClientRequest(
+            method: "GET", url: URL(string: "http://enroute.test" + APIPath.shareEvents(ride.token))!,
+            headers: ["Accept": "text/event-stream"])
         let reader = Task {
-            for try await event in InProcessHTTPClient(router: ride.backend.router).events(request) where event.event == "share" {
+            for try await event in InProcessHTTPClient(router: ride.backend.router).events(request)
+            where event.event == "share" {
                 let json = try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any]
                 let pin = json?["pin"] as? [String: Any]
                 let at = clock.date.timeIntervalSince(start)
@@ -72,9 +78,15 @@ import TestSupport
 
     @Test func onlyTheTripsCustomerMayShareIt() async throws {
         let ride = try await SharedRide.make(TestBackend())
-        #expect(await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: ride.backend.token("c2", .customer)).status == 404)
-        #expect(await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: ride.backend.token("p1", .provider)).status == 403)
-        #expect(await ride.backend.call("POST", APIPath.orderShare(ride.tripId), token: ride.backend.token("c1", .customer)).status == 404, "a ride is not an order")
+        #expect(
+            await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: ride.backend.token("c2", .customer))
+                .status == 404)
+        #expect(
+            await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: ride.backend.token("p1", .provider))
+                .status == 403)
+        #expect(
+            await ride.backend.call("POST", APIPath.orderShare(ride.tripId), token: ride.backend.token("c1", .customer))
+                .status == 404, "a ride is not an order")
     }
 
     @Test func aForgedLinkIs404AndARevokedOne410() async throws {
@@ -84,10 +96,14 @@ import TestSupport
         #expect(try await state(ride.backend, forged).status == 404)
         let page = await ride.backend.call("GET", APIPath.share(forged), token: nil)
         #expect(page.status == 404 && String(decoding: page.body, as: UTF8.self).contains("This link is not valid"))
-        #expect(await ride.backend.call("DELETE", APIPath.tripShare(ride.tripId), token: ride.backend.token("c1", .customer)).status == 204)
+        #expect(
+            await ride.backend.call(
+                "DELETE", APIPath.tripShare(ride.tripId), token: ride.backend.token("c1", .customer)
+            ).status == 204)
         #expect(try await state(ride.backend, ride.token).status == 410)
         let revoked = await ride.backend.call("GET", APIPath.share(ride.token), token: nil)
-        #expect(revoked.status == 410 && String(decoding: revoked.body, as: UTF8.self).contains("This link was turned off"))
+        #expect(
+            revoked.status == 410 && String(decoding: revoked.body, as: UTF8.self).contains("This link was turned off"))
     }
 
     /// A link points where the server is configured to be reached (its path alone when nothing is), whatever `Host`
@@ -98,8 +114,9 @@ import TestSupport
         web.publicBaseURL = publicURL
         let ride = try await SharedRide.make(TestBackend(web: web))
         let customer = ride.backend.token("c1", .customer)
-        let shared = await ride.backend.call("POST", APIPath.tripShare(ride.tripId), token: customer,
-                                             headers: ["Host": "evil.example"])
+        let shared = await ride.backend.call(
+            "POST", APIPath.tripShare(ride.tripId), token: customer,
+            headers: ["Host": "evil.example"])
         let link = try JSONDecoder().decode(SharedRide.Link.self, from: Data(shared.body))
         #expect(!link.url.contains("evil.example"))
         let base = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
@@ -108,8 +125,9 @@ import TestSupport
 
     /// The console's cookie is `Secure` whenever the public URL is https (and only then: over plain http a browser
     /// would drop it).
-    @Test(arguments: [(nil, false), ("http://127.0.0.1:8080", false), ("https://ops.example.com", true)]
-          as [(String?, Bool)])
+    @Test(
+        arguments: [(nil, false), ("http://127.0.0.1:8080", false), ("https://ops.example.com", true)]
+            as [(String?, Bool)])
     func theConsoleCookieIsSecureWhenThePublicURLIsHTTPS(publicURL: String?, secure: Bool) async throws {
         var web = WebConfiguration()
         web.publicBaseURL = publicURL
@@ -134,7 +152,8 @@ import TestSupport
     /// The link shows the end for 30 minutes, then the ended page with 410.
     @Test func theLinkEnds30MinutesAfterTheTripEnds() async throws {
         let ride = try await SharedRide.make(TestBackend())
-        let cancelled = await ride.backend.call("POST", APIPath.tripCancel(ride.tripId), token: ride.backend.token("c1", .customer), json: "{}")
+        let cancelled = await ride.backend.call(
+            "POST", APIPath.tripCancel(ride.tripId), token: ride.backend.token("c1", .customer), json: "{}")
         #expect(cancelled.status == 200)
         await ride.backend.clock.advance(by: .seconds(29 * 60))
         let ended = try await state(ride.backend, ride.token)

@@ -6,7 +6,8 @@ import CurlTransport
 final class WebDriver: @unchecked Sendable {
     static let chromium = "/usr/bin/chromium"
     static let chromedriver = "/usr/bin/chromedriver"
-    static let missing = "Chromium or chromedriver is not installed (\(chromium), \(chromedriver)): run scripts/install-web.sh"
+    static let missing =
+        "Chromium or chromedriver is not installed (\(chromium), \(chromedriver)): run scripts/install-web.sh"
 
     private let process: Process
     private let base: URL
@@ -15,7 +16,9 @@ final class WebDriver: @unchecked Sendable {
 
     /// Starts chromedriver and opens a headless session; throws with the install hint when either is missing.
     init() async throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.chromium), FileManager.default.isExecutableFile(atPath: Self.chromedriver) else {
+        guard FileManager.default.isExecutableFile(atPath: Self.chromium),
+            FileManager.default.isExecutableFile(atPath: Self.chromedriver)
+        else {
             throw Failure(Self.missing)
         }
         let port = Int.random(in: 20_000...40_000)
@@ -24,8 +27,12 @@ final class WebDriver: @unchecked Sendable {
         // keeps chromedriver from ever launching Chromium: unblock them first. Line-buffered (stdbuf), so its
         // "started successfully" line reaches the pipe when it is written.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv('/usr/bin/stdbuf', sys.argv[1:])",
-                             "stdbuf", "-oL", Self.chromedriver, "--port=\(port)"]
+        process.arguments = [
+            "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv('/usr/bin/stdbuf', "
+                + "sys.argv[1:])",
+            "stdbuf", "-oL", Self.chromedriver, "--port=\(port)",
+        ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -43,9 +50,15 @@ final class WebDriver: @unchecked Sendable {
             return text
         }.value
         guard seen.contains("started successfully") else { throw Failure("chromedriver did not start: \(seen)") }
-        let caps = #"{"capabilities":{"alwaysMatch":{"browserName":"chrome","goog:chromeOptions":{"binary":"\#(Self.chromium)","args":["--headless=new","--no-sandbox","--disable-gpu","--disable-dev-shm-usage","--window-size=1280,900","--no-first-run","--no-default-browser-check"]}}}}"#
+        let caps =
+            #"{"capabilities":{"alwaysMatch":{"browserName":"chrome","#
+            + #""goog:chromeOptions":{"binary":"\#(Self.chromium)","args":["--headless=new","--no-sandbox","#
+            + #""--disable-gpu","--disable-dev-shm-usage","--window-size=1280,900","--no-first-run","#
+            + #""--no-default-browser-check"]}}}}"#
         let value = try await call("POST", "/session", caps)
-        guard let id = (value as? [String: Any])?["sessionId"] as? String else { throw Failure("no WebDriver session: \(String(describing: value))") }
+        guard let id = (value as? [String: Any])?["sessionId"] as? String else {
+            throw Failure("no WebDriver session: \(String(describing: value))")
+        }
         session = id
         _ = try await call("POST", "/session/\(id)/timeouts", #"{"script":20000,"pageLoad":20000}"#)
     }
@@ -82,16 +95,21 @@ final class WebDriver: @unchecked Sendable {
 
     private func poll(_ condition: String, milliseconds: Int) async throws -> Bool {
         let script = """
-        const done = arguments[arguments.length - 1], t0 = Date.now();
-        const check = () => { try { return !!(\(condition)); } catch (e) { return false; } };
-        (function poll() { if (check()) done(true); else if (Date.now() - t0 > \(milliseconds)) done(false); else setTimeout(poll, 25); })();
-        """
-        return try await call("POST", "/session/\(session)/execute/async", try json(["script": script, "args": [String]()])) as? Bool ?? false
+            const done = arguments[arguments.length - 1], t0 = Date.now();
+            const check = () => { try { return !!(\(condition)); } catch (e) { return false; } };
+            (function poll() { if (check()) done(true); else if (Date.now() - t0 > \(milliseconds)) done(false); else \
+            setTimeout(poll, 25); })();
+            """
+        return try await call(
+            "POST", "/session/\(session)/execute/async", try json(["script": script, "args": [String]()])) as? Bool
+            ?? false
     }
 
     /// A PNG of the page now.
     func screenshot() async throws -> Data {
-        guard let text = try await call("GET", "/session/\(session)/screenshot", nil) as? String, let png = Data(base64Encoded: text) else {
+        guard let text = try await call("GET", "/session/\(session)/screenshot", nil) as? String,
+            let png = Data(base64Encoded: text)
+        else {
             throw Failure("no screenshot")
         }
         return png
@@ -102,11 +120,18 @@ final class WebDriver: @unchecked Sendable {
     }
 
     private func call(_ method: String, _ path: String, _ body: String?) async throws -> Any? {
-        let request = HTTPClientRequest(method: method, url: URL(string: base.absoluteString + path)!,
-                                        headers: body == nil ? [:] : ["Content-Type": "application/json"], body: body.map { Data($0.utf8) })
+        let request = HTTPClientRequest(
+            method: method, url: URL(string: base.absoluteString + path)!,
+            headers: body == nil ? [:] : ["Content-Type": "application/json"], body: body.map { Data($0.utf8) })
         let response = try await http.send(request)
-        let object = try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed]) as? [String: Any]
-        guard response.status == 200 else { throw Failure("WebDriver \(method) \(path): \(response.status) \(String(decoding: response.body, as: UTF8.self).prefix(400))") }
+        let object =
+            try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed]) as? [String: Any]
+        guard response.status == 200 else {
+            throw Failure(
+                "WebDriver \(method) \(path): \(response.status) "
+                    + "\(String(decoding: response.body, as: UTF8.self).prefix(400))"
+            )
+        }
         return object?["value"] ?? nil
     }
 }

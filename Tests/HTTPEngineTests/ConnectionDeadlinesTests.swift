@@ -2,7 +2,8 @@ import Testing
 @testable import HTTPEngine
 
 @Suite struct ConnectionDeadlinesTests {
-    let limits = ConnectionDeadlines.Limits(header: .seconds(10), body: .seconds(30), idle: .seconds(30), request: .seconds(5))
+    let limits = ConnectionDeadlines.Limits(
+        header: .seconds(10), body: .seconds(30), idle: .seconds(30), request: .seconds(5))
 
     func makeSUT(serial: UInt64 = 1, at now: Duration = .zero) -> ConnectionDeadlines {
         ConnectionDeadlines(serial: serial, now: now, limits: limits)
@@ -28,7 +29,8 @@ import Testing
         handler.dispatched(now: .seconds(2), overrunnable: true, limits: limits)
         #expect(handler.expired(now: .seconds(6), limits: limits) == nil)
         #expect(handler.expired(now: .seconds(7), limits: limits) == .timeOut)
-        #expect(handler.expired(now: .seconds(100), limits: limits) == nil, "a handler at work is not closed for silence")
+        #expect(
+            handler.expired(now: .seconds(100), limits: limits) == nil, "a handler at work is not closed for silence")
     }
 
     @Test func anAnsweredOrStreamingRequestHasNoDeadline() {
@@ -39,14 +41,14 @@ import Testing
 
         var upgraded = makeSUT()
         upgraded.exempted(permanently: true)
-        upgraded.completed(now: .seconds(1), limits: limits)   // an upgraded socket stays exempt
+        upgraded.completed(now: .seconds(1), limits: limits)  // an upgraded socket stays exempt
         #expect(upgraded.phase == .exempt)
         #expect(upgraded.expired(now: .seconds(1000), limits: limits) == nil)
 
         var stream = makeSUT()
         stream.exempted(permanently: false)
         #expect(stream.expired(now: .seconds(1000), limits: limits) == nil)
-        stream.completed(now: .seconds(1000), limits: limits)   // an SSE stream ends with its request
+        stream.completed(now: .seconds(1000), limits: limits)  // an SSE stream ends with its request
         #expect(stream.phase == .awaitingRequest)
     }
 
@@ -56,7 +58,7 @@ import Testing
         sut.answered()
         sut.completed(now: .seconds(1), limits: limits)
         #expect(sut.phase == .awaitingRequest)
-        for second in 2...25 { sut.received(now: .seconds(Int64(second))) }   // a trickle does not move it
+        for second in 2...25 { sut.received(now: .seconds(Int64(second))) }  // a trickle does not move it
         sut.requestLineReceived(now: .seconds(25), limits: limits)
         #expect(sut.phase == .head)
         sut.received(now: .seconds(34))
@@ -70,7 +72,8 @@ import Testing
     }
 
     @Test func aClientSilentForTheIdleTimeoutIsClosedBeforeItsPhaseDeadline() {
-        let short = ConnectionDeadlines.Limits(header: .seconds(10), body: .seconds(30), idle: .seconds(1), request: .seconds(5))
+        let short = ConnectionDeadlines.Limits(
+            header: .seconds(10), body: .seconds(30), idle: .seconds(1), request: .seconds(5))
         var sut = ConnectionDeadlines(serial: 1, now: .zero, limits: short)
         #expect(sut.expired(now: .milliseconds(999), limits: short) == nil)
         #expect(sut.expired(now: .seconds(1), limits: short) == .close)

@@ -12,9 +12,11 @@ import TestSupport
         let cancelled = AsyncStream<Void>.makeStream()
     }
 
-    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, clock: ManualClock = ManualClock(),
-                 probe: Probe = Probe(), descriptorLimit: Int = DescriptorLimit.current,
-                 accept: @escaping @Sendable (Int32) -> Int32 = EventLoop.systemAccept) throws -> HTTPServer {
+    func makeSUT(
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, clock: ManualClock = ManualClock(),
+        probe: Probe = Probe(), descriptorLimit: Int = DescriptorLimit.current,
+        accept: @escaping @Sendable (Int32) -> Int32 = EventLoop.systemAccept
+    ) throws -> HTTPServer {
         var router = Router()
         router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
         router.get("/items/{id}") { req in .text("item \(try req.parameter("id"))") }
@@ -40,14 +42,17 @@ import TestSupport
         config.port = 0
         config.threads = 2
         configure(&config)
-        let server = HTTPServer(router: router, configuration: config, metrics: MetricsRegistry(), clock: clock,
-                                wallClock: { Date() }, descriptorLimit: descriptorLimit, accept: accept)
+        let server = HTTPServer(
+            router: router, configuration: config, metrics: MetricsRegistry(), clock: clock,
+            wallClock: { Date() }, descriptorLimit: descriptorLimit, accept: accept)
         try server.start()
         return server
     }
 
-    func expectProblem(_ response: (status: Int, headers: [String: String], body: [UInt8]), status: Int,
-                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectProblem(
+        _ response: (status: Int, headers: [String: String], body: [UInt8]), status: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(response.status == status, sourceLocation: sourceLocation)
         #expect(response.headers["content-type"] == "application/problem+json", sourceLocation: sourceLocation)
         let problem = try JSONDecoder().decode(Problem.self, from: Data(response.body))
@@ -58,13 +63,14 @@ import TestSupport
 
     static let headerFlood = (0..<150).map { "X-Filler-\($0): \(String(repeating: "v", count: 60))\r\n" }.joined()
 
-    @Test(arguments: [
-        ("GET /" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414),
-        ("GET /json HTTP/1.1\r\nHost: x\r\n" + headerFlood + "\r\n", 431),
-        ("GET /json HTTP/1.1 trailing-garbage\r\nHost: x\r\n\r\n", 400),
-        ("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
-        ("GET /json HTTP/2.0\r\nHost: x\r\n\r\n", 505),
-    ] as [(String, Int)])
+    @Test(
+        arguments: [
+            ("GET /" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+            ("GET /json HTTP/1.1\r\nHost: x\r\n" + headerFlood + "\r\n", 431),
+            ("GET /json HTTP/1.1 trailing-garbage\r\nHost: x\r\n\r\n", 400),
+            ("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            ("GET /json HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        ] as [(String, Int)])
     func requestsTheEngineCannotParseGetAProblemDocument(request: String, status: Int) async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
@@ -89,9 +95,10 @@ import TestSupport
     @Test func aTenMegabyteChunkedBodyIs413NotAReset() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
-        client.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        client.write(
+            "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
         let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x61, count: 0x10000) + Array("\r\n".utf8)
-        for _ in 0..<160 { #expect(client.write(chunk)) }   // 10 MiB
+        for _ in 0..<160 { #expect(client.write(chunk)) }  // 10 MiB
         client.write("0\r\n\r\n")
         try expectProblem(try await client.readResponse(), status: 413)
         await server.shutdown()
@@ -144,7 +151,7 @@ import TestSupport
         try await eventually("the connection is seen", within: .seconds(30)) { server.connectionCount(in: .head) == 1 }
         await clock.advance(by: .seconds(9))
         #expect(server.connectionCount(in: .head) == 1, "still open before the deadline")
-        client.write("s")   // a trickle does not move the deadline
+        client.write("s")  // a trickle does not move the deadline
         await clock.advance(by: .seconds(2))
         try await client.readUntilClosed()
         #expect(client.closedByPeer)
@@ -157,7 +164,9 @@ import TestSupport
         let server = try makeSUT({ $0.bodyTimeout = .seconds(30) }, clock: clock)
         let client = try TCPTestClient(port: server.port)
         client.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
-        try await eventually("the body is being received", within: .seconds(30)) { server.connectionCount(in: .body) == 1 }
+        try await eventually("the body is being received", within: .seconds(30)) {
+            server.connectionCount(in: .body) == 1
+        }
         await clock.advance(by: .seconds(29))
         #expect(server.connectionCount(in: .body) == 1, "still open before the deadline")
         await clock.advance(by: .seconds(2))
@@ -174,7 +183,9 @@ import TestSupport
         let client = try TCPTestClient(port: server.port)
         client.write("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
-        try await eventually("the request is complete", within: .seconds(30)) { server.connectionCount(in: .awaitingRequest) == 1 }
+        try await eventually("the request is complete", within: .seconds(30)) {
+            server.connectionCount(in: .awaitingRequest) == 1
+        }
         for _ in 0..<29 {
             client.write("G")
             await clock.advance(by: .seconds(1))
@@ -190,13 +201,18 @@ import TestSupport
     /// a newcomer over the cap makes the connection that has waited longest for its head give way.
     @Test func slowHeaderClientsCannotStarveAHealthyRequest() async throws {
         let clock = ManualClock()
-        let server = try makeSUT({ $0.connectionLimit = 20; $0.threads = 1 }, clock: clock)
+        let server = try makeSUT(
+            {
+                $0.connectionLimit = 20; $0.threads = 1
+            }, clock: clock)
         var slow: [TCPTestClient] = []
         for i in 0..<40 {
             let client = try TCPTestClient(port: server.port)
             client.write("GET /json HTTP/1.1\r\nX-Slow-\(i): ")
             slow.append(client)
-            try await eventually("slow client \(i) is seen", within: .seconds(30)) { server.connectionCount(in: .head) == min(i + 1, 20) }
+            try await eventually("slow client \(i) is seen", within: .seconds(30)) {
+                server.connectionCount(in: .head) == min(i + 1, 20)
+            }
         }
         for _ in 0..<5 {
             let probe = try TCPTestClient(port: server.port)
@@ -270,7 +286,7 @@ import TestSupport
         #expect(try await first?.readResponse().status == 200)
 
         exhausted.store(true, ordering: .relaxed)
-        let newcomer = try TCPTestClient(port: server.port)   // waits in the backlog
+        let newcomer = try TCPTestClient(port: server.port)  // waits in the backlog
         try await eventually("the loop stops accepting", within: .seconds(30)) { server.isAcceptPaused }
         let tried = attempts.load(ordering: .relaxed)
         for _ in 0..<1_000 { await Task.yield() }
@@ -318,7 +334,10 @@ import TestSupport
 
     @Test func aStreamOutlivesTheRequestDeadlineOnceItHasStarted() async throws {
         let clock = ManualClock()
-        let server = try makeSUT({ $0.requestDeadline = .seconds(5); $0.heartbeatInterval = .seconds(15) }, clock: clock)
+        let server = try makeSUT(
+            {
+                $0.requestDeadline = .seconds(5); $0.heartbeatInterval = .seconds(15)
+            }, clock: clock)
         let client = try TCPTestClient(port: server.port)
         client.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         try await client.read(untilContains: "data: first")

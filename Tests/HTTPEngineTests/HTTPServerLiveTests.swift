@@ -11,8 +11,10 @@ import TestSupport
         let lastEventID = Mutex<String?>(nil)
     }
 
-    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, clock: ManualClock = ManualClock(),
-                 probe: Probe = Probe()) throws -> HTTPServer {
+    func makeSUT(
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, clock: ManualClock = ManualClock(),
+        probe: Probe = Probe()
+    ) throws -> HTTPServer {
         var router = Router()
         router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
         router.post("/upload", bodyLimit: 1024) { req in .text("got \(req.body.count)") }
@@ -48,7 +50,10 @@ import TestSupport
     }
 
     func upgrade(_ client: TCPTestClient) async throws {
-        client.write("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        client.write(
+            "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+                + "dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         try await client.read(untilContains: "\r\n\r\n")
         #expect(client.text.hasPrefix("HTTP/1.1 101"))
         #expect(client.text.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="))
@@ -72,18 +77,23 @@ import TestSupport
     @Test func oversizeBodyIs413ProblemBothDeclaredAndChunked() async throws {
         let server = try makeSUT()
         let declared = try TCPTestClient(port: server.port)
-        declared.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
+        declared.write(
+            "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n\r\n")
         let first = try await declared.readResponse()
         #expect(first.status == 413)
         #expect(first.headers["content-type"] == "application/problem+json")
 
         let chunked = try TCPTestClient(port: server.port)
         let body = String(repeating: "a", count: 1025)
-        chunked.write("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(String(body.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n")
+        chunked.write(
+            "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
+                + "chunked\r\n\r\n\(String(body.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"
+        )
         #expect(try await chunked.readResponse().status == 413)
 
         let fits = try TCPTestClient(port: server.port)
-        fits.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "b", count: 1024))
+        fits.write(
+            "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "b", count: 1024))
         let ok = try await fits.readResponse()
         #expect(ok.status == 200)
         #expect(String(decoding: ok.body, as: UTF8.self) == "got 1024")
@@ -103,7 +113,10 @@ import TestSupport
     /// A client that stops sending for the idle timeout is closed, even while its header deadline is still far off.
     @Test func slowClientIsDisconnectedAfterTheIdleTimeout() async throws {
         let clock = ManualClock()
-        let server = try makeSUT({ $0.idleTimeoutSeconds = 1; $0.headerTimeout = .seconds(10) }, clock: clock)
+        let server = try makeSUT(
+            {
+                $0.idleTimeoutSeconds = 1; $0.headerTimeout = .seconds(10)
+            }, clock: clock)
         let client = try TCPTestClient(port: server.port)
         client.write("GET /json HTTP/1.1\r\nHo")
         try await eventually("the connection is seen", within: .seconds(30)) { server.connectionCount(in: .head) == 1 }
@@ -117,7 +130,9 @@ import TestSupport
 
     /// Streams hold their slots: a newcomer past the cap is refused rather than cutting one off.
     @Test func connectionsBeyondTheCapGet503AndAreClosed() async throws {
-        let server = try makeSUT { $0.connectionLimit = 2; $0.threads = 1 }
+        let server = try makeSUT {
+            $0.connectionLimit = 2; $0.threads = 1
+        }
         let a = try TCPTestClient(port: server.port), b = try TCPTestClient(port: server.port)
         for client in [a, b] {
             client.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -160,11 +175,13 @@ import TestSupport
         var client: TCPTestClient? = try TCPTestClient(port: server.port)
         client!.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         try await client!.read(untilContains: "data: first")
-        client = nil   // closes the socket
+        client = nil  // closes the socket
         // The next heartbeat write finds the socket gone, and the producer is cancelled.
         var iterator = probe.cancelled.stream.makeAsyncIterator()
         let waiter = Task { await iterator.next() != nil }
-        try await eventually("the stream is closed", advancing: clock, by: .seconds(15), sleepers: 1) { server.openStreamCount == 0 }
+        try await eventually("the stream is closed", advancing: clock, by: .seconds(15), sleepers: 1) {
+            server.openStreamCount == 0
+        }
         #expect(await waiter.value)
         await server.shutdown()
     }
@@ -181,8 +198,9 @@ import TestSupport
         let pong = try await client.readWebSocketFrame()
         #expect(pong.opcode == 0xA && pong.payload == [9, 8, 7])
 
-        client.write(TCPTestClient.webSocketFrame(opcode: 0x2, payload: Array(repeating: 5, count: 40_000), fin: false)
-                     + TCPTestClient.webSocketFrame(opcode: 0x0, payload: Array(repeating: 6, count: 10)))
+        client.write(
+            TCPTestClient.webSocketFrame(opcode: 0x2, payload: Array(repeating: 5, count: 40_000), fin: false)
+                + TCPTestClient.webSocketFrame(opcode: 0x0, payload: Array(repeating: 6, count: 10)))
         let big = try await client.readWebSocketFrame()
         #expect(big.opcode == 0x2 && big.payload.count == 40_010)
 
@@ -236,11 +254,12 @@ import TestSupport
         await server.shutdown()
     }
 
-    @Test(arguments: [
-        (TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array(repeating: 65, count: 2_000)), UInt16(1009)),
-        (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [0xC3, 0x28]), 1007),
-        (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [65], masked: false), 1002),
-    ] as [([UInt8], UInt16)])
+    @Test(
+        arguments: [
+            (TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array(repeating: 65, count: 2_000)), UInt16(1009)),
+            (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [0xC3, 0x28]), 1007),
+            (TCPTestClient.webSocketFrame(opcode: 0x1, payload: [65], masked: false), 1002),
+        ] as [([UInt8], UInt16)])
     func webSocketViolationsCloseWithTheirCode(frame: [UInt8], code: UInt16) async throws {
         let server = try makeSUT { $0.maxWebSocketMessage = 1_000 }
         let client = try TCPTestClient(port: server.port)
@@ -257,9 +276,10 @@ import TestSupport
     @Test func aHeadAskingToUpgradeIsRefusedAndTheConnectionServesOn() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
-        client.write("HEAD /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                     + "GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.write(
+            "HEAD /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                + "GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
         try await client.read(untilContains: #"{"ok":true}"#)
         #expect(client.text.hasPrefix("HTTP/1.1 400"))
         #expect(!client.text.contains("101"))
@@ -269,7 +289,10 @@ import TestSupport
     @Test func upgradeWithoutVersion13Is426() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
-        client.write("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
+        client.write(
+            "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+                + "dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n"
+        )
         let response = try await client.readResponse()
         #expect(response.status == 426)
         #expect(response.headers["sec-websocket-version"] == "13")
@@ -285,10 +308,10 @@ import TestSupport
         try await upgrade(ws)
 
         let shutdown = Task { await server.shutdown() }
-        try await sse.read(untilContains: "\r\n0\r\n\r\n")   // the chunked stream's clean end
+        try await sse.read(untilContains: "\r\n0\r\n\r\n")  // the chunked stream's clean end
         let close = try await ws.readWebSocketFrame()
         #expect(close.opcode == 0x8 && close.payload.prefix(2) == [0x03, 0xE9])
-        ws.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE9]))   // the client's answer ends it
+        ws.write(TCPTestClient.webSocketFrame(opcode: 0x8, payload: [0x03, 0xE9]))  // the client's answer ends it
         try await ws.readUntilClosed()
         await shutdown.value
         #expect(server.openStreamCount == 0)

@@ -9,8 +9,10 @@ import TestSupport
     let channels = LiveChannelsTests.counters()
 
     /// A server with `/json` and `/live/{key}` following `channels` (the suite's counters by default).
-    func makeSUT(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                 channels: LiveChannels<String, Int>? = nil) throws -> HTTPServer {
+    func makeSUT(
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+        channels: LiveChannels<String, Int>? = nil
+    ) throws -> HTTPServer {
         let channels = channels ?? self.channels
         var router = Router()
         router.get("/json") { _ in .jsonBytes(Array(#"{"ok":true}"#.utf8)) }
@@ -34,7 +36,8 @@ import TestSupport
         try await client.read(untilContains: "data: {\"n\":3}")
         LiveChannelsTests.bump(channels, ends: true)
         try await client.read(untilContains: "\r\n0\r\n\r\n")
-        #expect(client.dechunkedBody == "retry: 3000\n\n"
+        #expect(
+            client.dechunkedBody == "retry: 3000\n\n"
                 + "id: 0\nevent: snapshot\ndata: {\"n\":0}\n\n" + "id: 1\nevent: count\ndata: {\"n\":1}\n\n"
                 + "id: 2\nevent: count\ndata: {\"n\":2}\n\n" + "id: 3\nevent: count\ndata: {\"n\":3}\n\n"
                 + "id: 4\nevent: count\ndata: {\"n\":4}\n\n")
@@ -71,7 +74,11 @@ import TestSupport
             try await client.read(untilContains: "\r\n0\r\n\r\n")
             let ids = LiveChannelsTests.ids(client.dechunkedBody)
             // The raw tail tells a lost event from one that arrived out of its chunk framing.
-            #expect(ids == Array(0...publishes), "a stayer saw \(ids.count) events; the first bytes: \(client.text.prefix(700).debugDescription); the last bytes: \(client.text.suffix(400).debugDescription)")
+            #expect(
+                ids == Array(0...publishes),
+                "a stayer saw \(ids.count) events; the first bytes: \(client.text.prefix(700).debugDescription); the "
+                    + "last bytes: \(client.text.suffix(400).debugDescription)"
+            )
         }
         try await eventually("every stream closed", within: .seconds(30)) { server.openStreamCount == 0 }
         #expect(channels.channelCount == 0)
@@ -79,9 +86,11 @@ import TestSupport
     }
 
     @Test func aStreamWhoseOpeningEndsItIsWholeAndTheConnectionServesAgain() async throws {
-        let finished = LiveChannels<String, Int>(initial: { _ in 9 }, opening: { n in
-            LiveUpdate(events: [LiveChannelsTests.event("final", n)], ends: true)
-        })
+        let finished = LiveChannels<String, Int>(
+            initial: { _ in 9 },
+            opening: { n in
+                LiveUpdate(events: [LiveChannelsTests.event("final", n)], ends: true)
+            })
         let server = try makeSUT(channels: finished)
         let client = try TCPTestClient(port: server.port)
         client.write("GET /live/k HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -100,8 +109,10 @@ import TestSupport
         client!.write("GET /live/gone HTTP/1.1\r\nHost: x\r\n\r\n")
         try await client!.read(untilContains: "data: {\"n\":0}")
         #expect(channels.memberCount("gone") == 1)
-        client = nil   // closes the socket
-        try await eventually("the member left", within: .seconds(30)) { channels.memberCount("gone") == 0 && server.openStreamCount == 0 }
+        client = nil  // closes the socket
+        try await eventually("the member left", within: .seconds(30)) {
+            channels.memberCount("gone") == 0 && server.openStreamCount == 0
+        }
         #expect(channels.channelCount == 0)
         await server.shutdown()
     }
@@ -124,7 +135,8 @@ import TestSupport
         #expect(channels.memberCount("slow") == 0, "still a member after \(published) events")
         try await client.readUntilClosed(limit: 20)
         #expect(client.closedByPeer)
-        #expect(!client.received.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "a dropped stream must not end cleanly")
+        #expect(
+            !client.received.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "a dropped stream must not end cleanly")
         await server.shutdown()
     }
 
@@ -137,7 +149,9 @@ import TestSupport
         try await client.readUntilClosed()
         let text = client.text
         #expect(!text.lowercased().contains("transfer-encoding: chunked"))
-        #expect(text.hasSuffix("retry: 3000\n\nid: 0\nevent: snapshot\ndata: {\"n\":0}\n\nid: 1\nevent: count\ndata: {\"n\":1}\n\n"))
+        #expect(
+            text.hasSuffix(
+                "retry: 3000\n\nid: 0\nevent: snapshot\ndata: {\"n\":0}\n\nid: 1\nevent: count\ndata: {\"n\":1}\n\n"))
         await server.shutdown()
     }
 
@@ -145,16 +159,24 @@ import TestSupport
     /// written directly): an opening many times its size still arrives whole and in order.
     @Test func anHTTP10ClientGetsAnOpeningLargerThanTheReplyBufferWhole() async throws {
         let pad = String(repeating: "p", count: 5_000)
-        let channels = LiveChannels<String, Int>(initial: { _ in 0 }, opening: { n in
-            LiveUpdate(events: (0..<3).map { LiveEvent(name: "snapshot", id: "\(n).\($0)", data: Array("{\"part\":\($0),\"pad\":\"\(pad)\"}".utf8)) })
-        })
+        let channels = LiveChannels<String, Int>(
+            initial: { _ in 0 },
+            opening: { n in
+                LiveUpdate(
+                    events: (0..<3).map {
+                        LiveEvent(
+                            name: "snapshot", id: "\(n).\($0)", data: Array("{\"part\":\($0),\"pad\":\"\(pad)\"}".utf8))
+                    })
+            })
         let server = try makeSUT(channels: channels)
         let client = try TCPTestClient(port: server.port)
         client.write("GET /live/big HTTP/1.0\r\nHost: x\r\n\r\n")
         let last = "\"part\":2,\"pad\":\"\(pad)\"}\n\n"
         try await client.read(until: { String(decoding: $0, as: UTF8.self).hasSuffix(last) })
         let body = client.text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
-        let expected = "retry: 3000\n\n" + (0..<3).map { "id: 0.\($0)\nevent: snapshot\ndata: {\"part\":\($0),\"pad\":\"\(pad)\"}\n\n" }.joined()
+        let expected =
+            "retry: 3000\n\n"
+            + (0..<3).map { "id: 0.\($0)\nevent: snapshot\ndata: {\"part\":\($0),\"pad\":\"\(pad)\"}\n\n" }.joined()
         #expect(body == expected)
         await server.shutdown()
     }
@@ -162,12 +184,17 @@ import TestSupport
     @Test func aWebSocketMemberGetsJSONFramesThenANormalClose() async throws {
         let server = try makeSUT()
         let client = try TCPTestClient(port: server.port)
-        client.write("GET /live/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        client.write(
+            "GET /live/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+                + "dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         try await client.read(untilContains: "\r\n\r\n")
         #expect(client.text.hasPrefix("HTTP/1.1 101"))
         client.consume(client.received.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound)
         let opening = try await client.readWebSocketFrame()
-        #expect(opening.opcode == 0x1 && String(decoding: opening.payload, as: UTF8.self) == #"{"type":"snapshot","id":"0","data":{"n":0}}"#)
+        #expect(
+            opening.opcode == 0x1
+                && String(decoding: opening.payload, as: UTF8.self) == #"{"type":"snapshot","id":"0","data":{"n":0}}"#)
         // What the client sends is ignored; pings are still answered.
         client.write(TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("hi".utf8)))
         client.write(TCPTestClient.webSocketFrame(opcode: 0x9, payload: [1]))

@@ -23,7 +23,8 @@ import Testing
 
     /// The raw SSE text of a member joined in memory.
     static func member(_ channels: LiveChannels<String, Int>, _ key: String = "k") -> AsyncStream<[UInt8]> {
-        guard case .eventStream(let stream) = channels.stream(HTTPRequest(method: "GET", path: "/live"), key: key).body else {
+        guard case .eventStream(let stream) = channels.stream(HTTPRequest(method: "GET", path: "/live"), key: key).body
+        else {
             Issue.record("not an event stream")
             return AsyncStream { $0.finish() }
         }
@@ -43,7 +44,8 @@ import Testing
         Self.bump(channels, ends: true)
         var text = ""
         for await chunk in stream { text += String(decoding: chunk, as: UTF8.self) }
-        #expect(text == "retry: 1000\n\n"
+        #expect(
+            text == "retry: 1000\n\n"
                 + "id: 41\nevent: snapshot\ndata: {\"n\":41}\n\n"
                 + "id: 42\nevent: count\ndata: {\"n\":42}\n\n"
                 + "id: 43\nevent: count\ndata: {\"n\":43}\n\n"
@@ -58,7 +60,7 @@ import Testing
         #expect(channels.channelCount == 0)
         #expect(reads.value == 0)
         var iterator = Self.member(channels).makeAsyncIterator()
-        _ = await iterator.next()   // retry
+        _ = await iterator.next()  // retry
         let opening = await iterator.next().map { String(decoding: $0, as: UTF8.self) }
         #expect(opening == "id: 10\nevent: snapshot\ndata: {\"n\":10}\n\n")
     }
@@ -86,7 +88,8 @@ import Testing
     }
 
     @Test func anOpeningThatEndsSendsItsEventsAndLeavesNoGroup() async {
-        let channels = LiveChannels<String, Int>(initial: { _ in 7 }, opening: { n in LiveUpdate(events: [Self.event("final", n)], ends: true) })
+        let channels = LiveChannels<String, Int>(
+            initial: { _ in 7 }, opening: { n in LiveUpdate(events: [Self.event("final", n)], ends: true) })
         var text = ""
         for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
         #expect(Self.ids(text) == [7])
@@ -97,9 +100,11 @@ import Testing
         // The source of truth (like a trip store) moves first; the group follows it, as the hub does.
         let source = Counter()
         let publishes = 300
-        let channels = LiveChannels<String, Int>(initial: { _ in source.value }, opening: { n in
-            LiveUpdate(events: [Self.event("snapshot", n)], ends: n >= publishes)
-        })
+        let channels = LiveChannels<String, Int>(
+            initial: { _ in source.value },
+            opening: { n in
+                LiveUpdate(events: [Self.event("snapshot", n)], ends: n >= publishes)
+            })
         let members = await withTaskGroup(of: [Int]?.self) { group -> [[Int]] in
             for _ in 0..<40 {
                 group.addTask {
@@ -134,8 +139,9 @@ import Testing
 
     /// Counters whose members may be turned away with a `revoked` event.
     static func revocable(initial: Int) -> LiveChannels<String, Int> {
-        LiveChannels(initial: { _ in initial }, opening: { n in LiveUpdate(events: [event("snapshot", n)]) },
-                     revocation: { n in LiveUpdate(events: [event("revoked", n)]) })
+        LiveChannels(
+            initial: { _ in initial }, opening: { n in LiveUpdate(events: [event("snapshot", n)]) },
+            revocation: { n in LiveUpdate(events: [event("revoked", n)]) })
     }
 
     /// A member follows while the state admits it: the update that turns it away reaches it as the revocation and its
@@ -144,22 +150,30 @@ import Testing
         let channels = Self.revocable(initial: 1)
         let request = HTTPRequest(method: "GET", path: "/live")
         guard case .eventStream(let below3) = channels.stream(request, key: "k", admits: { $0 < 3 }).body,
-              case .eventStream(let anyone) = channels.stream(request, key: "k").body else {
+            case .eventStream(let anyone) = channels.stream(request, key: "k").body
+        else {
             Issue.record("not event streams")
             return
         }
         let turnedAway = below3.bytes(retryMilliseconds: 1000), stays = anyone.bytes(retryMilliseconds: 1000)
         #expect(channels.memberCount("k") == 2)
-        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true) }
-        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true) }
+        channels.publish("k") { n in
+            n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true)
+        }
+        channels.publish("k") { n in
+            n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true)
+        }
         #expect(channels.memberCount("k") == 1)
         var text = ""
         for await chunk in turnedAway { text += String(decoding: chunk, as: UTF8.self) }
-        #expect(text == "retry: 1000\n\n"
+        #expect(
+            text == "retry: 1000\n\n"
                 + "id: 1\nevent: snapshot\ndata: {\"n\":1}\n\n"
                 + "id: 2\nevent: count\ndata: {\"n\":2}\n\n"
                 + "id: 3\nevent: revoked\ndata: {\"n\":3}\n\n")
-        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)], ends: true) }
+        channels.publish("k") { n in
+            n += 1; return LiveUpdate(events: [Self.event("count", n)], ends: true)
+        }
         var other = ""
         for await chunk in stays { other += String(decoding: chunk, as: UTF8.self) }
         #expect(Self.ids(other) == [1, 2, 3, 4])
@@ -171,16 +185,21 @@ import Testing
         let asked = Counter()
         let channels = Self.revocable(initial: 5)
         let request = HTTPRequest(method: "GET", path: "/live")
-        let countingOdd: @Sendable (Int) -> Bool = { _ = asked.next(); return $0 % 2 == 1 }
+        let countingOdd: @Sendable (Int) -> Bool = {
+            _ = asked.next(); return $0 % 2 == 1
+        }
         guard case .eventStream(let odd) = channels.stream(request, key: "k", admits: countingOdd).body,
-              case .eventStream(let late) = channels.stream(request, key: "k", admits: { $0 % 2 == 1 }).body else {
+            case .eventStream(let late) = channels.stream(request, key: "k", admits: { $0 % 2 == 1 }).body
+        else {
             Issue.record("not event streams")
             return
         }
         var member = odd.bytes(retryMilliseconds: 1000).makeAsyncIterator()
         _ = await member.next()
         #expect(asked.value == 1, "asked as it joined")
-        channels.publish("k") { n in n += 1; return LiveUpdate(events: [Self.event("count", n)]) }
+        channels.publish("k") { n in
+            n += 1; return LiveUpdate(events: [Self.event("count", n)])
+        }
         #expect(asked.value == 1, "an update that does not revalidate does not ask")
         #expect(channels.memberCount("k") == 1)
         var text = ""
@@ -193,7 +212,9 @@ import Testing
         let frames = LiveFrames([LiveEvent(name: "tick", id: "3", data: Array(#"{"a":1}"#.utf8))])
         let sse = "id: 3\nevent: tick\ndata: {\"a\":1}\n\n"
         #expect(String(decoding: frames.sse, as: UTF8.self) == sse)
-        #expect(String(decoding: frames.sseChunk, as: UTF8.self) == String(sse.utf8.count, radix: 16, uppercase: true) + "\r\n" + sse + "\r\n")
+        #expect(
+            String(decoding: frames.sseChunk, as: UTF8.self) == String(sse.utf8.count, radix: 16, uppercase: true)
+                + "\r\n" + sse + "\r\n")
         let json = #"{"type":"tick","id":"3","data":{"a":1}}"#
         #expect(frames.webSocket == [0x81, UInt8(json.utf8.count)] + Array(json.utf8))
     }
@@ -208,5 +229,9 @@ import Testing
 final class Counter: Sendable {
     private let count = Mutex(0)
     var value: Int { count.withLock { $0 } }
-    func next() -> Int { count.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        count.withLock {
+            $0 += 1; return $0
+        }
+    }
 }

@@ -27,8 +27,14 @@ import EnRouteModels
 
     @Test func literalSegmentsWinOverParameters() async {
         let router = makeSUT()
-        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/active")).bodyBytes, as: UTF8.self) == "active")
-        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/t42")).bodyBytes, as: UTF8.self) == "trip t42")
+        #expect(
+            String(
+                decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/active")).bodyBytes,
+                as: UTF8.self) == "active")
+        #expect(
+            String(
+                decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/t42")).bodyBytes,
+                as: UTF8.self) == "trip t42")
     }
 
     @Test func unknownPathIs404ProblemJSON() async throws {
@@ -51,15 +57,18 @@ import EnRouteModels
         #expect(try problem(response).status == 413)
     }
 
-    @Test(arguments: [
-        ("{\"name\": ", 400, nil),
-        ("[1,2]", 422, "/"),
-        ("{\"count\": 1}", 422, "/name"),
-        ("{\"name\": \"a\", \"count\": \"x\"}", 422, "/count"),
-        ("{\"name\": \"a\", \"count\": 1, \"at\": \"nope\"}", 422, "/at"),
-    ] as [(String, Int, String?)])
+    @Test(
+        arguments: [
+            ("{\"name\": ", 400, nil),
+            ("[1,2]", 422, "/"),
+            ("{\"count\": 1}", 422, "/name"),
+            ("{\"name\": \"a\", \"count\": \"x\"}", 422, "/count"),
+            ("{\"name\": \"a\", \"count\": 1, \"at\": \"nope\"}", 422, "/at"),
+        ] as [(String, Int, String?)])
     func badBodiesAreNamedClearly(body: String, status: Int, pointer: String?) async throws {
-        let request = HTTPRequest(method: "POST", path: "/echo", headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body.utf8))
+        let request = HTTPRequest(
+            method: "POST", path: "/echo", headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: Array(body.utf8))
         var router = Router()
         router.post("/echo") { req in
             let body = try req.decode(Body.self)
@@ -72,7 +81,9 @@ import EnRouteModels
     }
 
     @Test func nonJSONContentTypeIs415() async {
-        let request = HTTPRequest(method: "POST", path: "/echo", headers: HTTPHeaders([("Content-Type", "text/plain")]), body: Array("{}".utf8))
+        let request = HTTPRequest(
+            method: "POST", path: "/echo", headers: HTTPHeaders([("Content-Type", "text/plain")]),
+            body: Array("{}".utf8))
         #expect(await makeSUT().respond(to: request).status == 415)
     }
 
@@ -93,7 +104,8 @@ import EnRouteModels
         }
         var text = ""
         for await chunk in stream.bytes(retryMilliseconds: 1500) { text += String(decoding: chunk, as: UTF8.self) }
-        #expect(text == "retry: 1500\n\nid: 1\nevent: tripUpdated\ndata: {\"a\":1}\n\nid: 2\ndata: line1\ndata: line2\n\n")
+        #expect(
+            text == "retry: 1500\n\nid: 1\nevent: tripUpdated\ndata: {\"a\":1}\n\nid: 2\ndata: line1\ndata: line2\n\n")
     }
 }
 
@@ -105,15 +117,23 @@ import EnRouteModels
         return router
     }
 
-    @Test(arguments: ["//v1//trips//t1", "/v1/trips/t1/", "/v1//trips/t1", "v1/trips/t1", "/v1/trips/t1\u{0}junk", "/v1/trips/t\u{7F}", ""])
+    @Test(arguments: [
+        "//v1//trips//t1", "/v1/trips/t1/", "/v1//trips/t1", "v1/trips/t1", "/v1/trips/t1\u{0}junk",
+        "/v1/trips/t\u{7F}", "",
+    ])
     func aPathThatIsNotExactlyARouteIs404(path: String) async {
         #expect(await makeSUT().respond(to: HTTPRequest(method: "GET", path: path)).status == 404)
     }
 
     @Test func exactPathsStillMatch() async {
         let router = makeSUT()
-        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/t1")).bodyBytes, as: UTF8.self) == "trip t1")
-        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/")).bodyBytes, as: UTF8.self) == "root")
+        #expect(
+            String(
+                decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/t1")).bodyBytes,
+                as: UTF8.self) == "trip t1")
+        #expect(
+            String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/")).bodyBytes, as: UTF8.self)
+                == "root")
     }
 
     /// Paths without parameters are looked up whole; they must resolve as the segment walk does.
@@ -122,14 +142,22 @@ import EnRouteModels
         router.post("/v1/trips/search") { _ in .text("search") }
         router.get("/v1/trips/search") { _ in .text("listed") }
         let head = router.resolve(method: "HEAD", path: "/v1/trips/search")
-        guard case .route(let route, let parameters) = head else { Issue.record("HEAD did not find GET: \(head)"); return }
+        guard case .route(let route, let parameters) = head else {
+            Issue.record("HEAD did not find GET: \(head)"); return
+        }
         #expect(route.method == "GET" && parameters.isEmpty)
         guard case .methodNotAllowed(let allow) = router.resolve(method: "DELETE", path: "/v1/trips/search") else {
             Issue.record("a static path with another method is 405"); return
         }
         #expect(allow == ["GET", "POST"])
-        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "POST", path: "/v1/trips/search")).bodyBytes, as: UTF8.self) == "search")
-        #expect(String(decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/other")).bodyBytes, as: UTF8.self) == "trip other")
+        #expect(
+            String(
+                decoding: await router.respond(to: HTTPRequest(method: "POST", path: "/v1/trips/search")).bodyBytes,
+                as: UTF8.self) == "search")
+        #expect(
+            String(
+                decoding: await router.respond(to: HTTPRequest(method: "GET", path: "/v1/trips/other")).bodyBytes,
+                as: UTF8.self) == "trip other")
     }
 }
 

@@ -20,7 +20,7 @@ import Testing
         #"{"text":"hi there"}"#,
         #"{"text":"a backslash then u0000: \\u0000"}"#,
         #"{"text":"\u0001\u001f"}"#,
-        #"{"text":"\u0000"#,   // not JSON: its decoding says so
+        #"{"text":"\u0000"#,  // not JSON: its decoding says so
     ])
     func nothingElseIsRefused(body: String) {
         #expect(TextPolicy.nulPointer(inJSON: Array(body.utf8)) == nil)

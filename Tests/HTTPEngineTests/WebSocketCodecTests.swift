@@ -28,7 +28,9 @@ import TestSupport
 
     @Test func reassemblesFragmentsWithAPingInBetween() {
         var codec = WebSocketCodec(maxMessageSize: 1024)
-        let actions = codec.receive(frame(0x1, Array("ab".utf8), fin: false) + frame(0x9, [1, 2]) + frame(0x0, Array("cd".utf8), fin: false) + frame(0x0, Array("e".utf8)))
+        let actions = codec.receive(
+            frame(0x1, Array("ab".utf8), fin: false) + frame(0x9, [1, 2]) + frame(0x0, Array("cd".utf8), fin: false)
+                + frame(0x0, Array("e".utf8)))
         #expect(actions == [.write(WebSocketCodec.frame(opcode: 0xA, payload: [1, 2])), .deliver(.text("abcde"))])
     }
 
@@ -41,7 +43,11 @@ import TestSupport
         var codec = WebSocketCodec(maxMessageSize: 100)
         #expect(closeCode(codec.receive(Array(frame(0x2, Array(repeating: 0, count: 101)).prefix(8)))) == 1009)
         var fragmented = WebSocketCodec(maxMessageSize: 100)
-        #expect(closeCode(fragmented.receive(frame(0x2, Array(repeating: 0, count: 60), fin: false) + frame(0x0, Array(repeating: 0, count: 60)))) == 1009)
+        #expect(
+            closeCode(
+                fragmented.receive(
+                    frame(0x2, Array(repeating: 0, count: 60), fin: false) + frame(0x0, Array(repeating: 0, count: 60)))
+            ) == 1009)
     }
 
     @Test func invalidUTF8TextClosesWith1007() {
@@ -49,12 +55,13 @@ import TestSupport
         #expect(closeCode(codec.receive(frame(0x1, [0xC3, 0x28]))) == 1007)
     }
 
-    @Test(arguments: [
-        ([0x03, 0xE8] as [UInt8], UInt16(1000)),
-        ([0x0F, 0xA0], 4000),
-        ([0x03, 0xED], 1002),   // 1005 may never be sent
-        ([0x01], 1002),
-    ] as [([UInt8], UInt16)])
+    @Test(
+        arguments: [
+            ([0x03, 0xE8] as [UInt8], UInt16(1000)),
+            ([0x0F, 0xA0], 4000),
+            ([0x03, 0xED], 1002),  // 1005 may never be sent
+            ([0x01], 1002),
+        ] as [([UInt8], UInt16)])
     func closeHandshakeEchoesValidCodes(payload: [UInt8], expected: UInt16) {
         var codec = WebSocketCodec(maxMessageSize: 100)
         #expect(closeCode(codec.receive(frame(0x8, payload))) == expected)
@@ -62,11 +69,13 @@ import TestSupport
     }
 
     @Test func protocolViolationsAre1002() {
-        for bad in [frame(0x1, [1], fin: true).enumerated().map { $0.offset == 0 ? $0.element | 0x40 : $0.element },  // RSV1
-                    frame(0x3, [1]),            // reserved opcode
-                    frame(0x0, [1]),            // continuation with no start
-                    frame(0x9, [1], fin: false), // fragmented control frame
-                    frame(0x1, [1], fin: false) + frame(0x1, [1])] {  // new message inside a fragmented one
+        for bad in [
+            frame(0x1, [1], fin: true).enumerated().map { $0.offset == 0 ? $0.element | 0x40 : $0.element },  // RSV1
+            frame(0x3, [1]),  // reserved opcode
+            frame(0x0, [1]),  // continuation with no start
+            frame(0x9, [1], fin: false),  // fragmented control frame
+            frame(0x1, [1], fin: false) + frame(0x1, [1]),
+        ] {  // new message inside a fragmented one
             var codec = WebSocketCodec(maxMessageSize: 100)
             #expect(closeCode(codec.receive(bad)) == 1002)
         }
@@ -74,20 +83,27 @@ import TestSupport
 
     @Test func serverFramesUseTheShortestLength() {
         #expect(WebSocketCodec.frame(opcode: 1, payload: Array(repeating: 0, count: 125))[1] == 125)
-        #expect(Array(WebSocketCodec.frame(opcode: 1, payload: Array(repeating: 0, count: 126))[1...3]) == [126, 0, 126])
+        #expect(
+            Array(WebSocketCodec.frame(opcode: 1, payload: Array(repeating: 0, count: 126))[1...3]) == [126, 0, 126])
         #expect(WebSocketCodec.frame(opcode: 1, payload: Array(repeating: 0, count: 70_000))[1] == 127)
     }
 }
 
-/// The codec from the client's end (the Linux tools' WebSocketClient): it masks what it writes and refuses masked frames.
+/// The codec from the client's end (the Linux tools' WebSocketClient): it masks what it writes and refuses masked
+/// frames.
 @Suite struct WebSocketClientCodecTests {
     static let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
 
     @Test func clientFramesAreMaskedAsTheRFCsExampleShows() {
         let codec = WebSocketCodec(maxMessageSize: 1024, maskKey: { Self.key })
         // RFC 6455 §5.7: a masked "Hello".
-        #expect(codec.outgoing(opcode: 0x1, payload: Array("Hello".utf8)) == [0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58])
-        #expect(codec.outgoing(opcode: 0x1, payload: Array("Hello".utf8)) == TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("Hello".utf8)))
+        #expect(
+            codec.outgoing(opcode: 0x1, payload: Array("Hello".utf8)) == [
+                0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58,
+            ])
+        #expect(
+            codec.outgoing(opcode: 0x1, payload: Array("Hello".utf8))
+                == TCPTestClient.webSocketFrame(opcode: 0x1, payload: Array("Hello".utf8)))
     }
 
     @Test func aServerReadsWhatAClientWritesAtEveryLengthEncoding() {
@@ -95,21 +111,29 @@ import TestSupport
         for size in [0, 125, 126, 65_535, 65_536] {
             var server = WebSocketCodec(maxMessageSize: 1 << 20)
             let payload = (0..<size).map { UInt8($0 & 0xFF) }
-            #expect(server.receive(client.outgoing(opcode: 0x2, payload: payload)) == [.deliver(.binary(payload))], "\(size) bytes")
+            #expect(
+                server.receive(client.outgoing(opcode: 0x2, payload: payload)) == [.deliver(.binary(payload))],
+                "\(size) bytes")
         }
     }
 
     @Test func theClientReadsUnmaskedFramesAndRefusesMaskedOnes() {
         var client = WebSocketCodec(maxMessageSize: 1024, maskKey: { Self.key })
-        #expect(client.receive(WebSocketCodec.frame(opcode: 0x1, payload: Array("hei".utf8))) == [.deliver(.text("hei"))])
+        #expect(
+            client.receive(WebSocketCodec.frame(opcode: 0x1, payload: Array("hei".utf8))) == [.deliver(.text("hei"))])
         let actions = client.receive(TCPTestClient.webSocketFrame(opcode: 0x1, payload: [65]))
-        guard case .closeAfterWrite(let frame, let code) = actions.last else { Issue.record("no close: \(actions)"); return }
+        guard case .closeAfterWrite(let frame, let code) = actions.last else {
+            Issue.record("no close: \(actions)"); return
+        }
         #expect(code == 1002)
         #expect(frame.count > 1 && frame[1] & 0x80 != 0, "the client's close frame is masked too")
     }
 
     @Test func theClientAnswersPingsWithMaskedPongs() {
         var client = WebSocketCodec(maxMessageSize: 1024, maskKey: { Self.key })
-        #expect(client.receive(WebSocketCodec.frame(opcode: 0x9, payload: [1, 2])) == [.write(WebSocketCodec.maskedFrame(opcode: 0xA, payload: [1, 2], key: Self.key))])
+        #expect(
+            client.receive(WebSocketCodec.frame(opcode: 0x9, payload: [1, 2])) == [
+                .write(WebSocketCodec.maskedFrame(opcode: 0xA, payload: [1, 2], key: Self.key))
+            ])
     }
 }

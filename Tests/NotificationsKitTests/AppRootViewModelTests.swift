@@ -4,9 +4,11 @@ import TestSupport
 
 @MainActor @Suite struct AppRootViewModelTests {
     static func makeSUT(session: FakeSession) -> (AppRootViewModel, RemoteNotificationInboxRepository, RecordingOpens) {
-        let inbox = RemoteNotificationInboxRepository(http: ScriptedHTTPClient([]), server: testServer, clock: ManualClock())
+        let inbox = RemoteNotificationInboxRepository(
+            http: ScriptedHTTPClient([]), server: testServer, clock: ManualClock())
         let opens = RecordingOpens()
-        let viewModel = AppRootViewModel(inbox: inbox, openNotification: DefaultOpenNotificationUseCase(opens: opens, session: session))
+        let viewModel = AppRootViewModel(
+            inbox: inbox, openNotification: DefaultOpenNotificationUseCase(opens: opens, session: session))
         return (viewModel, inbox, opens)
     }
 
@@ -19,7 +21,7 @@ import TestSupport
 
     @Test func aColdLaunchTapWaitsUntilTheRootSubscribes() async throws {
         let (viewModel, inbox, opens) = Self.makeSUT(session: FakeSession("a1"))
-        await inbox.receive(tap("91"))                   // before any UI exists
+        await inbox.receive(tap("91"))  // before any UI exists
         #expect(viewModel.viewState.path.isEmpty)
         try await Self.run(viewModel) { !$0.path.isEmpty }
         #expect(viewModel.viewState == AppRootViewState(tab: .orders, path: [.order("8F3K")]))
@@ -36,20 +38,23 @@ import TestSupport
     /// A shared iPad: A signed out while offline, so A's pushes still arrive; a tap must not open A's order.
     @Test func aFamilyIPadSignedOutOfflineGetsTheOldAccountsPushAndTheTapGoesHome() async throws {
         let session = FakeSession("a1")
-        let inbox = RemoteNotificationInboxRepository(http: ScriptedHTTPClient([]), server: testServer, clock: ManualClock())
+        let inbox = RemoteNotificationInboxRepository(
+            http: ScriptedHTTPClient([]), server: testServer, clock: ManualClock())
         let routed = SpyOpenNotification(DefaultOpenNotificationUseCase(opens: NoOpens(), session: session))
         let viewModel = AppRootViewModel(inbox: inbox, openNotification: routed)
         let devices = RecordingRegistration()
         devices.goOffline()
-        let engine = NotificationEngine(center: FakeNotificationCenter(), inbox: inbox, devices: devices, keys: InMemoryKeyStore(), account: "a1")
+        let engine = NotificationEngine(
+            center: FakeNotificationCenter(), inbox: inbox, devices: devices, keys: InMemoryKeyStore(), account: "a1")
         await engine.accountChanged(to: nil)
         session.set(nil)
         #expect(devices.calls == [.unregister], "the DELETE failed: the server still sends A's pushes here")
 
-        await engine.didReceive(userInfo: ["aps": [:] as [String: Any], "notificationId": "91", "accountId": "a1", "route": "orders/8F3K"],
-                                actionIdentifier: "com.apple.UNNotificationDefaultActionIdentifier")
+        await engine.didReceive(
+            userInfo: ["aps": [:] as [String: Any], "notificationId": "91", "accountId": "a1", "route": "orders/8F3K"],
+            actionIdentifier: "com.apple.UNNotificationDefaultActionIdentifier")
         #expect(viewModel.viewState == AppRootViewState(tab: .home, path: []))
-        await inbox.receive(tap("99", account: nil, route: .home))   // a marker queued behind it
+        await inbox.receive(tap("99", account: nil, route: .home))  // a marker queued behind it
         try await Self.run(viewModel) { _ in routed.ids.contains("99") }
         #expect(routed.ids == ["99"], "A's tap never reaches routing")
         #expect(viewModel.viewState == AppRootViewState(tab: .home, path: []))

@@ -78,7 +78,9 @@ final class FakePermission: NotificationPermission {
     func request(provisional: Bool) async -> PushPermission {
         state.withLock { s in
             s.requests.append(provisional)
-            guard !s.results.isEmpty else { Issue.record("unexpected permission request (provisional: \(provisional))"); return s.status }
+            guard !s.results.isEmpty else {
+                Issue.record("unexpected permission request (provisional: \(provisional))"); return s.status
+            }
             s.status = s.results.removeFirst()
             return s.status
         }
@@ -91,9 +93,13 @@ final class RecordingRegistration: DeviceRegistration {
     private let state = Mutex<(calls: [Call], offline: Bool)>(([], false))
     var calls: [Call] { state.withLock { $0.calls } }
     func goOffline() { state.withLock { $0.offline = true } }
-    func register(token: DeviceToken, for account: AccountID?) async throws { state.withLock { $0.calls.append(.register(token, account)) } }
+    func register(token: DeviceToken, for account: AccountID?) async throws {
+        state.withLock { $0.calls.append(.register(token, account)) }
+    }
     func unregister() async throws {
-        let offline = state.withLock { s in s.calls.append(.unregister); return s.offline }
+        let offline = state.withLock { s in
+            s.calls.append(.unregister); return s.offline
+        }
         if offline { throw HTTPClientError.network("offline") }
     }
 }
@@ -101,7 +107,10 @@ final class RecordingRegistration: DeviceRegistration {
 /// The notification center: records what the engine asks for, in order.
 @MainActor
 final class FakeNotificationCenter: NotificationCenterClient {
-    enum Call: Equatable { case setDelegate, setCategories(Set<NotificationCategory>), register, unregister, requestAuthorization(provisional: Bool) }
+    enum Call: Equatable {
+        case setDelegate, setCategories(Set<NotificationCategory>), register, unregister, requestAuthorization(
+            provisional: Bool)
+    }
     private(set) var calls: [Call] = []
     var status: PushPermission = .notAsked
     var grant: PushPermission = .allowed
@@ -118,7 +127,9 @@ final class FakeNotificationCenter: NotificationCenterClient {
     func unregisterForRemoteNotifications() { calls.append(.unregister) }
 }
 
-func tap(_ id: String, account: String? = "a1", route: Route? = .order("8F3K"), action: TapAction = .open) -> NotificationTap {
+func tap(
+    _ id: String, account: String? = "a1", route: Route? = .order("8F3K"), action: TapAction = .open
+) -> NotificationTap {
     NotificationTap(id: NotificationID(id), accountID: account.map { AccountID($0) }, route: route, action: action)
 }
 

@@ -11,7 +11,8 @@ import NotificationsKit
     static let plaintext = bytes("4265617574792069732074727574682c20747275746820626561757479")
     /// The RFC's first encryption (sequence 0): what a single-shot seal produces.
     static let aad0 = bytes("436f756e742d30")
-    static let ciphertext0 = bytes("1c5250d8034ec2b784ba2cfd69dbdb8af406cfe3ff938e131f0def8c8b60b4db21993c62ce81883d2dd1b51a28")
+    static let ciphertext0 = bytes(
+        "1c5250d8034ec2b784ba2cfd69dbdb8af406cfe3ff938e131f0def8c8b60b4db21993c62ce81883d2dd1b51a28")
 
     let cipher: any HPKECipher = PlatformHPKECipher()
 
@@ -27,8 +28,12 @@ import NotificationsKit
     @Test func aTamperedPublishedMessageDoesNotOpen() throws {
         var sealed = Self.pkEm + Self.ciphertext0
         sealed[40] ^= 1
-        #expect(throws: (any Error).self) { try cipher.open(sealed, privateKey: Self.skRm, info: Self.info, aad: Self.aad0) }
-        #expect(throws: (any Error).self) { try cipher.open(Self.pkEm + Self.ciphertext0, privateKey: Self.skRm, info: Self.info, aad: []) }
+        #expect(throws: (any Error).self) {
+            try cipher.open(sealed, privateKey: Self.skRm, info: Self.info, aad: Self.aad0)
+        }
+        #expect(throws: (any Error).self) {
+            try cipher.open(Self.pkEm + Self.ciphertext0, privateKey: Self.skRm, info: Self.info, aad: [])
+        }
     }
 
     @Test func aSealedMessageOpensOnlyWithItsKeyAndAssociatedData() throws {
@@ -39,8 +44,12 @@ import NotificationsKit
         #expect(a.count == 32 + 3 + 16)
         #expect(a != b, "a fresh ephemeral key each time")
         #expect(try cipher.open(a, privateKey: privateKey, info: Self.info, aad: Array("n1".utf8)) == Array("Ana".utf8))
-        #expect(throws: (any Error).self) { try cipher.open(a, privateKey: privateKey, info: Self.info, aad: Array("n2".utf8)) }
-        #expect(throws: (any Error).self) { try cipher.open(a, privateKey: cipher.makePrivateKey(), info: Self.info, aad: Array("n1".utf8)) }
+        #expect(throws: (any Error).self) {
+            try cipher.open(a, privateKey: privateKey, info: Self.info, aad: Array("n2".utf8))
+        }
+        #expect(throws: (any Error).self) {
+            try cipher.open(a, privateKey: cipher.makePrivateKey(), info: Self.info, aad: Array("n1".utf8))
+        }
     }
 
     @Test func aMessageShorterThanKeyAndTagIsRefused() {

@@ -12,11 +12,13 @@ import NotificationsKit
 
     static func makeSUT(account: AccountID? = "a1") -> SUT {
         let center = FakeNotificationCenter()
-        let inbox = RemoteNotificationInboxRepository(http: ScriptedHTTPClient([]), server: testServer, clock: ContinuousClock())
+        let inbox = RemoteNotificationInboxRepository(
+            http: ScriptedHTTPClient([]), server: testServer, clock: ContinuousClock())
         let devices = RecordingRegistration()
         let keys = InMemoryKeyStore()
-        return SUT(center: center, inbox: inbox, devices: devices, keys: keys,
-                   engine: NotificationEngine(center: center, inbox: inbox, devices: devices, keys: keys, account: account))
+        return SUT(
+            center: center, inbox: inbox, devices: devices, keys: keys,
+            engine: NotificationEngine(center: center, inbox: inbox, devices: devices, keys: keys, account: account))
     }
 
     static let token: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
@@ -50,13 +52,16 @@ import NotificationsKit
         await sut.engine.didRegister(deviceToken: Self.token)
         await sut.engine.accountChanged(to: "b2")
         #expect(await sut.keys.publicKey() != nil)
-        #expect(sut.devices.calls == [.register(DeviceToken(Self.token), nil), .register(DeviceToken(Self.token), "b2")])
+        #expect(
+            sut.devices.calls == [.register(DeviceToken(Self.token), nil), .register(DeviceToken(Self.token), "b2")])
     }
 
     @Test func aTapBecomesAnAppModelInTheInbox() async {
         let sut = Self.makeSUT()
-        let userInfo: [AnyHashable: Any] = ["aps": ["alert": ["title": "On the way", "body": "Your order is on the way"]],
-                                            "notificationId": "91", "accountId": "a1", "route": "orders/8F3K", "orderVersion": 7]
+        let userInfo: [AnyHashable: Any] = [
+            "aps": ["alert": ["title": "On the way", "body": "Your order is on the way"]],
+            "notificationId": "91", "accountId": "a1", "route": "orders/8F3K", "orderVersion": 7,
+        ]
         await sut.engine.didReceive(userInfo: userInfo, actionIdentifier: NotificationCategory.trackOrderAction)
         var taps = sut.inbox.taps().makeAsyncIterator()
         #expect(await taps.next() == tap("91", action: .trackOrder))
@@ -65,8 +70,10 @@ import NotificationsKit
     /// The delegate reads the payload before it changes actors; the tap reaches the inbox before the call returns.
     @Test func aPayloadReadOffTheMainActorReachesTheInbox() async {
         let sut = Self.makeSUT()
-        let payload = NotificationPayload(userInfo: ["aps": ["alert": ["title": "On the way", "body": "On the way"]],
-                                                     "notificationId": "91", "accountId": "a1", "route": "orders/8F3K"])
+        let payload = NotificationPayload(userInfo: [
+            "aps": ["alert": ["title": "On the way", "body": "On the way"]],
+            "notificationId": "91", "accountId": "a1", "route": "orders/8F3K",
+        ])
         await sut.engine.didReceive(payload, actionIdentifier: NotificationCategory.trackOrderAction)
         var taps = sut.inbox.taps().makeAsyncIterator()
         #expect(await taps.next() == tap("91", action: .trackOrder))

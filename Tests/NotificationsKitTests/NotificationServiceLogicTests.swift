@@ -13,9 +13,15 @@ import TestSupport
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { c in
                     gate.withLock { $0 = c }
-                    for s in started.withLock({ w in defer { w.removeAll() }; return w }) { s.resume() }
+                    for s in started.withLock({ w in
+                        defer { w.removeAll() }; return w
+                    }) { s.resume() }
                 }
-            } onCancel: { gate.withLock { $0?.resume(throwing: CancellationError()); $0 = nil } }
+            } onCancel: {
+                gate.withLock {
+                    $0?.resume(throwing: CancellationError()); $0 = nil
+                }
+            }
         }
         func waitUntilStarted() async {
             await withCheckedContinuation { c in
@@ -23,7 +29,11 @@ import TestSupport
                 if now { c.resume() } else { started.withLock { $0.append(c) } }
             }
         }
-        func finish(_ data: Data) { gate.withLock { $0?.resume(returning: data); $0 = nil } }
+        func finish(_ data: Data) {
+            gate.withLock {
+                $0?.resume(returning: data); $0 = nil
+            }
+        }
     }
 
     /// A cipher that opens any secret to "Bo" and records the associated data it was given; nothing else is expected.
@@ -41,14 +51,19 @@ import TestSupport
     }
 
     struct FileAttachments: AttachmentWriter {
-        func write(_ data: Data, suggestedName: String) throws -> URL { URL(fileURLWithPath: "/tmp/attachments/\(suggestedName)") }
+        func write(_ data: Data, suggestedName: String) throws -> URL {
+            URL(fileURLWithPath: "/tmp/attachments/\(suggestedName)")
+        }
     }
 
     static func payload(key: [UInt8]?, id: String = "O1.4", image: Bool = true) throws -> NotificationPayload {
-        var userInfo: [AnyHashable: Any] = ["aps": ["alert": ["title": "Almost there", "body": "Your rider is almost there"]],
-                                            "notificationId": id, "accountId": "a1", "route": "orders/O1"]
+        var userInfo: [AnyHashable: Any] = [
+            "aps": ["alert": ["title": "Almost there", "body": "Your rider is almost there"]],
+            "notificationId": id, "accountId": "a1", "route": "orders/O1",
+        ]
         if let key {
-            let sealed = try PlatformHPKECipher().seal(Array("Ana".utf8), to: key, info: NotificationSecret.info, aad: Array(id.utf8))
+            let sealed = try PlatformHPKECipher().seal(
+                Array("Ana".utf8), to: key, info: NotificationSecret.info, aad: Array(id.utf8))
             userInfo["secret"] = Data(sealed).base64EncodedString()
         }
         if image { userInfo["imageUrl"] = "https://img.enroute.invalid/rider/12.jpg" }
@@ -60,8 +75,11 @@ import TestSupport
         _ = try await keys.makeKeyPair()
         let images = GatedImages()
         let clock = ManualClock()
-        return (NotificationServiceLogic(keys: keys, images: images, attachments: FileAttachments(), clock: clock, photoDeadline: .seconds(20)),
-                keys, images, clock)
+        return (
+            NotificationServiceLogic(
+                keys: keys, images: images, attachments: FileAttachments(), clock: clock, photoDeadline: .seconds(20)),
+            keys, images, clock
+        )
     }
 
     @Test func theNameIsDecryptedIntoTheBodyAndThePhotoAttached() async throws {
@@ -70,9 +88,12 @@ import TestSupport
         async let shown = logic.didReceive(payload)
         await images.waitUntilStarted()
         images.finish(Data([0xFF, 0xD8, 0xFF, 0xE0]))
-        #expect(await shown == EnrichedNotification(title: "Almost there", body: "Ana is almost there",
-                                                   attachment: URL(fileURLWithPath: "/tmp/attachments/12.jpg"),
-                                                   attachmentTypeHint: "public.jpeg"))
+        #expect(
+            await shown
+                == EnrichedNotification(
+                    title: "Almost there", body: "Ana is almost there",
+                    attachment: URL(fileURLWithPath: "/tmp/attachments/12.jpg"),
+                    attachmentTypeHint: "public.jpeg"))
     }
 
     /// A photo URL without an extension still attaches: the file is named by what its bytes are.
@@ -113,7 +134,8 @@ import TestSupport
         let payload = try Self.payload(key: await keys.publicKey())
         async let shown = logic.didReceive(payload)
         await images.waitUntilStarted()
-        #expect(await logic.timeWillExpire() == EnrichedNotification(title: "Almost there", body: "Ana is almost there"))
+        #expect(
+            await logic.timeWillExpire() == EnrichedNotification(title: "Almost there", body: "Ana is almost there"))
         images.finish(Data([1]))
         #expect(await shown == nil, "already handed over")
     }
@@ -138,7 +160,8 @@ import TestSupport
         let keys = InMemoryKeyStore()
         _ = try await keys.makeKeyPair()
         let cipher = NamingCipher()
-        let logic = NotificationServiceLogic(keys: keys, images: GatedImages(), attachments: FileAttachments(), clock: ManualClock(), cipher: cipher)
+        let logic = NotificationServiceLogic(
+            keys: keys, images: GatedImages(), attachments: FileAttachments(), clock: ManualClock(), cipher: cipher)
         var payload = try Self.payload(key: nil, id: "O1.5", image: false)
         payload.secret = Data(repeating: 7, count: 48).base64EncodedString()
         #expect(await logic.didReceive(payload)?.body == "Bo is almost there")

@@ -19,7 +19,9 @@ import TestSupport
             log.withLock { $0.append("\(request.method) \(request.url.path)") }
             return try await inner.send(request)
         }
-        func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> { inner.events(request) }
+        func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+            inner.events(request)
+        }
     }
 
     struct SUT {
@@ -35,9 +37,14 @@ import TestSupport
         let devices = backend.backend.devices
         let http = CountingClient(InProcessHTTPClient(router: backend.router))
         let keys = InMemoryKeyStore()
-        let server = APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken(backend.token(account, .customer)))
-        return SUT(backend: backend, devices: devices, http: http, keys: keys,
-                   repository: RemoteDeviceRepository(http: http, server: server, device: DeviceInfo(environment: "production", appVersion: "4.2.0"), keys: keys))
+        let server = APIServer(
+            baseURL: URL(string: "http://enroute.test")!,
+            credentials: StaticAccessToken(backend.token(account, .customer)))
+        return SUT(
+            backend: backend, devices: devices, http: http, keys: keys,
+            repository: RemoteDeviceRepository(
+                http: http, server: server, device: DeviceInfo(environment: "production", appVersion: "4.2.0"),
+                keys: keys))
     }
 
     static let token = DeviceToken(Array(repeating: 0xAB, count: 32))
@@ -74,8 +81,9 @@ import TestSupport
 
     @Test func aFailedRegistrationThrowsAndIsSentAgainNextTime() async throws {
         let http = ScriptedHTTPClient([.success(503), .success(204)])
-        let repository = RemoteDeviceRepository(http: http, server: testServer, device: DeviceInfo(environment: "sandbox", appVersion: "1"),
-                                                keys: InMemoryKeyStore())
+        let repository = RemoteDeviceRepository(
+            http: http, server: testServer, device: DeviceInfo(environment: "sandbox", appVersion: "1"),
+            keys: InMemoryKeyStore())
         await #expect(throws: APIError.self) { try await repository.register(token: Self.token, for: "a1") }
         try await repository.register(token: Self.token, for: "a1")
         #expect(http.requests.count == 2)

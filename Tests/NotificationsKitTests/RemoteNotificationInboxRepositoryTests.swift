@@ -5,8 +5,11 @@ import NotificationsKit
 import TestSupport
 
 @Suite struct RemoteNotificationInboxRepositoryTests {
-    static func makeSUT(_ script: [Result<Int, HTTPClientError>] = [], clock: ManualClock = ManualClock())
-        -> (RemoteNotificationInboxRepository, ScriptedHTTPClient, ManualClock) {
+    static func makeSUT(
+        _ script: [Result<Int, HTTPClientError>] = [], clock: ManualClock = ManualClock()
+    )
+        -> (RemoteNotificationInboxRepository, ScriptedHTTPClient, ManualClock)
+    {
         let http = ScriptedHTTPClient(script)
         return (RemoteNotificationInboxRepository(http: http, server: testServer, clock: clock), http, clock)
     }
@@ -46,11 +49,16 @@ import TestSupport
         #expect(http.requests.count == 1)
         #expect(request.method == "POST" && request.url.path == "/v1/notifications/91/opened")
         #expect(request.headers["Authorization"] == "Bearer token-a1")
-        #expect(try JSONSerialization.jsonObject(with: request.body ?? Data()) as? [String: String] == ["action": "trackOrder"])
+        #expect(
+            try JSONSerialization.jsonObject(with: request.body ?? Data()) as? [String: String] == [
+                "action": "trackOrder"
+            ])
     }
 
     @Test func aFailedReportIsRetriedOnTheClockThenDropped() async {
-        let (inbox, http, clock) = Self.makeSUT([.success(503), .failure(.network("down")), .success(500), .success(502)])
+        let (inbox, http, clock) = Self.makeSUT([
+            .success(503), .failure(.network("down")), .success(500), .success(502),
+        ])
         let report = Task { await inbox.markOpened(tap("91")) }
         for delay in [1, 3, 10] {
             await clock.sleepers(atLeast: 1)

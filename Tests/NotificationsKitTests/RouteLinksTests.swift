@@ -30,7 +30,9 @@ import NotificationsKit
 
 @Suite struct KeychainAccessGroupTests {
     @Test func theGroupComesFromTheInfoPlist() throws {
-        let group = try KeychainAccessGroup(infoDictionary: [KeychainAccessGroup.infoKey: "ABCDE12345.com.example.shared"])
+        let group = try KeychainAccessGroup(infoDictionary: [
+            KeychainAccessGroup.infoKey: "ABCDE12345.com.example.shared"
+        ])
         #expect(group.rawValue == "ABCDE12345.com.example.shared")
     }
 
@@ -42,8 +44,10 @@ import NotificationsKit
     }
 
     /// An unexpanded build setting is what a target without the right build settings ships.
-    @Test(arguments: ["", "ABCDE12345", ".com.example", "ABCDE12345.", "$(AppIdentifierPrefix)com.example.shared",
-                      "ABCDE12345.com example"])
+    @Test(arguments: [
+        "", "ABCDE12345", ".com.example", "ABCDE12345.", "$(AppIdentifierPrefix)com.example.shared",
+        "ABCDE12345.com example",
+    ])
     func aMalformedGroupIsRefusedWithItsValue(value: String) {
         #expect(throws: KeychainAccessGroup.Invalid.malformed(value)) { try KeychainAccessGroup(value) }
     }

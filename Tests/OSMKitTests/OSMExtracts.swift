@@ -3,7 +3,8 @@ import Foundation
 /// The OSM extracts shipped in the repository's `data/osm/`.
 enum OSMExtracts {
     /// The repository root, three levels above this file.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The path of `data/osm/<name>`.
     static func path(_ name: String) -> String {

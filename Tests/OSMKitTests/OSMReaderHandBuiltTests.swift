@@ -3,8 +3,10 @@ import Testing
 
 /// The decoder's rules on a small hand-built, uncompressed file: string table, granularity and offsets, delta coding.
 @Suite struct OSMReaderHandBuiltTests {
-    static let strings = ["", "highway", "primary", "name", "Mannerheimintie", "type", "restriction", "traffic_signals",
-                          "no_left_turn", "from", "via", "to"]
+    static let strings = [
+        "", "highway", "primary", "name", "Mannerheimintie", "type", "restriction", "traffic_signals",
+        "no_left_turn", "from", "via", "to",
+    ]
 
     /// One OSMData block: dense nodes 10, 11, 15; a plain node -7; way 100 (a ring 10-11-15-10); relation 200.
     /// Coordinates are stored as offset + 100 × value nanodegrees, with a non-zero lat/lon offset.
@@ -52,24 +54,31 @@ import Testing
     @Test func decodesDeltaCodedDenseNodesWithOffsetsAndTags() throws {
         var nodes: [OSMNode] = []
         try OSMReader(bytes: Self.makeFile()).read(nodes: { nodes.append($0) })
-        #expect(nodes == [
-            OSMNode(id: 10, lat: 60.17, lon: 24.94, tags: ["highway": "traffic_signals"]),
-            OSMNode(id: 11, lat: 60.1701, lon: 24.9402),
-            OSMNode(id: 15, lat: 60.1699, lon: 24.9399, tags: ["name": "Mannerheimintie"]),
-            OSMNode(id: -7, lat: 60.16, lon: 24.93, tags: ["name": "Mannerheimintie"]),
-        ])
+        #expect(
+            nodes == [
+                OSMNode(id: 10, lat: 60.17, lon: 24.94, tags: ["highway": "traffic_signals"]),
+                OSMNode(id: 11, lat: 60.1701, lon: 24.9402),
+                OSMNode(id: 15, lat: 60.1699, lon: 24.9399, tags: ["name": "Mannerheimintie"]),
+                OSMNode(id: -7, lat: 60.16, lon: 24.93, tags: ["name": "Mannerheimintie"]),
+            ])
     }
 
     @Test func decodesDeltaCodedWayRefsAndRelationMembers() throws {
         var ways: [OSMWay] = []
         var relations: [OSMRelation] = []
         try OSMReader(bytes: Self.makeFile()).read(ways: { ways.append($0) }, relations: { relations.append($0) })
-        #expect(ways == [OSMWay(id: 100, refs: [10, 11, 15, 10], tags: ["highway": "primary", "name": "Mannerheimintie"])])
-        #expect(relations == [OSMRelation(id: 200, members: [
-            OSMMember(type: .way, ref: 100, role: "from"),
-            OSMMember(type: .node, ref: 10, role: "via"),
-            OSMMember(type: .way, ref: 101, role: "to"),
-        ], tags: ["type": "restriction", "restriction": "no_left_turn"])])
+        #expect(
+            ways == [OSMWay(id: 100, refs: [10, 11, 15, 10], tags: ["highway": "primary", "name": "Mannerheimintie"])])
+        #expect(
+            relations == [
+                OSMRelation(
+                    id: 200,
+                    members: [
+                        OSMMember(type: .way, ref: 100, role: "from"),
+                        OSMMember(type: .node, ref: 10, role: "via"),
+                        OSMMember(type: .way, ref: 101, role: "to"),
+                    ], tags: ["type": "restriction", "restriction": "no_left_turn"])
+            ])
     }
 
     @Test func readsTheHeaderOfAHandBuiltFile() throws {
@@ -80,7 +89,9 @@ import Testing
 
     /// Blob types other than OSMHeader and OSMData are skipped, as the format asks.
     @Test func skipsUnknownBlobTypes() throws {
-        let file = PBFWriter.headerFrame() + PBFWriter.frame(type: "SomethingElse", blob: [0xff, 0xff]) + Array(Self.makeFile().dropFirst(PBFWriter.headerFrame().count))
+        let file =
+            PBFWriter.headerFrame() + PBFWriter.frame(type: "SomethingElse", blob: [0xff, 0xff])
+            + Array(Self.makeFile().dropFirst(PBFWriter.headerFrame().count))
         var count = 0
         try OSMReader(bytes: file).read(nodes: { _ in count += 1 })
         #expect(count == 4)

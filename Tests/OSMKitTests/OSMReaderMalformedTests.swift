@@ -61,7 +61,9 @@ import Testing
         let bytes = try OSMExtracts.bytes("Helsinki-raw.osm.pbf")
         let second = secondFrameOffset(bytes)
         let reader = try OSMReader(bytes: Array(bytes.prefix(second + 2)))
-        #expect(error { try reader.read(nodes: { _ in }) } == .truncated(offset: second, what: "the BlobHeader length", needed: 4, available: 2))
+        #expect(
+            error { try reader.read(nodes: { _ in }) }
+                == .truncated(offset: second, what: "the BlobHeader length", needed: 4, available: 2))
     }
 
     @Test func aCorruptedZlibBlobFailsToInflateNamingTheBlob() throws {
@@ -80,15 +82,20 @@ import Testing
     @Test func aBlobClaimingMoreThan32MiBIsRefusedBeforeReadingIt() throws {
         let file = dataFile(blob: [], claimedSize: 40 * 1024 * 1024)
         let reader = try OSMReader(bytes: file)
-        #expect(error { try reader.read(nodes: { _ in }) } == .blobTooLarge(offset: PBFWriter.headerFrame().count, size: 40 * 1024 * 1024))
+        #expect(
+            error { try reader.read(nodes: { _ in }) }
+                == .blobTooLarge(offset: PBFWriter.headerFrame().count, size: 40 * 1024 * 1024))
     }
 
     @Test func aBlobHeaderOver64KiBIsRefused() {
-        #expect(error { _ = try OSMReader(bytes: Array("hello, not a PBF file".utf8)) } == .blobHeaderTooLarge(offset: 0, size: 0x6865_6c6c))
+        #expect(
+            error { _ = try OSMReader(bytes: Array("hello, not a PBF file".utf8)) }
+                == .blobHeaderTooLarge(offset: 0, size: 0x6865_6c6c))
     }
 
     @Test func aVarintLongerThan64BitsIsMalformed() throws {
-        let reader = try OSMReader(bytes: dataFile(blob: PBFWriter.rawBlob([0x0a] + [UInt8](repeating: 0xff, count: 11))))
+        let reader = try OSMReader(
+            bytes: dataFile(blob: PBFWriter.rawBlob([0x0a] + [UInt8](repeating: 0xff, count: 11))))
         let failure = error { try reader.read(nodes: { _ in }) }
         guard case .malformed(let offset, let block, _, let reason)? = failure else {
             Issue.record("expected malformed, got \(String(describing: failure))")
@@ -139,7 +146,9 @@ import Testing
     }
 
     @Test func anUnknownRequiredFeatureIsRefusedWhenOpening() {
-        let failure = error { _ = try OSMReader(bytes: PBFWriter.headerFrame(features: ["OsmSchema-V0.6", "HistoricalInformation"])) }
+        let failure = error {
+            _ = try OSMReader(bytes: PBFWriter.headerFrame(features: ["OsmSchema-V0.6", "HistoricalInformation"]))
+        }
         #expect(failure == .unsupportedFeatures(["HistoricalInformation"]))
         #expect(failure?.description.contains("HistoricalInformation") == true)
     }

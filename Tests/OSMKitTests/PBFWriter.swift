@@ -8,7 +8,8 @@ enum PBFWriter {
         header.stringField(1, type)
         header.varintField(3, UInt64(claimedSize ?? blob.count))
         let length = UInt32(header.bytes.count)
-        return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + header.bytes + blob
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
+            + header.bytes + blob
     }
 
     /// A Blob holding `contents` uncompressed.

@@ -5,7 +5,8 @@ import EnRouteModels
 
 /// Canned answers shaped like the seed's endpoints, for tests that go through the real repository.
 enum FlowServer {
-    static let server = APIServer(baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("T"))
+    static let server = APIServer(
+        baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("T"))
 
     static func trackingJSON(order: String = "8F3K", version: Int, status: String, problem: String? = nil) -> String {
         """
@@ -18,9 +19,12 @@ enum FlowServer {
         """
     }
 
-    static func tracking(order: String = "8F3K", version: Int, status: String, problem: String? = nil) -> HTTPClientResponse {
-        HTTPClientResponse(status: 200, headers: ["Content-Type": "application/json"],
-                           body: Data(trackingJSON(order: order, version: version, status: status, problem: problem).utf8))
+    static func tracking(
+        order: String = "8F3K", version: Int, status: String, problem: String? = nil
+    ) -> HTTPClientResponse {
+        HTTPClientResponse(
+            status: 200, headers: ["Content-Type": "application/json"],
+            body: Data(trackingJSON(order: order, version: version, status: status, problem: problem).utf8))
     }
 }
 
@@ -28,6 +32,10 @@ enum FlowServer {
 final class Counter: Sendable {
     private let value = Mutex(0)
     /// Adds one and returns the new count.
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
     var current: Int { value.withLock { $0 } }
 }

@@ -7,7 +7,9 @@ import TestSupport
 /// An `ActivityController` that logs every call; `start` fails the test unless allowed.
 @MainActor
 final class FakeActivityController: ActivityController {
-    enum Call: Equatable { case start(OrderID, OrderStatus), update(OrderID, OrderStatus, Date), end(OrderID, OrderStatus, Date) }
+    enum Call: Equatable {
+        case start(OrderID, OrderStatus), update(OrderID, OrderStatus, Date), end(OrderID, OrderStatus, Date)
+    }
 
     var areActivitiesEnabled = true
     var allowStart = false
@@ -54,14 +56,18 @@ final class FakeTokens: LiveActivityTokens {
 
 @MainActor
 @Suite struct OrderLiveActivityEngineTests {
-    private func makeSUT(running: Set<OrderID> = [], phase: AppPhase = .foreground)
-        -> (OrderLiveActivityEngine, FakeActivityController, FedSnapshots, FakeTokens) {
+    private func makeSUT(
+        running: Set<OrderID> = [], phase: AppPhase = .foreground
+    )
+        -> (OrderLiveActivityEngine, FakeActivityController, FedSnapshots, FakeTokens)
+    {
         let activities = FakeActivityController()
         activities.running = running
         let feed = FedSnapshots()
         let tokens = FakeTokens()
-        let engine = OrderLiveActivityEngine(tracking: tokens, snapshots: feed, activities: activities,
-                                             lifecycle: ManualAppLifecycle(phase: phase))
+        let engine = OrderLiveActivityEngine(
+            tracking: tokens, snapshots: feed, activities: activities,
+            lifecycle: ManualAppLifecycle(phase: phase))
         return (engine, activities, feed, tokens)
     }
 
@@ -85,9 +91,10 @@ final class FakeTokens: LiveActivityTokens {
     @Test func updatesWithGeneratedAtAndIgnoresOlderSnapshots() async throws {
         let (engine, activities, feed, _) = makeSUT(running: ["8F3K"])
         engine.start()
-        feed.feed(Fixture.snapshot(version: 7, status: .onTheWay, generatedAt: at(10)),
-                  Fixture.snapshot(version: 6, status: .picking, generatedAt: at(5)),
-                  Fixture.snapshot(version: 8, status: .arriving, generatedAt: at(20)))
+        feed.feed(
+            Fixture.snapshot(version: 7, status: .onTheWay, generatedAt: at(10)),
+            Fixture.snapshot(version: 6, status: .picking, generatedAt: at(5)),
+            Fixture.snapshot(version: 8, status: .arriving, generatedAt: at(20)))
         try await eventually { activities.calls.count == 2 }
         #expect(activities.calls == [.update("8F3K", .onTheWay, at(10)), .update("8F3K", .arriving, at(20))])
         #expect(activities.contents.first?.staleDate == at(190))
@@ -97,10 +104,11 @@ final class FakeTokens: LiveActivityTokens {
     @Test func endsWithFinalContentOnDeliveredThenDoesNothing() async throws {
         let (engine, activities, feed, _) = makeSUT(running: ["8F3K"])
         engine.start()
-        feed.feed(Fixture.snapshot(version: 8, status: .arriving, generatedAt: at(10)),
-                  Fixture.snapshot(version: 9, status: .delivered, generatedAt: at(20)),
-                  Fixture.snapshot(version: 10, status: .delivered, generatedAt: at(30)),
-                  Fixture.snapshot("SENTINEL", version: 1, status: .delivered, generatedAt: at(40)))
+        feed.feed(
+            Fixture.snapshot(version: 8, status: .arriving, generatedAt: at(10)),
+            Fixture.snapshot(version: 9, status: .delivered, generatedAt: at(20)),
+            Fixture.snapshot(version: 10, status: .delivered, generatedAt: at(30)),
+            Fixture.snapshot("SENTINEL", version: 1, status: .delivered, generatedAt: at(40)))
         try await eventually { activities.calls.count == 2 }
         for _ in 0..<100 { await Task.yield() }
         #expect(activities.calls == [.update("8F3K", .arriving, at(10)), .end("8F3K", .delivered, at(20))])

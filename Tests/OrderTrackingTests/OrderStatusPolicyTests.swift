@@ -11,12 +11,16 @@ import Testing
 
     @Test(arguments: [(6, false), (7, false), (8, true)])
     func newerVersionWins(incoming: Int, replaces: Bool) {
-        #expect(policy.shouldReplace(Fixture.snapshot(version: 7), with: Fixture.snapshot(version: incoming, status: .picking)) == replaces)
+        #expect(
+            policy.shouldReplace(
+                Fixture.snapshot(version: 7), with: Fixture.snapshot(version: incoming, status: .picking)) == replaces)
     }
 
     /// A reassigned rider is a real move back to picking; comparing stages would hide it.
     @Test func aNewerVersionMayMoveAStageBack() {
-        #expect(policy.shouldReplace(Fixture.snapshot(version: 7, status: .arriving), with: Fixture.snapshot(version: 8, status: .picking)))
+        #expect(
+            policy.shouldReplace(
+                Fixture.snapshot(version: 7, status: .arriving), with: Fixture.snapshot(version: 8, status: .picking)))
     }
 
     @Test(arguments: [OrderStatus.delivered, .cancelled(reason: "Hub closed")])

@@ -26,7 +26,8 @@ import Testing
     @Test func aLaterSnapshotAtTheSameVersionRefreshesTheETA() throws {
         let store = OrderTrackingStore(tracking: UnusedRepository())
         let early = Fixture.at(18, 42)...Fixture.at(18, 46), later = Fixture.at(18, 44)...Fixture.at(18, 49)
-        store.apply(Fixture.snapshot(version: 5, eta: early, fixAt: Fixture.at(18, 38, 0), generatedAt: Fixture.at(18, 38, 5)))
+        store.apply(
+            Fixture.snapshot(version: 5, eta: early, fixAt: Fixture.at(18, 38, 0), generatedAt: Fixture.at(18, 38, 5)))
         #expect(store.apply(Fixture.snapshot(version: 5, eta: later, fixAt: nil, generatedAt: Fixture.at(18, 39, 0))))
         #expect(!store.apply(Fixture.snapshot(version: 5, eta: early, generatedAt: Fixture.at(18, 38, 30))))
         guard case .loaded(let shown) = store.state(of: "8F3K") else { Issue.record("not loaded"); return }

@@ -89,7 +89,9 @@ import TestSupport
         var random = SeededRandom(seed: seed)
         for _ in 0..<250 {
             let sequence = Self.randomHistory(using: &random)
-            var arrivals = sequence + (0..<Int.random(in: 0...8, using: &random)).map { _ in sequence.randomElement(using: &random)! }
+            var arrivals =
+                sequence
+                + (0..<Int.random(in: 0...8, using: &random)).map { _ in sequence.randomElement(using: &random)! }
             arrivals.shuffle(using: &random)
 
             let store = makeSUT()
@@ -117,11 +119,15 @@ import TestSupport
     private static func randomHistory(using random: inout SeededRandom) -> [OrderTracking] {
         let count = Int.random(in: 2...12, using: &random)
         let riderFrom = Int.random(in: 1...count, using: &random)
-        let stages: [OrderStatus] = [.placed, .picking, .onTheWay, .arriving, .problem(message: "Rider delayed"),
-                                     .delivered, .cancelled(reason: "Items missing")]
+        let stages: [OrderStatus] = [
+            .placed, .picking, .onTheWay, .arriving, .problem(message: "Rider delayed"),
+            .delivered, .cancelled(reason: "Items missing"),
+        ]
         return (1...count).map { version in
             let status = random.next() % 4 == 0 ? stages.randomElement(using: &random)! : stages[min(version / 3, 3)]
-            let fix = version >= riderFrom ? Fixture.t0.addingTimeInterval(Double(version * 5 + Int.random(in: -12...12, using: &random))) : nil
+            let fix =
+                version >= riderFrom
+                ? Fixture.t0.addingTimeInterval(Double(version * 5 + Int.random(in: -12...12, using: &random))) : nil
             return Fixture.snapshot(version: version, status: status, fixAt: fix)
         }
     }

@@ -5,8 +5,11 @@ import TestSupport
 
 @MainActor
 @Suite struct OrderTrackingViewModelTests {
-    private func makeSUT(_ snapshots: OrderTracking..., clock: ManualClock = ManualClock())
-        -> (OrderTrackingViewModel, OrderTrackingStore) {
+    private func makeSUT(
+        _ snapshots: OrderTracking..., clock: ManualClock = ManualClock()
+    )
+        -> (OrderTrackingViewModel, OrderTrackingStore)
+    {
         let store = OrderTrackingStore(tracking: UnusedRepository())
         for snapshot in snapshots { store.apply(snapshot) }
         let vm = OrderTrackingViewModel(order: "8F3K", store: store, freshness: .utc, clock: clock.dates, ticks: clock)
@@ -18,7 +21,8 @@ import TestSupport
         let store = OrderTrackingStore(tracking: feed)
         let following = Task { await store.start() }
         defer { following.cancel() }
-        let vm = OrderTrackingViewModel(order: "8F3K", store: store, freshness: .utc, clock: ManualClock().dates, ticks: ManualClock())
+        let vm = OrderTrackingViewModel(
+            order: "8F3K", store: store, freshness: .utc, clock: ManualClock().dates, ticks: ManualClock())
         try await eventually { vm.viewState.title == "Getting your order…" }
         #expect(vm.viewState.steps.isEmpty)
         #expect(vm.viewState.riderPin == .hidden)
@@ -27,8 +31,10 @@ import TestSupport
 
     @Test func marksTheCurrentStepAndWordsTheETA() {
         let t = Fixture.t0
-        let (vm, _) = makeSUT(Fixture.snapshot(version: 7, status: .onTheWay, eta: t.addingTimeInterval(240)...t.addingTimeInterval(480),
-                                               fixAt: t.addingTimeInterval(-3), generatedAt: t))
+        let (vm, _) = makeSUT(
+            Fixture.snapshot(
+                version: 7, status: .onTheWay, eta: t.addingTimeInterval(240)...t.addingTimeInterval(480),
+                fixAt: t.addingTimeInterval(-3), generatedAt: t))
         let state = vm.viewState
         #expect(state.title == "On the way")
         #expect(state.steps.map(\.progress) == [.done, .done, .current, .upcoming, .upcoming])
@@ -48,8 +54,10 @@ import TestSupport
     /// The 5-second tick re-asks the freshness policy, so the pin's age grows without new data.
     @Test func theTickAgesThePinWithoutNewData() async {
         let clock = ManualClock()
-        let (vm, _) = makeSUT(Fixture.snapshot(version: 7, fixAt: Fixture.t0.addingTimeInterval(-15), generatedAt: Fixture.t0.addingTimeInterval(-15)),
-                              clock: clock)
+        let (vm, _) = makeSUT(
+            Fixture.snapshot(
+                version: 7, fixAt: Fixture.t0.addingTimeInterval(-15), generatedAt: Fixture.t0.addingTimeInterval(-15)),
+            clock: clock)
         let screen = Task { await vm.onAppear() }
         await clock.sleepers(atLeast: 1)
         guard case .live = vm.viewState.riderPin else { Issue.record("expected live"); return }
@@ -75,12 +83,14 @@ import TestSupport
     @Test func aFixThatArrivesOldDimsTheMomentItTurnsTwentySeconds() async throws {
         let clock = ManualClock()
         let t = clock.date
-        let (vm, store) = makeSUT(Fixture.snapshot(version: 7, fixAt: t.addingTimeInterval(-100), generatedAt: t), clock: clock)
+        let (vm, store) = makeSUT(
+            Fixture.snapshot(version: 7, fixAt: t.addingTimeInterval(-100), generatedAt: t), clock: clock)
         let screen = Task { await vm.onAppear() }
         defer { vm.onDisappear(); screen.cancel() }
         await clock.sleepers(atLeast: 1)
         await clock.advance(by: .seconds(2))
-        store.apply(Fixture.snapshot(version: 7, fixAt: t.addingTimeInterval(-14), generatedAt: t.addingTimeInterval(2)))
+        store.apply(
+            Fixture.snapshot(version: 7, fixAt: t.addingTimeInterval(-14), generatedAt: t.addingTimeInterval(2)))
         try await eventually { if case .live = vm.viewState.riderPin { true } else { false } }
         // The 5-second tick is due at t+5; the fix turns 20 s old at t+6 (the tick after would be t+10).
         await clock.sleepers(atLeast: 1)
@@ -94,8 +104,10 @@ import TestSupport
     @Test func theETATurnsLateJustAfterItsLatestEnd() async throws {
         let clock = ManualClock()
         let t = clock.date
-        let (vm, _) = makeSUT(Fixture.snapshot(version: 7, eta: t.addingTimeInterval(-60)...t.addingTimeInterval(2), fixAt: t, generatedAt: t),
-                              clock: clock)
+        let (vm, _) = makeSUT(
+            Fixture.snapshot(
+                version: 7, eta: t.addingTimeInterval(-60)...t.addingTimeInterval(2), fixAt: t, generatedAt: t),
+            clock: clock)
         let screen = Task { await vm.onAppear() }
         defer { vm.onDisappear(); screen.cancel() }
         await clock.sleepers(atLeast: 1)
@@ -115,13 +127,19 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (OrderStatus.problem(message: "Rider delayed"), "Rider delayed", [OrderTrackingViewState.StepRow.Progress.done, .done, .current, .upcoming, .upcoming]),
+        (
+            OrderStatus.problem(message: "Rider delayed"), "Rider delayed",
+            [OrderTrackingViewState.StepRow.Progress.done, .done, .current, .upcoming, .upcoming]
+        ),
         (.cancelled(reason: "Items missing"), "Cancelled: Items missing", [.done, .done, .done, .upcoming, .upcoming]),
         (.cancelled(reason: ""), "Your order was cancelled", [.done, .done, .done, .upcoming, .upcoming]),
     ])
-    func showsABannerForProblemsAndCancels(status: OrderStatus, banner: String, steps: [OrderTrackingViewState.StepRow.Progress]) {
-        let (vm, _) = makeSUT(Fixture.snapshot(version: 3, status: .onTheWay, fixAt: Fixture.t0),
-                              Fixture.snapshot(version: 4, status: status, fixAt: Fixture.t0))
+    func showsABannerForProblemsAndCancels(
+        status: OrderStatus, banner: String, steps: [OrderTrackingViewState.StepRow.Progress]
+    ) {
+        let (vm, _) = makeSUT(
+            Fixture.snapshot(version: 3, status: .onTheWay, fixAt: Fixture.t0),
+            Fixture.snapshot(version: 4, status: status, fixAt: Fixture.t0))
         #expect(vm.viewState.banner == banner)
         #expect(vm.viewState.steps.map(\.progress) == steps)
     }

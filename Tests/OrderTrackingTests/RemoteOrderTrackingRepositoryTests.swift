@@ -15,11 +15,15 @@ import TestSupport
         let (repository, http) = makeSUT()
         http.answer { _ in FlowServer.tracking(version: 7, status: "onTheWay") }
         let snapshot = try await repository.refresh("8F3K")
-        #expect(snapshot == OrderTracking(
-            orderID: "8F3K", version: 7, status: .onTheWay,
-            eta: Fixture.at(18, 42)...Fixture.at(18, 46),
-            rider: RiderFix(coordinate: Coordinate(lat: 52.52, lng: 13.40), recordedAt: Fixture.at(18, 37, 55), firstName: "Ana"),
-            destination: Coordinate(lat: 52.53, lng: 13.41), generatedAt: Fixture.at(18, 38)))
+        #expect(
+            snapshot
+                == OrderTracking(
+                    orderID: "8F3K", version: 7, status: .onTheWay,
+                    eta: Fixture.at(18, 42)...Fixture.at(18, 46),
+                    rider: RiderFix(
+                        coordinate: Coordinate(lat: 52.52, lng: 13.40), recordedAt: Fixture.at(18, 37, 55),
+                        firstName: "Ana"),
+                    destination: Coordinate(lat: 52.53, lng: 13.41), generatedAt: Fixture.at(18, 38)))
 
         let request = try #require(http.requests.first)
         #expect(request.method == "GET")
@@ -44,7 +48,9 @@ import TestSupport
     @Test func fetchesActiveOrdersAndPublishesEach() async throws {
         let (repository, http) = makeSUT()
         http.answer { _ in
-            let body = "{\"orders\": [\(FlowServer.trackingJSON(order: "A", version: 1, status: "picking")), \(FlowServer.trackingJSON(order: "B", version: 4, status: "arriving"))]}"
+            let body =
+                "{\"orders\": [\(FlowServer.trackingJSON(order: "A", version: 1, status: "picking")), "
+                + "\(FlowServer.trackingJSON(order: "B", version: 4, status: "arriving"))]}"
             return HTTPClientResponse(status: 200, body: Data(body.utf8))
         }
         let stream = repository.snapshots()
@@ -138,7 +144,8 @@ import TestSupport
         let clock = ManualClock()
         let (repository, http) = makeSUT(clock: clock)
         http.answer { request in
-            request.method == "PUT" ? HTTPClientResponse(status: 500) : FlowServer.tracking(version: 9, status: "delivered")
+            request.method == "PUT"
+                ? HTTPClientResponse(status: 500) : FlowServer.tracking(version: 9, status: "delivered")
         }
         let upload = Task { try await repository.send(Data([1]), for: "8F3K") }
         await clock.sleepers(atLeast: 1)
@@ -156,9 +163,11 @@ import TestSupport
 
     @Test func publishesEachServerSentSnapshot() async throws {
         let (repository, http) = makeSUT()
-        http.answerEvents([ServerSentEvent(data: FlowServer.trackingJSON(version: 7, status: "onTheWay")),
-                           ServerSentEvent(data: "not json"),
-                           ServerSentEvent(data: FlowServer.trackingJSON(version: 8, status: "arriving"))])
+        http.answerEvents([
+            ServerSentEvent(data: FlowServer.trackingJSON(version: 7, status: "onTheWay")),
+            ServerSentEvent(data: "not json"),
+            ServerSentEvent(data: FlowServer.trackingJSON(version: 8, status: "arriving")),
+        ])
         let stream = repository.snapshots()
         try await repository.followEvents(of: "8F3K")
         #expect(http.requests.first?.url.path == "/v1/orders/8F3K/events")

@@ -14,10 +14,12 @@ import ClientKit
 @Suite struct SeedInitialiserTests {
     @Test func seed000sInitialisersCompileAsWritten() {
         let store = OrderTrackingStore(tracking: UnusedRepository(), status: OrderStatusPolicy())
-        let viewModel = OrderTrackingViewModel(order: "O-1", store: store, freshness: TrackingFreshnessPolicy(),
-                                               clock: SystemDateProvider())
-        let engine = TrackingPollingEngine(tracking: FakeRefresher(), lifecycle: ManualAppLifecycle(phase: .background),
-                                           network: ManualNetworkStatus(isOnline: false))
+        let viewModel = OrderTrackingViewModel(
+            order: "O-1", store: store, freshness: TrackingFreshnessPolicy(),
+            clock: SystemDateProvider())
+        let engine = TrackingPollingEngine(
+            tracking: FakeRefresher(), lifecycle: ManualAppLifecycle(phase: .background),
+            network: ManualNetworkStatus(isOnline: false))
         #expect(viewModel.viewState.banner == nil)
         #expect(store.state(of: "O-1") == .unavailable)
         _ = engine

@@ -15,12 +15,17 @@ enum Fixture {
         Date(timeIntervalSince1970: 1_792_454_400 + Double(hh * 3600 + mm * 60 + ss))
     }
 
-    static func snapshot(_ order: OrderID = "8F3K", version: Int, status: OrderStatus = .onTheWay,
-                         eta: ClosedRange<Date>? = nil, fixAt: Date? = nil,
-                         generatedAt: Date = t0) -> OrderTracking {
-        OrderTracking(orderID: order, version: version, status: status, eta: eta,
-                      rider: fixAt.map { RiderFix(coordinate: Coordinate(lat: 52.52, lng: 13.40), recordedAt: $0, firstName: "Ana") },
-                      destination: home, generatedAt: generatedAt)
+    static func snapshot(
+        _ order: OrderID = "8F3K", version: Int, status: OrderStatus = .onTheWay,
+        eta: ClosedRange<Date>? = nil, fixAt: Date? = nil,
+        generatedAt: Date = t0
+    ) -> OrderTracking {
+        OrderTracking(
+            orderID: order, version: version, status: status, eta: eta,
+            rider: fixAt.map {
+                RiderFix(coordinate: Coordinate(lat: 52.52, lng: 13.40), recordedAt: $0, firstName: "Ana")
+            },
+            destination: home, generatedAt: generatedAt)
     }
 }
 
@@ -33,7 +38,9 @@ final class FedSnapshots: OrderTrackingRepository, TrackingStream {
     init() { (stream, continuation) = AsyncStream.makeStream(of: OrderTracking.self) }
 
     func snapshots() -> AsyncStream<OrderTracking> {
-        let again = subscribed.withLock { old in defer { old = true }; return old }
+        let again = subscribed.withLock { old in
+            defer { old = true }; return old
+        }
         if again { Issue.record("snapshots() subscribed twice") }
         return stream
     }
@@ -68,13 +75,17 @@ final class FakeRefresher: TrackingRefresher {
     func answer(refreshActive handler: @escaping ActiveHandler) { state.withLock { $0.onRefreshActive = handler } }
 
     func refreshActive() async throws -> [OrderTracking] {
-        let handler = state.withLock { s in s.calls.append(.active); return s.onRefreshActive }
+        let handler = state.withLock { s in
+            s.calls.append(.active); return s.onRefreshActive
+        }
         guard let handler else { Issue.record("unexpected refreshActive()"); throw FakeError.unexpected }
         return try await handler()
     }
 
     func refresh(_ order: OrderID) async throws -> OrderTracking {
-        let handler = state.withLock { s in s.calls.append(.order(order)); return s.onRefresh }
+        let handler = state.withLock { s in
+            s.calls.append(.order(order)); return s.onRefresh
+        }
         guard let handler else { Issue.record("unexpected refresh(\(order))"); throw FakeError.unexpected }
         return try await handler(order)
     }
@@ -124,13 +135,19 @@ final class FakeHTTPClient: HTTPClient {
     func answerEvents(_ events: [ServerSentEvent]) { state.withLock { $0.events = events } }
 
     func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        let handler = state.withLock { s in s.requests.append(request); return s.handler }
-        guard let handler else { Issue.record("unexpected \(request.method) \(request.url)"); throw FakeError.unexpected }
+        let handler = state.withLock { s in
+            s.requests.append(request); return s.handler
+        }
+        guard let handler else {
+            Issue.record("unexpected \(request.method) \(request.url)"); throw FakeError.unexpected
+        }
         return try await handler(request)
     }
 
     func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        let events = state.withLock { s in s.requests.append(request); return s.events }
+        let events = state.withLock { s in
+            s.requests.append(request); return s.events
+        }
         return AsyncThrowingStream { continuation in
             guard let events else {
                 Issue.record("unexpected stream \(request.url)")
@@ -143,8 +160,8 @@ final class FakeHTTPClient: HTTPClient {
     }
 }
 
-
 extension TrackingFreshnessPolicy {
     /// 24-hour times in UTC, for tests that don't care about locale.
-    static let utc = TrackingFreshnessPolicy(locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
+    static let utc = TrackingFreshnessPolicy(
+        locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
 }

@@ -21,7 +21,8 @@ import Testing
         }
     }
 
-    /// The next time-driven change is the nearest of: the pin dimming, the pin hiding, the ETA going late, the ETA going stale.
+    /// The next time-driven change is the nearest of: the pin dimming, the pin hiding, the ETA going late, the ETA
+    /// going stale.
     @Test func theNextChangeIsTheNearestWordingBoundary() {
         let policy = TrackingFreshnessPolicy.utc, now = Self.now
         let fix = RiderFix(coordinate: Fixture.home, recordedAt: now.addingTimeInterval(-5))
@@ -29,8 +30,11 @@ import Testing
         let dimmed = RiderFix(coordinate: Fixture.home, recordedAt: now.addingTimeInterval(-30))
         #expect(policy.nextChange(fix: dimmed, eta: nil, generatedAt: now, now: now) == now.addingTimeInterval(90))
         let window = now.addingTimeInterval(-60)...now.addingTimeInterval(7)
-        #expect(policy.nextChange(fix: dimmed, eta: window, generatedAt: now, now: now) == now.addingTimeInterval(7.001))
-        #expect(policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-100), now: now) == now.addingTimeInterval(20))
+        #expect(
+            policy.nextChange(fix: dimmed, eta: window, generatedAt: now, now: now) == now.addingTimeInterval(7.001))
+        #expect(
+            policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-100), now: now)
+                == now.addingTimeInterval(20))
         #expect(policy.nextChange(fix: nil, eta: nil, generatedAt: now.addingTimeInterval(-200), now: now) == nil)
         // As a wait: to the millisecond, never zero.
         #expect(policy.untilNextChange(fix: dimmed, eta: window, generatedAt: now, now: now) == .milliseconds(7_001))
@@ -68,7 +72,8 @@ import Testing
     ])
     func etaWording(_ c: ETACase) {
         let policy = TrackingFreshnessPolicy.utc
-        let text = policy.text(for: policy.eta(c.eta, generatedAt: c.now.addingTimeInterval(-c.snapshotAge), now: c.now))
+        let text = policy.text(
+            for: policy.eta(c.eta, generatedAt: c.now.addingTimeInterval(-c.snapshotAge), now: c.now))
         #expect(text == c.expected)
         #expect(!text.contains("0 min") && !text.contains("-"))
     }
@@ -79,9 +84,12 @@ import Testing
         ("en_US", "America/New_York", "Arriving 2:42\u{202F}PM–2:46\u{202F}PM"),
     ])
     func wordsTimesInTheInjectedLocaleAndTimeZone(locale: String, zone: String, expected: String) throws {
-        let policy = TrackingFreshnessPolicy(locale: Locale(identifier: locale), timeZone: try #require(TimeZone(identifier: zone)))
+        let policy = TrackingFreshnessPolicy(
+            locale: Locale(identifier: locale), timeZone: try #require(TimeZone(identifier: zone)))
         let now = Fixture.at(18, 38)
-        #expect(policy.text(for: policy.eta(Fixture.at(18, 42)...Fixture.at(18, 46), generatedAt: now, now: now)) == expected)
+        #expect(
+            policy.text(for: policy.eta(Fixture.at(18, 42)...Fixture.at(18, 46), generatedAt: now, now: now))
+                == expected)
     }
 
     private static func at(_ hh: Int, _ mm: Int, _ ss: Int = 0) -> Date { Fixture.at(hh, mm, ss) }

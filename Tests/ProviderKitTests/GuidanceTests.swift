@@ -17,22 +17,34 @@ enum LRoute {
 
     /// `metres` east of the corner, `north` metres north of it.
     static func pastCorner(east metres: Double, north: Double = 0) -> Coordinate {
-        Coordinate(lat: corner.lat + north / 110_540, lng: corner.lng + metres / (111_320 * cos(corner.lat * .pi / 180)))
+        Coordinate(
+            lat: corner.lat + north / 110_540, lng: corner.lng + metres / (111_320 * cos(corner.lat * .pi / 180)))
     }
 
-    static func route(trip: String = "T1", stop: RouteStop = .pickup, from: Coordinate = start, at time: Date = t0) -> ProviderRoute {
+    static func route(
+        trip: String = "T1", stop: RouteStop = .pickup, from: Coordinate = start, at time: Date = t0
+    ) -> ProviderRoute {
         let steps = [
-            RouteManeuver(type: "depart", modifier: nil, name: "Kaivokatu", distanceMeters: 200, durationSeconds: 30, location: start, bearingBefore: 0, bearingAfter: 0),
-            RouteManeuver(type: "turn", modifier: "right", name: "Mannerheimintie", distanceMeters: 200, durationSeconds: 30, location: corner, bearingBefore: 0, bearingAfter: 90),
-            RouteManeuver(type: "arrive", modifier: nil, name: "Mannerheimintie", distanceMeters: 0, durationSeconds: 0, location: end, bearingBefore: 90, bearingAfter: 0),
+            RouteManeuver(
+                type: "depart", modifier: nil, name: "Kaivokatu", distanceMeters: 200, durationSeconds: 30,
+                location: start, bearingBefore: 0, bearingAfter: 0),
+            RouteManeuver(
+                type: "turn", modifier: "right", name: "Mannerheimintie", distanceMeters: 200, durationSeconds: 30,
+                location: corner, bearingBefore: 0, bearingAfter: 90),
+            RouteManeuver(
+                type: "arrive", modifier: nil, name: "Mannerheimintie", distanceMeters: 0, durationSeconds: 0,
+                location: end, bearingBefore: 90, bearingAfter: 0),
         ]
-        return ProviderRoute(tripId: trip, stop: stop, from: from, to: end, distanceMeters: 400, durationSeconds: 60,
-                             polyline: Polyline.encode([from, corner, end], precision: 6), steps: steps, computedAt: time)
+        return ProviderRoute(
+            tripId: trip, stop: stop, from: from, to: end, distanceMeters: 400, durationSeconds: 60,
+            polyline: Polyline.encode([from, corner, end], precision: 6), steps: steps, computedAt: time)
     }
 }
 
 @Suite struct GuidanceTests {
-    func makeSUT(_ rules: Guidance.Rules = Guidance.Rules()) -> Guidance { Guidance(route: LRoute.route(), rules: rules) }
+    func makeSUT(_ rules: Guidance.Rules = Guidance.Rules()) -> Guidance {
+        Guidance(route: LRoute.route(), rules: rules)
+    }
 
     @Test func theNextManeuverAndTheDistanceToItComeFromThePositionAlongTheRoute() {
         var sut = makeSUT()
@@ -69,24 +81,34 @@ enum LRoute {
     @Test func twoPositionsInARowMoreThan50MetresOffTheRouteAskForANewRoute() {
         var sut = makeSUT()
         let off1 = LRoute.point(north: 80, east: -60), off2 = LRoute.point(north: 90, east: -70)
-        #expect(sut.update(position: off1, heading: 270, accuracy: 5, at: LRoute.t0) == .none, "one stray fix is not a deviation")
+        #expect(
+            sut.update(position: off1, heading: 270, accuracy: 5, at: LRoute.t0) == .none,
+            "one stray fix is not a deviation")
         #expect(sut.progress.offRouteMeters > 50)
-        #expect(sut.update(position: off2, heading: 270, accuracy: 5, at: LRoute.t0.addingTimeInterval(1)) == .reroute(from: off2, heading: 270))
+        #expect(
+            sut.update(position: off2, heading: 270, accuracy: 5, at: LRoute.t0.addingTimeInterval(1))
+                == .reroute(from: off2, heading: 270))
         #expect(sut.isRerouting)
     }
 
     @Test func aPositionBackOnTheRouteResetsTheCount() {
         var sut = makeSUT()
-        #expect(sut.update(position: LRoute.point(north: 80, east: -60), heading: nil, accuracy: 5, at: LRoute.t0) == .none)
-        #expect(sut.update(position: LRoute.point(north: 90, east: 5), heading: nil, accuracy: 5, at: LRoute.t0) == .none)
-        #expect(sut.update(position: LRoute.point(north: 100, east: -60), heading: nil, accuracy: 5, at: LRoute.t0) == .none)
+        #expect(
+            sut.update(position: LRoute.point(north: 80, east: -60), heading: nil, accuracy: 5, at: LRoute.t0) == .none)
+        #expect(
+            sut.update(position: LRoute.point(north: 90, east: 5), heading: nil, accuracy: 5, at: LRoute.t0) == .none)
+        #expect(
+            sut.update(position: LRoute.point(north: 100, east: -60), heading: nil, accuracy: 5, at: LRoute.t0) == .none
+        )
     }
 
     @Test func fortyMetresOffTheRouteIsStillOnIt() {
         var sut = makeSUT()
         for second in 0..<5 {
-            #expect(sut.update(position: LRoute.point(north: 40 + Double(second) * 10, east: -40), heading: nil, accuracy: 5,
-                               at: LRoute.t0.addingTimeInterval(Double(second))) == .none)
+            #expect(
+                sut.update(
+                    position: LRoute.point(north: 40 + Double(second) * 10, east: -40), heading: nil, accuracy: 5,
+                    at: LRoute.t0.addingTimeInterval(Double(second))) == .none)
         }
     }
 
@@ -97,15 +119,23 @@ enum LRoute {
         func at(_ s: Double) -> Date { LRoute.t0.addingTimeInterval(s) }
         _ = sut.update(position: off, heading: nil, accuracy: 5, at: at(0))
         #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(1)) == .reroute(from: off, heading: nil))
-        #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(2)) == .none, "one request in flight at a time")
+        #expect(
+            sut.update(position: off, heading: nil, accuracy: 5, at: at(2)) == .none, "one request in flight at a time")
         sut.rerouteFailed(at: at(3))
-        #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(20)) == .none, "after a failure the pause is 30 s")
+        #expect(
+            sut.update(position: off, heading: nil, accuracy: 5, at: at(20)) == .none,
+            "after a failure the pause is 30 s")
         #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(33)) == .reroute(from: off, heading: nil))
         sut.rerouteFailed(at: at(34))
         #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(90)) == .none, "after two, 60 s")
         #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(94)) == .reroute(from: off, heading: nil))
-        for n in 0..<6 { sut.rerouteFailed(at: at(100 + Double(n))); _ = sut.update(position: off, heading: nil, accuracy: 5, at: at(100 + Double(n))) }
-        #expect(sut.update(position: off, heading: nil, accuracy: 5, at: at(105 + 121)) == .reroute(from: off, heading: nil), "capped at 120 s")
+        for n in 0..<6 {
+            sut.rerouteFailed(at: at(100 + Double(n)));
+            _ = sut.update(position: off, heading: nil, accuracy: 5, at: at(100 + Double(n)))
+        }
+        #expect(
+            sut.update(position: off, heading: nil, accuracy: 5, at: at(105 + 121))
+                == .reroute(from: off, heading: nil), "capped at 120 s")
     }
 
     @Test func anInaccurateFixMovesNothing() {
@@ -113,7 +143,9 @@ enum LRoute {
         _ = sut.update(position: LRoute.point(north: 50), heading: nil, accuracy: 5, at: LRoute.t0)
         let before = sut.progress
         for _ in 0..<3 {
-            #expect(sut.update(position: LRoute.point(north: 150, east: -400), heading: nil, accuracy: 80, at: LRoute.t0) == .none)
+            #expect(
+                sut.update(position: LRoute.point(north: 150, east: -400), heading: nil, accuracy: 80, at: LRoute.t0)
+                    == .none)
         }
         #expect(sut.progress == before)
     }
@@ -140,28 +172,36 @@ enum LRoute {
         #expect(sut.update(position: off, heading: nil, accuracy: 5, at: LRoute.t0.addingTimeInterval(2)) == .none)
     }
 
-    @Test(arguments: [
-        ("turn", "left", "Mannerheimintie", "turn left onto Mannerheimintie"),
-        ("turn", "slight right", "", "turn slight right"),
-        ("turn", "uturn", "Simonkatu", "make a U-turn onto Simonkatu"),
-        ("new name", "straight", "Simonkatu", "continue onto Simonkatu"),
-        ("continue", "straight", "Kaivokatu", "continue straight onto Kaivokatu"),
-        ("continue", "left", "Kaivokatu", "keep left onto Kaivokatu"),
-        ("roundabout", "right", "Ratapihantie", "enter the roundabout onto Ratapihantie"),
-        ("exit roundabout", "straight", "Ratapihantie", "exit the roundabout onto Ratapihantie"),
-        ("arrive", nil, "Annankatu", "arrive at the destination"),
-    ] as [(String, String?, String, String)])
+    @Test(
+        arguments: [
+            ("turn", "left", "Mannerheimintie", "turn left onto Mannerheimintie"),
+            ("turn", "slight right", "", "turn slight right"),
+            ("turn", "uturn", "Simonkatu", "make a U-turn onto Simonkatu"),
+            ("new name", "straight", "Simonkatu", "continue onto Simonkatu"),
+            ("continue", "straight", "Kaivokatu", "continue straight onto Kaivokatu"),
+            ("continue", "left", "Kaivokatu", "keep left onto Kaivokatu"),
+            ("roundabout", "right", "Ratapihantie", "enter the roundabout onto Ratapihantie"),
+            ("exit roundabout", "straight", "Ratapihantie", "exit the roundabout onto Ratapihantie"),
+            ("arrive", nil, "Annankatu", "arrive at the destination"),
+        ] as [(String, String?, String, String)])
     func maneuversReadAsWords(_ type: String, _ modifier: String?, _ name: String, _ words: String) {
-        let maneuver = RouteManeuver(type: type, modifier: modifier, name: name, distanceMeters: 0, durationSeconds: 0,
-                                     location: LRoute.start, bearingBefore: 0, bearingAfter: 0)
+        let maneuver = RouteManeuver(
+            type: type, modifier: modifier, name: name, distanceMeters: 0, durationSeconds: 0,
+            location: LRoute.start, bearingBefore: 0, bearingAfter: 0)
         #expect(Guidance.action(maneuver, stop: .dropoff) == words)
     }
 
-    @Test(arguments: [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (13, "13th"), (21, "21st"), (22, "22nd")])
+    @Test(arguments: [
+        (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (13, "13th"), (21, "21st"),
+        (22, "22nd"),
+    ])
     func aRoundaboutSaysWhichExitToTake(_ exit: Int, _ ordinal: String) {
-        let maneuver = RouteManeuver(type: "roundabout", modifier: "left", name: "Hämeentie", distanceMeters: 0, durationSeconds: 0,
-                                     location: LRoute.start, bearingBefore: 0, bearingAfter: 0, exit: exit)
-        #expect(Guidance.action(maneuver, stop: .pickup) == "enter the roundabout and take the \(ordinal) exit onto Hämeentie")
+        let maneuver = RouteManeuver(
+            type: "roundabout", modifier: "left", name: "Hämeentie", distanceMeters: 0, durationSeconds: 0,
+            location: LRoute.start, bearingBefore: 0, bearingAfter: 0, exit: exit)
+        #expect(
+            Guidance.action(maneuver, stop: .pickup)
+                == "enter the roundabout and take the \(ordinal) exit onto Hämeentie")
     }
 
     @Test func distancesReadInMetresThenKilometres() {

@@ -23,9 +23,15 @@ import TestSupport
 
     @Test func withoutRoadsOnTheServerTheLegIsTheScriptedLine() async {
         let routes = FakeRouteFetching()
-        routes.answer(.failure(.problem(Problem(type: "https://enroute.invalid/problems/no-road-network", title: "Service Unavailable", status: 503))))
+        routes.answer(
+            .failure(
+                .problem(
+                    Problem(
+                        type: "https://enroute.invalid/problems/no-road-network", title: "Service Unavailable",
+                        status: 503))))
         let via = LRoute.point(north: 50, east: 50)
-        let leg = await LegPlanner(routes: routes).leg(trip: "T1", from: car, heading: nil, to: .dropoff, at: LRoute.end, scripted: [via])
+        let leg = await LegPlanner(routes: routes).leg(
+            trip: "T1", from: car, heading: nil, to: .dropoff, at: LRoute.end, scripted: [via])
         #expect(leg.source == .scripted(reason: "the server has no road network"))
         #expect(leg.path.waypoints == [car, via, LRoute.end])
     }
@@ -34,7 +40,8 @@ import TestSupport
     @Test func aRouteToAnotherStopIsNotDriven() async {
         let routes = FakeRouteFetching()
         routes.answer(.success(LRoute.route(stop: .pickup)))
-        let leg = await LegPlanner(routes: routes).leg(trip: "T1", from: car, heading: nil, to: .dropoff, at: LRoute.end)
+        let leg = await LegPlanner(routes: routes).leg(
+            trip: "T1", from: car, heading: nil, to: .dropoff, at: LRoute.end)
         #expect(leg.source == .scripted(reason: "the server routes to the pickup, not the dropoff, yet"))
         #expect(leg.path.waypoints == [car, LRoute.end])
     }

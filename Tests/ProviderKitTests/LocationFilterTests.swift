@@ -6,8 +6,12 @@ import ProviderKit
 @Suite struct LocationFilterTests {
     static let start = Date(timeIntervalSince1970: 1_792_520_000)
 
-    static func fix(lat: Double = 60.1699, lng: Double = 24.9384, accuracy: Double = 5, at seconds: Double) -> LocationFix {
-        LocationFix(lat: lat, lng: lng, heading: 0, speed: 10, accuracy: accuracy, recordedAt: start.addingTimeInterval(seconds))
+    static func fix(
+        lat: Double = 60.1699, lng: Double = 24.9384, accuracy: Double = 5, at seconds: Double
+    ) -> LocationFix {
+        LocationFix(
+            lat: lat, lng: lng, heading: 0, speed: 10, accuracy: accuracy, recordedAt: start.addingTimeInterval(seconds)
+        )
     }
 
     @Test func keepsTheFirstAccurateReading() {

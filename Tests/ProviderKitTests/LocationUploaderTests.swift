@@ -45,7 +45,8 @@ import TestSupport
         let uploader = LocationUploader(buffer: buffer, api: api, clock: clock)
         await uploader.setOnTrip(onTrip)
         let running = Task { await uploader.run() }
-        return SUT(clock: clock, file: file, store: store, buffer: buffer, api: api, uploader: uploader, running: running)
+        return SUT(
+            clock: clock, file: file, store: store, buffer: buffer, api: api, uploader: uploader, running: running)
     }
 
     @Test func duringATripUploadsEveryFiveSeconds() async throws {
@@ -71,7 +72,8 @@ import TestSupport
     }
 
     @Test func aFailedBatchStaysAndIsResentWithTheSameId() async throws {
-        let sut = try await makeSUT([.fail(HTTPClientError.network("offline")), .acknowledge, .acknowledge], onTrip: true)
+        let sut = try await makeSUT(
+            [.fail(HTTPClientError.network("offline")), .acknowledge, .acknowledge], onTrip: true)
         try sut.record(3)
         try await sut.advance(seconds: 5)
         #expect(try sut.buffer.count() == 3)
@@ -81,13 +83,14 @@ import TestSupport
         #expect(batches.count == 3)
         #expect(batches[0] == batches[1])
         #expect(batches[2].batchId != batches[0].batchId)
-        #expect(batches[2].fixes.count == 1)     // the newer fix, in a batch of its own after the resend
+        #expect(batches[2].fixes.count == 1)  // the newer fix, in a batch of its own after the resend
         #expect(try sut.buffer.count() == 0)
         await sut.stop()
     }
 
     @Test func retryAfterHoldsTheNextUploadBack() async throws {
-        let sut = try await makeSUT([.fail(APIError.retryAfter(.seconds(20), status: 429)), .acknowledge], onTrip: true)
+        let sut = try await makeSUT(
+            [.fail(APIError.retryAfter(.seconds(20), status: 429)), .acknowledge], onTrip: true)
         try sut.record(2)
         try await sut.advance(seconds: 5)
         try await sut.advance(seconds: 20)
@@ -115,9 +118,14 @@ import TestSupport
         let trip = try await backend.assignedRide()
         let (http, server) = backend.client("p1", .provider)
         let api = RemoteProviderAPI(client: http, server: server)
-        let batch = LocationBatch(batchId: "b-1", fixes: PointBufferTests.route(3).map {
-            Fixtures.fix(lat: $0.lat, at: backend.clock.date.addingTimeInterval($0.recordedAt.timeIntervalSince(PointBufferTests.start) - 60))
-        })
+        let batch = LocationBatch(
+            batchId: "b-1",
+            fixes: PointBufferTests.route(3).map {
+                Fixtures.fix(
+                    lat: $0.lat,
+                    at: backend.clock.date.addingTimeInterval(
+                        $0.recordedAt.timeIntervalSince(PointBufferTests.start) - 60))
+            })
         let first = try await api.upload(batch)
         #expect(first.batchId == "b-1")
         #expect(first.accepted + first.dropped == 3)

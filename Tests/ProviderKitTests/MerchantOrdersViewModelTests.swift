@@ -8,12 +8,17 @@ import TestSupport
 /// The merchant's screen against the real server in-process.
 @MainActor
 @Suite struct MerchantOrdersViewModelTests {
-    func makeSUT(_ backend: TestBackend, plan: sending @escaping (Int, HTTPClientRequest) -> FaultInjectingHTTPClient.Fault = { _, _ in .none })
-        -> (MerchantOrdersViewModel, FaultInjectingHTTPClient) {
+    func makeSUT(
+        _ backend: TestBackend,
+        plan: sending @escaping (Int, HTTPClientRequest) -> FaultInjectingHTTPClient.Fault = { _, _ in .none }
+    )
+        -> (MerchantOrdersViewModel, FaultInjectingHTTPClient)
+    {
         let (inner, server) = backend.client("m1", .merchant)
         let http = FaultInjectingHTTPClient(wrapping: inner, plan: plan)
-        let viewModel = MerchantOrdersViewModel(api: RemoteMerchantAPI(client: http, server: server), clock: backend.clock,
-                                                makeKey: SequentialIDs("merchant-tap").maker)
+        let viewModel = MerchantOrdersViewModel(
+            api: RemoteMerchantAPI(client: http, server: server), clock: backend.clock,
+            makeKey: SequentialIDs("merchant-tap").maker)
         return (viewModel, http)
     }
 
@@ -91,7 +96,9 @@ import TestSupport
 
         await viewModel.accept(orderId, preparationMinutes: 10)
         #expect(viewModel.state.orders.first?.merchantStep == "preparing")
-        let keys = http.requests.filter { $0.request.url.path.hasSuffix("/accept") }.map { $0.request.headers["Idempotency-Key"] }
+        let keys = http.requests.filter { $0.request.url.path.hasSuffix("/accept") }.map {
+            $0.request.headers["Idempotency-Key"]
+        }
         #expect(keys == Array(repeating: "merchant-tap-1", count: 4))
     }
 
@@ -100,7 +107,8 @@ import TestSupport
         let orderId = try await backend.placedOrder()
         let (viewModel, _) = makeSUT(backend)
         await viewModel.load()
-        let cancelled = await backend.call("POST", "/v1/orders/\(orderId)/cancel", token: backend.token("c1", .customer), json: "{}")
+        let cancelled = await backend.call(
+            "POST", "/v1/orders/\(orderId)/cancel", token: backend.token("c1", .customer), json: "{}")
         try #require(cancelled.status == 200)
 
         await viewModel.accept(orderId, preparationMinutes: 10)

@@ -7,11 +7,15 @@ import TestSupport
 
 @MainActor
 @Suite struct OfferViewModelTests {
-    func makeSUT(_ answers: [ScriptedHTTPClient.Answer] = [], secondsToAnswer: Double = 15) -> (OfferViewModel, ScriptedHTTPClient, ManualClock) {
+    func makeSUT(
+        _ answers: [ScriptedHTTPClient.Answer] = [], secondsToAnswer: Double = 15
+    ) -> (OfferViewModel, ScriptedHTTPClient, ManualClock) {
         let clock = ManualClock()
         let http = ScriptedHTTPClient(answers: answers)
         let offer = Fixtures.offer(expiresAt: clock.date.addingTimeInterval(secondsToAnswer))
-        let viewModel = OfferViewModel(offer: offer, api: RemoteProviderAPI(client: http, server: Fixtures.server), clock: clock, dates: clock.dates)
+        let viewModel = OfferViewModel(
+            offer: offer, api: RemoteProviderAPI(client: http, server: Fixtures.server), clock: clock,
+            dates: clock.dates)
         return (viewModel, http, clock)
     }
 

@@ -16,7 +16,9 @@ import TestSupport
 
     /// `count` kept fixes 10 s apart, moving north.
     static func route(_ count: Int, from offset: Int = 0) -> [LocationFix] {
-        (offset..<(offset + count)).map { i in Fixtures.fix(lat: 60.1699 + Double(i) * 0.001, at: start.addingTimeInterval(Double(i) * 10)) }
+        (offset..<(offset + count)).map { i in
+            Fixtures.fix(lat: 60.1699 + Double(i) * 0.001, at: start.addingTimeInterval(Double(i) * 10))
+        }
     }
 
     @Test func keepsOnlyFixesThatPassTheFilter() throws {
@@ -57,7 +59,7 @@ import TestSupport
         defer { store.close() }
         for fix in Self.route(3) { try buffer.record(fix) }
         let first = try #require(try buffer.nextBatch())
-        for fix in Self.route(2, from: 3) { try buffer.record(fix) }   // newer fixes wait for the next batch
+        for fix in Self.route(2, from: 3) { try buffer.record(fix) }  // newer fixes wait for the next batch
 
         let again = try #require(try buffer.nextBatch())
         #expect(again == first)

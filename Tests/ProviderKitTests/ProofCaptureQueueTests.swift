@@ -14,7 +14,8 @@ import Synchronization
     /// A PNG-headed photo of `size` bytes, its body from `seed`.
     static func photo(size: Int, seed: UInt64) -> [UInt8] {
         var rng = SeededRandom(seed: seed)
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (8..<size).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + (8..<size).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 
     /// A delivery held by p1 and on its way; the provider's snapshot of it.
@@ -22,10 +23,12 @@ import Synchronization
         let id = try await backend.placedOrder()
         let merchant = backend.token("m1", .merchant)
         guard await backend.assign(id, to: "p1").status == 200 else { throw BackendFailure("assign") }
-        _ = await backend.call("POST", APIPath.merchantOrderAccept(id), token: merchant, json: #"{"preparationMinutes":5}"#)
+        _ = await backend.call(
+            "POST", APIPath.merchantOrderAccept(id), token: merchant, json: #"{"preparationMinutes":5}"#)
         _ = await backend.call("POST", APIPath.merchantOrderReady(id), token: merchant)
-        let r = await backend.call("POST", APIPath.providerTripSteps(id), token: backend.token("p1", .provider),
-                                   json: #"{"changeId":"otw","step":"onTheWay","deviceTime":"2026-10-20T18:30:00Z"}"#)
+        let r = await backend.call(
+            "POST", APIPath.providerTripSteps(id), token: backend.token("p1", .provider),
+            json: #"{"changeId":"otw","step":"onTheWay","deviceTime":"2026-10-20T18:30:00Z"}"#)
         guard r.status == 200 else { throw BackendFailure("onTheWay: \(r.status)") }
         return try WireCoding.decoder().decode(TripSnapshot.self, from: Data(r.body))
     }
@@ -46,16 +49,23 @@ import Synchronization
         defer { store.remove() }
         let ids = SequentialIDs("proof")
         var device = try ProviderStore(path: store.path)
-        var queue = ProofCaptureQueue(store: device, client: transport, server: server, chunkSize: 8 * 1024, makeID: ids.maker)
+        var queue = ProofCaptureQueue(
+            store: device, client: transport, server: server, chunkSize: 8 * 1024, makeID: ids.maker)
         let proofId = try queue.capture(photo, kind: .photo, contentType: "image/png", tripId: trip.id)
-        let outbox = StepOutbox(store: device, positions: try PointBuffer(store: device, makeID: ids.maker), dates: backend.clock.dates, makeID: ids.maker)
+        let outbox = StepOutbox(
+            store: device, positions: try PointBuffer(store: device, makeID: ids.maker), dates: backend.clock.dates,
+            makeID: ids.maker)
         let delivered = try outbox.reportStep(.delivered, on: trip, proofId: proofId).change
         #expect(delivered.request.proofId == proofId)
         // The step goes before the proof: accepted while the upload has not even started.
-        let applied = try await RemoteProviderAPI(client: InProcessHTTPClient(router: backend.router), server: server).send(delivered)
-        guard case .applied(let after) = applied else { Issue.record("the delivered step was not applied: \(applied)"); return }
+        let applied = try await RemoteProviderAPI(client: InProcessHTTPClient(router: backend.router), server: server)
+            .send(delivered)
+        guard case .applied(let after) = applied else {
+            Issue.record("the delivered step was not applied: \(applied)"); return
+        }
         #expect(after.status == "delivered")
-        #expect(await backend.call("GET", APIPath.tripProof(trip.id), token: backend.token("c1", .customer)).status == 409)
+        #expect(
+            await backend.call("GET", APIPath.tripProof(trip.id), token: backend.token("c1", .customer)).status == 409)
 
         var interruptions = 0
         var passes = 0
@@ -70,7 +80,8 @@ import Synchronization
                     // The app is killed and started again on the same store.
                     device.close()
                     device = try ProviderStore(path: store.path)
-                    queue = ProofCaptureQueue(store: device, client: transport, server: server, chunkSize: 8 * 1024, makeID: ids.maker)
+                    queue = ProofCaptureQueue(
+                        store: device, client: transport, server: server, chunkSize: 8 * 1024, makeID: ids.maker)
                 }
             } else {
                 #expect(report.uploaded == [proofId])
@@ -78,7 +89,9 @@ import Synchronization
         }
         #expect(interruptions == 20, "every cut met once")
         #expect(transport.remainingCuts == 0)
-        #expect(transport.kinds.count == 3, "the server kept part of a chunk, none of it, and all of it with the answer lost: \(transport.kinds)")
+        #expect(
+            transport.kinds.count == 3,
+            "the server kept part of a chunk, none of it, and all of it with the answer lost: \(transport.kinds)")
         let proof = await backend.call("GET", APIPath.tripProof(trip.id), token: backend.token("c1", .customer))
         #expect(proof.status == 200)
         #expect(proof.body == photo)
@@ -92,8 +105,11 @@ import Synchronization
         let (http, server) = backend.client("p1", .provider)
         let store = TemporaryStorePath()
         defer { store.remove() }
-        let queue = ProofCaptureQueue(store: try ProviderStore(path: store.path), client: http, server: server, chunkSize: 1024, makeID: SequentialIDs("p").maker)
-        let id = try queue.capture(Array("GIF89a not a png".utf8), kind: .photo, contentType: "image/png", tripId: trip.id)
+        let queue = ProofCaptureQueue(
+            store: try ProviderStore(path: store.path), client: http, server: server, chunkSize: 1024,
+            makeID: SequentialIDs("p").maker)
+        let id = try queue.capture(
+            Array("GIF89a not a png".utf8), kind: .photo, contentType: "image/png", tripId: trip.id)
         let report = await queue.sync()
         #expect(report.refused[id]?.contains("not a image/png") == true)
         #expect(try queue.pending().isEmpty)
@@ -129,14 +145,21 @@ final class CuttingHTTPClient: HTTPClient, @unchecked Sendable {
     var kinds: Set<Kind> { state.withLock { $0.kinds } }
 
     func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        guard request.method == "PATCH", let offset = Int(request.headers["Upload-Offset"] ?? ""), let body = request.body else {
+        guard request.method == "PATCH", let offset = Int(request.headers["Upload-Offset"] ?? ""),
+            let body = request.body
+        else {
             return try await inner.send(request)
         }
         let end = offset + body.count
         let cut = state.withLock { s -> (Int, Kind)? in
             guard let index = s.cuts.firstIndex(where: { $0 > offset && $0 <= end }) else { return nil }
             let at = s.cuts.remove(at: index)
-            var kind: Kind = switch Int.random(in: 0..<4, using: &s.rng) { case 0: .nothing; case 1: .answerLost; default: .partial }
+            var kind: Kind =
+                switch Int.random(in: 0..<4, using: &s.rng) {
+                case 0: .nothing;
+                case 1: .answerLost;
+                default: .partial
+                }
             // A whole chunk stored would step over a later cut inside it: that cut must still be met.
             if kind == .answerLost, s.cuts.contains(where: { $0 > offset && $0 <= end }) { kind = .partial }
             s.kinds.insert(kind)
@@ -156,5 +179,7 @@ final class CuttingHTTPClient: HTTPClient, @unchecked Sendable {
         throw HTTPClientError.network("cut at byte \(at)")
     }
 
-    func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> { inner.events(request) }
+    func events(_ request: HTTPClientRequest) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        inner.events(request)
+    }
 }

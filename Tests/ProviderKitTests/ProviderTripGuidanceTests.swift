@@ -31,21 +31,28 @@ final class FakeRouteFetching: RouteFetching {
 /// The trip screen's guidance: routes fetched through the injected API, re-planned off the route, throttled.
 @MainActor
 @Suite struct ProviderTripGuidanceTests {
-    func makeSUT(_ file: TemporaryStorePath) async throws -> (ProviderTripViewModel, FakeRouteFetching, ManualClock, ProviderDevice, TripSnapshot) {
+    func makeSUT(
+        _ file: TemporaryStorePath
+    ) async throws -> (ProviderTripViewModel, FakeRouteFetching, ManualClock, ProviderDevice, TripSnapshot) {
         let backend = TestBackend()
         let trip = try await backend.assignedRide()
         let (inner, server) = backend.client("p1", .provider)
         let http = FaultInjectingHTTPClient(wrapping: inner) { _, _ in .none }
         http.isOffline = true
-        let device = try ProviderDevice(path: file.path, client: http, server: server, clock: backend.clock, ids: SequentialIDs("c"))
+        let device = try ProviderDevice(
+            path: file.path, client: http, server: server, clock: backend.clock, ids: SequentialIDs("c"))
         let routes = FakeRouteFetching()
-        let screen = ProviderTripViewModel(engine: device.engine, guidance: GuidanceSource(routes: routes, dates: backend.clock.dates))
+        let screen = ProviderTripViewModel(
+            engine: device.engine, guidance: GuidanceSource(routes: routes, dates: backend.clock.dates))
         screen.receive(trip)
         return (screen, routes, backend.clock, device, trip)
     }
 
-    func fix(_ point: Coordinate, heading: Double = 0, speed: Double = 8, accuracy: Double = 5, at clock: ManualClock) -> LocationFix {
-        LocationFix(lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: accuracy, recordedAt: clock.date)
+    func fix(
+        _ point: Coordinate, heading: Double = 0, speed: Double = 8, accuracy: Double = 5, at clock: ManualClock
+    ) -> LocationFix {
+        LocationFix(
+            lat: point.lat, lng: point.lng, heading: heading, speed: speed, accuracy: accuracy, recordedAt: clock.date)
     }
 
     @Test func theFirstPositionFetchesTheRouteFromThereAndShowsTheNextManeuver() async throws {
@@ -104,7 +111,8 @@ final class FakeRouteFetching: RouteFetching {
         defer { file.remove() }
         let backend = TestBackend()
         let (inner, server) = backend.client("p1", .provider)
-        let device = try ProviderDevice(path: file.path, client: inner, server: server, clock: backend.clock, ids: SequentialIDs("c"))
+        let device = try ProviderDevice(
+            path: file.path, client: inner, server: server, clock: backend.clock, ids: SequentialIDs("c"))
         let screen = ProviderTripViewModel(engine: device.engine)
         screen.receive(try await backend.assignedRide())
         await screen.locationChanged(fix(LRoute.start, at: backend.clock))
@@ -119,7 +127,7 @@ final class FakeRouteFetching: RouteFetching {
         let (screen, routes, clock, device, trip) = try await makeSUT(file)
         routes.answer(.success(LRoute.route(trip: trip.id)))
         await screen.locationChanged(fix(LRoute.start, at: clock))
-        screen.reportStep()   // driverArrived: the next stop is the drop-off
+        screen.reportStep()  // driverArrived: the next stop is the drop-off
         #expect(screen.state.guidance == nil)
         routes.answer(.success(LRoute.route(trip: trip.id, stop: .dropoff)))
         await screen.locationChanged(fix(LRoute.start, at: clock))
@@ -134,7 +142,8 @@ final class FakeRouteFetching: RouteFetching {
         let trip = try await backend.assignedRide()
         let (http, server) = backend.client("p1", .provider)
         let start = Coordinate(lat: 60.1705, lng: 24.9420)
-        let route = try await RemoteProviderAPI(client: http, server: server).route(trip: trip.id, from: start, heading: 180)
+        let route = try await RemoteProviderAPI(client: http, server: server).route(
+            trip: trip.id, from: start, heading: 180)
         #expect(route.tripId == trip.id && route.stop == .pickup && route.from == start)
         #expect(route.steps.first?.type == "depart" && route.steps.last?.type == "arrive")
         #expect(route.geometry.count >= 2)
@@ -142,7 +151,12 @@ final class FakeRouteFetching: RouteFetching {
         let bare = TestBackend()
         let other = try await bare.assignedRide()
         let (bareHTTP, bareServer) = bare.client("p1", .provider)
-        await #expect(throws: APIError.self) { _ = try await RemoteProviderAPI(client: bareHTTP, server: bareServer).route(trip: other.id, from: start, heading: nil) }
-        do { _ = try await RemoteProviderAPI(client: bareHTTP, server: bareServer).route(trip: other.id) } catch let error as APIError { #expect(error.status == 503) }
+        await #expect(throws: APIError.self) {
+            _ = try await RemoteProviderAPI(client: bareHTTP, server: bareServer).route(
+                trip: other.id, from: start, heading: nil)
+        }
+        do { _ = try await RemoteProviderAPI(client: bareHTTP, server: bareServer).route(trip: other.id) } catch let
+            error as APIError
+        { #expect(error.status == 503) }
     }
 }

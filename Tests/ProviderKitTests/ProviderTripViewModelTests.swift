@@ -8,10 +8,13 @@ import TestSupport
 @MainActor
 @Suite struct ProviderTripViewModelTests {
     /// A screen whose transport is the real server behind a switchable network.
-    func makeSUT(_ backend: TestBackend, file: TemporaryStorePath) throws -> (ProviderTripViewModel, ProviderDevice, FaultInjectingHTTPClient) {
+    func makeSUT(
+        _ backend: TestBackend, file: TemporaryStorePath
+    ) throws -> (ProviderTripViewModel, ProviderDevice, FaultInjectingHTTPClient) {
         let (inner, server) = backend.client("p1", .provider)
         let http = FaultInjectingHTTPClient(wrapping: inner) { _, _ in .none }
-        let device = try ProviderDevice(path: file.path, client: http, server: server, clock: backend.clock, ids: SequentialIDs("c"))
+        let device = try ProviderDevice(
+            path: file.path, client: http, server: server, clock: backend.clock, ids: SequentialIDs("c"))
         return (ProviderTripViewModel(engine: device.engine), device, http)
     }
 
@@ -79,18 +82,21 @@ import TestSupport
         await device.kill()
     }
 
-    @Test(arguments: [
-        ("ride", "driverAssigned", nil, ProviderStep.driverArrived),
-        ("ride", "driverArrived", nil, .onTrip),
-        ("ride", "onTrip", nil, .completed),
-        ("delivery", "picking", "preparing", nil),
-        ("delivery", "picking", "ready", .onTheWay),
-        ("delivery", "onTheWay", nil, .arriving),
-        ("delivery", "arriving", nil, .delivered),
-        ("delivery", "delivered", nil, nil),
-        ("ride", "cancelled", nil, nil),
-    ] as [(String, String, String?, ProviderStep?)])
-    func theNextStepFollowsTheTripsKindAndStatus(kind: String, status: String, merchantStep: String?, next: ProviderStep?) {
+    @Test(
+        arguments: [
+            ("ride", "driverAssigned", nil, ProviderStep.driverArrived),
+            ("ride", "driverArrived", nil, .onTrip),
+            ("ride", "onTrip", nil, .completed),
+            ("delivery", "picking", "preparing", nil),
+            ("delivery", "picking", "ready", .onTheWay),
+            ("delivery", "onTheWay", nil, .arriving),
+            ("delivery", "arriving", nil, .delivered),
+            ("delivery", "delivered", nil, nil),
+            ("ride", "cancelled", nil, nil),
+        ] as [(String, String, String?, ProviderStep?)])
+    func theNextStepFollowsTheTripsKindAndStatus(
+        kind: String, status: String, merchantStep: String?, next: ProviderStep?
+    ) {
         #expect(ProviderStep.next(afterStatus: status, kind: kind, merchantStep: merchantStep) == next)
     }
 }

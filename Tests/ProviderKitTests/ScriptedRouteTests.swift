@@ -4,8 +4,8 @@ import ProviderKit
 
 @Suite struct ScriptedRouteTests {
     static let a = Coordinate(lat: 60.0, lng: 25.0)
-    static let b = Coordinate(lat: 60.01, lng: 25.0)     // about 1112 m north
-    static let c = Coordinate(lat: 60.01, lng: 25.02)    // then about 1112 m east
+    static let b = Coordinate(lat: 60.01, lng: 25.0)  // about 1112 m north
+    static let c = Coordinate(lat: 60.01, lng: 25.02)  // then about 1112 m east
 
     @Test func interpolatesAlongEachLegAndClampsAtTheEnds() {
         let route = ScriptedRoute([Self.a, Self.b, Self.c])
@@ -21,7 +21,10 @@ import ProviderKit
     }
 
     @Test func parsesWaypointsAndRefusesMalformedOnes() {
-        #expect(ScriptedRoute.parse("60.1,24.9; 60.2,25.0") == [Coordinate(lat: 60.1, lng: 24.9), Coordinate(lat: 60.2, lng: 25.0)])
+        #expect(
+            ScriptedRoute.parse("60.1,24.9; 60.2,25.0") == [
+                Coordinate(lat: 60.1, lng: 24.9), Coordinate(lat: 60.2, lng: 25.0),
+            ])
         #expect(ScriptedRoute.parse("60.1,24.9;60.2") == nil)
         #expect(ScriptedRoute.parse("91,0") == nil)
         #expect(ScriptedRoute.parse("") == nil)

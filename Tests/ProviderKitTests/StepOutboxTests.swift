@@ -18,16 +18,21 @@ import TestSupport
 
     /// A longer shift: ten trips, three restarts, and every kind of fault met at least once.
     @Test func aLongShiftThroughEveryKindOfFaultLosesAndDuplicatesNothing() async throws {
-        let transport = try await Self.runFaultyShift(seed: 42, customers: (1...10).map { "c\($0)" }, restartAfter: [5, 12, 23])
+        let transport = try await Self.runFaultyShift(
+            seed: 42, customers: (1...10).map { "c\($0)" }, restartAfter: [5, 12, 23])
         for fault in FaultInjectingHTTPClient.Fault.allCases {
-            #expect(transport.count(fault) > 0, "\(fault) happened: \(FaultInjectingHTTPClient.Fault.allCases.map { ($0, transport.count($0)) })")
+            #expect(
+                transport.count(fault) > 0,
+                "\(fault) happened: \(FaultInjectingHTTPClient.Fault.allCases.map { ($0, transport.count($0)) })")
         }
     }
 
     /// Reports ride steps on one trip per customer, interleaved, restarting the app after the given numbers of
     /// taps, syncs to the end through a 30% faulty transport, and checks the server's change log.
     @discardableResult
-    static func runFaultyShift(seed: UInt64, customers: [String], restartAfter restarts: Set<Int>) async throws -> FaultInjectingHTTPClient {
+    static func runFaultyShift(
+        seed: UInt64, customers: [String], restartAfter restarts: Set<Int>
+    ) async throws -> FaultInjectingHTTPClient {
         let backend = TestBackend()
         var trips: [TripSnapshot] = []
         for customer in customers { trips.append(try await backend.assignedRide(customer: customer)) }
@@ -37,7 +42,8 @@ import TestSupport
         defer { file.remove() }
         let ids = SequentialIDs("change")
 
-        var device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
+        var device = try ProviderDevice(
+            path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
         var reported: [String: [StepChange]] = [:]
         var taps = 0
         for step in rideSteps {
@@ -45,7 +51,8 @@ import TestSupport
                 if restarts.contains(taps) {
                     // Kill the app while changes may still be queued, then start it again on the same file.
                     await device.kill()
-                    device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
+                    device = try ProviderDevice(
+                        path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
                 }
                 let current = try device.outbox.trip(trip.id)?.server ?? trip
                 reported[trip.id, default: []].append(try device.engine.reportStep(step, on: current).change)
@@ -68,8 +75,9 @@ import TestSupport
         }
         let reopened = try ProviderStore(path: file.path)
         defer { reopened.close() }
-        let outbox = StepOutbox(store: reopened, positions: try PointBuffer(store: reopened, makeID: ids.maker),
-                                dates: backend.clock.dates, makeID: ids.maker)
+        let outbox = StepOutbox(
+            store: reopened, positions: try PointBuffer(store: reopened, makeID: ids.maker),
+            dates: backend.clock.dates, makeID: ids.maker)
         #expect(try outbox.trips().map(\.displayedStatus) == Array(repeating: "completed", count: trips.count))
         #expect(try outbox.pending().isEmpty)
         return transport
@@ -85,9 +93,12 @@ import TestSupport
         defer { file.remove() }
         let ids = SequentialIDs("change")
 
-        var device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
+        var device = try ProviderDevice(
+            path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
         let change = try device.engine.reportStep(.driverArrived, on: trip).change
-        try await eventually("the lost answer") { transport.count(.dropResponse) == 1 && backend.clock.sleeperCount > 0 }
+        try await eventually("the lost answer") {
+            transport.count(.dropResponse) == 1 && backend.clock.sleeperCount > 0
+        }
         await device.kill()
         device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: ids)
         try await device.syncUntilEmpty(backend.clock)
@@ -106,7 +117,8 @@ import TestSupport
         transport.isOffline = true
         let file = TemporaryStorePath()
         defer { file.remove() }
-        let device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: SequentialIDs("c"))
+        let device = try ProviderDevice(
+            path: file.path, client: transport, server: server, clock: backend.clock, ids: SequentialIDs("c"))
 
         let (_, local) = try device.engine.reportStep(.driverArrived, on: trip)
         #expect(local.displayedStatus == "driverArrived")
@@ -133,8 +145,9 @@ import TestSupport
         transport.isOffline = true
         let file = TemporaryStorePath()
         defer { file.remove() }
-        let device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: SequentialIDs("c"),
-                                        backoff: SyncBackoff(initial: .seconds(60), maximum: .seconds(60)))
+        let device = try ProviderDevice(
+            path: file.path, client: transport, server: server, clock: backend.clock, ids: SequentialIDs("c"),
+            backoff: SyncBackoff(initial: .seconds(60), maximum: .seconds(60)))
         try device.engine.reportStep(.driverArrived, on: trip)
         try await eventually("the retry pause") { backend.clock.sleeperCount > 0 }
 
@@ -153,15 +166,16 @@ import TestSupport
         transport.isOffline = true
         let file = TemporaryStorePath()
         defer { file.remove() }
-        let device = try ProviderDevice(path: file.path, client: transport, server: server, clock: backend.clock, ids: SequentialIDs("c"))
+        let device = try ProviderDevice(
+            path: file.path, client: transport, server: server, clock: backend.clock, ids: SequentialIDs("c"))
         let screen = await ProviderTripViewModel(engine: device.engine)
         await screen.start()
         await screen.receive(trip)
 
-        await screen.reportStep()                 // "Arrived", tapped in a basement
+        await screen.reportStep()  // "Arrived", tapped in a basement
         #expect(await screen.state.trip?.displayedStatus == "driverArrived")
         #expect(await screen.state.isSyncing)
-        try await backend.cancelRide(trip.id)     // meanwhile the customer cancels
+        try await backend.cancelRide(trip.id)  // meanwhile the customer cancels
 
         transport.isOffline = false
         try await device.syncUntilEmpty(backend.clock)

@@ -13,14 +13,20 @@ import RedisKit
 
     @Test func everyReplyTypeIsRead() throws {
         let values = try parseAll("+OK\r\n-ERR wrong\r\n:-42\r\n$5\r\nhello\r\n$0\r\n\r\n$-1\r\n*-1\r\n*0\r\n")
-        #expect(values == [.simple("OK"), .error("ERR wrong"), .integer(-42), .bulk(Array("hello".utf8)), .bulk([]), .null, .null, .array([])])
+        #expect(
+            values == [
+                .simple("OK"), .error("ERR wrong"), .integer(-42), .bulk(Array("hello".utf8)), .bulk([]), .null, .null,
+                .array([]),
+            ])
     }
 
     @Test func nestedArraysKeepTheirShape() throws {
         // An XREAD reply: [[stream, [[id, [field, value]]]]], with a null among the elements.
         let text = "*2\r\n*2\r\n$4\r\ncity\r\n*1\r\n*2\r\n$3\r\n7-0\r\n*2\r\n$1\r\nv\r\n$1\r\n3\r\n$-1\r\n"
         let values = try parseAll(text)
-        let entry: RESPValue = .array([.bulk(Array("7-0".utf8)), .array([.bulk(Array("v".utf8)), .bulk(Array("3".utf8))])])
+        let entry: RESPValue = .array([
+            .bulk(Array("7-0".utf8)), .array([.bulk(Array("v".utf8)), .bulk(Array("3".utf8))]),
+        ])
         #expect(values == [.array([.array([.bulk(Array("city".utf8)), .array([entry])]), .null])])
     }
 
@@ -35,7 +41,9 @@ import RedisKit
             if index < bytes.count - 1 {
                 #expect(value == nil, "a reply after \(index + 1) of \(bytes.count) bytes")
             } else {
-                #expect(value == .array([.integer(1), .bulk(Array("ab\r\ncd".utf8)), .array([.simple("x"), .error("E y")])]))
+                #expect(
+                    value
+                        == .array([.integer(1), .bulk(Array("ab\r\ncd".utf8)), .array([.simple("x"), .error("E y")])]))
             }
         }
         #expect(try parser.next() == nil)
@@ -69,13 +77,13 @@ import RedisKit
     }
 
     @Test(arguments: [
-        "?what\r\n",                // unknown type byte
-        ":12a\r\n",                 // not an integer
-        "$3\r\nabcd\r\n",           // bulk longer than its length
-        "$-2\r\n",                  // negative bulk length
-        "*-5\r\n",                  // negative array length
-        "+O\rK\r\n",                // a CR inside a line
-        "$999999999999\r\n",        // past the bulk limit
+        "?what\r\n",  // unknown type byte
+        ":12a\r\n",  // not an integer
+        "$3\r\nabcd\r\n",  // bulk longer than its length
+        "$-2\r\n",  // negative bulk length
+        "*-5\r\n",  // negative array length
+        "+O\rK\r\n",  // a CR inside a line
+        "$999999999999\r\n",  // past the bulk limit
     ])
     func malformedBytesAreAProtocolViolation(text: String) {
         var parser = RESPParser()

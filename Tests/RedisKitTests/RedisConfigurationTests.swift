@@ -42,7 +42,10 @@ import RedisKit
         #expect(try RedisConfiguration(url: "redis://[::1]:1/4").url == "redis://[::1]:1/4")
     }
 
-    @Test(arguments: [("5-0", RedisStreamID(milliseconds: 5)), ("12-7", RedisStreamID(milliseconds: 12, sequence: 7)), ("9", RedisStreamID(milliseconds: 9))])
+    @Test(arguments: [
+        ("5-0", RedisStreamID(milliseconds: 5)), ("12-7", RedisStreamID(milliseconds: 12, sequence: 7)),
+        ("9", RedisStreamID(milliseconds: 9)),
+    ])
     func aStreamIDReadsBothParts(text: String, id: RedisStreamID) {
         #expect(RedisStreamID(text) == id)
         #expect(RedisStreamID(outboxSequence: 5).description == "5-0")

@@ -19,7 +19,8 @@ import TestSupport
     /// The kernel takes the connection into the backlog, so the command is written and no reply ever comes.
     @Test func aServerThatNeverAnswersTimesOutTheCommand() async throws {
         let silent = try LoopbackPort(listening: true)
-        let connection = RedisConnection(RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .milliseconds(200)))
+        let connection = RedisConnection(
+            RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .milliseconds(200)))
         await #expect {
             _ = try await connection.send(["PING"])
         } throws: { error in
@@ -34,12 +35,15 @@ import TestSupport
     @Test func commandsQueuedBehindAStalledOneFailWhenTheirTimeIsUpWithoutBeingSent() async throws {
         let silent = try LoopbackPort(listening: true)
         let limit = Duration.seconds(3)
-        let connection = RedisConnection(RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: limit))
+        let connection = RedisConnection(
+            RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: limit))
         let started = ContinuousClock.now
         let timedOut = await withTaskGroup(of: Bool.self) { group in
             for i in 0..<6 {
                 group.addTask {
-                    do { _ = try await connection.send(["ECHO", "\(i)"]) } catch RedisClientError.timedOut(_, _, let after) { return after == limit } catch {}
+                    do { _ = try await connection.send(["ECHO", "\(i)"]) } catch RedisClientError.timedOut(
+                        _, _, let after)
+                    { return after == limit } catch {}
                     return false
                 }
             }
@@ -56,24 +60,28 @@ import TestSupport
 
     @Test func aCancelledCommandStopsWaitingAtOnce() async throws {
         let silent = try LoopbackPort(listening: true)
-        let connection = RedisConnection(RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .seconds(60)))
+        let connection = RedisConnection(
+            RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .seconds(60)))
         let started = ContinuousClock.now
         let command = Task { try await connection.send(["PING"]) }
         // Whether the cancellation lands before or during the wait, the command must end with CancellationError.
         command.cancel()
         await #expect(throws: CancellationError.self) { _ = try await command.value }
-        #expect(started.duration(to: .now) < .seconds(30), "the command waited for its timeout instead of its cancellation")
+        #expect(
+            started.duration(to: .now) < .seconds(30), "the command waited for its timeout instead of its cancellation")
     }
 
     @Test func aCommandCancelledWhileItWaitsForItsReplyEndsAtOnce() async throws {
         let silent = try LoopbackPort(listening: true)
-        let connection = RedisConnection(RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .seconds(60)))
+        let connection = RedisConnection(
+            RedisConfiguration(host: "127.0.0.1", port: silent.port, commandTimeout: .seconds(60)))
         let started = ContinuousClock.now
         let command = Task { try await connection.send(["PING"]) }
         try await eventually("the connection is made", within: .seconds(10)) { silent.acceptOne() }
         try await eventually("the command is sent", within: .seconds(10)) { silent.acceptedHasSent() }
         command.cancel()
         await #expect(throws: CancellationError.self) { _ = try await command.value }
-        #expect(started.duration(to: .now) < .seconds(30), "the command waited for its timeout instead of its cancellation")
+        #expect(
+            started.duration(to: .now) < .seconds(30), "the command waited for its timeout instead of its cancellation")
     }
 }

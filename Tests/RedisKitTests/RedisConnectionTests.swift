@@ -10,7 +10,9 @@ struct RedisConnectionTests {
         let key = TestRedis.namespace() + "fix"
         try await redis.set(key, Array("60.17,24.94".utf8), expiresAfter: .seconds(3))
         #expect(try await redis.get(key) == Array("60.17,24.94".utf8))
-        guard case .integer(let left) = try await redis.send(["PTTL", key]) else { Issue.record("PTTL is not an integer"); return }
+        guard case .integer(let left) = try await redis.send(["PTTL", key]) else {
+            Issue.record("PTTL is not an integer"); return
+        }
         // Under the whole suite's load a second may pass between the SET and the PTTL: the bound is the lifetime given.
         #expect((1...3_000).contains(left))
         try await eventually("the key expires", within: .seconds(10)) { try await redis.get(key) == nil }
@@ -45,7 +47,9 @@ struct RedisConnectionTests {
     @Test func aPipelineAnswersInOrderWithAnErrorInItsPlace() async throws {
         let redis = try TestRedis.connection()
         let key = TestRedis.namespace() + "n"
-        let replies = try await redis.pipeline([["SET", key, "1"], ["INCR", key], ["HGET", key, "f"], ["INCRBY", key, "10"], ["GET", key]])
+        let replies = try await redis.pipeline([
+            ["SET", key, "1"], ["INCR", key], ["HGET", key, "f"], ["INCRBY", key, "10"], ["GET", key],
+        ])
         #expect(replies.count == 5)
         #expect(replies[0] == .simple("OK"))
         #expect(replies[1] == .integer(2))
@@ -66,19 +70,29 @@ struct RedisConnectionTests {
         let redis = try TestRedis.connection()
         let key = TestRedis.namespace() + "geo"
         // Central Helsinki: the railway station, Kamppi (~600 m west), Kallio (~2 km north-east), Espoo (~15 km).
-        let added = try await redis.geoAdd(key, [("station", 24.9414, 60.1719), ("kamppi", 24.9320, 60.1690),
-                                                 ("kallio", 24.9497, 60.1841), ("espoo", 24.6559, 60.2055)])
+        let added = try await redis.geoAdd(
+            key,
+            [
+                ("station", 24.9414, 60.1719), ("kamppi", 24.9320, 60.1690),
+                ("kallio", 24.9497, 60.1841), ("espoo", 24.6559, 60.2055),
+            ])
         #expect(added == 4)
         let near = try await redis.geoSearch(key, longitude: 24.9384, latitude: 60.1699, radiusMeters: 3_000, count: 10)
         #expect(near.map(\.member) == ["station", "kamppi", "kallio"])
         #expect(near.map(\.distanceMeters) == near.map(\.distanceMeters).sorted())
         #expect(near[0].distanceMeters > 150 && near[0].distanceMeters < 350)
-        let nearest = try await redis.geoSearch(key, longitude: 24.9384, latitude: 60.1699, radiusMeters: 50_000, count: 2)
+        let nearest = try await redis.geoSearch(
+            key, longitude: 24.9384, latitude: 60.1699, radiusMeters: 50_000, count: 2)
         #expect(nearest.map(\.member) == ["station", "kamppi"])
-        #expect(try await redis.geoSearch(TestRedis.namespace() + "empty", longitude: 24.9, latitude: 60.1, radiusMeters: 1_000, count: 5).isEmpty)
+        #expect(
+            try await redis.geoSearch(
+                TestRedis.namespace() + "empty", longitude: 24.9, latitude: 60.1, radiusMeters: 1_000, count: 5
+            ).isEmpty)
         // Moving a member replaces its position (a provider's newer fix).
         #expect(try await redis.geoAdd(key, [("espoo", 24.9385, 60.1700)]) == 0)
-        #expect(try await redis.geoSearch(key, longitude: 24.9384, latitude: 60.1699, radiusMeters: 3_000, count: 1).map(\.member) == ["espoo"])
+        #expect(
+            try await redis.geoSearch(key, longitude: 24.9384, latitude: 60.1699, radiusMeters: 3_000, count: 1).map(
+                \.member) == ["espoo"])
     }
 
     /// The outbox relay's guarantee: an id is added once; retrying it (or an older one) is "already published".
@@ -86,11 +100,15 @@ struct RedisConnectionTests {
         let redis = try TestRedis.connection()
         let stream = TestRedis.namespace() + "city"
         let fields = [RedisStreamEntry.Field("trip", Array("t1".utf8)), .init("version", Array("3".utf8))]
-        #expect(try await redis.xAdd(stream, id: RedisStreamID(outboxSequence: 5), fields: fields) == .added(RedisStreamID(outboxSequence: 5)))
+        #expect(
+            try await redis.xAdd(stream, id: RedisStreamID(outboxSequence: 5), fields: fields)
+                == .added(RedisStreamID(outboxSequence: 5)))
         #expect(try await redis.xAdd(stream, id: RedisStreamID(outboxSequence: 5), fields: fields) == .alreadyPublished)
         #expect(try await redis.xAdd(stream, id: RedisStreamID(outboxSequence: 4), fields: fields) == .alreadyPublished)
-        #expect(try await redis.xAdd(stream, id: RedisStreamID(outboxSequence: 6), fields: [.init("trip", Array("t2".utf8))],
-                                     approximateMaxLength: 1_000) == .added(RedisStreamID(outboxSequence: 6)))
+        #expect(
+            try await redis.xAdd(
+                stream, id: RedisStreamID(outboxSequence: 6), fields: [.init("trip", Array("t2".utf8))],
+                approximateMaxLength: 1_000) == .added(RedisStreamID(outboxSequence: 6)))
         #expect(try await redis.lastStreamID(stream) == RedisStreamID(outboxSequence: 6))
         #expect(try await redis.lastStreamID(stream + "-none") == .zero)
 
@@ -99,7 +117,10 @@ struct RedisConnectionTests {
         #expect(all.allSatisfy { $0.stream == stream })
         #expect(all[0].entry.fields == fields)
         #expect(all[0].entry["version"] == Array("3".utf8))
-        #expect(try await redis.xRead([(stream, RedisStreamID(outboxSequence: 5))], count: 10).map(\.entry.id) == [RedisStreamID(outboxSequence: 6)])
+        #expect(
+            try await redis.xRead([(stream, RedisStreamID(outboxSequence: 5))], count: 10).map(\.entry.id) == [
+                RedisStreamID(outboxSequence: 6)
+            ])
         #expect(try await redis.xRead([(stream, RedisStreamID(outboxSequence: 6))], block: .milliseconds(10)).isEmpty)
     }
 
@@ -123,10 +144,12 @@ struct RedisConnectionTests {
             try await TestRedis.isBlocked(named.clientName!, asking: writer)
         }
         for sequence in UInt64(1)...3 {
-            _ = try await writer.xAdd(north, id: RedisStreamID(outboxSequence: sequence), fields: [.init("n", Array(String(sequence).utf8))])
+            _ = try await writer.xAdd(
+                north, id: RedisStreamID(outboxSequence: sequence), fields: [.init("n", Array(String(sequence).utf8))])
         }
         for sequence in UInt64(1)...2 {
-            _ = try await writer.xAdd(south, id: RedisStreamID(outboxSequence: sequence), fields: [.init("s", Array(String(sequence).utf8))])
+            _ = try await writer.xAdd(
+                south, id: RedisStreamID(outboxSequence: sequence), fields: [.init("s", Array(String(sequence).utf8))])
         }
         let messages = try await received.value
         #expect(messages.count == 5)
@@ -153,7 +176,9 @@ struct RedisConnectionTests {
         }
         consumer.cancel()
         #expect(try await consumer.value == 0)
-        #expect(started.duration(to: .now) < .seconds(30), "the reader waited out its BLOCK instead of ending on cancellation")
+        #expect(
+            started.duration(to: .now) < .seconds(30),
+            "the reader waited out its BLOCK instead of ending on cancellation")
     }
 
     /// The command in flight when the connection drops throws; the next one opens a new connection and works.
@@ -163,9 +188,13 @@ struct RedisConnectionTests {
         let victim = RedisConnection(named)
         let killer = try TestRedis.connection()
         let key = TestRedis.namespace() + "list"
-        guard case .integer(let victimID) = try await victim.send(["CLIENT", "ID"]) else { Issue.record("CLIENT ID"); return }
+        guard case .integer(let victimID) = try await victim.send(["CLIENT", "ID"]) else {
+            Issue.record("CLIENT ID"); return
+        }
         let blocked = Task { try await victim.send(["BLPOP", key, "30"], blockingFor: .seconds(30)) }
-        try await eventually("BLPOP is waiting", within: .seconds(10)) { try await TestRedis.isBlocked(named.clientName!, asking: killer) }
+        try await eventually("BLPOP is waiting", within: .seconds(10)) {
+            try await TestRedis.isBlocked(named.clientName!, asking: killer)
+        }
         #expect(try await killer.send(["CLIENT", "KILL", "ID", String(victimID)]) == .integer(1))
         await #expect {
             _ = try await blocked.value
@@ -174,14 +203,18 @@ struct RedisConnectionTests {
             return true
         }
         #expect(try await victim.ping())
-        guard case .integer(let newID) = try await victim.send(["CLIENT", "ID"]) else { Issue.record("CLIENT ID"); return }
+        guard case .integer(let newID) = try await victim.send(["CLIENT", "ID"]) else {
+            Issue.record("CLIENT ID"); return
+        }
         #expect(newID != victimID)
     }
 
     @Test func anIdleConnectionTheServerClosedIsReopenedBeforeTheNextCommand() async throws {
         let idle = try TestRedis.connection()
         let killer = try TestRedis.connection()
-        guard case .integer(let idleID) = try await idle.send(["CLIENT", "ID"]) else { Issue.record("CLIENT ID"); return }
+        guard case .integer(let idleID) = try await idle.send(["CLIENT", "ID"]) else {
+            Issue.record("CLIENT ID"); return
+        }
         #expect(try await killer.send(["CLIENT", "KILL", "ID", String(idleID)]) == .integer(1))
         try await eventually("the server has closed it", within: .seconds(10)) {
             !(try await killer.send(["CLIENT", "LIST"]).string ?? "").contains("id=\(idleID) ")

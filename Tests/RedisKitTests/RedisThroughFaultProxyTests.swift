@@ -5,9 +5,12 @@ import TestSupport
 /// The client and the stream reader through `TCPFaultProxy` in front of the test Redis: a cut link, a partition.
 @Suite(.enabled(if: TestRedis.url != nil, "needs ENROUTE_TEST_REDIS_URL"))
 struct RedisThroughFaultProxyTests {
-    private func makeSUT(commandTimeout: Duration = .seconds(5)) throws -> (proxy: TCPFaultProxy, redis: RedisConnection, direct: RedisConnection) {
+    private func makeSUT(
+        commandTimeout: Duration = .seconds(5)
+    ) throws -> (proxy: TCPFaultProxy, redis: RedisConnection, direct: RedisConnection) {
         let server = try TestRedis.configuration()
-        let proxy = try TCPFaultProxy(forwardingTo: server.port, host: server.host == "localhost" ? "127.0.0.1" : server.host)
+        let proxy = try TCPFaultProxy(
+            forwardingTo: server.port, host: server.host == "localhost" ? "127.0.0.1" : server.host)
         var throughProxy = server
         throughProxy.host = "127.0.0.1"
         throughProxy.port = Int(proxy.port)
@@ -60,9 +63,13 @@ struct RedisThroughFaultProxyTests {
         try await proxy.restore()
         // The held INCR flows on once the link heals (a partition's late delivery), so the count is 2 or 3 after this
         // one, never more: the client itself never resent the timed-out command.
-        guard case .integer(let count) = try await redis.send(["INCR", key]) else { Issue.record("INCR is not an integer"); return }
+        guard case .integer(let count) = try await redis.send(["INCR", key]) else {
+            Issue.record("INCR is not an integer"); return
+        }
         #expect(count == 2 || count == 3)
-        try await eventually("the held INCR arrives", within: .seconds(10)) { try await direct.get(key) == Array("3".utf8) }
+        try await eventually("the held INCR arrives", within: .seconds(10)) {
+            try await direct.get(key) == Array("3".utf8)
+        }
         try await proxy.stop()
     }
 
@@ -76,7 +83,9 @@ struct RedisThroughFaultProxyTests {
         throughProxy.port = Int(proxy.port)
         throughProxy.clientName = TestRedis.clientName()
         for sequence in UInt64(1)...2 {
-            _ = try await direct.xAdd(stream, id: RedisStreamID(outboxSequence: sequence), fields: [.init("seq", Array(String(sequence).utf8))])
+            _ = try await direct.xAdd(
+                stream, id: RedisStreamID(outboxSequence: sequence),
+                fields: [.init("seq", Array(String(sequence).utf8))])
         }
         let firstReader = RedisStreamReader(throughProxy, streams: [(stream, .zero)], block: .seconds(30))
         let first = Task {
@@ -94,14 +103,17 @@ struct RedisThroughFaultProxyTests {
         }
         try await proxy.cut()
         for sequence in UInt64(3)...4 {
-            _ = try await direct.xAdd(stream, id: RedisStreamID(outboxSequence: sequence), fields: [.init("seq", Array(String(sequence).utf8))])
+            _ = try await direct.xAdd(
+                stream, id: RedisStreamID(outboxSequence: sequence),
+                fields: [.init("seq", Array(String(sequence).utf8))])
         }
         let (seen, failure) = await first.value
         #expect(seen == [1, 2])
         #expect(failure is RedisClientError, "the cut reader ended with \(String(describing: failure))")
 
         try await proxy.restore()
-        let resumed = RedisStreamReader(throughProxy, streams: [(stream, RedisStreamID(outboxSequence: seen.last!))], block: .seconds(5))
+        let resumed = RedisStreamReader(
+            throughProxy, streams: [(stream, RedisStreamID(outboxSequence: seen.last!))], block: .seconds(5))
         var after: [UInt64] = []
         for try await message in resumed {
             after.append(message.entry.id.milliseconds)

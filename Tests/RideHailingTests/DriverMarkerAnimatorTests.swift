@@ -17,7 +17,8 @@ import TestSupport
     @Test func theFirstLocationIsPlacedWithoutAnimation() {
         var (animator, _) = makeSUT()
         #expect(animator.handle(Fixtures.location(seq: 1, lat: 1, lng: 2, heading: 90)) == .jumped)
-        #expect(animator.frame() == MarkerFrame(coordinate: Coordinate(lat: 1, lng: 2), heading: 90, isAnimating: false))
+        #expect(
+            animator.frame() == MarkerFrame(coordinate: Coordinate(lat: 1, lng: 2), heading: 90, isAnimating: false))
     }
 
     @Test(arguments: [Int64(3), 2])
@@ -56,7 +57,7 @@ import TestSupport
         animator.handle(Fixtures.location(seq: 1, lat: 0, lng: 0))
         await clock.advance(by: .seconds(1))
         animator.handle(Fixtures.location(seq: 2, lat: 2, lng: 0))
-        await clock.advance(by: .milliseconds(1250))        // halfway: lat 1
+        await clock.advance(by: .milliseconds(1250))  // halfway: lat 1
         #expect(animator.handle(Fixtures.location(seq: 3, lat: 2, lng: 4)) == .animating)
         let now = animator.now
         #expect(animator.position(at: now) == Coordinate(lat: 1, lng: 0))
@@ -65,9 +66,11 @@ import TestSupport
     }
 
     /// Over 10 s without an update (background, offline), the marker jumps rather than crossing the city.
-    @Test(arguments: [(Duration.seconds(10), DriverMarkerAnimator.Outcome.animating),
-                      (.milliseconds(10_001), .jumped),
-                      (.seconds(90), .jumped)])
+    @Test(arguments: [
+        (Duration.seconds(10), DriverMarkerAnimator.Outcome.animating),
+        (.milliseconds(10_001), .jumped),
+        (.seconds(90), .jumped),
+    ])
     func aGapOverTenSecondsJumps(gap: Duration, expected: DriverMarkerAnimator.Outcome) async {
         var (animator, clock) = makeSUT()
         animator.handle(Fixtures.location(seq: 1, lat: 0, lng: 0))

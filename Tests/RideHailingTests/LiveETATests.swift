@@ -33,10 +33,19 @@ import EnRouteModels
         do { let applied = eta.apply(Fixtures.trip(.driverArrived, version: 3, eta: 0)); #expect(applied) }
         #expect(eta.seconds == 0)
         #expect(eta.latest == nil)
-        do { let applied = eta.apply(Fixtures.trip(.driverAssigned, version: 2, eta: 300)); #expect(!applied, "an older version is late") }
+        do {
+            let applied = eta.apply(Fixtures.trip(.driverAssigned, version: 2, eta: 300));
+            #expect(!applied, "an older version is late")
+        }
         #expect(eta.seconds == 0)
-        do { let applied = eta.apply(Fixtures.location(seq: 5, eta: 200)); #expect(!applied, "the fix already applied stays old after the version") }
-        do { let applied = eta.apply(Fixtures.location(seq: 6, eta: 900)); #expect(applied, "a newer fix after the version applies") }
+        do {
+            let applied = eta.apply(Fixtures.location(seq: 5, eta: 200));
+            #expect(!applied, "the fix already applied stays old after the version")
+        }
+        do {
+            let applied = eta.apply(Fixtures.location(seq: 6, eta: 900));
+            #expect(applied, "a newer fix after the version applies")
+        }
         #expect(eta.seconds == 900)
     }
 
@@ -66,7 +75,7 @@ import EnRouteModels
         eta.apply(Fixtures.location(seq: 7, eta: 280)); seen.append(eta.sequence)
         eta.apply(Fixtures.location(seq: 8, eta: 270)); seen.append(eta.sequence)
         eta.apply(Fixtures.trip(.driverAssigned, version: 3, eta: 260)); seen.append(eta.sequence)
-        eta.apply(Fixtures.location(seq: 6, eta: 999)); seen.append(eta.sequence)   // late: no change
+        eta.apply(Fixtures.location(seq: 6, eta: 999)); seen.append(eta.sequence)  // late: no change
         eta.apply(Fixtures.location(seq: 9, eta: 250)); seen.append(eta.sequence)
         #expect(seen == seen.sorted())
         #expect(Set(seen).count == 5)

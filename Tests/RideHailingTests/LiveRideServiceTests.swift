@@ -28,7 +28,7 @@ import TestSupport
 
         #expect(update.sequence >> 32 == 3)
         #expect(update.position == location.coordinate)
-        #expect(update.metersAway == 111)                     // 0.001° of latitude
+        #expect(update.metersAway == 111)  // 0.001° of latitude
         #expect(try await service.eta(for: update) == .seconds(240))
     }
 
@@ -37,15 +37,16 @@ import TestSupport
     @Test func aFixsETAMovesTheTrackingScreenWithoutAVersionChange() async throws {
         let (service, api, channel) = makeSUT()
         api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 400) } }
-        let viewModel = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
-                                              logger: RecordingRideLogger())
+        let viewModel = RideTrackingViewModel(
+            ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
+            logger: RecordingRideLogger())
         let tracking = Task { await viewModel.track() }
         try await eventually("connected") { channel.connectionCount == 1 }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))
         try await eventually("first fix's ETA") { viewModel.eta == .seconds(380) }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 350)))
         try await eventually("second fix's ETA") { viewModel.eta == .seconds(350) }
-        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))   // late: dropped
+        channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 380)))  // late: dropped
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 3, eta: 100)))
         try await eventually("third fix's ETA") { viewModel.eta == .seconds(100) }
         #expect(viewModel.showsArrivingBanner)
@@ -53,8 +54,10 @@ import TestSupport
         await tracking.value
     }
 
-    @Test(arguments: [(TripState.driverArrived, RideOutcome.driverArrived), (.onTrip, .driverArrived),
-                      (.cancelled, .cancelled), (.noDriversFound, .cancelled)])
+    @Test(arguments: [
+        (TripState.driverArrived, RideOutcome.driverArrived), (.onTrip, .driverArrived),
+        (.cancelled, .cancelled), (.noDriversFound, .cancelled),
+    ])
     func theUpdatesEndWithTheRide(state: TripState, outcome: RideOutcome) async throws {
         let (service, api, channel) = makeSUT()
         api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 240) } }
@@ -70,8 +73,9 @@ import TestSupport
     @Test func aRideTheServerCancelsShowsAsCancelledOnTheTrackingScreen() async throws {
         let (service, api, channel) = makeSUT()
         api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3, eta: 90) } }
-        let viewModel = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
-                                              logger: RecordingRideLogger())
+        let viewModel = RideTrackingViewModel(
+            ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 3)), service: service,
+            logger: RecordingRideLogger())
         let tracking = Task { await viewModel.track() }
         try await eventually("connected") { channel.connectionCount == 1 }
         channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1)))
@@ -92,7 +96,9 @@ import TestSupport
 
     @Test func theRouteIsTheServersRoadRoute() async throws {
         let (service, api, _) = makeSUT()
-        let road = [Fixtures.pickup, Coordinate(lat: Fixtures.pickup.lat + 0.001, lng: Fixtures.pickup.lng), Fixtures.dropoff]
+        let road = [
+            Fixtures.pickup, Coordinate(lat: Fixtures.pickup.lat + 0.001, lng: Fixtures.pickup.lng), Fixtures.dropoff,
+        ]
         api.expect { $0.route = { id in id == "T-1" ? road : [] } }
         #expect(try RouteDecoder.decode(try await service.routeData(rideID: "T-1")) == road)
         #expect(api.log.all == ["route(T-1)"])
@@ -102,10 +108,16 @@ import TestSupport
     @Test func withoutARoadNetworkTheRouteIsAStraightLineFromPickupToDropoff() async throws {
         let (service, api, _) = makeSUT()
         api.expect {
-            $0.route = { _ in throw APIError.problem(Problem(type: "https://enroute.invalid/problems/no-road-network", title: "Service Unavailable", status: 503)) }
+            $0.route = { _ in
+                throw APIError.problem(
+                    Problem(
+                        type: "https://enroute.invalid/problems/no-road-network", title: "Service Unavailable",
+                        status: 503))
+            }
             $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 2) }
         }
-        #expect(try RouteDecoder.decode(try await service.routeData(rideID: "T-1")) == [Fixtures.pickup, Fixtures.dropoff])
+        #expect(
+            try RouteDecoder.decode(try await service.routeData(rideID: "T-1")) == [Fixtures.pickup, Fixtures.dropoff])
     }
 
     /// Any other failure is the caller's to see (the view model logs it; the map works without a line).

@@ -18,8 +18,9 @@ import TestSupport
         let log = CallLog()
         let api = FakeTripAPI(log: log)
         let channel = FakeLiveTripChannel(log: log, acceptsConnections: true)
-        return SUT(feed: LiveTripFeed(api: api, channel: channel, clock: ManualClock(), logger: RecordingRideLogger()),
-                   api: api, channel: channel, log: log)
+        return SUT(
+            feed: LiveTripFeed(api: api, channel: channel, clock: ManualClock(), logger: RecordingRideLogger()),
+            api: api, channel: channel, log: log)
     }
 
     /// Both screens on one trip: one resync and one connection, and a fix reaches both.
@@ -29,8 +30,9 @@ import TestSupport
         let map = TripViewModel(feed: sut.feed, clock: ManualClock())
         await map.restoreActiveTrip()
         try await eventually("connected") { sut.channel.connectionCount == 1 }
-        let tracking = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 2)),
-                                             service: LiveRideService(feed: sut.feed), logger: RecordingRideLogger())
+        let tracking = RideTrackingViewModel(
+            ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 2)),
+            service: LiveRideService(feed: sut.feed), logger: RecordingRideLogger())
         let watching = Task { await tracking.track() }
 
         let fix = Fixtures.location(seq: 1, eta: 240)
@@ -46,7 +48,8 @@ import TestSupport
         #expect(!sut.channel.isClosed(0), "the map still follows the trip")
         map.stopLive()
         await map.waitForLiveToEnd()
-        // The tracking screen's follower leaves on its own task; whichever of the two leaves last closes the connection.
+        // The tracking screen's follower leaves on its own task; whichever of the two leaves last closes the
+        // connection.
         try await eventually("the last follower closed the connection") { sut.channel.isClosed(0) }
         #expect(sut.channel.connectionCount == 1)
     }
@@ -60,8 +63,9 @@ import TestSupport
         }
         let map = TripViewModel(feed: sut.feed, clock: ManualClock())
         await map.restoreActiveTrip()
-        let tracking = RideTrackingViewModel(ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 2)),
-                                             service: LiveRideService(feed: sut.feed), logger: RecordingRideLogger())
+        let tracking = RideTrackingViewModel(
+            ride: Ride(trip: Fixtures.trip(.driverAssigned, version: 2)),
+            service: LiveRideService(feed: sut.feed), logger: RecordingRideLogger())
         let watching = Task { await tracking.track() }
         try await eventually("connected") { sut.channel.connectionCount == 1 }
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1)))
@@ -82,12 +86,16 @@ import TestSupport
         let first = Task { await sut.feed.follow(tripID: "T-1") { _ in true } }
         try await eventually("connected") { sut.channel.connectionCount == 1 }
         var seen: [LiveTripState] = []
-        let second = Task { await sut.feed.follow(tripID: "T-1") { seen.append($0); return seen.count < 2 } }
+        let second = Task {
+            await sut.feed.follow(tripID: "T-1") {
+                seen.append($0); return seen.count < 2
+            }
+        }
         try await eventually("the current state") { seen.count == 1 }
         #expect(seen.first?.trip?.version == 4)
         #expect(seen.first?.eta.seconds == 120)
         sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverAssigned, version: 5, eta: 100)))
-        await second.value                                    // returned false on its second state
+        await second.value  // returned false on its second state
         #expect(seen.map { $0.trip?.version } == [4, 5])
         #expect(!sut.channel.isClosed(0))
         first.cancel()
@@ -102,7 +110,9 @@ import TestSupport
         sut.api.expect { $0.activeTrip = { _ in Fixtures.trip(.driverAssigned, version: 3) } }
         var versions: [Int?] = [], seqs: [Int64?] = []
         let following = Task {
-            await sut.feed.follow(tripID: "T-1") { versions.append($0.trip?.version); seqs.append($0.driverLocation?.seq); return true }
+            await sut.feed.follow(tripID: "T-1") {
+                versions.append($0.trip?.version); seqs.append($0.driverLocation?.seq); return true
+            }
         }
         try await eventually("connected") { sut.channel.connectionCount == 1 }
         let connection = sut.channel.connection(0)
@@ -110,7 +120,7 @@ import TestSupport
         connection.yield(.driverMoved(Fixtures.location(seq: 5)))
         connection.yield(.driverMoved(Fixtures.location(seq: 4)))
         connection.yield(.tripUpdated(Fixtures.trip(.completed, version: 4)))
-        await following.value                                  // the trip is over: the feed ends every follower
+        await following.value  // the trip is over: the feed ends every follower
         #expect(versions == [3, 3, 4])
         #expect(seqs == [nil, 5, 5])
         #expect(sut.channel.isClosed(0))

@@ -24,9 +24,10 @@ import EnRouteModels
 
     static func receipt(currency: String) throws -> Receipt {
         let json = """
-        {"tripId":"T1","kind":"ride","payment":"captured","lines":[],"total":{"amountMinor":900,"currency":"\(currency)"},
-         "requestedAt":"2026-10-20T18:00:00Z"}
-        """
+            {"tripId":"T1","kind":"ride","payment":"captured","lines":[],"total":{"amountMinor":900,\
+            "currency":"\(currency)"},
+             "requestedAt":"2026-10-20T18:00:00Z"}
+            """
         return try WireCoding.decoder().decode(Receipt.self, from: Data(json.utf8))
     }
 }

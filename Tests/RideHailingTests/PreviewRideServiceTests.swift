@@ -5,8 +5,10 @@ import RideHailing
 @testable import RideHailingPreviews
 
 @Suite struct PreviewRideServiceTests {
-    private let waypoints = [PreviewRideService.Waypoint(position: Coordinate(lat: 1, lng: 1), metersAway: 800),
-                             PreviewRideService.Waypoint(position: Coordinate(lat: 2, lng: 2), metersAway: 0)]
+    private let waypoints = [
+        PreviewRideService.Waypoint(position: Coordinate(lat: 1, lng: 1), metersAway: 800),
+        PreviewRideService.Waypoint(position: Coordinate(lat: 2, lng: 2), metersAway: 0),
+    ]
 
     @Test func sendsOneWaypointPerIntervalThenFinishes() async throws {
         let clock = ManualClock()
@@ -28,7 +30,9 @@ import RideHailing
     @Test func theDemoRouteEndsAtThePickup() async throws {
         let service = PreviewRideService()
         #expect(PreviewRideService.demoWaypoints.last?.metersAway == 0)
-        #expect(try RouteDecoder.decode(try await service.routeData(rideID: "R-1")) == PreviewRideService.demoWaypoints.map(\.position))
+        #expect(
+            try RouteDecoder.decode(try await service.routeData(rideID: "R-1"))
+                == PreviewRideService.demoWaypoints.map(\.position))
     }
 
     @Test func theRouteIsTheWaypoints() async throws {

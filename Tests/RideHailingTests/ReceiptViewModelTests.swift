@@ -13,18 +13,28 @@ import TestSupport
         let api = FakeTripReceiptAPI()
         let clock = ManualClock()
         let keys = Mutex(0)
-        let model = ReceiptViewModel(tripID: "T-1", api: api, clock: clock, makeKey: { Fixtures.key(keys.withLock { $0 += 1; return $0 }) })
+        let model = ReceiptViewModel(
+            tripID: "T-1", api: api, clock: clock,
+            makeKey: {
+                Fixtures.key(
+                    keys.withLock {
+                        $0 += 1; return $0
+                    })
+            })
         return (model, api, clock)
     }
 
-    nonisolated static let notYet = APIError.problem(Problem(title: "Not Found", status: 404, detail: "The payment has not settled yet."))
+    nonisolated static let notYet = APIError.problem(
+        Problem(title: "Not Found", status: 404, detail: "The payment has not settled yet."))
 
     @Test func theReceiptIsAskedForAgainTwoThenFourSecondsApartUntilThePaymentSettles() async throws {
         let (model, api, clock) = makeSUT()
-        api.expect { $0.receipt = { call in
-            if call <= 2 { throw Self.notYet }
-            return Fixtures.receipt()
-        } }
+        api.expect {
+            $0.receipt = { call in
+                if call <= 2 { throw Self.notYet }
+                return Fixtures.receipt()
+            }
+        }
         let load = Task { await model.load() }
         try await eventually("first ask", within: .seconds(90)) { api.log.count("receipt") == 1 }
         #expect(model.state.isWaitingForPayment)
@@ -51,10 +61,13 @@ import TestSupport
         let (model, api, clock) = makeSUT()
         api.expect { $0.receipt = { _ in throw Self.notYet } }
         let load = Task { await model.load() }
-        try await eventually("every attempt", advancing: clock, by: .seconds(30), sleepers: 1) { api.log.count("receipt") == ReceiptViewModel.loadAttempts }
+        try await eventually("every attempt", advancing: clock, by: .seconds(30), sleepers: 1) {
+            api.log.count("receipt") == ReceiptViewModel.loadAttempts
+        }
         await load.value
         #expect(model.state.receipt == nil)
-        #expect(model.state.errorMessage == "Your receipt isn't ready yet. It will appear once the payment goes through.")
+        #expect(
+            model.state.errorMessage == "Your receipt isn't ready yet. It will appear once the payment goes through.")
     }
 
     @Test func aReceiptTheServerRefusesIsNotAskedForAgain() async {
@@ -98,7 +111,11 @@ import TestSupport
 
     @Test func aTipTheServerAlreadyHasCountsAsSent() async {
         let (model, api, _) = makeSUT()
-        api.expect { $0.tip = { _, _, _ in throw APIError.problem(Problem(title: "Conflict", status: 409, detail: "Already tipped.")) } }
+        api.expect {
+            $0.tip = { _, _, _ in
+                throw APIError.problem(Problem(title: "Conflict", status: 409, detail: "Already tipped."))
+            }
+        }
         await model.tip(amountMinor: 300)
         #expect(model.state.tip == .sent(amountMinor: nil))
         #expect(model.state.errorMessage == "You already tipped for this trip.")
@@ -106,13 +123,15 @@ import TestSupport
 
     @Test func aTripIsRatedOnce() async {
         let (model, api, _) = makeSUT()
-        api.expect { $0.rate = { stars, comment in
-            #expect(stars == 5)
-            #expect(comment == "Smooth")
-        } }
+        api.expect {
+            $0.rate = { stars, comment in
+                #expect(stars == 5)
+                #expect(comment == "Smooth")
+            }
+        }
         await model.rate(stars: 5, comment: "Smooth")
         await model.rate(stars: 1)
-        await model.rate(stars: 0)   // out of range: never sent
+        await model.rate(stars: 0)  // out of range: never sent
 
         #expect(api.log.all == ["rate(T-1, 5)"])
         #expect(model.state.rating == .sent(stars: 5))

@@ -7,7 +7,8 @@ import EnRouteModels
 @Suite struct RemoteTripAPITests {
     private func makeSUT(_ answers: HTTPClientResponse...) -> (RemoteTripAPI, ScriptedHTTPClient) {
         let client = ScriptedHTTPClient(answers: answers)
-        let server = APIServer(baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("rider-token"))
+        let server = APIServer(
+            baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("rider-token"))
         return (RemoteTripAPI(client: client, server: server), client)
     }
 
@@ -16,7 +17,9 @@ import EnRouteModels
     }
 
     @Test func estimatePostsPickupAndDropoffAsJSON() async throws {
-        let estimates = [Estimate(productID: "economy", fare: Money(amountMinor: 1250, currency: "EUR"), etaSeconds: 240)]
+        let estimates = [
+            Estimate(productID: "economy", fare: Money(amountMinor: 1250, currency: "EUR"), etaSeconds: 240)
+        ]
         let (api, client) = makeSUT(try .json(estimates))
 
         #expect(try await api.estimate(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff) == estimates)
@@ -26,7 +29,9 @@ import EnRouteModels
         #expect(request.url.absoluteString == "https://api.enroute.test/v1/estimates")
         #expect(request.headers["Authorization"] == "Bearer rider-token")
         #expect(request.headers["Content-Type"] == "application/json")
-        #expect(try body(EstimateRequest.self, of: request) == EstimateRequest(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff))
+        #expect(
+            try body(EstimateRequest.self, of: request)
+                == EstimateRequest(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff))
     }
 
     @Test func requestTripSendsTheIdempotencyKeyAndTheRequest() async throws {
@@ -71,7 +76,9 @@ import EnRouteModels
     @Test func cancelWithAReasonSendsACancelRequest() async throws {
         let (api, client) = makeSUT(try .json(Fixtures.trip(.cancelled, version: 2)))
         _ = try await api.cancel(tripID: "T-1", reason: "changed my mind")
-        #expect(try body(CancelRequest.self, of: try #require(client.requests.first)) == CancelRequest(reason: "changed my mind"))
+        #expect(
+            try body(CancelRequest.self, of: try #require(client.requests.first))
+                == CancelRequest(reason: "changed my mind"))
     }
 
     @Test func aConflictOnCancelThrowsTheProblem() async throws {
@@ -111,7 +118,8 @@ import EnRouteModels
 @Suite struct RemoteTripAPIMoneyTests {
     private func makeSUT(_ answers: HTTPClientResponse...) -> (RemoteTripAPI, ScriptedHTTPClient) {
         let client = ScriptedHTTPClient(answers: answers)
-        let server = APIServer(baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("rider-token"))
+        let server = APIServer(
+            baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("rider-token"))
         return (RemoteTripAPI(client: client, server: server), client)
     }
 
@@ -120,27 +128,40 @@ import EnRouteModels
     }
 
     @Test func aDeclineIsAPaymentRefusalWithItsCodeAndNextStep() async throws {
-        let (api, _) = makeSUT(Self.problem("""
-        {"type":"https://enroute.invalid/problems/payment-declined","title":"Card declined","status":402,
-         "detail":"Your card has insufficient funds.","declineCode":"insufficient_funds","nextStep":"Try another card."}
-        """, status: 402))
-        await #expect(throws: RideRequestRefusal.payment(PaymentProblem(type: PaymentProblemType.declined, title: "Card declined",
-                                                                        detail: "Your card has insufficient funds.",
-                                                                        declineCode: "insufficient_funds", nextStep: "Try another card."))) {
+        let (api, _) = makeSUT(
+            Self.problem(
+                """
+                {"type":"https://enroute.invalid/problems/payment-declined","title":"Card declined","status":402,
+                 "detail":"Your card has insufficient funds.","declineCode":"insufficient_funds","nextStep":"Try \
+                 another card."}
+                """, status: 402))
+        await #expect(
+            throws: RideRequestRefusal.payment(
+                PaymentProblem(
+                    type: PaymentProblemType.declined, title: "Card declined",
+                    detail: "Your card has insufficient funds.",
+                    declineCode: "insufficient_funds", nextStep: "Try another card."))
+        ) {
             try await api.requestTrip(Fixtures.request, idempotencyKey: Fixtures.key(1))
         }
     }
 
     @Test func aChallengeCarriesItsURL() async throws {
-        let (api, _) = makeSUT(Self.problem("""
-        {"type":"https://enroute.invalid/problems/payment-action-required","title":"Confirm with your bank","status":402,
-         "detail":"Your bank asks you to confirm.","actionURL":"https://api.enroute.test/v1/payments/sandbox/challenges/pi_1"}
-        """, status: 402))
+        let (api, _) = makeSUT(
+            Self.problem(
+                """
+                {"type":"https://enroute.invalid/problems/payment-action-required","title":"Confirm with your \
+                bank","status":402,
+                 "detail":"Your bank asks you to \
+                 confirm.","actionURL":"https://api.enroute.test/v1/payments/sandbox/challenges/pi_1"}
+                """, status: 402))
         do {
             _ = try await api.requestTrip(Fixtures.request, idempotencyKey: Fixtures.key(1))
             Issue.record("no refusal")
         } catch RideRequestRefusal.payment(let problem) {
-            #expect(RideRequestPrompt(problem) == .challenge(URL(string: "https://api.enroute.test/v1/payments/sandbox/challenges/pi_1")!))
+            #expect(
+                RideRequestPrompt(problem)
+                    == .challenge(URL(string: "https://api.enroute.test/v1/payments/sandbox/challenges/pi_1")!))
         }
     }
 
@@ -153,15 +174,20 @@ import EnRouteModels
     }
 
     @Test func anotherConflictStaysAnAPIError() async throws {
-        let (api, _) = makeSUT(Self.problem(#"{"type":"about:blank","title":"Conflict","status":409,"detail":"Key reused."}"#, status: 409))
+        let (api, _) = makeSUT(
+            Self.problem(#"{"type":"about:blank","title":"Conflict","status":409,"detail":"Key reused."}"#, status: 409)
+        )
         await #expect(throws: APIError.problem(Problem(title: "Conflict", status: 409, detail: "Key reused."))) {
             try await api.requestTrip(Fixtures.request, idempotencyKey: Fixtures.key(1))
         }
     }
 
     @Test func anUnknownQuoteIsARejectionNamingIt() async throws {
-        let (api, _) = makeSUT(try .json(Problem(title: "Invalid request", status: 422,
-                                                 errors: [.init(pointer: "/quoteId", detail: "is not a quote of this account")]), status: 422))
+        let (api, _) = makeSUT(
+            try .json(
+                Problem(
+                    title: "Invalid request", status: 422,
+                    errors: [.init(pointer: "/quoteId", detail: "is not a quote of this account")]), status: 422))
         await #expect(throws: RideRequestRefusal.quoteRejected(detail: "is not a quote of this account")) {
             try await api.requestTrip(Fixtures.request, idempotencyKey: Fixtures.key(1))
         }
@@ -172,7 +198,8 @@ import EnRouteModels
         #expect(try await api.addPaymentMethod(token: "pm_card_visa", makeDefault: true) == Fixtures.visa)
         let request = try #require(client.requests.first)
         #expect("\(request.method) \(request.url.path)" == "POST /v1/payment-methods")
-        #expect(try WireCoding.decoder().decode(PaymentMethodRequest.self, from: try #require(request.body))
+        #expect(
+            try WireCoding.decoder().decode(PaymentMethodRequest.self, from: try #require(request.body))
                 == PaymentMethodRequest(token: "pm_card_visa", makeDefault: true))
     }
 
@@ -183,7 +210,10 @@ import EnRouteModels
         #expect(try await api.settleBalance(idempotencyKey: Fixtures.key(3)).outstanding == Fixtures.eur(0))
         #expect(client.requests.first?.headers["Idempotency-Key"] == Fixtures.key(3).uuidString)
         #expect(client.requests.first?.url.path == "/v1/account/balance/settle")
-        await #expect(throws: RideRequestRefusal.payment(Fixtures.problem(PaymentProblemType.declined, declineCode: "generic_decline"))) {
+        await #expect(
+            throws: RideRequestRefusal.payment(
+                Fixtures.problem(PaymentProblemType.declined, declineCode: "generic_decline"))
+        ) {
             try await api.settleBalance(idempotencyKey: Fixtures.key(4))
         }
     }
@@ -199,16 +229,21 @@ import EnRouteModels
         try await api.rate(tripID: "T-1", stars: 5, comment: nil)
         #expect(try await api.history(cursor: "c/1", limit: 20).nextCursor == "c2")
 
-        #expect(client.requests.map { "\($0.method) \($0.url.path)" } == [
-            "GET /v1/trips/T-1/receipt", "POST /v1/trips/T-1/tip", "POST /v1/trips/T-1/rating", "GET /v1/trips",
-        ])
+        #expect(
+            client.requests.map { "\($0.method) \($0.url.path)" } == [
+                "GET /v1/trips/T-1/receipt", "POST /v1/trips/T-1/tip", "POST /v1/trips/T-1/rating", "GET /v1/trips",
+            ])
         #expect(client.requests[1].headers["Idempotency-Key"] == Fixtures.key(5).uuidString)
-        #expect(try WireCoding.decoder().decode(TipRequest.self, from: try #require(client.requests[1].body)) == TipRequest(amountMinor: 300))
+        #expect(
+            try WireCoding.decoder().decode(TipRequest.self, from: try #require(client.requests[1].body))
+                == TipRequest(amountMinor: 300))
         #expect(client.requests[3].url.query == "cursor=c%2F1&limit=20")
     }
 
     @Test func aReceiptNotReadyIsA404() async throws {
-        let (api, _) = makeSUT(Self.problem(#"{"type":"about:blank","title":"Not Found","status":404,"detail":"Not settled yet."}"#, status: 404))
+        let (api, _) = makeSUT(
+            Self.problem(
+                #"{"type":"about:blank","title":"Not Found","status":404,"detail":"Not settled yet."}"#, status: 404))
         await #expect(throws: APIError.problem(Problem(title: "Not Found", status: 404, detail: "Not settled yet."))) {
             try await api.receipt(tripID: "T-1")
         }

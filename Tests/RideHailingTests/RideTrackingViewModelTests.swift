@@ -13,18 +13,20 @@ import TestSupport
     }
 
     @Test func aSlowOlderETADoesNotOverwriteANewerOne() async throws {
-        let service = FakeRideService(etas: [1: (.seconds(200), .milliseconds(300)),   // slow
-                                             2: (.seconds(190), .zero)])               // fast
+        let service = FakeRideService(etas: [
+            1: (.seconds(200), .milliseconds(300)),  // slow
+            2: (.seconds(190), .zero),
+        ])  // fast
         let viewModel = makeSUT(service)
         let tracking = Task { await viewModel.track() }
         service.send(1)
         service.send(2)
         try await eventually("the fast ETA") { viewModel.eta == .seconds(190) }
         await service.clock.sleepers(atLeast: 1)
-        await service.clock.advance(by: .milliseconds(300))                            // the slow answer for update 1 lands now
+        await service.clock.advance(by: .milliseconds(300))  // the slow answer for update 1 lands now
         try await eventually("the slow answer") { service.etaAnswers.withLock { $0 } == 2 }
         tracking.cancel()
-        await tracking.value                                                          // every ETA task has finished
+        await tracking.value  // every ETA task has finished
         #expect(viewModel.eta == .seconds(190))
     }
 
@@ -39,9 +41,11 @@ import TestSupport
     }
 
     @Test func theBannerShowsOnceAndStaysWhenTheETAGoesBackUp() async throws {
-        let service = FakeRideService(etas: [1: (.seconds(130), .zero),
-                                             2: (.seconds(110), .zero),
-                                             3: (.seconds(125), .zero)])   // a missed turn
+        let service = FakeRideService(etas: [
+            1: (.seconds(130), .zero),
+            2: (.seconds(110), .zero),
+            3: (.seconds(125), .zero),
+        ])  // a missed turn
         let viewModel = makeSUT(service)
         let tracking = Task { await viewModel.track() }
         service.send(1)
@@ -64,14 +68,15 @@ import TestSupport
         service.send(1)
         try await eventually { viewModel.status == .enRoute }
         await viewModel.cancelRide()
-        await tracking.value                                    // returns: tracking really stopped
+        await tracking.value  // returns: tracking really stopped
         #expect(viewModel.status == .cancelled)
         #expect(service.cancelCalls.withLock { $0 } == 1)
         #expect(service.streamTerminated.withLock { $0 })
     }
 
     @Test func aFailedCancelKeepsTracking() async throws {
-        let service = FakeRideService(etas: [1: (.seconds(300), .zero)], cancelResult: .failure(FakeError(reason: "offline")))
+        let service = FakeRideService(
+            etas: [1: (.seconds(300), .zero)], cancelResult: .failure(FakeError(reason: "offline")))
         let viewModel = makeSUT(service)
         let tracking = Task { await viewModel.track() }
         service.send(1)
@@ -104,7 +109,8 @@ import TestSupport
 
     @Test func aBrokenRouteIsLoggedAndTheMapGoesOnWithoutIt() async throws {
         let logger = RecordingRideLogger()
-        let viewModel = RideTrackingViewModel(ride: ride, service: FakeRideService(route: Data("nope".utf8)), logger: logger)
+        let viewModel = RideTrackingViewModel(
+            ride: ride, service: FakeRideService(route: Data("nope".utf8)), logger: logger)
         await viewModel.loadRoute()
         #expect(viewModel.route.isEmpty)
         #expect(logger.warnings.count == 1)

@@ -8,7 +8,8 @@ import TestSupport
 @Suite struct SSELiveTripChannelTests {
     private func makeSUT(_ feeds: ScriptedHTTPClient.Feed...) -> (SSELiveTripChannel, ScriptedHTTPClient) {
         let client = ScriptedHTTPClient(feeds: feeds)
-        let server = APIServer(baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("rider-token"))
+        let server = APIServer(
+            baseURL: URL(string: "https://api.enroute.test")!, credentials: StaticAccessToken("rider-token"))
         return (SSELiveTripChannel(client: client, server: server), client)
     }
 
@@ -25,11 +26,12 @@ import TestSupport
     @Test func decodesTripUpdatesAndDriverMovesAndSkipsUnknownNames() async throws {
         let trip = TripEvent.tripUpdated(Fixtures.trip(.driverAssigned, version: 3, eta: 240))
         let moved = TripEvent.driverMoved(Fixtures.location(seq: 11, heading: 90))
-        let (channel, _) = makeSUT(.init(events: [
-            try message(trip, id: "1"),
-            ServerSentEvent(event: "surgePricing", data: "{\"x\":1}", id: "2"),
-            try message(moved, id: "3"),
-        ]))
+        let (channel, _) = makeSUT(
+            .init(events: [
+                try message(trip, id: "1"),
+                ServerSentEvent(event: "surgePricing", data: "{\"x\":1}", id: "2"),
+                try message(moved, id: "3"),
+            ]))
 
         #expect(try await collect(channel.events(tripID: "T-1")) == [trip, moved])
     }
@@ -54,7 +56,8 @@ import TestSupport
     }
 
     @Test func aKnownEventThatDoesNotDecodeThrows() async throws {
-        let (channel, _) = makeSUT(.init(events: [ServerSentEvent(event: "driverMoved", data: "{\"seq\":\"x\"}", id: "9")]))
+        let (channel, _) = makeSUT(
+            .init(events: [ServerSentEvent(event: "driverMoved", data: "{\"seq\":\"x\"}", id: "9")]))
         await #expect {
             _ = try await collect(channel.events(tripID: "T-1"))
         } throws: { error in
@@ -64,7 +67,8 @@ import TestSupport
     }
 
     @Test func stoppingTheIterationClosesTheConnection() async throws {
-        let (channel, client) = makeSUT(.init(events: [try message(.tripUpdated(Fixtures.trip()), id: "1")], staysOpen: true))
+        let (channel, client) = makeSUT(
+            .init(events: [try message(.tripUpdated(Fixtures.trip()), id: "1")], staysOpen: true))
         #expect(!client.isFeedClosed)
         for try await _ in channel.events(tripID: "T-1") { break }
         // The upstream stream is closed from the channel's task; give it a moment without sleeping.

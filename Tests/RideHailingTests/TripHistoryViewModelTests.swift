@@ -9,15 +9,23 @@ import TestSupport
 /// as not fresh (seed 004's "Level 1 for history").
 @MainActor
 @Suite struct TripHistoryViewModelTests {
-    nonisolated static let page1 = TripSnapshotList(trips: [Fixtures.snapshot("T-9"), Fixtures.snapshot("T-8")], nextCursor: "c2")
-    nonisolated static let page2 = TripSnapshotList(trips: [Fixtures.snapshot("T-7"), Fixtures.snapshot("T-6")], nextCursor: "c3")
+    nonisolated static let page1 = TripSnapshotList(
+        trips: [Fixtures.snapshot("T-9"), Fixtures.snapshot("T-8")], nextCursor: "c2")
+    nonisolated static let page2 = TripSnapshotList(
+        trips: [Fixtures.snapshot("T-7"), Fixtures.snapshot("T-6")], nextCursor: "c3")
     nonisolated static let page3 = TripSnapshotList(trips: [Fixtures.snapshot("T-5")], nextCursor: nil)
 
-    private func makeSUT(store: any TripHistoryStore = InMemoryTripHistoryStore(), keptPages: Int = 3)
-        -> (TripHistoryViewModel, FakeTripHistoryAPI, ManualClock) {
+    private func makeSUT(
+        store: any TripHistoryStore = InMemoryTripHistoryStore(), keptPages: Int = 3
+    )
+        -> (TripHistoryViewModel, FakeTripHistoryAPI, ManualClock)
+    {
         let api = FakeTripHistoryAPI()
         let clock = ManualClock()
-        return (TripHistoryViewModel(api: api, store: store, dates: clock.dates, pageSize: 2, keptPages: keptPages), api, clock)
+        return (
+            TripHistoryViewModel(api: api, store: store, dates: clock.dates, pageSize: 2, keptPages: keptPages), api,
+            clock
+        )
     }
 
     nonisolated private static func online(_ cursor: String?, _ limit: Int) throws -> TripSnapshotList {
@@ -58,7 +66,7 @@ import TestSupport
         #expect(!model.state.isFresh)
         #expect(model.state.savedAt == savedAt)
         #expect(model.state.errorMessage == "You're offline. These are your trips as last seen.")
-        #expect(try await store.load()?.pages.count == 2)   // reading offline does not overwrite the copy
+        #expect(try await store.load()?.pages.count == 2)  // reading offline does not overwrite the copy
     }
 
     @Test func offlineWithNothingKeptSaysSo() async {
@@ -84,7 +92,8 @@ import TestSupport
     }
 
     @Test func aFileStoreKeepsThePagesForTheNextLaunchOffline() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString)/rider-c1")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "history-\(UUID().uuidString)/rider-c1")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
 
         let (first, firstAPI, clock) = makeSUT(store: FileTripHistoryStore(directory: directory))

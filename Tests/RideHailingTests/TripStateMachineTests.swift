@@ -45,12 +45,13 @@ import EnRouteModels
     }
 
     @Test func theTableMatchesTheSeedDiagram() {
-        #expect(TripStateMachine.allowed == [
-            .searching: [.driverAssigned, .noDriversFound, .cancelled],
-            .driverAssigned: [.driverArrived, .searching, .cancelled],
-            .driverArrived: [.onTrip, .cancelled],
-            .onTrip: [.completed],
-            .completed: [], .cancelled: [], .noDriversFound: [],
-        ])
+        #expect(
+            TripStateMachine.allowed == [
+                .searching: [.driverAssigned, .noDriversFound, .cancelled],
+                .driverAssigned: [.driverArrived, .searching, .cancelled],
+                .driverArrived: [.onTrip, .cancelled],
+                .onTrip: [.completed],
+                .completed: [], .cancelled: [], .noDriversFound: [],
+            ])
     }
 }

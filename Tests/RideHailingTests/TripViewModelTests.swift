@@ -22,8 +22,14 @@ import TestSupport
         let channel = FakeLiveTripChannel(log: log, acceptsConnections: acceptsConnections)
         let clock = ManualClock()
         let keys = Mutex(0)
-        let viewModel = TripViewModel(api: api, channel: channel, clock: clock, logger: RecordingRideLogger(),
-                                      makeKey: { Fixtures.key(keys.withLock { $0 += 1; return $0 }) })
+        let viewModel = TripViewModel(
+            api: api, channel: channel, clock: clock, logger: RecordingRideLogger(),
+            makeKey: {
+                Fixtures.key(
+                    keys.withLock {
+                        $0 += 1; return $0
+                    })
+            })
         return SUT(viewModel: viewModel, api: api, channel: channel, clock: clock, log: log)
     }
 
@@ -76,10 +82,12 @@ import TestSupport
 
     @Test func aNewTapUsesANewKey() async throws {
         let sut = makeSUT()
-        sut.api.expect { $0.requestTrip = { call, _, _ in
-            if call <= 3 { throw FakeError() }
-            return Fixtures.trip(.noDriversFound, version: 2)
-        } }
+        sut.api.expect {
+            $0.requestTrip = { call, _, _ in
+                if call <= 3 { throw FakeError() }
+                return Fixtures.trip(.noDriversFound, version: 2)
+            }
+        }
         let first = Task { await sut.viewModel.requestRide(Fixtures.request) }
         for _ in 1...2 {
             await sut.clock.sleepers(atLeast: 1)
@@ -240,11 +248,13 @@ import TestSupport
         await sut.clock.advance(by: .seconds(1))
         let second = Fixtures.location(seq: 2, lat: 60.5, lng: 24.5, heading: 90)
         sut.channel.connection(0).yield(.driverMoved(second))
-        sut.channel.connection(0).yield(.driverMoved(first))                     // late duplicate: ignored
+        sut.channel.connection(0).yield(.driverMoved(first))  // late duplicate: ignored
         try await eventually("second fix") { sut.viewModel.state.driverLocation == second }
         await sut.clock.advance(by: .milliseconds(1250))
 
-        #expect(sut.viewModel.markerFrame() == MarkerFrame(coordinate: Coordinate(lat: 60.25, lng: 24.25), heading: 45, isAnimating: true))
+        #expect(
+            sut.viewModel.markerFrame()
+                == MarkerFrame(coordinate: Coordinate(lat: 60.25, lng: 24.25), heading: 45, isAnimating: true))
         sut.viewModel.stopLive()
     }
 
@@ -257,13 +267,14 @@ import TestSupport
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 1, eta: 280)))
         try await eventually("first fix's ETA") { sut.viewModel.state.etaSeconds == 280 }
         sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 3, eta: 240)))
-        sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 260)))   // late: dropped
+        sut.channel.connection(0).yield(.driverMoved(Fixtures.location(seq: 2, eta: 260)))  // late: dropped
         try await eventually("newest fix's ETA") { sut.viewModel.state.liveETA.seq == 3 }
         #expect(sut.viewModel.state.etaSeconds == 240)
         #expect(sut.viewModel.state.trip?.version == 2)
         #expect(RideScreen.render(sut.viewModel.state, marker: nil).contains("Pickup in 4 min"))
 
-        sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverArrived, version: 3, eta: 0)))   // a newer version wins
+        // a newer version wins
+        sut.channel.connection(0).yield(.tripUpdated(Fixtures.trip(.driverArrived, version: 3, eta: 0)))
         try await eventually("version 3") { sut.viewModel.state.trip?.version == 3 }
         #expect(sut.viewModel.state.etaSeconds == 0)
         sut.viewModel.stopLive()

@@ -5,7 +5,8 @@ import TestSupport
 
 /// The OSM extracts shipped in `data/osm/`, each built once per test run.
 enum Extracts {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The path of `data/osm/<name>`.
     static func path(_ name: String) -> String {
@@ -13,10 +14,13 @@ enum Extracts {
     }
 
     /// Builds `data/osm/<name>` with the standard profile and the default island threshold.
-    static func build(_ name: String, minimumComponentSize: Int = RoadNetworkBuilder.defaultMinimumComponentSize) throws -> RoadNetworkBuilder.Built {
-        try RoadNetworkBuilder.build(reader: .init(path: path(name)), profile: .standard,
-                                     minimumComponentSize: minimumComponentSize,
-                                     now: { ContinuousClock.now }, progress: { _ in })
+    static func build(
+        _ name: String, minimumComponentSize: Int = RoadNetworkBuilder.defaultMinimumComponentSize
+    ) throws -> RoadNetworkBuilder.Built {
+        try RoadNetworkBuilder.build(
+            reader: .init(path: path(name)), profile: .standard,
+            minimumComponentSize: minimumComponentSize,
+            now: { ContinuousClock.now }, progress: { _ in })
     }
 
     /// Each shipped file built once for the whole run, off the cooperative pool.
@@ -25,7 +29,6 @@ enum Extracts {
     /// The cached build of one of the shipped files the tests use.
     static func built(_ name: String) async throws -> RoadNetworkBuilder.Built { try await cache.value(name) }
 }
-
 
 extension RoadNetworkBuilder.Built {
     /// Junctions counted the way OSMnx's strict simplification does: nodes with other than two distinct

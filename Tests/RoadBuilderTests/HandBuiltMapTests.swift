@@ -17,8 +17,10 @@ import Testing
         /// Adds a node `east`/`north` metres from the origin and returns its id.
         mutating func node(east: Double, north: Double, tags: [String: String] = [:]) -> Int64 {
             let id = Int64(nodes.count + 1)
-            nodes.append(OSMNode(id: id, lat: 60 + north / HandBuiltMapTests.latMeters, lon: 24 + east / HandBuiltMapTests.lonMeters,
-                                 tags: tags))
+            nodes.append(
+                OSMNode(
+                    id: id, lat: 60 + north / HandBuiltMapTests.latMeters, lon: 24 + east / HandBuiltMapTests.lonMeters,
+                    tags: tags))
             return id
         }
 
@@ -36,9 +38,10 @@ import Testing
         /// Built with the standard profile and the default island thresholds.
         func build() throws -> RoadNetworkBuilder.Built {
             let bytes = try OSMPBFWriter.encode(nodes: nodes, ways: ways)
-            return try RoadNetworkBuilder.build(reader: OSMReader(bytes: bytes), profile: .standard,
-                                                minimumComponentSize: RoadNetworkBuilder.defaultMinimumComponentSize,
-                                                now: { ContinuousClock.now }, progress: { _ in })
+            return try RoadNetworkBuilder.build(
+                reader: OSMReader(bytes: bytes), profile: .standard,
+                minimumComponentSize: RoadNetworkBuilder.defaultMinimumComponentSize,
+                now: { ContinuousClock.now }, progress: { _ in })
         }
     }
 
@@ -46,7 +49,9 @@ import Testing
 
     /// An 8 × 8 grid of two-way streets 100 m apart (64 junctions, above the node threshold); returns its rows of ids.
     static func grid(_ map: inout Map) -> [[Int64]] {
-        let rows = (0..<8).map { row in (0..<8).map { column in map.node(east: Double(column) * 100, north: Double(row) * 100) } }
+        let rows = (0..<8).map { row in
+            (0..<8).map { column in map.node(east: Double(column) * 100, north: Double(row) * 100) }
+        }
         for row in rows { map.way(row, residential) }
         for column in 0..<8 { map.way(rows.map { $0[column] }, residential) }
         return rows
@@ -58,7 +63,9 @@ import Testing
 
     static func router(_ network: RoadNetwork) -> Router {
         let graph = EdgeBasedGraph(network: network)
-        return Router(network: network, graph: graph, hierarchy: ContractionHierarchy(graph: graph), snapper: EdgeSnapper(network: network))
+        return Router(
+            network: network, graph: graph, hierarchy: ContractionHierarchy(graph: graph),
+            snapper: EdgeSnapper(network: network))
     }
 
     @Test func aDistrictOneWaysCutOffIsKeptWhileACarParkAndALoneRoadThatLeadNowhereAreDropped() throws {
@@ -119,7 +126,8 @@ import Testing
         #expect(abs(onIt.distanceMeters - (700 + 300)) < 10)
         #expect(onIt.durationSeconds < 600)
         #expect(onIt.weight > EdgeBasedGraph.destinationEntryWeight)
-        let table = try router.table(sources: [map.coordinate(rows[0][0])], destinations: [map.coordinate(middle), map.coordinate(end)])
+        let table = try router.table(
+            sources: [map.coordinate(rows[0][0])], destinations: [map.coordinate(middle), map.coordinate(end)])
         #expect(abs((table.durationSeconds(0, 0) ?? 0) - onIt.durationSeconds) < 0.2)
         #expect(abs((table.durationSeconds(0, 1) ?? 0) - through.durationSeconds) < 0.2)
     }
@@ -146,15 +154,19 @@ import Testing
         // two-way arms out of each of its four nodes; the west arm joins the grid.
         let west = map.node(east: 970, north: 300), south = map.node(east: 1_000, north: 270)
         let east = map.node(east: 1_030, north: 300), north = map.node(east: 1_000, north: 330)
-        map.way([west, south, east, north, west], ["highway": "primary", "junction": "roundabout", "name": "Kiertotie"])
+        map.way(
+            [west, south, east, north, west], ["highway": "primary", "junction": "roundabout", "name": "Kiertotie"])
         map.way([rows[3][7], west], ["highway": "primary", "name": "Länsitie"])
         map.way([east, map.node(east: 1_300, north: 300)], ["highway": "primary", "name": "Itätie"])
         map.way([south, map.node(east: 1_000, north: 0)], ["highway": "primary", "name": "Etelätie"])
         map.way([north, map.node(east: 1_000, north: 600)], ["highway": "primary", "name": "Pohjoistie"])
         let network = try map.build().network
         #expect(network.edgeIsRoundabout.filter { $0 }.count == 4)
-        let route = try Self.router(network).route(from: map.coordinate(rows[3][6]), to: RoadCoordinate(lat: 60 + 300 / Self.latMeters,
-                                                                                                   lon: 24 + 1_200 / Self.lonMeters))
+        let route = try Self.router(network).route(
+            from: map.coordinate(rows[3][6]),
+            to: RoadCoordinate(
+                lat: 60 + 300 / Self.latMeters,
+                lon: 24 + 1_200 / Self.lonMeters))
         let kinds = route.steps.map(\.type)
         // Along the grid's row onto Länsitie (a new name), then the roundabout as one step, never a turn on it.
         #expect(kinds == [.depart, .newName, .roundabout, .exitRoundabout, .arrive])
@@ -172,7 +184,8 @@ import Testing
     @Test func aGraphFileKeepsWhichEdgesAreDestinationOnly() throws {
         var map = Map()
         let rows = Self.grid(&map)
-        map.way([rows[7][7], map.node(east: 900, north: 700)], ["highway": "residential", "motor_vehicle": "customers"])
+        map.way(
+            [rows[7][7], map.node(east: 900, north: 700)], ["highway": "residential", "motor_vehicle": "customers"])
         let network = try map.build().network
         let contents = try Self.decode(RoadGraphFile.encode(network))
         #expect(contents.network.edgeIsDestinationOnly == network.edgeIsDestinationOnly)

@@ -20,7 +20,8 @@ import Testing
     static func drives(_ file: String, count: Int, seed: UInt64) async throws -> [Drive] {
         let parts = try await RoutingParts.parts(file)
         let routes = try await offThePool { () -> [(route: RoadRoute, noiseSeed: UInt64)] in
-            let router = Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
+            let router = Router(
+                network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             var random = SeededGenerator(seed: seed)
             var routes: [(route: RoadRoute, noiseSeed: UInt64)] = []
             var attempts = 0
@@ -28,8 +29,11 @@ import Testing
                 attempts += 1
                 let a = Int32.random(in: 0..<Int32(parts.network.nodeCount), using: &random)
                 let b = Int32.random(in: 0..<Int32(parts.network.nodeCount), using: &random)
-                guard let route = try? router.route(from: parts.network.coordinate(ofNode: a), to: parts.network.coordinate(ofNode: b)),
-                      (1500...5000).contains(route.distanceMeters) else { continue }
+                guard
+                    let route = try? router.route(
+                        from: parts.network.coordinate(ofNode: a), to: parts.network.coordinate(ofNode: b)),
+                    (1500...5000).contains(route.distanceMeters)
+                else { continue }
                 routes.append((route, UInt64(attempts) &+ seed))
             }
             return routes
@@ -37,24 +41,30 @@ import Testing
         // One matching job per drive, so other tests' heavy work takes turns with them on the shared queue.
         var drives: [Drive] = []
         for (route, noiseSeed) in routes {
-            drives.append(try await offThePool {
-                let matcher = MapMatcher(network: parts.network, graph: parts.graph, snapper: parts.snapper,
-                                         options: MapMatcher.Options(sigmaMeters: 10, betaMeters: 5))
-                let fixes = DrivenPath.fixes(along: route.geometry, spacing: 12, noise: 10, seed: noiseSeed)
-                let match = matcher.match(fixes)
-                let routeEdges = Set(route.edges)
-                // The first and last matched edges are driven only in part; judge the whole ones between.
-                let matchedEdges = match.edges.dropFirst().dropLast()
-                let total = matchedEdges.reduce(0) { $0 + parts.network.edgeLengthMeters[Int($1)] }
-                let shared = matchedEdges.filter(routeEdges.contains).reduce(0) { $0 + parts.network.edgeLengthMeters[Int($1)] }
-                return Drive(routeMeters: route.distanceMeters, matchedMeters: match.distanceMeters,
-                             onRoute: total > 0 ? shared / total : 0, breaks: match.breaks.count, fixes: fixes.count)
-            })
+            drives.append(
+                try await offThePool {
+                    let matcher = MapMatcher(
+                        network: parts.network, graph: parts.graph, snapper: parts.snapper,
+                        options: MapMatcher.Options(sigmaMeters: 10, betaMeters: 5))
+                    let fixes = DrivenPath.fixes(along: route.geometry, spacing: 12, noise: 10, seed: noiseSeed)
+                    let match = matcher.match(fixes)
+                    let routeEdges = Set(route.edges)
+                    // The first and last matched edges are driven only in part; judge the whole ones between.
+                    let matchedEdges = match.edges.dropFirst().dropLast()
+                    let total = matchedEdges.reduce(0) { $0 + parts.network.edgeLengthMeters[Int($1)] }
+                    let shared = matchedEdges.filter(routeEdges.contains).reduce(0) {
+                        $0 + parts.network.edgeLengthMeters[Int($1)]
+                    }
+                    return Drive(
+                        routeMeters: route.distanceMeters, matchedMeters: match.distanceMeters,
+                        onRoute: total > 0 ? shared / total : 0, breaks: match.breaks.count, fixes: fixes.count)
+                })
         }
         return drives
     }
 
-    /// Twenty drives per map: at least 19 (95%) matched within 3% of their length with at least 95% of the matched length
+    /// Twenty drives per map: at least 19 (95%) matched within 3% of their length with at least 95% of the matched
+    /// length
     /// on the route's own streets and no break, none off by more than 20%, and the median within 1%. (Central
     /// Helsinki has streets 20–30 m apart, Kaivokatu beside the station square's lanes, where 10 m of noise can
     /// now and then read a fix as being on the other one.)
@@ -65,8 +75,13 @@ import Testing
         var errors: [Double] = [], good = 0
         for drive in drives {
             let error = (drive.matchedMeters - drive.routeMeters) / drive.routeMeters
-            print(String(format: "%@: route %.0f m, matched %.0f m (%+.2f%%), %.1f%% of matched length on the route, %d fixes, %d breaks",
-                         file, drive.routeMeters, drive.matchedMeters, error * 100, drive.onRoute * 100, drive.fixes, drive.breaks))
+            print(
+                String(
+                    format:
+                        "%@: route %.0f m, matched %.0f m (%+.2f%%), %.1f%% of matched length on the route, %d "
+                        + "fixes, %d breaks",
+                    file, drive.routeMeters, drive.matchedMeters, error * 100, drive.onRoute * 100, drive.fixes,
+                    drive.breaks))
             errors.append(abs(error))
             if abs(error) < 0.03, drive.onRoute > 0.95, drive.breaks == 0 { good += 1 }
         }

@@ -29,7 +29,9 @@ import TestSupport
         bytes.withUnsafeBytes { raw in
             (0..<Int(raw.u32(at: 12))).map { index in
                 let entry = 32 + 32 * index
-                return (RoadGraphFile.tagText(raw.u32(at: entry)), Int(raw.u64(at: entry + 8)), Int(raw.u64(at: entry + 16)))
+                return (
+                    RoadGraphFile.tagText(raw.u32(at: entry)), Int(raw.u64(at: entry + 8)), Int(raw.u64(at: entry + 16))
+                )
             }
         }
     }
@@ -40,7 +42,8 @@ import TestSupport
             let graph = EdgeBasedGraph(network: network)
             return (graph, ContractionHierarchy(graph: graph))
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try RoadGraphFile.write(network, metadata: Self.metadata, routing: (graph, hierarchy), to: path)
         var logged: [String] = []
@@ -48,7 +51,9 @@ import TestSupport
         #expect(loaded.hierarchyWasStored && logged.isEmpty)
         let g = loaded.graph, h = loaded.hierarchy
         #expect(g.nodeCount == graph.nodeCount && g.edgeWeight == graph.edgeWeight && g.edgeLength == graph.edgeLength)
-        #expect(g.firstArc == graph.firstArc && g.arcHead == graph.arcHead && g.arcWeight == graph.arcWeight && g.arcLength == graph.arcLength)
+        #expect(
+            g.firstArc == graph.firstArc && g.arcHead == graph.arcHead && g.arcWeight == graph.arcWeight
+                && g.arcLength == graph.arcLength)
         #expect(g.nodeFirstDeparture == graph.nodeFirstDeparture && g.nodeDepartures == graph.nodeDepartures)
         #expect(g.nodeFirstArrival == graph.nodeFirstArrival && g.nodeArrivals == graph.nodeArrivals)
         #expect(h.rank == hierarchy.rank && h.shortcutCount == hierarchy.shortcutCount && h.shortcutCount > 0)
@@ -57,7 +62,8 @@ import TestSupport
 
     @Test func aFileWithoutAHierarchyStillLoadsAndBuildsItWithALogLine() async throws {
         let network = try await Extracts.built("kotka-clean.osm.pbf").network
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try RoadGraphFile.write(network, to: path)
         let loaded = try await offThePool { () -> (RoadGraphFile.Loaded, [String]) in
@@ -81,7 +87,9 @@ import TestSupport
             let parts = sections.filter { keep($0.tag) }.map { section -> (tag: UInt32, bytes: [UInt8]) in
                 var body = Array(bytes[section.offset..<section.offset + section.length])
                 edit(section.tag, &body)
-                let tag = Array(section.tag.utf8).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+                let tag = Array(section.tag.utf8).enumerated().reduce(UInt32(0)) {
+                    $0 | UInt32($1.element) << (8 * UInt32($1.offset))
+                }
                 return (tag, body)
             }
             return RoadGraphFile.assemble(parts)
@@ -100,7 +108,8 @@ import TestSupport
 
     @Test func helsinkiRoundTripsThroughAFileWithEveryArrayEqual() async throws {
         let network = try await Extracts.built("Helsinki-clean.osm.pbf").network
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("enroute-\(UUID().uuidString).graph")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try RoadGraphFile.write(network, metadata: Self.metadata, to: path)
         let contents = try RoadGraphFile.readContents(path)
@@ -110,7 +119,9 @@ import TestSupport
         #expect(read.nodeLats == network.nodeLats && read.nodeLons == network.nodeLons)
         #expect(read.nodeDelaySeconds == network.nodeDelaySeconds)
         #expect(read.edgeFrom == network.edgeFrom && read.edgeTo == network.edgeTo)
-        #expect(read.edgeLengthMeters == network.edgeLengthMeters && read.edgeDurationSeconds == network.edgeDurationSeconds)
+        #expect(
+            read.edgeLengthMeters == network.edgeLengthMeters && read.edgeDurationSeconds == network.edgeDurationSeconds
+        )
         #expect(read.edgeRoadClass == network.edgeRoadClass && read.edgeNameIndex == network.edgeNameIndex)
         #expect(read.geometryStart == network.geometryStart)
         #expect(read.geometryLats == network.geometryLats && read.geometryLons == network.geometryLons)
@@ -118,7 +129,9 @@ import TestSupport
         #expect(read.restrictions == network.restrictions && !network.restrictions.isEmpty)
         #expect(contents.metadata == Self.metadata)
         for angle in stride(from: -180.0, through: 180, by: 2.5) {
-            #expect(read.turnCosts.seconds(angleDegrees: angle, isUTurn: false) == network.turnCosts.seconds(angleDegrees: angle, isUTurn: false))
+            #expect(
+                read.turnCosts.seconds(angleDegrees: angle, isUTurn: false)
+                    == network.turnCosts.seconds(angleDegrees: angle, isUTurn: false))
         }
         #expect(read.turnCosts.uTurnSeconds == network.turnCosts.uTurnSeconds)
         // The interned names still resolve: an edge's name reads back the same.
@@ -143,26 +156,38 @@ import TestSupport
         let (_, bytes) = try await Self.helsinkiBytes()
         for length in [0, 5, 11, 20, 31, 40, 100, 1000, bytes.count / 2, bytes.count - 1] {
             let error = Self.error(Array(bytes[0..<length]))
-            guard case .truncated = error else { Issue.record("\(length) bytes gave \(String(describing: error))"); continue }
+            guard case .truncated = error else {
+                Issue.record("\(length) bytes gave \(String(describing: error))"); continue
+            }
         }
-        #expect(Self.error(Array(bytes[0..<bytes.count - 1])) == .truncated(section: "file", detail: "the file is \(bytes.count - 1) bytes, its header says \(bytes.count)"))
+        #expect(
+            Self.error(Array(bytes[0..<bytes.count - 1]))
+                == .truncated(
+                    section: "file", detail: "the file is \(bytes.count - 1) bytes, its header says \(bytes.count)"))
     }
 
     @Test func aFlippedByteInEachSectionNamesThatSection() async throws {
         let (_, bytes) = try await Self.helsinkiBytes()
-        let names = ["META": "metadata", "NODE": "nodes", "EDGE": "edges", "GEOM": "geometry", "NAME": "names", "REST": "restrictions",
-                     "ACCS": "edge access"]
+        let names = [
+            "META": "metadata", "NODE": "nodes", "EDGE": "edges", "GEOM": "geometry", "NAME": "names",
+            "REST": "restrictions",
+            "ACCS": "edge access",
+        ]
         let sections = Self.sections(bytes)
         #expect(Set(sections.map(\.tag)) == Set(names.keys))
         for section in sections {
             for position in [section.offset, section.offset + section.length / 2, section.offset + section.length - 1] {
                 var damaged = bytes
                 damaged[position] ^= 0x10
-                #expect(Self.error(damaged) == .checksumMismatch(section: names[section.tag]!), "byte \(position) of \(section.tag)")
+                #expect(
+                    Self.error(damaged) == .checksumMismatch(section: names[section.tag]!),
+                    "byte \(position) of \(section.tag)")
             }
         }
         // The header and the section table are checksummed too.
-        for (position, part) in [(13, "header"), (20, "header"), (30, "header"), (40, "section table"), (32 + 32 * 3 + 9, "section table")] {
+        for (position, part) in [
+            (13, "header"), (20, "header"), (30, "header"), (40, "section table"), (32 + 32 * 3 + 9, "section table"),
+        ] {
             var damaged = bytes
             damaged[position] ^= 0x01
             #expect(Self.error(damaged) == .checksumMismatch(section: part), "byte \(position)")
@@ -172,7 +197,8 @@ import TestSupport
     /// Every prefix and every single flipped bit of a small file is an error, never a crash or a silent success.
     @Test func everyPrefixAndEveryFlippedBitOfASmallFileIsRefused() {
         var network = RoadNetwork()
-        let a = network.addNode(id: 1, lat: 60.1, lon: 24.9), b = network.addNode(id: 2, lat: 60.2, lon: 24.9, delaySeconds: 8)
+        let a = network.addNode(id: 1, lat: 60.1, lon: 24.9),
+            b = network.addNode(id: 2, lat: 60.2, lon: 24.9, delaySeconds: 8)
         let ab = network.addEdge(from: a, to: b, durationSeconds: 10, name: "Unioninkatu")
         let ba = network.addEdge(from: b, to: a, durationSeconds: 10, name: "Unioninkatu")
         network.addRestriction(TurnRestriction(fromEdge: ab, viaNode: b, toEdge: ba, kind: .no))
@@ -204,7 +230,9 @@ import TestSupport
         var future = bytes
         future[8] = 2
         #expect(Self.error(future) == .unsupportedVersion(found: 2, supported: 1))
-        #expect(RoadGraphFileError.unsupportedVersion(found: 2, supported: 1).description.contains("version 2 is not supported"))
+        #expect(
+            RoadGraphFileError.unsupportedVersion(found: 2, supported: 1).description.contains(
+                "version 2 is not supported"))
     }
 
     /// A later format can add a section (say a contraction hierarchy) and this reader still loads the file.
@@ -223,14 +251,17 @@ import TestSupport
 
     /// Checksums pass but the values cannot be a network: each is refused naming its section.
     @Test func wellFormedButInconsistentArraysAreInvalidNamingTheSection() async throws {
-        func network(edgeTo: [Int32] = [1], nameIndex: [Int32] = [0], starts: [Int32] = [0, 2], lat: Double = 60.1,
-                     names: [String] = [""], restrictions: [TurnRestriction] = []) -> RoadNetwork {
-            RoadNetwork(nodeIDs: [1, 2], nodeLats: [lat, 60.2], nodeLons: [24.9, 24.9], nodeDelaySeconds: [0, 0],
-                        edgeFrom: [0], edgeTo: edgeTo, edgeLengthMeters: [100], edgeDurationSeconds: [10],
-                        edgeRoadClass: [0], edgeNameIndex: nameIndex, geometryStart: starts,
-                        geometryLats: [60.1, 60.2], geometryLons: [24.9, 24.9], names: names,
-                        restrictions: restrictions, turnCosts: .standard, edgeIsDestinationOnly: [false],
-                        edgeIsRoundabout: [false])
+        func network(
+            edgeTo: [Int32] = [1], nameIndex: [Int32] = [0], starts: [Int32] = [0, 2], lat: Double = 60.1,
+            names: [String] = [""], restrictions: [TurnRestriction] = []
+        ) -> RoadNetwork {
+            RoadNetwork(
+                nodeIDs: [1, 2], nodeLats: [lat, 60.2], nodeLons: [24.9, 24.9], nodeDelaySeconds: [0, 0],
+                edgeFrom: [0], edgeTo: edgeTo, edgeLengthMeters: [100], edgeDurationSeconds: [10],
+                edgeRoadClass: [0], edgeNameIndex: nameIndex, geometryStart: starts,
+                geometryLats: [60.1, 60.2], geometryLons: [24.9, 24.9], names: names,
+                restrictions: restrictions, turnCosts: .standard, edgeIsDestinationOnly: [false],
+                edgeIsRoundabout: [false])
         }
         func section(_ network: RoadNetwork) -> String? {
             if case let .invalid(section, _) = Self.error(RoadGraphFile.encode(network)) { return section }
@@ -243,7 +274,9 @@ import TestSupport
         #expect(section(network(lat: 95)) == "nodes")
         #expect(section(network(names: ["Aleksanterinkatu"])) == "names")
         #expect(section(network(names: ["", "x", "x"])) == "names")
-        #expect(section(network(restrictions: [TurnRestriction(fromEdge: 0, viaNode: 0, toEdge: 0, kind: .no)])) == "restrictions")
+        #expect(
+            section(network(restrictions: [TurnRestriction(fromEdge: 0, viaNode: 0, toEdge: 0, kind: .no)]))
+                == "restrictions")
     }
 
     @Test func aMissingFileIsAnIOErrorNamingThePath() {

@@ -13,7 +13,10 @@ import Routing
         let report = built.report, network = built.network
         let collapsed = network.collapsedCounts
         let strict = built.strictCollapsedCounts
-        print("Helsinki-clean: \(report.summary)\ncollapsed: \(collapsed.junctions) junctions, \(collapsed.edges) directed edges; strict: \(strict.junctions) junctions, \(strict.edges) directed edges")
+        print(
+            "Helsinki-clean: \(report.summary)\ncollapsed: \(collapsed.junctions) junctions, \(collapsed.edges) "
+                + "directed edges; strict: \(strict.junctions) junctions, \(strict.edges) directed edges"
+        )
         #expect(report.waysRead == 5_069)
         #expect(report.nodesRead == 24_260)
         #expect(report.missingNodeRefs == 0)
@@ -28,7 +31,9 @@ import Routing
         // less the islands (the next test keeps them and lands within 2%).
         #expect((270...300).contains(collapsed.junctions))
         #expect((820...890).contains(strict.junctions) && (1_400...1_520).contains(strict.edges))
-        #expect(report.restrictionsApplied > 0 && report.restrictionsRead >= report.restrictionsApplied + report.restrictionsSkippedTotal)
+        #expect(
+            report.restrictionsApplied > 0
+                && report.restrictionsRead >= report.restrictionsApplied + report.restrictionsSkippedTotal)
         #expect(report.islandsRemoved > 0)
         #expect(report.delayNodes > 0)
     }
@@ -51,9 +56,11 @@ import Routing
             let geometry = network.geometry(ofEdge: edge)
             let from = network.coordinate(ofNode: network.edgeFrom[Int(edge)])
             let to = network.coordinate(ofNode: network.edgeTo[Int(edge)])
-            if !(network.edgeDurationSeconds[Int(edge)] > 0) || geometry.count < 2 || geometry.first != from || geometry.last != to
+            if !(network.edgeDurationSeconds[Int(edge)] > 0) || geometry.count < 2 || geometry.first != from
+                || geometry.last != to
                 || network.edgeFrom[Int(edge)] == network.edgeTo[Int(edge)]
-                || RoadNetworkBuilder.roadClass(raw: network.edgeRoadClass[Int(edge)]) == nil {
+                || RoadNetworkBuilder.roadClass(raw: network.edgeRoadClass[Int(edge)]) == nil
+            {
                 bad += 1
             }
         }
@@ -66,7 +73,8 @@ import Routing
         let network = built.network
         // Off the cooperative pool: the live-socket tests running beside this one need its threads.
         let (small, links) = try await offThePool { () -> ([Int], (entered: Set<Int32>, left: Set<Int32>)) in
-            let components = StrongComponents.label(nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
+            let components = StrongComponents.label(
+                nodeCount: network.nodeCount, edgeFrom: network.edgeFrom, edgeTo: network.edgeTo)
             var nodes = [Int](repeating: 0, count: components.count)
             for label in components.labels { nodes[Int(label)] += 1 }
             // Road inside each part, each street piece once whichever ways it runs.
@@ -76,7 +84,8 @@ import Routing
                 let from = network.edgeFrom[edge], to = network.edgeTo[edge]
                 let label = components.labels[Int(from)]
                 guard label == components.labels[Int(to)],
-                      seen.insert([min(from, to), max(from, to), Int32(network.edgeLengthMeters[edge] * 10)]).inserted else { continue }
+                    seen.insert([min(from, to), max(from, to), Int32(network.edgeLengthMeters[edge] * 10)]).inserted
+                else { continue }
                 meters[Int(label)] += network.edgeLengthMeters[edge]
             }
             // Nodes of the weakly connected whole each part hangs in (union-find with path halving).
@@ -96,7 +105,8 @@ import Routing
             for node in 0..<network.nodeCount { wholeOfComponent[Int(components.labels[node])] = whole[root(node)] }
             let minimum = RoadNetworkBuilder.defaultMinimumComponentSize
             let small = (0..<components.count).filter {
-                nodes[$0] < minimum && (meters[$0] < RoadNetworkBuilder.defaultMinimumComponentMeters || wholeOfComponent[$0] < minimum)
+                nodes[$0] < minimum
+                    && (meters[$0] < RoadNetworkBuilder.defaultMinimumComponentMeters || wholeOfComponent[$0] < minimum)
             }
             // What else remains is a link between parts: entered from another part and leaving to another.
             var entered = Set<Int32>(), left = Set<Int32>()
@@ -122,7 +132,13 @@ import Routing
 
     /// Kaivokatu (way 30471502) and Vilhonkatu (way 4247501) are `oneway=yes`: their edges run only in node order.
     @Test(arguments: [
-        (Int64(30471502), [335032905, 6329449909, 6329449907, 317704055, 1380976633, 25413711, 256259457, 314765526, 299269514, 56438018] as [Int64]),
+        (
+            Int64(30471502),
+            [
+                335032905, 6329449909, 6329449907, 317704055, 1380976633, 25413711, 256259457, 314765526, 299269514,
+                56438018,
+            ] as [Int64]
+        ),
         (Int64(4247501), [207511251, 189428514, 411855387] as [Int64]),
     ])
     func oneWayStreetsOnlyHaveTheirOwnDirection(way: Int64, refs: [Int64]) async throws {
@@ -154,8 +170,10 @@ import Routing
         for (id, nodes) in barriers {
             for node in nodes {
                 var neighbours = Set<Int32>()
-                for edge in 0..<network.edgeCount where Int(network.edgeFrom[edge]) == node || Int(network.edgeTo[edge]) == node {
-                    neighbours.insert(Int(network.edgeFrom[edge]) == node ? network.edgeTo[edge] : network.edgeFrom[edge])
+                for edge in 0..<network.edgeCount
+                where Int(network.edgeFrom[edge]) == node || Int(network.edgeTo[edge]) == node {
+                    neighbours.insert(
+                        Int(network.edgeFrom[edge]) == node ? network.edgeTo[edge] : network.edgeFrom[edge])
                 }
                 #expect(neighbours.count <= 1, "copy \(node) of barrier \(id) joins \(neighbours.count) roads")
             }
@@ -174,7 +192,8 @@ import Routing
         // And the turn graph has no such turn.
         let graph = EdgeBasedGraph(network: network)
         for restriction in matching {
-            let turns = graph.arcHead[Int(graph.firstArc[Int(restriction.fromEdge)])..<Int(graph.firstArc[Int(restriction.fromEdge) + 1])]
+            let turns = graph.arcHead[
+                Int(graph.firstArc[Int(restriction.fromEdge)])..<Int(graph.firstArc[Int(restriction.fromEdge) + 1])]
             #expect(!turns.contains(restriction.toEdge))
             #expect(!turns.isEmpty)
         }

@@ -10,7 +10,8 @@ import Testing
         let built = try await RoutingParts.cache.value(file)
         let (compared, problems) = try await offThePool { () -> (Int, [String]) in
             let parts = built.parts
-            let router = Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
+            let router = Router(
+                network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             let network = parts.network
             var generator = SeededGenerator(seed: 4242)
             var compared = 0, found: [String] = []
@@ -18,20 +19,29 @@ import Testing
                 let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
                 let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
                 // Off the nodes, so both ends are part-way along their edges.
-                let from = RoadCoordinate(lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
-                let to = RoadCoordinate(lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
+                let from = RoadCoordinate(
+                    lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
+                let to = RoadCoordinate(
+                    lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
                 guard let full = try? router.route(from: from, to: to) else { continue }
                 let summary = try router.route(from: from, to: to, detail: .summary)
                 compared += 1
                 if abs(summary.distanceMeters - full.distanceMeters) > 0.01 || summary.weight != full.weight
-                    || summary.durationSeconds != full.durationSeconds || summary.start != full.start || summary.end != full.end
-                    || summary.edges != full.edges || !summary.geometry.isEmpty || !summary.steps.isEmpty {
-                    found.append("\(from) → \(to): full \(full.distanceMeters) m \(full.weight), summary \(summary.distanceMeters) m \(summary.weight)")
+                    || summary.durationSeconds != full.durationSeconds || summary.start != full.start
+                    || summary.end != full.end
+                    || summary.edges != full.edges || !summary.geometry.isEmpty || !summary.steps.isEmpty
+                {
+                    found.append(
+                        "\(from) → \(to): full \(full.distanceMeters) m \(full.weight), summary "
+                            + "\(summary.distanceMeters) m \(summary.weight)"
+                    )
                 }
                 // The full route's distance is its geometry's length and its steps' sum.
                 if abs(RoadNetwork.length(of: full.geometry) - full.distanceMeters) > 0.01
-                    || abs(full.steps.reduce(0) { $0 + $1.distanceMeters } - full.distanceMeters) > 0.01 {
-                    found.append("\(from) → \(to): full route's geometry or steps do not add up to \(full.distanceMeters) m")
+                    || abs(full.steps.reduce(0) { $0 + $1.distanceMeters } - full.distanceMeters) > 0.01
+                {
+                    found.append(
+                        "\(from) → \(to): full route's geometry or steps do not add up to \(full.distanceMeters) m")
                 }
             }
             return (compared, found)

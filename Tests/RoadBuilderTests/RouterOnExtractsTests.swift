@@ -7,7 +7,9 @@ import Testing
 /// The network, turn graph, hierarchy and snapping index of a shipped extract, built once per test run off the
 /// cooperative pool (TestSupport's `SharedFixture`).
 enum RoutingParts {
-    typealias Parts = (network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper)
+    typealias Parts = (
+        network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper
+    )
 
     /// The parts of one file, handed from the thread that built them to the tests that read them.
     final class Built: @unchecked Sendable {
@@ -37,9 +39,13 @@ enum RoutingParts {
 
     /// A point `meters` to the right (positive) or left of the middle of `edge`'s longest segment, with that
     /// segment's bearing and its middle.
-    static func offsetPoint(network: RoadNetwork, edge: Int32, meters: Double) -> (point: RoadCoordinate, middle: RoadCoordinate, bearing: Double) {
+    static func offsetPoint(
+        network: RoadNetwork, edge: Int32, meters: Double
+    ) -> (point: RoadCoordinate, middle: RoadCoordinate, bearing: Double) {
         let points = network.geometry(ofEdge: edge)
-        let longest = zip(points, points.dropFirst()).max { RoadNetwork.distance($0.0, $0.1) < RoadNetwork.distance($1.0, $1.1) }!
+        let longest = zip(points, points.dropFirst()).max {
+            RoadNetwork.distance($0.0, $0.1) < RoadNetwork.distance($1.0, $1.1)
+        }!
         let middle = RoadCoordinate(lat: (longest.0.lat + longest.1.lat) / 2, lon: (longest.0.lon + longest.1.lon) / 2)
         let bearing = RoadNetwork.bearing(longest.0.lat, longest.0.lon, longest.1.lat, longest.1.lon)
         return (destination(from: middle, bearing: bearing + 90, meters: meters), middle, bearing)
@@ -48,8 +54,9 @@ enum RoutingParts {
     /// The point `meters` from `start` along `bearing` (flat-earth, fine for tens of metres).
     static func destination(from start: RoadCoordinate, bearing: Double, meters: Double) -> RoadCoordinate {
         let radians = bearing * Double.pi / 180, metersPerDegree = 6_371_008.8 * Double.pi / 180
-        return RoadCoordinate(lat: start.lat + meters * cos(radians) / metersPerDegree,
-                              lon: start.lon + meters * sin(radians) / (metersPerDegree * cos(start.lat * Double.pi / 180)))
+        return RoadCoordinate(
+            lat: start.lat + meters * cos(radians) / metersPerDegree,
+            lon: start.lon + meters * sin(radians) / (metersPerDegree * cos(start.lat * Double.pi / 180)))
     }
 
     static func longestSegmentLength(_ network: RoadNetwork, _ edge: Int32) -> Double {
@@ -74,15 +81,19 @@ enum RoutingParts {
                 #expect(abs(snap.distanceMeters - 10) < 0.1)
             }
         }
-        print("\(file): \(onOwnStreet) of \(checked) points 10 m off a segment of 40 m or more snapped back onto their street")
+        print(
+            "\(file): \(onOwnStreet) of \(checked) points 10 m off a segment of 40 m or more snapped back onto "
+                + "their street"
+        )
         #expect(checked > 50)
         #expect(onOwnStreet * 10 >= checked * 8)
     }
 
     @Test func aPointTenMetresOffMannerheimintieSnapsOntoMannerheimintie() async throws {
         let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
-        let edge = try #require((0..<Int32(network.edgeCount)).filter { network.name(ofEdge: $0) == "Mannerheimintie" }
-            .max { Self.longestSegmentLength(network, $0) < Self.longestSegmentLength(network, $1) })
+        let edge = try #require(
+            (0..<Int32(network.edgeCount)).filter { network.name(ofEdge: $0) == "Mannerheimintie" }
+                .max { Self.longestSegmentLength(network, $0) < Self.longestSegmentLength(network, $1) })
         for side in [10.0, -10.0] {
             let (point, _, _) = Self.offsetPoint(network: network, edge: edge, meters: side)
             let snap = try #require(router.snapper.snap(point))
@@ -92,8 +103,11 @@ enum RoutingParts {
     }
 
     @Test func aHeadingPicksTheDirectionOfATwoWayStreet() async throws {
-        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network, snapper = router.snapper
-        let twoWay = (0..<Int32(network.edgeCount)).filter { snapper.reverse(of: $0) != nil && Self.longestSegmentLength(network, $0) >= 40 }
+        let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network,
+            snapper = router.snapper
+        let twoWay = (0..<Int32(network.edgeCount)).filter {
+            snapper.reverse(of: $0) != nil && Self.longestSegmentLength(network, $0) >= 40
+        }
         #expect(twoWay.count > 20)
         for edge in twoWay {
             let reverse = try #require(snapper.reverse(of: edge))
@@ -108,7 +122,9 @@ enum RoutingParts {
             #expect(abs(along.fraction + against.fraction - 1) < 1e-6)
             // Ten degrees off is still this direction; without a heading the nearest (lower index on a tie) wins.
             #expect(snapper.snap(point, heading: bearing + 40)?.edge == edge)
-            if let nearest = snapper.snap(point)?.edge, [edge, reverse].contains(nearest) { #expect(nearest == min(edge, reverse)) }
+            if let nearest = snapper.snap(point)?.edge, [edge, reverse].contains(nearest) {
+                #expect(nearest == min(edge, reverse))
+            }
         }
     }
 
@@ -134,12 +150,15 @@ enum RoutingParts {
         var compared = 0
         for _ in 0..<1_000 {
             let index = Int.random(in: 0..<lats.count, using: &random)
-            let point = RoadCoordinate(lat: lats[index] + Double.random(in: -0.0008...0.0008, using: &random),
-                                       lon: lons[index] + Double.random(in: -0.0015...0.0015, using: &random))
+            let point = RoadCoordinate(
+                lat: lats[index] + Double.random(in: -0.0008...0.0008, using: &random),
+                lon: lons[index] + Double.random(in: -0.0015...0.0015, using: &random))
             for (slack, odd) in [(0.5, false), (20.0, false), (0.5, true)] {
                 let include: (Int32) -> Bool = { !odd || $0 % 2 == 1 }
                 let full = snapper.candidates(near: point).filter { include($0.edge) }
-                let expected = full.first.map { nearest in full.filter { $0.distanceMeters <= nearest.distanceMeters + slack } } ?? []
+                let expected =
+                    full.first.map { nearest in full.filter { $0.distanceMeters <= nearest.distanceMeters + slack } }
+                    ?? []
                 let found = snapper.nearestCandidates(near: point, slack: slack, where: include)
                 #expect(found == expected, "\(point) slack \(slack)")
                 compared += expected.count
@@ -158,8 +177,10 @@ enum RoutingParts {
         for _ in 0..<150 {
             let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
             let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
-            let from = RoadCoordinate(lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
-            let to = RoadCoordinate(lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
+            let from = RoadCoordinate(
+                lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
+            let to = RoadCoordinate(
+                lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
             guard let route = try? router.route(from: from, to: to) else { continue }
             routed += 1
             let stepMeters = route.steps.reduce(0) { $0 + $1.distanceMeters }
@@ -168,7 +189,10 @@ enum RoutingParts {
             #expect(abs(route.distanceMeters - RoadNetwork.length(of: route.geometry)) <= 1)
             #expect(abs(route.durationSeconds - stepSeconds) < 0.001)
             #expect(route.steps.first?.type == .depart && route.steps.last?.type == .arrive)
-            #expect(route.steps.dropFirst().dropLast().allSatisfy { $0.type != .depart && $0.type != .arrive && $0.modifier != nil })
+            #expect(
+                route.steps.dropFirst().dropLast().allSatisfy {
+                    $0.type != .depart && $0.type != .arrive && $0.modifier != nil
+                })
             #expect(route.geometry.first == route.start.coordinate && route.geometry.last == route.end.coordinate)
             #expect(route.durationSeconds >= 0)
             // The route's weight is the table's for the same pair.
@@ -183,16 +207,24 @@ enum RoutingParts {
         let router = try await RoutingParts.router(file), network = router.network, graph = router.graph
         let dijkstra = DijkstraRouter(graph: graph)
         var generator = SeededGenerator(seed: 99)
-        func offset(_ snap: EdgeSnap) -> Int32 { Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded()) }
+        func offset(_ snap: EdgeSnap) -> Int32 {
+            Int32((snap.fraction * Double(graph.edgeWeight[Int(snap.edge)])).rounded())
+        }
         var compared = 0
         for _ in 0..<200 {
             let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
             let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
-            let from = RoadCoordinate(lat: a.lat + 0.0001, lon: a.lon), to = RoadCoordinate(lat: b.lat, lon: b.lon + 0.0002)
+            let from = RoadCoordinate(lat: a.lat + 0.0001, lon: a.lon),
+                to = RoadCoordinate(lat: b.lat, lon: b.lon + 0.0002)
             let starts = try router.endpoints(from), ends = try router.endpoints(to)
             guard Set(starts.map(\.edge)).isDisjoint(with: ends.map(\.edge)) else { continue }
-            let reference = dijkstra.route(from: starts.map { RouteEndpoint(edge: $0.edge, weightOffset: -offset($0), lengthOffset: -$0.metersAlongEdge) },
-                                           to: ends.map { RouteEndpoint(edge: $0.edge, weightOffset: offset($0), lengthOffset: $0.metersAlongEdge) })
+            let reference = dijkstra.route(
+                from: starts.map {
+                    RouteEndpoint(edge: $0.edge, weightOffset: -offset($0), lengthOffset: -$0.metersAlongEdge)
+                },
+                to: ends.map {
+                    RouteEndpoint(edge: $0.edge, weightOffset: offset($0), lengthOffset: $0.metersAlongEdge)
+                })
             let routed = try? router.route(from: from, to: to)
             if let reference {
                 #expect(routed?.weight == reference.weight)
@@ -211,8 +243,12 @@ enum RoutingParts {
         let from = RoadCoordinate(lat: 60.17108, lon: 24.93614), to = RoadCoordinate(lat: 60.16789, lon: 24.95162)
         let route = try router.route(from: from, to: to)
         let straight = RoadNetwork.distance(from, to)
-        print("Mannerheimintie to Pohjoisesplanadi: \(Int(route.distanceMeters)) m, \(route.durationSeconds) s, straight \(Int(straight)) m; "
-              + route.steps.map { "\($0.type.rawValue) \($0.modifier?.rawValue ?? "-") \($0.name) \(Int($0.distanceMeters)) m" }.joined(separator: "; "))
+        print(
+            "Mannerheimintie to Pohjoisesplanadi: \(Int(route.distanceMeters)) m, \(route.durationSeconds) s, straight "
+                + "\(Int(straight)) m; "
+                + route.steps.map {
+                    "\($0.type.rawValue) \($0.modifier?.rawValue ?? "-") \($0.name) \(Int($0.distanceMeters)) m"
+                }.joined(separator: "; "))
         #expect(route.distanceMeters >= straight && route.distanceMeters <= 1.6 * straight)
         #expect(route.start.distanceMeters < 30 && route.end.distanceMeters < 30)
         #expect(route.steps.first?.type == .depart && route.steps.last?.type == .arrive)
@@ -223,7 +259,10 @@ enum RoutingParts {
 
     @Test func aRouteAlongOneEdgeDrivesOnlyThePartBetweenTheEnds() async throws {
         let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
-        let edge = try #require((0..<Int32(network.edgeCount)).first { router.snapper.reverse(of: $0) != nil && network.edgeLengthMeters[Int($0)] > 150 })
+        let edge = try #require(
+            (0..<Int32(network.edgeCount)).first {
+                router.snapper.reverse(of: $0) != nil && network.edgeLengthMeters[Int($0)] > 150
+            })
         let length = network.edgeLengthMeters[Int(edge)], seconds = network.edgeDurationSeconds[Int(edge)]
         let start = try #require(network.slice(ofEdge: edge, from: 0, to: 0.2).last)
         let end = try #require(network.slice(ofEdge: edge, from: 0, to: 0.7).last)
@@ -240,9 +279,11 @@ enum RoutingParts {
 
     @Test func anEndBehindTheStartOnAOneWayEdgeDrivesRoundTheBlock() async throws {
         let router = try await RoutingParts.router("Helsinki-clean.osm.pbf"), network = router.network
-        let edge = try #require((0..<Int32(network.edgeCount)).first {
-            router.snapper.reverse(of: $0) == nil && network.edgeLengthMeters[Int($0)] > 80 && Self.longestSegmentLength(network, $0) > 40
-        })
+        let edge = try #require(
+            (0..<Int32(network.edgeCount)).first {
+                router.snapper.reverse(of: $0) == nil && network.edgeLengthMeters[Int($0)] > 80
+                    && Self.longestSegmentLength(network, $0) > 40
+            })
         let length = network.edgeLengthMeters[Int(edge)]
         let start = try #require(network.slice(ofEdge: edge, from: 0, to: 0.7).last)
         let end = try #require(network.slice(ofEdge: edge, from: 0, to: 0.3).last)
@@ -287,18 +328,24 @@ enum RoutingParts {
         let built = try await RoutingParts.cache.value("kotka-clean.osm.pbf")
         let mismatches = try await offThePool { () -> [String] in
             let parts = built.parts
-            let router = Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
+            let router = Router(
+                network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             let network = parts.network
             var generator = SeededGenerator(seed: 777)
             var found: [String] = []
             for _ in 0..<1500 {
                 let a = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
                 let b = network.coordinate(ofNode: Int32.random(in: 0..<Int32(network.nodeCount), using: &generator))
-                let from = RoadCoordinate(lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
-                let to = RoadCoordinate(lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
+                let from = RoadCoordinate(
+                    lat: a.lat + Double.random(in: -0.0002...0.0002, using: &generator), lon: a.lon + 0.0001)
+                let to = RoadCoordinate(
+                    lat: b.lat + 0.0001, lon: b.lon + Double.random(in: -0.0003...0.0003, using: &generator))
                 guard let route = try? router.route(from: from, to: to) else { continue }
                 let table = try router.table(sources: [from], destinations: [to])
-                if table.weight(0, 0) != route.weight { found.append("\(from) → \(to): route \(route.weight), table \(String(describing: table.weight(0, 0)))") }
+                if table.weight(0, 0) != route.weight {
+                    found.append(
+                        "\(from) → \(to): route \(route.weight), table \(String(describing: table.weight(0, 0)))")
+                }
             }
             return found
         }

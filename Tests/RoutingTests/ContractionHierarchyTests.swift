@@ -31,7 +31,9 @@ import TestSupport
     /// since a missed witness only adds a shortcut.
     @Test(arguments: [
         ContractionHierarchy.Options(),
-        ContractionHierarchy.Options(witnessSettleLimit: 1, witnessHopLimit: 1, estimateSettleLimit: 1, estimateHopLimit: 1, maxStaleness: 1_000),
+        ContractionHierarchy.Options(
+            witnessSettleLimit: 1, witnessHopLimit: 1, estimateSettleLimit: 1, estimateHopLimit: 1,
+            maxStaleness: 1_000),
     ])
     func aMidSizedGridStaysExactUnderAnyWitnessBounds(options: ContractionHierarchy.Options) throws {
         let network = RoadNetwork.randomGrid(rows: 30, columns: 30, seed: 17)
@@ -47,7 +49,10 @@ import TestSupport
             let expected = dijkstra.route(fromNode: from, toNode: to)
             let actual = query.route(fromNode: from, toNode: to, in: graph)
             if expected?.weight != actual?.weight {
-                mismatches.append("\(from) → \(to): Dijkstra \(String(describing: expected?.weight)), CH \(String(describing: actual?.weight))")
+                mismatches.append(
+                    "\(from) → \(to): Dijkstra \(String(describing: expected?.weight)), CH "
+                        + "\(String(describing: actual?.weight))"
+                )
             }
             if expected != nil { reachable += 1 }
         }
@@ -84,8 +89,9 @@ import TestSupport
         let count = Int32(routers.network.nodeCount)
         let sources = (0..<20).map { _ in Int32.random(in: 0..<count, using: &random) }
         let targets = (0..<25).map { _ in Int32.random(in: 0..<count, using: &random) }
-        let table = routers.table.table(sources: sources.map { routers.graph.sources(atNode: $0) },
-                                        targets: targets.map { routers.graph.targets(atNode: $0) })
+        let table = routers.table.table(
+            sources: sources.map { routers.graph.sources(atNode: $0) },
+            targets: targets.map { routers.graph.targets(atNode: $0) })
         var reachable = 0
         for (row, source) in sources.enumerated() {
             for (column, target) in targets.enumerated() {

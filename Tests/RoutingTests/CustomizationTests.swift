@@ -42,7 +42,10 @@ import TestSupport
             let expected = dijkstra.route(fromNode: from, toNode: to)
             let actual = query.route(fromNode: from, toNode: to, in: graph)
             if expected?.weight != actual?.weight {
-                mismatches.append("\(from) → \(to): Dijkstra \(String(describing: expected?.weight)), CH \(String(describing: actual?.weight))")
+                mismatches.append(
+                    "\(from) → \(to): Dijkstra \(String(describing: expected?.weight)), CH "
+                        + "\(String(describing: actual?.weight))"
+                )
             }
             if expected != nil { reachable += 1 }
             if stale.route(fromNode: from, toNode: to, in: graph)?.weight != expected?.weight { changed += 1 }

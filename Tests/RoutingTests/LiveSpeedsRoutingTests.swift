@@ -7,7 +7,8 @@ import Testing
     static let origin = RoadCoordinate(lat: 60, lon: 25)
 
     static func point(east: Double, north: Double) -> RoadCoordinate {
-        DrivenPath.destination(from: DrivenPath.destination(from: origin, bearing: 90, meters: east), bearing: 0, meters: north)
+        DrivenPath.destination(
+            from: DrivenPath.destination(from: origin, bearing: 90, meters: east), bearing: 0, meters: north)
     }
 
     /// From the west end to the east end 1 km away: "Direct", five 200 m edges, or "Detour", 300 m north, 1 km east
@@ -21,7 +22,9 @@ import Testing
         func road(_ a: Int32, _ b: Int32, _ name: String) {
             let meters = DrivenPath.distance(network.coordinate(ofNode: a), network.coordinate(ofNode: b))
             for (from, to) in [(a, b), (b, a)] {
-                network.addEdge(from: from, to: to, durationSeconds: meters / (50 / 3.6), roadClass: RoadClass.primary.edgeRawValue, name: name)
+                network.addEdge(
+                    from: from, to: to, durationSeconds: meters / (50 / 3.6), roadClass: RoadClass.primary.edgeRawValue,
+                    name: name)
             }
         }
         let direct = (0...5).map { node(Int64($0), Double($0) * 200, 0) }
@@ -45,13 +48,15 @@ import Testing
         let matcher = MapMatcher(network: network, options: MapMatcher.Options(sigmaMeters: 5, betaMeters: 5))
         var speeds = ObservedSpeeds(network: network)
         for seed in [1, 2] as [UInt64] {
-            let fixes = DrivenPath.fixes(along: [from, to], spacing: 2.5, noise: 3, seed: seed, interval: 1, start: start)
+            let fixes = DrivenPath.fixes(
+                along: [from, to], spacing: 2.5, noise: 3, seed: seed, interval: 1, start: start)
             let match = matcher.match(fixes)
             #expect(!match.isBroken)
             #expect(speeds.record(match).accepted == 3)
         }
         let now = start + 400
-        let slowed = network.withEdgeDurations(speeds.durations(of: network, profile: .standard, hourOfWeek: night, now: now))
+        let slowed = network.withEdgeDurations(
+            speeds.durations(of: network, profile: .standard, hourOfWeek: night, now: now))
         let after = try await offThePool { try Router(network: slowed).route(from: from, to: to) }
         // The ends snap onto the junctions, where a zero-length piece of Direct may start or end the route.
         #expect(Set(after.edges.dropFirst().dropLast().map { network.name(ofEdge: $0) }) == ["Detour"])
@@ -63,7 +68,8 @@ import Testing
         #expect(slowedDirect > after.durationSeconds)
 
         // Once the observations are stale the direct road is chosen again.
-        let later = network.withEdgeDurations(speeds.durations(of: network, profile: .standard, hourOfWeek: night, now: now + 3600))
+        let later = network.withEdgeDurations(
+            speeds.durations(of: network, profile: .standard, hourOfWeek: night, now: now + 3600))
         let recovered = try await offThePool { try Router(network: later).route(from: from, to: to) }
         #expect(recovered.edges == before.edges)
     }

@@ -9,17 +9,24 @@ import Testing
 
     /// A point `east` and `north` metres from the origin.
     static func point(east: Double, north: Double) -> RoadCoordinate {
-        DrivenPath.destination(from: DrivenPath.destination(from: origin, bearing: 90, meters: east), bearing: 0, meters: north)
+        DrivenPath.destination(
+            from: DrivenPath.destination(from: origin, bearing: 90, meters: east), bearing: 0, meters: north)
     }
 
     /// Two parallel streets 30 m apart, 600 m long, joined at both ends: "One-way" (eastbound only) on the south
     /// side and "Two-way" on the north side, each split into 100 m edges.
     static func parallelStreets() -> RoadNetwork {
         var network = RoadNetwork(turnCosts: .none)
-        let south = (0...6).map { network.addNode(id: Int64($0), lat: point(east: Double($0) * 100, north: 0).lat,
-                                                  lon: point(east: Double($0) * 100, north: 0).lon) }
-        let north = (0...6).map { network.addNode(id: Int64(10 + $0), lat: point(east: Double($0) * 100, north: 30).lat,
-                                                  lon: point(east: Double($0) * 100, north: 30).lon) }
+        let south = (0...6).map {
+            network.addNode(
+                id: Int64($0), lat: point(east: Double($0) * 100, north: 0).lat,
+                lon: point(east: Double($0) * 100, north: 0).lon)
+        }
+        let north = (0...6).map {
+            network.addNode(
+                id: Int64(10 + $0), lat: point(east: Double($0) * 100, north: 30).lat,
+                lon: point(east: Double($0) * 100, north: 30).lon)
+        }
         for index in 0..<6 {
             network.addEdge(from: south[index], to: south[index + 1], durationSeconds: 10, name: "One-way")
             network.addEdge(from: north[index], to: north[index + 1], durationSeconds: 10, name: "Two-way")
@@ -37,8 +44,9 @@ import Testing
     @Test func aDriveWestNearerTheEastboundOneWayIsMatchedToTheTwoWayStreet() {
         let network = Self.parallelStreets()
         // Driving west on the two-way street, every fix 17 m from it and 13 m from the one-way.
-        let fixes = DrivenPath.fixes(along: [Self.point(east: 550, north: 13), Self.point(east: 50, north: 13)],
-                                     spacing: 10, noise: 2, seed: 7)
+        let fixes = DrivenPath.fixes(
+            along: [Self.point(east: 550, north: 13), Self.point(east: 50, north: 13)],
+            spacing: 10, noise: 2, seed: 7)
         let match = MapMatcher(network: network, options: Self.options).match(fixes)
         #expect(!match.isBroken)
         #expect(match.segments.count == 1)
@@ -51,8 +59,9 @@ import Testing
 
     @Test func theSameFixesDrivenEastMatchTheNearerOneWay() {
         let network = Self.parallelStreets()
-        let fixes = DrivenPath.fixes(along: [Self.point(east: 50, north: 13), Self.point(east: 550, north: 13)],
-                                     spacing: 10, noise: 2, seed: 7)
+        let fixes = DrivenPath.fixes(
+            along: [Self.point(east: 50, north: 13), Self.point(east: 550, north: 13)],
+            spacing: 10, noise: 2, seed: 7)
         let match = MapMatcher(network: network, options: Self.options).match(fixes)
         #expect(Set(match.edges.map { network.name(ofEdge: $0) }) == ["One-way"])
         #expect(abs(match.distanceMeters - 500) < 15)
@@ -61,8 +70,9 @@ import Testing
     @Test func fullyDrivenEdgesGetTimesInterpolatedFromTheFixes() throws {
         let network = Self.parallelStreets()
         // 5 m/s east along the one-way from 50 m to 550 m: 400 m of whole edges (100 to 500), 20 s each.
-        let fixes = DrivenPath.fixes(along: [Self.point(east: 50, north: 0), Self.point(east: 550, north: 0)],
-                                     spacing: 5, noise: 0, seed: 1)
+        let fixes = DrivenPath.fixes(
+            along: [Self.point(east: 50, north: 0), Self.point(east: 550, north: 0)],
+            spacing: 5, noise: 0, seed: 1)
         let match = MapMatcher(network: network, options: Self.options).match(fixes)
         let traversals = match.traversals
         #expect(traversals.count == 4)
@@ -75,7 +85,9 @@ import Testing
     static func straightRoad(length: Int = 10) -> RoadNetwork {
         var network = RoadNetwork(turnCosts: .none)
         let nodes = (0...length).map {
-            network.addNode(id: Int64($0), lat: point(east: Double($0) * 100, north: 0).lat, lon: point(east: Double($0) * 100, north: 0).lon)
+            network.addNode(
+                id: Int64($0), lat: point(east: Double($0) * 100, north: 0).lat,
+                lon: point(east: Double($0) * 100, north: 0).lon)
         }
         for index in 0..<length {
             network.addEdge(from: nodes[index], to: nodes[index + 1], durationSeconds: 10, name: "Road")
@@ -86,11 +98,14 @@ import Testing
 
     @Test func fixesFarFromAnyRoadBreakThePathAndAreNotMatched() throws {
         let network = Self.straightRoad()
-        let before = DrivenPath.fixes(along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
-        let away = DrivenPath.fixes(along: [Self.point(east: 400, north: 300), Self.point(east: 600, north: 300)], spacing: 50, noise: 0,
-                                    seed: 1, start: 31)
-        let after = DrivenPath.fixes(along: [Self.point(east: 700, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
-                                     seed: 1, start: 36)
+        let before = DrivenPath.fixes(
+            along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
+        let away = DrivenPath.fixes(
+            along: [Self.point(east: 400, north: 300), Self.point(east: 600, north: 300)], spacing: 50, noise: 0,
+            seed: 1, start: 31)
+        let after = DrivenPath.fixes(
+            along: [Self.point(east: 700, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
+            seed: 1, start: 36)
         let fixes = before + away + after
         let match = MapMatcher(network: network, options: Self.options).match(fixes)
         #expect(match.isBroken)
@@ -106,21 +121,28 @@ import Testing
 
     @Test func aLongSilenceBetweenFixesIsAGapNotARoute() throws {
         let network = Self.straightRoad()
-        let before = DrivenPath.fixes(along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
-        let after = DrivenPath.fixes(along: [Self.point(east: 600, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
-                                     seed: 1, start: 200)
+        let before = DrivenPath.fixes(
+            along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
+        let after = DrivenPath.fixes(
+            along: [Self.point(east: 600, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
+            seed: 1, start: 200)
         let match = MapMatcher(network: network, options: Self.options).match(before + after)
-        #expect(match.breaks == [MatchBreak(lastFixBefore: before.count - 1, firstFixAfter: before.count, reason: .gap)])
+        #expect(
+            match.breaks == [MatchBreak(lastFixBefore: before.count - 1, firstFixAfter: before.count, reason: .gap)])
         #expect(abs(match.distanceMeters - 700) < 5)
     }
 
     @Test func twoMinutesWaitingAtALightIsNotAGap() {
         let network = Self.straightRoad()
-        let before = DrivenPath.fixes(along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
+        let before = DrivenPath.fixes(
+            along: [Self.point(east: 0, north: 0), Self.point(east: 300, north: 0)], spacing: 10, noise: 0, seed: 1)
         // A fix a second for two minutes, jittering a metre either way at the same spot.
-        let waiting = (0..<120).map { MatchFix(coordinate: Self.point(east: 300 + Double($0 % 3 - 1), north: 1), time: 31 + Double($0)) }
-        let after = DrivenPath.fixes(along: [Self.point(east: 300, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
-                                     seed: 1, start: 151)
+        let waiting = (0..<120).map {
+            MatchFix(coordinate: Self.point(east: 300 + Double($0 % 3 - 1), north: 1), time: 31 + Double($0))
+        }
+        let after = DrivenPath.fixes(
+            along: [Self.point(east: 300, north: 0), Self.point(east: 1000, north: 0)], spacing: 10, noise: 0,
+            seed: 1, start: 151)
         let match = MapMatcher(network: network, options: Self.options).match(before + waiting + after)
         #expect(match.breaks.isEmpty)
         #expect(abs(match.distanceMeters - 1000) < 5)
@@ -129,13 +151,17 @@ import Testing
     @Test func fixesOnTwoUnconnectedRoadsBreakWithNoRoute() throws {
         var network = RoadNetwork(turnCosts: .none)
         for (offset, start) in [0.0, 350].enumerated() {
-            let a = network.addNode(id: Int64(offset * 2), lat: Self.point(east: start, north: 0).lat, lon: Self.point(east: start, north: 0).lon)
-            let b = network.addNode(id: Int64(offset * 2 + 1), lat: Self.point(east: start + 300, north: 0).lat,
-                                    lon: Self.point(east: start + 300, north: 0).lon)
+            let a = network.addNode(
+                id: Int64(offset * 2), lat: Self.point(east: start, north: 0).lat,
+                lon: Self.point(east: start, north: 0).lon)
+            let b = network.addNode(
+                id: Int64(offset * 2 + 1), lat: Self.point(east: start + 300, north: 0).lat,
+                lon: Self.point(east: start + 300, north: 0).lon)
             network.addEdge(from: a, to: b, durationSeconds: 30)
             network.addEdge(from: b, to: a, durationSeconds: 30)
         }
-        let fixes = DrivenPath.fixes(along: [Self.point(east: 10, north: 0), Self.point(east: 640, north: 0)], spacing: 20, noise: 0, seed: 1)
+        let fixes = DrivenPath.fixes(
+            along: [Self.point(east: 10, north: 0), Self.point(east: 640, north: 0)], spacing: 20, noise: 0, seed: 1)
         let match = MapMatcher(network: network, options: Self.options).match(fixes)
         #expect(match.breaks.map(\.reason) == [.noRoute])
         #expect(match.segments.count == 2)
@@ -159,9 +185,14 @@ import Testing
         network.addEdge(from: east, to: junction, durationSeconds: 10, name: "East")
         network.addEdge(from: east, to: north, durationSeconds: 20, name: "Diagonal")
         network.addRestriction(TurnRestriction(fromEdge: westIn, viaNode: junction, toEdge: northOut, kind: .no))
-        let fixes = DrivenPath.fixes(along: [Self.point(east: -150, north: 0), Self.point(east: 0, north: 0),
-                                             Self.point(east: 0, north: 150)], spacing: 10, noise: 0, seed: 1)
-        let match = MapMatcher(network: network, options: MapMatcher.Options(sigmaMeters: 10, betaMeters: 5, maxDetourMeters: 500)).match(fixes)
+        let fixes = DrivenPath.fixes(
+            along: [
+                Self.point(east: -150, north: 0), Self.point(east: 0, north: 0),
+                Self.point(east: 0, north: 150),
+            ], spacing: 10, noise: 0, seed: 1)
+        let match = MapMatcher(
+            network: network, options: MapMatcher.Options(sigmaMeters: 10, betaMeters: 5, maxDetourMeters: 500)
+        ).match(fixes)
         let edges = match.edges
         for (from, to) in zip(edges, edges.dropFirst()) { #expect(!(from == westIn && to == northOut)) }
         #expect(edges.contains { network.name(ofEdge: $0) == "East" })

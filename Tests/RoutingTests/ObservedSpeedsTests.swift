@@ -8,8 +8,10 @@ import Testing
     static func network() -> RoadNetwork {
         var network = RoadNetwork(turnCosts: .none)
         let a = network.addNode(id: 1, lat: 60, lon: 25), b = network.addNode(id: 2, lat: 60.008993, lon: 25)
-        network.addEdge(from: a, to: b, lengthMeters: 1000, durationSeconds: 72, roadClass: RoadClass.primary.edgeRawValue)
-        network.addEdge(from: b, to: a, lengthMeters: 1000, durationSeconds: 72, roadClass: RoadClass.primary.edgeRawValue)
+        network.addEdge(
+            from: a, to: b, lengthMeters: 1000, durationSeconds: 72, roadClass: RoadClass.primary.edgeRawValue)
+        network.addEdge(
+            from: b, to: a, lengthMeters: 1000, durationSeconds: 72, roadClass: RoadClass.primary.edgeRawValue)
         return network
     }
 
@@ -98,8 +100,9 @@ import Testing
     @Test func aMatchedSlowDriveFeedsItsWholeEdgesIn() {
         // The straight 1 km road of the matcher's tests, 100 m edges at 36 km/h, driven at 5 m/s (20 s an edge).
         let network = MapMatcherTests.straightRoad()
-        let fixes = DrivenPath.fixes(along: [MapMatcherTests.point(east: 50, north: 0), MapMatcherTests.point(east: 950, north: 0)],
-                                     spacing: 5, noise: 3, seed: 3, interval: 1, start: 1000)
+        let fixes = DrivenPath.fixes(
+            along: [MapMatcherTests.point(east: 50, north: 0), MapMatcherTests.point(east: 950, north: 0)],
+            spacing: 5, noise: 3, seed: 3, interval: 1, start: 1000)
         let match = MapMatcher(network: network, options: MapMatcherTests.options).match(fixes)
         var speeds = ObservedSpeeds(network: network, options: Self.options)
         let result = speeds.record(match)

@@ -54,14 +54,24 @@ import Routing
 
     @Test func anUnnamedPieceStraightOnKeepsTheStreetWithoutASpuriousNewName() throws {
         var network = RoadNetwork()
-        let nodes = (0..<4).map { network.addNode(id: Int64($0), lat: Self.at(Double($0), 0).lat, lon: Self.at(Double($0), 0).lon) }
+        let nodes = (0..<4).map {
+            network.addNode(id: Int64($0), lat: Self.at(Double($0), 0).lat, lon: Self.at(Double($0), 0).lon)
+        }
         network.road(nodes[0], nodes[1], seconds: 10, name: "Main")
         network.road(nodes[1], nodes[2], seconds: 10)
         network.road(nodes[2], nodes[3], seconds: 10, name: "Main")
-        network.road(nodes[1], network.addNode(id: 9, lat: Self.at(1, 1).lat, lon: Self.at(1, 1).lon), seconds: 10, name: "Cross")
+        network.road(
+            nodes[1], network.addNode(id: 9, lat: Self.at(1, 1).lat, lon: Self.at(1, 1).lon), seconds: 10, name: "Cross"
+        )
         let router = Router(network: network)
-        #expect(Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(2.5, 0))) == ["depart - Main", "arrive - Main"])
-        #expect(Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(1.5, 0))) == ["depart - Main", "arrive - "])
+        #expect(
+            Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(2.5, 0))) == [
+                "depart - Main", "arrive - Main",
+            ])
+        #expect(
+            Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(1.5, 0))) == [
+                "depart - Main", "arrive - ",
+            ])
     }
 
     @Test func headingIntoADeadEndToAPointBehindMakesAUTurn() throws {
@@ -76,9 +86,11 @@ import Routing
     }
 
     @Test func modifiersFollowTheTurnAngle() {
-        let cases: [(Double, RouteStep.Modifier)] = [(0, .straight), (-10, .straight), (30, .slightRight), (-45, .slightLeft),
-                                                     (90, .right), (-90, .left), (150, .sharpRight), (-160, .sharpLeft),
-                                                     (180, .uturn), (-175, .uturn)]
+        let cases: [(Double, RouteStep.Modifier)] = [
+            (0, .straight), (-10, .straight), (30, .slightRight), (-45, .slightLeft),
+            (90, .right), (-90, .left), (150, .sharpRight), (-160, .sharpLeft),
+            (180, .uturn), (-175, .uturn),
+        ]
         for (angle, modifier) in cases { #expect(RouteStep.Modifier(turnAngle: angle) == modifier) }
     }
 }

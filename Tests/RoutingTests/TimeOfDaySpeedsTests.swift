@@ -35,7 +35,8 @@ import Testing
         // 2024-01-01 was a Monday.
         let mondayHalfPastEightUTC = try #require(ISO8601DateFormatter().date(from: "2024-01-01T08:30:00Z"))
         #expect(TimeOfDaySpeeds.hourOfWeek(of: mondayHalfPastEightUTC, in: TimeZone(identifier: "UTC")!) == 8)
-        #expect(TimeOfDaySpeeds.hourOfWeek(of: mondayHalfPastEightUTC, in: TimeZone(identifier: "Europe/Helsinki")!) == 10)
+        #expect(
+            TimeOfDaySpeeds.hourOfWeek(of: mondayHalfPastEightUTC, in: TimeZone(identifier: "Europe/Helsinki")!) == 10)
         let sundayLateUTC = try #require(ISO8601DateFormatter().date(from: "2024-01-07T23:59:00Z"))
         #expect(TimeOfDaySpeeds.hourOfWeek(of: sundayLateUTC, in: TimeZone(identifier: "UTC")!) == 167)
     }
@@ -51,13 +52,14 @@ import Testing
     @Test func laterLinesOverrideEarlierOnesAndUncoveredHoursAreFreeFlow() throws {
         let slow = Array(repeating: "0.5", count: 24).joined(separator: " ")
         let fast = Array(repeating: "1.2", count: 24).joined(separator: " ")
-        let table = try TimeOfDaySpeeds(text: """
-            # a test table
-            enroute-speeds 1
+        let table = try TimeOfDaySpeeds(
+            text: """
+                # a test table
+                enroute-speeds 1
 
-            *        mon-wed,fri  \(slow)
-            primary  tue          \(fast)   # trailing comment
-            """)
+                *        mon-wed,fri  \(slow)
+                primary  tue          \(fast)   # trailing comment
+                """)
         #expect(table.factor(.residential, hourOfWeek: 0) == 0.5)
         #expect(table.factor(.primary, hourOfWeek: 24 + 5) == 1.2)
         #expect(table.factor(.residential, hourOfWeek: 24 + 5) == 0.5)
@@ -83,10 +85,14 @@ import Testing
         ("enroute-speeds 1\nprimary mon \(ones.dropLast(1))2.5", 2, 59, "factor 2.5 is not in (0, 2.0]"),
     ])
     func malformedInputIsRejectedAtItsLineAndColumn(text: String, line: Int, column: Int, message: String) {
-        #expect(throws: SpeedTableError(line: line, column: column, message: message)) { try TimeOfDaySpeeds(text: text) }
+        #expect(throws: SpeedTableError(line: line, column: column, message: message)) {
+            try TimeOfDaySpeeds(text: text)
+        }
     }
 
     @Test func anErrorDescribesItsPlace() {
-        #expect(SpeedTableError(line: 3, column: 9, message: "unknown road class 'x'").description == "line 3, column 9: unknown road class 'x'")
+        #expect(
+            SpeedTableError(line: 3, column: 9, message: "unknown road class 'x'").description
+                == "line 3, column 9: unknown road class 'x'")
     }
 }

@@ -29,8 +29,10 @@ import Testing
         network.addNode(id: 2, lat: 60.0010, lon: 25.001)
         network.addNode(id: 3, lat: 59.9990, lon: 25.001)
         for (a, b) in [(0, 1), (1, 2), (1, 3)] as [(Int32, Int32)] { network.road(a, b, seconds: 10) }
-        network.addRestriction(TurnRestriction(fromEdge: network.edge(0, 1), viaNode: 1, toEdge: network.edge(1, 2), kind: .no))
-        network.addRestriction(TurnRestriction(fromEdge: network.edge(0, 1), viaNode: 1, toEdge: network.edge(1, 3), kind: .no))
+        network.addRestriction(
+            TurnRestriction(fromEdge: network.edge(0, 1), viaNode: 1, toEdge: network.edge(1, 2), kind: .no))
+        network.addRestriction(
+            TurnRestriction(fromEdge: network.edge(0, 1), viaNode: 1, toEdge: network.edge(1, 3), kind: .no))
         let graph = EdgeBasedGraph(network: network)
         #expect(graph.hasTurn(network.edge(0, 1), network.edge(1, 0)), "turning back is the one way on")
         #expect(!graph.hasTurn(network.edge(2, 1), network.edge(1, 2)), "from 2 the way on to 0 or 3 is open")

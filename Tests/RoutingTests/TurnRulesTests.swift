@@ -6,24 +6,33 @@ import Testing
 @Suite struct TurnRulesTests {
     /// A plus-shaped junction X with arms W, N, E, S and a ring N–NE–E–SE–S east of it, every street 10 s both
     /// ways, U-turns 100 s and no other turn costs: the only ways around a forbidden turn go east.
-    private func makeJunction(_ restriction: ((RoadNetwork) -> TurnRestriction)? = nil)
-        -> (routers: Routers, names: [String: Int32]) {
+    private func makeJunction(
+        _ restriction: ((RoadNetwork) -> TurnRestriction)? = nil
+    )
+        -> (routers: Routers, names: [String: Int32])
+    {
         var network = RoadNetwork(turnCosts: TurnCosts(uTurnSeconds: 100) { _ in 0 })
-        let layout: [(String, Double, Double)] = [("X", 1, 1), ("W", 1, 0), ("N", 2, 1), ("E", 1, 2), ("S", 0, 1),
-                                                  ("NE", 2, 2), ("SE", 0, 2)]
+        let layout: [(String, Double, Double)] = [
+            ("X", 1, 1), ("W", 1, 0), ("N", 2, 1), ("E", 1, 2), ("S", 0, 1),
+            ("NE", 2, 2), ("SE", 0, 2),
+        ]
         var names: [String: Int32] = [:]
         for (index, (name, row, column)) in layout.enumerated() {
             names[name] = network.addNode(id: Int64(index), lat: 60 + row * 0.001, lon: 25 + column * 0.002)
         }
-        for (a, b) in [("W", "X"), ("N", "X"), ("E", "X"), ("S", "X"), ("N", "NE"), ("NE", "E"), ("E", "SE"), ("SE", "S")] {
+        for (a, b) in [
+            ("W", "X"), ("N", "X"), ("E", "X"), ("S", "X"), ("N", "NE"), ("NE", "E"), ("E", "SE"), ("SE", "S"),
+        ] {
             network.road(names[a]!, names[b]!, seconds: 10)
         }
         if let restriction { network.addRestriction(restriction(network)) }
         return (Routers(network), names)
     }
 
-    private func expectRoute(_ routers: Routers, _ names: [String: Int32], from: String, to: String,
-                             passes expected: [String], seconds: Double) throws {
+    private func expectRoute(
+        _ routers: Routers, _ names: [String: Int32], from: String, to: String,
+        passes expected: [String], seconds: Double
+    ) throws {
         let found = routers.route(names[from]!, names[to]!)
         let path = try #require(found, "no route \(from) → \(to)")
         let byIndex = Dictionary(uniqueKeysWithValues: names.map { ($1, $0) })
@@ -96,8 +105,9 @@ import Testing
         let network = routers.network, graph = routers.graph
         let arriving = network.edge(nodes[0], nodes[1]), leaving = network.edge(nodes[1], nodes[0])
         let source = RouteEndpoint(edge: arriving, weightOffset: 0, lengthOffset: 0)
-        let target = RouteEndpoint(edge: leaving, weightOffset: graph.edgeWeight[Int(leaving)],
-                                   lengthOffset: Double(graph.edgeLength[Int(leaving)]))
+        let target = RouteEndpoint(
+            edge: leaving, weightOffset: graph.edgeWeight[Int(leaving)],
+            lengthOffset: Double(graph.edgeLength[Int(leaving)]))
         let path = try #require(routers.query.route(from: [source], to: [target]))
         #expect(routers.dijkstra.route(from: [source], to: [target])?.weight == path.weight)
         return path
@@ -144,11 +154,14 @@ import Testing
         let costs = TurnCosts.standard
         #expect(costs.seconds(angleDegrees: 10, isUTurn: false) < 0.1, "all but straight on is close to free")
         #expect(costs.seconds(angleDegrees: 90, isUTurn: false) < costs.seconds(angleDegrees: -90, isUTurn: false))
-        #expect(costs.seconds(angleDegrees: -180, isUTurn: false) == CarProfile.standard.uTurnSeconds, "turning back is a U-turn")
+        #expect(
+            costs.seconds(angleDegrees: -180, isUTurn: false) == CarProfile.standard.uTurnSeconds,
+            "turning back is a U-turn")
         #expect(costs.seconds(angleDegrees: 0, isUTurn: true) == 27.5)
         // The numbers are the car profile's: one table for the builder and the router.
         for angle in stride(from: -170.0, through: 170, by: 5) {
-            #expect(costs.seconds(angleDegrees: angle, isUTurn: false) == CarProfile.standard.turnCost(angleDegrees: angle))
+            #expect(
+                costs.seconds(angleDegrees: angle, isUTurn: false) == CarProfile.standard.turnCost(angleDegrees: angle))
         }
     }
 
@@ -179,8 +192,9 @@ import Testing
         #expect(routers.route(a, c) == nil)
         #expect(routers.dijkstra.route(fromNode: b, toNode: a) == nil)
         #expect(routers.dijkstra.route(fromNode: a, toNode: d) == nil)
-        let table = routers.table.table(sources: [a, b, c].map { routers.graph.sources(atNode: $0) },
-                                        targets: [b, a, d].map { routers.graph.targets(atNode: $0) })
+        let table = routers.table.table(
+            sources: [a, b, c].map { routers.graph.sources(atNode: $0) },
+            targets: [b, a, d].map { routers.graph.targets(atNode: $0) })
         #expect(table.durationSeconds(0, 0) == 10)
         #expect(table.durationSeconds(1, 1) == nil)
         #expect(table.durationSeconds(0, 2) == nil)

@@ -26,7 +26,9 @@ import TestSupport
     @Test func withoutAWallLimitItGivesUpAfterItsTurns() async {
         var looks = 0
         await withKnownIssue {
-            try await eventually("never", yields: 50) { looks += 1; return false }
+            try await eventually("never", yields: 50) {
+                looks += 1; return false
+            }
         }
         #expect(looks == 51, "one look before the first turn and one after each")
     }
@@ -38,7 +40,9 @@ import TestSupport
             try await clock.sleep(for: .seconds(60))
             fired.withLock { $0 = true }
         }
-        try await eventually("the timer fired", advancing: clock, by: .seconds(15), sleepers: 1) { fired.withLock { $0 } }
+        try await eventually("the timer fired", advancing: clock, by: .seconds(15), sleepers: 1) {
+            fired.withLock { $0 }
+        }
         #expect(clock.now.offset == .seconds(60), "four steps of 15 s, not more")
         try await timer.value
     }

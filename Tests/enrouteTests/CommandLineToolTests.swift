@@ -3,7 +3,10 @@ import Testing
 
 /// Every command refuses what it does not know with exit status 64 before doing anything.
 @Suite struct CommandLineToolTests {
-    static let specs: [CommandSpec] = [ServeCommand.spec, SeedCommand.spec, TokenCommand.spec, TrackCommand.spec, RideCommand.spec, DriveCommand.spec, ChatCommand.spec]
+    static let specs: [CommandSpec] = [
+        ServeCommand.spec, SeedCommand.spec, TokenCommand.spec, TrackCommand.spec, RideCommand.spec, DriveCommand.spec,
+        ChatCommand.spec,
+    ]
 
     @Test(arguments: [
         ("serve", ["--prot", "8081"], "unknown option --prot (did you mean --port?)"),
@@ -36,7 +39,9 @@ import Testing
 
     @Test func aMalformedPortFromTheEnvironmentIsAUsageError() async throws {
         let options = try ServeCommand.spec.parse([], environment: ["ENROUTE_PORT": "abc"])
-        #expect(throws: CLIError("ENROUTE_PORT must be a whole number, got 'abc'")) { try options.int("port", in: 0...65535) }
+        #expect(throws: CLIError("ENROUTE_PORT must be a whole number, got 'abc'")) {
+            try options.int("port", in: 0...65535)
+        }
     }
 
     @Test func anUnknownCommandSuggestsTheNearestOne() async {
@@ -45,20 +50,27 @@ import Testing
     }
 
     @Test func serveTakesRepeatablePreviousSecretsAndChecksTheirLength() throws {
-        let options = try ServeCommand.spec.parse(["--previous-secret", "old-secret-0123456789", "--previous-secret", "short"], environment: [:])
+        let options = try ServeCommand.spec.parse(
+            ["--previous-secret", "old-secret-0123456789", "--previous-secret", "short"], environment: [:])
         #expect(options.strings("previous-secret") == ["old-secret-0123456789", "short"])
-        #expect(throws: CLIError("a previous JWT secret must be at least 16 bytes (one is 5)")) { try Secrets.previousSecrets(options) }
+        #expect(throws: CLIError("a previous JWT secret must be at least 16 bytes (one is 5)")) {
+            try Secrets.previousSecrets(options)
+        }
     }
 
     @Test(arguments: ["http://127.0.0.1:8443", "https://", "https://apns.test/3/device", "127.0.0.1:8443"])
     func serveRefusesAnAPNsURLThatIsNotAnHTTPSBase(url: String) throws {
         let options = try ServeCommand.spec.parse(["--apns-url", url], environment: [:])
-        #expect(throws: CLIError("--apns-url must be an https base URL such as https://127.0.0.1:8443, got '\(url)'")) { try ServeCommand.apnsHost(options) }
+        #expect(throws: CLIError("--apns-url must be an https base URL such as https://127.0.0.1:8443, got '\(url)'")) {
+            try ServeCommand.apnsHost(options)
+        }
     }
 
     @Test func everyCommandsHelpShowsEachOfItsFlags() {
         for spec in Self.specs {
-            for option in spec.options { #expect(spec.helpText.contains("--\(option.name)"), "\(spec.name) --\(option.name)") }
+            for option in spec.options {
+                #expect(spec.helpText.contains("--\(option.name)"), "\(spec.name) --\(option.name)")
+            }
         }
     }
 }

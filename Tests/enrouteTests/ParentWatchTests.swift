@@ -7,7 +7,10 @@ import Testing
 @Suite struct ParentWatchTests {
     @Test func aParentIsGoneOnceThisProcessHasAnother() {
         let watch = ParentWatch(pid: 4242, parent: 4242)
-        #expect(watch.isAlive(parent: 4242) { _ in Issue.record("a parent is told by getppid"); return false })
+        #expect(
+            watch.isAlive(parent: 4242) { _ in
+                Issue.record("a parent is told by getppid"); return false
+            })
         #expect(!watch.isAlive(parent: 1) { _ in true }, "reparented: the parent ended, whoever holds its pid now")
     }
 

@@ -34,7 +34,8 @@ import EnRouteStorage
         await #expect(throws: CLIError("unknown city 'atlantis' (known: helsinki)")) {
             try await SeedCommand.run(["--city", "atlantis", "--db", "/nonexistent/never-opened.sqlite"])
         }
-        #expect(await CommandLineTool.run(["seed", "--city", "atlantis", "--db", "/nonexistent/never-opened.sqlite"]) == 64)
+        #expect(
+            await CommandLineTool.run(["seed", "--city", "atlantis", "--db", "/nonexistent/never-opened.sqlite"]) == 64)
         #expect(await CommandLineTool.run(["seed"]) == 64)
     }
 }

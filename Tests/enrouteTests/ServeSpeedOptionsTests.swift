@@ -15,29 +15,40 @@ import Testing
         return LocalRoadRouting(graph: .init(network: network))
     }()
 
-    func speeds(_ args: [String], environment: [String: String] = [:], roads: LocalRoadRouting? = roads) throws -> LiveRoadSpeeds? {
+    func speeds(
+        _ args: [String], environment: [String: String] = [:], roads: LocalRoadRouting? = roads
+    ) throws -> LiveRoadSpeeds? {
         let options = try ServeCommand.spec.parse(args, environment: environment)
         return try ServeCommand.liveSpeeds(options, roads: roads, timeZone: try ServeCommand.timeZone(options))
     }
 
     @Test func aTimeZoneMustBeAnIANAName() {
-        #expect(throws: CLIError("--time-zone must be an IANA time zone such as Europe/Helsinki or UTC, got 'Helsinki'")) {
+        #expect(
+            throws: CLIError("--time-zone must be an IANA time zone such as Europe/Helsinki or UTC, got 'Helsinki'")
+        ) {
             _ = try speeds(["--time-zone", "Helsinki"])
         }
-        #expect(throws: CLIError("ENROUTE_TIME_ZONE must be an IANA time zone such as Europe/Helsinki or UTC, got 'EET+2'")) {
+        #expect(
+            throws: CLIError("ENROUTE_TIME_ZONE must be an IANA time zone such as Europe/Helsinki or UTC, got 'EET+2'")
+        ) {
             _ = try speeds([], environment: ["ENROUTE_TIME_ZONE": "EET+2"])
         }
     }
 
     @Test func liveSpeedsAreOnOrOff() throws {
-        #expect(throws: CLIError("--live-speeds must be on or off, got 'yes'")) { _ = try speeds(["--live-speeds", "yes"]) }
+        #expect(throws: CLIError("--live-speeds must be on or off, got 'yes'")) {
+            _ = try speeds(["--live-speeds", "yes"])
+        }
         #expect(try speeds(["--live-speeds", "off"]) == nil)
         let live = try #require(try speeds(["--time-zone", "Europe/Helsinki"]))
         #expect(live.options.timeZone.identifier == "Europe/Helsinki")
     }
 
     @Test func liveSpeedsAskedForWithoutEnRoutesGraphIsAnError() {
-        #expect(throws: CLIError("live speeds need EnRoute's own graph (--router graph --graph FILE); an external router keeps its own")) {
+        #expect(
+            throws: CLIError(
+                "live speeds need EnRoute's own graph (--router graph --graph FILE); an external router keeps its own")
+        ) {
             _ = try speeds(["--live-speeds", "on"], roads: nil)
         }
     }

@@ -11,13 +11,19 @@ import TestSupport
 @Suite struct SimulateCommandTests {
     @Test(arguments: [
         (["--providers", "0"], "--providers must be 1...100000, got 0"),
-        (["--demand", "6"], "--demand must be RIDES,ORDERS per minute, two numbers ≥ 0 not both 0 (e.g. 6,6), got '6'"),
+        (
+            ["--demand", "6"],
+            "--demand must be RIDES,ORDERS per minute, two numbers ≥ 0 not both 0 (e.g. 6,6), got '6'"
+        ),
         (["--duration", "30x"], "--duration must be a time such as 90s, 30m or 1h, or forever, got '30x'"),
         (["--duration", "0"], "--duration must be a time such as 90s, 30m or 1h, or forever, got '0'"),
         (["--seed", "-1"], "--seed must be a whole number ≥ 0, got '-1'"),
         (["--faults", "loss=2"], "--faults: loss must be at least 0 and below 1, got 2"),
-        (["--server", "http://127.0.0.1:8080", "--speedup", "10"],
-         "--speedup must be 1 with --server: a running server keeps real time (only the embedded server runs on the simulator's clock)"),
+        (
+            ["--server", "http://127.0.0.1:8080", "--speedup", "10"],
+            "--speedup must be 1 with --server: a running server keeps real time (only the embedded server runs on the "
+                + "simulator's clock)"
+        ),
         (["--server", "ftp://x"], "--server must be an http(s) base URL such as http://127.0.0.1:8080, got 'ftp://x'"),
     ])
     func everyBadValueIsAClearError(args: [String], message: String) throws {
@@ -26,9 +32,12 @@ import TestSupport
     }
 
     @Test func theIssuesFlagsAreRead() throws {
-        let options = try SimulateCommand.spec.parse(["--providers", "200", "--demand", "6,4.5", "--speedup", "10", "--duration", "30m",
-                                                      "--seed", "7", "--faults", "loss=0.1,partition=20,every=120", "--report", "out"],
-                                                     environment: [:])
+        let options = try SimulateCommand.spec.parse(
+            [
+                "--providers", "200", "--demand", "6,4.5", "--speedup", "10", "--duration", "30m",
+                "--seed", "7", "--faults", "loss=0.1,partition=20,every=120", "--report", "out",
+            ],
+            environment: [:])
         let s = try SimulateCommand.settings(options)
         #expect(s.providers == 200 && s.ridesPerMinute == 6 && s.ordersPerMinute == 4.5 && s.speedup == 10)
         #expect(s.durationSeconds == 1800 && s.seed == 7 && s.report == "out")
@@ -37,8 +46,9 @@ import TestSupport
 
     /// `make demo` runs the city against its server until Ctrl-C.
     @Test func foreverIsDemandWithoutAnEnd() throws {
-        let options = try SimulateCommand.spec.parse(["--server", "http://127.0.0.1:8080", "--speedup", "1", "--duration", "forever"],
-                                                     environment: [:])
+        let options = try SimulateCommand.spec.parse(
+            ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--duration", "forever"],
+            environment: [:])
         let s = try SimulateCommand.settings(options)
         #expect(s.durationSeconds == .infinity && s.server == URL(string: "http://127.0.0.1:8080"))
     }

@@ -12,9 +12,13 @@ extension EnRouteAPI {
             let id = try req.parameter("id")
             // Seen before decoding: invalid UTF-8 is the message's problem (422), not a malformed body.
             try Self.chat { _ = try chat.access(id, for: account) }
-            guard String(validating: req.body, as: UTF8.self) != nil else { throw Self.httpError(ChatError.invalidUTF8) }
+            guard String(validating: req.body, as: UTF8.self) != nil else {
+                throw Self.httpError(ChatError.invalidUTF8)
+            }
             let body = try req.decode(ChatMessageRequest.self)
-            let (message, created) = try await Self.chatAsync { try await chat.send(id, messageId: body.messageId, text: body.text, by: account) }
+            let (message, created) = try await Self.chatAsync {
+                try await chat.send(id, messageId: body.messageId, text: body.text, by: account)
+            }
             return try .json(message, status: created ? 201 : 200)
         }
         r.get(APIPath.Template.tripMessages) { req in
@@ -22,7 +26,9 @@ extension EnRouteAPI {
             let id = try req.parameter("id")
             var after: Int64 = 0
             if let text = req.query["after"] {
-                guard let value = Int64(text), value >= 0 else { throw HTTPError.invalid("/after", "must be a whole number, 0 or more") }
+                guard let value = Int64(text), value >= 0 else {
+                    throw HTTPError.invalid("/after", "must be a whole number, 0 or more")
+                }
                 after = value
             }
             return try .json(try await Self.chatAsync { try await chat.history(id, for: account, after: after) })
@@ -32,7 +38,9 @@ extension EnRouteAPI {
             let id = try req.parameter("id")
             let access = try Self.chat { try chat.access(id, for: account).access }
             guard req.isWebSocketUpgrade else {
-                var e = HTTPError(status: 426, title: "Upgrade Required", detail: "This path is a WebSocket: send Upgrade: websocket.")
+                var e = HTTPError(
+                    status: 426, title: "Upgrade Required", detail: "This path is a WebSocket: send Upgrade: websocket."
+                )
                 e.headers.set("Upgrade", "websocket")
                 throw e
             }
@@ -42,7 +50,8 @@ extension EnRouteAPI {
     }
 
     /// One chat socket: the history, then live frames both ways until the conversation closes or the client leaves.
-    static func chatSession(_ ws: WebSocket, chat: ChatService, tripId: String, account: Account, role: ChatRole?) async {
+    static func chatSession(_ ws: WebSocket, chat: ChatService, tripId: String, account: Account, role: ChatRole?) async
+    {
         func send(_ frame: ChatFrame) { if let text = try? frame.text() { try? ws.send(text: text) } }
         // Listening starts before the history is read, so nothing written in between is missed.
         let live = chat.listen(tripId, role: role)
@@ -70,7 +79,8 @@ extension EnRouteAPI {
                     if case .message(let message) = frame, message.seq <= sent { continue }
                     send(frame)
                 }
-                // The conversation closed, the party lost the trip, or this socket fell too far behind: the client resyncs.
+                // The conversation closed, the party lost the trip, or this socket fell too far behind: the client
+                // resyncs.
                 ws.close()
             }
             group.addTask {
@@ -84,18 +94,25 @@ extension EnRouteAPI {
     }
 
     /// One frame from the client: a message to store, a signal to pass on, or an error frame back.
-    static func handle(_ incoming: WebSocketMessage, ws: WebSocket, chat: ChatService, tripId: String, account: Account,
-                       reply: (ChatFrame) -> Void) async {
+    static func handle(
+        _ incoming: WebSocketMessage, ws: WebSocket, chat: ChatService, tripId: String, account: Account,
+        reply: (ChatFrame) -> Void
+    ) async {
         let text: String
         switch incoming {
         case .text(let t): text = t
         case .binary(let bytes):
-            guard let t = String(validating: bytes, as: UTF8.self) else { return reply(.error(httpError(ChatError.invalidUTF8).problem, messageId: nil)) }
+            guard let t = String(validating: bytes, as: UTF8.self) else {
+                return reply(.error(httpError(ChatError.invalidUTF8).problem, messageId: nil))
+            }
             text = t
         }
         let frame: ChatFrame
         do { frame = try ChatFrame.decode(text) } catch {
-            return reply(.error(HTTPError.badRequest("Each frame is a JSON object with a type: send, typing, delivered or read.").problem, messageId: nil))
+            return reply(
+                .error(
+                    HTTPError.badRequest("Each frame is a JSON object with a type: send, typing, delivered or read.")
+                        .problem, messageId: nil))
         }
         switch frame {
         case .send(let messageId, let body):
@@ -107,9 +124,14 @@ extension EnRouteAPI {
                 reply(.error(httpError(error).problem, messageId: messageId))
             }
         case .typing, .delivered, .read:
-            do { try chat.signal(tripId, frame, by: account) } catch { reply(.error(httpError(error).problem, messageId: nil)) }
+            do { try chat.signal(tripId, frame, by: account) } catch {
+                reply(.error(httpError(error).problem, messageId: nil))
+            }
         case .message, .error, .closed:
-            reply(.error(HTTPError.invalid("/type", "a client sends send, typing, delivered or read").problem, messageId: nil))
+            reply(
+                .error(
+                    HTTPError.invalid("/type", "a client sends send, typing, delivered or read").problem, messageId: nil
+                ))
         }
     }
 
@@ -132,16 +154,21 @@ extension EnRouteAPI {
         case .empty: return .invalid("/text", "must not be empty")
         case .nul: return .invalid("/text", "must not contain U+0000")
         case .tooLong(let limit):
-            return HTTPError(status: 413, title: "Content Too Large", detail: "A message is at most \(limit) bytes of UTF-8.",
-                             errors: [Problem.FieldError(pointer: "/text", detail: "is over \(limit) bytes")])
+            return HTTPError(
+                status: 413, title: "Content Too Large", detail: "A message is at most \(limit) bytes of UTF-8.",
+                errors: [Problem.FieldError(pointer: "/text", detail: "is over \(limit) bytes")])
         case .invalidMessageId:
-            return .invalid("/messageId", "must be 1 to \(ChatPolicy.maxMessageIdBytes) bytes without spaces or control characters")
-        case .messageIdReused: return .invalid("/messageId", "was used already for a different text; make a new id for a new message")
+            return .invalid(
+                "/messageId", "must be 1 to \(ChatPolicy.maxMessageIdBytes) bytes without spaces or control characters")
+        case .messageIdReused:
+            return .invalid("/messageId", "was used already for a different text; make a new id for a new message")
         case .rateLimited(let retryAfter):
             var h = HTTPHeaders()
             h.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
-            return HTTPError(status: 429, title: "Too Many Requests", detail: "Too many messages at once; this one was not sent. Send it again shortly.",
-                             headers: h)
+            return HTTPError(
+                status: 429, title: "Too Many Requests",
+                detail: "Too many messages at once; this one was not sent. Send it again shortly.",
+                headers: h)
         case .closed(let reason): return HTTPError(status: 409, title: "Conversation Closed", detail: reason)
         }
     }

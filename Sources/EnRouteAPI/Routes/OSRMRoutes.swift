@@ -19,13 +19,21 @@ extension EnRouteAPI {
             }
             // What osrm-routed cannot parse as service/version/profile/coordinates it refuses as InvalidUrl.
             for incomplete in ["/\(name.rawValue)", "/\(name.rawValue)/v1", "/\(name.rawValue)/v1/{profile}"] {
-                r.add("GET", incomplete, .sync { req in
-                    OSRMService.refusal(OSRMFailure(code: "InvalidUrl", message: "URL string malformed close to position \(max(1, req.path.utf8.count - 1))"))
-                })
+                r.add(
+                    "GET", incomplete,
+                    .sync { req in
+                        OSRMService.refusal(
+                            OSRMFailure(
+                                code: "InvalidUrl",
+                                message: "URL string malformed close to position \(max(1, req.path.utf8.count - 1))"))
+                    })
             }
-            r.add("GET", "/\(name.rawValue)/{version}/{profile}/{coordinates}", .sync { _ in
-                OSRMService.refusal(OSRMFailure(code: "InvalidVersion", message: "Service \(name.rawValue) not found!"))
-            })
+            r.add(
+                "GET", "/\(name.rawValue)/{version}/{profile}/{coordinates}",
+                .sync { _ in
+                    OSRMService.refusal(
+                        OSRMFailure(code: "InvalidVersion", message: "Service \(name.rawValue) not found!"))
+                })
         }
     }
 }
@@ -37,16 +45,21 @@ struct OSRMService: Sendable {
 
     let roads: (any RoadRouting)?
 
-    private static let noRoads = HTTPError.notFound("This server has no road network: start it with --graph FILE or --router osrm --osrm-url URL.")
+    private static let noRoads = HTTPError.notFound(
+        "This server has no road network: start it with --graph FILE or --router osrm --osrm-url URL.")
 
-    static func refusal(_ failure: OSRMFailure) -> HTTPResponse { .jsonBytes(OSRMResponses.failure(failure), status: failure.status) }
+    static func refusal(_ failure: OSRMFailure) -> HTTPResponse {
+        .jsonBytes(OSRMResponses.failure(failure), status: failure.status)
+    }
 
     private static func ok(_ bytes: [UInt8]) -> HTTPResponse { .jsonBytes(bytes) }
 
     /// A road error as OSRM's refusal, or 503 (problem+json) when the engine itself failed.
     private static func mapped(_ error: RoadRoutingError, offset: Int = 0) -> any Error {
         if let failure = OSRMResponses.failure(error, coordinateOffset: offset) { return failure }
-        if case .unavailable(let detail) = error { return HTTPError.unavailable(retryAfterSeconds: 1, detail: "The road router is unavailable: \(detail)") }
+        if case .unavailable(let detail) = error {
+            return HTTPError.unavailable(retryAfterSeconds: 1, detail: "The road router is unavailable: \(detail)")
+        }
         return HTTPError.internalError
     }
 
@@ -56,7 +69,8 @@ struct OSRMService: Sendable {
         do {
             switch name {
             case .route:
-                let query = try OSRMQueryParser.route(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
+                let query = try OSRMQueryParser.route(
+                    path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 var legs: [RoadLeg] = []
                 legs.reserveCapacity(query.coordinates.count - 1)
                 // Neither geometry nor steps asked for: the router skips building them.
@@ -64,19 +78,23 @@ struct OSRMService: Sendable {
                 for i in 0..<(query.coordinates.count - 1) {
                     do {
                         let (from, to, heading) = (query.coordinates[i], query.coordinates[i + 1], query.headings[i])
-                        legs.append(try summaryOnly ? roads.routeSummaryNow(from: from, to: to, heading: heading)
-                                                    : roads.routeNow(from: from, to: to, heading: heading))
+                        legs.append(
+                            try summaryOnly
+                                ? roads.routeSummaryNow(from: from, to: to, heading: heading)
+                                : roads.routeNow(from: from, to: to, heading: heading))
                     } catch {
                         throw Self.mapped(error, offset: i)
                     }
                 }
                 return Self.ok(OSRMResponses.route(query, legs: legs))
             case .table:
-                let query = try OSRMQueryParser.table(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
+                let query = try OSRMQueryParser.table(
+                    path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 let cells: [[RoadCost?]]
                 do {
-                    cells = try roads.tableNow(sources: query.sources.map { query.coordinates[$0] },
-                                               destinations: query.destinations.map { query.coordinates[$0] })
+                    cells = try roads.tableNow(
+                        sources: query.sources.map { query.coordinates[$0] },
+                        destinations: query.destinations.map { query.coordinates[$0] })
                 } catch {
                     throw Self.mapped(Self.tableIndex(error, query))
                 }
@@ -84,15 +102,20 @@ struct OSRMService: Sendable {
                 if !query.skipWaypoints {
                     var snapped: [RoadWaypoint] = []
                     for (i, c) in query.coordinates.enumerated() {
-                        do { snapped.append(try roads.nearestNow(c, heading: nil)) } catch { throw Self.mapped(error, offset: i) }
+                        do { snapped.append(try roads.nearestNow(c, heading: nil)) } catch {
+                            throw Self.mapped(error, offset: i)
+                        }
                     }
                     waypoints = snapped
                 }
                 return Self.ok(OSRMResponses.table(query, cells: cells, waypoints: waypoints))
             case .nearest:
-                let query = try OSRMQueryParser.nearest(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
+                let query = try OSRMQueryParser.nearest(
+                    path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 do {
-                    return Self.ok(OSRMResponses.nearest(query, waypoint: try roads.nearestNow(query.coordinate, heading: query.heading)))
+                    return Self.ok(
+                        OSRMResponses.nearest(
+                            query, waypoint: try roads.nearestNow(query.coordinate, heading: query.heading)))
                 } catch {
                     throw Self.mapped(error)
                 }
@@ -109,25 +132,30 @@ struct OSRMService: Sendable {
         do {
             switch name {
             case .route:
-                let query = try OSRMQueryParser.route(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
+                let query = try OSRMQueryParser.route(
+                    path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 var legs: [RoadLeg] = []
                 let summaryOnly = query.overview == .none && !query.steps
                 for i in 0..<(query.coordinates.count - 1) {
                     do {
                         let (from, to, heading) = (query.coordinates[i], query.coordinates[i + 1], query.headings[i])
-                        legs.append(try await summaryOnly ? roads.routeSummary(from: from, to: to, heading: heading, departure: departure)
-                                                          : roads.route(from: from, to: to, heading: heading, departure: departure))
+                        legs.append(
+                            try await summaryOnly
+                                ? roads.routeSummary(from: from, to: to, heading: heading, departure: departure)
+                                : roads.route(from: from, to: to, heading: heading, departure: departure))
                     } catch {
                         throw Self.mapped(error, offset: i)
                     }
                 }
                 return Self.ok(OSRMResponses.route(query, legs: legs))
             case .table:
-                let query = try OSRMQueryParser.table(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
+                let query = try OSRMQueryParser.table(
+                    path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 let cells: [[RoadCost?]]
                 do {
-                    cells = try await roads.table(sources: query.sources.map { query.coordinates[$0] },
-                                                  destinations: query.destinations.map { query.coordinates[$0] }, departure: departure)
+                    cells = try await roads.table(
+                        sources: query.sources.map { query.coordinates[$0] },
+                        destinations: query.destinations.map { query.coordinates[$0] }, departure: departure)
                 } catch {
                     throw Self.mapped(Self.tableIndex(error, query))
                 }
@@ -135,15 +163,20 @@ struct OSRMService: Sendable {
                 if !query.skipWaypoints {
                     var snapped: [RoadWaypoint] = []
                     for (i, c) in query.coordinates.enumerated() {
-                        do { snapped.append(try await roads.nearest(c, heading: nil)) } catch { throw Self.mapped(error, offset: i) }
+                        do { snapped.append(try await roads.nearest(c, heading: nil)) } catch {
+                            throw Self.mapped(error, offset: i)
+                        }
                     }
                     waypoints = snapped
                 }
                 return Self.ok(OSRMResponses.table(query, cells: cells, waypoints: waypoints))
             case .nearest:
-                let query = try OSRMQueryParser.nearest(path: req.path, segment: try req.parameter("coordinates"), query: req.query)
+                let query = try OSRMQueryParser.nearest(
+                    path: req.path, segment: try req.parameter("coordinates"), query: req.query)
                 do {
-                    return Self.ok(OSRMResponses.nearest(query, waypoint: try await roads.nearest(query.coordinate, heading: query.heading)))
+                    return Self.ok(
+                        OSRMResponses.nearest(
+                            query, waypoint: try await roads.nearest(query.coordinate, heading: query.heading)))
                 } catch {
                     throw Self.mapped(error)
                 }
@@ -156,7 +189,8 @@ struct OSRMService: Sendable {
     /// A table's `noSegment` index (sources, then destinations) as the index of the URL's coordinate.
     private static func tableIndex(_ error: RoadRoutingError, _ query: OSRMTableQuery) -> RoadRoutingError {
         guard case .noSegment(let index) = error else { return error }
-        let coordinate = index < query.sources.count ? query.sources[index] : query.destinations[index - query.sources.count]
+        let coordinate =
+            index < query.sources.count ? query.sources[index] : query.destinations[index - query.sources.count]
         return .noSegment(index: coordinate)
     }
 }

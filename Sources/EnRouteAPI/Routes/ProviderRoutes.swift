@@ -5,78 +5,104 @@ import EnRouteModels
 extension EnRouteAPI {
     /// Seed 004: availability, offers, steps, active trips, location batches and the provider's live stream.
     func addProviderRoutes(_ r: inout Router) {
-        r.post(APIPath.Template.providerTripAccept, limited(.steps) { req in
-            let account = try auth.account(for: req, roles: [.provider])
-            let id = try req.parameter("id")
-            switch providers.dispatcher.tripAccept(id, by: account.id) {
-            case .offer(let offerId):
-                return try await acceptOffer(offerId, account)
-            case .notOffered:
-                // A retried accept of a trip this provider already holds answers as the first did.
-                if let held = try map({ try service.cached(id) }), held.providerId == account.id, held.status.isActive {
-                    return try .json(wire.snapshot(held))
+        r.post(
+            APIPath.Template.providerTripAccept,
+            limited(.steps) { req in
+                let account = try auth.account(for: req, roles: [.provider])
+                let id = try req.parameter("id")
+                switch providers.dispatcher.tripAccept(id, by: account.id) {
+                case .offer(let offerId):
+                    return try await acceptOffer(offerId, account)
+                case .notOffered:
+                    // A retried accept of a trip this provider already holds answers as the first did.
+                    if let held = try map({ try service.cached(id) }), held.providerId == account.id,
+                        held.status.isActive
+                    {
+                        return try .json(wire.snapshot(held))
+                    }
+                    // Never offered to this provider (or the offer is over): the trip is not theirs to see.
+                    throw HTTPError.notFound("No offer of this trip is open for you.")
                 }
-                // Never offered to this provider (or the offer is over): the trip is not theirs to see.
-                throw HTTPError.notFound("No offer of this trip is open for you.")
-            }
-        })
-        r.post(APIPath.Template.providerAvailability, limited(.steps) { req in
-            let account = try auth.account(for: req, roles: [.provider])
-            let body = try req.decode(AvailabilityRequest.self)
-            if let position = body.position { try map { try TripService.validate(position, "/position") } }
-            return try .json(await providers.setAvailability(body, provider: account.id))
-        })
+            })
+        r.post(
+            APIPath.Template.providerAvailability,
+            limited(.steps) { req in
+                let account = try auth.account(for: req, roles: [.provider])
+                let body = try req.decode(AvailabilityRequest.self)
+                if let position = body.position { try map { try TripService.validate(position, "/position") } }
+                return try .json(await providers.setAvailability(body, provider: account.id))
+            })
         r.get(APIPath.Template.providerEvents) { req in
             let account = try auth.account(for: req, roles: [.provider])
             return providerStream(req, provider: account.id)
         }
-        r.post(APIPath.Template.providerOfferAccept, limited(.steps) { req in
-            let account = try auth.account(for: req, roles: [.provider])
-            return try await acceptOffer(try req.parameter("offerId"), account)
-        })
-        r.post(APIPath.Template.providerOfferDecline, limited(.steps) { req in
-            let account = try auth.account(for: req, roles: [.provider])
-            let offerId = try req.parameter("offerId")
-            do { try await providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound { throw HTTPError.notFound("No such offer.") }
-            return .empty(204)
-        })
-        r.post(APIPath.Template.providerTripSteps, limited(.steps) { req in
-            let account = try auth.account(for: req, roles: [.provider])
-            let id = try req.parameter("id")
-            let body = try req.decode(StepRequest.self)
-            guard !body.changeId.isEmpty, body.changeId.count <= 128 else { throw HTTPError.invalid("/changeId", "must be 1 to 128 characters") }
-            if let position = body.position { try map { try TripService.validate(position, "/position") } }
-            let current = try map { try service.trip(id, for: account) }
-            let move = try Self.providerStep(body.step, kind: current.kind)
-            try await checkProof(body.proofId, move: move, trip: current, by: account)
-            let trip = try await mapAsync {
-                try await service.move(id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId,
-                                       proofId: body.proofId)
-            } refused: { wire.snapshot($0) }
-            return try .json(wire.snapshot(trip))
-        })
+        r.post(
+            APIPath.Template.providerOfferAccept,
+            limited(.steps) { req in
+                let account = try auth.account(for: req, roles: [.provider])
+                return try await acceptOffer(try req.parameter("offerId"), account)
+            })
+        r.post(
+            APIPath.Template.providerOfferDecline,
+            limited(.steps) { req in
+                let account = try auth.account(for: req, roles: [.provider])
+                let offerId = try req.parameter("offerId")
+                do { try await providers.dispatcher.decline(offerId: offerId, by: account.id) } catch is OfferNotFound {
+                    throw HTTPError.notFound("No such offer.")
+                }
+                return .empty(204)
+            })
+        r.post(
+            APIPath.Template.providerTripSteps,
+            limited(.steps) { req in
+                let account = try auth.account(for: req, roles: [.provider])
+                let id = try req.parameter("id")
+                let body = try req.decode(StepRequest.self)
+                guard !body.changeId.isEmpty, body.changeId.count <= 128 else {
+                    throw HTTPError.invalid("/changeId", "must be 1 to 128 characters")
+                }
+                if let position = body.position { try map { try TripService.validate(position, "/position") } }
+                let current = try map { try service.trip(id, for: account) }
+                let move = try Self.providerStep(body.step, kind: current.kind)
+                try await checkProof(body.proofId, move: move, trip: current, by: account)
+                let trip = try await mapAsync {
+                    try await service.move(
+                        id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId,
+                        proofId: body.proofId)
+                } refused: {
+                    wire.snapshot($0)
+                }
+                return try .json(wire.snapshot(trip))
+            })
         r.get(APIPath.Template.providerActiveTrips) { req in
             let account = try auth.account(for: req, roles: [.provider])
             return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.snapshot)))
         }
-        r.post(APIPath.Template.providerLocations, limited(.locations) { req in
-            let account = try auth.account(for: req, roles: [.provider])
-            let body = try req.decode(LocationBatch.self)
-            guard !body.batchId.isEmpty else { throw HTTPError.invalid("/batchId", "must not be empty") }
-            guard body.fixes.count <= 100 else { throw HTTPError.invalid("/fixes", "at most 100 fixes per batch") }
-            for (i, fix) in body.fixes.enumerated() {
-                try map { try TripService.validate(fix.coordinate, "/fixes/\(i)") }
-                guard fix.accuracy >= 0, fix.accuracy.isFinite else { throw HTTPError.invalid("/fixes/\(i)/accuracy", "must be a non-negative number") }
-            }
-            do {
-                return try .json(try await providers.ingest.ingest(body, provider: account.id))
-            } catch {
-                throw HTTPError.unavailable(retryAfterSeconds: 1, detail: "The batch could not be stored; send it again with the same batchId.")
-            }
-        })
+        r.post(
+            APIPath.Template.providerLocations,
+            limited(.locations) { req in
+                let account = try auth.account(for: req, roles: [.provider])
+                let body = try req.decode(LocationBatch.self)
+                guard !body.batchId.isEmpty else { throw HTTPError.invalid("/batchId", "must not be empty") }
+                guard body.fixes.count <= 100 else { throw HTTPError.invalid("/fixes", "at most 100 fixes per batch") }
+                for (i, fix) in body.fixes.enumerated() {
+                    try map { try TripService.validate(fix.coordinate, "/fixes/\(i)") }
+                    guard fix.accuracy >= 0, fix.accuracy.isFinite else {
+                        throw HTTPError.invalid("/fixes/\(i)/accuracy", "must be a non-negative number")
+                    }
+                }
+                do {
+                    return try .json(try await providers.ingest.ingest(body, provider: account.id))
+                } catch {
+                    throw HTTPError.unavailable(
+                        retryAfterSeconds: 1,
+                        detail: "The batch could not be stored; send it again with the same batchId.")
+                }
+            })
     }
 
-    /// Accepts an offer now: 200 with the trip, 409 with the real trip when it is over, 404 when it was never the caller's.
+    /// Accepts an offer now: 200 with the trip, 409 with the real trip when it is over, 404 when it was never the
+    /// caller's.
     private func acceptOffer(_ offerId: String, _ account: Account) async throws -> HTTPResponse {
         do {
             return try .json(wire.snapshot(try await providers.dispatcher.accept(offerId: offerId, by: account.id)))
@@ -93,7 +119,9 @@ extension EnRouteAPI {
         let providers = self.providers
         return .live(req) { emit in
             let updates = providers.events.subscribe(provider)
-            for event in providers.resync(provider: provider) { try emit(LiveEvent(name: event.name, id: event.id, data: event.data)) }
+            for event in providers.resync(provider: provider) {
+                try emit(LiveEvent(name: event.name, id: event.id, data: event.data))
+            }
             for await event in updates { try emit(LiveEvent(name: event.name, id: event.id, data: event.data)) }
         }
     }
@@ -108,8 +136,10 @@ extension EnRouteAPI {
         case (.delivery, "arriving"): return .delivery(.arriving)
         case (.delivery, "delivered"): return .delivery(.delivered)
         case (_, "cancelled"): return .cancel(reason: "The provider gave up the trip")
-        case (.ride, _): throw HTTPError.invalid("/step", "must be driverArrived, onTrip, completed or cancelled for a ride")
-        case (.delivery, _): throw HTTPError.invalid("/step", "must be onTheWay, arriving, delivered or cancelled for a delivery")
+        case (.ride, _):
+            throw HTTPError.invalid("/step", "must be driverArrived, onTrip, completed or cancelled for a ride")
+        case (.delivery, _):
+            throw HTTPError.invalid("/step", "must be onTheWay, arriving, delivered or cancelled for a delivery")
         }
     }
 }

@@ -14,58 +14,81 @@ extension EnRouteAPI {
     /// Proof of delivery as a tus 1.0 upload (core, creation, checksum, termination), and the proof's read.
     func addUploadRoutes(_ r: inout Router) {
         guard let proofs = contact?.proofs else { return }
-        r.add("OPTIONS", APIPath.Template.uploads, .sync { _ in
-            var headers = HTTPHeaders()
-            headers.add("Tus-Resumable", Self.tusVersion)
-            headers.add("Tus-Version", Self.tusVersion)
-            headers.add("Tus-Extension", "creation,checksum,termination")
-            headers.add("Tus-Max-Size", String(ProofUploads.maxSize))
-            headers.add("Tus-Checksum-Algorithm", "sha1,sha256")
-            return HTTPResponse(status: 204, headers: headers)
-        })
-        r.post(APIPath.Template.uploads, limited(.steps, tus { req in
-            let account = try auth.account(for: req)
-            guard let text = req.headers["Upload-Length"], let length = Int(text), length >= 0 else {
-                throw HTTPError.badRequest("Upload-Length must be a non-negative integer (deferred lengths are not supported).")
-            }
-            let metadata = try Self.uploadMetadata(req.headers["Upload-Metadata"])
-            let upload = try await proof { try await proofs.create(length: length, metadata: metadata, by: account) }
-            var response = HTTPResponse(status: 201)
-            response.headers.add("Location", APIPath.upload(upload.id))
-            response.headers.add("Upload-Offset", String(upload.offset))
-            return response
-        }))
-        r.add("HEAD", APIPath.Template.upload, .async(tus { req in
-            let account = try auth.account(for: req)
-            let upload = try await proof { try await proofs.upload(try req.parameter("id"), by: account) }
-            var response = HTTPResponse(status: 200)
-            response.headers.add("Upload-Offset", String(upload.offset))
-            response.headers.add("Upload-Length", String(upload.length))
-            response.headers.add("Cache-Control", "no-store")
-            return response
-        }))
-        r.add("PATCH", APIPath.Template.upload, bodyLimit: ProofUploads.maxSize, .async(tus { req in
-            let account = try auth.account(for: req)
-            guard req.headers["Content-Type"]?.lowercased() == "application/offset+octet-stream" else {
-                throw HTTPError(status: 415, title: "Unsupported Media Type", detail: "Send the bytes as application/offset+octet-stream.")
-            }
-            guard let text = req.headers["Upload-Offset"], let offset = Int(text), offset >= 0 else {
-                throw HTTPError.badRequest("Upload-Offset must be a non-negative integer.")
-            }
-            if let checksum = req.headers["Upload-Checksum"] { try Self.verify(checksum: checksum, req.body) }
-            let upload = try await proof { try await proofs.append(try req.parameter("id"), offset: offset, bytes: req.body, by: account) }
-            var response = HTTPResponse(status: 204)
-            response.headers.add("Upload-Offset", String(upload.offset))
-            return response
-        }))
-        r.delete(APIPath.Template.upload, tus { req in
-            let account = try auth.account(for: req)
-            try await proof { try await proofs.terminate(try req.parameter("id"), by: account) }
-            return .empty(204)
-        })
+        r.add(
+            "OPTIONS", APIPath.Template.uploads,
+            .sync { _ in
+                var headers = HTTPHeaders()
+                headers.add("Tus-Resumable", Self.tusVersion)
+                headers.add("Tus-Version", Self.tusVersion)
+                headers.add("Tus-Extension", "creation,checksum,termination")
+                headers.add("Tus-Max-Size", String(ProofUploads.maxSize))
+                headers.add("Tus-Checksum-Algorithm", "sha1,sha256")
+                return HTTPResponse(status: 204, headers: headers)
+            })
+        r.post(
+            APIPath.Template.uploads,
+            limited(
+                .steps,
+                tus { req in
+                    let account = try auth.account(for: req)
+                    guard let text = req.headers["Upload-Length"], let length = Int(text), length >= 0 else {
+                        throw HTTPError.badRequest(
+                            "Upload-Length must be a non-negative integer (deferred lengths are not supported).")
+                    }
+                    let metadata = try Self.uploadMetadata(req.headers["Upload-Metadata"])
+                    let upload = try await proof {
+                        try await proofs.create(length: length, metadata: metadata, by: account)
+                    }
+                    var response = HTTPResponse(status: 201)
+                    response.headers.add("Location", APIPath.upload(upload.id))
+                    response.headers.add("Upload-Offset", String(upload.offset))
+                    return response
+                }))
+        r.add(
+            "HEAD", APIPath.Template.upload,
+            .async(
+                tus { req in
+                    let account = try auth.account(for: req)
+                    let upload = try await proof { try await proofs.upload(try req.parameter("id"), by: account) }
+                    var response = HTTPResponse(status: 200)
+                    response.headers.add("Upload-Offset", String(upload.offset))
+                    response.headers.add("Upload-Length", String(upload.length))
+                    response.headers.add("Cache-Control", "no-store")
+                    return response
+                }))
+        r.add(
+            "PATCH", APIPath.Template.upload, bodyLimit: ProofUploads.maxSize,
+            .async(
+                tus { req in
+                    let account = try auth.account(for: req)
+                    guard req.headers["Content-Type"]?.lowercased() == "application/offset+octet-stream" else {
+                        throw HTTPError(
+                            status: 415, title: "Unsupported Media Type",
+                            detail: "Send the bytes as application/offset+octet-stream.")
+                    }
+                    guard let text = req.headers["Upload-Offset"], let offset = Int(text), offset >= 0 else {
+                        throw HTTPError.badRequest("Upload-Offset must be a non-negative integer.")
+                    }
+                    if let checksum = req.headers["Upload-Checksum"] { try Self.verify(checksum: checksum, req.body) }
+                    let upload = try await proof {
+                        try await proofs.append(try req.parameter("id"), offset: offset, bytes: req.body, by: account)
+                    }
+                    var response = HTTPResponse(status: 204)
+                    response.headers.add("Upload-Offset", String(upload.offset))
+                    return response
+                }))
+        r.delete(
+            APIPath.Template.upload,
+            tus { req in
+                let account = try auth.account(for: req)
+                try await proof { try await proofs.terminate(try req.parameter("id"), by: account) }
+                return .empty(204)
+            })
         r.get(APIPath.Template.tripProof) { req in
             let account = try auth.account(for: req)
-            let (upload, bytes) = try await proof { try await proofs.proof(tripId: try req.parameter("id"), by: account) }
+            let (upload, bytes) = try await proof {
+                try await proofs.proof(tripId: try req.parameter("id"), by: account)
+            }
             var headers = HTTPHeaders()
             headers.add("Content-Type", upload.contentType)
             headers.add("Cache-Control", "private, no-store")
@@ -81,7 +104,9 @@ extension EnRouteAPI {
     /// another step, on a malformed id, or on an upload that is not this trip's. The upload itself may come later.
     func checkProof(_ proofId: String?, move: TripMove, trip: TripRecord, by account: Account) async throws {
         guard let proofId else { return }
-        guard move == .delivery(.delivered) else { throw HTTPError.invalid("/proofId", "only the delivered step takes a proof") }
+        guard move == .delivery(.delivered) else {
+            throw HTTPError.invalid("/proofId", "only the delivered step takes a proof")
+        }
         guard let proofs = contact?.proofs else { throw HTTPError.invalid("/proofId", "this server keeps no proofs") }
         // Checked here; recorded by the step itself, in the transaction that applies it.
         try await proof { try await proofs.check(proofId: proofId, trip: trip, by: account) }
@@ -102,11 +127,14 @@ extension EnRouteAPI {
 
     /// A tus request handler: `Tus-Resumable` is required (412 naming the version served otherwise) and every answer,
     /// errors included, carries it.
-    private func tus(_ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
+    private func tus(
+        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
         { req in
             var response: HTTPResponse
             if req.headers["Tus-Resumable"] != Self.tusVersion {
-                var error = HTTPError(status: 412, title: "Precondition Failed", detail: "Send Tus-Resumable: \(Self.tusVersion).")
+                var error = HTTPError(
+                    status: 412, title: "Precondition Failed", detail: "Send Tus-Resumable: \(Self.tusVersion).")
                 error.headers.add("Tus-Version", Self.tusVersion)
                 response = error.response
             } else {
@@ -122,13 +150,16 @@ extension EnRouteAPI {
         guard let header, !header.isEmpty else { return [:] }
         var out: [String: String] = [:]
         for pair in header.split(separator: ",", omittingEmptySubsequences: false) {
-            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: false)
+            let parts = pair.trimmingCharacters(in: .whitespaces).split(
+                separator: " ", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count), let key = parts.first, !key.isEmpty, out[String(key)] == nil else {
-                throw HTTPError.badRequest("Upload-Metadata must be comma-separated 'key base64value' pairs with distinct keys.")
+                throw HTTPError.badRequest(
+                    "Upload-Metadata must be comma-separated 'key base64value' pairs with distinct keys.")
             }
             var value = ""
             if parts.count == 2 {
-                guard let data = Data(base64Encoded: String(parts[1])), let text = String(data: data, encoding: .utf8) else {
+                guard let data = Data(base64Encoded: String(parts[1])), let text = String(data: data, encoding: .utf8)
+                else {
                     throw HTTPError.badRequest("Upload-Metadata value of \(key) is not base64 of UTF-8 text.")
                 }
                 value = text
@@ -152,7 +183,9 @@ extension EnRouteAPI {
         default: throw HTTPError.badRequest("Upload-Checksum algorithm must be sha1 or sha256.")
         }
         guard Digest.constantTimeEqual(actual, Array(expected)) else {
-            throw HTTPError(status: 460, title: "Checksum Mismatch", detail: "The body does not match Upload-Checksum; nothing was stored. Send it again.")
+            throw HTTPError(
+                status: 460, title: "Checksum Mismatch",
+                detail: "The body does not match Upload-Checksum; nothing was stored. Send it again.")
         }
     }
 }

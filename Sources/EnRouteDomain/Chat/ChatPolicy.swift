@@ -16,8 +16,12 @@ public struct ChatPolicy: Sendable, Equatable {
     public static let maxMessageIdBytes = 100
 
     /// 2000 bytes, 10 at once then one every 3 s, removed 24 h after the end.
-    public init(maxMessageBytes: Int = 2000, burst: Int = 10, refillInterval: TimeInterval = 3, retention: TimeInterval = 24 * 3600) {
-        self.maxMessageBytes = maxMessageBytes; self.burst = max(1, burst); self.refillInterval = max(0, refillInterval); self.retention = retention
+    public init(
+        maxMessageBytes: Int = 2000, burst: Int = 10, refillInterval: TimeInterval = 3,
+        retention: TimeInterval = 24 * 3600
+    ) {
+        self.maxMessageBytes = maxMessageBytes; self.burst = max(1, burst);
+        self.refillInterval = max(0, refillInterval); self.retention = retention
     }
 
     /// What an account may do in a trip's chat.
@@ -53,12 +57,13 @@ public struct ChatPolicy: Sendable, Equatable {
     /// The conversation's state for `trip`: closed once the trip is terminal, waiting until a provider holds it.
     public func state(of trip: TripRecord) -> State {
         if !trip.status.isActive {
-            let reason = switch trip.status {
-            case .ride(.completed): "The trip has ended."
-            case .delivery(.delivered): "The order was delivered."
-            case .ride(.noDriversFound): "No provider took the trip."
-            default: "The trip was cancelled."
-            }
+            let reason =
+                switch trip.status {
+                case .ride(.completed): "The trip has ended."
+                case .delivery(.delivered): "The order was delivered."
+                case .ride(.noDriversFound): "No provider took the trip."
+                default: "The trip was cancelled."
+                }
             return .closed(reason: reason)
         }
         guard trip.providerId != nil else { return .waiting(reason: "No provider holds the trip yet.") }
@@ -86,7 +91,8 @@ public struct ChatPolicy: Sendable, Equatable {
     /// Refuses a `messageId` that is empty, too long or holds control characters or spaces.
     public func check(messageId: String) throws(ChatError) {
         guard !messageId.isEmpty, messageId.utf8.count <= Self.maxMessageIdBytes,
-              messageId.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { throw .invalidMessageId }
+            messageId.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        else { throw .invalidMessageId }
     }
 
     /// A party's token bucket: `burst` tokens, one back every `refillInterval`, measured on the caller's clock.

@@ -33,10 +33,14 @@ public final class ChatService: Sendable {
     public static let pageLimit = 200
 
     /// The chat over `trips`; the sweep runs every `sweepInterval` on `clock` once `run()` is started.
-    public init(store: any ChatStore, trips: TripService, policy: ChatPolicy = ChatPolicy(), notifier: (any ChatNotifier)? = nil,
-                clock: any Clock<Duration>, sweepInterval: Duration = .seconds(60), now: @escaping @Sendable () -> Date,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.store = store; self.trips = trips; self.policy = policy; self.notifier = notifier; self.now = now; self.log = log
+    public init(
+        store: any ChatStore, trips: TripService, policy: ChatPolicy = ChatPolicy(),
+        notifier: (any ChatNotifier)? = nil,
+        clock: any Clock<Duration>, sweepInterval: Duration = .seconds(60), now: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.store = store; self.trips = trips; self.policy = policy; self.notifier = notifier; self.now = now;
+        self.log = log
         loop = PollLoop(clock: clock, interval: sweepInterval)
         trips.onCommit { [weak self] old, new in self?.tripChanged(from: old, to: new) }
         // Who may hold a chat socket follows every version this node learns of, another node's commits included.
@@ -53,27 +57,38 @@ public final class ChatService: Sendable {
         return (trip, access)
     }
 
-    /// Messages after `after`, in order (at most `limit`, capped at `pageLimit`), with whether the conversation is closed.
-    public func history(_ tripId: String, for account: Account, after: Int64 = 0, limit: Int = ChatService.pageLimit) async throws -> ChatHistory {
+    /// Messages after `after`, in order (at most `limit`, capped at `pageLimit`), with whether the conversation is
+    /// closed.
+    public func history(
+        _ tripId: String, for account: Account, after: Int64 = 0, limit: Int = ChatService.pageLimit
+    ) async throws -> ChatHistory {
         let (trip, _) = try access(tripId, for: account)
         let page = min(max(1, limit), Self.pageLimit)
         let conversation = try await store.conversation(tripId: tripId)
         let messages = try await store.messages(tripId: tripId, after: max(0, after), limit: page + 1)
         let state = policy.state(of: trip)
         guard case .closed(let reason) = state else {
-            return ChatHistory(tripId: tripId, messages: Array(messages.prefix(page)), closed: false, reason: nil, removesAt: nil,
-                               hasMore: messages.count > page)
+            return ChatHistory(
+                tripId: tripId, messages: Array(messages.prefix(page)), closed: false, reason: nil, removesAt: nil,
+                hasMore: messages.count > page)
         }
         if conversation?.removedAt != nil {
-            return ChatHistory(tripId: tripId, messages: [], closed: true, reason: "\(reason) The conversation was removed.", removesAt: nil)
+            return ChatHistory(
+                tripId: tripId, messages: [], closed: true, reason: "\(reason) The conversation was removed.",
+                removesAt: nil)
         }
-        return ChatHistory(tripId: tripId, messages: Array(messages.prefix(page)), closed: true, reason: reason,
-                           removesAt: policy.removalTime(endedAt: endTime(of: trip, conversation: conversation)), hasMore: messages.count > page)
+        return ChatHistory(
+            tripId: tripId, messages: Array(messages.prefix(page)), closed: true, reason: reason,
+            removesAt: policy.removalTime(endedAt: endTime(of: trip, conversation: conversation)),
+            hasMore: messages.count > page)
     }
 
-    /// Stores `text` from `account` under `messageId` (or returns the message already stored under it: `created` false),
+    /// Stores `text` from `account` under `messageId` (or returns the message already stored under it: `created`
+    /// false),
     /// publishes it to the trip's chat sockets and, when the other party has none open, to the notifier.
-    public func send(_ tripId: String, messageId: String, text: String, by account: Account) async throws -> (message: ChatMessage, created: Bool) {
+    public func send(
+        _ tripId: String, messageId: String, text: String, by account: Account
+    ) async throws -> (message: ChatMessage, created: Bool) {
         let (trip, access) = try access(tripId, for: account)
         guard case .party(let role) = access else { throw ChatError.readOnly }
         try policy.check(messageId: messageId)
@@ -88,18 +103,22 @@ public final class ChatService: Sendable {
         case .open: break
         }
         try takeToken(account)
-        let (message, created) = try await store.append(tripId: tripId, messageId: messageId, from: role, text: text, at: now())
+        let (message, created) = try await store.append(
+            tripId: tripId, messageId: messageId, from: role, text: text, at: now())
         guard created else {
             guard message.text == text else { throw ChatError.messageIdReused }
             return (message, false)
         }
         publish(tripId, .message(message))
         let recipient = role == .customer ? trip.providerId : trip.customerId
-        if let recipient, !isListening(tripId, role: role.other), let notifier { await notifier.deliverOffline(message, to: recipient) }
+        if let recipient, !isListening(tripId, role: role.other), let notifier {
+            await notifier.deliverOffline(message, to: recipient)
+        }
         return (message, true)
     }
 
-    /// Passes a `typing`, `delivered` or `read` frame from `account` to the other party's sockets, stamped with its role.
+    /// Passes a `typing`, `delivered` or `read` frame from `account` to the other party's sockets, stamped with its
+    /// role.
     public func signal(_ tripId: String, _ frame: ChatFrame, by account: Account) throws {
         let (trip, access) = try access(tripId, for: account)
         guard case .party(let role) = access else { throw ChatError.readOnly }
@@ -117,9 +136,11 @@ public final class ChatService: Sendable {
     // MARK: - Live
 
     /// Frames of the trip's chat from now on for a socket of `role` (nil: ops); ends when the conversation closes, the
-    /// party loses the trip, or the listener falls `listenerBuffer` frames behind. While it runs, `role` counts as connected.
+    /// party loses the trip, or the listener falls `listenerBuffer` frames behind. While it runs, `role` counts as
+    /// connected.
     public func listen(_ tripId: String, role: ChatRole?) -> AsyncStream<ChatFrame> {
-        let (stream, continuation) = AsyncStream<ChatFrame>.makeStream(bufferingPolicy: .bufferingOldest(Self.listenerBuffer))
+        let (stream, continuation) = AsyncStream<ChatFrame>.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.listenerBuffer))
         let key = nextListener.wrappingAdd(1, ordering: .relaxed).newValue
         listeners.withLock { $0[tripId, default: [:]][key] = Listener(role: role, continuation: continuation) }
         continuation.onTermination = { [weak self] _ in
@@ -139,7 +160,10 @@ public final class ChatService: Sendable {
     /// Chat sockets following the trip now.
     public func listenerCount(_ tripId: String) -> Int { listeners.withLock { $0[tripId]?.count ?? 0 } }
 
-    private func publish(_ tripId: String, _ frame: ChatFrame, skipping role: ChatRole? = nil, finish: (Listener) -> Bool = { _ in false }) {
+    private func publish(
+        _ tripId: String, _ frame: ChatFrame, skipping role: ChatRole? = nil,
+        finish: (Listener) -> Bool = { _ in false }
+    ) {
         let targets = listeners.withLock { Array(($0[tripId] ?? [:]).values) }
         for listener in targets {
             if let role, listener.role == role { continue }
@@ -154,7 +178,9 @@ public final class ChatService: Sendable {
     private func tripChanged(from old: TripRecord?, to new: TripRecord) {
         if old?.status.isActive ?? true, !new.status.isActive {
             ends.withLock { $0[new.id] = new.updatedAt }
-            if case .closed(let reason) = policy.state(of: new) { publish(new.id, .closed(reason: reason), finish: { _ in true }) }
+            if case .closed(let reason) = policy.state(of: new) {
+                publish(new.id, .closed(reason: reason), finish: { _ in true })
+            }
             loop.wake()
         }
     }
@@ -181,12 +207,14 @@ public final class ChatService: Sendable {
 
     // MARK: - Removal
 
-    /// The time the trip ended: recorded on the conversation, seen by this process, or (after a restart) its last change.
+    /// The time the trip ended: recorded on the conversation, seen by this process, or (after a restart) its last
+    /// change.
     private func endTime(of trip: TripRecord, conversation: ChatConversation?) -> Date {
         conversation?.endedAt ?? ends.withLock { $0[trip.id] } ?? trip.updatedAt
     }
 
-    /// Records the end of every conversation whose trip ended and removes those ended `policy.retention` ago; returns how
+    /// Records the end of every conversation whose trip ended and removes those ended `policy.retention` ago; returns
+    /// how
     /// many were removed.
     @discardableResult
     public func sweep() async throws -> Int {

@@ -18,7 +18,9 @@ public struct ChatConversation: Sendable, Equatable {
 public protocol ChatStore: Sendable {
     /// Stores a message as the trip's next sequence unless `from` already stored `messageId` on this trip; returns the
     /// stored message (the earlier one on a resend) and whether it is new. Atomic: two racing sends store one.
-    func append(tripId: String, messageId: String, from: ChatRole, text: String, at: Date) async throws -> (message: ChatMessage, created: Bool)
+    func append(
+        tripId: String, messageId: String, from: ChatRole, text: String, at: Date
+    ) async throws -> (message: ChatMessage, created: Bool)
     /// The message `from` stored under `messageId` on the trip, if any.
     func message(tripId: String, from: ChatRole, messageId: String) async throws -> ChatMessage?
     /// Up to `limit` messages with a sequence above `after`, in order.

@@ -12,12 +12,17 @@ public final class InMemoryChatStore: ChatStore {
 
     public init() {}
 
-    public func append(tripId: String, messageId: String, from: ChatRole, text: String, at: Date) async throws -> (message: ChatMessage, created: Bool) {
+    public func append(
+        tripId: String, messageId: String, from: ChatRole, text: String, at: Date
+    ) async throws -> (message: ChatMessage, created: Bool) {
         conversations.withLock { all in
             var c = all[tripId] ?? Conversation(summary: ChatConversation(tripId: tripId, lastSeq: 0))
-            if let existing = c.messages.first(where: { $0.from == from && $0.messageId == messageId }) { return (existing, false) }
+            if let existing = c.messages.first(where: { $0.from == from && $0.messageId == messageId }) {
+                return (existing, false)
+            }
             c.summary.lastSeq += 1
-            let message = ChatMessage(messageId: messageId, tripId: tripId, seq: c.summary.lastSeq, from: from, text: text, sentAt: at)
+            let message = ChatMessage(
+                messageId: messageId, tripId: tripId, seq: c.summary.lastSeq, from: from, text: text, sentAt: at)
             c.messages.append(message)
             all[tripId] = c
             return (message, true)
@@ -32,7 +37,9 @@ public final class InMemoryChatStore: ChatStore {
         conversations.withLock { Array(($0[tripId]?.messages ?? []).filter { $0.seq > after }.prefix(max(0, limit))) }
     }
 
-    public func conversation(tripId: String) async throws -> ChatConversation? { conversations.withLock { $0[tripId]?.summary } }
+    public func conversation(tripId: String) async throws -> ChatConversation? {
+        conversations.withLock { $0[tripId]?.summary }
+    }
 
     public func openConversations() async throws -> [String] {
         conversations.withLock { $0.values.filter { $0.summary.endedAt == nil }.map(\.summary.tripId).sorted() }
@@ -47,7 +54,8 @@ public final class InMemoryChatStore: ChatStore {
 
     public func conversations(endedBefore cutoff: Date) async throws -> [String] {
         conversations.withLock { all in
-            all.values.filter { c in c.summary.removedAt == nil && (c.summary.endedAt.map { $0 < cutoff } ?? false) }.map(\.summary.tripId).sorted()
+            all.values.filter { c in c.summary.removedAt == nil && (c.summary.endedAt.map { $0 < cutoff } ?? false) }
+                .map(\.summary.tripId).sorted()
         }
     }
 

@@ -19,9 +19,13 @@ public struct ContactSession: Codable, Sendable, Equatable {
     /// When it was closed; nil while open.
     public var closedAt: Date?
 
-    public init(relaySessionId: String, tripId: String, customerId: String, providerId: String, customerDials: String, providerDials: String,
-                openedAt: Date, closesAt: Date? = nil, closedAt: Date? = nil) {
-        self.relaySessionId = relaySessionId; self.tripId = tripId; self.customerId = customerId; self.providerId = providerId
+    public init(
+        relaySessionId: String, tripId: String, customerId: String, providerId: String, customerDials: String,
+        providerDials: String,
+        openedAt: Date, closesAt: Date? = nil, closedAt: Date? = nil
+    ) {
+        self.relaySessionId = relaySessionId; self.tripId = tripId; self.customerId = customerId;
+        self.providerId = providerId
         self.customerDials = customerDials; self.providerDials = providerDials; self.openedAt = openedAt
         self.closesAt = closesAt; self.closedAt = closedAt
     }
@@ -43,15 +47,21 @@ public final class InMemoryContactSessionStore: ContactSessionStore {
     public init() {}
 
     public func openSession(tripId: String) async throws -> ContactSession? {
-        sessions.withLock { $0.values.filter { $0.tripId == tripId && $0.closedAt == nil }.max { $0.openedAt < $1.openedAt } }
+        sessions.withLock {
+            $0.values.filter { $0.tripId == tripId && $0.closedAt == nil }.max { $0.openedAt < $1.openedAt }
+        }
     }
 
     public func openSessions() async throws -> [ContactSession] {
         sessions.withLock { $0.values.filter { $0.closedAt == nil }.sorted { $0.relaySessionId < $1.relaySessionId } }
     }
 
-    public func save(_ session: ContactSession) async throws { sessions.withLock { $0[session.relaySessionId] = session } }
+    public func save(_ session: ContactSession) async throws {
+        sessions.withLock { $0[session.relaySessionId] = session }
+    }
 
     /// Every session ever saved, open or closed.
-    public var all: [ContactSession] { sessions.withLock { $0.values.sorted { $0.relaySessionId < $1.relaySessionId } } }
+    public var all: [ContactSession] {
+        sessions.withLock { $0.values.sorted { $0.relaySessionId < $1.relaySessionId } }
+    }
 }

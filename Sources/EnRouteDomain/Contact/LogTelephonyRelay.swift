@@ -16,7 +16,8 @@ public final class LogTelephonyRelay: TelephonyRelay {
         self.pool = pool; self.log = log
     }
 
-    /// The pool `enroute serve` uses without `--telephony-pool`: numbers in the range Ofcom keeps for drama (+44 7700 900xxx).
+    /// The pool `enroute serve` uses without `--telephony-pool`: numbers in the range Ofcom keeps for drama (+44 7700
+    /// 900xxx).
     public static let defaultPool: [E164PhoneNumber] = (0..<10).compactMap { E164PhoneNumber("+44770090000\($0)") }
 
     public func openSession(tripId: String, ttlSeconds: Int) async throws -> String {
@@ -30,12 +31,15 @@ public final class LogTelephonyRelay: TelephonyRelay {
         return id
     }
 
-    public func addParticipant(session: String, number: E164PhoneNumber, label: String) async throws -> E164PhoneNumber {
+    public func addParticipant(session: String, number: E164PhoneNumber, label: String) async throws -> E164PhoneNumber
+    {
         let proxy = try state.withLock { s -> E164PhoneNumber in
             guard s.sessions[session] != nil else { throw TelephonyRelayError.unknownSession(session) }
             // A proxy number must name one session for the number that dials it, as with a real relay.
             let taken = Set(s.sessions.values.flatMap { $0.participants.filter { $0.real == number }.map(\.proxy) })
-            guard let proxy = pool.first(where: { !taken.contains($0) }) else { throw TelephonyRelayError.poolExhausted }
+            guard let proxy = pool.first(where: { !taken.contains($0) }) else {
+                throw TelephonyRelayError.poolExhausted
+            }
             s.sessions[session]!.participants.append((number, proxy))
             return proxy
         }

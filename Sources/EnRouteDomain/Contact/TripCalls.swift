@@ -44,9 +44,11 @@ public final class TripCalls: Sendable {
     /// Opens in flight per trip, so two parties calling at once share one session.
     private let opening = Mutex<[String: Task<ContactSession, any Error>]>([:])
 
-    public init(service: TripService, relay: any TelephonyRelay, sessions: any ContactSessionStore, phones: any PhoneBook,
-                policy: CallPolicy = CallPolicy(), clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
-                log: @escaping @Sendable (String) -> Void) {
+    public init(
+        service: TripService, relay: any TelephonyRelay, sessions: any ContactSessionStore, phones: any PhoneBook,
+        policy: CallPolicy = CallPolicy(), clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.service = service; self.relay = relay; self.sessions = sessions; self.phones = phones; self.policy = policy
         self.now = now; self.log = log
         loop = PollLoop(clock: clock, interval: policy.sweepInterval)
@@ -54,7 +56,9 @@ public final class TripCalls: Sendable {
 
     /// The number `account` dials to reach the other party of `tripId`: their own proxy number in the trip's session.
     public func call(_ tripId: String, by account: Account) async throws(CallRefusal) -> TripCall {
-        guard let trip = try? service.cached(tripId), let party = Self.party(account, of: trip) else { throw .notAParty }
+        guard let trip = try? service.cached(tripId), let party = Self.party(account, of: trip) else {
+            throw .notAParty
+        }
         guard let providerId = trip.providerId else { throw .noProvider }
         var closesAt: Date?
         if !trip.status.isActive {
@@ -71,8 +75,9 @@ public final class TripCalls: Sendable {
             log("calls: trip \(tripId): the relay failed: \(error)")
             throw .relayUnavailable("\(error)")
         }
-        return TripCall(tripId: tripId, dial: party == .customer ? session.customerDials : session.providerDials,
-                        availableUntil: closesAt ?? session.closesAt)
+        return TripCall(
+            tripId: tripId, dial: party == .customer ? session.customerDials : session.providerDials,
+            availableUntil: closesAt ?? session.closesAt)
     }
 
     /// Runs the closer until cancelled: each pass closes the sessions that are due.
@@ -103,7 +108,10 @@ public final class TripCalls: Sendable {
             } catch TelephonyRelayError.unknownSession {
                 // Already gone at the relay (its time-to-live, or a relay restart): nothing connects any more.
             } catch {
-                log("calls: could not close session \(session.relaySessionId) of trip \(session.tripId) (will retry): \(error)")
+                log(
+                    "calls: could not close session \(session.relaySessionId) of trip \(session.tripId) (will "
+                        + "retry): \(error)"
+                )
                 continue
             }
             session.closesAt = session.closesAt ?? at
@@ -136,15 +144,21 @@ public final class TripCalls: Sendable {
             closed.closedAt = now(); closed.closesAt = closed.closesAt ?? closed.closedAt
             try await sessions.save(closed)
         }
-        let customer = Account(id: trip.customerId, role: .customer), provider = Account(id: providerId, role: .provider)
-        guard let customerNumber = phones.phoneNumber(of: customer) else { throw caller == .customer ? CallRefusal.callerHasNoNumber : .otherHasNoNumber(.customer) }
-        guard let providerNumber = phones.phoneNumber(of: provider) else { throw caller == .provider ? CallRefusal.callerHasNoNumber : .otherHasNoNumber(.provider) }
+        let customer = Account(id: trip.customerId, role: .customer),
+            provider = Account(id: providerId, role: .provider)
+        guard let customerNumber = phones.phoneNumber(of: customer) else {
+            throw caller == .customer ? CallRefusal.callerHasNoNumber : .otherHasNoNumber(.customer)
+        }
+        guard let providerNumber = phones.phoneNumber(of: provider) else {
+            throw caller == .provider ? CallRefusal.callerHasNoNumber : .otherHasNoNumber(.provider)
+        }
         let id = try await relay.openSession(tripId: trip.id, ttlSeconds: Int(policy.sessionTTL))
         do {
             let customerDials = try await relay.addParticipant(session: id, number: customerNumber, label: "customer")
             let providerDials = try await relay.addParticipant(session: id, number: providerNumber, label: "provider")
-            let session = ContactSession(relaySessionId: id, tripId: trip.id, customerId: trip.customerId, providerId: providerId,
-                                         customerDials: customerDials.e164, providerDials: providerDials.e164, openedAt: now())
+            let session = ContactSession(
+                relaySessionId: id, tripId: trip.id, customerId: trip.customerId, providerId: providerId,
+                customerDials: customerDials.e164, providerDials: providerDials.e164, openedAt: now())
             try await sessions.save(session)
             log("calls: session \(id) opened for trip \(trip.id)")
             return session
@@ -157,7 +171,8 @@ public final class TripCalls: Sendable {
 
     // MARK: - Rules
 
-    /// The role `account` plays in a call on `trip`: its customer or its provider; nobody else (ops and merchants included).
+    /// The role `account` plays in a call on `trip`: its customer or its provider; nobody else (ops and merchants
+    /// included).
     static func party(_ account: Account, of trip: TripRecord) -> Party? {
         switch account.role {
         case .customer where trip.customerId == account.id: .customer

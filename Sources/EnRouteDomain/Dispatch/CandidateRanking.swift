@@ -48,10 +48,14 @@ public struct RoadRanking: CandidateRanking {
         do {
             table = try await roads.table(sources: straight.map(\.position), destinations: [pickup], departure: now())
         } catch {
-            metrics.increment("enroute_dispatch_ranking_fallback_total", labels: [:], help: "Shortlists ranked in a straight line because the road table failed.")
+            metrics.increment(
+                "enroute_dispatch_ranking_fallback_total", labels: [:],
+                help: "Shortlists ranked in a straight line because the road table failed.")
             return straight
         }
-        let seconds = straight.indices.map { i in (i < table.count ? table[i].first ?? nil : nil)?.durationSeconds ?? .infinity }
+        let seconds = straight.indices.map { i in
+            (i < table.count ? table[i].first ?? nil : nil)?.durationSeconds ?? .infinity
+        }
         return straight.indices.sorted { (seconds[$0], $0) < (seconds[$1], $1) }.map { straight[$0] }
     }
 }

@@ -13,14 +13,16 @@ public struct DispatchPolicy: Sendable, Equatable {
     public var maxCandidates: Int = 5
     /// How long one search may last before giving up.
     public var searchLimit: Duration = .seconds(120)
-    /// After a delivery's search gives up, the wait before the next search (deliveries are never abandoned by dispatch).
+    /// After a delivery's search gives up, the wait before the next search (deliveries are never abandoned by
+    /// dispatch).
     public var deliveryRetry: Duration = .seconds(60)
     /// Only providers this close to the pickup are candidates, in metres.
     public var searchRadius: Double = 10_000
     /// How many of the nearest candidates the ranking sees.
     public var shortlist: Int = 10
     /// While a search waits for supply, how often it looks again by itself: on a node of several (the other nodes'
-    /// word that supply changed is only a wake-up, and may be lost), and after the provider locations could not be read.
+    /// word that supply changed is only a wake-up, and may be lost), and after the provider locations could not be
+    /// read.
     public var supplyRecheck: Duration = .seconds(5)
 
     public init() {}

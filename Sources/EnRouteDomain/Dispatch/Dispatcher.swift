@@ -64,12 +64,17 @@ public final class Dispatcher: Sendable {
     /// `offers` hears of each offer after the live stream (the platform push); nil sends offers on the stream only.
     /// `book` holds the offers (shared by every node of a deployment); `peers` carries offer events and endings to the
     /// other nodes, nil on a node of its own. `presence` is this node's own, or the store every node shares.
-    public init(service: TripService, presence: any ProviderLocations, events: ProviderEventHub, offers: (any OfferObserver)? = nil,
-                book: any OfferStore = InMemoryOfferStore(), peers: (any PeerChannel)? = nil,
-                ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(), clock: any Clock<Duration>,
-                ids: any IDGenerator, metrics: any MetricsSink, log: @escaping @Sendable (String) -> Void = { _ in },
-                now: @escaping @Sendable () -> Date) {
-        self.service = service; self.presence = presence; self.events = events; self.offers = offers; self.ranking = ranking; self.policy = policy
+    public init(
+        service: TripService, presence: any ProviderLocations, events: ProviderEventHub,
+        offers: (any OfferObserver)? = nil,
+        book: any OfferStore = InMemoryOfferStore(), peers: (any PeerChannel)? = nil,
+        ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(),
+        clock: any Clock<Duration>,
+        ids: any IDGenerator, metrics: any MetricsSink, log: @escaping @Sendable (String) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.service = service; self.presence = presence; self.events = events; self.offers = offers;
+        self.ranking = ranking; self.policy = policy
         self.book = book; self.peers = peers; self.node = service.node
         self.clock = clock; self.ids = ids; self.metrics = metrics; self.log = log; self.now = now
     }
@@ -124,7 +129,9 @@ public final class Dispatcher: Sendable {
     private func leaseSearch(_ tripId: String) async -> Bool {
         guard let node else { return true }
         let at = now()
-        return (try? await book.claimSearch(tripId, node: node, until: at.addingTimeInterval(Self.seconds(policy.searchLease)), now: at)) == true
+        return
+            (try? await book.claimSearch(
+                tripId, node: node, until: at.addingTimeInterval(Self.seconds(policy.searchLease)), now: at)) == true
     }
 
     /// The heartbeat: renews this node's leases, then takes over the searches of trips still waiting whose node stopped
@@ -136,9 +143,12 @@ public final class Dispatcher: Sendable {
         guard let waiting = try? service.store.activeTrips().filter(Self.needsProvider) else { return }
         // Searches other nodes hold and keep renewing are theirs: one read, not a claim attempt per trip.
         guard let elsewhere = try? await book.searchesHeldElsewhere(than: node, now: at) else { return }
-        for trip in waiting where !elsewhere.contains(trip.id) && state.withLock({ $0.started && $0.searches[trip.id] == nil }) {
+        for trip in waiting
+        where !elsewhere.contains(trip.id) && state.withLock({ $0.started && $0.searches[trip.id] == nil }) {
             if await leaseSearch(trip.id) {
-                metrics.increment("enroute_dispatch_takeovers_total", help: "Searches this node took over from a node that stopped renewing its lease.")
+                metrics.increment(
+                    "enroute_dispatch_takeovers_total",
+                    help: "Searches this node took over from a node that stopped renewing its lease.")
                 service.absorb(trip)
                 begin(trip.id, leased: true)
             }
@@ -183,7 +193,8 @@ public final class Dispatcher: Sendable {
             throw TripError.refused(MoveRefusal(Self.explain(past.ending ?? .withdrawn)), trip)
         case .claimed(let live):
             do {
-                let trip = try await service.move(live.offer.tripId, .assignProvider(provider), by: Account(id: provider, role: .provider))
+                let trip = try await service.move(
+                    live.offer.tripId, .assignProvider(provider), by: Account(id: provider, role: .provider))
                 await finish(offerId, .accepted)
                 return trip
             } catch let error as TripError {
@@ -204,7 +215,9 @@ public final class Dispatcher: Sendable {
     /// Declines an offer; dispatch moves to the next candidate at once. Declining an ended offer does nothing.
     public func decline(offerId: String, by provider: String) async throws {
         guard let record = try book.offer(id: offerId), record.providerId == provider else { throw OfferNotFound() }
-        guard record.ending == nil, let closed = try await book.close(offerId, .declined, unlessAccepting: true) else { return }
+        guard record.ending == nil, let closed = try await book.close(offerId, .declined, unlessAccepting: true) else {
+            return
+        }
         ended(closed, .declined, notify: false)
     }
 
@@ -226,7 +239,8 @@ public final class Dispatcher: Sendable {
     /// The provider went offline: their live offer is withdrawn and its search moves on.
     public func providerWentOffline(_ provider: String) async {
         guard let live = book.liveOffer(heldBy: provider),
-              let closed = try? await book.close(live.offer.offerId, .withdrawn, unlessAccepting: true) else { return }
+            let closed = try? await book.close(live.offer.offerId, .withdrawn, unlessAccepting: true)
+        else { return }
         ended(closed, .withdrawn, notify: true)
     }
 
@@ -295,7 +309,8 @@ public final class Dispatcher: Sendable {
             s.searches[tripId] = nil
             return s.started
         }
-        // A change that arrived while the search was finishing may have handed the trip back: search again, keeping the lease.
+        // A change that arrived while the search was finishing may have handed the trip back: search again, keeping the
+        // lease.
         if restart, started, let trip = try? service.cached(tripId), Self.needsProvider(trip) { return begin(tripId) }
         if restart, let node {
             let book = self.book
@@ -305,19 +320,26 @@ public final class Dispatcher: Sendable {
 
     private enum RoundOutcome { case done, exhausted }
 
-    private func run(_ tripId: String, _ signals: AsyncStream<Signal>, _ continuation: AsyncStream<Signal>.Continuation,
-                     excluding: Set<String>) async {
+    private func run(
+        _ tripId: String, _ signals: AsyncStream<Signal>, _ continuation: AsyncStream<Signal>.Continuation,
+        excluding: Set<String>
+    ) async {
         var inbox = signals.makeAsyncIterator()
         var excluded = excluding
         while !Task.isCancelled {
             guard case .exhausted = await round(tripId, &inbox, continuation, excluded: &excluded),
-                  !Task.isCancelled, let trip = waiting(tripId) else { return }
+                !Task.isCancelled, let trip = waiting(tripId)
+            else { return }
             if trip.kind == .ride {
-                metrics.increment("enroute_dispatch_searches_total", labels: ["result": "noProviderFound"], help: "Dispatch searches by how they ended.")
+                metrics.increment(
+                    "enroute_dispatch_searches_total", labels: ["result": "noProviderFound"],
+                    help: "Dispatch searches by how they ended.")
                 _ = try? await service.move(tripId, .noProviderFound, by: Self.account)
                 return
             }
-            metrics.increment("enroute_dispatch_searches_total", labels: ["result": "retryLater"], help: "Dispatch searches by how they ended.")
+            metrics.increment(
+                "enroute_dispatch_searches_total", labels: ["result": "retryLater"],
+                help: "Dispatch searches by how they ended.")
             excluded = state.withLock { $0.gaveUp[tripId] ?? [] }
             let timer = startTimer(policy.deliveryRetry, continuation)
             defer { timer.task.cancel() }
@@ -332,8 +354,10 @@ public final class Dispatcher: Sendable {
     }
 
     /// One search: at most `maxCandidates` offers within `searchLimit`.
-    private func round(_ tripId: String, _ inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation,
-                       excluded: inout Set<String>) async -> RoundOutcome {
+    private func round(
+        _ tripId: String, _ inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation,
+        excluded: inout Set<String>
+    ) async -> RoundOutcome {
         let deadline = now().addingTimeInterval(Self.seconds(policy.searchLimit))
         var offered = 0
         while offered < policy.maxCandidates {
@@ -345,7 +369,10 @@ public final class Dispatcher: Sendable {
                 excluded.insert(inherited.providerId)
                 offered += 1
                 let left = max(0, inherited.offer.expiresAt.timeIntervalSince(now()))
-                switch await outcome(of: inherited.offer, within: .milliseconds(Int64((left * 1000).rounded(.up))), inbox: &inbox, continuation) {
+                switch await outcome(
+                    of: inherited.offer, within: .milliseconds(Int64((left * 1000).rounded(.up))), inbox: &inbox,
+                    continuation)
+                {
                 case .accepted: return .done
                 case .declined, .expired, .withdrawn: continue
                 }
@@ -376,12 +403,14 @@ public final class Dispatcher: Sendable {
             // A node of several makes an offer only while it still holds the search: one stopped past its lease and
             // resumed finds another node took it, and stops.
             guard await leaseSearch(tripId) else { return .done }
-            // The look took time (a shared store, a road table): an operator may have assigned the trip meanwhile, or its
+            // The look took time (a shared store, a road table): an operator may have assigned the trip meanwhile, or
+            // its
             // customer cancelled it. Nobody is offered a trip that no longer needs them.
             guard let current = waiting(tripId) else { return .done }
             excluded.insert(candidate.providerId)
-            let offer = Offer(offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
-                              expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
+            let offer = Offer(
+                offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
+                expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
             guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else {
                 if waiting(tripId) == nil { return .done }
                 continue
@@ -403,8 +432,10 @@ public final class Dispatcher: Sendable {
     }
 
     /// Waits until the offer ends: answered, run out, withdrawn, or its trip no longer needs anyone.
-    private func outcome(of offer: Offer, within limit: Duration? = nil, inbox: inout AsyncStream<Signal>.Iterator,
-                         _ continuation: AsyncStream<Signal>.Continuation) async -> OfferEnding {
+    private func outcome(
+        of offer: Offer, within limit: Duration? = nil, inbox: inout AsyncStream<Signal>.Iterator,
+        _ continuation: AsyncStream<Signal>.Continuation
+    ) async -> OfferEnding {
         var timer = startTimer(limit ?? policy.offerTimeout, continuation)
         defer { timer.task.cancel() }
         while let signal = await inbox.next() {
@@ -416,7 +447,8 @@ public final class Dispatcher: Sendable {
                     ended(closed, .expired, notify: true, signal: false)
                     return .expired
                 }
-                // Ended on another node (its word may still be on the way), or being accepted right now: the accept decides,
+                // Ended on another node (its word may still be on the way), or being accepted right now: the accept
+                // decides,
                 // and is looked at again shortly in case its node died in the middle.
                 if let ending = (try? book.offer(id: offer.offerId))?.ending { return ending }
                 timer = startTimer(policy.acceptGrace, continuation)
@@ -445,17 +477,21 @@ public final class Dispatcher: Sendable {
         let service = self.service
         let hits: [GeoHit<String>]
         do {
-            hits = try await presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) { id in
+            hits = try await presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) {
+                id in
                 !excluded.contains(id) && !holding.contains(id) && service.isIdle(provider: id)
             }
         } catch {
-            metrics.increment("enroute_presence_failures_total", labels: ["call": "dispatch"],
-                              help: "Calls to the provider locations that failed, by caller.")
+            metrics.increment(
+                "enroute_presence_failures_total", labels: ["call": "dispatch"],
+                help: "Calls to the provider locations that failed, by caller.")
             log("dispatch: could not read provider locations for trip \(trip.id), looking again shortly: \(error)")
             return .unreadable
         }
         guard !hits.isEmpty else { return .nobody }
-        let candidates = hits.map { DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance) }
+        let candidates = hits.map {
+            DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance)
+        }
         return await ranking.rank(candidates, pickup: trip.pickup).first.map(Look.found) ?? .nobody
     }
 
@@ -474,18 +510,30 @@ public final class Dispatcher: Sendable {
 
     /// Ends a claimed offer after its accept finished.
     private func finish(_ offerId: String, _ ending: OfferEnding) async {
-        if let closed = try? await book.close(offerId, ending, unlessAccepting: false) { ended(closed, ending, notify: false) }
+        if let closed = try? await book.close(offerId, ending, unlessAccepting: false) {
+            ended(closed, ending, notify: false)
+        }
     }
 
-    /// Counts an ended offer, tells its holder when it was taken back, and wakes its search, here or on the node running it.
+    /// Counts an ended offer, tells its holder when it was taken back, and wakes its search, here or on the node
+    /// running it.
     private func ended(_ offer: OfferRecord, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
-        metrics.increment("enroute_dispatch_offers_total", labels: ["ending": ending.rawValue], help: "Offers made, by how they ended.")
+        metrics.increment(
+            "enroute_dispatch_offers_total", labels: ["ending": ending.rawValue],
+            help: "Offers made, by how they ended.")
         let tripId = offer.offer.tripId, offerId = offer.offer.offerId
         let city = (try? service.cached(tripId))?.city
-        if notify { tell(offer.providerId, LiveEventName.offerWithdrawn.rawValue, OfferWithdrawn(offerId: offerId, tripId: tripId), city: city) }
+        if notify {
+            tell(
+                offer.providerId, LiveEventName.offerWithdrawn.rawValue,
+                OfferWithdrawn(offerId: offerId, tripId: tripId), city: city)
+        }
         guard signal else { return }
         let local = state.withLock { $0.searches[tripId]?.signals.yield(.offerEnded(offerId: offerId, ending)) != nil }
-        if !local { peers?.share(.offerEnded(tripId: tripId, offerId: offerId, ending: ending), city: city ?? Cities.defaultName) }
+        if !local {
+            peers?.share(
+                .offerEnded(tripId: tripId, offerId: offerId, ending: ending), city: city ?? Cities.defaultName)
+        }
     }
 
     /// Sends an event to the provider's live streams on this node and on every other.
@@ -495,7 +543,9 @@ public final class Dispatcher: Sendable {
         peers.share(.providerEvent(provider: provider, name: name, data: Array(data)), city: city ?? Cities.defaultName)
     }
 
-    private func startTimer(_ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation) -> (token: UInt64, task: Task<Void, Never>) {
+    private func startTimer(
+        _ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation
+    ) -> (token: UInt64, task: Task<Void, Never>) {
         let token = timers.wrappingAdd(1, ordering: .relaxed).newValue
         let clock = self.clock
         let task = Task {

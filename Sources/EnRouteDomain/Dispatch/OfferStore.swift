@@ -74,7 +74,8 @@ public final class InMemoryOfferStore: OfferStore {
     private let leases = Mutex<[String: (node: String, until: Date)]>([:])
     private let tripWaiting: @Sendable (String) -> Bool
 
-    /// `tripWaiting` tells whether a trip still waits for a provider; it is asked under the book's lock as an offer opens.
+    /// `tripWaiting` tells whether a trip still waits for a provider; it is asked under the book's lock as an offer
+    /// opens.
     public init(tripWaiting: @escaping @Sendable (String) -> Bool = { _ in true }) { self.tripWaiting = tripWaiting }
 
     public func open(_ offer: Offer, to provider: String, now: Date) async throws -> Bool {
@@ -96,7 +97,8 @@ public final class InMemoryOfferStore: OfferStore {
             case .busy(let tripId): return .busy(tripId: tripId)
             case .notFound: return .notFound
             case .ended(let past):
-                let record = before.map { OfferRecord(offer: $0.offer, providerId: $0.providerId, ending: past.ending) }
+                let record =
+                    before.map { OfferRecord(offer: $0.offer, providerId: $0.providerId, ending: past.ending) }
                     ?? b.record(of: offerId)
                 guard let record else { return .notFound }
                 return .ended(record, justExpired: before != nil && past.ending == .expired)
@@ -110,9 +112,15 @@ public final class InMemoryOfferStore: OfferStore {
         book.withLock { $0.close(offerId, ending, unlessAccepting: unlessAccepting).map(OfferRecord.init) }
     }
 
-    public func offer(id: String) -> OfferRecord? { book.withLock { $0.live[id].map(OfferRecord.init) ?? $0.record(of: id) } }
-    public func liveOffer(heldBy provider: String) -> OfferRecord? { book.withLock { $0.liveOffer(heldBy: provider).map(OfferRecord.init) } }
-    public func liveOffer(forTrip tripId: String) -> OfferRecord? { book.withLock { $0.liveOffer(forTrip: tripId).map(OfferRecord.init) } }
+    public func offer(id: String) -> OfferRecord? {
+        book.withLock { $0.live[id].map(OfferRecord.init) ?? $0.record(of: id) }
+    }
+    public func liveOffer(heldBy provider: String) -> OfferRecord? {
+        book.withLock { $0.liveOffer(heldBy: provider).map(OfferRecord.init) }
+    }
+    public func liveOffer(forTrip tripId: String) -> OfferRecord? {
+        book.withLock { $0.liveOffer(forTrip: tripId).map(OfferRecord.init) }
+    }
     public func holders() -> Set<String> { book.withLock { Set($0.byProvider.keys) } }
     /// The book remembers a bounded number of ended offers by itself.
     public func purge(endedBefore cutoff: Date) async throws {}
@@ -139,7 +147,9 @@ public final class InMemoryOfferStore: OfferStore {
 }
 
 extension OfferRecord {
-    init(_ live: OfferBook.Live) { self.init(offer: live.offer, providerId: live.providerId, accepting: live.accepting) }
+    init(_ live: OfferBook.Live) {
+        self.init(offer: live.offer, providerId: live.providerId, accepting: live.accepting)
+    }
 }
 
 extension OfferRecord {

@@ -26,7 +26,8 @@ public final class ProviderEventHub: Sendable {
 
     /// Events for `provider` from now on; ends when the caller stops iterating.
     public func subscribe(_ provider: String) -> AsyncStream<ProviderEvent> {
-        let (stream, continuation) = AsyncStream<ProviderEvent>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+        let (stream, continuation) = AsyncStream<ProviderEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(bufferSize))
         let key = nextStream.wrappingAdd(1, ordering: .relaxed).newValue
         streams.withLock { $0[provider, default: [:]][key] = continuation }
         continuation.onTermination = { [weak self] _ in
@@ -57,7 +58,8 @@ public final class ProviderEventHub: Sendable {
     public func deliver(_ name: String, data: [UInt8], to provider: String) {
         let targets = streams.withLock { $0[provider].map { Array($0.values) } ?? [] }
         guard !targets.isEmpty else { return }
-        let event = ProviderEvent(name: name, id: String(nextEvent.wrappingAdd(1, ordering: .relaxed).newValue), data: data)
+        let event = ProviderEvent(
+            name: name, id: String(nextEvent.wrappingAdd(1, ordering: .relaxed).newValue), data: data)
         for target in targets { target.yield(event) }
     }
 

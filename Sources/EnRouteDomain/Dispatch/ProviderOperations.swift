@@ -27,24 +27,29 @@ public final class ProviderOperations: Sendable {
     ///
     /// - Parameters:
     ///   - clock: offer time limits and search deadlines sleep on it.
-    ///   - locations: who is online and where; nil: a `ProviderPresence` of this node's own (`fixLifetime`, the service's
+    /// - locations: who is online and where; nil: a `ProviderPresence` of this node's own (`fixLifetime`, the service's
     ///     cities and clock). The nodes of a deployment share one (Redis), so each finds the providers of every other.
     ///   - ids: offer ids.
     ///   - offers: hears of each offer after the provider's live stream (the platform push).
     ///   - jitterSeed: the secret behind the nearby map's per-provider offsets.
     ///   - book: where offers live (shared by every node of a deployment).
     ///   - peers: the other nodes (supply changes, provider events, offer endings); nil on a node of its own.
-    public init(service: TripService, metrics: any MetricsSink, clock: any Clock<Duration>, paths: any PathStore = InMemoryPathStore(),
-                policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
-                ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120, locations: (any ProviderLocations)? = nil,
-                ids: any IDGenerator, offers: (any OfferObserver)? = nil, book: any OfferStore = InMemoryOfferStore(),
-                peers: (any PeerChannel)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        service: TripService, metrics: any MetricsSink, clock: any Clock<Duration>,
+        paths: any PathStore = InMemoryPathStore(),
+        policy: DispatchPolicy = DispatchPolicy(), plausibility: FixPlausibilityPolicy = FixPlausibilityPolicy(),
+        ranking: any CandidateRanking = StraightLineRanking(), fixLifetime: TimeInterval = 120,
+        locations: (any ProviderLocations)? = nil,
+        ids: any IDGenerator, offers: (any OfferObserver)? = nil, book: any OfferStore = InMemoryOfferStore(),
+        peers: (any PeerChannel)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         let now: @Sendable () -> Date = { service.currentTime() }
         let presence = locations ?? ProviderPresence(fixLifetime: fixLifetime, cities: service.cities, now: now)
         let events = ProviderEventHub()
-        let dispatcher = Dispatcher(service: service, presence: presence, events: events, offers: offers, book: book, peers: peers,
-                                    ranking: ranking, policy: policy, clock: clock, ids: ids, metrics: metrics, log: log, now: now)
+        let dispatcher = Dispatcher(
+            service: service, presence: presence, events: events, offers: offers, book: book, peers: peers,
+            ranking: ranking, policy: policy, clock: clock, ids: ids, metrics: metrics, log: log, now: now)
         self.peers = peers
         self.presence = presence
         self.events = events
@@ -55,11 +60,13 @@ public final class ProviderOperations: Sendable {
         self.log = log
         let wake = Self.supplyChanged(dispatcher, peers: peers, cities: service.cities)
         self.wake = wake
-        self.wire = WireMapping(directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
+        self.wire = WireMapping(
+            directory: service.directory, rating: { [weak service] in service?.averageRating(provider: $0) })
         self.coarsening = NearbyCoarsening(seed: jitterSeed)
-        ingest = LocationIngest(service: service, presence: presence, paths: paths, policy: plausibility, metrics: metrics,
-                                supplyChanged: wake,
-                                speeds: speeds, log: log, now: now)
+        ingest = LocationIngest(
+            service: service, presence: presence, paths: paths, policy: plausibility, metrics: metrics,
+            supplyChanged: wake,
+            speeds: speeds, log: log, now: now)
         service.onChange { [events, wire] old, new in
             // Each provider on the trip, before or after the change, sees it (a customer's cancel, a reassignment).
             for provider in Set([old?.providerId, new.providerId].compactMap { $0 }) {
@@ -70,7 +77,9 @@ public final class ProviderOperations: Sendable {
 
     /// What happens when a provider becomes findable at a position: searches waiting for supply look again, here and,
     /// on a node of several, on the others (who find the provider in the locations they share).
-    private static func supplyChanged(_ dispatcher: Dispatcher, peers: (any PeerChannel)?, cities: Cities) -> @Sendable (Coordinate) -> Void {
+    private static func supplyChanged(
+        _ dispatcher: Dispatcher, peers: (any PeerChannel)?, cities: Cities
+    ) -> @Sendable (Coordinate) -> Void {
         { position in
             dispatcher.supplyChanged()
             peers?.share(.supplyChanged, city: cities.city(containing: position) ?? Cities.defaultName)
@@ -119,8 +128,12 @@ public final class ProviderOperations: Sendable {
     /// The events a provider's stream opens with: the live offer, then each active trip.
     public func resync(provider: String) -> [ProviderEvent] {
         var out: [ProviderEvent] = []
-        if let offer = dispatcher.liveOffer(heldBy: provider) { out.append(events.event(LiveEventName.offer.rawValue, offer)) }
-        for trip in service.activeTrips(provider: provider).reversed() { out.append(events.event(LiveEventName.tripUpdated.rawValue, wire.snapshot(trip))) }
+        if let offer = dispatcher.liveOffer(heldBy: provider) {
+            out.append(events.event(LiveEventName.offer.rawValue, offer))
+        }
+        for trip in service.activeTrips(provider: provider).reversed() {
+            out.append(events.event(LiveEventName.tripUpdated.rawValue, wire.snapshot(trip)))
+        }
         return out
     }
 
@@ -137,7 +150,9 @@ public final class ProviderOperations: Sendable {
 
     /// Counts and logs a failed call to the provider locations, and says so as `ProviderLocationsUnavailable`.
     private func unavailable(_ call: String, _ error: any Error) -> ProviderLocationsUnavailable {
-        metrics.increment("enroute_presence_failures_total", labels: ["call": call], help: "Calls to the provider locations that failed, by caller.")
+        metrics.increment(
+            "enroute_presence_failures_total", labels: ["call": call],
+            help: "Calls to the provider locations that failed, by caller.")
         log("\(call): the provider locations failed: \(error)")
         return error as? ProviderLocationsUnavailable ?? ProviderLocationsUnavailable("\(error)")
     }

@@ -66,7 +66,8 @@ public enum TripStatus: Sendable, Equatable, Hashable, Encodable {
         }
     }
 
-    /// `waitingForProvider` as an SQL condition over a `trips` row's `kind`, `status` and `provider_id` columns, for the
+    /// `waitingForProvider` as an SQL condition over a `trips` row's `kind`, `status` and `provider_id` columns, for
+    /// the
     /// stores that decide an offer in the transaction that reads the trip.
     public static let waitingForProviderSQL: String = {
         let states = waitingForProvider.map { "(kind = '\($0.kind.rawValue)' AND status = '\($0.name)')" }
@@ -85,8 +86,11 @@ public struct ProviderFix: Codable, Sendable, Equatable {
     /// The fix placed on the road the provider is following, shown to customers; nil when off it or unknown
     /// (`coordinate`, the raw fix, is what the path store keeps for disputes).
     public var snapped: Coordinate?
-    public init(coordinate: Coordinate, heading: Double, speed: Double, recordedAt: Date, seq: Int64, snapped: Coordinate? = nil) {
-        self.coordinate = coordinate; self.heading = heading; self.speed = speed; self.recordedAt = recordedAt; self.seq = seq
+    public init(
+        coordinate: Coordinate, heading: Double, speed: Double, recordedAt: Date, seq: Int64, snapped: Coordinate? = nil
+    ) {
+        self.coordinate = coordinate; self.heading = heading; self.speed = speed; self.recordedAt = recordedAt;
+        self.seq = seq
         self.snapped = snapped
     }
 
@@ -109,7 +113,9 @@ public struct TripTip: Codable, Sendable, Equatable {
     public var givenAt: Date
     public var intentId: String?
     public var decline: GatewayDecline?
-    public init(amount: Money, state: State = .pending, givenAt: Date) { self.amount = amount; self.state = state; self.givenAt = givenAt }
+    public init(amount: Money, state: State = .pending, givenAt: Date) {
+        self.amount = amount; self.state = state; self.givenAt = givenAt
+    }
 }
 
 /// One party's rating of the other after a trip.
@@ -119,7 +125,9 @@ public struct TripRating: Codable, Sendable, Equatable {
     public let stars: Int
     public let comment: String?
     public let at: Date
-    public init(by: Party, stars: Int, comment: String?, at: Date) { self.by = by; self.stars = stars; self.comment = comment; self.at = at }
+    public init(by: Party, stars: Int, comment: String?, at: Date) {
+        self.by = by; self.stars = stars; self.comment = comment; self.at = at
+    }
 }
 
 /// The backend's one record of a trip; every change bumps `version`.
@@ -180,8 +188,10 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: String, kind: TripKind, status: TripStatus, customerId: String, pickup: Coordinate, dropoff: Coordinate,
-                createdAt: Date) {
+    public init(
+        id: String, kind: TripKind, status: TripStatus, customerId: String, pickup: Coordinate, dropoff: Coordinate,
+        createdAt: Date
+    ) {
         self.id = id; self.kind = kind; self.version = 1; self.status = status; self.customerId = customerId
         self.pickup = pickup; self.dropoff = dropoff; self.createdAt = createdAt; self.updatedAt = createdAt
     }
@@ -194,7 +204,8 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         version = try c.decode(Int.self, forKey: .version)
         let name = try c.decode(String.self, forKey: .status)
         guard let status = TripStatus(name: name, kind: kind) else {
-            throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription: "\(name) is not a \(kind.rawValue) state")
+            throw DecodingError.dataCorruptedError(
+                forKey: .status, in: c, debugDescription: "\(name) is not a \(kind.rawValue) state")
         }
         self.status = status
         customerId = try c.decode(String.self, forKey: .customerId)

@@ -6,7 +6,9 @@ public import EnRouteModels
 /// Pure: no clock, no storage. `apply` returns the changed record with its version bumped, or a refusal.
 public enum TripRules {
     /// Applies `move` made by `party` (account `actorId`) at `now`.
-    public static func apply(_ move: TripMove, to trip: TripRecord, by party: Party, actorId: String, at now: Date) -> Result<TripRecord, MoveRefusal> {
+    public static func apply(
+        _ move: TripMove, to trip: TripRecord, by party: Party, actorId: String, at now: Date
+    ) -> Result<TripRecord, MoveRefusal> {
         var next = trip
         let outcome: MoveRefusal?
         switch trip.status {
@@ -42,11 +44,14 @@ public enum TripRules {
 
     // MARK: Rides (seed 002's diagram)
 
-    private static func applyRide(_ move: TripMove, _ state: TripState, _ trip: inout TripRecord, _ party: Party, _ actor: String) -> MoveRefusal? {
+    private static func applyRide(
+        _ move: TripMove, _ state: TripState, _ trip: inout TripRecord, _ party: Party, _ actor: String
+    ) -> MoveRefusal? {
         let isAssigned = party == .provider && trip.providerId == actor
         let isCustomer = party == .customer && trip.customerId == actor
         switch (state, move) {
-        case (.searching, .assignProvider(let provider)) where party == .provider && provider == actor || isBackend(party):
+        case (.searching, .assignProvider(let provider))
+        where party == .provider && provider == actor || isBackend(party):
             trip.providerId = provider
             trip.status = .ride(.driverAssigned)
         case (.searching, .noProviderFound) where isBackend(party):
@@ -63,8 +68,8 @@ public enum TripRules {
             trip.providerFix = nil
             trip.status = .ride(.searching)
         case (.searching, .cancel(let reason)) where isCustomer || isBackend(party),
-             (.driverAssigned, .cancel(let reason)) where isCustomer || isBackend(party),
-             (.driverArrived, .cancel(let reason)) where isCustomer || isAssigned || isBackend(party):
+            (.driverAssigned, .cancel(let reason)) where isCustomer || isBackend(party),
+            (.driverArrived, .cancel(let reason)) where isCustomer || isAssigned || isBackend(party):
             trip.status = .ride(.cancelled)
             trip.cancellation = Cancellation(by: party, reason: reason)
         default:
@@ -75,8 +80,10 @@ public enum TripRules {
 
     // MARK: Deliveries (seed 000's statuses, seed 004's merchant steps)
 
-    private static func applyDelivery(_ move: TripMove, _ status: DeliveryStatus, _ trip: inout TripRecord, _ party: Party,
-                                      _ actor: String, _ now: Date) -> MoveRefusal? {
+    private static func applyDelivery(
+        _ move: TripMove, _ status: DeliveryStatus, _ trip: inout TripRecord, _ party: Party,
+        _ actor: String, _ now: Date
+    ) -> MoveRefusal? {
         let isCourier = party == .provider && trip.providerId == actor
         let isMerchant = party == .merchant && trip.merchantId == actor
         let isCustomer = party == .customer && trip.customerId == actor
@@ -89,8 +96,10 @@ public enum TripRules {
         case (.picking, .merchantReady) where isMerchant && trip.merchantStep == .preparing:
             trip.merchantStep = .ready
             trip.readyAt = now
-        case (.placed, .assignProvider(let courier)) where trip.providerId == nil && (party == .provider && courier == actor || isBackend(party)),
-             (.picking, .assignProvider(let courier)) where trip.providerId == nil && (party == .provider && courier == actor || isBackend(party)):
+        case (.placed, .assignProvider(let courier))
+        where trip.providerId == nil && (party == .provider && courier == actor || isBackend(party)),
+            (.picking, .assignProvider(let courier))
+        where trip.providerId == nil && (party == .provider && courier == actor || isBackend(party)):
             trip.providerId = courier
         case (.picking, .delivery(.onTheWay)) where isCourier && trip.merchantStep == .ready:
             trip.status = .delivery(.onTheWay)
@@ -99,21 +108,21 @@ public enum TripRules {
             trip.status = .delivery(.arriving)
             trip.problem = nil
         case (.onTheWay, .delivery(.delivered)) where isCourier,
-             (.arriving, .delivery(.delivered)) where isCourier:
+            (.arriving, .delivery(.delivered)) where isCourier:
             trip.status = .delivery(.delivered)
             trip.problem = nil
         case (.placed, .cancel) where isCourier,
-             (.picking, .cancel) where isCourier,
-             (.onTheWay, .cancel) where isCourier,
-             (.arriving, .cancel) where isCourier:
+            (.picking, .cancel) where isCourier,
+            (.onTheWay, .cancel) where isCourier,
+            (.arriving, .cancel) where isCourier:
             // The courier gives up: a real move back to picking while another is found.
             trip.providerId = nil
             trip.providerFix = nil
             if status != .placed { trip.status = .delivery(.picking) }
         case (.placed, .cancel(let reason)) where isCustomer || isMerchant || isBackend(party),
-             (.picking, .cancel(let reason)) where isCustomer || isMerchant || isBackend(party),
-             (.onTheWay, .cancel(let reason)) where isBackend(party),
-             (.arriving, .cancel(let reason)) where isBackend(party):
+            (.picking, .cancel(let reason)) where isCustomer || isMerchant || isBackend(party),
+            (.onTheWay, .cancel(let reason)) where isBackend(party),
+            (.arriving, .cancel(let reason)) where isBackend(party):
             trip.status = .delivery(.cancelled)
             trip.cancellation = Cancellation(by: party, reason: reason)
             trip.problem = nil

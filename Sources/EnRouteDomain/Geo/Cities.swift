@@ -75,7 +75,8 @@ public struct Cities: Sendable, Equatable {
     /// The city of a trip starting at `pickup`, or a 422 naming `pointer` when no city EnRoute serves holds it.
     public func city(for pickup: Coordinate, pointer: String) throws(TripError) -> String {
         guard let name = city(containing: pickup) else {
-            throw TripError.invalid(pointer: pointer, detail: "is outside every city EnRoute serves (\(names.joined(separator: ", ")))")
+            throw TripError.invalid(
+                pointer: pointer, detail: "is outside every city EnRoute serves (\(names.joined(separator: ", ")))")
         }
         return name
     }

@@ -82,14 +82,17 @@ public struct GeoGrid<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Up to `limit` points within `radius` metres of `center`, nearest first, among those `include` accepts.
-    public func nearest(to center: Coordinate, limit: Int, within radius: Double,
-                        where include: (ID, Date) -> Bool = { _, _ in true }) -> [GeoHit<ID>] {
+    public func nearest(
+        to center: Coordinate, limit: Int, within radius: Double,
+        where include: (ID, Date) -> Bool = { _, _ in true }
+    ) -> [GeoHit<ID>] {
         guard limit > 0, !cells.isEmpty else { return [] }
         let metresPerDegree = 111_195.0
         let cosLat = max(0.01, cos(center.lat * .pi / 180))
         let cellHeight = cellDegrees * metresPerDegree, cellWidth = cellDegrees * metresPerDegree * cosLat
         let step = min(cellHeight, cellWidth)
-        let row = Int64((center.lat / cellDegrees).rounded(.down)), col = Int64((center.lng / cellDegrees).rounded(.down))
+        let row = Int64((center.lat / cellDegrees).rounded(.down)),
+            col = Int64((center.lng / cellDegrees).rounded(.down))
         // Rings beyond the radius cannot hold a hit; 2,000 rings bound the search near the poles.
         let maxRing = min(2_000, Int64((radius / step).rounded(.up)) + 1)
         var best: [GeoHit<ID>] = []
@@ -105,8 +108,11 @@ public struct GeoGrid<ID: Hashable & Sendable>: Sendable {
                     let dy = (entry.coordinate.lat - center.lat) * metresPerDegree
                     let dx = (entry.coordinate.lng - center.lng) * metresPerDegree * cosLat
                     let d = (dx * dx + dy * dy).squareRoot()
-                    guard d <= radius, best.count < limit || d < best[best.count - 1].distance, include(entry.id, entry.recordedAt) else { continue }
-                    let hit = GeoHit(id: entry.id, coordinate: entry.coordinate, recordedAt: entry.recordedAt, distance: d)
+                    guard d <= radius, best.count < limit || d < best[best.count - 1].distance,
+                        include(entry.id, entry.recordedAt)
+                    else { continue }
+                    let hit = GeoHit(
+                        id: entry.id, coordinate: entry.coordinate, recordedAt: entry.recordedAt, distance: d)
                     let at = best.firstIndex { $0.distance > d } ?? best.count
                     best.insert(hit, at: at)
                     if best.count > limit { best.removeLast() }

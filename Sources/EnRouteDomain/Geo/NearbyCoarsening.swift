@@ -28,7 +28,8 @@ public struct NearbyCoarsening: Sendable {
         let lat = ((coordinate.lat + jy / metresPerDegree) / latStep).rounded() * latStep
         let lng = ((coordinate.lng + jx / (metresPerDegree * cosLat)) / lngStep).rounded() * lngStep
         // Six decimals (about 0.1 m) keep the JSON short without undoing the snapping.
-        return Coordinate(lat: min(90, max(-90, (lat * 1e6).rounded() / 1e6)), lng: min(180, max(-180, (lng * 1e6).rounded() / 1e6)))
+        return Coordinate(
+            lat: min(90, max(-90, (lat * 1e6).rounded() / 1e6)), lng: min(180, max(-180, (lng * 1e6).rounded() / 1e6)))
     }
 
     /// A stable 64-bit hash (FNV-1a), the same in every process, unlike `Hasher`.

@@ -33,7 +33,9 @@ public protocol ProviderLocations: Sendable {
 
     /// Online providers with a usable position within `radius` metres of `center`, in the city holding it, that
     /// `include` accepts, nearest first, at most `limit`.
-    func nearest(to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool) async throws -> [GeoHit<String>]
+    func nearest(
+        to center: Coordinate, limit: Int, within radius: Double, where include: (String) -> Bool
+    ) async throws -> [GeoHit<String>]
 }
 
 extension ProviderPresence: ProviderLocations {}

@@ -9,13 +9,16 @@ import Synchronization
 /// goes offline, or whose position expires, is found by neither dispatch nor the nearby map.
 ///
 /// Positions are partitioned by city (seed 004 §44.7): each findable provider sits in the grid of the city holding
-/// their position, a search looks only in the city holding its centre, and a provider outside every city is not findable.
+/// their position, a search looks only in the city holding its centre, and a provider outside every city is not
+/// findable.
 public final class ProviderPresence: Sendable {
     /// A provider's latest kept position.
     public struct Position: Sendable, Equatable {
         public let coordinate: Coordinate
         public let recordedAt: Date
-        public init(coordinate: Coordinate, recordedAt: Date) { self.coordinate = coordinate; self.recordedAt = recordedAt }
+        public init(coordinate: Coordinate, recordedAt: Date) {
+            self.coordinate = coordinate; self.recordedAt = recordedAt
+        }
     }
 
     private struct State: Sendable {
@@ -46,7 +49,10 @@ public final class ProviderPresence: Sendable {
     private let now: @Sendable () -> Date
 
     /// A registry whose positions expire `fixLifetime` seconds after they were recorded, partitioned by `cities`.
-    public init(fixLifetime: TimeInterval = 120, cellDegrees: Double = 0.01, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
+    public init(
+        fixLifetime: TimeInterval = 120, cellDegrees: Double = 0.01, cities: Cities = .everywhere,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.fixLifetime = fixLifetime
         self.now = now
         self.cities = cities
@@ -107,15 +113,20 @@ public final class ProviderPresence: Sendable {
         return state.withLock { s in s.latest[provider].flatMap { $0.recordedAt > cutoff ? $0 : nil } }
     }
 
-    /// Online providers with a fresh position within `radius` metres of `center` and in the city holding it, nearest first.
-    public func nearest(to center: Coordinate, limit: Int, within radius: Double,
-                        where include: (String) -> Bool = { _ in true }) -> [GeoHit<String>] {
+    /// Online providers with a fresh position within `radius` metres of `center` and in the city holding it, nearest
+    /// first.
+    public func nearest(
+        to center: Coordinate, limit: Int, within radius: Double,
+        where include: (String) -> Bool = { _ in true }
+    ) -> [GeoHit<String>] {
         guard let city = cities.city(containing: center) else { return [] }
         let at = now(), lifetime = fixLifetime
         let cutoff = at.addingTimeInterval(-lifetime)
         return state.withLock { s in
             Self.sweepIfDue(&s, at: at, lifetime: lifetime)
-            return s.grids[city]?.nearest(to: center, limit: limit, within: radius) { id, recordedAt in recordedAt > cutoff && include(id) } ?? []
+            return s.grids[city]?.nearest(to: center, limit: limit, within: radius) { id, recordedAt in
+                recordedAt > cutoff && include(id)
+            } ?? []
         }
     }
 
@@ -123,14 +134,17 @@ public final class ProviderPresence: Sendable {
     public var findableCount: Int { state.withLock { $0.grids.values.reduce(0) { $0 + $1.count } } }
 
     /// How many providers are findable now in each city that has any, by name.
-    public var findableByCity: [String: Int] { state.withLock { $0.grids.compactMapValues { $0.count > 0 ? $0.count : nil } } }
+    public var findableByCity: [String: Int] {
+        state.withLock { $0.grids.compactMapValues { $0.count > 0 ? $0.count : nil } }
+    }
 
     /// Puts the provider in the grid of the city holding `position`, out of any other; outside every city, in none.
     private func place(_ s: inout State, _ provider: String, at position: Position) {
         guard let city = cities.city(containing: position.coordinate) else { s.remove(provider); return }
         if let previous = s.cityOf[provider], previous != city { s.grids[previous]?.remove(provider) }
         s.cityOf[provider] = city
-        s.grids[city, default: GeoGrid(cellDegrees: cellDegrees)].upsert(provider, at: position.coordinate, recordedAt: position.recordedAt)
+        s.grids[city, default: GeoGrid(cellDegrees: cellDegrees)].upsert(
+            provider, at: position.coordinate, recordedAt: position.recordedAt)
     }
 
     // Expired positions leave the grids at most every 30 seconds; queries skip them meanwhile.
@@ -142,4 +156,3 @@ public final class ProviderPresence: Sendable {
         s.cityOf = s.cityOf.filter { s.grids[$0.value]?.contains($0.key) == true }
     }
 }
-

@@ -34,11 +34,18 @@ public final class LocationIngest: Sendable {
     /// An ingest feeding `presence` (this node's own, or the store every node shares) and `service`, storing paths in
     /// `paths`; `supplyChanged` is called with the position at which a provider became findable again; `speeds` hears
     /// every kept fix; `log` hears of positions the provider locations would not take.
-    public init(service: TripService, presence: any ProviderLocations, paths: any PathStore, policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
-                metrics: any MetricsSink, batchMemory: Int = 8, supplyChanged: @escaping @Sendable (_ at: Coordinate) -> Void = { _ in },
-                speeds: (any RoadSpeedFeedback)? = nil, log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date) {
-        self.service = service; self.presence = presence; self.paths = paths; self.policy = policy; self.metrics = metrics
-        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.speeds = speeds; self.log = log; self.now = now
+    public init(
+        service: TripService, presence: any ProviderLocations, paths: any PathStore,
+        policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
+        metrics: any MetricsSink, batchMemory: Int = 8,
+        supplyChanged: @escaping @Sendable (_ at: Coordinate) -> Void = { _ in },
+        speeds: (any RoadSpeedFeedback)? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.service = service; self.presence = presence; self.paths = paths; self.policy = policy;
+        self.metrics = metrics
+        self.batchMemory = batchMemory; self.supplyChanged = supplyChanged; self.speeds = speeds; self.log = log;
+        self.now = now
     }
 
     /// Applies one batch from `provider`; throws only when the path could not be stored (the batch
@@ -47,7 +54,10 @@ public final class LocationIngest: Sendable {
         let at = now()
         let policy = self.policy, memory = batchMemory
         let sorted = batch.fixes.sorted { $0.recordedAt < $1.recordedAt }
-        let outcome = tracks.withLock { all -> (replay: LocationBatchResult?, kept: [LocationFix], drops: [FixDropReason: Int], previous: LocationFix?) in
+        let outcome = tracks.withLock {
+            all -> (
+                replay: LocationBatchResult?, kept: [LocationFix], drops: [FixDropReason: Int], previous: LocationFix?
+            ) in
             var track = all[provider] ?? Track()
             if let seen = track.recent.first(where: { $0.id == batch.batchId }) { return (seen.result, [], [:], nil) }
             let previous = track.last
@@ -62,20 +72,29 @@ public final class LocationIngest: Sendable {
                     track.last = fix
                 }
             }
-            track.recent.append((batch.batchId, LocationBatchResult(batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)))
+            track.recent.append(
+                (
+                    batch.batchId,
+                    LocationBatchResult(
+                        batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)
+                ))
             if track.recent.count > memory { track.recent.removeFirst(track.recent.count - memory) }
             all[provider] = track
             return (nil, kept, drops, previous)
         }
         if let replay = outcome.replay {
-            metrics.increment("enroute_location_batches_replayed_total", help: "Location batches answered again without being applied.")
+            metrics.increment(
+                "enroute_location_batches_replayed_total",
+                help: "Location batches answered again without being applied.")
             return replay
         }
         let kept = outcome.kept
-        let result = LocationBatchResult(batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)
+        let result = LocationBatchResult(
+            batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)
         for (reason, count) in outcome.drops {
-            metrics.increment("enroute_location_fixes_dropped_total", labels: ["reason": reason.rawValue], by: Double(count),
-                              help: "Location fixes dropped by the plausibility filters, by reason.")
+            metrics.increment(
+                "enroute_location_fixes_dropped_total", labels: ["reason": reason.rawValue], by: Double(count),
+                help: "Location fixes dropped by the plausibility filters, by reason.")
         }
         guard let newest = kept.last else { return result }
         metrics.increment("enroute_location_fixes_accepted_total", by: Double(kept.count), help: "Location fixes kept.")
@@ -83,8 +102,10 @@ public final class LocationIngest: Sendable {
         let onTrip = service.activeTrips(provider: provider).first
         if let trip = onTrip {
             let points = kept.map {
-                PathPoint(tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading, speed: $0.speed,
-                          accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: at)
+                PathPoint(
+                    tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading,
+                    speed: $0.speed,
+                    accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: at)
             }
             do {
                 try await paths.append(points)
@@ -97,10 +118,17 @@ public final class LocationIngest: Sendable {
             }
         }
         do {
-            if try await presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) { supplyChanged(newest.coordinate) }
+            if try await presence.update(provider, to: newest.coordinate, recordedAt: newest.recordedAt) {
+                supplyChanged(newest.coordinate)
+            }
         } catch {
-            metrics.increment("enroute_presence_failures_total", labels: ["call": "ingest"], help: "Calls to the provider locations that failed, by caller.")
-            log("ingest: \(provider)'s position was not recorded in the provider locations (the fixes are kept): \(error)")
+            metrics.increment(
+                "enroute_presence_failures_total", labels: ["call": "ingest"],
+                help: "Calls to the provider locations that failed, by caller.")
+            log(
+                "ingest: \(provider)'s position was not recorded in the provider locations (the fixes are "
+                    + "kept): \(error)"
+            )
         }
         let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.

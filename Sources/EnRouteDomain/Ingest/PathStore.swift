@@ -14,8 +14,10 @@ public struct PathPoint: Sendable, Equatable, Codable {
     /// The server's time when it kept the fix.
     public let receivedAt: Date
 
-    public init(tripId: String, providerId: String, lat: Double, lng: Double, heading: Double, speed: Double, accuracy: Double,
-                recordedAt: Date, receivedAt: Date) {
+    public init(
+        tripId: String, providerId: String, lat: Double, lng: Double, heading: Double, speed: Double, accuracy: Double,
+        recordedAt: Date, receivedAt: Date
+    ) {
         self.tripId = tripId; self.providerId = providerId; self.lat = lat; self.lng = lng; self.heading = heading
         self.speed = speed; self.accuracy = accuracy; self.recordedAt = recordedAt; self.receivedAt = receivedAt
     }

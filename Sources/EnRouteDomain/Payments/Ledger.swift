@@ -9,13 +9,16 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     public let kind: String
     /// The trip the money is for; nil only for movements of no trip (none today).
     public let tripId: String?
-    /// Whose money: `customer:<id>:card`, `customer:<id>:hold`, `customer:<id>:owed`, `trip:<id>`, `provider:<id>`, `merchant:<id>`, `platform`.
+    /// Whose money: `customer:<id>:card`, `customer:<id>:hold`, `customer:<id>:owed`, `trip:<id>`, `provider:<id>`,
+    /// `merchant:<id>`, `platform`.
     public let account: String
     /// Signed minor units: money leaves an account on a negative row and arrives on a positive one.
     public let amountMinor: Int
     public let currency: String
     public let at: Date
-    public init(movementId: String, kind: String, tripId: String?, account: String, amountMinor: Int, currency: String, at: Date) {
+    public init(
+        movementId: String, kind: String, tripId: String?, account: String, amountMinor: Int, currency: String, at: Date
+    ) {
         self.movementId = movementId; self.kind = kind; self.tripId = tripId; self.account = account
         self.amountMinor = amountMinor; self.currency = currency; self.at = at
     }
@@ -32,22 +35,39 @@ public enum Ledger {
     public static let platform = "platform"
 
     /// A balanced movement of `amount` from `from` to `to` (nothing for a zero amount).
-    public static func move(_ kind: String, id: String, trip: String?, from: String, to: String, amount: Int, currency: String, at: Date) -> [LedgerEntry] {
+    public static func move(
+        _ kind: String, id: String, trip: String?, from: String, to: String, amount: Int, currency: String, at: Date
+    ) -> [LedgerEntry] {
         guard amount != 0 else { return [] }
         return [
-            LedgerEntry(movementId: id, kind: kind, tripId: trip, account: from, amountMinor: -amount, currency: currency, at: at),
-            LedgerEntry(movementId: id, kind: kind, tripId: trip, account: to, amountMinor: amount, currency: currency, at: at),
+            LedgerEntry(
+                movementId: id, kind: kind, tripId: trip, account: from, amountMinor: -amount, currency: currency,
+                at: at),
+            LedgerEntry(
+                movementId: id, kind: kind, tripId: trip, account: to, amountMinor: amount, currency: currency, at: at),
         ]
     }
 
     /// The trip's takings split between the provider and the platform: one balanced movement of three rows.
-    public static func earning(id: String, trip: String, provider: String?, amount: Int, providerShare: Int, currency: String, at: Date) -> [LedgerEntry] {
+    public static func earning(
+        id: String, trip: String, provider: String?, amount: Int, providerShare: Int, currency: String, at: Date
+    ) -> [LedgerEntry] {
         guard amount != 0 else { return [] }
-        guard let provider else { return move("earning", id: id, trip: trip, from: Ledger.trip(trip), to: platform, amount: amount, currency: currency, at: at) }
+        guard let provider else {
+            return move(
+                "earning", id: id, trip: trip, from: Ledger.trip(trip), to: platform, amount: amount,
+                currency: currency, at: at)
+        }
         return [
-            LedgerEntry(movementId: id, kind: "earning", tripId: trip, account: Ledger.trip(trip), amountMinor: -amount, currency: currency, at: at),
-            LedgerEntry(movementId: id, kind: "earning", tripId: trip, account: Ledger.provider(provider), amountMinor: providerShare, currency: currency, at: at),
-            LedgerEntry(movementId: id, kind: "earning", tripId: trip, account: platform, amountMinor: amount - providerShare, currency: currency, at: at),
+            LedgerEntry(
+                movementId: id, kind: "earning", tripId: trip, account: Ledger.trip(trip), amountMinor: -amount,
+                currency: currency, at: at),
+            LedgerEntry(
+                movementId: id, kind: "earning", tripId: trip, account: Ledger.provider(provider),
+                amountMinor: providerShare, currency: currency, at: at),
+            LedgerEntry(
+                movementId: id, kind: "earning", tripId: trip, account: platform, amountMinor: amount - providerShare,
+                currency: currency, at: at),
         ]
     }
 
@@ -58,7 +78,9 @@ public enum Ledger {
 
     /// Refuses rows whose movements do not each sum to zero (the stores check every posting with it).
     public static func checkBalanced(_ entries: [LedgerEntry]) throws {
-        guard isBalanced(entries) else { throw LedgerUnbalanced(movements: Array(Set(entries.map(\.movementId))).sorted()) }
+        guard isBalanced(entries) else {
+            throw LedgerUnbalanced(movements: Array(Set(entries.map(\.movementId))).sorted())
+        }
     }
 
     /// True when every movement in `entries`, and so their whole, sums to zero.

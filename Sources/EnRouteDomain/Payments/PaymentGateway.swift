@@ -29,7 +29,9 @@ public struct GatewayDecline: Sendable, Equatable, Codable {
     public let code: String
     public let declineCode: String?
     public let message: String
-    public init(code: String, declineCode: String?, message: String) { self.code = code; self.declineCode = declineCode; self.message = message }
+    public init(code: String, declineCode: String?, message: String) {
+        self.code = code; self.declineCode = declineCode; self.message = message
+    }
 }
 
 /// A payment at the gateway (a Stripe PaymentIntent): what is held, what was taken, what the bank asks for.
@@ -48,10 +50,14 @@ public struct GatewayIntent: Sendable, Equatable, Codable {
     public var actionURL: URL?
     /// The last refusal, if the latest attempt was refused.
     public var lastError: GatewayDecline?
-    public init(id: String, status: GatewayIntentStatus, amountMinor: Int, amountCapturable: Int = 0, amountReceived: Int = 0, currency: String,
-                actionURL: URL? = nil, lastError: GatewayDecline? = nil) {
+    public init(
+        id: String, status: GatewayIntentStatus, amountMinor: Int, amountCapturable: Int = 0, amountReceived: Int = 0,
+        currency: String,
+        actionURL: URL? = nil, lastError: GatewayDecline? = nil
+    ) {
         self.id = id; self.status = status; self.amountMinor = amountMinor; self.amountCapturable = amountCapturable
-        self.amountReceived = amountReceived; self.currency = currency; self.actionURL = actionURL; self.lastError = lastError
+        self.amountReceived = amountReceived; self.currency = currency; self.actionURL = actionURL;
+        self.lastError = lastError
     }
 }
 
@@ -62,7 +68,8 @@ public enum PaymentGatewayError: Error, Sendable, Equatable {
     /// No answer, or one that does not say what happened (a timeout, a 5xx, a cut connection): the call may or may
     /// not have taken effect, so the intent must be retrieved before anything is retried.
     case ambiguous(String)
-    /// The gateway refused the request itself (a 400 or 404: a bad token, an intent in the wrong state); retrying is pointless.
+    /// The gateway refused the request itself (a 400 or 404: a bad token, an intent in the wrong state); retrying is
+    /// pointless.
     case rejected(String)
 }
 
@@ -78,8 +85,12 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public let idempotencyKey: String
     /// Shown on the gateway's dashboard ("EnRoute ride T1").
     public let description: String
-    public init(amountMinor: Int, currency: String, paymentMethod: String, customer: String? = nil, idempotencyKey: String, description: String) {
-        self.amountMinor = amountMinor; self.currency = currency; self.paymentMethod = paymentMethod; self.customer = customer
+    public init(
+        amountMinor: Int, currency: String, paymentMethod: String, customer: String? = nil, idempotencyKey: String,
+        description: String
+    ) {
+        self.amountMinor = amountMinor; self.currency = currency; self.paymentMethod = paymentMethod;
+        self.customer = customer
         self.idempotencyKey = idempotencyKey; self.description = description
     }
 }
@@ -100,7 +111,9 @@ public protocol PaymentGateway: Sendable {
     /// The intent as the gateway has it now.
     func retrieve(intentId: String) async throws(PaymentGatewayError) -> GatewayIntent
     /// Takes `amountMinor` (≤ the hold) out of a held intent and releases the rest.
-    func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent
+    func capture(
+        intentId: String, amountMinor: Int, idempotencyKey: String
+    ) async throws(PaymentGatewayError) -> GatewayIntent
     /// Releases a hold (or abandons an intent waiting for a challenge).
     func cancel(intentId: String, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent
     /// Charges a saved method with the customer absent (`off_session=true`, `confirm=true`, automatic capture):
@@ -117,5 +130,7 @@ public struct GatewayEvent: Sendable, Equatable, Codable {
     public let intent: GatewayIntent
     /// When the gateway created the event.
     public let created: Date
-    public init(id: String, type: String, intent: GatewayIntent, created: Date) { self.id = id; self.type = type; self.intent = intent; self.created = created }
+    public init(id: String, type: String, intent: GatewayIntent, created: Date) {
+        self.id = id; self.type = type; self.intent = intent; self.created = created
+    }
 }

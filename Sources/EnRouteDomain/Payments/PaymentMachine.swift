@@ -28,9 +28,13 @@ public struct TripPayment: Codable, Sendable, Equatable {
     /// When the gateway confirmed the money arrived (seed 004's *Paid*, on the gateway's callback).
     public var paidAt: Date?
 
-    public init(state: PaymentStatus = .authorizing, gateway: String, intentId: String? = nil, methodId: String?, card: CardSummary?,
-                currency: String, heldMinor: Int) {
-        self.state = state; self.version = 1; self.gateway = gateway; self.intentId = intentId; self.methodId = methodId; self.card = card
+    public init(
+        state: PaymentStatus = .authorizing, gateway: String, intentId: String? = nil, methodId: String?,
+        card: CardSummary?,
+        currency: String, heldMinor: Int
+    ) {
+        self.state = state; self.version = 1; self.gateway = gateway; self.intentId = intentId;
+        self.methodId = methodId; self.card = card
         self.currency = currency; self.heldMinor = heldMinor; self.capturedMinor = 0; self.owedMinor = 0
     }
 }
@@ -66,7 +70,8 @@ public enum PaymentMachine {
     public static func apply(_ event: PaymentEvent, to payment: TripPayment) -> Result<TripPayment, MoveRefusal> {
         var next = payment
         switch (payment.state, event) {
-        case (.authorizing, .authorized(let intent, let amount)) where amount > 0, (.actionRequired, .authorized(let intent, let amount)) where amount > 0:
+        case (.authorizing, .authorized(let intent, let amount)) where amount > 0,
+            (.actionRequired, .authorized(let intent, let amount)) where amount > 0:
             next.state = .held
             next.intentId = intent
             next.heldMinor = amount

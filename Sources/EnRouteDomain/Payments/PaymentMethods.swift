@@ -12,7 +12,8 @@ public struct StoredPaymentMethod: Sendable, Equatable, Codable {
     public var isDefault: Bool
     public let createdAt: Date
     public init(id: String, accountId: String, token: String, card: CardDetails, isDefault: Bool, createdAt: Date) {
-        self.id = id; self.accountId = accountId; self.token = token; self.card = card; self.isDefault = isDefault; self.createdAt = createdAt
+        self.id = id; self.accountId = accountId; self.token = token; self.card = card; self.isDefault = isDefault;
+        self.createdAt = createdAt
     }
 }
 
@@ -74,7 +75,9 @@ public final class InMemoryPaymentMethodStore: PaymentMethodStore {
         methods.withLock { all in
             guard let index = all.firstIndex(where: { $0.id == id && $0.accountId == accountId }) else { return false }
             let removed = all.remove(at: index)
-            if removed.isDefault, let newest = all.lastIndex(where: { $0.accountId == accountId }) { all[newest].isDefault = true }
+            if removed.isDefault, let newest = all.lastIndex(where: { $0.accountId == accountId }) {
+                all[newest].isDefault = true
+            }
             return true
         }
     }
@@ -120,7 +123,10 @@ public final class PaymentMethods: Sendable {
     private let now: @Sendable () -> Date
 
     /// Methods in `store`, checked with `gateway`, named `card_<id>` from `ids` and dated by `now`.
-    public init(store: any PaymentMethodStore, gateway: any PaymentGateway, ids: any IDGenerator, now: @escaping @Sendable () -> Date) {
+    public init(
+        store: any PaymentMethodStore, gateway: any PaymentGateway, ids: any IDGenerator,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.store = store; self.gateway = gateway; self.ids = ids; self.now = now
     }
 
@@ -132,7 +138,9 @@ public final class PaymentMethods: Sendable {
 
     /// Saves `token` for `accountId` with the card's display details from the gateway; `created` is false when the
     /// account had the token already (the saved method is returned, made the default if asked).
-    public func add(token: String, makeDefault: Bool, for accountId: String) async throws -> (method: StoredPaymentMethod, created: Bool) {
+    public func add(
+        token: String, makeDefault: Bool, for accountId: String
+    ) async throws -> (method: StoredPaymentMethod, created: Bool) {
         guard Self.isWellFormed(token: token) else { throw PaymentMethodError.malformedToken }
         let card: CardDetails
         do throws(PaymentGatewayError) {
@@ -144,8 +152,9 @@ public final class PaymentMethods: Sendable {
             case .declined(let decline, _): throw PaymentMethodError.unknownToken(decline.message)
             }
         }
-        let method = StoredPaymentMethod(id: "card_" + ids.next(), accountId: accountId, token: token, card: card,
-                                         isDefault: makeDefault, createdAt: now())
+        let method = StoredPaymentMethod(
+            id: "card_" + ids.next(), accountId: accountId, token: token, card: card,
+            isDefault: makeDefault, createdAt: now())
         switch try await store.add(method, limit: Self.limit) {
         case .added(let added):
             return (added, true)
@@ -158,7 +167,9 @@ public final class PaymentMethods: Sendable {
     }
 
     /// The account's methods, oldest first.
-    public func list(for accountId: String) async throws -> [StoredPaymentMethod] { try await store.list(accountId: accountId) }
+    public func list(for accountId: String) async throws -> [StoredPaymentMethod] {
+        try await store.list(accountId: accountId)
+    }
 
     /// Removes one of the account's methods; the newest remaining becomes the default if it was.
     public func remove(id: String, for accountId: String) async throws {
@@ -167,10 +178,14 @@ public final class PaymentMethods: Sendable {
 
     /// Makes one of the account's methods the default.
     public func setDefault(id: String, for accountId: String) async throws -> StoredPaymentMethod {
-        guard let method = try await store.setDefault(id: id, accountId: accountId) else { throw PaymentMethodError.notFound }
+        guard let method = try await store.setDefault(id: id, accountId: accountId) else {
+            throw PaymentMethodError.notFound
+        }
         return method
     }
 
     /// The method a payment for the account is made with; nil when it has none.
-    public func defaultMethod(for accountId: String) async throws -> StoredPaymentMethod? { try await store.defaultMethod(for: accountId) }
+    public func defaultMethod(for accountId: String) async throws -> StoredPaymentMethod? {
+        try await store.defaultMethod(for: accountId)
+    }
 }

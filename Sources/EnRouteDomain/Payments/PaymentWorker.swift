@@ -124,7 +124,8 @@ public final class PaymentWorker: Sendable {
     private func mayReconcile(_ service: TripService, at: Date) async -> Bool {
         guard let node = service.node else { return true }
         do {
-            return try await service.store.claimLease(Self.reconcilerLease, node: node, until: at.addingTimeInterval(reconcileEvery * 2.5), now: at)
+            return try await service.store.claimLease(
+                Self.reconcilerLease, node: node, until: at.addingTimeInterval(reconcileEvery * 2.5), now: at)
         } catch {
             log("payments: could not take the reconciler lease: \(error)")
             return false
@@ -146,7 +147,8 @@ public final class PaymentWorker: Sendable {
             case .settle(let trip):
                 let final = message.attempts + 1 >= measurementTries
                 if try await service.settlePayment(of: trip, measurement: measurement, final: final) == .retryLater {
-                    try await store.rescheduleOutbox(id: message.id, attempts: message.attempts + 1, notBefore: now().addingTimeInterval(5))
+                    try await store.rescheduleOutbox(
+                        id: message.id, attempts: message.attempts + 1, notBefore: now().addingTimeInterval(5))
                     return false
                 }
             case .tip(let trip):
@@ -161,9 +163,9 @@ public final class PaymentWorker: Sendable {
             let attempts = message.attempts + 1
             let delay = min(600, 2 * pow(2, Double(min(attempts, 10))))
             log("payments: job \(message.id) failed (attempt \(attempts)), again in \(Int(delay)) s: \(error)")
-            try await store.rescheduleOutbox(id: message.id, attempts: attempts, notBefore: now().addingTimeInterval(delay))
+            try await store.rescheduleOutbox(
+                id: message.id, attempts: attempts, notBefore: now().addingTimeInterval(delay))
             return false
         }
     }
 }
-

@@ -17,8 +17,12 @@ public struct FareRule: Sendable, Codable, Equatable {
     public var freeWaitMinutes: Int
     /// What each further minute of waiting costs.
     public var perWaitMinuteMinor: Int
-    public init(baseMinor: Int, perKmMinor: Int, perMinuteMinor: Int, minimumMinor: Int, freeWaitMinutes: Int = 3, perWaitMinuteMinor: Int = 30) {
-        self.baseMinor = baseMinor; self.perKmMinor = perKmMinor; self.perMinuteMinor = perMinuteMinor; self.minimumMinor = minimumMinor
+    public init(
+        baseMinor: Int, perKmMinor: Int, perMinuteMinor: Int, minimumMinor: Int, freeWaitMinutes: Int = 3,
+        perWaitMinuteMinor: Int = 30
+    ) {
+        self.baseMinor = baseMinor; self.perKmMinor = perKmMinor; self.perMinuteMinor = perMinuteMinor;
+        self.minimumMinor = minimumMinor
         self.freeWaitMinutes = freeWaitMinutes; self.perWaitMinuteMinor = perWaitMinuteMinor
     }
 }
@@ -75,7 +79,8 @@ public struct PricingRules: Sendable, Codable, Equatable {
     public var demand = DemandRule()
     public var delivery = DeliveryFeeRule()
     public var cancellation = CancellationRule()
-    /// The provider's share of a fare and of a delivery fee, in basis points (the platform keeps the rest); tips go whole to the provider.
+    /// The provider's share of a fare and of a delivery fee, in basis points (the platform keeps the rest); tips go
+    /// whole to the provider.
     public var providerShareBasisPoints = 7500
     public init() {}
 }
@@ -90,7 +95,8 @@ public struct PriceBreakdown: Sendable, Codable, Equatable {
     }
 }
 
-/// Pure pricing: quotes before a trip and final prices after it (seed 004's "Price before and after"). No clock, no I/O.
+/// Pure pricing: quotes before a trip and final prices after it (seed 004's "Price before and after"). No clock, no
+/// I/O.
 public enum Pricing {
     /// `value` minor units rounded half away from zero: the one rounding rule of money.
     public static func round(_ value: Double) -> Int { Int(value.rounded(.toNearestOrAwayFromZero)) }
@@ -105,44 +111,70 @@ public enum Pricing {
         return round(Double(subtotal * basisPoints) / 10_000)
     }
 
-    /// A ride of `distanceMeters` and `durationSeconds` for `product`, under `demand` (1.0 when calm); nil for an unknown product.
-    public static func ride(product: String, distanceMeters: Double, durationSeconds: Double, demand: Double, rules: PricingRules) -> PriceBreakdown? {
+    /// A ride of `distanceMeters` and `durationSeconds` for `product`, under `demand` (1.0 when calm); nil for an
+    /// unknown product.
+    public static func ride(
+        product: String, distanceMeters: Double, durationSeconds: Double, demand: Double, rules: PricingRules
+    ) -> PriceBreakdown? {
         guard let rule = rules.products[product] else { return nil }
         let c = rules.currency
         let meters = max(0, distanceMeters), seconds = max(0, durationSeconds)
         var lines = [
             PriceLine(kind: "base", label: "Base fare", amount: Money(amountMinor: rule.baseMinor, currency: c)),
-            PriceLine(kind: "distance", label: String(format: "Distance %.1f km", meters / 1000),
-                      amount: Money(amountMinor: rate(meters, rule.perKmMinor, per: 1000), currency: c)),
-            PriceLine(kind: "time", label: "Time \(Int((seconds / 60).rounded())) min",
-                      amount: Money(amountMinor: rate(seconds, rule.perMinuteMinor, per: 60), currency: c)),
+            PriceLine(
+                kind: "distance", label: String(format: "Distance %.1f km", meters / 1000),
+                amount: Money(amountMinor: rate(meters, rule.perKmMinor, per: 1000), currency: c)),
+            PriceLine(
+                kind: "time", label: "Time \(Int((seconds / 60).rounded())) min",
+                amount: Money(amountMinor: rate(seconds, rule.perMinuteMinor, per: 60), currency: c)),
         ]
         let subtotal = lines.reduce(0) { $0 + $1.amount.amountMinor }
         if demand > 1 {
-            lines.append(PriceLine(kind: "demand", label: String(format: "Busy time ×%.1f", demand),
-                                   amount: Money(amountMinor: demandSurcharge(subtotal, demand), currency: c)))
+            lines.append(
+                PriceLine(
+                    kind: "demand", label: String(format: "Busy time ×%.1f", demand),
+                    amount: Money(amountMinor: demandSurcharge(subtotal, demand), currency: c)))
         }
         let sum = lines.reduce(0) { $0 + $1.amount.amountMinor }
         if sum < rule.minimumMinor {
-            lines.append(PriceLine(kind: "minimumFare", label: "Minimum fare", amount: Money(amountMinor: rule.minimumMinor - sum, currency: c)))
+            lines.append(
+                PriceLine(
+                    kind: "minimumFare", label: "Minimum fare",
+                    amount: Money(amountMinor: rule.minimumMinor - sum, currency: c)))
         }
         return PriceBreakdown(lines: lines, currency: c)
     }
 
-    /// A basket's item lines (`items` with each one's catalogue price) and its fees for `distanceMeters` from the merchant to the door.
-    public static func basket(items: [(sku: String, name: String, quantity: Int, unit: Money)], distanceMeters: Double, rules: PricingRules) -> (lines: [PriceLine], fees: [PriceLine], total: Money) {
+    /// A basket's item lines (`items` with each one's catalogue price) and its fees for `distanceMeters` from the
+    /// merchant to the door.
+    public static func basket(
+        items: [(sku: String, name: String, quantity: Int, unit: Money)], distanceMeters: Double, rules: PricingRules
+    ) -> (lines: [PriceLine], fees: [PriceLine], total: Money) {
         let c = rules.currency, fee = rules.delivery
         let lines = items.map { item in
-            PriceLine(kind: "item", label: "\(item.quantity) × \(item.name)", amount: Money(amountMinor: item.unit.amountMinor * item.quantity, currency: c),
-                      sku: item.sku, quantity: item.quantity)
+            PriceLine(
+                kind: "item", label: "\(item.quantity) × \(item.name)",
+                amount: Money(amountMinor: item.unit.amountMinor * item.quantity, currency: c),
+                sku: item.sku, quantity: item.quantity)
         }
         let subtotal = lines.reduce(0) { $0 + $1.amount.amountMinor }
         var fees = [
-            PriceLine(kind: "deliveryFee", label: "Delivery", amount: Money(amountMinor: fee.baseMinor + rate(max(0, distanceMeters), fee.perKmMinor, per: 1000), currency: c)),
-            PriceLine(kind: "serviceFee", label: "Service fee", amount: Money(amountMinor: max(fee.serviceFeeMinimumMinor, round(Double(subtotal) * Double(fee.serviceFeeBasisPoints) / 10_000)), currency: c)),
+            PriceLine(
+                kind: "deliveryFee", label: "Delivery",
+                amount: Money(
+                    amountMinor: fee.baseMinor + rate(max(0, distanceMeters), fee.perKmMinor, per: 1000), currency: c)),
+            PriceLine(
+                kind: "serviceFee", label: "Service fee",
+                amount: Money(
+                    amountMinor: max(
+                        fee.serviceFeeMinimumMinor, round(Double(subtotal) * Double(fee.serviceFeeBasisPoints) / 10_000)
+                    ), currency: c)),
         ]
         if subtotal < fee.smallBasketThresholdMinor {
-            fees.append(PriceLine(kind: "smallBasketFee", label: "Small basket", amount: Money(amountMinor: fee.smallBasketFeeMinor, currency: c)))
+            fees.append(
+                PriceLine(
+                    kind: "smallBasketFee", label: "Small basket",
+                    amount: Money(amountMinor: fee.smallBasketFeeMinor, currency: c)))
         }
         let total = (lines + fees).reduce(0) { $0 + $1.amount.amountMinor }
         return (lines, fees, Money(amountMinor: total, currency: c))
@@ -157,28 +189,41 @@ public enum Pricing {
         /// The measured path: map-matched when there are roads, the stored path's length otherwise.
         public var distanceMeters: Double
         public var durationSeconds: Double
-        public init(destinationChanged: Bool, waitSeconds: TimeInterval, distanceMeters: Double, durationSeconds: Double) {
+        public init(
+            destinationChanged: Bool, waitSeconds: TimeInterval, distanceMeters: Double, durationSeconds: Double
+        ) {
             self.destinationChanged = destinationChanged; self.waitSeconds = waitSeconds
             self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds
         }
     }
 
-    /// A ride's final price: the quote as it stands, unless the destination changed or the wait passed the free minutes;
+    /// A ride's final price: the quote as it stands, unless the destination changed or the wait passed the free
+    /// minutes;
     /// then priced again from the measured distance and time under the quote's demand, with the paid wait added, each
     /// adjustment with its reason.
-    public static func finalRide(quote: PriceBreakdown, product: String, demand: Double, outcome: RideOutcome, rules: PricingRules) -> PriceBreakdown {
+    public static func finalRide(
+        quote: PriceBreakdown, product: String, demand: Double, outcome: RideOutcome, rules: PricingRules
+    ) -> PriceBreakdown {
         guard let rule = rules.products[product] else { return quote }
         let freeWait = TimeInterval(rule.freeWaitMinutes * 60)
         let waited = outcome.waitSeconds > freeWait
         guard outcome.destinationChanged || waited,
-              let measured = ride(product: product, distanceMeters: outcome.distanceMeters, durationSeconds: outcome.durationSeconds, demand: demand, rules: rules)
+            let measured = ride(
+                product: product, distanceMeters: outcome.distanceMeters, durationSeconds: outcome.durationSeconds,
+                demand: demand, rules: rules)
         else { return quote }
-        let reason = outcome.destinationChanged ? "Destination changed: priced on the distance and time driven" : "Long wait at pickup: priced on the distance and time driven"
+        let reason =
+            outcome.destinationChanged
+            ? "Destination changed: priced on the distance and time driven"
+            : "Long wait at pickup: priced on the distance and time driven"
         var lines = measured.lines.map { PriceLine(kind: $0.kind, label: $0.label, amount: $0.amount, reason: reason) }
         if waited {
             let paidMinutes = Int(((outcome.waitSeconds - freeWait) / 60).rounded(.up))
-            lines.append(PriceLine(kind: "wait", label: "Wait at pickup \(paidMinutes) min", amount: Money(amountMinor: paidMinutes * rule.perWaitMinuteMinor, currency: rules.currency),
-                                   reason: "Waited past the \(rule.freeWaitMinutes) free minutes"))
+            lines.append(
+                PriceLine(
+                    kind: "wait", label: "Wait at pickup \(paidMinutes) min",
+                    amount: Money(amountMinor: paidMinutes * rule.perWaitMinuteMinor, currency: rules.currency),
+                    reason: "Waited past the \(rule.freeWaitMinutes) free minutes"))
         }
         return PriceBreakdown(lines: lines, currency: rules.currency)
     }
@@ -193,50 +238,76 @@ public enum Pricing {
         /// Replaced: what was supplied instead and its unit price.
         public let replacementName: String?
         public let replacementUnit: Money?
-        public init(sku: String, kind: Kind, quantity: Int? = nil, replacementName: String? = nil, replacementUnit: Money? = nil) {
-            self.sku = sku; self.kind = kind; self.quantity = quantity; self.replacementName = replacementName; self.replacementUnit = replacementUnit
+        public init(
+            sku: String, kind: Kind, quantity: Int? = nil, replacementName: String? = nil, replacementUnit: Money? = nil
+        ) {
+            self.sku = sku; self.kind = kind; self.quantity = quantity; self.replacementName = replacementName;
+            self.replacementUnit = replacementUnit
         }
     }
 
     /// A basket's final price: the quoted lines with an adjustment line per missing or replaced item, with its reason.
-    /// A later change of a line replaces an earlier one (so no line is ever taken twice). The fees stay as quoted except
+    /// A later change of a line replaces an earlier one (so no line is ever taken twice). The fees stay as quoted
+    /// except
     /// the service fee, which follows the adjusted subtotal.
-    public static func finalBasket(quote: PriceBreakdown, changes: [BasketChange], rules: PricingRules) -> PriceBreakdown {
+    public static func finalBasket(
+        quote: PriceBreakdown, changes: [BasketChange], rules: PricingRules
+    ) -> PriceBreakdown {
         let c = rules.currency
         var lines = quote.lines
-        let latest = changes.indices.filter { i in !changes[(i + 1)...].contains { $0.sku == changes[i].sku } }.map { changes[$0] }
+        let latest = changes.indices.filter { i in !changes[(i + 1)...].contains { $0.sku == changes[i].sku } }.map {
+            changes[$0]
+        }
         for change in latest {
-            guard let line = quote.lines.first(where: { $0.kind == "item" && $0.sku == change.sku }), let quantity = line.quantity, quantity > 0 else { continue }
+            guard let line = quote.lines.first(where: { $0.kind == "item" && $0.sku == change.sku }),
+                let quantity = line.quantity, quantity > 0
+            else { continue }
             let unit = line.amount.amountMinor / quantity
             switch change.kind {
             case .missing:
                 let n = min(quantity, max(1, change.quantity ?? quantity))
-                lines.append(PriceLine(kind: "adjustment", label: "\(n) × \(change.sku) missing", amount: Money(amountMinor: -unit * n, currency: c),
-                                       sku: change.sku, quantity: n, reason: "Out of stock"))
+                lines.append(
+                    PriceLine(
+                        kind: "adjustment", label: "\(n) × \(change.sku) missing",
+                        amount: Money(amountMinor: -unit * n, currency: c),
+                        sku: change.sku, quantity: n, reason: "Out of stock"))
             case .replaced:
                 let replacement = change.replacementUnit?.amountMinor ?? unit
                 // A replacement never costs the customer more than what was ordered.
                 let delta = min(0, replacement - unit) * quantity
-                lines.append(PriceLine(kind: "adjustment", label: "\(change.sku) replaced by \(change.replacementName ?? "a substitute")",
-                                       amount: Money(amountMinor: delta, currency: c), sku: change.sku, quantity: quantity, reason: "Replaced by the merchant"))
+                lines.append(
+                    PriceLine(
+                        kind: "adjustment",
+                        label: "\(change.sku) replaced by \(change.replacementName ?? "a substitute")",
+                        amount: Money(amountMinor: delta, currency: c), sku: change.sku, quantity: quantity,
+                        reason: "Replaced by the merchant"))
             }
         }
-        let subtotal = lines.filter { $0.kind == "item" || $0.kind == "adjustment" }.reduce(0) { $0 + $1.amount.amountMinor }
+        let subtotal = lines.filter { $0.kind == "item" || $0.kind == "adjustment" }.reduce(0) {
+            $0 + $1.amount.amountMinor
+        }
         if let i = lines.firstIndex(where: { $0.kind == "serviceFee" }) {
-            let fee = max(rules.delivery.serviceFeeMinimumMinor, round(Double(subtotal) * Double(rules.delivery.serviceFeeBasisPoints) / 10_000))
-            lines[i] = PriceLine(kind: "serviceFee", label: lines[i].label, amount: Money(amountMinor: fee, currency: c),
-                                 reason: fee == lines[i].amount.amountMinor ? nil : "Follows the adjusted basket")
+            let fee = max(
+                rules.delivery.serviceFeeMinimumMinor,
+                round(Double(subtotal) * Double(rules.delivery.serviceFeeBasisPoints) / 10_000))
+            lines[i] = PriceLine(
+                kind: "serviceFee", label: lines[i].label, amount: Money(amountMinor: fee, currency: c),
+                reason: fee == lines[i].amount.amountMinor ? nil : "Follows the adjusted basket")
         }
         return PriceBreakdown(lines: lines, currency: c)
     }
 
     /// Whether a cancellation by the customer costs the fee: after the provider was assigned, past the grace period and
     /// with the provider making progress toward pickup; or a no-show after waiting at pickup long enough.
-    public static func cancellationFee(assignedAt: Date?, arrivedAt: Date?, cancelledAt: Date, providerProgressed: Bool, rules: PricingRules) -> Money? {
+    public static func cancellationFee(
+        assignedAt: Date?, arrivedAt: Date?, cancelledAt: Date, providerProgressed: Bool, rules: PricingRules
+    ) -> Money? {
         let rule = rules.cancellation
         let fee = Money(amountMinor: rule.feeMinor, currency: rules.currency)
         if let arrivedAt { return cancelledAt.timeIntervalSince(arrivedAt) >= rule.noShowSeconds ? fee : nil }
-        guard let assignedAt, cancelledAt.timeIntervalSince(assignedAt) > rule.graceSeconds, providerProgressed else { return nil }
+        guard let assignedAt, cancelledAt.timeIntervalSince(assignedAt) > rule.graceSeconds, providerProgressed else {
+            return nil
+        }
         return fee
     }
 

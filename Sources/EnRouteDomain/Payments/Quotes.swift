@@ -14,7 +14,8 @@ public struct Quote: Codable, Sendable, Equatable {
     public let items: [OrderItem]?
     public let pickup: Coordinate
     public let dropoff: Coordinate
-    /// The route it was priced on: road distance and time when there are roads, a straight line times a detour otherwise.
+    /// The route it was priced on: road distance and time when there are roads, a straight line times a detour
+    /// otherwise.
     public let distanceMeters: Double
     public let durationSeconds: Double
     /// Rides: seconds until the nearest provider could arrive, as shown.
@@ -27,35 +28,46 @@ public struct Quote: Codable, Sendable, Equatable {
     public let createdAt: Date
     public let expiresAt: Date
 
-    public init(id: String, accountId: String, kind: TripKind, productID: String?, merchantId: String?, items: [OrderItem]?,
-                pickup: Coordinate, dropoff: Coordinate, distanceMeters: Double, durationSeconds: Double, pickupWaitSeconds: Int,
-                demand: Double, price: PriceBreakdown, rules: PricingRules, createdAt: Date, expiresAt: Date) {
-        self.id = id; self.accountId = accountId; self.kind = kind; self.productID = productID; self.merchantId = merchantId; self.items = items
-        self.pickup = pickup; self.dropoff = dropoff; self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds
+    public init(
+        id: String, accountId: String, kind: TripKind, productID: String?, merchantId: String?, items: [OrderItem]?,
+        pickup: Coordinate, dropoff: Coordinate, distanceMeters: Double, durationSeconds: Double,
+        pickupWaitSeconds: Int,
+        demand: Double, price: PriceBreakdown, rules: PricingRules, createdAt: Date, expiresAt: Date
+    ) {
+        self.id = id; self.accountId = accountId; self.kind = kind; self.productID = productID;
+        self.merchantId = merchantId; self.items = items
+        self.pickup = pickup; self.dropoff = dropoff; self.distanceMeters = distanceMeters;
+        self.durationSeconds = durationSeconds
         self.pickupWaitSeconds = pickupWaitSeconds; self.demand = demand; self.price = price; self.rules = rules
         self.createdAt = createdAt; self.expiresAt = expiresAt
     }
 
     /// The ride quote as seed 002's estimate with its identity and time limit.
     public var estimate: Estimate {
-        Estimate(productID: productID ?? "", fare: price.total, etaSeconds: pickupWaitSeconds, quoteId: id, expiresAt: expiresAt)
+        Estimate(
+            productID: productID ?? "", fare: price.total, etaSeconds: pickupWaitSeconds, quoteId: id,
+            expiresAt: expiresAt)
     }
 
     /// The basket quote on the wire.
     public var orderQuote: OrderQuote {
-        OrderQuote(quoteId: id, expiresAt: expiresAt, lines: price.lines.filter { $0.kind == "item" },
-                   fees: price.lines.filter { $0.kind != "item" }, total: price.total)
+        OrderQuote(
+            quoteId: id, expiresAt: expiresAt, lines: price.lines.filter { $0.kind == "item" },
+            fees: price.lines.filter { $0.kind != "item" }, total: price.total)
     }
 }
 
 extension Quote {
-    /// For a store that keeps each price list once, apart from its quotes: set in an encoder's `userInfo` (to any value),
-    /// the quote is written without `rules`; set in a decoder's `userInfo` to the `PricingRules` the stored quote names,
+    /// For a store that keeps each price list once, apart from its quotes: set in an encoder's `userInfo` (to any
+    /// value),
+    /// the quote is written without `rules`; set in a decoder's `userInfo` to the `PricingRules` the stored quote
+    /// names,
     /// a quote written without them is read with these.
     public static let priceListApart = CodingUserInfoKey(rawValue: "enroute.quote.priceListApart")!
 
     private enum CodingKeys: String, CodingKey {
-        case id, accountId, kind, productID, merchantId, items, pickup, dropoff, distanceMeters, durationSeconds, pickupWaitSeconds
+        case id, accountId, kind, productID, merchantId, items, pickup, dropoff, distanceMeters, durationSeconds,
+            pickupWaitSeconds
         case demand, price, rules, createdAt, expiresAt
     }
 
@@ -67,16 +79,24 @@ extension Quote {
         } else if let apart = decoder.userInfo[Self.priceListApart] as? PricingRules {
             rules = apart
         } else {
-            throw DecodingError.keyNotFound(CodingKeys.rules, .init(codingPath: c.codingPath, debugDescription: "a quote needs its price list"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.rules, .init(codingPath: c.codingPath, debugDescription: "a quote needs its price list"))
         }
-        self.init(id: try c.decode(String.self, forKey: .id), accountId: try c.decode(String.self, forKey: .accountId),
-                  kind: try c.decode(TripKind.self, forKey: .kind), productID: try c.decodeIfPresent(String.self, forKey: .productID),
-                  merchantId: try c.decodeIfPresent(String.self, forKey: .merchantId), items: try c.decodeIfPresent([OrderItem].self, forKey: .items),
-                  pickup: try c.decode(Coordinate.self, forKey: .pickup), dropoff: try c.decode(Coordinate.self, forKey: .dropoff),
-                  distanceMeters: try c.decode(Double.self, forKey: .distanceMeters), durationSeconds: try c.decode(Double.self, forKey: .durationSeconds),
-                  pickupWaitSeconds: try c.decode(Int.self, forKey: .pickupWaitSeconds), demand: try c.decode(Double.self, forKey: .demand),
-                  price: try c.decode(PriceBreakdown.self, forKey: .price), rules: rules,
-                  createdAt: try c.decode(Date.self, forKey: .createdAt), expiresAt: try c.decode(Date.self, forKey: .expiresAt))
+        self.init(
+            id: try c.decode(String.self, forKey: .id), accountId: try c.decode(String.self, forKey: .accountId),
+            kind: try c.decode(TripKind.self, forKey: .kind),
+            productID: try c.decodeIfPresent(String.self, forKey: .productID),
+            merchantId: try c.decodeIfPresent(String.self, forKey: .merchantId),
+            items: try c.decodeIfPresent([OrderItem].self, forKey: .items),
+            pickup: try c.decode(Coordinate.self, forKey: .pickup),
+            dropoff: try c.decode(Coordinate.self, forKey: .dropoff),
+            distanceMeters: try c.decode(Double.self, forKey: .distanceMeters),
+            durationSeconds: try c.decode(Double.self, forKey: .durationSeconds),
+            pickupWaitSeconds: try c.decode(Int.self, forKey: .pickupWaitSeconds),
+            demand: try c.decode(Double.self, forKey: .demand),
+            price: try c.decode(PriceBreakdown.self, forKey: .price), rules: rules,
+            createdAt: try c.decode(Date.self, forKey: .createdAt),
+            expiresAt: try c.decode(Date.self, forKey: .expiresAt))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -115,7 +135,9 @@ public final class InMemoryQuoteStore: QuoteStore {
     public init() {}
     public func save(_ new: [Quote]) async throws { quotes.withLock { q in for quote in new { q[quote.id] = quote } } }
     public func quote(id: String) throws -> Quote? { quotes.withLock { $0[id] } }
-    public func purge(expiredBefore cutoff: Date) async throws { quotes.withLock { $0 = $0.filter { $0.value.expiresAt >= cutoff } } }
+    public func purge(expiredBefore cutoff: Date) async throws {
+        quotes.withLock { $0 = $0.filter { $0.value.expiresAt >= cutoff } }
+    }
 }
 
 /// The road leg a quote is priced on.
@@ -125,7 +147,8 @@ public struct QuoteLeg: Sendable, Equatable {
     /// Seconds until the nearest available provider could be at the pickup.
     public let pickupWaitSeconds: Int
     public init(distanceMeters: Double, durationSeconds: Double, pickupWaitSeconds: Int) {
-        self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.pickupWaitSeconds = pickupWaitSeconds
+        self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds;
+        self.pickupWaitSeconds = pickupWaitSeconds
     }
 }
 
@@ -150,15 +173,20 @@ public final class QuoteBook: Sendable {
         let measure: @Sendable (Coordinate) async throws -> (open: Int, online: Int)
     }
 
-    public init(store: any QuoteStore, estimator: any TripEstimator, directory: any PartyDirectory, rules: PricingRules = PricingRules(),
-                lifetime: TimeInterval = 300, ids: any IDGenerator, cities: Cities = .everywhere, now: @escaping @Sendable () -> Date) {
+    public init(
+        store: any QuoteStore, estimator: any TripEstimator, directory: any PartyDirectory,
+        rules: PricingRules = PricingRules(),
+        lifetime: TimeInterval = 300, ids: any IDGenerator, cities: Cities = .everywhere,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.cities = cities
         self.store = store; self.estimator = estimator; self.directory = directory; self.rules = rules
         self.lifetime = lifetime; self.ids = ids; self.now = now
         demand = Mutex(nil)
     }
 
-    /// Tells the book how busy an area is (wired once by the composition root: dispatch's open requests, presence's providers).
+    /// Tells the book how busy an area is (wired once by the composition root: dispatch's open requests, presence's
+    /// providers).
     public func measureDemand(with measure: @escaping @Sendable (Coordinate) async throws -> (open: Int, online: Int)) {
         demand.withLock { $0 = DemandMeasure(measure: measure) }
     }
@@ -178,52 +206,81 @@ public final class QuoteBook: Sendable {
         let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: at)
         let multiplier = await demandMultiplier(at: pickup)
         let quotes = estimator.products.compactMap { product -> Quote? in
-            guard let price = Pricing.ride(product: product, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
-                                           demand: multiplier, rules: rules) else { return nil }
+            guard
+                let price = Pricing.ride(
+                    product: product, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
+                    demand: multiplier, rules: rules)
+            else { return nil }
             // A bigger car is rarer: its wait is a little longer, as the straight-line estimator has always said.
             let wait = leg.pickupWaitSeconds + (product == "economy" ? 0 : 120)
-            return Quote(id: "q_" + ids.next(), accountId: account.id, kind: .ride, productID: product, merchantId: nil, items: nil,
-                         pickup: pickup, dropoff: dropoff, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
-                         pickupWaitSeconds: wait, demand: multiplier, price: price, rules: rules, createdAt: at, expiresAt: at.addingTimeInterval(lifetime))
+            return Quote(
+                id: "q_" + ids.next(), accountId: account.id, kind: .ride, productID: product, merchantId: nil,
+                items: nil,
+                pickup: pickup, dropoff: dropoff, distanceMeters: leg.distanceMeters,
+                durationSeconds: leg.durationSeconds,
+                pickupWaitSeconds: wait, demand: multiplier, price: price, rules: rules, createdAt: at,
+                expiresAt: at.addingTimeInterval(lifetime))
         }
         try await store.save(quotes)
         return quotes
     }
 
-    /// A basket's quote: item lines from the merchant's catalogue, the fees for the road from the merchant to `destination`.
+    /// A basket's quote: item lines from the merchant's catalogue, the fees for the road from the merchant to
+    /// `destination`.
     public func orderQuote(_ request: OrderQuoteRequest, for account: Account) async throws -> Quote {
-        let merchant = try TripService.checkBasket(merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory)
+        let merchant = try TripService.checkBasket(
+            merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory
+        )
         try await estimator.checkCovered(request.destination, pointer: "/destination")
         _ = try cities.city(for: merchant.position, pointer: "/merchantId")
         let at = now()
         let leg = try await estimator.quoteLeg(pickup: merchant.position, dropoff: request.destination, departure: at)
         var priced: [(sku: String, name: String, quantity: Int, unit: Money)] = []
         for (i, item) in request.items.enumerated() {
-            guard let entry = merchant.item(sku: item.sku) else { throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)") }
+            guard let entry = merchant.item(sku: item.sku) else {
+                throw TripError.invalid(
+                    pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
+            }
             guard entry.price.currency == rules.currency else {
-                throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "is priced in \(entry.price.currency); this service charges in \(rules.currency)")
+                throw TripError.invalid(
+                    pointer: "/items/\(i)/sku",
+                    detail: "is priced in \(entry.price.currency); this service charges in \(rules.currency)")
             }
             priced.append((item.sku, entry.name, item.quantity, entry.price))
         }
         let basket = Pricing.basket(items: priced, distanceMeters: leg.distanceMeters, rules: rules)
-        let quote = Quote(id: "q_" + ids.next(), accountId: account.id, kind: .delivery, productID: nil, merchantId: merchant.id, items: request.items,
-                          pickup: merchant.position, dropoff: request.destination, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
-                          pickupWaitSeconds: 0, demand: 1, price: PriceBreakdown(lines: basket.lines + basket.fees, currency: rules.currency),
-                          rules: rules, createdAt: at, expiresAt: at.addingTimeInterval(lifetime))
+        let quote = Quote(
+            id: "q_" + ids.next(), accountId: account.id, kind: .delivery, productID: nil, merchantId: merchant.id,
+            items: request.items,
+            pickup: merchant.position, dropoff: request.destination, distanceMeters: leg.distanceMeters,
+            durationSeconds: leg.durationSeconds,
+            pickupWaitSeconds: 0, demand: 1,
+            price: PriceBreakdown(lines: basket.lines + basket.fees, currency: rules.currency),
+            rules: rules, createdAt: at, expiresAt: at.addingTimeInterval(lifetime))
         try await store.save([quote])
         return quote
     }
 
-    /// The quote a ride request names, if it is the caller's, for this product and route, and still good; an expired one is
+    /// The quote a ride request names, if it is the caller's, for this product and route, and still good; an expired
+    /// one is
     /// refused with a fresh quote for the same request.
     public func acceptRide(_ request: TripRequest, by account: Account) async throws -> Quote {
         let quote = try await named(request.quoteId, by: account, kind: .ride)
-        guard quote.productID == request.productID else { throw TripError.invalid(pointer: "/productID", detail: "does not match quote \(quote.id) (\(quote.productID ?? "none"))") }
-        guard Self.same(quote.pickup, request.pickup) else { throw TripError.invalid(pointer: "/pickup", detail: "is not where quote \(quote.id) picks up") }
-        guard Self.same(quote.dropoff, request.dropoff) else { throw TripError.invalid(pointer: "/dropoff", detail: "is not where quote \(quote.id) goes") }
+        guard quote.productID == request.productID else {
+            throw TripError.invalid(
+                pointer: "/productID", detail: "does not match quote \(quote.id) (\(quote.productID ?? "none"))")
+        }
+        guard Self.same(quote.pickup, request.pickup) else {
+            throw TripError.invalid(pointer: "/pickup", detail: "is not where quote \(quote.id) picks up")
+        }
+        guard Self.same(quote.dropoff, request.dropoff) else {
+            throw TripError.invalid(pointer: "/dropoff", detail: "is not where quote \(quote.id) goes")
+        }
         if quote.expiresAt <= now() {
             let fresh = try await rideQuotes(pickup: request.pickup, dropoff: request.dropoff, for: account)
-            guard let same = fresh.first(where: { $0.productID == request.productID }) else { throw TripError.invalid(pointer: "/productID", detail: "is no longer offered") }
+            guard let same = fresh.first(where: { $0.productID == request.productID }) else {
+                throw TripError.invalid(pointer: "/productID", detail: "is no longer offered")
+            }
             throw TripError.quoteExpired(.ride(same.estimate))
         }
         return quote
@@ -235,16 +292,28 @@ public final class QuoteBook: Sendable {
         guard quote.merchantId == request.merchantId, quote.items == request.items else {
             throw TripError.invalid(pointer: "/items", detail: "is not the basket quote \(quote.id) priced")
         }
-        guard Self.same(quote.dropoff, request.destination) else { throw TripError.invalid(pointer: "/destination", detail: "is not where quote \(quote.id) delivers") }
+        guard Self.same(quote.dropoff, request.destination) else {
+            throw TripError.invalid(pointer: "/destination", detail: "is not where quote \(quote.id) delivers")
+        }
         if quote.expiresAt <= now() {
-            let fresh = try await orderQuote(OrderQuoteRequest(merchantId: request.merchantId, items: request.items, destination: request.destination), for: account)
+            let fresh = try await orderQuote(
+                OrderQuoteRequest(
+                    merchantId: request.merchantId, items: request.items, destination: request.destination),
+                for: account)
             throw TripError.quoteExpired(.order(fresh.orderQuote))
         }
         return quote
     }
 
     private func named(_ id: String?, by account: Account, kind: TripKind) async throws -> Quote {
-        guard let id, !id.isEmpty else { throw TripError.invalid(pointer: "/quoteId", detail: "is required: ask for a quote first (\(kind == .ride ? "POST /v1/estimates" : "POST /v1/orders/quote"))") }
+        guard let id, !id.isEmpty else {
+            throw TripError.invalid(
+                pointer: "/quoteId",
+                detail:
+                    "is required: ask for a quote first "
+                    + "(\(kind == .ride ? "POST /v1/estimates" : "POST /v1/orders/quote"))"
+            )
+        }
         // Another account's quote is answered like an unknown one: its existence is not the caller's to learn.
         guard let quote = try await store.quote(id: id), quote.accountId == account.id, quote.kind == kind else {
             throw TripError.invalid(pointer: "/quoteId", detail: "no quote \(id) for this account")
@@ -253,5 +322,7 @@ public final class QuoteBook: Sendable {
     }
 
     /// Two coordinates the client echoed back: equal to about a centimetre.
-    static func same(_ a: Coordinate, _ b: Coordinate) -> Bool { abs(a.lat - b.lat) < 1e-7 && abs(a.lng - b.lng) < 1e-7 }
+    static func same(_ a: Coordinate, _ b: Coordinate) -> Bool {
+        abs(a.lat - b.lat) < 1e-7 && abs(a.lng - b.lng) < 1e-7
+    }
 }

@@ -56,24 +56,44 @@ public final class SandboxGateway: PaymentGateway {
     /// `pm_card_chargeCustomerFail` departs from Stripe on purpose: Stripe declines every charge on it once attached,
     /// holds included; here a hold succeeds and only off-session charges decline, so a ride can end in a debt.
     public static let testCards: [TestCard] = [
-        TestCard(token: "pm_card_visa", details: CardDetails(brand: "visa", last4: "4242", expMonth: 12, expYear: 2034),
-                 hold: .approved, offSession: .approved),
-        TestCard(token: "pm_card_mastercard", details: CardDetails(brand: "mastercard", last4: "4444", expMonth: 12, expYear: 2034),
-                 hold: .approved, offSession: .approved),
-        TestCard(token: "pm_card_visa_chargeDeclined", details: CardDetails(brand: "visa", last4: "0002", expMonth: 12, expYear: 2034),
-                 hold: .declined(GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: declined)),
-                 offSession: .declined(GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: declined))),
-        TestCard(token: "pm_card_visa_chargeDeclinedInsufficientFunds",
-                 details: CardDetails(brand: "visa", last4: "9995", expMonth: 12, expYear: 2034),
-                 hold: .declined(GatewayDecline(code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")),
-                 offSession: .declined(GatewayDecline(code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds."))),
-        TestCard(token: "pm_card_authenticationRequired", details: CardDetails(brand: "visa", last4: "3184", expMonth: 12, expYear: 2034),
-                 hold: .challenge,
-                 offSession: .declined(GatewayDecline(code: "authentication_required", declineCode: "authentication_required",
-                                                      message: "Your card was declined. This transaction requires authentication."))),
-        TestCard(token: "pm_card_chargeCustomerFail", details: CardDetails(brand: "visa", last4: "0341", expMonth: 12, expYear: 2034),
-                 hold: .approved,
-                 offSession: .declined(GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: declined))),
+        TestCard(
+            token: "pm_card_visa", details: CardDetails(brand: "visa", last4: "4242", expMonth: 12, expYear: 2034),
+            hold: .approved, offSession: .approved),
+        TestCard(
+            token: "pm_card_mastercard",
+            details: CardDetails(brand: "mastercard", last4: "4444", expMonth: 12, expYear: 2034),
+            hold: .approved, offSession: .approved),
+        TestCard(
+            token: "pm_card_visa_chargeDeclined",
+            details: CardDetails(brand: "visa", last4: "0002", expMonth: 12, expYear: 2034),
+            hold: .declined(GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: declined)),
+            offSession: .declined(
+                GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: declined))),
+        TestCard(
+            token: "pm_card_visa_chargeDeclinedInsufficientFunds",
+            details: CardDetails(brand: "visa", last4: "9995", expMonth: 12, expYear: 2034),
+            hold: .declined(
+                GatewayDecline(
+                    code: "card_declined", declineCode: "insufficient_funds",
+                    message: "Your card has insufficient funds.")),
+            offSession: .declined(
+                GatewayDecline(
+                    code: "card_declined", declineCode: "insufficient_funds",
+                    message: "Your card has insufficient funds."))),
+        TestCard(
+            token: "pm_card_authenticationRequired",
+            details: CardDetails(brand: "visa", last4: "3184", expMonth: 12, expYear: 2034),
+            hold: .challenge,
+            offSession: .declined(
+                GatewayDecline(
+                    code: "authentication_required", declineCode: "authentication_required",
+                    message: "Your card was declined. This transaction requires authentication."))),
+        TestCard(
+            token: "pm_card_chargeCustomerFail",
+            details: CardDetails(brand: "visa", last4: "0341", expMonth: 12, expYear: 2034),
+            hold: .approved,
+            offSession: .declined(
+                GatewayDecline(code: "card_declined", declineCode: "generic_decline", message: declined))),
     ]
 
     private struct Saved { let fingerprint: String; let answer: Result<GatewayIntent, PaymentGatewayError> }
@@ -118,7 +138,8 @@ public final class SandboxGateway: PaymentGateway {
     /// `"sandbox"`.
     public let name = "sandbox"
     /// The webhooks the sandbox would send, in order: `payment_intent.amount_capturable_updated` (a hold is placed),
-    /// `payment_intent.succeeded` (after a capture or a charge), `payment_intent.payment_failed`, `payment_intent.canceled`
+    /// `payment_intent.succeeded` (after a capture or a charge), `payment_intent.payment_failed`,
+    /// `payment_intent.canceled`
     /// and `charge.expired`. One consumer; kept until read.
     public let events: AsyncStream<GatewayEvent>
     private let continuation: AsyncStream<GatewayEvent>.Continuation
@@ -150,13 +171,15 @@ public final class SandboxGateway: PaymentGateway {
     }
 
     public func authorize(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
-        try idempotent(.authorize, key: request.idempotencyKey, fingerprint: Self.fingerprint("authorize", request)) { s throws(PaymentGatewayError) in
+        try idempotent(.authorize, key: request.idempotencyKey, fingerprint: Self.fingerprint("authorize", request)) {
+            s throws(PaymentGatewayError) in
             try self.pay(request, offSession: false, in: &s)
         }
     }
 
     public func charge(_ request: AuthorizationRequest) async throws(PaymentGatewayError) -> GatewayIntent {
-        try idempotent(.charge, key: request.idempotencyKey, fingerprint: Self.fingerprint("charge", request)) { s throws(PaymentGatewayError) in
+        try idempotent(.charge, key: request.idempotencyKey, fingerprint: Self.fingerprint("charge", request)) {
+            s throws(PaymentGatewayError) in
             try self.pay(request, offSession: true, in: &s)
         }
     }
@@ -168,15 +191,22 @@ public final class SandboxGateway: PaymentGateway {
         }
     }
 
-    public func capture(intentId: String, amountMinor: Int, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
-        try idempotent(.capture, key: idempotencyKey, fingerprint: "capture|\(intentId)|\(amountMinor)") { s throws(PaymentGatewayError) in
+    public func capture(
+        intentId: String, amountMinor: Int, idempotencyKey: String
+    ) async throws(PaymentGatewayError) -> GatewayIntent {
+        try idempotent(.capture, key: idempotencyKey, fingerprint: "capture|\(intentId)|\(amountMinor)") {
+            s throws(PaymentGatewayError) in
             var intent = try Self.entry(intentId, in: s).intent
             guard intent.status == .requiresCapture else {
-                throw .rejected("This PaymentIntent could not be captured because it has a status of \(intent.status.rawValue). "
-                                + "Only a PaymentIntent with one of the following statuses may be captured: requires_capture.")
+                throw .rejected(
+                    "This PaymentIntent could not be captured because it has a status of \(intent.status.rawValue). "
+                        + "Only a PaymentIntent with one of the following statuses may be captured: requires_capture.")
             }
             guard amountMinor >= 1, amountMinor <= intent.amountCapturable else {
-                throw .rejected("amount_to_capture (\(amountMinor)) must be at least 1 and at most the amount capturable (\(intent.amountCapturable)).")
+                throw .rejected(
+                    "amount_to_capture (\(amountMinor)) must be at least 1 and at most the amount capturable "
+                        + "(\(intent.amountCapturable))."
+                )
             }
             // The uncaptured rest of the hold is released (final_capture defaults to true).
             intent.status = .succeeded
@@ -189,13 +219,19 @@ public final class SandboxGateway: PaymentGateway {
     }
 
     public func cancel(intentId: String, idempotencyKey: String) async throws(PaymentGatewayError) -> GatewayIntent {
-        try idempotent(.cancel, key: idempotencyKey, fingerprint: "cancel|\(intentId)") { s throws(PaymentGatewayError) in
+        try idempotent(.cancel, key: idempotencyKey, fingerprint: "cancel|\(intentId)") {
+            s throws(PaymentGatewayError) in
             var intent = try Self.entry(intentId, in: s).intent
-            let cancellable: Set<GatewayIntentStatus> = [.requiresPaymentMethod, .requiresCapture, .requiresConfirmation, .requiresAction, .processing]
+            let cancellable: Set<GatewayIntentStatus> = [
+                .requiresPaymentMethod, .requiresCapture, .requiresConfirmation, .requiresAction, .processing,
+            ]
             guard cancellable.contains(intent.status) else {
-                throw .rejected("You cannot cancel this PaymentIntent because it has a status of \(intent.status.rawValue). "
-                                + "Only a PaymentIntent with one of the following statuses may be canceled: "
-                                + "requires_payment_method, requires_capture, requires_confirmation, requires_action, processing.")
+                throw .rejected(
+                    "You cannot cancel this PaymentIntent because it has a status of \(intent.status.rawValue). "
+                        + "Only a PaymentIntent with one of the following statuses may be canceled: "
+                        + "requires_payment_method, requires_capture, requires_confirmation, requires_action, "
+                        + "processing."
+                )
             }
             intent.status = .canceled
             intent.amountCapturable = 0
@@ -230,8 +266,9 @@ public final class SandboxGateway: PaymentGateway {
             var intent = try Self.awaitingChallenge(intentId, in: s)
             intent.status = .requiresPaymentMethod
             intent.actionURL = nil
-            intent.lastError = GatewayDecline(code: "payment_intent_authentication_failure", declineCode: nil,
-                                              message: "The provided PaymentMethod has failed authentication.")
+            intent.lastError = GatewayDecline(
+                code: "payment_intent_authentication_failure", declineCode: nil,
+                message: "The provided PaymentMethod has failed authentication.")
             update(intent, in: &s)
             send("payment_intent.payment_failed", intent, in: &s)
             return intent
@@ -244,7 +281,9 @@ public final class SandboxGateway: PaymentGateway {
     public func expireHold(intentId: String) throws(PaymentGatewayError) -> GatewayIntent {
         try state.withLock { (s: inout State) throws(PaymentGatewayError) -> GatewayIntent in
             var intent = try Self.entry(intentId, in: s).intent
-            guard intent.status == .requiresCapture else { throw .rejected("PaymentIntent \(intentId) holds nothing (\(intent.status.rawValue)).") }
+            guard intent.status == .requiresCapture else {
+                throw .rejected("PaymentIntent \(intentId) holds nothing (\(intent.status.rawValue)).")
+            }
             intent.status = .canceled
             intent.amountCapturable = 0
             update(intent, in: &s)
@@ -285,21 +324,29 @@ public final class SandboxGateway: PaymentGateway {
     // MARK: - Internals
 
     /// Runs a mutating call under its idempotency key (see the type's comment), with any injected fault.
-    private func idempotent(_ operation: Operation, key: String, fingerprint: String,
-                            _ body: (inout State) throws(PaymentGatewayError) -> GatewayIntent) throws(PaymentGatewayError) -> GatewayIntent {
+    private func idempotent(
+        _ operation: Operation, key: String, fingerprint: String,
+        _ body: (inout State) throws(PaymentGatewayError) -> GatewayIntent
+    ) throws(PaymentGatewayError) -> GatewayIntent {
         try state.withLock { (s: inout State) throws(PaymentGatewayError) -> GatewayIntent in
-            guard !key.isEmpty, key.count <= 255 else { throw .rejected("An idempotency key of 1 to 255 characters is required.") }
+            guard !key.isEmpty, key.count <= 255 else {
+                throw .rejected("An idempotency key of 1 to 255 characters is required.")
+            }
             var after = false
             if let index = s.faults.firstIndex(where: { $0.operation == operation }) {
                 let fault = s.faults.remove(at: index)
-                guard fault.afterApplying else { throw .ambiguous("sandbox: \(operation.rawValue) timed out before reaching the gateway") }
+                guard fault.afterApplying else {
+                    throw .ambiguous("sandbox: \(operation.rawValue) timed out before reaching the gateway")
+                }
                 after = true
             }
             let answer: Result<GatewayIntent, PaymentGatewayError>
             if let saved = s.saved[key] {
                 guard saved.fingerprint == fingerprint else {
-                    throw .rejected("Keys for idempotent requests can only be used with the same parameters they were first used with. "
-                                    + "Try using a key other than '\(key)' if you meant to execute a different request.")
+                    throw .rejected(
+                        "Keys for idempotent requests can only be used with the same parameters they were first "
+                            + "used with. "
+                            + "Try using a key other than '\(key)' if you meant to execute a different request.")
                 }
                 answer = saved.answer
             } else {
@@ -308,7 +355,10 @@ public final class SandboxGateway: PaymentGateway {
                 } catch {
                     answer = .failure(error)
                 }
-                if case .failure(.rejected) = answer {} else { remember(key, Saved(fingerprint: fingerprint, answer: answer), in: &s) }
+                if case .failure(.rejected) = answer {
+                } else {
+                    remember(key, Saved(fingerprint: fingerprint, answer: answer), in: &s)
+                }
             }
             if after { throw .ambiguous("sandbox: \(operation.rawValue) took effect but its answer was lost") }
             return try answer.get()
@@ -316,14 +366,19 @@ public final class SandboxGateway: PaymentGateway {
     }
 
     /// A hold (customer present) or an off-session charge on a test card.
-    private func pay(_ request: AuthorizationRequest, offSession: Bool, in s: inout State) throws(PaymentGatewayError) -> GatewayIntent {
-        guard request.amountMinor >= 1 else { throw .rejected("amount must be a positive integer in minor units (got \(request.amountMinor)).") }
+    private func pay(
+        _ request: AuthorizationRequest, offSession: Bool, in s: inout State
+    ) throws(PaymentGatewayError) -> GatewayIntent {
+        guard request.amountMinor >= 1 else {
+            throw .rejected("amount must be a positive integer in minor units (got \(request.amountMinor)).")
+        }
         guard request.currency.count == 3, request.currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw .rejected("Invalid currency: '\(request.currency)'.")
         }
         guard let card = cards[request.paymentMethod] else { throw .rejected(Self.noSuchMethod(request.paymentMethod)) }
         let id = "pi_" + ids.next()
-        var intent = GatewayIntent(id: id, status: .processing, amountMinor: request.amountMinor, currency: request.currency.lowercased())
+        var intent = GatewayIntent(
+            id: id, status: .processing, amountMinor: request.amountMinor, currency: request.currency.lowercased())
         var failure: GatewayDecline?
         switch offSession ? card.offSession : card.hold {
         case .approved where offSession:
@@ -340,8 +395,9 @@ public final class SandboxGateway: PaymentGateway {
             intent.lastError = decline
             failure = decline
         }
-        s.entries[id] = Entry(intent: intent, paymentMethod: request.paymentMethod, customer: request.customer,
-                              description: request.description, offSession: offSession, created: now())
+        s.entries[id] = Entry(
+            intent: intent, paymentMethod: request.paymentMethod, customer: request.customer,
+            description: request.description, offSession: offSession, created: now())
         s.order.append(id)
         if intent.isFinal { finished(id, in: &s) }
         switch intent.status {
@@ -365,8 +421,9 @@ public final class SandboxGateway: PaymentGateway {
 
     private func update(_ intent: GatewayIntent, in s: inout State) {
         guard let old = s.entries[intent.id] else { return }
-        s.entries[intent.id] = Entry(intent: intent, paymentMethod: old.paymentMethod, customer: old.customer,
-                                     description: old.description, offSession: old.offSession, created: old.created)
+        s.entries[intent.id] = Entry(
+            intent: intent, paymentMethod: old.paymentMethod, customer: old.customer,
+            description: old.description, offSession: old.offSession, created: old.created)
         if intent.isFinal, !old.intent.isFinal { finished(intent.id, in: &s) }
     }
 
@@ -383,7 +440,8 @@ public final class SandboxGateway: PaymentGateway {
         s.saved[key] = saved
         s.savedOrder.append((key, at))
         while let oldest = s.savedOrder.first,
-              s.savedOrder.count > 4 * retention || at.timeIntervalSince(oldest.at) >= Self.idempotencyKeyLifetime {
+            s.savedOrder.count > 4 * retention || at.timeIntervalSince(oldest.at) >= Self.idempotencyKeyLifetime
+        {
             s.saved[s.savedOrder.removeFirst().key] = nil
         }
     }
@@ -406,7 +464,8 @@ public final class SandboxGateway: PaymentGateway {
         return entry
     }
 
-    private static func awaitingChallenge(_ intentId: String, in s: State) throws(PaymentGatewayError) -> GatewayIntent {
+    private static func awaitingChallenge(_ intentId: String, in s: State) throws(PaymentGatewayError) -> GatewayIntent
+    {
         let intent = try entry(intentId, in: s).intent
         guard intent.status == .requiresAction else {
             throw .rejected("PaymentIntent \(intentId) is not waiting for a challenge (\(intent.status.rawValue)).")
@@ -417,7 +476,8 @@ public final class SandboxGateway: PaymentGateway {
     private static func noSuchMethod(_ token: String) -> String { "No such PaymentMethod: '\(token)'" }
 
     private static func fingerprint(_ operation: String, _ r: AuthorizationRequest) -> String {
-        [operation, String(r.amountMinor), r.currency, r.paymentMethod, r.customer ?? "", r.description].joined(separator: "|")
+        [operation, String(r.amountMinor), r.currency, r.paymentMethod, r.customer ?? "", r.description].joined(
+            separator: "|")
     }
 }
 

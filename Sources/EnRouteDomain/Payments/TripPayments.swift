@@ -23,22 +23,28 @@ public final class TripPayments: Sendable {
     /// A hold whose trip was never created is released after this long (the create request is long gone).
     public let unattachedHoldTimeout: TimeInterval
 
-    /// A hold this old is re-checked at the gateway on each reconciler pass (Visa's merchant-initiated holds last 4 days 18 hours).
+    /// A hold this old is re-checked at the gateway on each reconciler pass (Visa's merchant-initiated holds last 4
+    /// days 18 hours).
     public let holdRecheckAge: TimeInterval = 4 * 86_400
 
     public var rules: PricingRules { quotes.rules }
 
     /// Money over `store` (the trips' store: holds and the ledger commit with trip changes) through `gateway`, holding
     /// on the card `defaultCard` names for an account.
-    public init(quotes: QuoteBook, gateway: any PaymentGateway, store: any TripStore,
-                defaultCard: @escaping @Sendable (_ accountId: String) async throws -> SavedCard?, unattachedHoldTimeout: TimeInterval = 15 * 60,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        quotes: QuoteBook, gateway: any PaymentGateway, store: any TripStore,
+        defaultCard: @escaping @Sendable (_ accountId: String) async throws -> SavedCard?,
+        unattachedHoldTimeout: TimeInterval = 15 * 60,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.quotes = quotes; self.gateway = gateway; self.store = store; self.defaultCard = defaultCard; self.log = log
         self.unattachedHoldTimeout = unattachedHoldTimeout
     }
 
     /// What `customer` owes from charges that failed after their trips, in minor units.
-    public func owed(by customer: String) async throws -> Int { -(try await store.ledgerBalance(account: Ledger.owed(customer))) }
+    public func owed(by customer: String) async throws -> Int {
+        -(try await store.ledgerBalance(account: Ledger.owed(customer)))
+    }
 
     /// The trips `customer` owes money for, with how much each.
     public func debts(of customer: String) throws -> [(tripId: String, amountMinor: Int)] {
@@ -55,7 +61,9 @@ public final class TripPayments: Sendable {
     /// The account's balance on the wire.
     public func balance(of customer: String) throws -> AccountBalance {
         let debts = try debts(of: customer)
-        return AccountBalance(outstanding: Money(amountMinor: debts.reduce(0) { $0 + $1.amountMinor }, currency: rules.currency), tripIds: debts.map(\.tripId))
+        return AccountBalance(
+            outstanding: Money(amountMinor: debts.reduce(0) { $0 + $1.amountMinor }, currency: rules.currency),
+            tripIds: debts.map(\.tripId))
     }
 
     /// Refuses a new request (402 `outstanding-balance`) while the account owes money from any trip.
@@ -64,38 +72,53 @@ public final class TripPayments: Sendable {
         do { owed = try await self.owed(by: account.id) } catch { throw TripError.contended }
         guard owed > 0 else { return }
         let amount = Money(amountMinor: owed, currency: rules.currency)
-        throw TripError.payment(PaymentProblem(type: PaymentProblemType.outstandingBalance, title: "Outstanding balance",
-                                               detail: "A payment for an earlier trip failed: \(Self.format(amount)) is outstanding. Pay it to request again.",
-                                               nextStep: "Pay the balance (POST /v1/account/balance/settle), with another card if needed.", amount: amount))
+        throw TripError.payment(
+            PaymentProblem(
+                type: PaymentProblemType.outstandingBalance, title: "Outstanding balance",
+                detail:
+                    "A payment for an earlier trip failed: \(Self.format(amount)) is outstanding. Pay it to "
+                    + "request again.",
+                nextStep: "Pay the balance (POST /v1/account/balance/settle), with another card if needed.",
+                amount: amount))
     }
 
     /// The 402 for a refused card, in words a customer reads, with what to do next.
     public static func declined(_ decline: GatewayDecline) -> PaymentProblem {
         let (detail, next): (String, String)
         switch decline.declineCode ?? decline.code {
-        case "insufficient_funds": (detail, next) = ("Your card was declined: the account has insufficient funds.", "Try another card.")
+        case "insufficient_funds":
+            (detail, next) = ("Your card was declined: the account has insufficient funds.", "Try another card.")
         case "expired_card": (detail, next) = ("Your card has expired.", "Add a new card or choose another one.")
-        case "incorrect_cvc", "invalid_cvc": (detail, next) = ("Your card's security code was not accepted.", "Check the card's details or try another card.")
+        case "incorrect_cvc", "invalid_cvc":
+            (detail, next) = (
+                "Your card's security code was not accepted.", "Check the card's details or try another card."
+            )
         case "lost_card", "stolen_card", "pickup_card", "fraudulent", "do_not_honor":
             (detail, next) = ("Your card was declined by your bank.", "Try another card, or contact your bank.")
-        case "processing_error": (detail, next) = ("Your card could not be processed.", "Try again in a moment, or try another card.")
-        case "invalid_payment_method": (detail, next) = ("This card can no longer be used.", "Add a new card or choose another one.")
+        case "processing_error":
+            (detail, next) = ("Your card could not be processed.", "Try again in a moment, or try another card.")
+        case "invalid_payment_method":
+            (detail, next) = ("This card can no longer be used.", "Add a new card or choose another one.")
         default: (detail, next) = ("Your card was declined.", "Try another card.")
         }
-        return PaymentProblem(type: PaymentProblemType.declined, title: "Payment declined", detail: detail,
-                              declineCode: decline.declineCode ?? decline.code, nextStep: next)
+        return PaymentProblem(
+            type: PaymentProblemType.declined, title: "Payment declined", detail: detail,
+            declineCode: decline.declineCode ?? decline.code, nextStep: next)
     }
 
     /// The 402 for a bank challenge.
     public static func challenge(_ url: URL) -> PaymentProblem {
-        PaymentProblem(type: PaymentProblemType.actionRequired, title: "Confirm the payment with your bank",
-                       detail: "Your bank asks you to confirm this payment.",
-                       nextStep: "Open the link, confirm, then send the same request again (same quote, a new Idempotency-Key).", actionURL: url)
+        PaymentProblem(
+            type: PaymentProblemType.actionRequired, title: "Confirm the payment with your bank",
+            detail: "Your bank asks you to confirm this payment.",
+            nextStep: "Open the link, confirm, then send the same request again (same quote, a new Idempotency-Key).",
+            actionURL: url)
     }
 
     /// The 402 when no card is saved.
-    public static let methodRequired = PaymentProblem(type: PaymentProblemType.methodRequired, title: "Add a payment method",
-                                                      detail: "No card is saved to pay with.", nextStep: "Add a card (POST /v1/payment-methods), then try again.")
+    public static let methodRequired = PaymentProblem(
+        type: PaymentProblemType.methodRequired, title: "Add a payment method",
+        detail: "No card is saved to pay with.", nextStep: "Add a card (POST /v1/payment-methods), then try again.")
 
     /// "€12.34".
     static func format(_ money: Money) -> String {
@@ -131,9 +154,12 @@ public enum PaymentJob: Sendable, Equatable, Codable {
         case .tip(let trip): id = "tip:" + trip
         case .event(let event): id = "event:" + event.id
         }
-        return OutboxMessage(id: id, topic: Self.topic, payload: Array((try? JSONEncoder().encode(self)) ?? Data()), createdAt: at)
+        return OutboxMessage(
+            id: id, topic: Self.topic, payload: Array((try? JSONEncoder().encode(self)) ?? Data()), createdAt: at)
     }
 
     /// Reads a job back from its message.
-    public static func decode(_ payload: [UInt8]) throws -> PaymentJob { try JSONDecoder().decode(PaymentJob.self, from: Data(payload)) }
+    public static func decode(_ payload: [UInt8]) throws -> PaymentJob {
+        try JSONDecoder().decode(PaymentJob.self, from: Data(payload))
+    }
 }

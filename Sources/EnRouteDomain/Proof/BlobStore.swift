@@ -40,7 +40,9 @@ public final class InMemoryBlobStore: BlobStore {
     }
 
     public func read(_ id: String) async throws -> [UInt8] {
-        try blobs.withLock { guard let blob = $0[id] else { throw BlobStoreError.missing(id) }; return blob }
+        try blobs.withLock {
+            guard let blob = $0[id] else { throw BlobStoreError.missing(id) }; return blob
+        }
     }
 
     public func delete(_ id: String) async throws { _ = blobs.withLock { $0.removeValue(forKey: id) } }

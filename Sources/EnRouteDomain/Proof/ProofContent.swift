@@ -8,7 +8,8 @@ public enum ProofContent {
         case "image/heic":
             // ISO BMFF: a box size, then `ftyp` and a HEIF brand.
             guard bytes.count >= 12, Array(bytes[4..<8]) == Array("ftyp".utf8) else { return false }
-            return ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(String(decoding: bytes[8..<12], as: UTF8.self))
+            return ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(
+                String(decoding: bytes[8..<12], as: UTF8.self))
         case "image/svg+xml":
             var text = Substring(String(decoding: bytes.prefix(4096), as: UTF8.self))
             if text.hasPrefix("\u{FEFF}") { text = text.dropFirst() }

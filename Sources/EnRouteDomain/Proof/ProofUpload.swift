@@ -20,10 +20,15 @@ public struct ProofUpload: Codable, Sendable, Equatable {
     /// SHA-256 of the whole proof (hex), once complete.
     public var sha256: String?
 
-    public init(id: String, tripId: String, providerId: String, kind: ProofKind, contentType: String, length: Int, offset: Int = 0,
-                createdAt: Date, completedAt: Date? = nil, sha256: String? = nil) {
-        self.id = id; self.tripId = tripId; self.providerId = providerId; self.kind = kind; self.contentType = contentType
-        self.length = length; self.offset = offset; self.createdAt = createdAt; self.completedAt = completedAt; self.sha256 = sha256
+    public init(
+        id: String, tripId: String, providerId: String, kind: ProofKind, contentType: String, length: Int,
+        offset: Int = 0,
+        createdAt: Date, completedAt: Date? = nil, sha256: String? = nil
+    ) {
+        self.id = id; self.tripId = tripId; self.providerId = providerId; self.kind = kind;
+        self.contentType = contentType
+        self.length = length; self.offset = offset; self.createdAt = createdAt; self.completedAt = completedAt;
+        self.sha256 = sha256
     }
 
     /// True once every byte is in and checked.

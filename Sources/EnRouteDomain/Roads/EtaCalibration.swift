@@ -19,8 +19,11 @@ public struct EtaLegSample: Sendable, Equatable, Codable {
     public var recordedAt: Date
 
     /// A sample.
-    public init(tripId: String, leg: String, roadClass: String, hourOfWeek: Int, predictedSeconds: Double, actualSeconds: Double,
-                recordedAt: Date) {
+    public init(
+        tripId: String, leg: String, roadClass: String, hourOfWeek: Int, predictedSeconds: Double,
+        actualSeconds: Double,
+        recordedAt: Date
+    ) {
         self.tripId = tripId; self.leg = leg; self.roadClass = roadClass; self.hourOfWeek = hourOfWeek
         self.predictedSeconds = predictedSeconds; self.actualSeconds = actualSeconds; self.recordedAt = recordedAt
     }
@@ -66,7 +69,8 @@ public struct EtaBand: Sendable, Equatable {
 }
 
 /// The calibrated error model: the central `coverage` of actual ÷ predicted travel time on completed legs (by
-/// default 80 %: the 10th to the 90th percentile, issue 12's rule), by road class and hour of the week, falling back to coarser buckets (class alone, hour alone, everything) and then to
+/// default 80 %: the 10th to the 90th percentile, issue 12's rule), by road class and hour of the week, falling back to
+/// coarser buckets (class alone, hour alone, everything) and then to
 /// `EtaBand.default` while a bucket has fewer than `minimumSamples`.
 public struct EtaCalibration: Sendable {
     /// Samples a bucket needs before its percentiles are used.
@@ -78,7 +82,9 @@ public struct EtaCalibration: Sendable {
     private var ratios: [String: [Double]] = [:]
 
     /// The model over `samples` (legs with a non-positive prediction or time are ignored).
-    public init(samples: [EtaLegSample] = [], minimumSamples: Int = 20, coverage: Double = 0.8, fallback: EtaBand = .default) {
+    public init(
+        samples: [EtaLegSample] = [], minimumSamples: Int = 20, coverage: Double = 0.8, fallback: EtaBand = .default
+    ) {
         self.minimumSamples = max(1, minimumSamples); self.fallback = fallback
         self.coverage = min(max(coverage, 0), 1)
         for sample in samples { add(sample) }
@@ -87,7 +93,9 @@ public struct EtaCalibration: Sendable {
     /// Takes in one more completed leg.
     public mutating func add(_ sample: EtaLegSample) {
         guard sample.predictedSeconds > 0, sample.actualSeconds > 0, sample.ratio.isFinite else { return }
-        for key in Self.keys(roadClass: sample.roadClass, hourOfWeek: sample.hourOfWeek) { ratios[key.key, default: []].append(sample.ratio) }
+        for key in Self.keys(roadClass: sample.roadClass, hourOfWeek: sample.hourOfWeek) {
+            ratios[key.key, default: []].append(sample.ratio)
+        }
     }
 
     /// The band for a leg of `roadClass` starting in `hourOfWeek`: the finest bucket with enough history.

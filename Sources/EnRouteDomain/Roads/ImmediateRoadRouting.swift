@@ -15,7 +15,8 @@ public protocol ImmediateRoadRouting: RoadRouting {
 
 extension ImmediateRoadRouting {
     /// The full route with its geometry and steps dropped, for engines that cannot leave them out.
-    public func routeSummaryNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg {
+    public func routeSummaryNow(from: Coordinate, to: Coordinate, heading: Double?) throws(RoadRoutingError) -> RoadLeg
+    {
         try routeNow(from: from, to: to, heading: heading).summary
     }
 }

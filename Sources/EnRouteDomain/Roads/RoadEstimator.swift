@@ -64,11 +64,17 @@ public final class RoadEstimator: TripEstimator {
     private let state: Mutex<State>
 
     /// An estimator on `roads`, its error model kept in `samples` (read back now).
-    public init(roads: any RoadRouting, samples: any EtaSampleStore = InMemoryEtaSampleStore(), fallback: StraightLineEstimator = StraightLineEstimator(),
-                calibrationMinimum: Int = 20, recomputeInterval: TimeInterval = 30, offRouteMeters: Double = 50, minimumETA: TimeInterval = 60,
-                timeZone: TimeZone = TimeZone(identifier: "UTC")!, metrics: any MetricsSink = NoMetrics(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        roads: any RoadRouting, samples: any EtaSampleStore = InMemoryEtaSampleStore(),
+        fallback: StraightLineEstimator = StraightLineEstimator(),
+        calibrationMinimum: Int = 20, recomputeInterval: TimeInterval = 30, offRouteMeters: Double = 50,
+        minimumETA: TimeInterval = 60,
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!, metrics: any MetricsSink = NoMetrics(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.roads = roads; self.samples = samples; self.fallback = fallback; self.recomputeInterval = recomputeInterval
-        self.offRouteMeters = offRouteMeters; self.minimumETA = minimumETA; self.timeZone = timeZone; self.metrics = metrics; self.log = log
+        self.offRouteMeters = offRouteMeters; self.minimumETA = minimumETA; self.timeZone = timeZone;
+        self.metrics = metrics; self.log = log
         let history = (try? samples.recent(limit: historyLimit)) ?? []
         state = Mutex(State(calibration: EtaCalibration(samples: history, minimumSamples: calibrationMinimum)))
     }
@@ -81,10 +87,14 @@ public final class RoadEstimator: TripEstimator {
     /// Route requests sent to the road seam since start.
     public var recomputeCount: Int { state.withLock { $0.recomputes } }
 
-    public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) { state.withLock { $0.listeners.append(listener) } }
+    public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) {
+        state.withLock { $0.listeners.append(listener) }
+    }
 
     /// Where available providers are near a pickup (the geo index), for the pickup wait of an estimate.
-    public func setNearbyProviders(_ nearby: @escaping @Sendable (Coordinate) async -> [Coordinate]) { state.withLock { $0.nearby = nearby } }
+    public func setNearbyProviders(_ nearby: @escaping @Sendable (Coordinate) async -> [Coordinate]) {
+        state.withLock { $0.nearby = nearby }
+    }
 
     /// Waits until every route request and background job started so far (and any they started) has finished.
     public func settle() async {
@@ -98,10 +108,14 @@ public final class RoadEstimator: TripEstimator {
 
     /// Runs `work` in the background, counted by `settle()`.
     public func spawn(_ work: @escaping @Sendable () async -> Void) {
-        let id = state.withLock { s in s.nextTask += 1; s.running.insert(s.nextTask); return s.nextTask }
+        let id = state.withLock { s in
+            s.nextTask += 1; s.running.insert(s.nextTask); return s.nextTask
+        }
         let task = Task { [self] in
             await work()
-            _ = state.withLock { s in s.running.remove(id); s.tasks[id] = nil }
+            _ = state.withLock { s in
+                s.running.remove(id); s.tasks[id] = nil
+            }
         }
         state.withLock { s in if s.running.contains(id) { s.tasks[id] = task } }
     }
@@ -118,7 +132,9 @@ public final class RoadEstimator: TripEstimator {
         var snapped: Coordinate?
         let calibration = state.withLock { $0.calibration }
         let hour = EtaCalibration.hourOfWeek(now, in: timeZone)
-        func range(_ t: Travel) -> EtaBand { t.byRoad ? calibration.band(roadClass: t.roadClass, hourOfWeek: hour) : .default }
+        func range(_ t: Travel) -> EtaBand {
+            t.byRoad ? calibration.band(roadClass: t.roadClass, hourOfWeek: hour) : .default
+        }
         let departed = StraightLineEstimator.departure(from: fix, now: now)
         switch trip.status {
         case .ride(.driverAssigned):
@@ -169,21 +185,27 @@ public final class RoadEstimator: TripEstimator {
     }
 
     private static func window(start: Date, _ seconds: Double, _ band: EtaBand) -> (earliest: Date, latest: Date) {
-        (start.addingTimeInterval(band.low * seconds + band.lowExtra), start.addingTimeInterval(band.high * seconds + band.highExtra))
+        (
+            start.addingTimeInterval(band.low * seconds + band.lowExtra),
+            start.addingTimeInterval(band.high * seconds + band.highExtra)
+        )
     }
 
     /// A window that starts no earlier than `since` (when the fix it rests on was taken: the provider may have
     /// arrived any time after it) and ends at least `minimum` from now (never "0 min" while the provider has not
     /// arrived), never inverted. The earliest end is not pushed out: a provider seconds away may arrive now, and a
     /// window that starts a minute ahead of them would be a promise already broken.
-    private static func floor(_ w: (earliest: Date, latest: Date), now: Date, since: Date, minimum: TimeInterval) -> (earliest: Date, latest: Date) {
+    private static func floor(
+        _ w: (earliest: Date, latest: Date), now: Date, since: Date, minimum: TimeInterval
+    ) -> (earliest: Date, latest: Date) {
         let earliest = max(w.earliest, since)
         return (earliest, max(w.latest, earliest, now.addingTimeInterval(minimum)))
     }
 
     /// The provider's time to `target` on the trip's `kind` leg: projected on the leg's route when there is one (and
     /// a recompute asked for when due), straight-line until it arrives.
-    private func follow(_ trip: String, _ kind: LegKind, _ fix: ProviderFix, _ target: Coordinate, now: Date) -> Travel {
+    private func follow(_ trip: String, _ kind: LegKind, _ fix: ProviderFix, _ target: Coordinate, now: Date) -> Travel
+    {
         let key = LegKey(trip: trip, kind: kind)
         let position = fix.coordinate
         enum Next { case none, route(reason: String) }
@@ -198,18 +220,26 @@ public final class RoadEstimator: TripEstimator {
             if p.offRouteMeters > offRouteMeters {
                 // Off the route: back to it in a straight line, then along it, until the new route arrives.
                 let back = fallback.travel(position, p.point)
-                return (Travel(seconds: p.remainingSeconds + back, snapped: nil, byRoad: true, roadClass: leg.roadClass),
-                        pending ? .none : .route(reason: "offRoute"))
+                return (
+                    Travel(seconds: p.remainingSeconds + back, snapped: nil, byRoad: true, roadClass: leg.roadClass),
+                    pending ? .none : .route(reason: "offRoute")
+                )
             }
             let stale = now.timeIntervalSince(leg.computedAt) >= recomputeInterval
-            return (Travel(seconds: p.remainingSeconds, snapped: p.point, byRoad: true, roadClass: leg.roadClass),
-                    stale && !pending ? .route(reason: "throttle") : .none)
+            return (
+                Travel(seconds: p.remainingSeconds, snapped: p.point, byRoad: true, roadClass: leg.roadClass),
+                stale && !pending ? .route(reason: "throttle") : .none
+            )
         }
         if case .route(let reason) = next {
-            request(key, from: position, heading: fix.heading >= 0 ? fix.heading : nil, to: target, now: now, reason: reason)
+            request(
+                key, from: position, heading: fix.heading >= 0 ? fix.heading : nil, to: target, now: now, reason: reason
+            )
         }
         if let travel { return travel }
-        metrics.increment("enroute_eta_fallback_total", labels: ["reason": "noRouteYet"], help: "ETAs computed in a straight line, by reason.")
+        metrics.increment(
+            "enroute_eta_fallback_total", labels: ["reason": "noRouteYet"],
+            help: "ETAs computed in a straight line, by reason.")
         return Travel(seconds: fallback.travel(position, target), snapped: nil, byRoad: false)
     }
 
@@ -217,7 +247,9 @@ public final class RoadEstimator: TripEstimator {
     private func fixed(_ trip: String, _ from: Coordinate, _ to: Coordinate, now: Date) -> Travel {
         let key = LegKey(trip: trip, kind: .pickupToDropoff)
         let (known, ask): ((seconds: Double, roadClass: String)?, Bool) = state.withLock { s in
-            if let leg = s.legs[key], leg.origin == from, leg.target == to { return ((leg.progress.durationSeconds, leg.roadClass), false) }
+            if let leg = s.legs[key], leg.origin == from, leg.target == to {
+                return ((leg.progress.durationSeconds, leg.roadClass), false)
+            }
             return (nil, Self.due(s, key, now: now, interval: recomputeInterval))
         }
         if ask { request(key, from: from, heading: nil, to: to, now: now, reason: "start") }
@@ -241,27 +273,35 @@ public final class RoadEstimator: TripEstimator {
             return true
         }
         guard claimed else { return }
-        metrics.increment("enroute_route_recomputes_total", labels: ["reason": reason], help: "Road routes asked for trip ETAs, by reason.")
+        metrics.increment(
+            "enroute_route_recomputes_total", labels: ["reason": reason],
+            help: "Road routes asked for trip ETAs, by reason.")
         let roads = self.roads
         spawn { [self] in
             let leg: RoadLeg
             do {
                 leg = try await roads.route(from: from, to: to, heading: heading, departure: now)
             } catch {
-                state.withLock { s in s.pending.remove(key); s.failedAt[key] = now }
-                metrics.increment("enroute_eta_fallback_total", labels: ["reason": "\(error)".prefix(while: { $0 != "(" }).description],
-                                  help: "ETAs computed in a straight line, by reason.")
+                state.withLock { s in
+                    s.pending.remove(key); s.failedAt[key] = now
+                }
+                metrics.increment(
+                    "enroute_eta_fallback_total",
+                    labels: ["reason": "\(error)".prefix(while: { $0 != "(" }).description],
+                    help: "ETAs computed in a straight line, by reason.")
                 log("eta: no road route for trip \(key.trip) (\(key.kind.rawValue)): \(error); straight-line ETA kept")
                 return
             }
             let listeners: [@Sendable (String) async -> Void] = state.withLock { s in
                 s.pending.remove(key)
                 s.failedAt[key] = nil
-                var next = Leg(origin: from, target: to, progress: RouteProgress(leg), computedAt: now, startedAt: now,
-                               predictedSeconds: leg.durationSeconds, roadClass: leg.roadClass)
+                var next = Leg(
+                    origin: from, target: to, progress: RouteProgress(leg), computedAt: now, startedAt: now,
+                    predictedSeconds: leg.durationSeconds, roadClass: leg.roadClass)
                 // A leg keeps the baseline it started with across re-routes.
                 if let old = s.legs[key], old.target == to {
-                    next.startedAt = old.startedAt; next.predictedSeconds = old.predictedSeconds; next.roadClass = old.roadClass
+                    next.startedAt = old.startedAt; next.predictedSeconds = old.predictedSeconds;
+                    next.roadClass = old.roadClass
                 }
                 s.legs[key] = next
                 return s.listeners
@@ -301,15 +341,19 @@ public final class RoadEstimator: TripEstimator {
         switch (old.status, new.status) {
         case (.ride(.driverAssigned), .ride(.driverArrived)): completed = .toPickup
         case (.ride(.onTrip), .ride(.completed)): completed = .toDropoff
-        case (.delivery(.onTheWay), .delivery(.delivered)), (.delivery(.arriving), .delivery(.delivered)): completed = .toDropoff
+        case (.delivery(.onTheWay), .delivery(.delivered)), (.delivery(.arriving), .delivery(.delivered)):
+            completed = .toDropoff
         default: completed = nil
         }
         guard let completed else { return }
         let sample: EtaLegSample? = state.withLock { s in
-            guard let leg = s.legs.removeValue(forKey: LegKey(trip: new.id, kind: completed)), leg.predictedSeconds > 0 else { return nil }
-            let sample = EtaLegSample(tripId: new.id, leg: completed.rawValue, roadClass: leg.roadClass,
-                                      hourOfWeek: EtaCalibration.hourOfWeek(leg.startedAt, in: timeZone),
-                                      predictedSeconds: leg.predictedSeconds, actualSeconds: at.timeIntervalSince(leg.startedAt), recordedAt: at)
+            guard let leg = s.legs.removeValue(forKey: LegKey(trip: new.id, kind: completed)), leg.predictedSeconds > 0
+            else { return nil }
+            let sample = EtaLegSample(
+                tripId: new.id, leg: completed.rawValue, roadClass: leg.roadClass,
+                hourOfWeek: EtaCalibration.hourOfWeek(leg.startedAt, in: timeZone),
+                predictedSeconds: leg.predictedSeconds, actualSeconds: at.timeIntervalSince(leg.startedAt),
+                recordedAt: at)
             guard sample.actualSeconds > 0 else { return nil }
             s.calibration.add(sample)
             return sample
@@ -341,11 +385,17 @@ public final class RoadEstimator: TripEstimator {
     public let pickupWaitCandidates = 5
 
     /// The straight-line estimates (for callers that cannot wait for the roads).
-    public func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] { fallback.estimates(pickup: pickup, dropoff: dropoff) }
+    public func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] {
+        fallback.estimates(pickup: pickup, dropoff: dropoff)
+    }
 
-    public func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate] {
+    public func roadEstimates(
+        pickup: Coordinate, dropoff: Coordinate, departure: Date
+    ) async throws(TripError) -> [Estimate] {
         let leg = try await quoteLeg(pickup: pickup, dropoff: dropoff, departure: departure)
-        return StraightLineEstimator.fares(km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: leg.pickupWaitSeconds, currency: fallback.currency)
+        return StraightLineEstimator.fares(
+            km: leg.distanceMeters / 1000, minutes: leg.durationSeconds / 60, pickupWait: leg.pickupWaitSeconds,
+            currency: fallback.currency)
     }
 
     public func quoteLeg(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> QuoteLeg {
@@ -355,17 +405,25 @@ public final class RoadEstimator: TripEstimator {
         } catch .noSegment(let index) {
             throw TripError.invalid(pointer: index == 0 ? "/pickup" : "/dropoff", detail: Self.notCovered)
         } catch {
-            metrics.increment("enroute_eta_fallback_total", labels: ["reason": "estimate"], help: "ETAs computed in a straight line, by reason.")
+            metrics.increment(
+                "enroute_eta_fallback_total", labels: ["reason": "estimate"],
+                help: "ETAs computed in a straight line, by reason.")
             log("eta: estimate in a straight line: \(error)")
-            return QuoteLeg(distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * fallback.detour, durationSeconds: fallback.travel(pickup, dropoff),
-                            pickupWaitSeconds: fallback.pickupWait)
+            return QuoteLeg(
+                distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * fallback.detour,
+                durationSeconds: fallback.travel(pickup, dropoff),
+                pickupWaitSeconds: fallback.pickupWait)
         }
         var wait = fallback.pickupWait
         let nearby = await state.withLock { $0.nearby }?(pickup) ?? []
-        if !nearby.isEmpty, let table = try? await roads.table(sources: Array(nearby.prefix(pickupWaitCandidates)), destinations: [pickup], departure: departure),
-           let best = table.compactMap({ $0.first ?? nil }).map(\.durationSeconds).min() {
+        if !nearby.isEmpty,
+            let table = try? await roads.table(
+                sources: Array(nearby.prefix(pickupWaitCandidates)), destinations: [pickup], departure: departure),
+            let best = table.compactMap({ $0.first ?? nil }).map(\.durationSeconds).min()
+        {
             wait = max(Int(minimumETA), Int(best.rounded(.up)))
         }
-        return QuoteLeg(distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds, pickupWaitSeconds: wait)
+        return QuoteLeg(
+            distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds, pickupWaitSeconds: wait)
     }
 }

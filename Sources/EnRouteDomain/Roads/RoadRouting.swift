@@ -47,8 +47,10 @@ public struct RoadLeg: Sendable, Equatable {
     public var roadClass: String
 
     /// A leg.
-    public init(distanceMeters: Double, durationSeconds: Double, geometry: [Coordinate], steps: [RouteManeuver],
-                start: RoadWaypoint, end: RoadWaypoint, roadClass: String = "all") {
+    public init(
+        distanceMeters: Double, durationSeconds: Double, geometry: [Coordinate], steps: [RouteManeuver],
+        start: RoadWaypoint, end: RoadWaypoint, roadClass: String = "all"
+    ) {
         self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.geometry = geometry
         self.steps = steps; self.start = start; self.end = end; self.roadClass = roadClass
     }
@@ -70,13 +72,20 @@ public struct RoadCost: Sendable, Equatable {
 /// The road network as the product asks it: routes, tables and snapping, answered by EnRoute's own graph or by an
 /// external router. `departure` is when the driving starts, for engines that know speeds by time of day.
 public protocol RoadRouting: Sendable {
-    /// The fastest route from `from` to `to`; `heading` (degrees from north) is the direction the driver faces at the start.
-    func route(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg
+    /// The fastest route from `from` to `to`; `heading` (degrees from north) is the direction the driver faces at the
+    /// start.
+    func route(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg
     /// `route`'s distance, duration and snapped ends without its geometry and steps (empty), for callers that need
     /// only the cost; the totals are the full route's.
-    func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg
+    func routeSummary(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg
     /// The cost from every source to every destination (`[source][destination]`), nil where no road joins them.
-    func table(sources: [Coordinate], destinations: [Coordinate], departure: Date) async throws(RoadRoutingError) -> [[RoadCost?]]
+    func table(
+        sources: [Coordinate], destinations: [Coordinate], departure: Date
+    ) async throws(RoadRoutingError) -> [[RoadCost?]]
     /// Where `coordinate` lands on the nearest routable road (heading-aware when one is given).
     func nearest(_ coordinate: Coordinate, heading: Double?) async throws(RoadRoutingError) -> RoadWaypoint
     /// The road path a recorded track (oldest first) followed, with its length and driving time.
@@ -107,13 +116,16 @@ public struct MatchedPath: Sendable, Equatable {
     public var geometry: [Coordinate]
     /// A matched path.
     public init(distanceMeters: Double, durationSeconds: Double, matchedFixes: Int, geometry: [Coordinate]) {
-        self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.matchedFixes = matchedFixes; self.geometry = geometry
+        self.distanceMeters = distanceMeters; self.durationSeconds = durationSeconds; self.matchedFixes = matchedFixes;
+        self.geometry = geometry
     }
 }
 
 extension RoadRouting {
     /// The full route with its geometry and steps dropped, for engines that cannot leave them out.
-    public func routeSummary(from: Coordinate, to: Coordinate, heading: Double?, departure: Date) async throws(RoadRoutingError) -> RoadLeg {
+    public func routeSummary(
+        from: Coordinate, to: Coordinate, heading: Double?, departure: Date
+    ) async throws(RoadRoutingError) -> RoadLeg {
         try await route(from: from, to: to, heading: heading, departure: departure).summary
     }
 }
@@ -121,8 +133,10 @@ extension RoadRouting {
 extension RoadLeg {
     /// The same leg without geometry and steps.
     public var summary: RoadLeg {
-        RoadLeg(distanceMeters: distanceMeters, durationSeconds: durationSeconds, geometry: [], steps: [], start: start, end: end,
-                roadClass: roadClass)
+        RoadLeg(
+            distanceMeters: distanceMeters, durationSeconds: durationSeconds, geometry: [], steps: [], start: start,
+            end: end,
+            roadClass: roadClass)
     }
 }
 
@@ -139,7 +153,10 @@ extension RoadRouting {
     public func match(_ fixes: [RoadFix]) async throws(RoadRoutingError) -> MatchedPath {
         var kept: [RoadFix] = []
         for fix in fixes {
-            if let last = kept.last, StraightLineEstimator.distance(last.coordinate, fix.coordinate) < Self.matchSpacing { continue }
+            if let last = kept.last, StraightLineEstimator.distance(last.coordinate, fix.coordinate) < Self.matchSpacing
+            {
+                continue
+            }
             kept.append(fix)
         }
         if let last = fixes.last, kept.last != last, kept.count > 0 { kept.append(last) }
@@ -159,8 +176,14 @@ extension RoadRouting {
             guard let start = from else { from = (fix, placed); matched = 1; continue }
             let straight = StraightLineEstimator.distance(start.placed.coordinate, placed.coordinate)
             var best: RoadLeg?
-            for (a, b) in [(start.placed, placed), (RoadFix(coordinate: start.raw.coordinate, heading: nil, recordedAt: start.raw.recordedAt), fix)] {
-                guard let leg = try? await route(from: a.coordinate, to: b.coordinate, heading: a.heading, departure: a.recordedAt) else { continue }
+            for (a, b) in [
+                (start.placed, placed),
+                (RoadFix(coordinate: start.raw.coordinate, heading: nil, recordedAt: start.raw.recordedAt), fix),
+            ] {
+                guard
+                    let leg = try? await route(
+                        from: a.coordinate, to: b.coordinate, heading: a.heading, departure: a.recordedAt)
+                else { continue }
                 if best.map({ leg.distanceMeters < $0.distanceMeters }) ?? true { best = leg }
                 if plausible(leg, straight) { break }
             }
@@ -182,7 +205,8 @@ extension RoadRouting {
             from = (fix, placed)
         }
         guard matched > 1 else { throw .noSegment(index: 0) }
-        return MatchedPath(distanceMeters: distance, durationSeconds: duration, matchedFixes: matched, geometry: geometry)
+        return MatchedPath(
+            distanceMeters: distance, durationSeconds: duration, matchedFixes: matched, geometry: geometry)
     }
 }
 

@@ -69,7 +69,9 @@ public struct RouteProgress: Sendable, Equatable {
         let points = leg.geometry
         guard let first = points.first else { return nil }
         guard points.count > 1 else {
-            return Projection(point: first, offRouteMeters: Self.distance(position, first), remainingSeconds: 0, remainingMeters: 0, segment: 0)
+            return Projection(
+                point: first, offRouteMeters: Self.distance(position, first), remainingSeconds: 0, remainingMeters: 0,
+                segment: 0)
         }
         // A local plane around the position, in metres.
         let rad = Double.pi / 180, r = 6_371_000.0
@@ -93,9 +95,10 @@ public struct RouteProgress: Sendable, Equatable {
         let point = Coordinate(lat: p.lat + (q.lat - p.lat) * t, lng: p.lng + (q.lng - p.lng) * t)
         let doneSeconds = cumulativeSeconds[i] + (cumulativeSeconds[i + 1] - cumulativeSeconds[i]) * t
         let doneMeters = cumulativeMeters[i] + (cumulativeMeters[i + 1] - cumulativeMeters[i]) * t
-        return Projection(point: point, offRouteMeters: best.d2.squareRoot(),
-                          remainingSeconds: max(0, leg.durationSeconds - doneSeconds),
-                          remainingMeters: max(0, (cumulativeMeters.last ?? 0) - doneMeters), segment: i)
+        return Projection(
+            point: point, offRouteMeters: best.d2.squareRoot(),
+            remainingSeconds: max(0, leg.durationSeconds - doneSeconds),
+            remainingMeters: max(0, (cumulativeMeters.last ?? 0) - doneMeters), segment: i)
     }
 
     /// Metres between two points on a sphere of the Earth's mean radius.

@@ -26,7 +26,9 @@ public struct OpeningHours: Sendable, Equatable, Codable {
     static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              let h = Int(parts[0]), let m = Int(parts[1]), (0...24).contains(h), (0...59).contains(m), h * 60 + m <= 24 * 60 else { return nil }
+            let h = Int(parts[0]), let m = Int(parts[1]), (0...24).contains(h), (0...59).contains(m),
+            h * 60 + m <= 24 * 60
+        else { return nil }
         return h * 60 + m
     }
 }
@@ -42,8 +44,10 @@ public struct Merchant: Sendable, Equatable, Codable {
     public let openingHours: [OpeningHours]
     public let catalogue: [CatalogueItem]
 
-    public init(id: String, name: String, address: String = "", position: Coordinate, openingHours: [OpeningHours] = [],
-                catalogue: [CatalogueItem] = []) {
+    public init(
+        id: String, name: String, address: String = "", position: Coordinate, openingHours: [OpeningHours] = [],
+        catalogue: [CatalogueItem] = []
+    ) {
         self.id = id; self.name = name; self.address = address; self.position = position
         self.openingHours = openingHours; self.catalogue = catalogue
     }
@@ -55,12 +59,22 @@ public struct Merchant: Sendable, Equatable, Codable {
     public func problem() -> (pointer: String, detail: String)? {
         if let p = DirectoryRules.text(name, "/name", max: 200) { return p }
         if let p = DirectoryRules.text(address, "/address", max: 500) { return p }
-        if !(-90...90).contains(position.lat) || !position.lat.isFinite { return ("/position/lat", "must be between -90 and 90") }
-        if !(-180...180).contains(position.lng) || !position.lng.isFinite { return ("/position/lng", "must be between -180 and 180") }
+        if !(-90...90).contains(position.lat) || !position.lat.isFinite {
+            return ("/position/lat", "must be between -90 and 90")
+        }
+        if !(-180...180).contains(position.lng) || !position.lng.isFinite {
+            return ("/position/lng", "must be between -180 and 180")
+        }
         for (i, hours) in openingHours.enumerated() {
-            if !OpeningHours.days.contains(hours.day) { return ("/openingHours/\(i)/day", "must be one of \(OpeningHours.days.joined(separator: ", "))") }
-            guard let opens = OpeningHours.minutes(hours.opens) else { return ("/openingHours/\(i)/opens", "must be a time HH:MM") }
-            guard let closes = OpeningHours.minutes(hours.closes) else { return ("/openingHours/\(i)/closes", "must be a time HH:MM") }
+            if !OpeningHours.days.contains(hours.day) {
+                return ("/openingHours/\(i)/day", "must be one of \(OpeningHours.days.joined(separator: ", "))")
+            }
+            guard let opens = OpeningHours.minutes(hours.opens) else {
+                return ("/openingHours/\(i)/opens", "must be a time HH:MM")
+            }
+            guard let closes = OpeningHours.minutes(hours.closes) else {
+                return ("/openingHours/\(i)/closes", "must be a time HH:MM")
+            }
             if closes <= opens { return ("/openingHours/\(i)/closes", "must be after opens") }
         }
         var skus = Set<String>()
@@ -97,16 +111,22 @@ public struct ProviderProfile: Sendable, Equatable, Codable {
     public let photoURL: URL
 
     /// A profile with its vehicle.
-    public init(id: String, firstName: String, lastName: String = "", vehicle: Vehicle?, rating: Double = 5.0, photoURL: URL) {
+    public init(
+        id: String, firstName: String, lastName: String = "", vehicle: Vehicle?, rating: Double = 5.0, photoURL: URL
+    ) {
         self.id = id; self.firstName = firstName; self.lastName = lastName; self.vehicle = vehicle
         self.rating = rating; self.photoURL = photoURL
     }
 
     /// A profile from the seed 002 `Driver` fields; an empty model and plate mean no vehicle.
-    public init(id: String, firstName: String, lastInitial: String = "", carModel: String = "", plate: String = "",
-                rating: Double = 5.0, photoURL: URL) {
-        self.init(id: id, firstName: firstName, lastName: lastInitial,
-                  vehicle: carModel.isEmpty && plate.isEmpty ? nil : Vehicle(model: carModel, plate: plate), rating: rating, photoURL: photoURL)
+    public init(
+        id: String, firstName: String, lastInitial: String = "", carModel: String = "", plate: String = "",
+        rating: Double = 5.0, photoURL: URL
+    ) {
+        self.init(
+            id: id, firstName: firstName, lastName: lastInitial,
+            vehicle: carModel.isEmpty && plate.isEmpty ? nil : Vehicle(model: carModel, plate: plate), rating: rating,
+            photoURL: photoURL)
     }
 
     /// The initial of `lastName`, upper-cased ("" without one).
@@ -114,8 +134,10 @@ public struct ProviderProfile: Sendable, Equatable, Codable {
 
     /// The seed 002 `Driver` for this profile.
     public var driver: Driver {
-        Driver(id: id, name: lastInitial.isEmpty ? firstName : "\(firstName) \(lastInitial).", carModel: vehicle?.model ?? "",
-               plate: vehicle?.plate ?? "", rating: rating, photoURL: photoURL)
+        Driver(
+            id: id, name: lastInitial.isEmpty ? firstName : "\(firstName) \(lastInitial).",
+            carModel: vehicle?.model ?? "",
+            plate: vehicle?.plate ?? "", rating: rating, photoURL: photoURL)
     }
 
     /// The first field that breaks a rule, as a JSON pointer and what is wrong; nil when the profile is valid.
@@ -127,7 +149,8 @@ public struct ProviderProfile: Sendable, Equatable, Codable {
             if let p = DirectoryRules.text(vehicle.plate, "/vehicle/plate", max: 20) { return p }
         }
         if !rating.isFinite || !(0...5).contains(rating) { return ("/rating", "must be between 0 and 5") }
-        guard let scheme = photoURL.scheme?.lowercased(), scheme == "https" || scheme == "http", photoURL.host != nil else {
+        guard let scheme = photoURL.scheme?.lowercased(), scheme == "https" || scheme == "http", photoURL.host != nil
+        else {
             return ("/photoURL", "must be an absolute http or https URL")
         }
         return nil
@@ -138,11 +161,15 @@ public struct ProviderProfile: Sendable, Equatable, Codable {
 public enum DirectoryRules {
     /// Whether `id` may name a merchant or provider: 1 to 64 of letters, digits, `.`, `_` and `-`.
     public static func isValidID(_ id: String) -> Bool {
-        (1...64).contains(id.count) && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+        (1...64).contains(id.count)
+            && id.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
+            }
     }
 
     static func text(_ value: String, _ pointer: String, max: Int) -> (pointer: String, detail: String)? {
-        value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || value.count > max ? (pointer, "must be 1 to \(max) characters, not blank") : nil
+        value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || value.count > max
+            ? (pointer, "must be 1 to \(max) characters, not blank") : nil
     }
 }
 
@@ -157,8 +184,9 @@ public protocol PartyDirectory: Sendable {
 extension PartyDirectory {
     /// The plain profile shown for a provider the directory does not list.
     public static func plainProfile(_ id: String) -> ProviderProfile {
-        ProviderProfile(id: id, firstName: id.prefix(1).uppercased() + id.dropFirst(),
-                        photoURL: URL(string: "https://photos.enroute.invalid/providers/")!.appendingPathComponent("\(id).jpg"))
+        ProviderProfile(
+            id: id, firstName: id.prefix(1).uppercased() + id.dropFirst(),
+            photoURL: URL(string: "https://photos.enroute.invalid/providers/")!.appendingPathComponent("\(id).jpg"))
     }
 }
 

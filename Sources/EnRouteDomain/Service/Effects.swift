@@ -7,7 +7,8 @@ public protocol IDGenerator: Sendable {
     func next() -> String
 }
 
-/// Random ids from the system CSPRNG (getrandom on Linux, arc4random on Apple platforms): 12 characters of Crockford base32 (60 bits).
+/// Random ids from the system CSPRNG (getrandom on Linux, arc4random on Apple platforms): 12 characters of Crockford
+/// base32 (60 bits).
 public struct RandomIDGenerator: IDGenerator {
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     public init() {}
@@ -22,5 +23,11 @@ public final class SequentialIDGenerator: IDGenerator {
     private let counter = Mutex(0)
     private let prefix: String
     public init(prefix: String = "T") { self.prefix = prefix }
-    public func next() -> String { prefix + String(counter.withLock { $0 += 1; return $0 }) }
+    public func next() -> String {
+        prefix
+            + String(
+                counter.withLock {
+                    $0 += 1; return $0
+                })
+    }
 }

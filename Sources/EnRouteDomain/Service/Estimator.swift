@@ -11,7 +11,8 @@ public protocol TripEstimator: Sendable {
     /// Prices and pickup times before a request, from the roads when there are any; `TripError.invalid` names a
     /// pickup or drop-off no road is near.
     func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate]
-    /// The leg a quote is priced on: road distance and time from pickup to drop-off (a straight line without roads) and the
+    /// The leg a quote is priced on: road distance and time from pickup to drop-off (a straight line without roads) and
+    /// the
     /// wait for the nearest provider; `TripError.invalid` names a pickup or drop-off no road is near.
     func quoteLeg(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> QuoteLeg
     /// Throws `TripError.invalid` at `pointer` when a road network is configured and no road is near `coordinate`.
@@ -25,14 +26,18 @@ public protocol TripEstimator: Sendable {
 }
 
 extension TripEstimator {
-    public func roadEstimates(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> [Estimate] {
+    public func roadEstimates(
+        pickup: Coordinate, dropoff: Coordinate, departure: Date
+    ) async throws(TripError) -> [Estimate] {
         estimates(pickup: pickup, dropoff: dropoff)
     }
     public func checkCovered(_ coordinate: Coordinate, pointer: String) async throws(TripError) {}
     public func quoteLeg(pickup: Coordinate, dropoff: Coordinate, departure: Date) async throws(TripError) -> QuoteLeg {
         let line = StraightLineEstimator()
-        return QuoteLeg(distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * line.detour, durationSeconds: line.travel(pickup, dropoff),
-                        pickupWaitSeconds: line.pickupWait)
+        return QuoteLeg(
+            distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * line.detour,
+            durationSeconds: line.travel(pickup, dropoff),
+            pickupWaitSeconds: line.pickupWait)
     }
     public func onRouteChange(_ listener: @escaping @Sendable (String) async -> Void) {}
     public func tripCommitted(from old: TripRecord?, to new: TripRecord, at: Date) {}
@@ -98,7 +103,8 @@ public struct StraightLineEstimator: TripEstimator {
             let earliest = window.start.addingTimeInterval(window.seconds * 0.85)
             let latest = window.start.addingTimeInterval(window.seconds * 1.25 + 120)
             // Never before the fix it rests on, and never "0 min" while the provider has not arrived: the latest end
-            // is at least `minimumETA` ahead. The earliest end is not pushed out: a provider seconds away may arrive now.
+            // is at least `minimumETA` ahead. The earliest end is not pushed out: a provider seconds away may arrive
+            // now.
             let floor = now.addingTimeInterval(minimumETA)
             trip.etaEarliest = Date(timeIntervalSince1970: max(earliest, departed).timeIntervalSince1970.rounded())
             trip.etaLatest = Date(timeIntervalSince1970: max(latest, floor).timeIntervalSince1970.rounded(.up))
@@ -110,16 +116,20 @@ public struct StraightLineEstimator: TripEstimator {
     }
 
     public func estimates(pickup: Coordinate, dropoff: Coordinate) -> [Estimate] {
-        Self.fares(km: Self.distance(pickup, dropoff) * detour / 1000, minutes: travel(pickup, dropoff) / 60, pickupWait: pickupWait, currency: currency)
+        Self.fares(
+            km: Self.distance(pickup, dropoff) * detour / 1000, minutes: travel(pickup, dropoff) / 60,
+            pickupWait: pickupWait, currency: currency)
     }
 
     /// The products' prices for a trip of `km` and `minutes`, with `pickupWait` seconds until a car arrives.
     public static func fares(km: Double, minutes: Double, pickupWait: Int, currency: String) -> [Estimate] {
         let economy = Int((300 + 110 * km + 25 * minutes).rounded())
         return [
-            Estimate(productID: "economy", fare: Money(amountMinor: economy, currency: currency), etaSeconds: pickupWait),
-            Estimate(productID: "xl", fare: Money(amountMinor: Int((Double(economy) * 1.6).rounded()), currency: currency),
-                     etaSeconds: pickupWait + 120),
+            Estimate(
+                productID: "economy", fare: Money(amountMinor: economy, currency: currency), etaSeconds: pickupWait),
+            Estimate(
+                productID: "xl", fare: Money(amountMinor: Int((Double(economy) * 1.6).rounded()), currency: currency),
+                etaSeconds: pickupWait + 120),
         ]
     }
 }

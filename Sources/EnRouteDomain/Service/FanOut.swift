@@ -56,9 +56,11 @@ public final class FanOut: PeerChannel, Sendable {
     /// A node `node` of `service` on `bus`, reading and relaying the streams of `cities`; the relay looks at the outbox
     /// every `relayInterval` (and at once after a commit here or a `relayDue` from another node), a city's relay lease
     /// lasts `relayLease` from its last renewal, and a lost bus is tried again after `retryDelay`.
-    public init(node: String, service: TripService, bus: any LiveBus, cities: [String], clock: any Clock<Duration>,
-                relayInterval: Duration = .seconds(1), relayLease: Duration = .seconds(10), retryDelay: Duration = .seconds(1),
-                batch: Int = 256, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        node: String, service: TripService, bus: any LiveBus, cities: [String], clock: any Clock<Duration>,
+        relayInterval: Duration = .seconds(1), relayLease: Duration = .seconds(10), retryDelay: Duration = .seconds(1),
+        batch: Int = 256, log: @escaping @Sendable (String) -> Void
+    ) {
         self.node = node; self.service = service; self.bus = bus; self.cities = cities; self.clock = clock
         self.retryDelay = retryDelay; self.relayLease = relayLease; self.batch = batch; self.log = log
         relayLoop = PollLoop(clock: clock, interval: relayInterval)
@@ -95,10 +97,17 @@ public final class FanOut: PeerChannel, Sendable {
 
     public func stop() {
         outgoing.continuation.finish()
-        for task in tasks.withLock({ t in defer { t.removeAll() }; return t }) { task.cancel() }
+        for task in tasks.withLock({ t in
+            defer { t.removeAll() }; return t
+        }) { task.cancel() }
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let leases = held.withLock { h in defer { h.removeAll() }; return h }, store = service.store, node = self.node
-        if !leases.isEmpty { Task { for city in leases { try? await store.releaseLease(Self.lease(of: city), node: node) } } }
+        let
+            leases = held.withLock { h in
+                defer { h.removeAll() }; return h
+            }, store = service.store, node = self.node
+        if !leases.isEmpty {
+            Task { for city in leases { try? await store.releaseLease(Self.lease(of: city), node: node) } }
+        }
     }
 
     deinit { stop() }
@@ -117,13 +126,17 @@ public final class FanOut: PeerChannel, Sendable {
         do {
             let now = service.currentTime()
             if let until = yielded.withLock({ $0[city] }), now < until { return }
-            let holds = try await store.claimLease(lease, node: node, until: now.addingTimeInterval(Dispatcher.seconds(relayLease)), now: now)
+            let holds = try await store.claimLease(
+                lease, node: node, until: now.addingTimeInterval(Dispatcher.seconds(relayLease)), now: now)
             held.withLock { if holds { $0.insert(city) } else { $0.remove(city) } }
             guard holds else { return }
             while true {
-                guard let stamped = try await store.relayOutbox(topic: Self.topic, city: city, lease: lease, node: node,
-                                                                now: service.currentTime(), limit: batch) else {
-                    held.withLock { _ = $0.remove(city) }   // taken over since the claim above
+                guard
+                    let stamped = try await store.relayOutbox(
+                        topic: Self.topic, city: city, lease: lease, node: node,
+                        now: service.currentTime(), limit: batch)
+                else {
+                    held.withLock { _ = $0.remove(city) }  // taken over since the claim above
                     return
                 }
                 guard !stamped.isEmpty else { return }
@@ -135,16 +148,23 @@ public final class FanOut: PeerChannel, Sendable {
                 let refused: Int
                 do { refused = try await bus.publish(envelopes) } catch {
                     tally.withLock { $0.publishFailures += 1 }
-                    log("fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox; leaving \(city) to a node that reaches it: \(error)")
+                    log(
+                        "fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox; leaving "
+                            + "\(city) to a node that reaches it: \(error)"
+                    )
                     // A node that reaches the store but not the bus would hold the city's fan-out up: it gives the
                     // lease up, and takes it again only after a lease's length, when no other node has.
                     held.withLock { _ = $0.remove(city) }
-                    yielded.withLock { $0[city] = service.currentTime().addingTimeInterval(Dispatcher.seconds(relayLease)) }
+                    yielded.withLock {
+                        $0[city] = service.currentTime().addingTimeInterval(Dispatcher.seconds(relayLease))
+                    }
                     try await store.releaseLease(lease, node: node)
                     return
                 }
                 for message in stamped { try await store.completeOutbox(id: message.id) }
-                tally.withLock { $0.relayed += stamped.count - refused; $0.duplicates += refused }
+                tally.withLock {
+                    $0.relayed += stamped.count - refused; $0.duplicates += refused
+                }
                 if stamped.count < batch { return }
             }
         } catch {
@@ -240,7 +260,10 @@ struct SharingTransaction: TripTransaction {
     /// A number this process has not given before, so that two writes of one version in one instant are two messages.
     let sequence: @Sendable () -> UInt64
 
-    init(_ base: any TripTransaction, node: String, now: @escaping @Sendable () -> Date, sequence: @escaping @Sendable () -> UInt64) {
+    init(
+        _ base: any TripTransaction, node: String, now: @escaping @Sendable () -> Date,
+        sequence: @escaping @Sendable () -> UInt64
+    ) {
         self.base = base; self.node = node; self.now = now; self.sequence = sequence
     }
 
@@ -249,23 +272,37 @@ struct SharingTransaction: TripTransaction {
         let city = trip.city ?? Cities.defaultName
         let envelope = BusEnvelope(origin: node, city: city, message: .trip(trip))
         // Oldest first by time, then by version within one instant; unique across restarts and nodes.
-        let id = "live:\(trip.id):" + String(format: "%012d", trip.version) + ":\(node):" + String(format: "%.6f", at.timeIntervalSince1970) + ":\(sequence())"
-        try await base.enqueue(OutboxMessage(id: id, topic: FanOut.topic, payload: Array(try WireCoding.encoder().encode(envelope)),
-                                             createdAt: at, city: city))
+        let id =
+            "live:\(trip.id):" + String(format: "%012d", trip.version) + ":\(node):"
+            + String(format: "%.6f", at.timeIntervalSince1970) + ":\(sequence())"
+        try await base.enqueue(
+            OutboxMessage(
+                id: id, topic: FanOut.topic, payload: Array(try WireCoding.encoder().encode(envelope)),
+                createdAt: at, city: city))
     }
 
     func trip(_ id: String) async throws -> TripRecord? { try await base.trip(id) }
-    func activeTrip(customer: String, kind: TripKind) async throws -> TripRecord? { try await base.activeTrip(customer: customer, kind: kind) }
+    func activeTrip(customer: String, kind: TripKind) async throws -> TripRecord? {
+        try await base.activeTrip(customer: customer, kind: kind)
+    }
     func insert(_ trip: TripRecord) async throws { try await base.insert(trip); try await share(trip) }
-    func update(_ trip: TripRecord, expectedVersion: Int) async throws { try await base.update(trip, expectedVersion: expectedVersion); try await share(trip) }
+    func update(_ trip: TripRecord, expectedVersion: Int) async throws {
+        try await base.update(trip, expectedVersion: expectedVersion); try await share(trip)
+    }
     func append(_ change: ChangeLogEntry) async throws { try await base.append(change) }
-    func change(tripId: String, changeId: String) async throws -> ChangeLogEntry? { try await base.change(tripId: tripId, changeId: changeId) }
+    func change(tripId: String, changeId: String) async throws -> ChangeLogEntry? {
+        try await base.change(tripId: tripId, changeId: changeId)
+    }
     func idempotency(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? { try await base.idempotency(scope) }
     func save(_ record: IdempotencyRecord) async throws { try await base.save(record) }
     func deleteIdempotency(_ scope: IdempotencyScope) async throws { try await base.deleteIdempotency(scope) }
     func enqueue(_ message: OutboxMessage) async throws { try await base.enqueue(message) }
-    func paymentAttempt(quoteId: String) async throws -> PaymentAttempt? { try await base.paymentAttempt(quoteId: quoteId) }
+    func paymentAttempt(quoteId: String) async throws -> PaymentAttempt? {
+        try await base.paymentAttempt(quoteId: quoteId)
+    }
     func save(_ attempt: PaymentAttempt) async throws { try await base.save(attempt) }
-    func addRating(provider: String, stars: Int) async throws { try await base.addRating(provider: provider, stars: stars) }
+    func addRating(provider: String, stars: Int) async throws {
+        try await base.addRating(provider: provider, stars: stars)
+    }
     func post(_ entries: [LedgerEntry]) async throws { try await base.post(entries) }
 }

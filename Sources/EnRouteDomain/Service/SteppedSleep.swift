@@ -2,7 +2,8 @@ extension Clock where Duration == Swift.Duration {
     /// Sleeps for `duration` as a run of sleeps of at most `step`.
     ///
     /// The runtime cannot take back a timer it armed: a sleep cancelled early keeps its memory (about 700 bytes) until
-    /// its deadline. A long wait that is usually cut short (a search waiting for supply, a loop's pause ended by a wake)
+    /// its deadline. A long wait that is usually cut short (a search waiting for supply, a loop's pause ended by a
+    /// wake)
     /// therefore arms short timers, so what a cancelled one leaves behind is freed within `step`.
     public func sleep(for duration: Duration, inStepsOf step: Duration) async throws {
         let end = now.advanced(by: duration)

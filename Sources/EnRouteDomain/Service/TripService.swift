@@ -9,7 +9,10 @@ public struct IdempotencyContext: Sendable {
     public let fingerprint: String
     public let render: @Sendable (Result<TripRecord, TripError>) -> StoredResponse
 
-    public init(scope: IdempotencyScope, fingerprint: String, render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse) {
+    public init(
+        scope: IdempotencyScope, fingerprint: String,
+        render: @escaping @Sendable (Result<TripRecord, TripError>) -> StoredResponse
+    ) {
         self.scope = scope; self.fingerprint = fingerprint; self.render = render
     }
 }
@@ -58,7 +61,9 @@ public final class TripService: Sendable {
         }
         func held(_ id: String) -> Held? { boxes[id] }
         var count: Int { boxes.count }
-        func filter(_ isIncluded: (TripRecord) -> Bool) -> [TripRecord] { boxes.values.compactMap { isIncluded($0.record) ? $0.record : nil } }
+        func filter(_ isIncluded: (TripRecord) -> Bool) -> [TripRecord] {
+            boxes.values.compactMap { isIncluded($0.record) ? $0.record : nil }
+        }
     }
 
     private struct Cache {
@@ -82,7 +87,8 @@ public final class TripService: Sendable {
     public let hub: TripEventHub
     public let directory: any PartyDirectory
     public let estimator: any TripEstimator
-    /// Quotes, holds and charges; nil for a service that takes no money (domain tests that exercise only the trip machine).
+    /// Quotes, holds and charges; nil for a service that takes no money (domain tests that exercise only the trip
+    /// machine).
     public let payments: TripPayments?
     let now: @Sendable () -> Date
     private let ids: any IDGenerator
@@ -91,7 +97,9 @@ public final class TripService: Sendable {
     private let ratingTotals = Mutex<[String: RatingTotal]>([:])
     private let observers: [any TripChangeObserver]
     /// In registration order; `everywhere` ones also hear other nodes' versions (`onChange`).
-    private let commitListeners = Mutex<[(everywhere: Bool, call: @Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void)]>([])
+    private let commitListeners = Mutex<
+        [(everywhere: Bool, call: @Sendable (_ old: TripRecord?, _ new: TripRecord) -> Void)]
+    >([])
     private let fixListeners = Mutex<[@Sendable (_ trip: TripRecord, _ fixes: [LocationFix]) -> Void]>([])
     /// This node's id when it is one of several sharing a store (`FanOut`); nil on a node of its own.
     public let node: String?
@@ -110,27 +118,35 @@ public final class TripService: Sendable {
     public var conflictsRetried: Int { retried.load(ordering: .relaxed) }
 
     /// The service over `store`; every effect (ids, time) and the directory are given by the composition root.
-    public init(store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
-                estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
-                observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, conflictRetries: Int = 8,
-                payments: TripPayments? = nil, cities: Cities = .everywhere, node: String? = nil, now: @escaping @Sendable () -> Date) {
+    public init(
+        store: any TripStore, hub: TripEventHub = TripEventHub(), directory: any PartyDirectory,
+        estimator: any TripEstimator = StraightLineEstimator(), ids: any IDGenerator,
+        observers: [any TripChangeObserver] = [], endedCacheLimit: Int = 10_000, conflictRetries: Int = 8,
+        payments: TripPayments? = nil, cities: Cities = .everywhere, node: String? = nil,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.cities = cities
         self.node = node
-        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids; self.payments = payments
-        self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit); self.conflictRetries = max(0, conflictRetries)
+        self.store = store; self.hub = hub; self.directory = directory; self.estimator = estimator; self.ids = ids;
+        self.payments = payments
+        self.observers = observers; self.endedCacheLimit = max(0, endedCacheLimit);
+        self.conflictRetries = max(0, conflictRetries)
         self.now = now
         // A new road route changes a trip's ETA between fixes: refresh it and tell the watchers, as a fix does.
         estimator.onRouteChange { [weak self] id in await self?.routeChanged(id) }
     }
 
     /// Runs `body` as one store transaction, again from the start when it lost to a concurrent one.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T
+    {
         var retries = 0
         // On a node of several, every trip written is also queued for the other nodes, in the same transaction.
         let shared: @Sendable (any TripTransaction) async throws -> T
         if let node {
             let now = self.now
-            let sequence: @Sendable () -> UInt64 = { [weak self] in self?.liveSequence.wrappingAdd(1, ordering: .relaxed).newValue ?? 0 }
+            let sequence: @Sendable () -> UInt64 = { [weak self] in
+                self?.liveSequence.wrappingAdd(1, ordering: .relaxed).newValue ?? 0
+            }
             shared = { tx in try await body(SharingTransaction(tx, node: node, now: now, sequence: sequence)) }
         } else {
             shared = body
@@ -171,12 +187,15 @@ public final class TripService: Sendable {
     public func claim(_ context: IdempotencyContext) async throws -> IdempotencyClaim {
         let at = now(), lock = idempotencyLockTimeout, retention = idempotencyRetention
         return try await transaction { tx in
-            if let existing = try await tx.idempotency(context.scope), existing.createdAt > at.addingTimeInterval(-retention) {
+            if let existing = try await tx.idempotency(context.scope),
+                existing.createdAt > at.addingTimeInterval(-retention)
+            {
                 if existing.fingerprint != context.fingerprint { return .mismatch }
                 if let response = existing.response { return .replay(response) }
                 if existing.createdAt > at.addingTimeInterval(-lock) { return .inFlight }
             }
-            try await tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: nil, createdAt: at))
+            try await tx.save(
+                IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: nil, createdAt: at))
             return .proceed
         }
     }
@@ -186,30 +205,41 @@ public final class TripService: Sendable {
         _ = try? await transaction { tx in try await tx.deleteIdempotency(context.scope) }
     }
 
-    static func finish(_ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date) async throws {
+    static func finish(
+        _ tx: any TripTransaction, _ context: IdempotencyContext?, _ result: Result<TripRecord, TripError>, at: Date
+    ) async throws {
         guard let context else { return }
-        try await tx.save(IdempotencyRecord(scope: context.scope, fingerprint: context.fingerprint, response: context.render(result), createdAt: at))
+        try await tx.save(
+            IdempotencyRecord(
+                scope: context.scope, fingerprint: context.fingerprint, response: context.render(result), createdAt: at)
+        )
     }
 
     // MARK: - Creating trips
 
     /// A customer asks for a ride (seed 002 `POST /v1/trips`).
-    public func requestRide(_ request: TripRequest, by account: Account, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+    public func requestRide(
+        _ request: TripRequest, by account: Account, idempotency: IdempotencyContext? = nil
+    ) async throws -> TripRecord {
         guard account.role == .customer else { throw TripError.forbidden("Only customers request rides.") }
         try Self.validate(request.pickup, "/pickup")
         try Self.validate(request.dropoff, "/dropoff")
         let city = try cities.city(for: request.pickup, pointer: "/pickup")
         guard estimator.products.contains(request.productID) else {
-            throw TripError.invalid(pointer: "/productID", detail: "must be one of \(estimator.products.joined(separator: ", "))")
+            throw TripError.invalid(
+                pointer: "/productID", detail: "must be one of \(estimator.products.joined(separator: ", "))")
         }
         let at = now()
-        var trip = TripRecord(id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
-                              pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
+        var trip = TripRecord(
+            id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
+            pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
         trip.productID = request.productID
         trip.city = city
         guard let payments else {
-            trip.quote = try await estimator.roadEstimates(pickup: request.pickup, dropoff: request.dropoff, departure: at)
-                .first { $0.productID == request.productID }?.fare
+            trip.quote = try await estimator.roadEstimates(
+                pickup: request.pickup, dropoff: request.dropoff, departure: at
+            )
+            .first { $0.productID == request.productID }?.fare
             return try await create(trip, oneActive: true, by: account, idempotency: idempotency)
         }
         let quote = try await payments.quotes.acceptRide(request, by: account)
@@ -224,24 +254,32 @@ public final class TripService: Sendable {
     }
 
     /// A customer places a delivery order (`POST /v1/orders`).
-    public func placeOrder(_ request: PlaceOrderRequest, by account: Account, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+    public func placeOrder(
+        _ request: PlaceOrderRequest, by account: Account, idempotency: IdempotencyContext? = nil
+    ) async throws -> TripRecord {
         guard account.role == .customer else { throw TripError.forbidden("Only customers place orders.") }
-        let merchant = try Self.checkBasket(merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory)
+        let merchant = try Self.checkBasket(
+            merchantId: request.merchantId, items: request.items, destination: request.destination, directory: directory
+        )
         try await estimator.checkCovered(request.destination, pointer: "/destination")
         let city = try cities.city(for: merchant.position, pointer: "/merchantId")
         // The basket's shape first, then whether the merchant sells each item.
         for (i, item) in request.items.enumerated() where merchant.item(sku: item.sku) == nil {
-            throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
+            throw TripError.invalid(
+                pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
         }
         let at = now()
-        var trip = TripRecord(id: ids.next(), kind: .delivery, status: .delivery(.placed), customerId: account.id,
-                              pickup: merchant.position, dropoff: request.destination, createdAt: at)
+        var trip = TripRecord(
+            id: ids.next(), kind: .delivery, status: .delivery(.placed), customerId: account.id,
+            pickup: merchant.position, dropoff: request.destination, createdAt: at)
         trip.merchantId = merchant.id
         trip.city = city
         trip.items = request.items
         trip.merchantStep = .pending
         trip = estimator.refreshETA(trip, now: at)
-        guard let payments else { return try await create(trip, oneActive: false, by: account, idempotency: idempotency) }
+        guard let payments else {
+            return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
+        }
         let quote = try await payments.quotes.acceptOrder(request, by: account)
         try await payments.checkBalance(of: account)
         let attempt = try await holdPayment(for: quote, by: account, idempotency: idempotency)
@@ -249,15 +287,22 @@ public final class TripService: Sendable {
         return try await create(trip, oneActive: false, by: account, idempotency: idempotency, attempt: attempt)
     }
 
-    /// The merchant of a basket whose shape is right (at least one item, skus named, quantities 1 to 99) to a valid destination.
-    public static func checkBasket(merchantId: String, items: [OrderItem], destination: Coordinate, directory: any PartyDirectory) throws(TripError) -> Merchant {
+    /// The merchant of a basket whose shape is right (at least one item, skus named, quantities 1 to 99) to a valid
+    /// destination.
+    public static func checkBasket(
+        merchantId: String, items: [OrderItem], destination: Coordinate, directory: any PartyDirectory
+    ) throws(TripError) -> Merchant {
         guard let merchant = directory.merchant(id: merchantId) else {
             throw TripError.invalid(pointer: "/merchantId", detail: "no merchant with id \(merchantId)")
         }
         guard !items.isEmpty else { throw TripError.invalid(pointer: "/items", detail: "must list at least one item") }
         for (i, item) in items.enumerated() {
-            if item.sku.trimmingCharacters(in: .whitespaces).isEmpty { throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "must not be empty") }
-            if item.quantity < 1 || item.quantity > 99 { throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99") }
+            if item.sku.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw TripError.invalid(pointer: "/items/\(i)/sku", detail: "must not be empty")
+            }
+            if item.quantity < 1 || item.quantity > 99 {
+                throw TripError.invalid(pointer: "/items/\(i)/quantity", detail: "must be between 1 and 99")
+            }
         }
         try validate(destination, "/destination")
         return merchant
@@ -265,8 +310,10 @@ public final class TripService: Sendable {
 
     /// Inserts `trip`; with `oneActive`, only when the customer has no unfinished trip of its kind,
     /// decided inside the inserting transaction so concurrent requests cannot both pass.
-    private func create(_ trip: TripRecord, oneActive: Bool, by account: Account, idempotency: IdempotencyContext?,
-                        attempt: PaymentAttempt? = nil) async throws -> TripRecord {
+    private func create(
+        _ trip: TripRecord, oneActive: Bool, by account: Account, idempotency: IdempotencyContext?,
+        attempt: PaymentAttempt? = nil
+    ) async throws -> TripRecord {
         let at = trip.createdAt
         let observers = self.observers
         let result: Result<TripRecord, TripError> = try await transaction { tx in
@@ -275,8 +322,10 @@ public final class TripService: Sendable {
                 result = .failure(.alreadyActive(existingActive))
             } else {
                 try await tx.insert(trip)
-                try await tx.append(ChangeLogEntry(tripId: trip.id, version: trip.version, status: trip.status.name,
-                                             actorRole: account.role, actorId: account.id, serverTime: at))
+                try await tx.append(
+                    ChangeLogEntry(
+                        tripId: trip.id, version: trip.version, status: trip.status.name,
+                        actorRole: account.role, actorId: account.id, serverTime: at))
                 if let attempt { try await Self.attach(attempt, to: trip, in: tx, at: at) }
                 for observer in observers { try await observer.tripChanged(from: nil, to: trip, in: tx) }
                 result = .success(trip)
@@ -285,7 +334,8 @@ public final class TripService: Sendable {
             return result
         }
         if case .failure = result, let attempt {
-            // The trip was refused after the hold was placed: give the money back now rather than at the reconciler's pass.
+            // The trip was refused after the hold was placed: give the money back now rather than at the reconciler's
+            // pass.
             await releaseUnattached(attempt.quoteId, placed: attempt)
         }
         let created = try result.get()
@@ -296,7 +346,9 @@ public final class TripService: Sendable {
     /// Answers `error` under the request's key as the creating transaction would, without changing anything else.
     func answer(_ error: TripError, idempotency: IdempotencyContext?) async throws -> TripRecord {
         let at = now()
-        if let idempotency { try await transaction { tx in try await Self.finish(tx, idempotency, .failure(error), at: at) } }
+        if let idempotency {
+            try await transaction { tx in try await Self.finish(tx, idempotency, .failure(error), at: at) }
+        }
         throw error
     }
 
@@ -306,8 +358,10 @@ public final class TripService: Sendable {
     ///
     /// A change id seen before returns the trip without applying it again. A refused move throws
     /// `TripError.refused` with the real trip. `proofId` is recorded on the trip by a `delivered` step that applies.
-    public func move(_ tripId: String, _ move: TripMove, by account: Account, deviceTime: Date? = nil, changeId: String? = nil,
-                     proofId: String? = nil, idempotency: IdempotencyContext? = nil) async throws -> TripRecord {
+    public func move(
+        _ tripId: String, _ move: TripMove, by account: Account, deviceTime: Date? = nil, changeId: String? = nil,
+        proofId: String? = nil, idempotency: IdempotencyContext? = nil
+    ) async throws -> TripRecord {
         let at = now()
         let cached = cache.withLock { $0.trips[tripId] }
         let estimator = self.estimator
@@ -324,7 +378,8 @@ public final class TripService: Sendable {
             guard canSee else { return nil }
             // The latest fix lives in memory between changes; keep it on the stored record.
             if let fix = cached?.providerFix, cached?.providerId == trip.providerId,
-               (fix.recordedAt, fix.seq) > (trip.providerFix?.recordedAt ?? .distantPast, trip.providerFix?.seq ?? 0) {
+                (fix.recordedAt, fix.seq) > (trip.providerFix?.recordedAt ?? .distantPast, trip.providerFix?.seq ?? 0)
+            {
                 trip.providerFix = fix
             }
             if let changeId, try await tx.change(tripId: tripId, changeId: changeId) != nil {
@@ -339,8 +394,10 @@ public final class TripService: Sendable {
                 // The proof is recorded with the step that applies, never by one that is refused or replayed.
                 if let proofId, move == .delivery(.delivered) { next.proofId = proofId }
                 try await tx.update(next, expectedVersion: trip.version)
-                try await tx.append(ChangeLogEntry(tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
-                                                   actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
+                try await tx.append(
+                    ChangeLogEntry(
+                        tripId: next.id, version: next.version, status: next.status.name, actorRole: party,
+                        actorId: account.id, serverTime: at, deviceTime: deviceTime, changeId: changeId))
                 for observer in observers { try await observer.tripChanged(from: trip, to: next, in: tx) }
                 if trip.status.isActive, !next.status.isActive, next.payment != nil {
                     try await tx.enqueue(PaymentJob.settle(next.id).message(at: at))
@@ -363,7 +420,9 @@ public final class TripService: Sendable {
             throw TripError.invalid(pointer: "/token", detail: "must be the push token as hex")
         }
         let updated: TripRecord? = try await transaction { tx in
-            guard var trip = try await tx.trip(order), trip.kind == .delivery, trip.customerId == account.id else { return nil }
+            guard var trip = try await tx.trip(order), trip.kind == .delivery, trip.customerId == account.id else {
+                return nil
+            }
             trip.liveActivityToken = token.lowercased()
             try await tx.update(trip, expectedVersion: trip.version)
             return trip
@@ -382,13 +441,18 @@ public final class TripService: Sendable {
         let at = now()
         let estimator = self.estimator
         let steps: [TripRecord] = cache.withLock { c in
-            guard let id = c.activeByProvider[provider]?.max(by: { (c.trips[$0]?.createdAt ?? .distantPast) < (c.trips[$1]?.createdAt ?? .distantPast) }),
-                  var trip = c.trips[id] else { return [] }
+            guard
+                let id = c.activeByProvider[provider]?.max(by: {
+                    (c.trips[$0]?.createdAt ?? .distantPast) < (c.trips[$1]?.createdAt ?? .distantPast)
+                }),
+                var trip = c.trips[id]
+            else { return [] }
             var steps: [TripRecord] = []
             for fix in fixes {
                 if let last = trip.providerFix, last.recordedAt >= fix.recordedAt { continue }
-                trip.providerFix = ProviderFix(coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed, recordedAt: fix.recordedAt,
-                                               seq: (trip.providerFix?.seq ?? 0) + 1)
+                trip.providerFix = ProviderFix(
+                    coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed, recordedAt: fix.recordedAt,
+                    seq: (trip.providerFix?.seq ?? 0) + 1)
                 trip = estimator.refreshETA(trip, now: at)
                 steps.append(trip)
             }
@@ -404,7 +468,8 @@ public final class TripService: Sendable {
         return last
     }
 
-    /// Calls `listener` with the trip and the fixes this node kept on it (`recordFixes`), not with fixes another node sent.
+    /// Calls `listener` with the trip and the fixes this node kept on it (`recordFixes`), not with fixes another node
+    /// sent.
     public func onFixes(_ listener: @escaping @Sendable (_ trip: TripRecord, _ fixes: [LocationFix]) -> Void) {
         fixListeners.withLock { $0.append(listener) }
     }
@@ -419,7 +484,8 @@ public final class TripService: Sendable {
             let old = c.trips[trip.id]
             // Fixes travel apart from versions: a newer one held here stays on the record.
             if let fix = old?.providerFix, old?.providerId == trip.providerId,
-               (fix.recordedAt, fix.seq) > (trip.providerFix?.recordedAt ?? .distantPast, trip.providerFix?.seq ?? 0) {
+                (fix.recordedAt, fix.seq) > (trip.providerFix?.recordedAt ?? .distantPast, trip.providerFix?.seq ?? 0)
+            {
                 trip.providerFix = fix
             }
             if let old, old == trip { return nil }
@@ -439,7 +505,10 @@ public final class TripService: Sendable {
         let step: TripRecord? = cache.withLock { c in
             guard let trip = c.trips[tripId], trip.status.isActive else { return nil }
             var next = estimator.refreshETA(trip, now: at)
-            guard next.etaEarliest != trip.etaEarliest || next.etaLatest != trip.etaLatest || next.providerFix?.snapped != trip.providerFix?.snapped else {
+            guard
+                next.etaEarliest != trip.etaEarliest || next.etaLatest != trip.etaLatest
+                    || next.providerFix?.snapped != trip.providerFix?.snapped
+            else {
                 return nil
             }
             next.providerFix?.seq += 1
@@ -453,7 +522,9 @@ public final class TripService: Sendable {
 
     /// Keeps the map-matched path of a finished trip on its record (no version change) and returns it.
     @discardableResult
-    public func recordMatchedPath(of tripId: String, distanceMeters: Double, durationSeconds: Double) async throws -> TripRecord? {
+    public func recordMatchedPath(
+        of tripId: String, distanceMeters: Double, durationSeconds: Double
+    ) async throws -> TripRecord? {
         let updated: TripRecord? = try await transaction { tx in
             guard var trip = try await tx.trip(tripId) else { return nil }
             trip.matchedDistanceMeters = distanceMeters
@@ -479,7 +550,9 @@ public final class TripService: Sendable {
     @discardableResult
     public func persistETADrift(of tripId: String) async throws -> Bool {
         let known = cache.withLock { c in c.trips[tripId].map { ($0, c.stored[tripId]) } }
-        guard let (current, stored) = known, current.status.isActive, let latest = current.etaLatest else { return false }
+        guard let (current, stored) = known, current.status.isActive, let latest = current.etaLatest else {
+            return false
+        }
         let threshold = etaDriftToPersist, interval = etaDriftMinInterval, at = now()
         // Decided in memory for nearly every batch, without a transaction.
         if let stored {
@@ -488,8 +561,10 @@ public final class TripService: Sendable {
         }
         let observers = self.observers
         let wrote = try await transaction { tx in
-            guard let stored = try await tx.trip(tripId), stored.version == current.version, at.timeIntervalSince(stored.updatedAt) >= interval,
-                  abs(latest.timeIntervalSince(stored.etaLatest ?? .distantPast)) >= threshold else { return false }
+            guard let stored = try await tx.trip(tripId), stored.version == current.version,
+                at.timeIntervalSince(stored.updatedAt) >= interval,
+                abs(latest.timeIntervalSince(stored.etaLatest ?? .distantPast)) >= threshold
+            else { return false }
             var next = stored
             next.etaEarliest = current.etaEarliest
             next.etaLatest = current.etaLatest
@@ -499,7 +574,9 @@ public final class TripService: Sendable {
             for observer in observers { try await observer.tripChanged(from: stored, to: next, in: tx) }
             return true
         }
-        if wrote { cache.withLock { c in if c.trips[tripId]?.version == current.version { c.stored[tripId] = (latest, at) } } }
+        if wrote {
+            cache.withLock { c in if c.trips[tripId]?.version == current.version { c.stored[tripId] = (latest, at) } }
+        }
         return wrote
     }
 
@@ -511,8 +588,10 @@ public final class TripService: Sendable {
         return trip
     }
 
-    /// `body`'s answer on the trip if `account` may see it, read in place (no copy of the record); `TripError.notFound` otherwise.
-    public func withTrip<R>(_ id: String, for account: Account, _ body: (borrowing TripRecord) throws -> R) throws -> R {
+    /// `body`'s answer on the trip if `account` may see it, read in place (no copy of the record); `TripError.notFound`
+    /// otherwise.
+    public func withTrip<R>(_ id: String, for account: Account, _ body: (borrowing TripRecord) throws -> R) throws -> R
+    {
         let held: Held
         if let hit = cache.withLock({ $0.trips.held(id) }) {
             held = hit
@@ -555,7 +634,9 @@ public final class TripService: Sendable {
 
     /// Every unfinished trip, newest first (all are in memory): the ops console's live city.
     public func activeTrips() -> [TripRecord] {
-        cache.withLock { c in c.trips.filter { $0.status.isActive } }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        cache.withLock { c in c.trips.filter { $0.status.isActive } }.sorted {
+            ($0.createdAt, $0.id) > ($1.createdAt, $1.id)
+        }
     }
 
     /// Trips in memory whose payment is still a hold placed before `cutoff`.
@@ -569,10 +650,13 @@ public final class TripService: Sendable {
     }
 
     func noteRating(provider: String, stars: Int) {
-        ratingTotals.withLock { $0[provider, default: RatingTotal(count: 0, sum: 0)].count += 1; $0[provider]!.sum += stars }
+        ratingTotals.withLock {
+            $0[provider, default: RatingTotal(count: 0, sum: 0)].count += 1; $0[provider]!.sum += stars
+        }
     }
 
-    /// How many rides are waiting for a provider within `radius` metres of `point` (the demand side of the busy-time multiplier).
+    /// How many rides are waiting for a provider within `radius` metres of `point` (the demand side of the busy-time
+    /// multiplier).
     public func openRequests(near point: Coordinate, within radius: Double) -> Int {
         cache.withLock { c in
             c.searching.reduce(0) { n, id in
@@ -622,7 +706,9 @@ public final class TripService: Sendable {
     private static func remember(_ trip: TripRecord, in c: inout Cache, endedLimit: Int) -> Bool {
         if let old = c.trips[trip.id], old.version > trip.version { return false }
         let wasKnownEnded = c.trips[trip.id].map { !$0.status.isActive } ?? false
-        if let old = c.trips[trip.id], let provider = old.providerId, provider != trip.providerId || !trip.status.isActive {
+        if let old = c.trips[trip.id], let provider = old.providerId,
+            provider != trip.providerId || !trip.status.isActive
+        {
             Self.forget(provider, trip.id, in: &c.activeByProvider)
         }
         c.trips[trip.id] = trip
@@ -659,7 +745,11 @@ public final class TripService: Sendable {
 
     /// Checks a coordinate is on Earth; the error names the JSON pointer of the bad half.
     public static func validate(_ c: Coordinate, _ pointer: String) throws(TripError) {
-        guard c.lat.isFinite, (-90...90).contains(c.lat) else { throw TripError.invalid(pointer: pointer + "/lat", detail: "must be between -90 and 90") }
-        guard c.lng.isFinite, (-180...180).contains(c.lng) else { throw TripError.invalid(pointer: pointer + "/lng", detail: "must be between -180 and 180") }
+        guard c.lat.isFinite, (-90...90).contains(c.lat) else {
+            throw TripError.invalid(pointer: pointer + "/lat", detail: "must be between -90 and 90")
+        }
+        guard c.lng.isFinite, (-180...180).contains(c.lng) else {
+            throw TripError.invalid(pointer: pointer + "/lng", detail: "must be between -180 and 180")
+        }
     }
 }

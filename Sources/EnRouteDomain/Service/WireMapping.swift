@@ -15,16 +15,18 @@ public struct WireMapping: Sendable {
         let state: TripState
         if case .ride(let s) = trip.status { state = s } else { state = .searching }
         let eta = Self.secondsLeft(trip, now: now)
-        return Trip(id: trip.id, state: state, pickup: trip.pickup, dropoff: trip.dropoff,
-                    driver: trip.providerId.map { driver($0) }, etaSeconds: eta,
-                    fare: trip.fare ?? trip.quote, version: trip.version)
+        return Trip(
+            id: trip.id, state: state, pickup: trip.pickup, dropoff: trip.dropoff,
+            driver: trip.providerId.map { driver($0) }, etaSeconds: eta,
+            fare: trip.fare ?? trip.quote, version: trip.version)
     }
 
     /// The driver as the rider sees them, rated by the customers' average once anyone rated them.
     func driver(_ provider: String) -> Driver {
         let d = directory.provider(id: provider).driver
         guard let average = rating(provider) else { return d }
-        return Driver(id: d.id, name: d.name, carModel: d.carModel, plate: d.plate, rating: average, photoURL: d.photoURL)
+        return Driver(
+            id: d.id, name: d.name, carModel: d.carModel, plate: d.plate, rating: average, photoURL: d.photoURL)
     }
 
     /// Seed 000's tracking snapshot, for the customer of a delivery.
@@ -41,15 +43,21 @@ public struct WireMapping: Sendable {
         // The window as estimated (each estimate opens at least a minute ahead). It is not moved on when read later:
         // a window whose latest end has passed is how the tracker knows to say "Running a little late" (seed 000's
         // freshness rules are the client's).
-        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map { TrackingDTO.ETA(earliest: $0, latest: $1) }
+        let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map {
+            TrackingDTO.ETA(earliest: $0, latest: $1)
+        }
         var rider: TrackingDTO.Rider?
         // The rider is shown once she has left the hub.
-        if case .delivery(let s) = trip.status, s == .onTheWay || s == .arriving, let provider = trip.providerId, let fix = trip.providerFix {
-            rider = TrackingDTO.Rider(firstName: directory.provider(id: provider).firstName, lat: fix.shown.lat, lng: fix.shown.lng,
-                                      recordedAt: fix.recordedAt)
+        if case .delivery(let s) = trip.status, s == .onTheWay || s == .arriving, let provider = trip.providerId,
+            let fix = trip.providerFix
+        {
+            rider = TrackingDTO.Rider(
+                firstName: directory.provider(id: provider).firstName, lat: fix.shown.lat, lng: fix.shown.lng,
+                recordedAt: fix.recordedAt)
         }
-        return TrackingDTO(orderId: trip.id, version: trip.version, status: status, problem: message, eta: eta, rider: rider,
-                           destination: trip.dropoff, generatedAt: now)
+        return TrackingDTO(
+            orderId: trip.id, version: trip.version, status: status, problem: message, eta: eta, rider: rider,
+            destination: trip.dropoff, generatedAt: now)
     }
 
     /// The least seconds a ride's `etaSeconds` shows while the trip is on (never "0 min", never negative).
@@ -65,11 +73,14 @@ public struct WireMapping: Sendable {
 
     /// The party-neutral view for providers, merchants and ops.
     public func snapshot(_ trip: TripRecord) -> TripSnapshot {
-        var snapshot = TripSnapshot(id: trip.id, kind: trip.kind.rawValue, version: trip.version, status: trip.status.name, problem: trip.problem,
-                     pickup: trip.pickup, dropoff: trip.dropoff, providerId: trip.providerId, merchantId: trip.merchantId,
-                     merchantStep: trip.merchantStep?.rawValue, readyAt: trip.readyAt, items: trip.items, productID: trip.productID,
-                     etaEarliest: trip.etaEarliest, etaLatest: trip.etaLatest, cancelledBy: trip.cancellation?.by.rawValue,
-                     cancelReason: trip.cancellation?.reason, createdAt: trip.createdAt, updatedAt: trip.updatedAt)
+        var snapshot = TripSnapshot(
+            id: trip.id, kind: trip.kind.rawValue, version: trip.version, status: trip.status.name,
+            problem: trip.problem,
+            pickup: trip.pickup, dropoff: trip.dropoff, providerId: trip.providerId, merchantId: trip.merchantId,
+            merchantStep: trip.merchantStep?.rawValue, readyAt: trip.readyAt, items: trip.items,
+            productID: trip.productID,
+            etaEarliest: trip.etaEarliest, etaLatest: trip.etaLatest, cancelledBy: trip.cancellation?.by.rawValue,
+            cancelReason: trip.cancellation?.reason, createdAt: trip.createdAt, updatedAt: trip.updatedAt)
         snapshot.matchedDistanceMeters = trip.matchedDistanceMeters
         snapshot.matchedDurationSeconds = trip.matchedDurationSeconds
         snapshot.fare = trip.fare ?? trip.quote
@@ -78,12 +89,14 @@ public struct WireMapping: Sendable {
         return snapshot
     }
 
-    /// The rider's view of the driver's latest fix, with the ETA the server computed for it (seconds counted from `now`).
+    /// The rider's view of the driver's latest fix, with the ETA the server computed for it (seconds counted from
+    /// `now`).
     public func driverLocation(_ trip: TripRecord, now: Date) -> DriverLocation? {
         let eta = Self.secondsLeft(trip, now: now)
         return trip.providerFix.map {
-            DriverLocation(coordinate: $0.shown, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq,
-                           etaSeconds: eta, etaLatest: trip.etaLatest)
+            DriverLocation(
+                coordinate: $0.shown, heading: $0.heading, timestamp: $0.recordedAt, seq: $0.seq,
+                etaSeconds: eta, etaLatest: trip.etaLatest)
         }
     }
 }
@@ -92,4 +105,3 @@ private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
     guard let a, let b else { return nil }
     return (a, b)
 }
-

@@ -44,9 +44,13 @@ public final class DirectoryView: Sendable {
     public func merchant(id: String) -> Merchant? { state.withLock { $0.merchants[id] } }
     public func provider(id: String) -> ProviderProfile? { state.withLock { $0.providers[id] } }
     /// Puts `merchant` in the view; true when it was not there.
-    @discardableResult public func put(_ merchant: Merchant) -> Bool { state.withLock { $0.merchants.updateValue(merchant, forKey: merchant.id) == nil } }
+    @discardableResult public func put(_ merchant: Merchant) -> Bool {
+        state.withLock { $0.merchants.updateValue(merchant, forKey: merchant.id) == nil }
+    }
     /// Puts `profile` in the view; true when it was not there.
-    @discardableResult public func put(_ profile: ProviderProfile) -> Bool { state.withLock { $0.providers.updateValue(profile, forKey: profile.id) == nil } }
+    @discardableResult public func put(_ profile: ProviderProfile) -> Bool {
+        state.withLock { $0.providers.updateValue(profile, forKey: profile.id) == nil }
+    }
     /// Every merchant, in id order.
     public var allMerchants: [Merchant] { state.withLock { $0.merchants.values.sorted { $0.id < $1.id } } }
     /// Every provider profile, in id order.
@@ -59,7 +63,9 @@ public final class InMemoryDirectory: DirectoryRepository, PhoneBook {
     private let phones = Mutex<[Account: E164PhoneNumber]>([:])
 
     public func phoneNumber(of account: Account) -> E164PhoneNumber? { phones.withLock { $0[account] } }
-    public func setPhoneNumber(_ number: E164PhoneNumber, for account: Account) async throws { phones.withLock { $0[account] = number } }
+    public func setPhoneNumber(_ number: E164PhoneNumber, for account: Account) async throws {
+        phones.withLock { $0[account] = number }
+    }
 
     /// A directory holding `content`'s merchants and providers.
     public init(_ content: StaticDirectory = StaticDirectory()) {
@@ -87,7 +93,9 @@ public final class InMemoryDirectory: DirectoryRepository, PhoneBook {
         Self.page(view.allProviders, id: \.id, after: cursor, limit: limit)
     }
 
-    static func page<Item>(_ sorted: [Item], id: KeyPath<Item, String>, after cursor: String?, limit: Int) -> DirectoryPage<Item> {
+    static func page<Item>(
+        _ sorted: [Item], id: KeyPath<Item, String>, after cursor: String?, limit: Int
+    ) -> DirectoryPage<Item> {
         let rest = cursor.map { c in sorted.drop { $0[keyPath: id] <= c } } ?? sorted[...]
         let items = Array(rest.prefix(max(0, limit)))
         return DirectoryPage(items: items, next: rest.count > items.count ? items.last?[keyPath: id] : nil)

@@ -54,7 +54,9 @@ public final class InMemoryTripStore: TripStore {
     /// How many transactions have started and not finished (for tests that hold one open).
     public var transactionsInFlight: Int { state.withLock { $0.inFlight } }
 
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any TripTransaction) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (any TripTransaction) async throws -> T
+    ) async throws -> T {
         let snapshot = state.withLock { s in
             s.inFlight += 1
             return s
@@ -91,19 +93,26 @@ public final class InMemoryTripStore: TripStore {
         for scope in w.keys.keys where max(s.keys[scope]?.commit ?? 0, s.deletedKeys[scope] ?? 0) > start {
             throw TripStoreConflict("idempotency key \(scope.key)")
         }
-        for quote in w.attempts.keys where (s.attempts[quote]?.commit ?? 0) > start { throw TripStoreConflict("payment attempt of \(quote)") }
+        for quote in w.attempts.keys where (s.attempts[quote]?.commit ?? 0) > start {
+            throw TripStoreConflict("payment attempt of \(quote)")
+        }
         for entry in w.ledger where s.ledgerKeys.contains(entry.movementId + "|" + entry.account) {
             throw TripStoreConflict("ledger movement \(entry.movementId)")
         }
     }
 
     private static func apply(_ w: Writes, to s: inout State) {
-        guard !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty || !w.attempts.isEmpty || !w.ledger.isEmpty || !w.ratings.isEmpty else { return }
+        guard
+            !w.trips.isEmpty || !w.keys.isEmpty || !w.changes.isEmpty || !w.outbox.isEmpty || !w.attempts.isEmpty
+                || !w.ledger.isEmpty || !w.ratings.isEmpty
+        else { return }
         s.commit += 1
         let commit = s.commit
         for (id, trip) in w.trips {
             // A trip that starts, ends or changes hands changes the unfinished set it leaves or joins.
-            let before = s.trips[id].map(\.value).flatMap { $0.status.isActive ? ActiveSet(customer: $0.customerId, kind: $0.kind) : nil }
+            let before = s.trips[id].map(\.value).flatMap {
+                $0.status.isActive ? ActiveSet(customer: $0.customerId, kind: $0.kind) : nil
+            }
             let after = trip.status.isActive ? ActiveSet(customer: trip.customerId, kind: trip.kind) : nil
             if before != after {
                 if let before { s.activeChanged[before] = commit }
@@ -124,7 +133,9 @@ public final class InMemoryTripStore: TripStore {
         for message in w.outbox where s.outbox[message.id] == nil { s.outbox[message.id] = message }
         for (quote, attempt) in w.attempts { s.attempts[quote] = Row(value: attempt, commit: commit) }
         for entry in w.ledger { s.ledger.append(entry); s.ledgerKeys.insert(entry.movementId + "|" + entry.account) }
-        for (provider, stars) in w.ratings { s.ratings[provider, default: RatingTotal(count: 0, sum: 0)].count += 1; s.ratings[provider]!.sum += stars }
+        for (provider, stars) in w.ratings {
+            s.ratings[provider, default: RatingTotal(count: 0, sum: 0)].count += 1; s.ratings[provider]!.sum += stars
+        }
     }
 
     public func trip(id: String) throws -> TripRecord? { state.withLock { $0.trips[id]?.value } }
@@ -132,14 +143,19 @@ public final class InMemoryTripStore: TripStore {
     public func trips(_ query: TripQuery, after cursor: TripCursor?, limit: Int) throws -> TripPage {
         state.withLock { s in
             let rows = s.trips.values.map(\.value)
-                .filter { query.matches($0) && (cursor?.precedes(createdAt: $0.createdAt.timeIntervalSince1970, id: $0.id) ?? true) }
+                .filter {
+                    query.matches($0)
+                        && (cursor?.precedes(createdAt: $0.createdAt.timeIntervalSince1970, id: $0.id) ?? true)
+                }
                 .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
             let page = Array(rows.prefix(limit))
             return TripPage(trips: page, next: rows.count > page.count ? page.last.map(TripCursor.init(after:)) : nil)
         }
     }
 
-    public func activeTrips() throws -> [TripRecord] { state.withLock { $0.trips.values.map(\.value).filter(\.status.isActive) } }
+    public func activeTrips() throws -> [TripRecord] {
+        state.withLock { $0.trips.values.map(\.value).filter(\.status.isActive) }
+    }
 
     public func changes(tripId: String) throws -> [ChangeLogEntry] { state.withLock { $0.changes[tripId] ?? [] } }
 
@@ -169,9 +185,11 @@ public final class InMemoryTripStore: TripStore {
         state.withLock { Self.due(in: $0.outbox, topic: topic, now: now, limit: limit) }
     }
 
-    private static func due(in outbox: [String: OutboxMessage], topic: String, now: Date, limit: Int) -> [OutboxMessage] {
-        Array(outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit))
+    private static func due(in outbox: [String: OutboxMessage], topic: String, now: Date, limit: Int) -> [OutboxMessage]
+    {
+        Array(
+            outbox.values.filter { $0.topic == topic && $0.notBefore <= now }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit))
     }
 
     public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
@@ -209,21 +227,28 @@ public final class InMemoryTripStore: TripStore {
         state.withLock { s in if s.leases[name]?.holder == node { s.leases[name]?.holder = nil } }
     }
 
-    public func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]? {
+    public func relayOutbox(
+        topic: String, city: String, lease name: String, node: String, now: Date, limit: Int
+    ) async throws -> [OutboxMessage]? {
         state.withLock { s in
             guard var lease = s.leases[name], lease.holder == node, lease.until >= now else { return nil }
             let mine = s.outbox.values.filter { $0.topic == topic && $0.city == city }
-            for message in mine.filter({ $0.sequence == nil && $0.notBefore <= now }).sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            for message in mine.filter({ $0.sequence == nil && $0.notBefore <= now }).sorted(by: {
+                ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+            }) {
                 lease.stamped += 1
                 s.outbox[message.id]?.sequence = lease.stamped
             }
             s.leases[name] = lease
-            return Array(s.outbox.values.filter { $0.topic == topic && $0.city == city && $0.sequence != nil }
-                .sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }.prefix(limit))
+            return Array(
+                s.outbox.values.filter { $0.topic == topic && $0.city == city && $0.sequence != nil }
+                    .sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }.prefix(limit))
         }
     }
 
-    public func ledger(tripId: String) throws -> [LedgerEntry] { state.withLock { $0.ledger.filter { $0.tripId == tripId } } }
+    public func ledger(tripId: String) throws -> [LedgerEntry] {
+        state.withLock { $0.ledger.filter { $0.tripId == tripId } }
+    }
 
     public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
         state.withLock { $0.ledger.filter { $0.account == account && $0.at >= from && $0.at < to } }
@@ -240,7 +265,11 @@ public final class InMemoryTripStore: TripStore {
     }
 
     public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
-        state.withLock { s in s.attempts.values.map(\.value).filter { $0.tripId == nil && $0.createdAt < cutoff }.sorted { $0.createdAt < $1.createdAt } }
+        state.withLock { s in
+            s.attempts.values.map(\.value).filter { $0.tripId == nil && $0.createdAt < cutoff }.sorted {
+                $0.createdAt < $1.createdAt
+            }
+        }
     }
 
     /// A transaction's writes and the reads its commit check depends on.
@@ -278,14 +307,18 @@ public final class InMemoryTripStore: TripStore {
 
         func insert(_ trip: TripRecord) throws {
             try writes.withLock { w in
-                guard snapshot.trips[trip.id] == nil, w.trips[trip.id] == nil else { throw TripStoreConflict("trip \(trip.id) (exists)") }
+                guard snapshot.trips[trip.id] == nil, w.trips[trip.id] == nil else {
+                    throw TripStoreConflict("trip \(trip.id) (exists)")
+                }
                 w.trips[trip.id] = trip
             }
         }
 
         func update(_ trip: TripRecord, expectedVersion: Int) throws {
             try writes.withLock { w in
-                guard let current = w.trips[trip.id] ?? snapshot.trips[trip.id]?.value, current.version == expectedVersion else {
+                guard let current = w.trips[trip.id] ?? snapshot.trips[trip.id]?.value,
+                    current.version == expectedVersion
+                else {
                     throw TripStoreConflict("trip \(trip.id) (not at version \(expectedVersion))")
                 }
                 w.trips[trip.id] = trip
@@ -307,7 +340,9 @@ public final class InMemoryTripStore: TripStore {
         func save(_ record: IdempotencyRecord) throws { writes.withLock { $0.keys[record.scope] = .some(record) } }
         func deleteIdempotency(_ scope: IdempotencyScope) throws { writes.withLock { $0.keys[scope] = .some(nil) } }
         func enqueue(_ message: OutboxMessage) throws { writes.withLock { $0.outbox.append(message) } }
-        func paymentAttempt(quoteId: String) throws -> PaymentAttempt? { writes.withLock { $0.attempts[quoteId] } ?? snapshot.attempts[quoteId]?.value }
+        func paymentAttempt(quoteId: String) throws -> PaymentAttempt? {
+            writes.withLock { $0.attempts[quoteId] } ?? snapshot.attempts[quoteId]?.value
+        }
         func save(_ attempt: PaymentAttempt) throws { writes.withLock { $0.attempts[attempt.quoteId] = attempt } }
         func post(_ entries: [LedgerEntry]) throws {
             try Ledger.checkBalanced(entries)

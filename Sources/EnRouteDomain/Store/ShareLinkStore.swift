@@ -18,6 +18,8 @@ public final class InMemoryShareLinkStore: ShareLinkStore {
     public func generation(tripId: String) throws -> Int { generations.withLock { $0[tripId] ?? 0 } }
 
     public func revoke(tripId: String) async throws -> Int {
-        generations.withLock { g in g[tripId, default: 0] += 1; return g[tripId]! }
+        generations.withLock { g in
+            g[tripId, default: 0] += 1; return g[tripId]!
+        }
     }
 }

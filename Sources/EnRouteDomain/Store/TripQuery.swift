@@ -54,11 +54,13 @@ public struct TripCursor: Sendable, Hashable {
     /// Reads a token written by `token`; nil when it is not one.
     public init?(token: String) {
         guard !token.isEmpty, token.count <= 512,
-              token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+            token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { return nil }
         var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-              let bar = text.firstIndex(of: "|"), let createdAt = Double(text[..<bar]), createdAt.isFinite else { return nil }
+            let bar = text.firstIndex(of: "|"), let createdAt = Double(text[..<bar]), createdAt.isFinite
+        else { return nil }
         let id = String(text[text.index(after: bar)...])
         guard !id.isEmpty else { return nil }
         self.init(createdAt: createdAt, id: id)

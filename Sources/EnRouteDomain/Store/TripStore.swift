@@ -14,8 +14,10 @@ public struct ChangeLogEntry: Codable, Sendable, Equatable {
     /// The provider's change id, unique per trip.
     public let changeId: String?
 
-    public init(tripId: String, version: Int, status: String, actorRole: Party, actorId: String, serverTime: Date,
-                deviceTime: Date? = nil, changeId: String? = nil) {
+    public init(
+        tripId: String, version: Int, status: String, actorRole: Party, actorId: String, serverTime: Date,
+        deviceTime: Date? = nil, changeId: String? = nil
+    ) {
         self.tripId = tripId; self.version = version; self.status = status; self.actorRole = actorRole
         self.actorId = actorId; self.serverTime = serverTime; self.deviceTime = deviceTime; self.changeId = changeId
     }
@@ -26,7 +28,9 @@ public struct StoredResponse: Codable, Sendable, Equatable {
     public let status: Int
     public let contentType: String
     public let body: [UInt8]
-    public init(status: Int, contentType: String, body: [UInt8]) { self.status = status; self.contentType = contentType; self.body = body }
+    public init(status: Int, contentType: String, body: [UInt8]) {
+        self.status = status; self.contentType = contentType; self.body = body
+    }
 }
 
 /// Idempotency keys are scoped to account, method and path (protocols.md §7.3).
@@ -69,8 +73,10 @@ public struct OutboxMessage: Codable, Sendable, Equatable {
     /// Its number in its city's relay order, stamped under the relay lease (`relayOutbox`); nil until then.
     public var sequence: UInt64?
 
-    public init(id: String, topic: String, payload: [UInt8], createdAt: Date, attempts: Int = 0, notBefore: Date? = nil,
-                city: String? = nil, sequence: UInt64? = nil) {
+    public init(
+        id: String, topic: String, payload: [UInt8], createdAt: Date, attempts: Int = 0, notBefore: Date? = nil,
+        city: String? = nil, sequence: UInt64? = nil
+    ) {
         self.id = id; self.topic = topic; self.payload = payload; self.createdAt = createdAt
         self.attempts = attempts; self.notBefore = notBefore ?? createdAt; self.city = city; self.sequence = sequence
     }
@@ -116,7 +122,8 @@ public protocol TripTransaction {
     func save(_ attempt: PaymentAttempt) async throws
     /// Adds one customer's rating of `provider` to the provider's totals.
     func addRating(provider: String, stars: Int) async throws
-    /// Appends rows to the ledger (never changed or removed); a row repeating a movement and account already posted is a conflict.
+    /// Appends rows to the ledger (never changed or removed); a row repeating a movement and account already posted is
+    /// a conflict.
     func post(_ entries: [LedgerEntry]) async throws
 }
 
@@ -135,14 +142,19 @@ public struct PaymentAttempt: Codable, Sendable, Equatable {
     public let quoteId: String
     public let accountId: String
     public var payment: TripPayment
-    /// How many holds this quote has needed (a new one only after the last was refused or released); part of the gateway's key.
+    /// How many holds this quote has needed (a new one only after the last was refused or released); part of the
+    /// gateway's key.
     public var attempt: Int
     /// The trip it paid for, once created.
     public var tripId: String?
     public let createdAt: Date
     public var updatedAt: Date
-    public init(quoteId: String, accountId: String, payment: TripPayment, attempt: Int = 1, tripId: String? = nil, createdAt: Date) {
-        self.quoteId = quoteId; self.accountId = accountId; self.payment = payment; self.attempt = attempt; self.tripId = tripId
+    public init(
+        quoteId: String, accountId: String, payment: TripPayment, attempt: Int = 1, tripId: String? = nil,
+        createdAt: Date
+    ) {
+        self.quoteId = quoteId; self.accountId = accountId; self.payment = payment; self.attempt = attempt;
+        self.tripId = tripId
         self.createdAt = createdAt; self.updatedAt = createdAt
     }
 
@@ -196,14 +208,17 @@ public protocol TripStore: Sendable {
     /// Puts a message back for a later attempt.
     func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws
     /// Takes or keeps the lease named `name` for `node` until `until`: true when it is free, ran out by `now`, or is
-    /// `node`'s already (then renewed). On a store told to use the database's clock, that clock decides instead of `now`.
+    /// `node`'s already (then renewed). On a store told to use the database's clock, that clock decides instead of
+    /// `now`.
     func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool
     /// Gives up `node`'s lease `name` (another node may take it at once); what was stamped under it is kept.
     func releaseLease(_ name: String, node: String) async throws
     /// What `node`, holding lease `name` at `now`, is to publish of `topic` for `city`: in one transaction, stamps the
     /// due unstamped messages (oldest first) with the numbers after the last one stamped under that lease, then returns
     /// up to `limit` stamped messages in stamp order. Nil, having stamped nothing, when `node` does not hold the lease.
-    func relayOutbox(topic: String, city: String, lease name: String, node: String, now: Date, limit: Int) async throws -> [OutboxMessage]?
+    func relayOutbox(
+        topic: String, city: String, lease name: String, node: String, now: Date, limit: Int
+    ) async throws -> [OutboxMessage]?
     /// A trip's ledger rows, in the order posted.
     func ledger(tripId: String) throws -> [LedgerEntry]
     /// An account's ledger rows posted in `from..<to`, in the order posted.
@@ -214,6 +229,7 @@ public protocol TripStore: Sendable {
     func providerRatings() throws -> [String: RatingTotal]
     /// The hold record of a gateway intent (to apply the gateway's callbacks), if any.
     func paymentAttempt(intentId: String) throws -> PaymentAttempt?
-    /// Holds placed before `cutoff` whose trip was never created (a request that failed or died between the hold and the commit).
+    /// Holds placed before `cutoff` whose trip was never created (a request that failed or died between the hold and
+    /// the commit).
     func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt]
 }

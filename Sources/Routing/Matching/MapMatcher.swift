@@ -30,7 +30,8 @@ public struct MapMatcher: Sendable {
         public var maxGapSeconds: Double
         /// Consecutive kept fixes further apart in a straight line than this break the path.
         public var maxGapMeters: Double
-        /// A fix projected up to this far behind the previous one on the same edge has not moved (noise along the road).
+        /// A fix projected up to this far behind the previous one on the same edge has not moved (noise along the
+        /// road).
         public var backtrackMeters: Double
         /// Metres added to a transition's difference for each U-turn at a node, so noise along a two-way street is
         /// not read as driving to the next junction and back.
@@ -40,10 +41,12 @@ public struct MapMatcher: Sendable {
         public var turnPenaltyMeters: Double
 
         /// Options with the given parameters; `backtrackMeters` defaults to 2σ.
-        public init(sigmaMeters: Double = 5, betaMeters: Double = 5, searchRadiusMeters: Double = 50, maxCandidates: Int = 20,
-                    maxDetourMeters: Double = 300, maxGapSeconds: Double = 60, maxGapMeters: Double = 1000,
-                    backtrackMeters: Double? = nil, uTurnPenaltyMeters: Double = 100,
-                    turnPenaltyMeters: Double = 40) {
+        public init(
+            sigmaMeters: Double = 5, betaMeters: Double = 5, searchRadiusMeters: Double = 50, maxCandidates: Int = 20,
+            maxDetourMeters: Double = 300, maxGapSeconds: Double = 60, maxGapMeters: Double = 1000,
+            backtrackMeters: Double? = nil, uTurnPenaltyMeters: Double = 100,
+            turnPenaltyMeters: Double = 40
+        ) {
             self.sigmaMeters = sigmaMeters
             self.betaMeters = betaMeters
             self.searchRadiusMeters = searchRadiusMeters
@@ -76,7 +79,9 @@ public struct MapMatcher: Sendable {
 
     /// A matcher that builds the turn graph and the snapping index from `network`.
     public init(network: RoadNetwork, options: Options = Options()) {
-        self.init(network: network, graph: EdgeBasedGraph(network: network), snapper: EdgeSnapper(network: network), options: options)
+        self.init(
+            network: network, graph: EdgeBasedGraph(network: network), snapper: EdgeSnapper(network: network),
+            options: options)
     }
 
     /// One hidden state: a candidate position, its best score and how it was reached.
@@ -99,8 +104,9 @@ public struct MapMatcher: Sendable {
 
     /// Matches `fixes` (in time order) onto the network.
     public func match(_ fixes: [MatchFix]) -> MapMatch {
-        let search = MatchRouteSearch(network: network, graph: graph, uTurnPenaltyMeters: options.uTurnPenaltyMeters,
-                                      turnPenaltyMeters: options.turnPenaltyMeters)
+        let search = MatchRouteSearch(
+            network: network, graph: graph, uTurnPenaltyMeters: options.uTurnPenaltyMeters,
+            turnPenaltyMeters: options.turnPenaltyMeters)
         var result = MapMatch(segments: [], breaks: [], snapped: Array(repeating: nil, count: fixes.count))
         var steps: [Step] = []
         // A break whose next segment has not started yet.
@@ -111,10 +117,12 @@ public struct MapMatcher: Sendable {
         func finish() -> Int? {
             guard let last = steps.last else { return nil }
             if let tail = last.skipped.last {
-                let candidates = snapper.nearest(options.maxCandidates, to: fixes[tail].coordinate, maxDistance: options.searchRadiusMeters)
+                let candidates = snapper.nearest(
+                    options.maxCandidates, to: fixes[tail].coordinate, maxDistance: options.searchRadiusMeters)
                 let straight = RoadNetwork.distance(fixes[tail].coordinate, fixes[last.fix].coordinate)
-                let states = transition(from: last.states, to: candidates + stays(last.states, fixes[tail], candidates),
-                                        straight: straight, search: search)
+                let states = transition(
+                    from: last.states, to: candidates + stays(last.states, fixes[tail], candidates),
+                    straight: straight, search: search)
                 if states.contains(where: { $0.score > -.infinity }) {
                     steps[steps.count - 1].skipped.removeLast()
                     steps.append(Step(fix: tail, states: states))
@@ -131,7 +139,9 @@ public struct MapMatcher: Sendable {
                 result.breaks.append(pending)
                 open = nil
             }
-            steps = [Step(fix: fix, states: candidates.map { State(snap: $0, score: emission($0), previous: -1, route: []) })]
+            steps = [
+                Step(fix: fix, states: candidates.map { State(snap: $0, score: emission($0), previous: -1, route: []) })
+            ]
         }
         func split(at fix: Int, _ candidates: [EdgeSnap], reason: MatchBreak.Reason) {
             open = MatchBreak(lastFixBefore: finish(), firstFixAfter: nil, reason: reason)
@@ -139,11 +149,14 @@ public struct MapMatcher: Sendable {
         }
 
         for (index, fix) in fixes.enumerated() {
-            if let last = steps.last, RoadNetwork.distance(fix.coordinate, fixes[last.fix].coordinate) < 2 * options.sigmaMeters {
+            if let last = steps.last,
+                RoadNetwork.distance(fix.coordinate, fixes[last.fix].coordinate) < 2 * options.sigmaMeters
+            {
                 steps[steps.count - 1].skipped.append(index)
                 continue
             }
-            let candidates = snapper.nearest(options.maxCandidates, to: fix.coordinate, maxDistance: options.searchRadiusMeters)
+            let candidates = snapper.nearest(
+                options.maxCandidates, to: fix.coordinate, maxDistance: options.searchRadiusMeters)
             guard let previous = steps.last else {
                 if !candidates.isEmpty { start(index, candidates) }
                 continue
@@ -159,8 +172,9 @@ public struct MapMatcher: Sendable {
                 split(at: index, candidates, reason: .gap)
                 continue
             }
-            let states = transition(from: previous.states, to: candidates + stays(previous.states, fix, candidates),
-                                    straight: straight, search: search)
+            let states = transition(
+                from: previous.states, to: candidates + stays(previous.states, fix, candidates),
+                straight: straight, search: search)
             if states.contains(where: { $0.score > -.infinity }) {
                 steps.append(Step(fix: index, states: states))
             } else {
@@ -188,7 +202,9 @@ public struct MapMatcher: Sendable {
             var snap = state.snap
             snap.distanceMeters = RoadNetwork.distance(fix.coordinate, snap.coordinate)
             guard snap.distanceMeters <= options.searchRadiusMeters,
-                  !(candidates + stays).contains(where: { $0.edge == snap.edge && abs($0.metersAlongEdge - snap.metersAlongEdge) < 1 })
+                !(candidates + stays).contains(where: {
+                    $0.edge == snap.edge && abs($0.metersAlongEdge - snap.metersAlongEdge) < 1
+                })
             else { continue }
             stays.append(snap)
         }
@@ -199,11 +215,14 @@ public struct MapMatcher: Sendable {
     static let stayCount = 3
 
     /// The next step's states with their best scores over every predecessor (-∞ where none reaches them).
-    private func transition(from previous: [State], to candidates: [EdgeSnap], straight: Double, search: MatchRouteSearch) -> [State] {
+    private func transition(
+        from previous: [State], to candidates: [EdgeSnap], straight: Double, search: MatchRouteSearch
+    ) -> [State] {
         var states = candidates.map { State(snap: $0, score: -.infinity, previous: -1, route: []) }
         let bound = straight + options.maxDetourMeters
         for (from, state) in previous.enumerated() where state.score > -.infinity {
-            let routes = search.routes(from: state.snap, to: candidates, boundMeters: bound, backtrackMeters: options.backtrackMeters)
+            let routes = search.routes(
+                from: state.snap, to: candidates, boundMeters: bound, backtrackMeters: options.backtrackMeters)
             for (to, route) in routes.enumerated() {
                 guard let route else { continue }
                 let difference = abs(route.meters - straight) + route.penaltyMeters
@@ -227,7 +246,9 @@ public struct MapMatcher: Sendable {
     /// The likeliest sequence through `steps` as a segment; records the fixes' snapped positions.
     private func assemble(_ steps: [Step], fixes: [MatchFix], snapped: inout [EdgeSnap?]) -> MatchedSegment {
         var chain = [State](repeating: steps[0].states[0], count: steps.count)
-        var at = steps[steps.count - 1].states.indices.max { steps[steps.count - 1].states[$0].score < steps[steps.count - 1].states[$1].score }!
+        var at = steps[steps.count - 1].states.indices.max {
+            steps[steps.count - 1].states[$0].score < steps[steps.count - 1].states[$1].score
+        }!
         for step in steps.indices.reversed() {
             chain[step] = steps[step].states[at]
             at = chain[step].previous
@@ -245,7 +266,8 @@ public struct MapMatcher: Sendable {
                 edges.append(edge)
             }
             edgeIndex.append(edges.count - 1)
-            along.append(max(along[along.count - 1], offsets[offsets.count - 1] + state.snap.metersAlongEdge - startAlong))
+            along.append(
+                max(along[along.count - 1], offsets[offsets.count - 1] + state.snap.metersAlongEdge - startAlong))
         }
         let distance = along[along.count - 1]
         let lastEdge = Int(edges[edges.count - 1])
@@ -256,7 +278,8 @@ public struct MapMatcher: Sendable {
         for (index, edge) in edges.enumerated() {
             let from = index == 0 ? startFraction : 0
             let to = index == edges.count - 1 ? max(from, endFraction) : 1
-            let piece = from == 0 && to == 1 ? network.geometry(ofEdge: edge) : network.slice(ofEdge: edge, from: from, to: to)
+            let piece =
+                from == 0 && to == 1 ? network.geometry(ofEdge: edge) : network.slice(ofEdge: edge, from: from, to: to)
             geometry += geometry.isEmpty ? piece : Array(piece.dropFirst())
         }
         // Deciseconds as the router counts them: whole turns between edges, the driven parts of the end edges.
@@ -264,7 +287,9 @@ public struct MapMatcher: Sendable {
         if edges.count == 1 {
             weight = (max(startFraction, endFraction) - startFraction) * Double(graph.edgeWeight[lastEdge])
         } else {
-            weight = endFraction * Double(graph.edgeWeight[lastEdge]) - startFraction * Double(graph.edgeWeight[Int(edges[0])])
+            weight =
+                endFraction * Double(graph.edgeWeight[lastEdge]) - startFraction
+                * Double(graph.edgeWeight[Int(edges[0])])
             for (from, to) in zip(edges, edges.dropFirst()) { weight += Double(turnWeight(from: from, to: to)) }
         }
 
@@ -281,7 +306,8 @@ public struct MapMatcher: Sendable {
         if edges.count > 2 {
             for index in 1..<(edges.count - 1) {
                 let enter = offsets[index] - startAlong, leave = enter + network.edgeLengthMeters[Int(edges[index])]
-                traversals.append(EdgeTraversal(edge: edges[index], enteredAt: time(atMeters: enter), leftAt: time(atMeters: leave)))
+                traversals.append(
+                    EdgeTraversal(edge: edges[index], enteredAt: time(atMeters: enter), leftAt: time(atMeters: leave)))
             }
         }
 
@@ -295,10 +321,11 @@ public struct MapMatcher: Sendable {
                 snapped[fix] = onPath ?? chain[position].snap
             }
         }
-        return MatchedSegment(firstFix: steps[0].fix, lastFix: steps[steps.count - 1].fix, edges: edges, geometry: geometry,
-                              distanceMeters: distance,
-                              durationSeconds: weight.truncatingRemainder(dividingBy: Double(EdgeBasedGraph.destinationEntryWeight)) / 10,
-                              traversals: traversals)
+        return MatchedSegment(
+            firstFix: steps[0].fix, lastFix: steps[steps.count - 1].fix, edges: edges, geometry: geometry,
+            distanceMeters: distance,
+            durationSeconds: weight.truncatingRemainder(dividingBy: Double(EdgeBasedGraph.destinationEntryWeight)) / 10,
+            traversals: traversals)
     }
 
     private func fraction(_ meters: Double, of edge: Int) -> Double {

@@ -40,14 +40,17 @@ final class MatchRouteSearch {
 
     /// Routes from `source` to each of `targets` no longer than `boundMeters`, nil where none is. A target on the
     /// source's edge less than `backtrackMeters` behind it counts as not having moved (GPS noise along the road).
-    func routes(from source: EdgeSnap, to targets: [EdgeSnap], boundMeters: Double, backtrackMeters: Double) -> [Route?] {
+    func routes(from source: EdgeSnap, to targets: [EdgeSnap], boundMeters: Double, backtrackMeters: Double) -> [Route?]
+    {
         var result = [Route?](repeating: nil, count: targets.count)
         // Targets still to reach through the graph, by edge.
         var pending: [Int32: [Int]] = [:]
         for (index, target) in targets.enumerated() {
             if target.edge == source.edge, target.metersAlongEdge >= source.metersAlongEdge - backtrackMeters {
                 let meters = max(0, target.metersAlongEdge - source.metersAlongEdge)
-                if meters <= boundMeters { result[index] = Route(meters: meters, penaltyMeters: 0, edges: [source.edge]) }
+                if meters <= boundMeters {
+                    result[index] = Route(meters: meters, penaltyMeters: 0, edges: [source.edge])
+                }
             } else {
                 pending[target.edge, default: []].append(index)
             }
@@ -73,7 +76,9 @@ final class MatchRouteSearch {
                 for index in waiting {
                     let meters = Double(driven[Int(node)]) / 1000 + targets[index].metersAlongEdge
                     let penalty = Double(key - driven[Int(node)]) / 1000
-                    if meters <= boundMeters { result[index] = Route(meters: meters, penaltyMeters: penalty, edges: edges) }
+                    if meters <= boundMeters {
+                        result[index] = Route(meters: meters, penaltyMeters: penalty, edges: edges)
+                    }
                 }
             }
             let here = Int(node)
@@ -101,7 +106,9 @@ final class MatchRouteSearch {
     /// The penalty in millimetres for turning from `from` onto `to` (a U-turn goes back to the node it came from).
     private func penalty(from: Int32, to: Int32) -> Int {
         if network.edgeTo[Int(to)] == network.edgeFrom[Int(from)] { return uTurnPenalty }
-        return Int(turnPenaltyPerDegree * EdgeSnapper.angleBetween(network.endBearing(ofEdge: from), network.startBearing(ofEdge: to)))
+        return Int(
+            turnPenaltyPerDegree
+                * EdgeSnapper.angleBetween(network.endBearing(ofEdge: from), network.startBearing(ofEdge: to)))
     }
 
     private func reach(_ node: Int32, _ key: Int, driven meters: Int, from previous: Int32) {

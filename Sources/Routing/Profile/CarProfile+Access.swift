@@ -2,11 +2,15 @@ extension CarProfile {
     /// Access keys for a car, most specific first: the first one with a recognised value decides.
     static let accessKeys = ["motorcar", "motor_vehicle", "vehicle", "access"]
     /// Access values that keep a car out.
-    static let deniedAccess: Set<String> = ["no", "private", "agricultural", "forestry", "delivery", "emergency", "psv", "bus",
-                                            "military", "agricultural;forestry", "forestry;agricultural"]
+    static let deniedAccess: Set<String> = [
+        "no", "private", "agricultural", "forestry", "delivery", "emergency", "psv", "bus",
+        "military", "agricultural;forestry", "forestry;agricultural",
+    ]
     /// Access values that let a car in.
-    static let allowedAccess: Set<String> = ["yes", "permissive", "designated", "destination", "customers", "customer",
-                                             "public", "official", "permit", "residents"]
+    static let allowedAccess: Set<String> = [
+        "yes", "permissive", "designated", "destination", "customers", "customer",
+        "public", "official", "permit", "residents",
+    ]
     /// Allowed values that let a car in only to reach somewhere on the way, never through it (as OSRM's car
     /// profile restricts them).
     static let destinationAccess: Set<String> = ["destination", "customers", "customer", "permit", "residents"]

@@ -22,7 +22,9 @@ extension CarProfile {
     public func nodeDelay(_ tags: [String: String]) -> NodeDelay {
         var seconds = 0.0
         if let highway = tags["highway"] {
-            if highway == "crossing", let crossing = tags["crossing"], let refined = nodeDelaySeconds["crossing=\(crossing)"] {
+            if highway == "crossing", let crossing = tags["crossing"],
+                let refined = nodeDelaySeconds["crossing=\(crossing)"]
+            {
                 seconds += refined
             } else {
                 seconds += nodeDelaySeconds[highway] ?? 0

@@ -87,7 +87,9 @@ extension CarProfile {
             let modes = except.split(separator: ";").map { String($0.filter { $0 != " " }) }
             if let mode = modes.first(where: Self.carModes.contains) { return .failure(.notForCars("except=\(mode)")) }
         }
-        let value = tags["restriction:motorcar"] ?? tags["restriction:motor_vehicle"] ?? tags["restriction:vehicle"] ?? tags["restriction"]
+        let value =
+            tags["restriction:motorcar"] ?? tags["restriction:motor_vehicle"] ?? tags["restriction:vehicle"]
+            ?? tags["restriction"]
         guard let value else {
             if tags["restriction:conditional"] != nil { return .failure(.conditionalOnly) }
             let other = tags.keys.filter { $0.hasPrefix("restriction:") }.sorted().first
@@ -113,8 +115,12 @@ extension CarProfile {
         if to.contains(where: { $0.kind != .way }) { return .failure(.wrongMemberKind(role: "to")) }
         guard !from.isEmpty else { return .failure(.missingFrom) }
         guard !to.isEmpty else { return .failure(.missingTo) }
-        if from.count > 1, !(kind == .no && maneuver == "entry") { return .failure(.ambiguous(role: "from", count: from.count)) }
-        if to.count > 1, !(kind == .no && maneuver == "exit") { return .failure(.ambiguous(role: "to", count: to.count)) }
+        if from.count > 1, !(kind == .no && maneuver == "entry") {
+            return .failure(.ambiguous(role: "from", count: from.count))
+        }
+        if to.count > 1, !(kind == .no && maneuver == "exit") {
+            return .failure(.ambiguous(role: "to", count: to.count))
+        }
 
         let parsedVia: Restriction.Via
         switch (via.filter { $0.kind == .node }.count, via.filter { $0.kind == .way }.count, via.count) {
@@ -123,6 +129,7 @@ extension CarProfile {
         case (0, let ways, let all) where ways == all: parsedVia = .ways(via.map(\.ref))
         default: return .failure(.badVia)
         }
-        return .success(Restriction(kind: kind, maneuver: maneuver, from: from.map(\.ref), via: parsedVia, to: to.map(\.ref)))
+        return .success(
+            Restriction(kind: kind, maneuver: maneuver, from: from.map(\.ref), via: parsedVia, to: to.map(\.ref)))
     }
 }

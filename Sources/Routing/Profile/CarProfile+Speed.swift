@@ -18,7 +18,8 @@ extension CarProfile {
         default: break
         }
         guard let colon = value.firstIndex(of: ":") else { return numberWithUnit(value) }
-        if let limit = implicitLimitsKmh[raw] ?? implicitLimitsKmh.first(where: { $0.key.lowercased() == value })?.value {
+        if let limit = implicitLimitsKmh[raw] ?? implicitLimitsKmh.first(where: { $0.key.lowercased() == value })?.value
+        {
             return limit
         }
         // `DE:30`, `DE:zone:30`-style zone values that carry their number.

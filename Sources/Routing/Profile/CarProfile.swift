@@ -42,7 +42,9 @@ public struct CarProfile: Sendable {
             .tertiary: 40, .tertiaryLink: 20,
             .unclassified: 25, .residential: 25, .livingStreet: 10, .service: 15,
         ]
-        serviceSpeedKmh = ["parking_aisle": 5, "parking": 5, "driveway": 8, "drive-through": 5, "drive-thru": 5, "alley": 10]
+        serviceSpeedKmh = [
+            "parking_aisle": 5, "parking": 5, "driveway": 8, "drive-through": 5, "drive-thru": 5, "alley": 10,
+        ]
         postedSpeedFactor = 0.8
         minimumSpeedKmh = 5
         unlimitedSpeedKmh = 130
@@ -51,10 +53,12 @@ public struct CarProfile: Sendable {
             "FI:urban": 50, "FI:rural": 80, "FI:motorway": 120, "FI:living_street": 20,
             "US:urban": 25 * Self.kmhPerMph, "US:rural": 55 * Self.kmhPerMph, "US:motorway": 65 * Self.kmhPerMph,
             "US:living_street": 15 * Self.kmhPerMph,
-            "DE:urban": 50, "DE:rural": 100, "DE:motorway": 130, "DE:living_street": 7, "DE:zone30": 30, "DE:zone20": 20,
+            "DE:urban": 50, "DE:rural": 100, "DE:motorway": 130, "DE:living_street": 7, "DE:zone30": 30,
+            "DE:zone20": 20,
             "DE:bicycle_road": 30,
             "FR:urban": 50, "FR:rural": 80, "FR:motorway": 130, "FR:zone30": 30, "FR:living_street": 20, "FR:walk": 6,
-            "GB:nsl_single": 60 * Self.kmhPerMph, "GB:nsl_dual": 70 * Self.kmhPerMph, "GB:motorway": 70 * Self.kmhPerMph,
+            "GB:nsl_single": 60 * Self.kmhPerMph, "GB:nsl_dual": 70 * Self.kmhPerMph,
+            "GB:motorway": 70 * Self.kmhPerMph,
             "GB:nsl_restricted": 30 * Self.kmhPerMph, "GB:urban": 30 * Self.kmhPerMph,
             "MC:urban": 50,
             "AD:urban": 50, "AD:rural": 90,
@@ -64,13 +68,19 @@ public struct CarProfile: Sendable {
             "traffic_signals": 2, "stop": 2, "give_way": 1, "crossing": 0,
             "mini_roundabout": 2,
         ]
-        barrierDelaySeconds = ["toll_booth": 20, "border_control": 60, "gate": 10, "lift_gate": 10, "swing_gate": 10,
-                               "sally_port": 10, "checkpoint": 30]
-        passableBarriers = ["no", "entrance", "cattle_grid", "border_control", "toll_booth", "gate", "lift_gate",
-                            "swing_gate", "sally_port", "height_restrictor", "arch", "checkpoint", "kerb"]
-        turnCostTable = [(0, 0.01, 0.01), (15, 0.02, 0.26), (30, 0.05, 0.68), (45, 0.14, 1.54), (60, 0.37, 2.99),
-                         (75, 0.94, 5.13), (90, 2.11, 7.32), (105, 3.88, 8.66), (120, 5.59, 9.22), (135, 6.67, 9.41),
-                         (150, 7.17, 9.47), (170, 7.41, 9.49)]
+        barrierDelaySeconds = [
+            "toll_booth": 20, "border_control": 60, "gate": 10, "lift_gate": 10, "swing_gate": 10,
+            "sally_port": 10, "checkpoint": 30,
+        ]
+        passableBarriers = [
+            "no", "entrance", "cattle_grid", "border_control", "toll_booth", "gate", "lift_gate",
+            "swing_gate", "sally_port", "height_restrictor", "arch", "checkpoint", "kerb",
+        ]
+        turnCostTable = [
+            (0, 0.01, 0.01), (15, 0.02, 0.26), (30, 0.05, 0.68), (45, 0.14, 1.54), (60, 0.37, 2.99),
+            (75, 0.94, 5.13), (90, 2.11, 7.32), (105, 3.88, 8.66), (120, 5.59, 9.22), (135, 6.67, 9.41),
+            (150, 7.17, 9.47), (170, 7.41, 9.49),
+        ]
         uTurnThresholdDegrees = 170
         uTurnSeconds = 27.5
     }
@@ -84,13 +94,16 @@ public struct CarProfile: Sendable {
     public func way(_ tags: [String: String]) -> WayAttributes? {
         guard let highway = tags["highway"], let roadClass = RoadClass(highway: highway) else { return nil }
         if tags["area"] == "yes" { return nil }
-        if tags["impassable"] == "yes" || tags["smoothness"] == "impassable" || tags["status"] == "impassable" { return nil }
+        if tags["impassable"] == "yes" || tags["smoothness"] == "impassable" || tags["status"] == "impassable" {
+            return nil
+        }
         if let construction = tags["construction"], !["no", "minor", "widening"].contains(construction) { return nil }
         if let proposed = tags["proposed"], proposed != "no" { return nil }
         if roadClass == .service, let service = tags["service"], service == "emergency_access" { return nil }
 
         guard var (forward, backward) = onewayDirections(tags, roadClass: roadClass) else { return nil }
-        let forwardAccess = carAccessLevel(tags, direction: .forward), backwardAccess = carAccessLevel(tags, direction: .backward)
+        let forwardAccess = carAccessLevel(tags, direction: .forward),
+            backwardAccess = carAccessLevel(tags, direction: .backward)
         forward = forward && forwardAccess != nil
         backward = backward && backwardAccess != nil
         guard forward || backward else { return nil }
@@ -125,7 +138,8 @@ public struct CarProfile: Sendable {
         return max(minimumSpeedKmh, posted * postedSpeedFactor)
     }
 
-    /// A limit stated elsewhere than `maxspeed`: `maxspeed:type`, `source:maxspeed` or `zone:maxspeed` (`DE:urban`, `DE:30`).
+    /// A limit stated elsewhere than `maxspeed`: `maxspeed:type`, `source:maxspeed` or `zone:maxspeed` (`DE:urban`,
+    /// `DE:30`).
     func implicitFallbackKmh(_ tags: [String: String]) -> Double? {
         for key in ["maxspeed:type", "source:maxspeed", "zone:maxspeed"] {
             if let value = tags[key], value.contains(":"), let limit = postedLimitKmh(value) { return limit }

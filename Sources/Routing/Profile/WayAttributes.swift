@@ -27,9 +27,11 @@ public struct WayAttributes: Sendable, Hashable {
     public var backwardDestinationOnly: Bool
 
     /// Makes attributes; the profile is the usual source, tests and hand-built graphs make their own.
-    public init(roadClass: RoadClass, forward: Bool, backward: Bool, forwardSpeedKmh: Double, backwardSpeedKmh: Double,
-                speedSource: SpeedSource, name: String? = nil, ref: String? = nil, isRoundabout: Bool = false,
-                forwardDestinationOnly: Bool = false, backwardDestinationOnly: Bool = false) {
+    public init(
+        roadClass: RoadClass, forward: Bool, backward: Bool, forwardSpeedKmh: Double, backwardSpeedKmh: Double,
+        speedSource: SpeedSource, name: String? = nil, ref: String? = nil, isRoundabout: Bool = false,
+        forwardDestinationOnly: Bool = false, backwardDestinationOnly: Bool = false
+    ) {
         self.roadClass = roadClass
         self.forward = forward
         self.backward = backward

@@ -30,9 +30,12 @@ public final class Router {
     /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`);
     /// `mainComponent` is `Router.mainComponent(of: graph)` when the caller already has it (routers over one graph
     /// share it), else computed here.
-    public init(network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil,
-                mainComponent: [Bool]? = nil) {
-        precondition(mainComponent == nil || mainComponent!.count == graph.nodeCount, "one flag per edge of the turn graph")
+    public init(
+        network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil,
+        mainComponent: [Bool]? = nil
+    ) {
+        precondition(
+            mainComponent == nil || mainComponent!.count == graph.nodeCount, "one flag per edge of the turn graph")
         self.network = network
         self.graph = graph
         self.hierarchy = hierarchy
@@ -54,8 +57,10 @@ public final class Router {
 
     /// The fastest route from `from` to `to`, each snapped within `maxSnapDistance` metres; a heading (degrees
     /// from north) picks the direction of travel at that end. `.summary` leaves out the geometry and steps.
-    public func route(from: RoadCoordinate, to: RoadCoordinate, startHeading: Double? = nil, endHeading: Double? = nil,
-                      maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance, detail: RouteDetail = .full) throws(RouteError) -> RoadRoute {
+    public func route(
+        from: RoadCoordinate, to: RoadCoordinate, startHeading: Double? = nil, endHeading: Double? = nil,
+        maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance, detail: RouteDetail = .full
+    ) throws(RouteError) -> RoadRoute {
         var sources = try endpoints(from, heading: startHeading, maxDistance: maxSnapDistance, index: 0)
         var targets = try endpoints(to, heading: endHeading, maxDistance: maxSnapDistance, index: 1)
         if Set(sources.map(\.edge)).isDisjoint(with: targets.map(\.edge)) {
@@ -66,16 +71,21 @@ public final class Router {
             targets = Self.keep(targets) { $0.fraction > 0 }
         }
         if let route = route(from: sources, to: targets, detail: detail) { return route }
-        guard let route = mainComponentRoute(from, to, startHeading: startHeading, endHeading: endHeading, maxSnapDistance: maxSnapDistance,
-                                             sources: sources, targets: targets, detail: detail) else { throw .noRoute }
+        guard
+            let route = mainComponentRoute(
+                from, to, startHeading: startHeading, endHeading: endHeading, maxSnapDistance: maxSnapDistance,
+                sources: sources, targets: targets, detail: detail)
+        else { throw .noRoute }
         return route
     }
 
     /// Where the nearest roads do not connect (one end on a part that can be entered but not left, or the
     /// reverse): the route from or to the nearest roads of the main component instead, as OSRM does with its
     /// big-component snaps; nil when none connects either.
-    private func mainComponentRoute(_ from: RoadCoordinate, _ to: RoadCoordinate, startHeading: Double?, endHeading: Double?,
-                                    maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap], detail: RouteDetail) -> RoadRoute? {
+    private func mainComponentRoute(
+        _ from: RoadCoordinate, _ to: RoadCoordinate, startHeading: Double?, endHeading: Double?,
+        maxSnapDistance: Double, sources: [EdgeSnap], targets: [EdgeSnap], detail: RouteDetail
+    ) -> RoadRoute? {
         let mainSources = mainComponentSnaps(from, heading: startHeading, maxDistance: maxSnapDistance)
         let mainTargets = mainComponentSnaps(to, heading: endHeading, maxDistance: maxSnapDistance)
         for (starts, ends) in [(mainSources, targets), (sources, mainTargets), (mainSources, mainTargets)]
@@ -108,21 +118,26 @@ public final class Router {
 
     /// Durations and distances from every source coordinate to every destination; nil cells are unreachable.
     /// Throws `noSegment` with the index among sources then destinations for a coordinate not near a road.
-    public func table(sources: [RoadCoordinate], destinations: [RoadCoordinate],
-                      maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance) throws(RouteError) -> RouteTable {
+    public func table(
+        sources: [RoadCoordinate], destinations: [RoadCoordinate],
+        maxSnapDistance: Double = EdgeSnapper.defaultMaxDistance
+    ) throws(RouteError) -> RouteTable {
         var sourceSnaps: [[EdgeSnap]] = [], targetSnaps: [[EdgeSnap]] = []
         for (index, coordinate) in sources.enumerated() {
             sourceSnaps.append(try endpoints(coordinate, heading: nil, maxDistance: maxSnapDistance, index: index))
         }
         for (index, coordinate) in destinations.enumerated() {
-            targetSnaps.append(try endpoints(coordinate, heading: nil, maxDistance: maxSnapDistance, index: sources.count + index))
+            targetSnaps.append(
+                try endpoints(coordinate, heading: nil, maxDistance: maxSnapDistance, index: sources.count + index))
         }
-        var table = tableQuery.table(sources: sourceSnaps.map { $0.map(sourceEndpoint) }, targets: targetSnaps.map { $0.map(targetEndpoint) })
+        var table = tableQuery.table(
+            sources: sourceSnaps.map { $0.map(sourceEndpoint) }, targets: targetSnaps.map { $0.map(targetEndpoint) })
         // Where a source and a destination share an edge the buckets may pair an end behind a start on it; those
         // cells are answered one by one.
         for (row, starts) in sourceSnaps.enumerated() {
             let startEdges = Set(starts.map(\.edge))
-            for (column, ends) in targetSnaps.enumerated() where ends.contains(where: { startEdges.contains($0.edge) }) {
+            for (column, ends) in targetSnaps.enumerated() where ends.contains(where: { startEdges.contains($0.edge) })
+            {
                 let cell = row * destinations.count + column
                 if let route = route(from: starts, to: ends, detail: .summary) {
                     table.weights[cell] = route.weight
@@ -136,10 +151,14 @@ public final class Router {
         // Cells the nearest roads do not connect get the route's fallback to the main component, so a table cell
         // always equals the route between the same coordinates.
         for (row, starts) in sourceSnaps.enumerated() {
-            for (column, ends) in targetSnaps.enumerated() where table.weights[row * destinations.count + column] == Int.max {
-                guard let route = mainComponentRoute(sources[row], destinations[column], startHeading: nil, endHeading: nil,
-                                                     maxSnapDistance: maxSnapDistance, sources: starts, targets: ends,
-                                                     detail: .summary) else { continue }
+            for (column, ends) in targetSnaps.enumerated()
+            where table.weights[row * destinations.count + column] == Int.max {
+                guard
+                    let route = mainComponentRoute(
+                        sources[row], destinations[column], startHeading: nil, endHeading: nil,
+                        maxSnapDistance: maxSnapDistance, sources: starts, targets: ends,
+                        detail: .summary)
+                else { continue }
                 table.weights[row * destinations.count + column] = route.weight
                 table.distances[row * destinations.count + column] = route.distanceMeters
             }
@@ -149,8 +168,10 @@ public final class Router {
 
     /// The snapped directions of travel at a coordinate: the snapped edge, and its reverse unless a heading
     /// within tolerance chose the direction.
-    public func endpoints(_ coordinate: RoadCoordinate, heading: Double? = nil,
-                          maxDistance: Double = EdgeSnapper.defaultMaxDistance, index: Int = 0) throws(RouteError) -> [EdgeSnap] {
+    public func endpoints(
+        _ coordinate: RoadCoordinate, heading: Double? = nil,
+        maxDistance: Double = EdgeSnapper.defaultMaxDistance, index: Int = 0
+    ) throws(RouteError) -> [EdgeSnap] {
         let result = snaps(coordinate, heading: heading, maxDistance: maxDistance, mainComponentOnly: false)
         guard !result.isEmpty else { throw .noSegment(index: index) }
         return result
@@ -158,16 +179,25 @@ public final class Router {
 
     /// The snapped directions of travel at a coordinate (only on edges of the turn graph's largest strongly
     /// connected component when `mainComponentOnly`; empty when none is that near).
-    private func snaps(_ coordinate: RoadCoordinate, heading: Double?, maxDistance: Double, mainComponentOnly: Bool) -> [EdgeSnap] {
+    private func snaps(
+        _ coordinate: RoadCoordinate, heading: Double?, maxDistance: Double, mainComponentOnly: Bool
+    ) -> [EdgeSnap] {
         func include(_ edge: Int32) -> Bool {
-            !mainComponentOnly || inMainComponent[Int(edge)] || (snapper.reverse(of: edge).map { inMainComponent[Int($0)] } ?? false)
+            !mainComponentOnly || inMainComponent[Int(edge)]
+                || (snapper.reverse(of: edge).map { inMainComponent[Int($0)] } ?? false)
         }
         // Without a heading only the edges as near as the nearest matter; with one, any edge within reach may.
-        let pool = heading == nil
-            ? snapper.nearestCandidates(near: coordinate, maxDistance: maxDistance, slack: Self.junctionSlack, where: include)
+        let pool =
+            heading == nil
+            ? snapper.nearestCandidates(
+                near: coordinate, maxDistance: maxDistance, slack: Self.junctionSlack, where: include)
             : snapper.candidates(near: coordinate, maxDistance: maxDistance).filter { include($0.edge) }
         guard let nearest = pool.first else { return [] }
-        if let heading, let snap = pool.first(where: { EdgeSnapper.angleBetween($0.bearing, heading) <= EdgeSnapper.defaultHeadingTolerance }) {
+        if let heading,
+            let snap = pool.first(where: {
+                EdgeSnapper.angleBetween($0.bearing, heading) <= EdgeSnapper.defaultHeadingTolerance
+            })
+        {
             return [snap]
         }
         // Every edge as near as the nearest (all the edges meeting at a junction the coordinate is on), each
@@ -254,8 +284,9 @@ public final class Router {
         let sourceEdges = Set(sources.map(\.edge))
         guard targets.contains(where: { sourceEdges.contains($0.edge) }) else {
             guard let path = query.route(from: sources.map(sourceEndpoint), to: targets.map(targetEndpoint)),
-                  let source = sources.first(where: { $0.edge == path.edges.first }),
-                  let target = targets.last(where: { $0.edge == path.edges.last }) else { return nil }
+                let source = sources.first(where: { $0.edge == path.edges.first }),
+                let target = targets.last(where: { $0.edge == path.edges.last })
+            else { return nil }
             return (path.edges, source, target, path.weight)
         }
         // A shared edge: each pair on its own, so an end behind a start on one edge drives round rather than back.
@@ -271,7 +302,9 @@ public final class Router {
 
     private func fastestPath(from source: EdgeSnap, to target: EdgeSnap) -> ([Int32], EdgeSnap, EdgeSnap, Int)? {
         if source.edge != target.edge {
-            guard let path = query.route(from: [sourceEndpoint(source)], to: [targetEndpoint(target)]) else { return nil }
+            guard let path = query.route(from: [sourceEndpoint(source)], to: [targetEndpoint(target)]) else {
+                return nil
+            }
             return (path.edges, source, target, path.weight)
         }
         if target.fraction >= source.fraction {
@@ -280,8 +313,9 @@ public final class Router {
         // The end lies behind the start: leave the edge by one of its turns and come back to it.
         let edge = Int(source.edge), driven = drivenWeight(source)
         let turns = (Int(graph.firstArc[edge])..<Int(graph.firstArc[edge + 1])).map {
-            RouteEndpoint(edge: graph.arcHead[$0], weightOffset: graph.arcWeight[$0] - driven,
-                          lengthOffset: Double(graph.arcLength[$0]) - source.metersAlongEdge)
+            RouteEndpoint(
+                edge: graph.arcHead[$0], weightOffset: graph.arcWeight[$0] - driven,
+                lengthOffset: Double(graph.arcLength[$0]) - source.metersAlongEdge)
         }
         guard !turns.isEmpty, let path = query.route(from: turns, to: [targetEndpoint(target)]) else { return nil }
         return ([source.edge] + path.edges, source, target, path.weight)
@@ -297,7 +331,8 @@ public final class Router {
         preconditionFailure("a route's consecutive edges must be joined by a turn")
     }
 
-    /// One edge of a route (or the driven part of it at either end): its span as fractions of the edge, metres and weight.
+    /// One edge of a route (or the driven part of it at either end): its span as fractions of the edge, metres and
+    /// weight.
     private struct Piece {
         var edge: Int32
         var from: Double
@@ -321,16 +356,23 @@ public final class Router {
             var pieceWeight = isLast ? Int(drivenWeight(end)) : Int(turnWeight(from: edge, to: edges[index + 1]))
             if isFirst { pieceWeight -= Int(drivenWeight(start)) }
             if from == 0 && to == 1 {
-                pieces.append(Piece(edge: edge, from: from, to: to, meters: guides[Int(edge)].lengthMeters, weight: pieceWeight, partial: nil))
+                pieces.append(
+                    Piece(
+                        edge: edge, from: from, to: to, meters: guides[Int(edge)].lengthMeters, weight: pieceWeight,
+                        partial: nil))
             } else {
                 let geometry = network.slice(ofEdge: edge, from: from, to: to)
-                pieces.append(Piece(edge: edge, from: from, to: to, meters: RoadNetwork.length(of: geometry), weight: pieceWeight, partial: geometry))
+                pieces.append(
+                    Piece(
+                        edge: edge, from: from, to: to, meters: RoadNetwork.length(of: geometry), weight: pieceWeight,
+                        partial: geometry))
             }
         }
         return pieces
     }
 
-    private func assemble(edges: [Int32], start: EdgeSnap, end: EdgeSnap, weight: Int, detail: RouteDetail) -> RoadRoute {
+    private func assemble(edges: [Int32], start: EdgeSnap, end: EdgeSnap, weight: Int, detail: RouteDetail) -> RoadRoute
+    {
         let pieces = pieces(edges: edges, start: start, end: end)
         // Summed in the same order whatever the detail, so a summary's distance is the full route's to the bit.
         let meters = pieces.reduce(0) { $0 + $1.meters }
@@ -338,8 +380,9 @@ public final class Router {
         assert(total == weight, "the pieces' weights must add up to the path's")
         let mainClass = mainRoadClass(of: pieces)
         guard detail == .full else {
-            return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
-                             geometry: [], steps: [], start: start, end: end, edges: edges, mainRoadClass: mainClass)
+            return RoadRoute(
+                distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
+                geometry: [], steps: [], start: start, end: end, edges: edges, mainRoadClass: mainClass)
         }
         let steps = makeSteps(pieces: pieces, start: start, end: end)
         // The steps' geometries joined (each after the first begins where the one before ends); the arrive step's
@@ -347,8 +390,9 @@ public final class Router {
         var geometry: [RoadCoordinate] = []
         geometry.reserveCapacity(steps.reduce(0) { $0 + $1.geometry.count })
         for step in steps.dropLast() { geometry += geometry.isEmpty ? step.geometry[...] : step.geometry.dropFirst() }
-        return RoadRoute(distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
-                         geometry: geometry, steps: steps, start: start, end: end, edges: edges, mainRoadClass: mainClass)
+        return RoadRoute(
+            distanceMeters: meters, durationSeconds: EdgeBasedGraph.seconds(ofWeight: total), weight: total,
+            geometry: geometry, steps: steps, start: start, end: end, edges: edges, mainRoadClass: mainClass)
     }
 
     /// The class the pieces spend the most time on (ties to the more important, lower raw value).
@@ -357,7 +401,9 @@ public final class Router {
         let guides = network.guides
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { seconds in
             seconds.initialize(repeating: 0)
-            for piece in pieces { seconds[Int(guides[Int(piece.edge)].roadClass)] += piece.weight % EdgeBasedGraph.destinationEntryWeight }
+            for piece in pieces {
+                seconds[Int(guides[Int(piece.edge)].roadClass)] += piece.weight % EdgeBasedGraph.destinationEntryWeight
+            }
             var best = 0
             for raw in seconds.indices where seconds[raw] > seconds[best] { best = raw }
             return UInt8(best)
@@ -383,9 +429,10 @@ public final class Router {
     private func makeSteps(pieces: [Piece], start: EdgeSnap, end: EdgeSnap) -> [RouteStep] {
         let guides = network.guides
         var steps: [RouteStep] = []
-        var current = RouteStep(type: .depart, modifier: nil, name: network.name(ofEdge: pieces[0].edge), distanceMeters: 0,
-                                durationSeconds: 0, location: start.coordinate, bearingBefore: 0, bearingAfter: start.bearing,
-                                geometry: [])
+        var current = RouteStep(
+            type: .depart, modifier: nil, name: network.name(ofEdge: pieces[0].edge), distanceMeters: 0,
+            durationSeconds: 0, location: start.coordinate, bearingBefore: 0, bearingAfter: start.bearing,
+            geometry: [])
         var currentName = guides[Int(pieces[0].edge)].name
         var weight = 0
         func add(_ piece: Piece) {
@@ -396,13 +443,16 @@ public final class Router {
         add(pieces[0])
         // On a roundabout: the exits passed so far and the heading it was entered with.
         var roundabout: (exits: Int, entryBearing: Double)?
-        func startStep(_ type: RouteStep.ManeuverType, _ modifier: RouteStep.Modifier?, from previous: Piece, onto piece: Piece) {
+        func startStep(
+            _ type: RouteStep.ManeuverType, _ modifier: RouteStep.Modifier?, from previous: Piece, onto piece: Piece
+        ) {
             current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
             steps.append(current)
             let guide = guides[Int(piece.edge)]
-            current = RouteStep(type: type, modifier: modifier, name: network.names[Int(guide.name)], distanceMeters: 0,
-                                durationSeconds: 0, location: network.coordinate(ofNode: guide.from),
-                                bearingBefore: guides[Int(previous.edge)].endBearing, bearingAfter: guide.startBearing, geometry: [])
+            current = RouteStep(
+                type: type, modifier: modifier, name: network.names[Int(guide.name)], distanceMeters: 0,
+                durationSeconds: 0, location: network.coordinate(ofNode: guide.from),
+                bearingBefore: guides[Int(previous.edge)].endBearing, bearingAfter: guide.startBearing, geometry: [])
             currentName = guide.name
             weight = 0
         }
@@ -429,27 +479,37 @@ public final class Router {
                 let exit = roundabout.map { $0.exits + 1 }
                 if let entered = roundabout, current.type == .roundabout {
                     current.exit = entered.exits + 1
-                    current.modifier = RouteStep.Modifier(turnAngle: Self.turnAngle(from: entered.entryBearing, to: guides[Int(piece.edge)].startBearing))
+                    current.modifier = RouteStep.Modifier(
+                        turnAngle: Self.turnAngle(from: entered.entryBearing, to: guides[Int(piece.edge)].startBearing))
                     current.name = network.name(ofEdge: piece.edge)
                 }
                 roundabout = nil
-                startStep(.exitRoundabout, RouteStep.Modifier(turnAngle: Self.turnAngle(from: guides[Int(previous.edge)].endBearing,
-                                                                                      to: guides[Int(piece.edge)].startBearing)),
-                          from: previous, onto: piece)
+                startStep(
+                    .exitRoundabout,
+                    RouteStep.Modifier(
+                        turnAngle: Self.turnAngle(
+                            from: guides[Int(previous.edge)].endBearing,
+                            to: guides[Int(piece.edge)].startBearing)),
+                    from: previous, onto: piece)
                 current.exit = exit
                 add(piece)
                 continue
             }
-            if let (type, modifier) = maneuver(from: guides[Int(previous.edge)], to: guides[Int(piece.edge)], currentName: currentName) {
+            if let (type, modifier) = maneuver(
+                from: guides[Int(previous.edge)], to: guides[Int(piece.edge)], currentName: currentName)
+            {
                 startStep(type, modifier, from: previous, onto: piece)
             }
             add(piece)
         }
         current.durationSeconds = EdgeBasedGraph.seconds(ofWeight: weight)
         steps.append(current)
-        steps.append(RouteStep(type: .arrive, modifier: nil, name: network.name(ofEdge: end.edge), distanceMeters: 0, durationSeconds: 0,
-                               location: end.coordinate, bearingBefore: end.bearing, bearingAfter: 0,
-                               geometry: [end.coordinate, end.coordinate]))
+        steps.append(
+            RouteStep(
+                type: .arrive, modifier: nil, name: network.name(ofEdge: end.edge), distanceMeters: 0,
+                durationSeconds: 0,
+                location: end.coordinate, bearingBefore: end.bearing, bearingAfter: 0,
+                geometry: [end.coordinate, end.coordinate]))
         return steps
     }
 
@@ -462,7 +522,9 @@ public final class Router {
 
     /// The maneuver from `from` onto `to` during a step on `currentName`, or nil when the driver just carries on
     /// (along the same street, or straight through an unnamed piece, which keeps the step's name).
-    private func maneuver(from: EdgeGuide, to: EdgeGuide, currentName: Int32) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
+    private func maneuver(
+        from: EdgeGuide, to: EdgeGuide, currentName: Int32
+    ) -> (RouteStep.ManeuverType, RouteStep.Modifier)? {
         let angle = Self.turnAngle(from: from.endBearing, to: to.startBearing)
         let isUTurn = to.to == from.from
         if isUTurn { return (.continue, .uturn) }

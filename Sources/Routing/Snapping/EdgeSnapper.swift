@@ -16,8 +16,10 @@ public struct EdgeSnap: Sendable, Hashable {
     public var bearing: Double
 
     /// A snap with all its parts.
-    public init(edge: Int32, coordinate: RoadCoordinate, distanceMeters: Double, fraction: Double, metersAlongEdge: Double,
-                bearing: Double) {
+    public init(
+        edge: Int32, coordinate: RoadCoordinate, distanceMeters: Double, fraction: Double, metersAlongEdge: Double,
+        bearing: Double
+    ) {
         self.edge = edge
         self.coordinate = coordinate
         self.distanceMeters = distanceMeters
@@ -79,8 +81,11 @@ public struct EdgeSnapper: Sendable {
             for point in first..<end {
                 owner[point] = Int32(edge)
                 if point > first {
-                    along[point] = along[point - 1] + RoadNetwork.distance(
-                        RoadCoordinate(lat: lats[point - 1], lon: lons[point - 1]), RoadCoordinate(lat: lats[point], lon: lons[point]))
+                    along[point] =
+                        along[point - 1]
+                        + RoadNetwork.distance(
+                            RoadCoordinate(lat: lats[point - 1], lon: lons[point - 1]),
+                            RoadCoordinate(lat: lats[point], lon: lons[point]))
                 }
             }
             for point in first..<(end - 1) {
@@ -132,8 +137,10 @@ public struct EdgeSnapper: Sendable {
 
     /// The nearest edge to `coordinate` within `maxDistance` metres (preferring, with a `heading` in degrees from
     /// north, edges whose bearing there is within `headingTolerance` of it), or nil when no edge is that close.
-    public func snap(_ coordinate: RoadCoordinate, heading: Double? = nil, maxDistance: Double = defaultMaxDistance,
-                     headingTolerance: Double = defaultHeadingTolerance) -> EdgeSnap? {
+    public func snap(
+        _ coordinate: RoadCoordinate, heading: Double? = nil, maxDistance: Double = defaultMaxDistance,
+        headingTolerance: Double = defaultHeadingTolerance
+    ) -> EdgeSnap? {
         let candidates = self.candidates(near: coordinate, maxDistance: maxDistance)
         guard let heading else { return candidates.first }
         return candidates.first { Self.angleBetween($0.bearing, heading) <= headingTolerance } ?? candidates.first
@@ -154,8 +161,10 @@ public struct EdgeSnapper: Sendable {
     /// The edges that pass `include` and lie within `slack` metres of the nearest such edge (itself within
     /// `maxDistance`), nearest first (ties by edge index): what `candidates` would keep of them, without working
     /// out the exact snap of every farther edge.
-    public func nearestCandidates(near coordinate: RoadCoordinate, maxDistance: Double = defaultMaxDistance, slack: Double,
-                                  where include: (Int32) -> Bool = { _ in true }) -> [EdgeSnap] {
+    public func nearestCandidates(
+        near coordinate: RoadCoordinate, maxDistance: Double = defaultMaxDistance, slack: Double,
+        where include: (Int32) -> Bool = { _ in true }
+    ) -> [EdgeSnap] {
         var snaps: [EdgeSnap] = []
         var bound = maxDistance
         for hit in hits(near: coordinate, maxDistance: maxDistance) where include(hit.edge) {
@@ -171,17 +180,22 @@ public struct EdgeSnapper: Sendable {
         return snaps
     }
 
-    /// How much the plane's distance may exceed the true one: its scale drifts slightly away from the reference latitude.
+    /// How much the plane's distance may exceed the true one: its scale drifts slightly away from the reference
+    /// latitude.
     private static let planeMargin = 1.05
 
     /// The nearest point of each edge with a segment within reach of `coordinate` in the plane: (edge, squared plane
     /// distance, the segment's first point, how far along it), nearest first, ties by edge.
-    private func hits(near coordinate: RoadCoordinate, maxDistance: Double) -> [(edge: Int32, squared: Double, point: Int32, t: Double)] {
+    private func hits(
+        near coordinate: RoadCoordinate, maxDistance: Double
+    ) -> [(edge: Int32, squared: Double, point: Int32, t: Double)] {
         let (x, y) = plane.project(lat: coordinate.lat, lon: coordinate.lon)
         // Search a little wider than asked and let the exact distance decide.
         let reach = maxDistance * Self.planeMargin + 1
-        let minColumn = max(0, Int((x - reach - originX) / cellSize)), maxColumn = min(columns - 1, Int((x + reach - originX) / cellSize))
-        let minRow = max(0, Int((y - reach - originY) / cellSize)), maxRow = min(rows - 1, Int((y + reach - originY) / cellSize))
+        let minColumn = max(0, Int((x - reach - originX) / cellSize)),
+            maxColumn = min(columns - 1, Int((x + reach - originX) / cellSize))
+        let minRow = max(0, Int((y - reach - originY) / cellSize)),
+            maxRow = min(rows - 1, Int((y + reach - originY) / cellSize))
         guard minColumn <= maxColumn, minRow <= maxRow else { return [] }
         var hits: [(edge: Int32, squared: Double, point: Int32, t: Double)] = []
         for row in minRow...maxRow {
@@ -222,21 +236,25 @@ public struct EdgeSnapper: Sendable {
     public func mirrored(_ snap: EdgeSnap, onto reverse: Int32) -> EdgeSnap {
         let fraction = 1 - snap.fraction
         let bearing = snap.bearing >= 180 ? snap.bearing - 180 : snap.bearing + 180
-        return EdgeSnap(edge: reverse, coordinate: snap.coordinate, distanceMeters: snap.distanceMeters, fraction: fraction,
-                        metersAlongEdge: fraction * network.edgeLengthMeters[Int(reverse)], bearing: bearing)
+        return EdgeSnap(
+            edge: reverse, coordinate: snap.coordinate, distanceMeters: snap.distanceMeters, fraction: fraction,
+            metersAlongEdge: fraction * network.edgeLengthMeters[Int(reverse)], bearing: bearing)
     }
 
     private func makeSnap(edge: Int32, point: Int, t: Double, from input: RoadCoordinate) -> EdgeSnap {
         let lats = network.geometryLats, lons = network.geometryLons
-        let projected = RoadCoordinate(lat: lats[point] + t * (lats[point + 1] - lats[point]),
-                                       lon: lons[point] + t * (lons[point + 1] - lons[point]))
+        let projected = RoadCoordinate(
+            lat: lats[point] + t * (lats[point + 1] - lats[point]),
+            lon: lons[point] + t * (lons[point + 1] - lons[point]))
         let segmentLength = pointAlong[point + 1] - pointAlong[point]
         let last = Int(network.geometryStart[Int(edge) + 1]) - 1
         let total = pointAlong[last]
         let fraction = total > 0 ? min(1, max(0, (pointAlong[point] + t * segmentLength) / total)) : 0
-        return EdgeSnap(edge: edge, coordinate: projected, distanceMeters: RoadNetwork.distance(input, projected), fraction: fraction,
-                        metersAlongEdge: fraction * network.edgeLengthMeters[Int(edge)],
-                        bearing: RoadNetwork.bearing(lats[point], lons[point], lats[point + 1], lons[point + 1]))
+        return EdgeSnap(
+            edge: edge, coordinate: projected, distanceMeters: RoadNetwork.distance(input, projected),
+            fraction: fraction,
+            metersAlongEdge: fraction * network.edgeLengthMeters[Int(edge)],
+            bearing: RoadNetwork.bearing(lats[point], lons[point], lats[point + 1], lons[point + 1]))
     }
 
     /// The absolute difference of two bearings in degrees, in [0, 180].

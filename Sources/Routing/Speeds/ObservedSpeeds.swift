@@ -26,8 +26,10 @@ public struct ObservedSpeeds: Sendable {
         public var minimumSpeedKmh: Double
 
         /// Options with the given values.
-        public init(halfLifeSeconds: Double = 600, maxAgeSeconds: Double = 1800, profileWeight: Double = 1,
-                    maxSpeedFactor: Double = 1.5, minimumSpeedKmh: Double = 1) {
+        public init(
+            halfLifeSeconds: Double = 600, maxAgeSeconds: Double = 1800, profileWeight: Double = 1,
+            maxSpeedFactor: Double = 1.5, minimumSpeedKmh: Double = 1
+        ) {
             self.halfLifeSeconds = halfLifeSeconds
             self.maxAgeSeconds = maxAgeSeconds
             self.profileWeight = profileWeight
@@ -90,15 +92,20 @@ public struct ObservedSpeeds: Sendable {
     /// Takes in one traversal of `edge` lasting `seconds`, observed at `time`.
     @discardableResult
     public mutating func record(edge: Int32, seconds: Double, at time: Double) -> Outcome {
-        guard edge >= 0, Int(edge) < lengths.count, seconds > 0, seconds.isFinite, lengths[Int(edge)] > 0 else { return .invalid }
+        guard edge >= 0, Int(edge) < lengths.count, seconds > 0, seconds.isFinite, lengths[Int(edge)] > 0 else {
+            return .invalid
+        }
         let speed = lengths[Int(edge)] / seconds
-        if freeFlowSeconds[Int(edge)] > 0, speed > options.maxSpeedFactor * lengths[Int(edge)] / freeFlowSeconds[Int(edge)] {
+        if freeFlowSeconds[Int(edge)] > 0,
+            speed > options.maxSpeedFactor * lengths[Int(edge)] / freeFlowSeconds[Int(edge)]
+        {
             return .tooFast
         }
         if speed < options.minimumSpeedKmh / 3.6 { return .tooSlow }
 
         guard var entry = entries[edge], time - entry.lastObservedAt <= options.maxAgeSeconds else {
-            entries[edge] = Entry(weightedSeconds: seconds, weight: 1, updatedAt: time, lastObservedAt: time, sampleCount: 1)
+            entries[edge] = Entry(
+                weightedSeconds: seconds, weight: 1, updatedAt: time, lastObservedAt: time, sampleCount: 1)
             return .accepted
         }
         if time >= entry.updatedAt {
@@ -123,7 +130,11 @@ public struct ObservedSpeeds: Sendable {
     public mutating func record(_ match: MapMatch) -> (accepted: Int, rejected: Int) {
         var accepted = 0, rejected = 0
         for traversal in match.traversals {
-            if record(edge: traversal.edge, seconds: traversal.seconds, at: traversal.leftAt) == .accepted { accepted += 1 } else { rejected += 1 }
+            if record(edge: traversal.edge, seconds: traversal.seconds, at: traversal.leftAt) == .accepted {
+                accepted += 1
+            } else {
+                rejected += 1
+            }
         }
         return (accepted, rejected)
     }
@@ -132,8 +143,9 @@ public struct ObservedSpeeds: Sendable {
     public func speed(ofEdge edge: Int32, now: Double) -> EdgeSpeed? {
         guard let entry = entries[edge], now - entry.lastObservedAt <= options.maxAgeSeconds else { return nil }
         let seconds = entry.weightedSeconds / entry.weight
-        return EdgeSpeed(metersPerSecond: lengths[Int(edge)] / seconds, seconds: seconds, sampleCount: entry.sampleCount,
-                         weight: entry.weight * decayFactor(max(0, now - entry.updatedAt)), lastObservedAt: entry.lastObservedAt)
+        return EdgeSpeed(
+            metersPerSecond: lengths[Int(edge)] / seconds, seconds: seconds, sampleCount: entry.sampleCount,
+            weight: entry.weight * decayFactor(max(0, now - entry.updatedAt)), lastObservedAt: entry.lastObservedAt)
     }
 
     /// Forgets every edge whose newest sample is older than `maxAgeSeconds` at `now`.
@@ -141,14 +153,17 @@ public struct ObservedSpeeds: Sendable {
         entries = entries.filter { now - $0.value.lastObservedAt <= options.maxAgeSeconds }
     }
 
-    /// Each edge's duration at `now`: the table's at `hourOfWeek`, blended with the fresh observations where there are any.
+    /// Each edge's duration at `now`: the table's at `hourOfWeek`, blended with the fresh observations where there are
+    /// any.
     public func durations(of network: RoadNetwork, profile: TimeOfDaySpeeds, hourOfWeek: Int, now: Double) -> [Double] {
         precondition(network.edgeCount == lengths.count, "the network must be the one the observations are for")
         var durations = profile.durations(of: network, hourOfWeek: hourOfWeek)
         for edge in entries.keys {
             guard let observed = speed(ofEdge: edge, now: now) else { continue }
             let table = durations[Int(edge)]
-            durations[Int(edge)] = (observed.weight * observed.seconds + options.profileWeight * table) / (observed.weight + options.profileWeight)
+            durations[Int(edge)] =
+                (observed.weight * observed.seconds + options.profileWeight * table)
+                / (observed.weight + options.profileWeight)
         }
         return durations
     }

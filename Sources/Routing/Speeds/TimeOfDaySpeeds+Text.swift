@@ -48,7 +48,8 @@ extension TimeOfDaySpeeds {
             guard let first = tokens.first else { continue }
             guard sawHeader else {
                 guard tokens.map(\.text).joined(separator: " ") == Self.textHeader else {
-                    throw SpeedTableError(line: line, column: first.column, message: "expected the header '\(Self.textHeader)'")
+                    throw SpeedTableError(
+                        line: line, column: first.column, message: "expected the header '\(Self.textHeader)'")
                 }
                 sawHeader = true
                 continue
@@ -62,7 +63,8 @@ extension TimeOfDaySpeeds {
                 throw SpeedTableError(line: line, column: first.column, message: "unknown road class '\(first.text)'")
             }
             guard tokens.count >= 2 else {
-                throw SpeedTableError(line: line, column: content.count + 1, message: "expected days after the road class")
+                throw SpeedTableError(
+                    line: line, column: content.count + 1, message: "expected days after the road class")
             }
             let days = try Self.days(tokens[1], line: line)
             let values = tokens.dropFirst(2)
@@ -76,18 +78,23 @@ extension TimeOfDaySpeeds {
                     throw SpeedTableError(line: line, column: token.column, message: "'\(token.text)' is not a number")
                 }
                 guard factor > 0, factor <= Self.maximumFactor else {
-                    throw SpeedTableError(line: line, column: token.column,
-                                          message: "factor \(token.text) is not in (0, \(Self.maximumFactor)]")
+                    throw SpeedTableError(
+                        line: line, column: token.column,
+                        message: "factor \(token.text) is not in (0, \(Self.maximumFactor)]")
                 }
                 factors.append(factor)
             }
             for roadClass in classes {
                 for day in days {
-                    for (hour, factor) in factors.enumerated() { setFactor(factor, for: roadClass, hourOfWeek: day * 24 + hour) }
+                    for (hour, factor) in factors.enumerated() {
+                        setFactor(factor, for: roadClass, hourOfWeek: day * 24 + hour)
+                    }
                 }
             }
         }
-        guard sawHeader else { throw SpeedTableError(line: 1, column: 1, message: "expected the header '\(Self.textHeader)'") }
+        guard sawHeader else {
+            throw SpeedTableError(line: 1, column: 1, message: "expected the header '\(Self.textHeader)'")
+        }
     }
 
     /// The table in the text format: one line per class and run of consecutive days with the same factors.
@@ -143,7 +150,9 @@ extension TimeOfDaySpeeds {
             var partColumn = column
             for end in ends {
                 guard let index = dayNames.firstIndex(of: String(end)) else {
-                    throw SpeedTableError(line: line, column: partColumn, message: "unknown day '\(end)' (mon ... sun, a range or a list)")
+                    throw SpeedTableError(
+                        line: line, column: partColumn, message: "unknown day '\(end)' (mon ... sun, a range or a list)"
+                    )
                 }
                 indices.append(index)
                 partColumn += end.count + 1

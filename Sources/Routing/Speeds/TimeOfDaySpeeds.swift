@@ -27,8 +27,10 @@ public struct TimeOfDaySpeeds: Sendable, Equatable {
     /// Hours in a week.
     public static let hoursPerWeek = 168
     /// The classes the standard table slows most: motorway, trunk, primary, secondary and their links.
-    public static let arterials: Set<RoadClass> = [.motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink,
-                                                   .secondary, .secondaryLink]
+    public static let arterials: Set<RoadClass> = [
+        .motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink,
+        .secondary, .secondaryLink,
+    ]
     /// The classes the standard table slows moderately: tertiary, its links and unclassified.
     public static let collectors: Set<RoadClass> = [.tertiary, .tertiaryLink, .unclassified]
 
@@ -37,7 +39,8 @@ public struct TimeOfDaySpeeds: Sendable, Equatable {
 
     /// Free-flow at every hour on every class (every factor 1).
     public init() {
-        factors = Dictionary(uniqueKeysWithValues: RoadClass.allCases.map { ($0, [Double](repeating: 1, count: Self.hoursPerWeek)) })
+        factors = Dictionary(
+            uniqueKeysWithValues: RoadClass.allCases.map { ($0, [Double](repeating: 1, count: Self.hoursPerWeek)) })
     }
 
     /// The factor for `roadClass` at `hourOfWeek` (0 is Monday 00:00, taken modulo 168).
@@ -62,12 +65,16 @@ public struct TimeOfDaySpeeds: Sendable, Equatable {
             (0, 6, 1, 1, 1), (6, 7, 0.85, 0.9, 1), (7, 9, 0.65, 0.8, 0.9), (9, 15, 0.85, 0.9, 0.95),
             (15, 18, 0.6, 0.75, 0.9), (18, 20, 0.8, 0.9, 0.95), (20, 22, 0.95, 0.95, 1), (22, 24, 1, 1, 1),
         ]
-        let weekend: [(Int, Int, Double, Double, Double)] = [(0, 10, 1, 1, 1), (10, 19, 0.85, 0.9, 0.95), (19, 24, 1, 1, 1)]
+        let weekend: [(Int, Int, Double, Double, Double)] = [
+            (0, 10, 1, 1, 1), (10, 19, 0.85, 0.9, 0.95), (19, 24, 1, 1, 1),
+        ]
         for day in 0..<7 {
             for (first, end, arterial, collector, local) in day < 5 ? weekday : weekend {
                 for hour in first..<end {
                     for roadClass in RoadClass.allCases {
-                        let factor = arterials.contains(roadClass) ? arterial : collectors.contains(roadClass) ? collector : local
+                        let factor =
+                            arterials.contains(roadClass)
+                            ? arterial : collectors.contains(roadClass) ? collector : local
                         table.setFactor(factor, for: roadClass, hourOfWeek: day * 24 + hour)
                     }
                 }

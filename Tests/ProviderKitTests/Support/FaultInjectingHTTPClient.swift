@@ -49,7 +49,9 @@ final class FaultInjectingHTTPClient: HTTPClient {
             log.withLock { $0.append((request, .dropRequest)) }
             throw HTTPClientError.network("offline")
         }
-        let n = sequence.withLock { $0 += 1; return $0 }
+        let n = sequence.withLock {
+            $0 += 1; return $0
+        }
         let fault = plan.withLock { $0(n, request) }
         log.withLock { $0.append((request, fault)) }
         switch fault {
@@ -66,8 +68,9 @@ final class FaultInjectingHTTPClient: HTTPClient {
             let answers = try await (first, second)
             return answers.0
         case .serverError:
-            return HTTPClientResponse(status: 503, headers: ["Content-Type": "application/problem+json"],
-                                      body: Data(#"{"type":"about:blank","title":"Unavailable","status":503}"#.utf8))
+            return HTTPClientResponse(
+                status: 503, headers: ["Content-Type": "application/problem+json"],
+                body: Data(#"{"type":"about:blank","title":"Unavailable","status":503}"#.utf8))
         }
     }
 

@@ -11,12 +11,17 @@ enum Fixtures {
     static let dropoff = Coordinate(lat: 60.1841, lng: 24.9497)
     static let server = APIServer(baseURL: URL(string: "http://enroute.test")!, credentials: StaticAccessToken("token"))
 
-    static func trip(_ id: String = "T1", kind: String = "ride", status: String = "driverAssigned", version: Int = 2,
-                     merchantStep: String? = nil, cancelledBy: String? = nil, at date: Date = Date(timeIntervalSince1970: 1_792_520_000)) -> TripSnapshot {
-        TripSnapshot(id: id, kind: kind, version: version, status: status, problem: nil, pickup: pickup, dropoff: dropoff,
-                     providerId: "p1", merchantId: kind == "delivery" ? "m1" : nil, merchantStep: merchantStep, readyAt: nil, items: nil,
-                     productID: kind == "ride" ? "economy" : nil, etaEarliest: nil, etaLatest: nil, cancelledBy: cancelledBy,
-                     cancelReason: nil, createdAt: date, updatedAt: date)
+    static func trip(
+        _ id: String = "T1", kind: String = "ride", status: String = "driverAssigned", version: Int = 2,
+        merchantStep: String? = nil, cancelledBy: String? = nil,
+        at date: Date = Date(timeIntervalSince1970: 1_792_520_000)
+    ) -> TripSnapshot {
+        TripSnapshot(
+            id: id, kind: kind, version: version, status: status, problem: nil, pickup: pickup, dropoff: dropoff,
+            providerId: "p1", merchantId: kind == "delivery" ? "m1" : nil, merchantStep: merchantStep, readyAt: nil,
+            items: nil,
+            productID: kind == "ride" ? "economy" : nil, etaEarliest: nil, etaLatest: nil, cancelledBy: cancelledBy,
+            cancelReason: nil, createdAt: date, updatedAt: date)
     }
 
     static func offer(expiresAt: Date) -> Offer {
@@ -39,9 +44,9 @@ final class SequentialIDs: Sendable {
 
 /// A fresh SQLite path in the temporary directory, removed with its WAL files on `remove()`.
 struct TemporaryStorePath {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID().uuidString).sqlite").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("provider-\(UUID().uuidString).sqlite")
+        .path
     func remove() {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
-

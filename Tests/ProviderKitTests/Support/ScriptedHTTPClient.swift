@@ -59,7 +59,10 @@ final class ScriptedHTTPClient: HTTPClient {
 extension ScriptedHTTPClient.Answer {
     /// A JSON answer with `value` on the wire coder.
     static func json(_ value: some Encodable, status: Int = 200) throws -> Self {
-        .response(HTTPClientResponse(status: status, headers: ["Content-Type": status >= 400 ? "application/problem+json" : "application/json"],
-                                     body: try WireCoding.encoder().encode(value)))
+        .response(
+            HTTPClientResponse(
+                status: status,
+                headers: ["Content-Type": status >= 400 ? "application/problem+json" : "application/json"],
+                body: try WireCoding.encoder().encode(value)))
     }
 }

@@ -33,7 +33,9 @@ final class FakeLiveTripChannel: LiveTripChannel {
             continuation.finish(throwing: FakeError(reason: "unexpected connection"))
             return stream
         }
-        let index = connections.withLock { $0.append(continuation); return $0.count - 1 }
+        let index = connections.withLock {
+            $0.append(continuation); return $0.count - 1
+        }
         continuation.onTermination = { [self] _ in closed.withLock { _ = $0.insert(index) } }
         return stream
     }

@@ -84,7 +84,9 @@ final class FakeTripReceiptAPI: TripReceiptAPI {
 
     func tip(tripID: String, amountMinor: Int, idempotencyKey: UUID) async throws {
         log.record("tip(\(tripID), \(amountMinor))")
-        let call = keys.withLock { $0.append(idempotencyKey); return $0.count }
+        let call = keys.withLock {
+            $0.append(idempotencyKey); return $0.count
+        }
         try handler(\.tip, "tip")(call, amountMinor, idempotencyKey)
     }
 
@@ -111,7 +113,9 @@ final class FakeTripHistoryAPI: TripHistoryAPI {
     init(log: CallLog = CallLog()) { self.log = log }
 
     /// Tells the fake what to answer.
-    func expect(_ handler: @escaping @Sendable (_ cursor: String?, _ limit: Int) throws -> TripSnapshotList) { answer.withLock { $0 = handler } }
+    func expect(_ handler: @escaping @Sendable (_ cursor: String?, _ limit: Int) throws -> TripSnapshotList) {
+        answer.withLock { $0 = handler }
+    }
 
     func history(cursor: String?, limit: Int) async throws -> TripSnapshotList {
         log.record("history(\(cursor ?? "-"), \(limit))")

@@ -18,8 +18,10 @@ final class FakeRideService: RideTracking {
     let etaAnswers = Mutex(0)
     let streamTerminated = Mutex(false)
 
-    init(clock: ManualClock = ManualClock(), etas: [Int: (eta: Duration, delay: Duration)] = [:],
-         cancelResult: Result<Void, FakeError>? = nil, route: Data = Data("[]".utf8)) {
+    init(
+        clock: ManualClock = ManualClock(), etas: [Int: (eta: Duration, delay: Duration)] = [:],
+        cancelResult: Result<Void, FakeError>? = nil, route: Data = Data("[]".utf8)
+    ) {
         (updates, driver) = AsyncStream.makeStream(of: DriverUpdate.self)
         self.clock = clock
         self.etas = etas

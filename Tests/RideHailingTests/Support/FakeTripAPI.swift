@@ -34,7 +34,9 @@ final class FakeTripAPI: TripAPI {
 
     func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
         log.record("requestTrip")
-        let call = keys.withLock { $0.append(idempotencyKey); return $0.count }
+        let call = keys.withLock {
+            $0.append(idempotencyKey); return $0.count
+        }
         return try handler(\.requestTrip, "requestTrip")(call, request, idempotencyKey)
     }
 

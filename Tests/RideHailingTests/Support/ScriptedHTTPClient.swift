@@ -53,6 +53,7 @@ final class ScriptedHTTPClient: HTTPClient {
 extension HTTPClientResponse {
     /// A 200 (or `status`) JSON answer with `value` encoded on the wire coder.
     static func json(_ value: some Encodable, status: Int = 200) throws -> HTTPClientResponse {
-        HTTPClientResponse(status: status, headers: ["Content-Type": "application/json"], body: try WireCoding.encoder().encode(value))
+        HTTPClientResponse(
+            status: status, headers: ["Content-Type": "application/json"], body: try WireCoding.encoder().encode(value))
     }
 }

@@ -23,8 +23,9 @@ final class CourierDependencies {
         do {
             let directory = URL.applicationSupportDirectory
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return try CourierDependencies(configuration: .from(Bundle.main),
-                                           storePath: directory.appendingPathComponent("provider.sqlite").path)
+            return try CourierDependencies(
+                configuration: .from(Bundle.main),
+                storePath: directory.appendingPathComponent("provider.sqlite").path)
         } catch {
             preconditionFailure("The provider store could not open: \(error)")
         }
@@ -39,8 +40,9 @@ final class CourierDependencies {
         let api = RemoteProviderAPI(client: http, server: server)
         let store = try ProviderStore(path: storePath)
         let buffer = try PointBuffer(store: store, makeID: makeID)
-        let engine = StepSyncEngine(outbox: StepOutbox(store: store, positions: buffer, dates: dates, makeID: makeID),
-                                    api: api, clock: clock)
+        let engine = StepSyncEngine(
+            outbox: StepOutbox(store: store, positions: buffer, dates: dates, makeID: makeID),
+            api: api, clock: clock)
         let uploader = LocationUploader(buffer: buffer, api: api, clock: clock)
         let session = ProviderSession(api: api, clock: clock)
         let trip = ProviderTripViewModel(engine: engine, guidance: GuidanceSource(routes: api, dates: dates))
@@ -54,8 +56,10 @@ final class CourierDependencies {
         self.trip = trip
         self.proofs = proofs
         self.location = location
-        shift = CourierShift(session: session, buffer: buffer, engine: engine, uploader: uploader, proofs: proofs,
-                             location: location, trip: trip) { offer in
+        shift = CourierShift(
+            session: session, buffer: buffer, engine: engine, uploader: uploader, proofs: proofs,
+            location: location, trip: trip
+        ) { offer in
             OfferViewModel(offer: offer, api: api, clock: clock, dates: dates)
         }
     }

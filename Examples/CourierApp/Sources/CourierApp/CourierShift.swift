@@ -24,9 +24,11 @@ final class CourierShift {
     @ObservationIgnored private let trip: ProviderTripViewModel
     @ObservationIgnored private let card: @MainActor (Offer) -> OfferViewModel
 
-    init(session: ProviderSession, buffer: PointBuffer, engine: StepSyncEngine, uploader: LocationUploader,
-         proofs: ProofCaptureQueue, location: ProviderBackgroundLocation, trip: ProviderTripViewModel,
-         card: @escaping @MainActor (Offer) -> OfferViewModel) {
+    init(
+        session: ProviderSession, buffer: PointBuffer, engine: StepSyncEngine, uploader: LocationUploader,
+        proofs: ProofCaptureQueue, location: ProviderBackgroundLocation, trip: ProviderTripViewModel,
+        card: @escaping @MainActor (Offer) -> OfferViewModel
+    ) {
         self.session = session
         self.buffer = buffer
         self.engine = engine

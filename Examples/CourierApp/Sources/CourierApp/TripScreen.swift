@@ -20,11 +20,15 @@ struct TripScreen: View {
                 if let guidance = state.guidance {
                     Section("Next") {
                         Text(guidance.instruction).font(.title3.bold())
-                        LabeledContent("To the stop", value: Measurement(value: guidance.remainingMeters,
-                                                                        unit: UnitLength.meters),
-                                       format: .measurement(width: .abbreviated, usage: .road))
-                        LabeledContent("Time", value: Duration.seconds(guidance.remainingSeconds),
-                                       format: .units(allowed: [.hours, .minutes], width: .abbreviated))
+                        LabeledContent(
+                            "To the stop",
+                            value: Measurement(
+                                value: guidance.remainingMeters,
+                                unit: UnitLength.meters),
+                            format: .measurement(width: .abbreviated, usage: .road))
+                        LabeledContent(
+                            "Time", value: Duration.seconds(guidance.remainingSeconds),
+                            format: .units(allowed: [.hours, .minutes], width: .abbreviated))
                     }
                 }
                 if let step = state.nextStep {
@@ -41,8 +45,9 @@ struct TripScreen: View {
                 }
             }
         } else {
-            ContentUnavailableView("No trip", systemImage: "bicycle",
-                                   description: Text("Go online: offers appear here."))
+            ContentUnavailableView(
+                "No trip", systemImage: "bicycle",
+                description: Text("Go online: offers appear here."))
         }
     }
 }

@@ -14,8 +14,9 @@ struct RideRequestScreen: View {
     var body: some View {
         Group {
             if let pickup {
-                RideMapScreen(viewModel: dependencies.trips, pickup: pickup,
-                              dropoff: dependencies.configuration.dropoff)
+                RideMapScreen(
+                    viewModel: dependencies.trips, pickup: pickup,
+                    dropoff: dependencies.configuration.dropoff)
             } else if let failure {
                 ContentUnavailableView("No pickup", systemImage: "location.slash", description: Text(failure))
             } else {

@@ -50,10 +50,13 @@ final class RiderDependencies {
             http: http, server: server,
             device: DeviceInfo(environment: configuration.apnsEnvironment, appVersion: configuration.appVersion),
             keys: keys)
-        let engine = NotificationEngine(center: NotificationCenterAdapter(), inbox: inbox, devices: devices, keys: keys,
-                                        account: nil)
-        let root = AppRootViewModel(inbox: inbox, openNotification: DefaultOpenNotificationUseCase(
-            opens: inbox, session: SignedInSession(account: configuration.account)))
+        let engine = NotificationEngine(
+            center: NotificationCenterAdapter(), inbox: inbox, devices: devices, keys: keys,
+            account: nil)
+        let root = AppRootViewModel(
+            inbox: inbox,
+            openNotification: DefaultOpenNotificationUseCase(
+                opens: inbox, session: SignedInSession(account: configuration.account)))
         engine.visibleRoute = { [root] in root.visibleRoute }
 
         self.configuration = configuration
@@ -64,8 +67,9 @@ final class RiderDependencies {
         self.lifecycle = lifecycle
         self.store = store
         polling = TrackingPollingEngine(tracking: tracking, lifecycle: lifecycle, network: OrderTrackingNetworkStatus())
-        liveActivities = OrderLiveActivityEngine(tracking: tracking, snapshots: tracking,
-                                                 activities: OrderTrackingActivityController(), lifecycle: lifecycle)
+        liveActivities = OrderLiveActivityEngine(
+            tracking: tracking, snapshots: tracking,
+            activities: OrderTrackingActivityController(), lifecycle: lifecycle)
         banner = HomeBannerViewModel(store: store, freshness: freshness, clock: dates)
         self.freshness = freshness
         self.dates = dates
