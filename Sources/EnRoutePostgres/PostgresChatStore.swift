@@ -13,7 +13,7 @@ public final class PostgresChatStore: ChatStore, Sendable {
         """
         CREATE TABLE chat_conversations (
             trip_id TEXT COLLATE "C" PRIMARY KEY, last_seq BIGINT NOT NULL, ended_at DOUBLE PRECISION, removed_at \
-            DOUBLE PRECISION);
+        DOUBLE PRECISION);
         CREATE TABLE chat_messages (
             trip_id TEXT NOT NULL, seq BIGINT NOT NULL, message_id TEXT NOT NULL, sender TEXT NOT NULL,
             text TEXT NOT NULL, sent_at DOUBLE PRECISION NOT NULL,

@@ -20,18 +20,18 @@ public final class PostgresDirectory: DirectoryRepository, Sendable {
         """
         CREATE TABLE merchants (
             id TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, lat DOUBLE PRECISION NOT NULL, \
-            lng DOUBLE PRECISION NOT NULL);
+        lng DOUBLE PRECISION NOT NULL);
         CREATE TABLE merchant_hours (
             merchant_id TEXT NOT NULL REFERENCES merchants(id), ordinal INTEGER NOT NULL,
             day TEXT NOT NULL, opens TEXT NOT NULL, closes TEXT NOT NULL, PRIMARY KEY (merchant_id, ordinal));
         CREATE TABLE merchant_items (
             merchant_id TEXT NOT NULL REFERENCES merchants(id), ordinal INTEGER NOT NULL, sku TEXT NOT NULL,
             name TEXT NOT NULL, price_minor BIGINT NOT NULL, currency TEXT NOT NULL, PRIMARY KEY \
-            (merchant_id, ordinal));
+        (merchant_id, ordinal));
         CREATE UNIQUE INDEX merchant_items_sku ON merchant_items(merchant_id, sku);
         CREATE TABLE providers (
             id TEXT COLLATE "C" PRIMARY KEY, first_name TEXT NOT NULL, last_name TEXT NOT NULL, rating DOUBLE \
-            PRECISION NOT NULL,
+        PRECISION NOT NULL,
             photo_url TEXT NOT NULL);
         CREATE TABLE provider_vehicles (
             provider_id TEXT PRIMARY KEY REFERENCES providers(id), model TEXT NOT NULL, plate TEXT NOT NULL);

@@ -11,7 +11,7 @@ public final class PostgresEtaSampleStore: EtaSampleStore, Sendable {
         CREATE TABLE eta_samples (
             trip_id TEXT NOT NULL, leg TEXT NOT NULL, road_class TEXT NOT NULL, hour_of_week INTEGER NOT NULL,
             predicted_seconds DOUBLE PRECISION NOT NULL, actual_seconds DOUBLE PRECISION NOT NULL, recorded_at DOUBLE \
-            PRECISION NOT NULL,
+        PRECISION NOT NULL,
             PRIMARY KEY (trip_id, leg));
         CREATE INDEX eta_samples_recorded ON eta_samples(recorded_at);
         """

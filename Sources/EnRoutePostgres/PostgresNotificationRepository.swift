@@ -11,12 +11,12 @@ public struct PostgresNotificationRepository: DeviceRepository, NotificationLedg
         """
         CREATE TABLE push_devices (
             token TEXT COLLATE "C" PRIMARY KEY, account_id TEXT NOT NULL, platform TEXT NOT NULL, environment \
-            TEXT NOT NULL,
+        TEXT NOT NULL,
             app_version TEXT NOT NULL, public_key BYTEA, registered_at DOUBLE PRECISION NOT NULL);
         CREATE INDEX push_devices_account ON push_devices(account_id, registered_at);
         CREATE TABLE push_notifications (
             id TEXT PRIMARY KEY, account_id TEXT NOT NULL, campaign TEXT NOT NULL, stage TEXT NOT NULL, sent_at DOUBLE \
-            PRECISION NOT NULL,
+        PRECISION NOT NULL,
             opened_at DOUBLE PRECISION, open_action TEXT);
         CREATE INDEX push_notifications_sent ON push_notifications(sent_at);
         """

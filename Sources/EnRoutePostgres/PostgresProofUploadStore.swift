@@ -11,7 +11,7 @@ public final class PostgresProofUploadStore: ProofUploadStore, Sendable {
         """
         CREATE TABLE proof_uploads (
             id TEXT COLLATE "C" PRIMARY KEY, trip_id TEXT NOT NULL, upload_offset BIGINT NOT NULL, created_at DOUBLE \
-            PRECISION NOT NULL,
+        PRECISION NOT NULL,
             complete BOOLEAN NOT NULL, record BYTEA NOT NULL);
         CREATE INDEX proof_uploads_incomplete ON proof_uploads(created_at) WHERE NOT complete;
         CREATE TABLE trip_proofs (trip_id TEXT PRIMARY KEY, proof_id TEXT NOT NULL);

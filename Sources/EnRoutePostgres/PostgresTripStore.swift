@@ -37,20 +37,20 @@ public final class PostgresTripStore: TripStore, Sendable {
         CREATE TABLE trip_changes (
             trip_id TEXT NOT NULL REFERENCES trips(id), version BIGINT NOT NULL, status TEXT NOT NULL,
             actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time DOUBLE PRECISION NOT NULL, device_time \
-            DOUBLE PRECISION,
+        DOUBLE PRECISION,
             change_id TEXT, PRIMARY KEY (trip_id, version));
         CREATE UNIQUE INDEX trip_changes_change ON trip_changes(trip_id, change_id) WHERE change_id IS NOT NULL;
         CREATE TABLE idempotency_keys (
             account_id TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, key TEXT NOT NULL,
             fingerprint TEXT NOT NULL, status INTEGER, content_type TEXT, body BYTEA, created_at DOUBLE \
-            PRECISION NOT NULL,
+        PRECISION NOT NULL,
             PRIMARY KEY (account_id, method, path, key));
         CREATE INDEX idempotency_created ON idempotency_keys(created_at);
         -- `seq` orders the outbox for a relay that publishes by sequence.
         CREATE TABLE outbox (
             seq BIGSERIAL UNIQUE, id TEXT COLLATE "C" PRIMARY KEY, topic TEXT NOT NULL, payload BYTEA NOT NULL,
             created_at DOUBLE PRECISION NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, not_before DOUBLE \
-            PRECISION NOT NULL);
+        PRECISION NOT NULL);
         CREATE INDEX outbox_due ON outbox(topic, not_before);
         CREATE TABLE trip_paths (
             trip_id TEXT NOT NULL, recorded_at DOUBLE PRECISION NOT NULL, provider_id TEXT NOT NULL,
@@ -64,7 +64,7 @@ public final class PostgresTripStore: TripStore, Sendable {
         CREATE INDEX payment_attempts_intent ON payment_attempts(intent_id) WHERE intent_id IS NOT NULL;
         CREATE TABLE ledger (
             seq BIGSERIAL PRIMARY KEY, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, account \
-            TEXT NOT NULL,
+        TEXT NOT NULL,
             amount_minor BIGINT NOT NULL, currency TEXT NOT NULL, at DOUBLE PRECISION NOT NULL,
             UNIQUE (movement_id, account));
         CREATE INDEX ledger_trip ON ledger(trip_id, seq);

@@ -13,7 +13,7 @@ public final class SQLiteContactSessionStore: ContactSessionStore, @unchecked Se
         """
         CREATE TABLE contact_sessions (
             relay_session_id TEXT PRIMARY KEY, trip_id TEXT NOT NULL, opened_at REAL NOT NULL, closed_at REAL, record \
-            BLOB NOT NULL);
+        BLOB NOT NULL);
         CREATE INDEX contact_sessions_open ON contact_sessions(trip_id) WHERE closed_at IS NULL;
         """
     ]

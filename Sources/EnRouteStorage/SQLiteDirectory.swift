@@ -20,7 +20,7 @@ public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
         """
         CREATE TABLE merchants (
             id TEXT PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, lat REAL NOT NULL, lng REAL NOT NULL) \
-            WITHOUT ROWID;
+        WITHOUT ROWID;
         CREATE TABLE merchant_hours (
             merchant_id TEXT NOT NULL REFERENCES merchants(id), ordinal INTEGER NOT NULL,
             day TEXT NOT NULL, opens TEXT NOT NULL, closes TEXT NOT NULL,
@@ -35,13 +35,13 @@ public final class SQLiteDirectory: DirectoryRepository, @unchecked Sendable {
             photo_url TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE provider_vehicles (
             provider_id TEXT PRIMARY KEY REFERENCES providers(id), model TEXT NOT NULL, plate TEXT NOT NULL) \
-            WITHOUT ROWID;
+        WITHOUT ROWID;
         """,
         // Issue 15: the parties' own numbers, E.164, for the relay only (customers have no other directory row).
         """
         CREATE TABLE phone_numbers (
             role TEXT NOT NULL, account_id TEXT NOT NULL, e164 TEXT NOT NULL, PRIMARY KEY (role, account_id)) \
-            WITHOUT ROWID;
+        WITHOUT ROWID;
         """,
     ]
 

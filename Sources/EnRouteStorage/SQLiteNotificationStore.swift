@@ -16,7 +16,7 @@ public final class SQLiteNotificationStore: @unchecked Sendable {
         CREATE INDEX IF NOT EXISTS push_devices_account ON push_devices(account_id, registered_at);
         CREATE TABLE IF NOT EXISTS push_notifications (
             id TEXT PRIMARY KEY, account_id TEXT NOT NULL, campaign TEXT NOT NULL, stage TEXT NOT NULL, sent_at \
-            REAL NOT NULL,
+        REAL NOT NULL,
             opened_at REAL, open_action TEXT);
         CREATE INDEX IF NOT EXISTS push_notifications_sent ON push_notifications(sent_at);
         """

@@ -32,7 +32,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE TABLE trip_changes (
             trip_id TEXT NOT NULL REFERENCES trips(id), version INTEGER NOT NULL, status TEXT NOT NULL,
             actor_role TEXT NOT NULL, actor_id TEXT NOT NULL, server_time REAL NOT NULL, device_time REAL, \
-            change_id TEXT,
+        change_id TEXT,
             PRIMARY KEY (trip_id, version));
         CREATE UNIQUE INDEX trip_changes_change ON trip_changes(trip_id, change_id) WHERE change_id IS NOT NULL;
         CREATE TABLE idempotency_keys (
@@ -72,12 +72,12 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         """
         CREATE TABLE payment_attempts (
             quote_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, trip_id TEXT, intent_id TEXT, created_at REAL NOT \
-            NULL, record BLOB NOT NULL);
+        NULL, record BLOB NOT NULL);
         CREATE INDEX payment_attempts_unattached ON payment_attempts(created_at) WHERE trip_id IS NULL;
         CREATE INDEX payment_attempts_intent ON payment_attempts(intent_id) WHERE intent_id IS NOT NULL;
         CREATE TABLE ledger (
             seq INTEGER PRIMARY KEY AUTOINCREMENT, movement_id TEXT NOT NULL, kind TEXT NOT NULL, trip_id TEXT, \
-            account TEXT NOT NULL,
+        account TEXT NOT NULL,
             amount_minor INTEGER NOT NULL, currency TEXT NOT NULL, at REAL NOT NULL,
             UNIQUE (movement_id, account));
         CREATE INDEX ledger_trip ON ledger(trip_id, seq);

@@ -42,20 +42,20 @@ enum ConsolePage {
         function render(o) {
           window.enrouteConsole.overview = o; window.enrouteConsole.overviews += 1;
           document.getElementById('counts').innerHTML = Object.keys(o.counts).sort().map(k => \
-          `<tr><td>${esc(k)}</td><td>${o.counts[k]}</td></tr>`).join('');
+        `<tr><td>${esc(k)}</td><td>${o.counts[k]}</td></tr>`).join('');
           document.getElementById('trips').innerHTML = \
-          '<tr><th>trip</th><th>kind</th><th>state</th><th>provider</th></tr>' +
+        '<tr><th>trip</th><th>kind</th><th>state</th><th>provider</th></tr>' +
             o.trips.map(t => `<tr class="trip" \
-            data-id="${esc(t.id)}"><td>${esc(t.id)}</td><td>${t.kind}</td><td>${esc(t.status)}</td><td>\
-            ${esc(t.providerId)}</td></tr>`).join('');
+        data-id="${esc(t.id)}"><td>${esc(t.id)}</td><td>${t.kind}</td><td>${esc(t.status)}</td><td>\
+        ${esc(t.providerId)}</td></tr>`).join('');
           document.querySelectorAll('tr.trip').forEach(tr => tr.onclick = () => showTrip(tr.dataset.id));
           if (!layers) return;
           layers.clearLayers();
           for (const p of o.providers) if (p.lat != null) L.circleMarker([p.lat, p.lng], {radius: 4, color: p.busy ? \
-          '#d35400' : '#1e5bd8', fillOpacity: 0.8})
+        '#d35400' : '#1e5bd8', fillOpacity: 0.8})
             .addTo(layers).bindTooltip(p.id).on('click', () => showProvider(p.id));
           for (const t of o.trips) L.circleMarker([t.pickup.lat, t.pickup.lng], {radius: 3, color: '#8e44ad', \
-          fillOpacity: 0.6}).addTo(layers)
+        fillOpacity: 0.6}).addTo(layers)
             .bindTooltip(t.id + ' ' + t.status).on('click', () => showTrip(t.id));
         }
         function showTrip(id) {
@@ -64,17 +64,17 @@ enum ConsolePage {
             const rows = (list, f) => list.map(f).join('') || '<tr><td>none</td></tr>';
             document.getElementById('detail').innerHTML =
               `<p>${esc(d.trip.kind)} · ${esc(d.trip.status)} · v${d.trip.version} · customer ${esc(d.customerId)} · \
-              provider ${esc(d.trip.providerId)}</p>` +
+        provider ${esc(d.trip.providerId)}</p>` +
               `<p>Payment: ${d.payment ? esc(d.payment.state) + ' held ' + d.payment.heldMinor + ' captured ' + \
-              d.payment.capturedMinor + ' ' + esc(d.payment.currency) : 'none'}</p>` +
+        d.payment.capturedMinor + ' ' + esc(d.payment.currency) : 'none'}</p>` +
               '<h3>Changes</h3><table><tr><th>v</th><th>state</th><th>by</th><th>server</th><th>device</th></tr>' +
               rows(d.changes, c => \
-              `<tr><td>${c.version}</td><td>${esc(c.status)}</td><td>${esc(c.actor)}</td><td>${time(c.serverTime)}</td>\
-              <td>${time(c.deviceTime)}</td></tr>`) + '</table>' +
+        `<tr><td>${c.version}</td><td>${esc(c.status)}</td><td>${esc(c.actor)}</td><td>${time(c.serverTime)}</td>\
+        <td>${time(c.deviceTime)}</td></tr>`) + '</table>' +
               `<h3>Offers</h3><table>${rows(d.offers, e => \
-              `<tr><td>${time(e.at)}</td><td>${esc(e.subject)}</td><td>${esc(e.detail)}</td></tr>`)}</table>` +
+        `<tr><td>${time(e.at)}</td><td>${esc(e.subject)}</td><td>${esc(e.detail)}</td></tr>`)}</table>` +
               `<h3>Pushes</h3><table>${rows(d.pushes, e => \
-              `<tr><td>${time(e.at)}</td><td>${esc(e.subject)}</td><td>${esc(e.detail)}</td></tr>`)}</table>` +
+        `<tr><td>${time(e.at)}</td><td>${esc(e.subject)}</td><td>${esc(e.detail)}</td></tr>`)}</table>` +
               `<p>Path: ${d.path.length} fixes</p>`;
             if (map) { if (detailLayer) detailLayer.remove();
               detailLayer = L.polyline(d.path.map(p => [p.lat, p.lng]), {color: '#c0392b', weight: 4}).addTo(map); }
@@ -84,8 +84,8 @@ enum ConsolePage {
           api('/v1/ops/providers/' + encodeURIComponent(id) + '/activity').then(p => {
             document.getElementById('detail-title').textContent = 'Provider ' + p.id;
             document.getElementById('detail').innerHTML = `<p>${esc(p.name)} · ${p.online ? 'online' : 'offline'} · \
-            position ${time(p.positionAt)} · trips ${esc(p.activeTrips.join(', ') || 'none')} · live offer \
-            ${esc(p.liveOffer || 'none')}</p>`;
+        position ${time(p.positionAt)} · trips ${esc(p.activeTrips.join(', ') || 'none')} · live offer \
+        ${esc(p.liveOffer || 'none')}</p>`;
           });
         }
         document.getElementById('search').onsubmit = e => { e.preventDefault(); \
@@ -98,15 +98,15 @@ enum ConsolePage {
           document.getElementById('login').hidden = true;
           fetch('/ops/session', {method: 'POST', headers: {Authorization: 'Bearer ' + token()}}).then(r => {
             if (!r.ok) { document.getElementById('status').textContent = 'The ops token was refused (' + r.status + \
-            ')'; sessionStorage.removeItem('opsToken');
+        ')'; sessionStorage.removeItem('opsToken');
               document.getElementById('login').hidden = false; return; }
             if (feed) feed.close();
             feed = new EventSource('/ops/events');
             feed.addEventListener('overview', e => { document.body.dataset.feed = 'live'; \
-            document.getElementById('status').textContent = 'live'; render(JSON.parse(e.data)); });
+        document.getElementById('status').textContent = 'live'; render(JSON.parse(e.data)); });
             // The cookie lasts minutes: a feed the server closed for good gets a fresh cookie and starts again.
             feed.onerror = () => { document.getElementById('status').textContent = 'reconnecting…'; if \
-            (feed.readyState === EventSource.CLOSED) setTimeout(start, 2000); };
+        (feed.readyState === EventSource.CLOSED) setTimeout(start, 2000); };
           });
         }
         start();

@@ -12,7 +12,7 @@ enum MapScript {
         const ROAD_STYLE = {motorway:[5,'#c0392b'], trunk:[4.5,'#d35400'], primary:[4,'#e67e22'], \
         secondary:[3.5,'#f1c40f'],
           tertiary:[3,'#bdc3c7'], unclassified:[2,'#95a5a6'], residential:[2,'#95a5a6'], \
-          living_street:[1.5,'#b2bec3'], service:[1,'#dfe6e9']};
+        living_street:[1.5,'#b2bec3'], service:[1,'#dfe6e9']};
         function roadStyle(f) { const c = f.properties.class.replace('_link',''); const s = ROAD_STYLE[c] || \
         [1.5,'#95a5a6'];
           return {weight: s[0], color: s[1], opacity: 0.9}; }
@@ -20,7 +20,7 @@ enum MapScript {
           const box = document.getElementById(id);
           if (typeof L === 'undefined') {
             box.innerHTML = '<p class="missing">The map needs Leaflet, which this server could not find: run \
-            scripts/install-web.sh (or start the server with --leaflet-dir DIR).</p>';
+        scripts/install-web.sh (or start the server with --leaflet-dir DIR).</p>';
             document.body.dataset.map = 'missing'; return null;
           }
           const map = L.map(id, {zoomControl: true, attributionControl: true, preferCanvas: true});

@@ -31,25 +31,25 @@ enum SharePage {
           document.getElementById('title').textContent = s.title;
           document.getElementById('eta').textContent = s.eta;
           document.getElementById('provider').textContent = s.provider ? (s.kind === 'ride' ? 'Your driver: ' : 'Your \
-          courier: ') + s.provider : '';
+        courier: ') + s.provider : '';
           document.getElementById('banner').textContent = s.banner || '';
           const ol = document.getElementById('steps'); ol.innerHTML = '';
           for (const step of s.steps) { const li = document.createElement('li'); li.textContent = step.title; \
-          li.className = step.progress; ol.appendChild(li); }
+        li.className = step.progress; ol.appendChild(li); }
           document.getElementById('pin-label').textContent = s.pin.label || '';
           document.body.dataset.pin = s.pin.state;
           if (!map) return;
           if (ends.length === 0) {
             ends = [L.circleMarker([s.pickup.lat, s.pickup.lng], {radius: 6, color: '#555', fillOpacity: \
-            0.6}).addTo(map),
+        0.6}).addTo(map),
                     L.circleMarker([s.destination.lat, s.destination.lng], {radius: 8, color: '#0b7a75', fillOpacity: \
-                    0.8}).addTo(map).bindTooltip('Destination')];
+        0.8}).addTo(map).bindTooltip('Destination')];
             map.setView([s.destination.lat, s.destination.lng], 15);
           }
           if (s.pin.state === 'hidden') { if (pin) { pin.remove(); pin = null; } return; }
           const at = [s.pin.lat, s.pin.lng];
           if (!pin) pin = L.circleMarker(at, {radius: 9, color: '#1e5bd8', weight: 3}).addTo(map); else \
-          pin.setLatLng(at);
+        pin.setLatLng(at);
           const live = s.pin.state === 'live';
           pin.setStyle({opacity: live ? 1 : 0.35, fillOpacity: live ? 0.9 : 0.25});
         }
@@ -60,7 +60,7 @@ enum SharePage {
         events.onerror = () => {
           document.getElementById('conn').textContent = 'Reconnecting…';
           if (events.readyState === EventSource.CLOSED) fetch(location.pathname + '/state').then(r => { if (r.status \
-          === 410 || r.status === 404) location.reload(); });
+        === 410 || r.status === 404) location.reload(); });
         };
         </script></body></html>
         """

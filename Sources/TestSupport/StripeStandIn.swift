@@ -73,9 +73,8 @@ public final class StripeStandIn: Sendable {
             guard let intent = s.intents[intentId] else { return nil }
             let created = Int(s.now().timeIntervalSince1970)
             return Array(
-                #"{"id":"\#(eventId)","object":"event","api_version":"2024-06-20","created":\#(created),"#
-                    + #""livemode":false,"type":"\#(type)","data":{"object":"#
-                    .utf8)
+                (#"{"id":"\#(eventId)","object":"event","api_version":"2024-06-20","created":\#(created),"#
+                    + #""livemode":false,"type":"\#(type)","data":{"object":"#).utf8)
                 + intent.json + Array("}}".utf8)
         }
     }
@@ -166,9 +165,8 @@ private struct CardError {
     )
     var json: [UInt8] {
         Array(
-            #"{"type":"card_error","code":\#(jsonString(code)),"#
-                + #""decline_code":\#(declineCode.map(jsonString) ?? "null"),"message":\#(jsonString(message))"#
-                .utf8)
+            (#"{"type":"card_error","code":\#(jsonString(code)),"#
+                + #""decline_code":\#(declineCode.map(jsonString) ?? "null"),"message":\#(jsonString(message))"#).utf8)
     }
 }
 
@@ -385,10 +383,9 @@ private final class Book: Sendable {
         return Answer(
             status: 200,
             body: Array(
-                #"{"id":\#(jsonString(id)),"object":"payment_method","type":"card","livemode":false,"#
+                (#"{"id":\#(jsonString(id)),"object":"payment_method","type":"card","livemode":false,"#
                     + #""card":{"brand":"\#(card.brand)","last4":"\#(card.last4)","exp_month":12,"exp_year":2034,"#
-                    + #""funding":"credit","country":"US"}}"#
-                    .utf8))
+                    + #""funding":"credit","country":"US"}}"#).utf8))
     }
 
     private static func create(_ s: inout State, _ form: [String: String]) -> Answer {
@@ -561,9 +558,8 @@ private final class Book: Sendable {
         return Answer(
             status: 200,
             body: Array(
-                #"{"object":"search_result","data":[\#(data)],"has_more":false,"next_page":null,"#
-                    + #""url":"/v1/payment_intents/search"}"#
-                    .utf8))
+                (#"{"object":"search_result","data":[\#(data)],"has_more":false,"next_page":null,"#
+                    + #""url":"/v1/payment_intents/search"}"#).utf8))
     }
 
     private static func parseMetadataQuery(_ query: String) -> (String, String)? {

@@ -138,9 +138,8 @@ enum RideCommand {
                 guard answerChallenge else {
                     FileHandle.standardError.write(
                         Data(
-                            "enroute ride: open the link to answer the challenge, or run with --answer-challenge "
-                                + "(sandbox)\n"
-                                .utf8))
+                            ("enroute ride: open the link to answer the challenge, or run with --answer-challenge "
+                                + "(sandbox)\n").utf8))
                     return paymentRefused
                 }
                 answeredChallenge = true

@@ -34,7 +34,7 @@ func usage() -> Never {
             usage: routing-bench grid --size N [--pairs P] [--seed S]
                    routing-bench city --nodes N --out FILE.osm.pbf [--seed S]
                    routing-bench pairs --graph FILE.graph [--pairs P] [--seed S] [--check C] [--out FILE.tsv] \
-                   [--customize]
+            [--customize]
                    routing-bench diagnose --graph FILE.graph LON1 LAT1 LON2 LAT2
 
             """.utf8))

@@ -79,9 +79,8 @@ struct FanoutBench {
             let token = providerToken
             return Plan(
                 watch: Array(
-                    "GET /v1/trips/\(tripId)/events HTTP/1.1\r\nHost: bench\r\nAccept: "
-                        + "text/event-stream\r\nAuthorization: Bearer \(customerToken)\r\n\r\n"
-                        .utf8),
+                    ("GET /v1/trips/\(tripId)/events HTTP/1.1\r\nHost: bench\r\nAccept: "
+                        + "text/event-stream\r\nAuthorization: Bearer \(customerToken)\r\n\r\n").utf8),
                 publish: { control, k in
                     let recorded = ISO8601DateFormatter.string(
                         from: origin.addingTimeInterval(Double(k) * 0.05), timeZone: TimeZone(identifier: "UTC")!,

@@ -31,9 +31,8 @@ do {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates [--name "
-                    + "value ...]\n"
-                    .utf8))
+                ("usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates [--name "
+                    + "value ...]\n").utf8))
         exit(64)
     }
 } catch {

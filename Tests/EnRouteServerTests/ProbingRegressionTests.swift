@@ -126,10 +126,9 @@ import EnRouteBackend
 
     @Test func aStatusNameOutsideTheTripsOwnMachineIsACorruptRecordNotAGuess() throws {
         let bytes = Data(
-            #"{"id":"x","kind":"delivery","version":1,"status":"driverAssigned","customerId":"c1","pickup":{"lat":0,"#
+            (#"{"id":"x","kind":"delivery","version":1,"status":"driverAssigned","customerId":"c1","pickup":{"lat":0,"#
                 + #""lng":0},"dropoff":{"lat":0,"lng":0},"createdAt":"2026-10-20T18:40:00Z","#
-                + #""updatedAt":"2026-10-20T18:40:00Z"}"#
-                .utf8)
+                + #""updatedAt":"2026-10-20T18:40:00Z"}"#).utf8)
         #expect(throws: DecodingError.self) { try WireCoding.decoder().decode(TripRecord.self, from: bytes) }
     }
 

@@ -8,11 +8,10 @@ private let secret = "whsec_enroute"
 private let signedAt = 1_800_000_000
 private let now = Date(timeIntervalSince1970: TimeInterval(signedAt))
 private let succeeded = Array(
-    #"{"id":"evt_1","object":"event","created":1799999990,"type":"payment_intent.succeeded","#
+    (#"{"id":"evt_1","object":"event","created":1799999990,"type":"payment_intent.succeeded","#
         + #""data":{"object":{"id":"pi_1","object":"payment_intent","amount":2000,"amount_capturable":0,"#
         + #""amount_received":1500,"currency":"eur","status":"succeeded","next_action":null,"#
-        + #""last_payment_error":null}}}"#
-        .utf8)
+        + #""last_payment_error":null}}}"#).utf8)
 
 @Suite struct StripeWebhookVerifierTests {
     func verify(
@@ -112,9 +111,8 @@ private let succeeded = Array(
             try verify(body, header: header(body))
         }
         let customer = Array(
-            #"{"id":"evt_2","type":"customer.created","created":1,"data":{"object":{"object":"customer","#
-                + #""id":"cus_1"}}}"#
-                .utf8)
+            (#"{"id":"evt_2","type":"customer.created","created":1,"data":{"object":{"object":"customer","#
+                + #""id":"cus_1"}}}"#).utf8)
         #expect(throws: StripeWebhookError.malformedBody("data.object is a customer, not a payment_intent or a charge"))
         {
             try verify(customer, header: header(customer))
@@ -123,10 +121,9 @@ private let succeeded = Array(
 
     @Test func anExpiredChargeSaysItsIntentHoldsNothing() throws {
         let expired = Array(
-            #"{"id":"evt_3","type":"charge.expired","created":1799999000,"data":{"object":{"id":"ch_1","#
+            (#"{"id":"evt_3","type":"charge.expired","created":1799999000,"data":{"object":{"id":"ch_1","#
                 + #""object":"charge","payment_intent":"pi_7","amount":2000,"amount_captured":0,"captured":false,"#
-                + #""status":"succeeded","currency":"eur"}}}"#
-                .utf8)
+                + #""status":"succeeded","currency":"eur"}}}"#).utf8)
         let event = try verify(expired, header: header(expired))
         #expect(event.type == "charge.expired")
         #expect(event.intent == GatewayIntent(id: "pi_7", status: .canceled, amountMinor: 2_000, currency: "EUR"))

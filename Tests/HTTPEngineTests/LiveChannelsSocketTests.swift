@@ -74,11 +74,8 @@ import TestSupport
             try await client.read(untilContains: "\r\n0\r\n\r\n")
             let ids = LiveChannelsTests.ids(client.dechunkedBody)
             // The raw tail tells a lost event from one that arrived out of its chunk framing.
-            #expect(
-                ids == Array(0...publishes),
-                "a stayer saw \(ids.count) events; the first bytes: \(client.text.prefix(700).debugDescription); the "
-                    + "last bytes: \(client.text.suffix(400).debugDescription)"
-            )
+            let first = client.text.prefix(700).debugDescription, last = client.text.suffix(400).debugDescription
+            #expect(ids == Array(0...publishes), "a stayer saw \(ids.count) events; first \(first); last \(last)")
         }
         try await eventually("every stream closed", within: .seconds(30)) { server.openStreamCount == 0 }
         #expect(channels.channelCount == 0)

@@ -133,7 +133,7 @@ import EnRouteModels
                 """
                 {"type":"https://enroute.invalid/problems/payment-declined","title":"Card declined","status":402,
                  "detail":"Your card has insufficient funds.","declineCode":"insufficient_funds","nextStep":"Try \
-                 another card."}
+                another card."}
                 """, status: 402))
         await #expect(
             throws: RideRequestRefusal.payment(
@@ -153,7 +153,7 @@ import EnRouteModels
                 {"type":"https://enroute.invalid/problems/payment-action-required","title":"Confirm with your \
                 bank","status":402,
                  "detail":"Your bank asks you to \
-                 confirm.","actionURL":"https://api.enroute.test/v1/payments/sandbox/challenges/pi_1"}
+                confirm.","actionURL":"https://api.enroute.test/v1/payments/sandbox/challenges/pi_1"}
                 """, status: 402))
         do {
             _ = try await api.requestTrip(Fixtures.request, idempotencyKey: Fixtures.key(1))
