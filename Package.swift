@@ -120,6 +120,9 @@ package.targets += [
     .target(
         name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"],
         swiftSettings: settings),
+    /// In-process stand-ins for the outside services, the defaults for the demo and development: a payment gateway
+    /// that answers Stripe's test payment methods, and a telephony relay that only logs.
+    .target(name: "EnRouteSandbox", dependencies: ["EnRouteDomain", "EnRouteModels"], swiftSettings: settings),
     /// A RESP2 Redis client of the project's own over POSIX sockets: commands, pipelines, reconnects, stream reading.
     .target(name: "RedisKit", swiftSettings: settings),
     /// Redis adapters of the domain's seams: provider locations (latest fixes, time-bucketed geo keys).
@@ -136,8 +139,7 @@ package.targets += [
         name: "EnRouteBackend",
         dependencies: [
             "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine",
-            "EnRouteModels",
-            "EnRouteWeb",
+            "EnRouteModels", "EnRouteWeb", "EnRouteSandbox",
         ],
         swiftSettings: settings),
     // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
@@ -206,7 +208,7 @@ package.targets += [
             "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport",
             "ProviderKit",
             "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
-            "EnRouteRedis", "RedisKit", "EnRoutePostgres",
+            "EnRouteRedis", "RedisKit", "EnRoutePostgres", "EnRouteSandbox",
         ],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
@@ -265,7 +267,7 @@ package.targets += [
             "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport",
             "EnRouteModels", "EnRouteRoads",
             "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio",
-            "SQLiteKit",
+            "SQLiteKit", "EnRouteSandbox",
             "EnRouteRedis", "RedisKit",
         ],
         swiftSettings: settings
@@ -286,7 +288,8 @@ package.targets += [
         ],
         swiftSettings: settings),
     .testTarget(
-        name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport"], exclude: ["Fixtures"],
+        name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport", "EnRouteSandbox"],
+        exclude: ["Fixtures"],
         swiftSettings: settings),
     .testTarget(
         name: "EnRouteWebTests",
@@ -335,7 +338,7 @@ package.targets += [
         name: "EnRouteRedisTests",
         dependencies: [
             "EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport",
-            "EnRouteBackend", "ClientKit",
+            "EnRouteBackend", "ClientKit", "EnRouteSandbox",
         ],
         swiftSettings: settings),
     /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.

@@ -1,5 +1,6 @@
 import Foundation
 public import EnRouteDomain
+import EnRouteSandbox
 public import EnRouteAPI
 public import EnRouteNotifications
 public import HTTPEngine

@@ -1,5 +1,6 @@
 public import Foundation
 public import EnRouteDomain
+import EnRouteSandbox
 public import EnRouteAPI
 public import EnRouteNotifications
 public import EnRouteWeb

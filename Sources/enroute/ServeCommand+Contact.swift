@@ -1,5 +1,6 @@
 import Foundation
 import EnRouteDomain
+import EnRouteSandbox
 import EnRouteModels
 import EnRouteTwilio
 import CurlTransport

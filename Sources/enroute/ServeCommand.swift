@@ -3,6 +3,7 @@ import Dispatch
 import HTTPEngine
 import EnRouteBackend
 import EnRouteDomain
+import EnRouteSandbox
 import EnRouteAPI
 import EnRouteStorage
 import EnRouteNotifications

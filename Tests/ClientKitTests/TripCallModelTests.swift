@@ -3,6 +3,7 @@ import Testing
 import ClientKit
 import EnRouteModels
 import EnRouteDomain
+import EnRouteSandbox
 import TestSupport
 
 /// The call button's model against the real server in-process: hidden until a provider accepts, the relay number

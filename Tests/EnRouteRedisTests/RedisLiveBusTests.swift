@@ -3,6 +3,7 @@ import Testing
 import ClientKit
 import EnRouteModels
 import EnRouteDomain
+import EnRouteSandbox
 import EnRouteBackend
 import EnRouteRedis
 import RedisKit

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import EnRouteModels
 import EnRouteDomain
+import EnRouteSandbox
 import TestSupport
 
 /// Issue 13 end to end through the API: quotes, the hold at confirmation, the capture after the trip, declines,

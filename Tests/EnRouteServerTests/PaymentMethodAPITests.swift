@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import EnRouteModels
 import EnRouteDomain
+import EnRouteSandbox
 import HTTPEngine
 import TestSupport
 import Synchronization

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import EnRouteModels
 import EnRouteDomain
+import EnRouteSandbox
 import TestSupport
 
 /// The payment worker keeps up with a busy node: settlements run side by side, those of one subject in order.

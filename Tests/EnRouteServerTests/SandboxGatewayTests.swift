@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import EnRouteDomain
+import EnRouteSandbox
 
 /// The sandbox gateway answers Stripe's test payment methods as Stripe's testing page says, with Stripe's idempotency.
 @Suite struct SandboxGatewayTests {

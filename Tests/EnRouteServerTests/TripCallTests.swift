@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import EnRouteDomain
+import EnRouteSandbox
 import EnRouteModels
 import EnRouteBackend
 import TestSupport

@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
-import EnRouteModels
+public import EnRouteModels
+public import EnRouteDomain
 
 /// An in-process, stateful payment gateway that answers Stripe's documented test payment methods as Stripe does:
 /// the default for `make demo` and the tests.

@@ -1,4 +1,5 @@
 public import EnRouteModels
+public import EnRouteDomain
 import Synchronization
 
 /// The default relay: hands out proxy numbers from a configured pool and writes what a real relay would do to the log,
