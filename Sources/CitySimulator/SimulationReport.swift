@@ -1,9 +1,8 @@
 public import Foundation
 
-/// The run's figures (issue 17's report.json): computed from the clients' observations and the server's findings
-/// only. Its JSON has exactly the issue's top-level keys plus `offersExpired`, `paymentsCaptured`, `paymentsExpected`,
-/// `etaHonestyOnTheWay`;
-/// a figure without data is null.
+/// The run's figures (report.json): computed from the clients' observations and the server's findings only. Its JSON
+/// has exactly the issue's top-level keys plus `offersExpired`, `paymentsCaptured`, `paymentsExpected`,
+/// `etaHonestyOnTheWay`; a figure without data is null.
 public struct SimulationReport: Sendable, Equatable, Encodable {
     /// A median and a tail.
     public struct Spread: Sendable, Equatable, Encodable {

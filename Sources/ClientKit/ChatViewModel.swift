@@ -2,8 +2,8 @@ import Foundation
 public import EnRouteModels
 public import Observation
 
-/// A trip's chat screen for the customer's and the provider's apps (issue 15): the history, live messages, typing and
-/// receipts over `ChatConnection`, and an outbox for what the user writes.
+/// A trip's chat screen for the customer's and the provider's apps: the history, live messages, typing and receipts
+/// over `ChatConnection`, and an outbox for what the user writes.
 ///
 /// A message goes into the outbox with a `messageId` made once; a failed request leaves it there, marked waiting, and
 /// it

@@ -2,7 +2,7 @@ public import Foundation
 public import Observation
 public import EnRouteModels
 
-/// What the call button shows (seed 004, P44.7: "A contact control that disappears after the trip").
+/// What the call button shows (a contact control that disappears after the trip).
 public enum TripCallState: Sendable, Equatable {
     /// No button: nobody to call yet, or the trip's calls are over.
     case hidden

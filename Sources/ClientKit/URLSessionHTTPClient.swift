@@ -91,7 +91,8 @@ public final class URLSessionHTTPClient: HTTPClient, @unchecked Sendable {
     }
 
     #if canImport(FoundationNetworking)
-    /// The linux-foundation.md §1c wrapper: the only shape that neither crashed nor hung under racing cancels.
+    /// One data task per request behind a cancel box: on FoundationNetworking, the only shape that neither crashed nor
+    /// hung under racing cancels.
     private func dataTask(_ request: URLRequest) async throws -> (Data, URLResponse) {
         let handle = CancelBox()
         return try await withTaskCancellationHandler {

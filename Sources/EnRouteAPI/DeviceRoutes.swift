@@ -83,7 +83,7 @@ public struct NotificationsAPI: Sendable {
         }
     }
 
-    /// A device token is hex; any length APNs might use (protocols.md §1.1), lower-cased.
+    /// A device token is hex; any length APNs might use, lower-cased.
     static func token(_ raw: String) throws(HTTPError) -> String {
         guard (16...400).contains(raw.count), raw.allSatisfy(\.isHexDigit) else {
             throw HTTPError.invalid("/token", "must be the device token as hex")

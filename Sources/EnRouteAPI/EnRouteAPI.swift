@@ -15,8 +15,8 @@ public struct OpsOverride: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The HTTP API of the backend: every route of seeds 000–004 over the domain, in route groups
-/// (`Routes/`), with idempotency, rate limits and error mapping applied in one place each.
+/// The HTTP API of the backend: every route of the apps and the console over the domain, in route groups (`Routes/`),
+/// with idempotency, rate limits and error mapping applied in one place each.
 public struct EnRouteAPI: Sendable {
     public let service: TripService
     public let auth: Authenticator
@@ -40,9 +40,9 @@ public struct EnRouteAPI: Sendable {
     public let paymentHooks: PaymentHooks
     /// The customers' saved payment methods.
     public let paymentMethods: PaymentMethods
-    /// Trips' chats (issue 15); nil serves none.
+    /// Trips' chats; nil serves none.
     public let chat: ChatService?
-    /// Relayed calls, phone numbers and proof uploads (issue 15); without them those routes are not served.
+    /// Relayed calls, phone numbers and proof uploads; without them those routes are not served.
     public var contact: ContactServices?
     let idempotency: IdempotencyMiddleware
     let liveStreams: TripLiveStreams

@@ -5,9 +5,9 @@ import EnRouteCrypto
 import EnRouteModels
 import Synchronization
 
-/// The `Idempotency-Key` protocol (protocols.md §7.3) as one middleware around a route's mutation:
-/// replays a stored answer, 409 while the first request is running, 422 for the same key with another
-/// body, 400 when the key is required and missing or malformed.
+/// The `Idempotency-Key` protocol (IETF draft-ietf-httpapi-idempotency-key-header) as one middleware around a route's
+/// mutation: replays a stored answer, 409 while the first request is running, 422 for the same key with another body,
+/// 400 when the key is required and missing or malformed.
 public struct IdempotencyMiddleware: Sendable {
     /// Whether a route refuses requests without a key.
     public enum Mode: Sendable { case required, optional }

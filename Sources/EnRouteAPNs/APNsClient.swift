@@ -3,8 +3,8 @@ public import Foundation
 import EnRouteCrypto
 import Synchronization
 
-/// Sends pushes to APNs with token auth and turns every documented answer into a `PushOutcome`
-/// (protocols.md §1.2–1.5).
+/// Sends pushes to APNs with token auth and turns every documented answer into a `PushOutcome` (Apple's APNs provider
+/// API).
 public final class APNsClient: PushGateway {
     private let configuration: APNsConfiguration
     private let transport: any APNsTransport

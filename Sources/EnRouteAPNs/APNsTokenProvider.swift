@@ -3,7 +3,7 @@ public import Foundation
 public import EnRouteCrypto
 import Synchronization
 
-/// The provider JWT (ES256), minted rarely and reused by every request (protocols.md §1.4).
+/// The provider JWT (ES256), minted rarely and reused by every request.
 ///
 /// A token is reused until it is `refreshAfter` old (between 20 and 60 minutes, default 50). APNs'
 /// `ExpiredProviderToken` mints again, but never sooner than 20 minutes after the last mint, since a

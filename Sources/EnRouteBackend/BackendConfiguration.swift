@@ -50,7 +50,7 @@ public struct BackendConfiguration: Sendable {
     public var chat = ChatPolicy()
     /// The share page's and the ops console's settings (Leaflet's folder, link lifetimes).
     public var web = WebConfiguration()
-    /// When relayed calls are allowed and when their sessions close (issue 15).
+    /// When relayed calls are allowed and when their sessions close.
     public var calls = CallPolicy()
     /// Where proof uploads' bytes go; nil: `<db>.blobs` beside an SQLite database, or with PostgreSQL a folder per
     /// database and schema in the temporary directory.

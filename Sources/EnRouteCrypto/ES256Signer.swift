@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// ES256 (ECDSA P-256 with SHA-256) JSON Web Tokens, as APNs token auth needs (protocols.md §1.4).
+/// ES256 (ECDSA P-256 with SHA-256) JSON Web Tokens, as APNs token auth needs.
 ///
 /// The key is a PKCS#8 PEM, the format of an APNs `.p8` file. Signatures are JOSE R‖S, 64 bytes.
 public final class ES256Signer: @unchecked Sendable {

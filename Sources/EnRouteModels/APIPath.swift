@@ -7,7 +7,7 @@ public import Foundation
 public enum APIPath {
     /// The path templates, exactly as the server routes them.
     public enum Template {
-        // Rider (seed 002)
+        // Rider
         /// `POST`: prices and pickup times per product for a route.
         public static let estimates = "/v1/estimates"
         /// `GET ?lat=&lng=`: free cars near a point.
@@ -16,22 +16,22 @@ public enum APIPath {
         public static let trips = "/v1/trips"
         /// `GET`: the rider's active trip, or 204.
         public static let activeTrip = "/v1/trips/active"
-        /// `GET`: one trip; a WebSocket upgrade here is seed 002's live channel.
+        /// `GET`: one trip; a WebSocket upgrade here is the rider app's live channel.
         public static let trip = "/v1/trips/{id}"
         /// `POST`: the rider cancels.
         public static let tripCancel = "/v1/trips/{id}/cancel"
         /// `GET`: the trip's live events (SSE, or WebSocket on upgrade).
         public static let tripEvents = "/v1/trips/{id}/events"
-        /// `GET`: the ride's remaining route as a JSON array of `{lat, lng}` (seed 003's `routeData`).
+        /// `GET`: the ride's remaining route as a JSON array of `{lat, lng}` (the ride tracking screen's `routeData`).
         public static let tripRoute = "/v1/trips/{id}/route"
 
-        // Chat (issue 15)
+        // Chat
         /// `POST {messageId, text}` writes, `GET ?after=` reads the trip's conversation.
         public static let tripMessages = "/v1/trips/{id}/messages"
         /// `GET` (WebSocket): the trip's conversation live, messages both ways with typing and receipts.
         public static let tripChat = "/v1/trips/{id}/chat"
 
-        // Customer's orders (seed 000)
+        // Customer's orders
         /// `POST` with `Idempotency-Key`: place an order.
         public static let orders = "/v1/orders"
         /// `GET`: the customer's active orders.
@@ -47,7 +47,7 @@ public enum APIPath {
         /// `GET`: the order's remaining route as a JSON array of `{lat, lng}`.
         public static let orderRoute = "/v1/orders/{id}/route"
 
-        // Provider (seed 004)
+        // Provider
         /// `POST`: going online or offline.
         public static let providerAvailability = "/v1/provider/availability"
         /// `GET`: the provider's live events (offers, withdrawals, trip updates) as SSE.
@@ -91,13 +91,13 @@ public enum APIPath {
         /// `GET` reads, `PUT` creates or replaces one provider profile.
         public static let opsProvider = "/v1/ops/providers/{id}"
 
-        // Notifications (seed 001)
+        // Notifications
         /// `PUT` registers, `DELETE` forgets a device token.
         public static let device = "/v1/devices/{token}"
         /// `POST`: a notification was opened.
         public static let notificationOpened = "/v1/notifications/{id}/opened"
 
-        // Money (issue 13)
+        // Money
         /// `POST`: a basket's item lines, fees and total as a quote.
         public static let orderQuote = "/v1/orders/quote"
         /// `GET` lists the customer's saved payment methods, masked; `POST {token}` saves one.
@@ -125,7 +125,7 @@ public enum APIPath {
         /// `GET` shows, `POST` answers a sandbox bank challenge (the sandbox gateway's stand-in for 3-D Secure).
         public static let sandboxChallenge = "/v1/payments/sandbox/challenges/{id}"
 
-        /// `POST`/`DELETE`: a signed link to the order's share page, or turning its links off (issue 17).
+        /// `POST`/`DELETE`: a signed link to the order's share page, or turning its links off.
         public static let orderShare = "/v1/orders/{id}/share"
         /// `POST`/`DELETE`: the same for a ride.
         public static let tripShare = "/v1/trips/{id}/share"
@@ -151,7 +151,7 @@ public enum APIPath {
         public static let roadMap = "/map/roads.geojson"
         /// Leaflet's files (leaflet.js, leaflet.css) from Debian's libjs-leaflet.
         public static let leafletAsset = "/assets/leaflet/{file}"
-        // Calls and proof (issue 15)
+        // Calls and proof
         /// `PUT` sets, `GET` reads the caller's own phone number (E.164).
         public static let accountPhone = "/v1/account/phone"
         /// `POST`: the relay number this party dials to reach the other party of the trip.

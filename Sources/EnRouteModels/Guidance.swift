@@ -5,8 +5,8 @@ public enum RouteStop: String, Codable, Sendable, Equatable {
     case pickup, dropoff
 }
 
-/// `GET /v1/provider/trips/{id}/route`: the road route from the provider's position to the trip's next stop, with
-/// its maneuvers (seed 004: "be guided to the pickup point and then to the destination").
+/// `GET /v1/provider/trips/{id}/route`: the road route from the provider's position to the trip's next stop, with its
+/// maneuvers (guided to the pickup point, then to the destination).
 public struct ProviderRoute: Codable, Sendable, Equatable {
     /// The trip the route is for.
     public var tripId: String

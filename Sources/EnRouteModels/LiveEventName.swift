@@ -5,7 +5,7 @@ public enum LiveEventName: String, Sendable, CaseIterable {
     case tripUpdated
     /// A ride's driver moved (`DriverLocation`, with the ETA the server computed for that fix).
     case driverMoved
-    /// An order's tracking snapshot (seed 000's JSON, on `/v1/orders/{id}/events`).
+    /// An order's tracking snapshot (the order tracker's JSON, on `/v1/orders/{id}/events`).
     case tracking
     /// A time-limited offer of a trip to the provider (`Offer`).
     case offer

@@ -1,6 +1,6 @@
-// Seed 001's request bodies, shared by the server's NotificationsAPI and the client's NotificationsKit.
+// The notification flow's request bodies, shared by the server's NotificationsAPI and the client's NotificationsKit.
 
-/// `PUT /v1/devices/{token}` body (seed 001).
+/// `PUT /v1/devices/{token}` body.
 public struct DeviceRegistrationBody: Codable, Sendable, Equatable {
     /// "ios".
     public let platform: String

@@ -1,11 +1,11 @@
 public import Foundation
 
-/// A delivery's customer-facing status on the wire (seed 000).
+/// A delivery's customer-facing status on the wire.
 public enum OrderStatusWire: String, Codable, Sendable, CaseIterable {
     case placed, picking, onTheWay, arriving, delivered, cancelled, problem
 }
 
-/// `GET /v1/orders/{id}/tracking`, exactly as seed 000 shows it.
+/// `GET /v1/orders/{id}/tracking`, exactly as the order tracker reads it.
 ///
 /// `problem` carries the message of a `problem` status and the reason of a `cancelled` one; null otherwise.
 public struct TrackingDTO: Codable, Sendable, Equatable {

@@ -54,7 +54,7 @@ public struct PaymentMethodRequest: Codable, Sendable, Equatable {
     public init(token: String, makeDefault: Bool? = nil) { self.token = token; self.makeDefault = makeDefault }
 }
 
-/// A saved payment method as the customer sees it (P26.9): display details only.
+/// A saved payment method as the customer sees it: display details only.
 public struct PaymentMethodSummary: Codable, Sendable, Equatable, Identifiable {
     public let id: String
     /// "visa", "mastercard", …
@@ -75,7 +75,7 @@ public struct PaymentMethodList: Codable, Sendable, Equatable {
     public init(methods: [PaymentMethodSummary]) { self.methods = methods }
 }
 
-/// Where a trip's payment stands (issue 13's payment machine), as the wire shows it.
+/// Where a trip's payment stands (the payment machine), as the wire shows it.
 public enum PaymentStatus: String, Codable, Sendable, CaseIterable {
     /// The hold is being placed.
     case authorizing

@@ -26,7 +26,7 @@ public struct LocationBatch: Codable, Sendable, Equatable {
     public init(batchId: String, fixes: [LocationFix]) { self.batchId = batchId; self.fixes = fixes }
 }
 
-/// `POST /v1/provider/trips/{id}/steps` body (seed 004 `reportStep`).
+/// `POST /v1/provider/trips/{id}/steps` body (`reportStep`).
 public struct StepRequest: Codable, Sendable, Equatable {
     /// Unique per change; a resent change is applied once.
     public let changeId: String

@@ -1,18 +1,18 @@
 public import Foundation
 
-/// A point on the map, in degrees (seed 002).
+/// A point on the map, in degrees.
 public struct Coordinate: Codable, Sendable, Equatable, Hashable {
     public let lat: Double
     public let lng: Double
     public init(lat: Double, lng: Double) { self.lat = lat; self.lng = lng }
-    /// The same point with the names seed 003 writes (`Coordinate(latitude:longitude:)`).
+    /// The same point with the names MapKit code writes (`Coordinate(latitude:longitude:)`).
     public init(latitude: Double, longitude: Double) { self.init(lat: latitude, lng: longitude) }
 
     /// True when both parts are finite and inside the globe's ranges.
     public var isValid: Bool { lat.isFinite && lng.isFinite && (-90...90).contains(lat) && (-180...180).contains(lng) }
 }
 
-/// The driver's position as the rider sees it; `seq` grows with each update (seed 002).
+/// The driver's position as the rider sees it; `seq` grows with each update.
 public struct DriverLocation: Codable, Sendable, Equatable {
     public let coordinate: Coordinate
     /// Degrees, 0 = north.
@@ -33,7 +33,7 @@ public struct DriverLocation: Codable, Sendable, Equatable {
     }
 }
 
-/// The assigned driver as shown to the rider (seed 002).
+/// The assigned driver as shown to the rider.
 public struct Driver: Codable, Sendable, Equatable {
     public let id, name, carModel, plate: String
     public let rating: Double
@@ -44,7 +44,7 @@ public struct Driver: Codable, Sendable, Equatable {
     }
 }
 
-/// An amount in minor units; never a Double (seed 002).
+/// An amount in minor units; never a Double.
 public struct Money: Codable, Sendable, Equatable, Hashable {
     /// Cents, or the currency's smallest unit.
     public let amountMinor: Int
@@ -53,7 +53,7 @@ public struct Money: Codable, Sendable, Equatable, Hashable {
     public init(amountMinor: Int, currency: String) { self.amountMinor = amountMinor; self.currency = currency }
 }
 
-/// A ride's state (seed 002).
+/// A ride's state.
 public enum TripState: String, Codable, Sendable, CaseIterable {
     case searching, driverAssigned, driverArrived, onTrip
     case completed, cancelled, noDriversFound
@@ -67,7 +67,7 @@ public enum TripState: String, Codable, Sendable, CaseIterable {
     }
 }
 
-/// The ride as the rider's app sees it (seed 002).
+/// The ride as the rider's app sees it.
 public struct Trip: Codable, Sendable, Identifiable, Equatable {
     public let id: String
     public var state: TripState
@@ -88,7 +88,7 @@ public struct Trip: Codable, Sendable, Identifiable, Equatable {
     }
 }
 
-/// What the rider asks for (seed 002), naming the quote it accepts; the client never states an amount.
+/// What the rider asks for, naming the quote it accepts; the client never states an amount.
 public struct TripRequest: Codable, Sendable, Equatable {
     public let pickup: Coordinate
     public let dropoff: Coordinate
@@ -101,14 +101,14 @@ public struct TripRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// Body of `POST /v1/estimates` (seed 002).
+/// Body of `POST /v1/estimates`.
 public struct EstimateRequest: Codable, Sendable, Equatable {
     public let pickup: Coordinate
     public let dropoff: Coordinate
     public init(pickup: Coordinate, dropoff: Coordinate) { self.pickup = pickup; self.dropoff = dropoff }
 }
 
-/// One product's price and pickup time before a request (seed 002), as a quote with an identity and a time limit.
+/// One product's price and pickup time before a request, as a quote with an identity and a time limit.
 public struct Estimate: Codable, Sendable, Equatable {
     public let productID: String
     public let fare: Money
@@ -123,7 +123,7 @@ public struct Estimate: Codable, Sendable, Equatable {
     }
 }
 
-/// One message on a ride's live channel (seed 002).
+/// One message on a ride's live channel.
 public enum TripEvent: Sendable, Equatable {
     case tripUpdated(Trip)
     case driverMoved(DriverLocation)

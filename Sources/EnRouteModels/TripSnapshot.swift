@@ -28,7 +28,7 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
     public var matchedDistanceMeters: Double? = nil
     /// Seconds of driving along the matched path at the router's speeds.
     public var matchedDurationSeconds: Double? = nil
-    /// The quoted fare, then the final one once the trip ended (issue 13).
+    /// The quoted fare, then the final one once the trip ended.
     public var fare: Money? = nil
     /// Where the trip's payment stands.
     public var payment: PaymentStatus? = nil

@@ -1,4 +1,4 @@
-/// Which APNs service a device token belongs to; tokens are bound to one (protocols.md §1.1).
+/// Which APNs service a device token belongs to; tokens are bound to one.
 public enum APNsEnvironment: String, Codable, Sendable, CaseIterable {
     case sandbox, production
 

@@ -2,8 +2,8 @@ public import Foundation
 public import EnRouteModels
 public import EnRouteDomain
 
-/// Puts a chat message in the push outbox for a recipient with no chat socket open and a registered device (issue 15):
-/// a `CHAT_MESSAGE` alert whose text is sealed to each device's key at send time, collapsed per trip.
+/// Puts a chat message in the push outbox for a recipient with no chat socket open and a registered device: a
+/// `CHAT_MESSAGE` alert whose text is sealed to each device's key at send time, collapsed per trip.
 public struct ChatPushPlanner: ChatNotifier {
     private let queue: PushQueue
 

@@ -2,8 +2,8 @@ public import Foundation
 public import EnRouteModels
 public import EnRouteDomain
 
-/// Puts each dispatch offer in the push outbox when its provider has a registered device (seed 004
-/// §44.4: "a platform push carries it as well"), so that the offer reaches a closed app too.
+/// Puts each dispatch offer in the push outbox when its provider has a registered device (a platform push carries it as
+/// well), so that the offer reaches a closed app too.
 ///
 /// The job expires with the offer; whether the offer is still open is asked again at send time, since
 /// it may end before the sender gets to it.

@@ -3,7 +3,8 @@ public import EnRouteDomain
 import EnRouteModels
 import Synchronization
 
-/// Turns delivery changes into outbox messages inside the change's own transaction (seed 001, seed 000 §Live Activity).
+/// Turns delivery changes into outbox messages inside the change's own transaction (order alerts and Live Activity
+/// updates).
 ///
 /// Order updates: picking, on the way, arriving, delivered, a new problem. Live Activity: an update at
 /// priority 10 on every stage change, at priority 5 when the ETA drifts (rate-limited), the end on

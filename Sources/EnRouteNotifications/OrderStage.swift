@@ -1,4 +1,4 @@
-/// The order moments a customer is told about (seed 001), with the generic copy that is always true.
+/// The order moments a customer is told about, with the generic copy that is always true.
 public enum OrderStage: String, Codable, Sendable, CaseIterable {
     case picking, onTheWay, arriving, delivered, problem
 
@@ -24,7 +24,7 @@ public enum OrderStage: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// 10 when the customer should see it now, 5 otherwise (protocols.md §1.3).
+    /// 10 when the customer should see it now, 5 otherwise.
     public var priority: Int { self == .picking ? 5 : 10 }
 
     /// Only "rider arriving" breaks through Focus.

@@ -2,9 +2,9 @@ public import Foundation
 import EnRouteCrypto
 import EnRouteModels
 
-/// Builds the exact APNs payloads of seed 001 (order updates), seed 000 (Live Activities) and seed 004 (offers).
+/// Builds the exact APNs payloads of order updates, Live Activities and offers.
 public struct PushPayloadBuilder: Sendable {
-    /// APNs' limit for everything but VoIP (protocols.md §1.6).
+    /// APNs' limit for everything but VoIP.
     public static let maximumPayloadBytes = 4096
     /// The HPKE `info` both sides use for the `secret` field.
     public static let secretInfo = Array("EnRoute push secret v1".utf8)

@@ -11,7 +11,7 @@ public struct PushRetryPolicy: Sendable {
             switch reason {
             case .network: (5, 300)
             case .throttled: (30, 600)
-            // APNs asks for 5xx retries no sooner than 15 minutes apart once they repeat (protocols.md §1.5).
+            // APNs asks for 5xx retries no sooner than 15 minutes apart once they repeat.
             case .serverError: (60, 900)
             case .configuration: (300, 3600)
             }

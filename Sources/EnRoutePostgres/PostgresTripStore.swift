@@ -77,9 +77,9 @@ public final class PostgresTripStore: TripStore, Sendable {
         ledger_append_only();
         CREATE TABLE provider_ratings (provider_id TEXT PRIMARY KEY, count BIGINT NOT NULL, sum BIGINT NOT NULL);
         """,
-        // The live fan-out's relay (issue 14): a version's city, its number in the city's relay order once stamped
-        // (`seq` is taken at insert and commits land out of its order, so it cannot be that number), and named leases
-        // (who relays a city) with the last number stamped under each.
+        // The live fan-out's relay: a version's city, its number in the city's relay order once stamped (`seq` is taken
+        // at insert and commits land out of its order, so it cannot be that number), and named leases (who relays a
+        // city) with the last number stamped under each.
         """
         ALTER TABLE outbox ADD COLUMN city TEXT, ADD COLUMN relay_seq BIGINT;
         UPDATE outbox SET city = convert_from(payload, 'UTF8')::jsonb ->> 'city' WHERE topic = 'live';

@@ -67,8 +67,8 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX trips_status_newest ON trips(status, created_at, id);
         CREATE INDEX trips_merchant_active ON trips(merchant_id, created_at, id) WHERE active = 1;
         """,
-        // Money (issue 13): holds placed per quote before their trip exists, and the append-only, double-entry ledger;
-        // history pages per party.
+        // Money: holds placed per quote before their trip exists, and the append-only, double-entry ledger; history
+        // pages per party.
         """
         CREATE TABLE payment_attempts (
             quote_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, trip_id TEXT, intent_id TEXT, created_at REAL NOT \
@@ -91,8 +91,8 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
         CREATE INDEX trips_provider_newest ON trips(provider_id, created_at, id) WHERE provider_id IS NOT NULL;
         CREATE INDEX trips_merchant_newest ON trips(merchant_id, created_at, id) WHERE merchant_id IS NOT NULL;
         """,
-        // The live fan-out's relay (issue 14): a version's city, its number in the city's relay order once stamped, and
-        // named leases (who relays a city) with the last number stamped under each.
+        // The live fan-out's relay: a version's city, its number in the city's relay order once stamped, and named
+        // leases (who relays a city) with the last number stamped under each.
         """
         ALTER TABLE outbox ADD COLUMN city TEXT;
         ALTER TABLE outbox ADD COLUMN relay_seq INTEGER;

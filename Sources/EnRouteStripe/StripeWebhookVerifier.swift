@@ -32,8 +32,8 @@ public enum StripeWebhookError: Error, Sendable, Equatable, CustomStringConverti
     }
 }
 
-/// Stripe's webhook signatures (protocols.md §4.3): `Stripe-Signature: t=…,v1=…[,v1=…]`, each `v1` the hex
-/// HMAC-SHA256 of `"{t}.{raw body}"` under an endpoint secret (`whsec_…`).
+/// Stripe's webhook signatures: `Stripe-Signature: t=…,v1=…[,v1=…]`, each `v1` the hex HMAC-SHA256 of `"{t}.{raw
+/// body}"` under an endpoint secret (`whsec_…`).
 public enum StripeWebhookVerifier {
     /// Stripe's own libraries' tolerance: 300 seconds either side of `now`.
     public static let defaultTolerance: TimeInterval = 300

@@ -3,7 +3,7 @@ import EnRouteDomain
 import EnRouteModels
 import OrderTracking
 
-/// What the share page shows at one moment: the steps, the ETA and the pin worded by seed 000's
+/// What the share page shows at one moment: the steps, the ETA and the pin worded by the order tracker's
 /// `TrackingFreshnessPolicy` (the kit's own rules) on the server's clock, the provider's first name and the two ends.
 /// Nothing else of the account: no names but the provider's first, no price, no payment, no history.
 struct ShareView: Encodable, Sendable, Equatable {

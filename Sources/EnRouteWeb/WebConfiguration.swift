@@ -11,8 +11,8 @@ public struct WebConfiguration: Sendable {
     public var shareEndsAfter: TimeInterval = 30 * 60
     /// The ops console's cookie lasts this long; the page fetches a new one with its ops token.
     public var consoleCookieLifetime: TimeInterval = 15 * 60
-    /// The share page's re-wording tick without new data (seed 000's 5-second tick: the pin's age grows, then dims and
-    /// hides).
+    /// The share page's re-wording tick without new data (the order tracker's 5-second tick: the pin's age grows, then
+    /// dims and hides).
     public var shareTick: Duration = .seconds(5)
     /// The console's refresh without a committed change (providers' positions move between commits).
     public var consoleTick: Duration = .seconds(2)

@@ -1,6 +1,6 @@
 public import Observation
 
-/// Owns the root's tab and path, and applies each route the open use case returns (seed 001, card 2).
+/// Owns the root's tab and path, and applies each route the open use case returns.
 ///
 /// It listens for taps only once the UI exists; a cold-launch tap waits in the inbox until then.
 /// A route replaces the path: three order taps leave one order screen.

@@ -1,4 +1,4 @@
-/// Decides when to ask for notification permission, and asks (seed 001, card 4).
+/// Decides when to ask for notification permission, and asks.
 ///
 /// The rule: never interrupt a first launch; ask once, when it's obviously useful; after a no, offer Settings.
 @MainActor

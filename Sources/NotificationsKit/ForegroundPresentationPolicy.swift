@@ -1,4 +1,4 @@
-/// A banner, unless the user is already looking at that order (seed 001; the engine asks it in willPresent).
+/// A banner, unless the user is already looking at that order (the engine asks it in willPresent).
 public struct ForegroundPresentationPolicy: Sendable {
     public init() {}
 

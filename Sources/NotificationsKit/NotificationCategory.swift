@@ -13,7 +13,7 @@ public struct NotificationCategory: Hashable, Sendable {
     /// Offers, with "See offer".
     public static let offer = NotificationCategory(
         identifier: "OFFER", actionIdentifier: seeOfferAction, actionTitle: "See offer")
-    /// Chat messages (issue 15): the server's `CHAT_MESSAGE` pushes, whose sealed `secret` is the message itself.
+    /// Chat messages: the server's `CHAT_MESSAGE` pushes, whose sealed `secret` is the message itself.
     public static let chatMessageIdentifier = "CHAT_MESSAGE"
     /// Every category the app declares at launch.
     public static let all: Set<NotificationCategory> = [.orderUpdate, .offer]

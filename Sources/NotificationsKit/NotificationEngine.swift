@@ -1,7 +1,7 @@
 import Foundation
 
-/// The only part that touches the OS's notification APIs (through `NotificationCenterClient`): it turns
-/// OS callbacks into app models, taps into the inbox and tokens into the device repository (seed 001, card 6).
+/// The only part that touches the OS's notification APIs (through `NotificationCenterClient`): it turns OS callbacks
+/// into app models, taps into the inbox and tokens into the device repository.
 @MainActor
 public final class NotificationEngine: NotificationPermission {
     private let center: any NotificationCenterClient

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The custom keys of an EnRoute push (seed 001), read from `userInfo`.
+/// The custom keys of an EnRoute push, read from `userInfo`.
 public struct NotificationPayload: Equatable, Sendable {
     public var notificationID: NotificationID?
     public var accountID: AccountID?

@@ -1,4 +1,4 @@
-/// Turns a tap into a route that is safe to show, and counts it once (seed 001, card 5).
+/// Turns a tap into a route that is safe to show, and counts it once.
 ///
 /// The rule: a tap opens what it's about, after sign-in; it never opens another account's order;
 /// anything unreadable opens Home.

@@ -2,8 +2,8 @@ import Foundation
 public import ClientKit
 import EnRouteModels
 
-/// Keeps the server's record of this phone's token right: `PUT /v1/devices/{token}` on change,
-/// `DELETE /v1/devices/{token}` at sign-out (seed 001, card 8). The account comes from the auth header.
+/// Keeps the server's record of this phone's token right: `PUT /v1/devices/{token}` on change, `DELETE
+/// /v1/devices/{token}` at sign-out. The account comes from the auth header.
 public actor RemoteDeviceRepository: DeviceRegistration {
     private struct Registration: Equatable { let token: DeviceToken; let account: AccountID; let publicKey: [UInt8]? }
 

@@ -2,8 +2,8 @@ import Foundation
 public import ClientKit
 import EnRouteModels
 
-/// Holds taps until the UI takes them, drops repeats by ID, and reports each open with
-/// `POST /v1/notifications/{id}/opened` (seed 001, card 7). Never throws.
+/// Holds taps until the UI takes them, drops repeats by ID, and reports each open with `POST
+/// /v1/notifications/{id}/opened`. Never throws.
 public actor RemoteNotificationInboxRepository: NotificationInbox, NotificationOpens, TapSink {
     private struct Taps {
         var seen: Set<NotificationID> = []

@@ -21,7 +21,7 @@ public final class OrderTrackingViewModel {
     private var now: Date
     private var cameraFollows = true
 
-    /// A view model for `order`; `clock` says what time it is, `ticks` paces the re-wording (seed 000's
+    /// A view model for `order`; `clock` says what time it is, `ticks` paces the re-wording (the order tracker's
     /// `init(order:store:freshness:clock:)` ticks on the continuous clock).
     public init(
         order: OrderID, store: OrderTrackingStore, freshness: TrackingFreshnessPolicy, clock: any DateProvider,

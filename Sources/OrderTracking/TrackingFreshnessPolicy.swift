@@ -13,7 +13,8 @@ public struct TrackingFreshnessPolicy: Sendable {
 
     private let timeStyle: Date.FormatStyle
 
-    /// A policy that words times for `locale` in `timeZone`; seed 000's `TrackingFreshnessPolicy()` uses the device's.
+    /// A policy that words times for `locale` in `timeZone`; the order tracker's `TrackingFreshnessPolicy()` uses the
+    /// device's.
     public init(locale: Locale = .autoupdatingCurrent, timeZone: TimeZone = .autoupdatingCurrent) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone

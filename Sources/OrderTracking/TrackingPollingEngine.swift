@@ -20,7 +20,7 @@ public final class TrackingPollingEngine {
     private var pollers: [OrderID: Task<Void, Never>] = [:]
     private var discovery: Task<Void, Never>?
 
-    /// An engine over `tracking`, triggered by `lifecycle` and `network`, timed by `clock` (seed 000's
+    /// An engine over `tracking`, triggered by `lifecycle` and `network`, timed by `clock` (the order tracker's
     /// `init(tracking:lifecycle:network:)` runs on the continuous clock).
     public init(
         tracking: any TrackingRefresher, lifecycle: any AppLifecycle, network: any NetworkStatus,

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// The on-device filter in front of the point buffer (seed 004 "readings pass through a filter").
+/// The on-device filter in front of the point buffer.
 ///
 /// Pure: it compares a reading with the last kept fix. It keeps a reading when it is accurate enough, newer than
 /// the last kept one, and either far enough away or old enough since it that a still provider still reports in.

@@ -1,7 +1,7 @@
 public import EnRouteModels
 import ClientKit
 
-/// Seed 004's location sync: uploads the point buffer in batches, every few seconds during a trip and less often
+/// The platform's location sync: uploads the point buffer in batches, every few seconds during a trip and less often
 /// while idle, oldest first; a failed batch stays and goes again, unchanged, on a later tick.
 public actor LocationUploader {
     /// How often to upload.

@@ -1,7 +1,7 @@
 import EnRouteModels
 public import Observation
 
-/// The merchant's order screen (seed 004): list orders, accept with a preparation time, mark ready.
+/// The merchant's order screen: list orders, accept with a preparation time, mark ready.
 ///
 /// Each tap gets one idempotency key, reused for the automatic retries and for a manual retry after a failure,
 /// until the server gives a definite answer; so a lost response never applies a tap twice.

@@ -3,8 +3,8 @@ public import EnRouteModels
 public import Observation
 import Foundation
 
-/// The offer card: a countdown to `expiresAt` and accept or decline. Accepting is a race against the time limit,
-/// so it needs the network now; it is never queued (seed 004).
+/// The offer card: a countdown to `expiresAt` and accept or decline. Accepting is a race against the time limit, so it
+/// needs the network now; it is never queued.
 @MainActor @Observable
 public final class OfferViewModel {
     /// What the card shows.

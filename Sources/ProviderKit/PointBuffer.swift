@@ -1,7 +1,7 @@
 import ClientKit
 public import EnRouteModels
 
-/// Seed 004's point buffer: filtered fixes kept in the local store until the server acknowledges their batch.
+/// The platform's point buffer: filtered fixes kept in the local store until the server acknowledges their batch.
 ///
 /// Batches go oldest first. A batch that was sent and not acknowledged stays open and is offered again with the
 /// same id and the same fixes, so the server's batch-id dedupe makes a resend harmless.

@@ -27,9 +27,9 @@ public struct ProofSyncReport: Sendable, Equatable {
     public var interrupted = false
 }
 
-/// Seed 004's third kind of provider data, beside the step outbox: a photo or signature captured at the door is kept
-/// in the device store at once (`capture`), the `delivered` step names it by its id, and `sync` uploads it as a tus
-/// 1.0 transfer in checksummed chunks. After a cut, or an app restart on the same store, the next `sync` asks the
+/// The platform's third kind of provider data, beside the step outbox: a photo or signature captured at the door is
+/// kept in the device store at once (`capture`), the `delivered` step names it by its id, and `sync` uploads it as a
+/// tus 1.0 transfer in checksummed chunks. After a cut, or an app restart on the same store, the next `sync` asks the
 /// server (`HEAD`) where the upload stands and goes on from there; a resent creation with the same id is harmless.
 public final class ProofCaptureQueue: Sendable {
     private let store: ProviderStore

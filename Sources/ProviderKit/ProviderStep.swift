@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// A step the provider reports (seed 004 "arrived, picked up, dropped off"), in the trip's own vocabulary.
+/// A step the provider reports, in the trip's own vocabulary.
 public enum ProviderStep: String, Codable, Sendable, CaseIterable {
     /// Rides: at the pickup point.
     case driverArrived

@@ -3,7 +3,7 @@ import EnRouteModels
 import SQLiteKit
 
 extension ProviderStore {
-    /// Seed 004 `reportStep`'s transaction: the change joins the outbox and the trip's screen moves on, together.
+    /// `reportStep`'s transaction: the change joins the outbox and the trip's screen moves on, together.
     func enqueue(_ change: StepChange, trip: TripSnapshot) throws -> LocalTrip {
         let snapshot = try Self.encode(trip)
         return try write { db in
@@ -45,7 +45,7 @@ extension ProviderStore {
         }
     }
 
-    /// Seed 004 `onStepResult` Applied: the change leaves the outbox and the server's trip is kept, together.
+    /// `onStepResult` Applied: the change leaves the outbox and the server's trip is kept, together.
     func complete(_ changeId: String, trip: TripSnapshot) throws -> LocalTrip {
         let snapshot = try Self.encode(trip)
         return try write { db in
@@ -56,8 +56,8 @@ extension ProviderStore {
         }
     }
 
-    /// Seed 004 `onStepResult` Rejected: the change and every later one for the trip leave the outbox, and the
-    /// real trip replaces the local copy. Returns the trip and the later changes discarded with it.
+    /// `onStepResult` Rejected: the change and every later one for the trip leave the outbox, and the real trip
+    /// replaces the local copy. Returns the trip and the later changes discarded with it.
     func reject(_ changeId: String, trip: TripSnapshot) throws -> (LocalTrip, discarded: [StepChange]) {
         let snapshot = try Self.encode(trip)
         let pending = try pendingChanges().filter { $0.tripId == trip.id }

@@ -18,8 +18,8 @@ public struct GuidanceSource: Sendable {
     }
 }
 
-/// The provider's trip screen over the outbox: a tap moves the screen on at once; answers arrive later from the
-/// sync engine, and a refusal rolls the screen back to the real state with an explanation (seed 004).
+/// The provider's trip screen over the outbox: a tap moves the screen on at once; answers arrive later from the sync
+/// engine, and a refusal rolls the screen back to the real state with an explanation.
 @MainActor @Observable
 public final class ProviderTripViewModel {
     /// What the screen shows.

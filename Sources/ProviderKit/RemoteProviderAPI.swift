@@ -2,7 +2,7 @@ public import ClientKit
 public import EnRouteModels
 import Foundation
 
-/// The provider endpoints of the EnRoute API over an `HTTPClient` (seed 004).
+/// The provider endpoints of the EnRoute API over an `HTTPClient`.
 public struct RemoteProviderAPI: LocationUploading, StepSending, OfferResponding, ProviderSessionAPI, RouteFetching {
     private let client: any HTTPClient
     private let server: APIServer

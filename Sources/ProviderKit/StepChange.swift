@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// One state change queued in the outbox (seed 004 `StateChange`): sent as-is until the server answers.
+/// One state change queued in the outbox (`StateChange`): sent as-is until the server answers.
 public struct StepChange: Codable, Sendable, Equatable {
     /// Unique per change; the server applies a resent change id once.
     public let changeId: String

@@ -1,7 +1,7 @@
 public import ClientKit
 public import EnRouteModels
 
-/// Seed 004's outbox of state changes: `reportStep` records the change and moves the provider's screen on at once,
+/// The platform's outbox of state changes: `reportStep` records the change and moves the provider's screen on at once,
 /// in one local transaction; the `StepSyncEngine` sends it later.
 public final class StepOutbox: Sendable {
     let store: ProviderStore
@@ -19,10 +19,9 @@ public final class StepOutbox: Sendable {
         self.makeID = makeID
     }
 
-    /// Seed 004 `reportStep`: writes the change (new id, device time, last kept position) and the trip's displayed
-    /// status in one transaction, and returns the trip as the screen should now show it. Never touches the network.
-    /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id): the step goes at once, the proof
-    /// follows.
+    /// `reportStep`: writes the change (new id, device time, last kept position) and the trip's displayed status in one
+    /// transaction, and returns the trip as the screen should now show it. Never touches the network. A `delivered`
+    /// step may name its proof (`ProofCaptureQueue.capture`'s id): the step goes at once, the proof follows.
     @discardableResult
     public func reportStep(
         _ step: ProviderStep, on trip: TripSnapshot, proofId: String? = nil

@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// The server's answer to one step (seed 004 `onStepResult`).
+/// The server's answer to one step (`onStepResult`).
 public enum StepOutcome: Sendable, Equatable {
     /// Applied now, or earlier under the same change id: the trip as it stands.
     case applied(TripSnapshot)

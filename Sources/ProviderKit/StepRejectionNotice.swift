@@ -1,7 +1,6 @@
 public import EnRouteModels
 
-/// The explanation shown when the server refuses a step and the screen rolls back to the real state (seed 004
-/// `showRealState`).
+/// The explanation shown when the server refuses a step and the screen rolls back to the real state (`showRealState`).
 public enum StepRejectionNotice {
     /// What to tell the provider about `step` refused on `trip` for `reason`.
     public static func text(step: ProviderStep, trip: TripSnapshot, reason: String) -> String {

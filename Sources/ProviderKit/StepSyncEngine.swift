@@ -1,7 +1,7 @@
 import ClientKit
 public import EnRouteModels
 
-/// Seed 004's sync engine for the step outbox: sends unanswered changes in the order they were made, one at a time,
+/// The platform's sync engine for the step outbox: sends unanswered changes in the order they were made, one at a time,
 /// and applies each answer (`onStepResult`).
 ///
 /// Applied: the change leaves the outbox. Rejected (409): it leaves with every later change for that trip, and the
@@ -43,7 +43,7 @@ public actor StepSyncEngine {
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Seed 004 `reportStep` then `syncEngine.requestRun()`: records the step locally and asks for a send.
+    /// `reportStep` then `syncEngine.requestRun()`: records the step locally and asks for a send.
     @discardableResult
     /// A `delivered` step may name its proof (`ProofCaptureQueue.capture`'s id).
     public nonisolated func reportStep(

@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// Moves the driver's marker between reported positions, independent of any UI toolkit (seed 002).
+/// Moves the driver's marker between reported positions, independent of any UI toolkit.
 ///
 /// Updates with a `seq` at or below the last one are ignored. After more than 10 s without an update the
 /// marker jumps; otherwise it moves linearly over 2.5 s from wherever it is drawn now, turning the short way.
@@ -32,8 +32,8 @@ public struct DriverMarkerAnimator: Sendable {
     private var lastUpdate: Duration?
     private var segment: Segment?
 
-    /// An animator that reads time from `clock`; `frame(at:)` takes times on the same clock, counted from now.
-    /// Seed 002's `DriverMarkerAnimator()` runs on the continuous clock.
+    /// An animator that reads time from `clock`; `frame(at:)` takes times on the same clock, counted from now. The
+    /// rider app's `DriverMarkerAnimator()` runs on the continuous clock.
     public init(clock: any Clock<Duration> = ContinuousClock()) {
         elapsed = Self.stopwatch(clock)
     }

@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// One driver position on the way to the pickup (seed 003).
+/// One driver position on the way to the pickup.
 public struct DriverUpdate: Sendable, Equatable {
     /// Grows with each update of one ride; an ETA for a higher sequence is newer.
     public let sequence: Int

@@ -1,8 +1,8 @@
 public import Foundation
 public import EnRouteModels
 
-/// The rider's newest ETA, from a trip version or from a driver's fix, with seed 003's guard: a late answer never
-/// overwrites a newer one.
+/// The rider's newest ETA, from a trip version or from a driver's fix, with the ride tracking screen's guard: a late
+/// answer never overwrites a newer one.
 ///
 /// A `tripUpdated` counts as newer when its `version` is higher; a `driverMoved` when its `seq` is higher than the
 /// newest fix applied. A higher version always wins, even over a fix's ETA that arrived before it. A new trip id
@@ -44,8 +44,9 @@ public struct LiveETA: Sendable, Equatable {
         return true
     }
 
-    /// An order over everything applied, for seed 003's `DriverUpdate.sequence`: it grows whenever a newer version or
-    /// fix is applied and never falls (the version in the high 32 bits, the fix's `seq` in the low 32).
+    /// An order over everything applied, for the ride tracking screen's `DriverUpdate.sequence`: it grows whenever a
+    /// newer version or fix is applied and never falls (the version in the high 32 bits, the fix's `seq` in the low
+    /// 32).
     public var sequence: Int {
         let v = min(Int(clamping: max(0, version)), 0x7FFF_FFFF)
         let s = min(Int(clamping: max(0, seq)), 0xFFFF_FFFF)

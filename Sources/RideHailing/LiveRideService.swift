@@ -2,7 +2,7 @@ import ClientKit
 import EnRouteModels
 public import Foundation
 
-/// `RideTracking` over the real API: seed 003's tracking screen following the shared `LiveTripFeed`.
+/// `RideTracking` over the real API: the ride tracking screen's tracking screen following the shared `LiveTripFeed`.
 ///
 /// An update's ETA is the newest one from the trip's versions and the driver's fixes (`LiveETA`), and its `sequence`
 /// is `LiveETA.sequence`: it grows with a newer version or a newer fix, so a fix's ETA is shown without a version
@@ -47,9 +47,9 @@ public final class LiveRideService: RideTracking {
         return eta
     }
 
-    /// The ride's remaining road route from the server (`GET /v1/trips/{id}/route`), as seed 003's JSON array of
-    /// `{lat, lng}`. A server without a road network (503) gets the straight line from pickup to drop-off instead,
-    /// so the map still shows where the ride goes.
+    /// The ride's remaining road route from the server (`GET /v1/trips/{id}/route`), as the ride tracking screen's JSON
+    /// array of `{lat, lng}`. A server without a road network (503) gets the straight line from pickup to drop-off
+    /// instead, so the map still shows where the ride goes.
     public func routeData(rideID: String) async throws -> Data {
         do {
             return try RouteDecoder.encode(try await feed.api.route(tripID: rideID))

@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// The one source of the rider's live trip (seed 002's live loop), shared by every screen that shows it.
+/// The one source of the rider's live trip (the rider app's live loop), shared by every screen that shows it.
 ///
 /// It owns the trip state machine, the fixes' `seq` guard and the `LiveETA`, and runs one resync-then-stream loop over
 /// the `LiveTripChannel` per trip however many screens follow it: the first follower starts the loop, the last one to

@@ -1,6 +1,6 @@
 import EnRouteModels
 
-/// Seed 002's live loop for any owner: resync with `activeTrip()`, then stream; back off on failures.
+/// The rider app's live loop for any owner: resync with `activeTrip()`, then stream; back off on failures.
 ///
 /// Runs on the caller's actor, so `handle` may touch the caller's state. It stops when `handle` returns
 /// false (the trip is over) or the task is cancelled.

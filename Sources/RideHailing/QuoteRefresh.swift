@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// A product re-quoted: the price the rider saw before and the one on screen now (issue 13's "refreshed price").
+/// A product re-quoted: the price the rider saw before and the one on screen now (a "refreshed price").
 public struct QuoteRefresh: Equatable, Sendable {
     public let productID: String
     public let before: Money

@@ -3,7 +3,7 @@ public import Observation
 import ClientKit
 import EnRouteModels
 
-/// The after-trip screen: the receipt once the payment settles, a tip (once) and a rating (once) (issue 13).
+/// The after-trip screen: the receipt once the payment settles, a tip (once) and a rating (once).
 @MainActor @Observable
 public final class ReceiptViewModel {
     /// What the screen shows.

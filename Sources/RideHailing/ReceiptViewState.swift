@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// Everything the after-trip screen shows: the receipt, the tip and the rating (issue 13).
+/// Everything the after-trip screen shows: the receipt, the tip and the rating.
 public struct ReceiptViewState: Equatable, Sendable {
     /// Where the tip stands; a trip is tipped once.
     public enum TipStatus: Equatable, Sendable {

@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// The ride the tracking screen follows (seed 003).
+/// The ride the tracking screen follows.
 public struct Ride: Sendable, Equatable, Identifiable {
     /// The trip's id.
     public let id: String

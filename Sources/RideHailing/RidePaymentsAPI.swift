@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// The rider's saved cards and account balance (issue 13): what the request screen needs to answer a 402.
+/// The rider's saved cards and account balance: what the request screen needs to answer a 402.
 public protocol RidePaymentsAPI: Sendable {
     /// The saved payment methods, masked (brand and last 4 only).
     func paymentMethods() async throws -> [PaymentMethodSummary]

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// What the rider must do before a ride can be requested, after the server refused a confirmation (issue 13).
+/// What the rider must do before a ride can be requested, after the server refused a confirmation.
 public enum RideRequestPrompt: Equatable, Sendable {
     /// The quote ran out and was re-quoted (409 `quote-expired`): show the new price and confirm again.
     case confirmNewPrice(QuoteRefresh)

@@ -2,8 +2,7 @@ public import EnRouteModels
 public import ClientKit
 import Foundation
 
-/// A refusal of `POST /v1/trips` the rider must act on (issue 13): the quote or the payment, never worth retrying as
-/// is.
+/// A refusal of `POST /v1/trips` the rider must act on: the quote or the payment, never worth retrying as is.
 public enum RideRequestRefusal: Error, Sendable, Equatable {
     /// 409 `quote-expired`: the quote ran out; `fresh` is the same product re-quoted, to show and confirm.
     case quoteExpired(fresh: Estimate)

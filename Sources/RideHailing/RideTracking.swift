@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The tracking screen's service (seed 003).
+/// The tracking screen's service.
 public protocol RideTracking: Sendable {
     /// The driver's positions until they reach the pickup; stops when the consumer goes away.
     func driverUpdates(rideID: String) -> AsyncStream<DriverUpdate>
@@ -15,6 +15,6 @@ public protocol RideTracking: Sendable {
 }
 
 extension RideTracking {
-    /// A finished update stream means the driver arrived (seed 003).
+    /// A finished update stream means the driver arrived.
     public func outcome(rideID: String) async -> RideOutcome { .driverArrived }
 }

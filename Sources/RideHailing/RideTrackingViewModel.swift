@@ -2,7 +2,7 @@ import Foundation
 public import EnRouteModels
 public import Observation
 
-/// The ride tracking screen (seed 003, final form): driver on the way, ETA, arriving banner, cancel.
+/// The ride tracking screen: driver on the way, ETA, arriving banner, cancel.
 @MainActor @Observable
 public final class RideTrackingViewModel {
     /// Where the ride stands for the rider.
@@ -36,7 +36,7 @@ public final class RideTrackingViewModel {
     /// True while cancelling makes sense and no cancel is in flight.
     public var canCancel: Bool { status == .findingDriver || status == .enRoute }
 
-    /// A view model for `ride`; `logger` hears about failures the screen survives (seed 003 writes
+    /// A view model for `ride`; `logger` hears about failures the screen survives (the screen writes
     /// `RideTrackingViewModel(ride:service:)`, which logs to the system).
     public init(ride: Ride, service: any RideTracking, logger: any RideLogger = SystemRideLogger()) {
         self.ride = ride

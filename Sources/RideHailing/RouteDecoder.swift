@@ -2,7 +2,7 @@ public import Foundation
 public import EnRouteModels
 import ClientKit
 
-/// Reads a route polyline: a JSON array of `{"lat", "lng"}` (seed 003).
+/// Reads a route polyline: a JSON array of `{"lat", "lng"}`.
 public enum RouteDecoder {
     /// The polyline's points, in order.
     public static func decode(_ data: Data) throws -> [Coordinate] {

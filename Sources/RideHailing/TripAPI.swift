@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// The rider's REST calls (seed 002).
+/// The rider's REST calls.
 public protocol TripAPI: Sendable {
     /// Prices and pickup times per product for a route.
     func estimate(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate]

@@ -1,8 +1,8 @@
 public import Foundation
 public import EnRouteModels
 
-/// The last pages of the rider's history as they were fetched, kept for reading offline (seed 004's "Level 1 for
-/// history": past trips appear if visited; nothing live is kept).
+/// The last pages of the rider's history as they were fetched, kept for reading offline (past
+/// trips appear if visited; nothing live is kept).
 public struct TripHistoryCache: Codable, Sendable, Equatable {
     /// The pages in order from the newest, each as the server sent it.
     public var pages: [TripSnapshotList]

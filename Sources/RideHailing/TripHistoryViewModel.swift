@@ -4,7 +4,7 @@ public import ClientKit
 import EnRouteModels
 
 /// The rider's past trips, newest first, paged by cursor; the last pages are kept in a `TripHistoryStore` and shown
-/// when the server cannot be reached, marked as not fresh (seed 004's "Level 1 for history").
+/// when the server cannot be reached, marked as not fresh.
 @MainActor @Observable
 public final class TripHistoryViewModel {
     /// What the screen shows.

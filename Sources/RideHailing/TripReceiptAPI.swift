@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// After a trip: its receipt, a tip and a rating (issue 13).
+/// After a trip: its receipt, a tip and a rating.
 public protocol TripReceiptAPI: Sendable {
     /// The receipt; a 404 problem until the payment settles.
     func receipt(tripID: String) async throws -> Receipt

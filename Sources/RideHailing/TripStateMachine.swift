@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// Keeps the newest version of the rider's trip and flags state jumps the diagram does not allow (seed 002).
+/// Keeps the newest version of the rider's trip and flags state jumps the diagram does not allow.
 public struct TripStateMachine: Sendable {
     /// What `apply(_:)` did with an update.
     public enum Outcome: Equatable, Sendable {
@@ -25,7 +25,8 @@ public struct TripStateMachine: Sendable {
     public private(set) var trip: Trip?
     private let logger: any RideLogger
 
-    /// A machine with no trip yet that reports jumps to `logger` (seed 002's `TripStateMachine()` logs to the system).
+    /// A machine with no trip yet that reports jumps to `logger` (the rider app's `TripStateMachine()` logs to the
+    /// system).
     public init(logger: any RideLogger = SystemRideLogger()) {
         self.logger = logger
     }

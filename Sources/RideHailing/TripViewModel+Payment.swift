@@ -1,9 +1,9 @@
 import Foundation
 import EnRouteModels
 
-/// The refusals of a confirmation and how the rider answers them (issue 13): a new price to confirm, a declined card
-/// (pick another), a bank challenge (answer it, then the same quote is requested again under a new key), a debt
-/// (settle it), no card (add one).
+/// The refusals of a confirmation and how the rider answers them: a new price to confirm, a declined card (pick
+/// another), a bank challenge (answer it, then the same quote is requested again under a new key), a debt (settle it),
+/// no card (add one).
 extension TripViewModel {
     static let switchCardFailedMessage = "Couldn't switch cards. Try again."
     static let settleFailedMessage = "Couldn't pay the balance. Try again."

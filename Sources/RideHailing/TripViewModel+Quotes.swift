@@ -1,8 +1,8 @@
 import EnRouteModels
 import Foundation
 
-/// Quotes: the price on screen has an identity and a time limit; it counts down, re-quotes itself when it runs out,
-/// and a confirmation names it (issue 13). A new price is shown, never confirmed silently.
+/// Quotes: the price on screen has an identity and a time limit; it counts down, re-quotes itself when it runs out, and
+/// a confirmation names it. A new price is shown, never confirmed silently.
 extension TripViewModel {
     /// How long to wait before re-quoting again after a re-quote failed (offline) or brought a quote already run out.
     static let requoteRetry: Duration = .seconds(5)

@@ -3,8 +3,8 @@ public import EnRouteModels
 public import Observation
 public import ClientKit
 
-/// The rider's map screen: estimates as quotes that count down and refresh, request with retries, the payment
-/// refusals to answer, live tracking and cancel (seed 002, issue 13).
+/// The rider's map screen: estimates as quotes that count down and refresh, request with retries, the payment refusals
+/// to answer, live tracking and cancel.
 @MainActor @Observable
 public final class TripViewModel {
     /// What the screen shows.
@@ -143,8 +143,8 @@ public final class TripViewModel {
         await liveTask?.value
     }
 
-    /// Seed 002's live loop, through the shared feed: resync, stream, back off min(30, 2^attempt) s; ends when the trip
-    /// is over. `requestRide` and `restoreActiveTrip` run it in `liveTask`.
+    /// The rider app's live loop, through the shared feed: resync, stream, back off min(30, 2^attempt) s; ends when the
+    /// trip is over. `requestRide` and `restoreActiveTrip` run it in `liveTask`.
     func liveLoop(tripID: String) async {
         guard feed.state.trip?.state.isActive == true else { return }
         await feed.follow(tripID: tripID) { [weak self] state in

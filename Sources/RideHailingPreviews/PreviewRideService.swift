@@ -4,9 +4,8 @@ public import RideHailing
 
 /// A fake `RideTracking` for SwiftUI previews and demos: walks the driver along scripted waypoints, one per `interval`.
 ///
-/// Seed 003's scripted `RideService`; it talks to no server, so it lives in this previews-only module, never in an
-/// app's
-/// production wiring (that is `LiveRideService`).
+/// The ride tracking screen's scripted `RideService`; it talks to no server, so it lives in this previews-only module,
+/// never in an app's production wiring (that is `LiveRideService`).
 public struct PreviewRideService: RideTracking {
     /// One scripted stop on the driver's way.
     public struct Waypoint: Sendable, Equatable {
@@ -18,7 +17,7 @@ public struct PreviewRideService: RideTracking {
         public init(position: Coordinate, metersAway: Int) { self.position = position; self.metersAway = metersAway }
     }
 
-    /// A driver coming down Unter den Linden to a pickup by the Brandenburg Gate (seed 003's city).
+    /// A driver coming down Unter den Linden to a pickup by the Brandenburg Gate (the ride tracking screen's city).
     public static let demoWaypoints: [Waypoint] = [
         Waypoint(position: Coordinate(lat: 52.5170, lng: 13.3990), metersAway: 1600),
         Waypoint(position: Coordinate(lat: 52.5168, lng: 13.3930), metersAway: 1200),

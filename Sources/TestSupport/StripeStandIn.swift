@@ -4,10 +4,10 @@ import EnRouteCrypto
 import HTTPEngine
 import Synchronization
 
-/// A stateful stand-in for the part of Stripe's API EnRoute uses, on a real loopback socket: PaymentIntents with
-/// manual or automatic capture, confirm, capture (partial captures release the rest), cancel, search by metadata,
-/// PaymentMethod retrieval, Stripe's documented test payment methods, 402 card errors shaped like Stripe's,
-/// idempotency keys as protocols.md §4.2 describes them, Bearer auth, and injected faults.
+/// A stateful stand-in for the part of Stripe's API EnRoute uses, on a real loopback socket: PaymentIntents with manual
+/// or automatic capture, confirm, capture (partial captures release the rest), cancel, search by metadata,
+/// PaymentMethod retrieval, Stripe's documented test payment methods, 402 card errors shaped like Stripe's, idempotency
+/// keys as Stripe's API describes them, Bearer auth, and injected faults.
 ///
 /// Test payment methods: `pm_card_visa` and `pm_card_mastercard` succeed; `pm_card_visa_chargeDeclined` is
 /// `card_declined`/`generic_decline`; `pm_card_visa_chargeDeclinedInsufficientFunds` is `insufficient_funds`;

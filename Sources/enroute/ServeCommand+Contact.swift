@@ -5,8 +5,8 @@ import EnRouteModels
 import EnRouteTwilio
 import CurlTransport
 
-/// `enroute serve`'s calls-and-proof settings (issue 15): which relay calls go through, its pool or its Twilio account,
-/// when a trip's relayed number closes, and where proof uploads are kept.
+/// `enroute serve`'s calls-and-proof settings: which relay calls go through, its pool or its Twilio account, when a
+/// trip's relayed number closes, and where proof uploads are kept.
 extension ServeCommand {
     static let contactOptions: [OptionSpec] = [
         .value(

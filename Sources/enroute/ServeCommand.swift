@@ -19,7 +19,7 @@ import EnRouteWeb
 import EnRouteRedis
 import RedisKit
 
-/// `enroute serve`: the backend on one machine, SQLite underneath.
+/// `enroute serve`: the backend as one node, on SQLite by default or on PostgreSQL and Redis beside other nodes.
 enum ServeCommand {
     static let spec = CommandSpec(
         name: "serve",

@@ -92,7 +92,7 @@ import CurlTransport
         await #expect(throws: CancellationError.self) { try await call.value }
     }
 
-    /// linux-foundation.md §1c: cancels racing completion must neither crash nor hang.
+    /// Cancels racing completion must neither crash nor hang.
     @Test(arguments: Transport.allCases)
     func survivesCancelsRacingCompletion(transport: Transport) async throws {
         let client = transport.make()

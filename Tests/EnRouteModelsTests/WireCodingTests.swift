@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    /// The tracking JSON must read exactly as seed 000 prints it, explicit nulls included.
+    /// The tracking JSON must read exactly as the order tracker expects it, explicit nulls included.
     @Test func trackingDTODecodesTheSeedExampleAndEncodesNulls() throws {
         let seed = """
             { "orderId": "8F3K", "version": 7, "status": "onTheWay",

@@ -7,8 +7,8 @@ import EnRouteDomain
 import EnRouteAPI
 import TestSupport
 
-/// Offers also go out as a platform push (seed 004 §44.4): planned when dispatch makes the offer,
-/// sent by the outbox sender while the offer is still open, never past its expiry.
+/// Offers also go out as a platform push: planned when dispatch makes the offer, sent by the outbox sender while the
+/// offer is still open, never past its expiry.
 @Suite(.timeLimit(.minutes(1))) struct OfferPushTests {
     static let token = String(repeating: "cd", count: 32)
 

@@ -4,8 +4,8 @@ import EnRouteModels
 import EnRouteDomain
 import TestSupport
 
-/// Cities (issue 14, "Partition by city"): the configuration file, which city holds a point, and trips,
-/// positions and dispatch staying inside their city.
+/// Cities: the configuration file, which city holds a point, and trips, positions and dispatch staying inside their
+/// city.
 @Suite(.timeLimit(.minutes(1))) struct CitiesTests {
     /// Two cities meeting at longitude `border` east of the standard pickup: `west` holds it, `east` the rest.
     static let border = ProviderBackend.pickup.lng + 0.002

@@ -6,7 +6,7 @@ import EnRouteDomain
 import EnRouteAPI
 import TestSupport
 
-/// Timed, exclusive offers (seed 004 §44.4 "Matching and dispatch"), on a manual clock.
+/// Timed, exclusive offers, on a manual clock.
 @Suite(.timeLimit(.minutes(1))) struct DispatchTests {
     func makeSUT(_ configure: (inout DispatchPolicy) -> Void = { _ in }) throws -> ProviderBackend {
         var policy = DispatchPolicy()

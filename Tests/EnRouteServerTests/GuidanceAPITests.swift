@@ -198,7 +198,7 @@ import TestSupport
         #expect(try #require(line.first).distance(to: Self.start) < 60, "the line starts near the provider")
         #expect(try #require(line.last).distance(to: Self.dropoff) < 60)
         #expect(line.contains { $0.distance(to: Self.pickup) < 60 }, "the line passes the pickup")
-        // The array is seed 003's routeData: exactly [{lat, lng}].
+        // The array is the ride tracking screen's routeData: exactly [{lat, lng}].
         let raw = try #require(try JSONSerialization.jsonObject(with: Data(r.body)) as? [[String: Any]])
         #expect(Set(raw[0].keys) == ["lat", "lng"])
     }

@@ -5,8 +5,7 @@ import EnRouteDomain
 import EnRouteAPI
 import TestSupport
 
-/// A delivery's arrival time includes the merchant's remaining preparation time (seed 004 §44.4 "Arrival-time
-/// estimates").
+/// A delivery's arrival time includes the merchant's remaining preparation time.
 @Suite(.timeLimit(.minutes(1))) struct MerchantETATests {
     @Test func aDeliveryETAIncludesTheRemainingPreparationTime() async throws {
         let backend = TestBackend()

@@ -10,9 +10,8 @@ import Synchronization
 import EnRouteRedis
 import RedisKit
 
-/// Several nodes on one store and one live bus (issue 14): what one node commits or ingests reaches the watchers of
-/// another, the store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a
-/// version.
+/// Several nodes on one store and one live bus: what one node commits or ingests reaches the watchers of another, the
+/// store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a version.
 @Suite(.timeLimit(.minutes(1))) struct MultiNodeTests {
     struct Nodes {
         let all: [TestBackend]

@@ -5,7 +5,7 @@ import EnRouteDomain
 import EnRouteAPI
 import TestSupport
 
-/// `GET /v1/drivers/nearby` (seed 002): decorative, coarse, bounded, and only supply that exists now.
+/// `GET /v1/drivers/nearby`: decorative, coarse, bounded, and only supply that exists now.
 @Suite(.timeLimit(.minutes(1))) struct NearbyTests {
     func makeSUT() throws -> ProviderBackend { try ProviderBackend(startDispatch: false) }
 

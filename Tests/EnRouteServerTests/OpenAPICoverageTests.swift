@@ -26,7 +26,7 @@ import TestSupport
         Operation(method: "GET", path: "/readyz"),
         Operation(method: "GET", path: "/metrics"),
         Operation(method: "GET", path: "/openapi.yaml"),
-        // Rides (seed 002)
+        // Rides
         Operation(method: "POST", path: "/v1/estimates"),
         Operation(method: "GET", path: "/v1/drivers/nearby"),
         Operation(method: "POST", path: "/v1/trips"),
@@ -35,7 +35,7 @@ import TestSupport
         Operation(method: "POST", path: "/v1/trips/{id}/cancel"),
         Operation(method: "GET", path: "/v1/trips/{id}/events"),
         Operation(method: "GET", path: "/v1/trips/{id}/route"),
-        // Orders (seed 000)
+        // Orders
         Operation(method: "POST", path: "/v1/orders"),
         Operation(method: "GET", path: "/v1/orders/active"),
         Operation(method: "GET", path: "/v1/orders/{id}/tracking"),
@@ -43,7 +43,7 @@ import TestSupport
         Operation(method: "POST", path: "/v1/orders/{id}/cancel"),
         Operation(method: "GET", path: "/v1/orders/{id}/events"),
         Operation(method: "GET", path: "/v1/orders/{id}/route"),
-        // Providers (seed 004)
+        // Providers
         Operation(method: "POST", path: "/v1/provider/trips/{id}/accept"),
         Operation(method: "POST", path: "/v1/provider/availability"),
         Operation(method: "GET", path: "/v1/provider/events"),
@@ -67,16 +67,16 @@ import TestSupport
         Operation(method: "GET", path: "/v1/ops/providers"),
         Operation(method: "GET", path: "/v1/ops/providers/{id}"),
         Operation(method: "PUT", path: "/v1/ops/providers/{id}"),
-        // OSRM's HTTP API (issue 12)
+        // OSRM's HTTP API
         Operation(method: "GET", path: "/route/v1/{profile}/{coordinates}"),
         Operation(method: "GET", path: "/table/v1/{profile}/{coordinates}"),
         Operation(method: "GET", path: "/nearest/v1/{profile}/{coordinates}"),
-        // Saved payment methods (issue 13)
+        // Saved payment methods
         Operation(method: "GET", path: "/v1/payment-methods"),
         Operation(method: "POST", path: "/v1/payment-methods"),
         Operation(method: "DELETE", path: "/v1/payment-methods/{id}"),
         Operation(method: "POST", path: "/v1/payment-methods/{id}/default"),
-        // Money (issue 13), registered by MoneyRoutes
+        // Money, registered by MoneyRoutes
         Operation(method: "POST", path: "/v1/orders/quote"),
         Operation(method: "GET", path: "/v1/trips"),
         Operation(method: "POST", path: "/v1/trips/{id}/tip"),
@@ -89,7 +89,7 @@ import TestSupport
         Operation(method: "POST", path: "/v1/payments/webhooks/stripe"),
         Operation(method: "GET", path: "/v1/payments/sandbox/challenges/{id}"),
         Operation(method: "POST", path: "/v1/payments/sandbox/challenges/{id}"),
-        // The browser surfaces (issue 17), registered by EnRouteWeb's WebSurfaces
+        // The browser surfaces, registered by EnRouteWeb's WebSurfaces
         Operation(method: "POST", path: "/v1/orders/{id}/share"),
         Operation(method: "DELETE", path: "/v1/orders/{id}/share"),
         Operation(method: "POST", path: "/v1/trips/{id}/share"),
@@ -97,7 +97,7 @@ import TestSupport
         Operation(method: "GET", path: "/v1/ops/overview"),
         Operation(method: "GET", path: "/v1/ops/trips/{id}"),
         Operation(method: "GET", path: "/v1/ops/providers/{id}/activity"),
-        // Chat (issue 15), registered by ChatRoutes
+        // Chat, registered by ChatRoutes
         Operation(method: "POST", path: "/v1/trips/{id}/messages"),
         Operation(method: "GET", path: "/v1/trips/{id}/messages"),
         Operation(method: "GET", path: "/v1/trips/{id}/chat"),
@@ -109,8 +109,8 @@ import TestSupport
         Operation(method: "GET", path: "/ops/events"),
         Operation(method: "GET", path: "/map/roads.geojson"),
         Operation(method: "GET", path: "/assets/leaflet/{file}"),
-        // Calls and proof (issue 15), registered by ContactRoutes and UploadRoutes (with OPTIONS /v1/uploads and
-        // HEAD /v1/uploads/{id}, which the document lists too)
+        // Calls and proof, registered by ContactRoutes and UploadRoutes (with OPTIONS /v1/uploads and HEAD
+        // /v1/uploads/{id}, which the document lists too)
         Operation(method: "PUT", path: "/v1/account/phone"),
         Operation(method: "GET", path: "/v1/account/phone"),
         Operation(method: "POST", path: "/v1/trips/{id}/call"),
@@ -118,7 +118,7 @@ import TestSupport
         Operation(method: "PATCH", path: "/v1/uploads/{id}"),
         Operation(method: "DELETE", path: "/v1/uploads/{id}"),
         Operation(method: "GET", path: "/v1/trips/{id}/proof"),
-        // Notifications (seed 001), registered by NotificationsAPI
+        // Notifications, registered by NotificationsAPI
         Operation(method: "PUT", path: "/v1/devices/{token}"),
         Operation(method: "DELETE", path: "/v1/devices/{token}"),
         Operation(method: "POST", path: "/v1/notifications/{id}/opened"),

@@ -3,9 +3,8 @@ import Testing
 import EnRouteModels
 @testable import EnRouteDomain
 
-/// Every payment state × every payment event (issue 13 item 4), with representative amounts: what each leaves or that
-/// it
-/// is refused. The table is written out independently of the machine and must have a row for every pair.
+/// Every payment state × every payment event, with representative amounts: what each leaves or that it is refused. The
+/// table is written out independently of the machine and must have a row for every pair.
 @Suite struct PaymentMachineTests {
     static let hold = 1000
     static let owed = 300

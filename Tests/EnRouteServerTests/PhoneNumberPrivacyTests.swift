@@ -8,10 +8,10 @@ import HTTPEngine
 import TestSupport
 import Synchronization
 
-/// Seed 004: "Neither party learns the other's phone number." A ride and a delivery are driven through their whole
-/// lives with both parties' real numbers given; at every stage every GET path the API has is asked as the customer,
-/// the provider and ops, and every answer, every live event the trip's watchers get, every push and every log line is
-/// scanned for the other party's number (in E.164 and as bare digits).
+/// "Neither party learns the other's phone number." A ride and a delivery are driven through their whole lives with
+/// both parties' real numbers given; at every stage every GET path the API has is asked as the customer, the provider
+/// and ops, and every answer, every live event the trip's watchers get, every push and every log line is scanned for
+/// the other party's number (in E.164 and as bare digits).
 @Suite struct PhoneNumberPrivacyTests {
     static let customer = TripCallTests.customerNumber
     static let provider = TripCallTests.providerNumber

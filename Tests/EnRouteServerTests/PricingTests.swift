@@ -3,11 +3,10 @@ import Testing
 import EnRouteModels
 @testable import EnRouteDomain
 
-/// Every price rule in a table, with the exact minor units worked out by hand in the comments (issue 13 "Done when").
-/// Default rules: economy 300 + 110/km + 25/min, minimum 700, 3 free wait minutes then 30/min; xl 480 + 176/km +
-/// 40/min,
-/// minimum 1100, 45/wait minute; delivery 199 + 50/km, service 5 % (at least 50), 200 under a basket of 1000;
-/// cancellation 500 after 120 s of grace, no-show after 300 s; the provider's share 75 %.
+/// Every price rule in a table, with the exact minor units worked out by hand in the comments. Default rules: economy
+/// 300 + 110/km + 25/min, minimum 700, 3 free wait minutes then 30/min; xl 480 + 176/km + 40/min, minimum 1100, 45/wait
+/// minute; delivery 199 + 50/km, service 5 % (at least 50), 200 under a basket of 1000; cancellation 500 after 120 s of
+/// grace, no-show after 300 s; the provider's share 75 %.
 @Suite struct PricingTests {
     static let rules = PricingRules()
     static func eur(_ minor: Int) -> Money { Money(amountMinor: minor, currency: "EUR") }

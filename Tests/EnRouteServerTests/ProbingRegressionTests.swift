@@ -8,8 +8,7 @@ import EnRouteStorage
 import TestSupport
 import EnRouteBackend
 
-/// Defects found by outside probing (issue 18), each reproduced as it was found, on the SQLite store
-/// that `enroute serve` runs on.
+/// Defects found by outside probing, each reproduced as it was found, on the SQLite store that `enroute serve` runs on.
 @Suite struct ProbingRegressionTests {
     /// A fresh database file in its own folder, removed by the caller's `defer`.
     static func database() throws -> (path: String, folder: URL) {

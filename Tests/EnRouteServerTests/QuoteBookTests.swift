@@ -7,8 +7,7 @@ import HTTPEngine
 @testable import EnRouteDomain
 @testable import EnRouteAPI
 
-/// Quotes with an identity and an expiry (issue 13 items 1 and 2), on the straight-line estimator, in memory, on a
-/// manual now.
+/// Quotes with an identity and an expiry, on the straight-line estimator, in memory, on a manual now.
 @Suite struct QuoteBookTests {
     /// A `now` the test moves by hand.
     final class Now: Sendable {
@@ -98,7 +97,7 @@ import HTTPEngine
                         demand: 1, rules: PricingRules()))
             #expect(quote.rules == PricingRules())
             #expect(try await store.quote(id: quote.id) == quote)
-            // On the wire: seed 002's estimate with its identity and expiry.
+            // On the wire: the rider app's estimate with its identity and expiry.
             #expect(
                 quote.estimate
                     == Estimate(

@@ -136,9 +136,8 @@ import TestSupport
             if r.headers["RateLimit-Limit"] != nil { limited.insert(route.description) }
         }
         // 16, the two directory PUTs (ops writes, class steps), the three payment method writes, and money's five
-        // writes
-        // (basket quote, tip, rating, balance settle, basket change), and issue 15's three (phone number, call, upload
-        // creation)
+        // writes (basket quote, tip, rating, balance settle, basket change), and the contact routes' three (phone
+        // number, call, upload creation)
         #expect(limited.count == 29)
         // Besides them, a chat message has a limit of its own per party (ChatPolicy's bucket), answered with
         // Retry-After alone.

@@ -7,7 +7,7 @@ import EnRouteBackend
 import TestSupport
 import Synchronization
 
-/// Seed 004's relayed number (P44.7) through the API: the number each party dials, who may ask, and a session whose
+/// The platform's relayed number through the API: the number each party dials, who may ask, and a session whose
 /// lifetime follows the trip's.
 @Suite struct TripCallTests {
     static let customerNumber = "+358401111111"

@@ -7,8 +7,8 @@ import EnRouteAPI
 import EnRouteStorage
 import TestSupport
 
-/// The trip store's transaction contract (issue 11 item 8): transactions in flight at once, conflicts found
-/// by version and snapshot checks, and the trip service running a transaction that lost again to the right result.
+/// The trip store's transaction contract: transactions in flight at once, conflicts found by version and snapshot
+/// checks, and the trip service running a transaction that lost again to the right result.
 @Suite struct TripStoreConcurrencyTests {
     static let at = Date(timeIntervalSince1970: 1_792_520_000)
     static let ops = Account(id: "ops1", role: .ops)

@@ -5,8 +5,8 @@ import EnRouteModels
 import EnRouteStorage
 import EnRoutePostgres
 
-/// Every offer store keeps the same rules (issue 14): one open offer per trip and per provider, one accept wins, an
-/// offer past its time cannot be accepted and is ended by the next open, and endings are remembered.
+/// Every offer store keeps the same rules: one open offer per trip and per provider, one accept wins, an offer past its
+/// time cannot be accepted and is ended by the next open, and endings are remembered.
 @Suite(.timeLimit(.minutes(1))) struct OfferStoreTests {
     enum Kind: String, CaseIterable, Sendable {
         case memory, sqlite, postgres

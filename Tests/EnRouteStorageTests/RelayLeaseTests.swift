@@ -8,9 +8,9 @@ import TestSupport
 import SQLiteKit
 import EnRouteModels
 
-/// The live relay's lease per city and its stamps (issue 14), on every store: one node holds a lease at a time until
-/// it runs out or is given up; only the holder stamps, with numbers that continue across a handover, never shared and
-/// never skipping a row that commits late.
+/// The live relay's lease per city and its stamps, on every store: one node holds a lease at a time until it runs out
+/// or is given up; only the holder stamps, with numbers that continue across a handover, never shared and never
+/// skipping a row that commits late.
 @Suite(.timeLimit(.minutes(1))) struct RelayLeaseTests {
     enum Backing: Sendable, CustomTestStringConvertible {
         case memory

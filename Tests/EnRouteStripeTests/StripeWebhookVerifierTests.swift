@@ -24,7 +24,7 @@ private let succeeded = Array(
         StripeWebhookVerifier.sign(payload: payload, secret: secret, timestamp: timestamp)
     }
 
-    /// protocols.md §4.3's worked check, computed with Python's hmac.
+    /// Stripe's documented worked check, computed with Python's hmac.
     @Test func theSignatureIsProtocolsWorkedExample() {
         #expect(
             StripeWebhookVerifier.sign(

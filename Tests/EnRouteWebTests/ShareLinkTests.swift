@@ -28,8 +28,8 @@ import TestSupport
         #expect(json["customerId"] == nil && json["fare"] == nil, "nothing else of the account")
     }
 
-    /// Seed 000's pin policy on the server's clock: live under 20 s, dimmed with its age under 2 min, then hidden, and
-    /// the ETA says so.
+    /// The order tracker's pin policy on the server's clock: live under 20 s, dimmed with its age under 2 min, then
+    /// hidden, and the ETA says so.
     @Test func thePinDimsAfter20SecondsAndHidesAfter2MinutesOfSilence() async throws {
         let ride = try await SharedRide.make(TestBackend())
         await ride.backend.clock.advance(by: .seconds(19))

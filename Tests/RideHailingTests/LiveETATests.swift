@@ -3,7 +3,7 @@ import Testing
 import EnRouteModels
 @testable import RideHailing
 
-/// Seed 003's guard over the live channel's ETAs: a late answer never overwrites a newer one.
+/// The ride tracking screen's guard over the live channel's ETAs: a late answer never overwrites a newer one.
 @Suite struct LiveETATests {
     @Test func aFixCarryingAnETAMovesItWithoutAVersionChange() {
         var eta = LiveETA()

@@ -4,7 +4,7 @@ import EnRouteModels
 import TestSupport
 @testable import RideHailing
 
-/// The request flow (seed 002) and the tracking screen (seed 003) over one `LiveTripFeed`: one connection, one state.
+/// The request flow and the tracking screen over one `LiveTripFeed`: one connection, one state.
 @MainActor
 @Suite struct LiveTripFeedTests {
     struct SUT {

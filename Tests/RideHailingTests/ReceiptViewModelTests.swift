@@ -6,7 +6,7 @@ import EnRouteModels
 import TestSupport
 @testable import RideHailing
 
-/// After the trip (issue 13): the receipt once the payment settles, asked for again politely; one tip; one rating.
+/// After the trip: the receipt once the payment settles, asked for again politely; one tip; one rating.
 @MainActor
 @Suite struct ReceiptViewModelTests {
     private func makeSUT() -> (ReceiptViewModel, FakeTripReceiptAPI, ManualClock) {

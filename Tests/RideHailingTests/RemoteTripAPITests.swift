@@ -113,8 +113,8 @@ import EnRouteModels
     }
 }
 
-/// The money calls on the wire (issue 13): the refusals of a request read from their problem documents, and the
-/// payment, receipt, tip, rating and history endpoints.
+/// The money calls on the wire: the refusals of a request read from their problem documents, and the payment, receipt,
+/// tip, rating and history endpoints.
 @Suite struct RemoteTripAPIMoneyTests {
     private func makeSUT(_ answers: HTTPClientResponse...) -> (RemoteTripAPI, ScriptedHTTPClient) {
         let client = ScriptedHTTPClient(answers: answers)

@@ -90,7 +90,8 @@ import TestSupport
         #expect(r.status == 200, "\(step)")
     }
 
-    /// Seed 003's `routeData` against the real server routing on central Helsinki: the road line, driver first.
+    /// The ride tracking screen's `routeData` against the real server routing on central Helsinki: the road line,
+    /// driver first.
     @Test func routeDataIsTheServersRoadRouteFromTheDriver() async throws {
         let backend = TestBackend(roads: try await TestRoads.helsinki())
         let (http, server) = backend.client("c1", .customer)

@@ -54,7 +54,7 @@ import EnRouteModels
     }
 }
 
-/// The money lines of `enroute ride`'s screen (issue 13).
+/// The money lines of `enroute ride`'s screen.
 @Suite struct RideScreenMoneyTests {
     @Test func aReceiptListsItsLinesTheTotalAndTheCard() {
         var receipt = Fixtures.receipt(tip: 200)

@@ -5,8 +5,8 @@ import EnRouteModels
 import TestSupport
 @testable import RideHailing
 
-/// The rider's history (issue 13): newest first, paged by cursor, and its last pages kept to be read offline, marked
-/// as not fresh (seed 004's "Level 1 for history").
+/// The rider's history: newest first, paged by cursor, and its last pages kept to be read offline, marked as not
+/// fresh.
 @MainActor
 @Suite struct TripHistoryViewModelTests {
     nonisolated static let page1 = TripSnapshotList(

@@ -6,8 +6,8 @@ import EnRouteModels
 import TestSupport
 @testable import RideHailing
 
-/// The 402 answers to a confirmation (issue 13) as the rider reads them, and how each is answered: another card,
-/// the bank's challenge (same quote, new key), settling a debt, adding a card. None is retried by itself.
+/// The 402 answers to a confirmation as the rider reads them, and how each is answered: another card, the bank's
+/// challenge (same quote, new key), settling a debt, adding a card. None is retried by itself.
 @MainActor
 @Suite struct TripViewModelPaymentTests {
     struct SUT {

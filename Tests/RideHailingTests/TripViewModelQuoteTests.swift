@@ -6,8 +6,8 @@ import EnRouteModels
 import TestSupport
 @testable import RideHailing
 
-/// Quotes on the request screen (issue 13): the price has an identity and a time limit, counts down on the injected
-/// clock, re-quotes itself when it runs out, and a new price is shown and confirmed by the rider, never silently.
+/// Quotes on the request screen: the price has an identity and a time limit, counts down on the injected clock,
+/// re-quotes itself when it runs out, and a new price is shown and confirmed by the rider, never silently.
 @MainActor
 @Suite struct TripViewModelQuoteTests {
     struct SUT {

@@ -7,7 +7,7 @@ import TestSupport
 import RideHailing
 @testable import enroute
 
-/// `enroute ride`'s money flags (issue 13): the card to pay with, and answering the sandbox challenge.
+/// `enroute ride`'s money flags: the card to pay with, and answering the sandbox challenge.
 @MainActor
 @Suite struct RideCommandTests {
     /// Answers from a script in order and records each request; an unscripted call fails the test.

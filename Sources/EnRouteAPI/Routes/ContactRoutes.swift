@@ -3,7 +3,7 @@ import Foundation
 import HTTPEngine
 import EnRouteModels
 
-/// What the calls-and-proof routes run on (issue 15): relayed calls, the parties' own numbers and proof uploads.
+/// What the calls-and-proof routes run on: relayed calls, the parties' own numbers and proof uploads.
 public struct ContactServices: Sendable {
     public let calls: TripCalls
     public let phones: any PhoneBook
@@ -14,8 +14,8 @@ public struct ContactServices: Sendable {
 }
 
 extension EnRouteAPI {
-    /// Seed 004's relayed number (P44.7): a party's own number (kept, never shown to the other party) and
-    /// `POST /v1/trips/{id}/call`, the number that reaches the other party of this trip only.
+    /// The platform's relayed number: a party's own number (kept, never shown to the other party) and `POST
+    /// /v1/trips/{id}/call`, the number that reaches the other party of this trip only.
     func addContactRoutes(_ r: inout Router) {
         guard let contact else { return }
         r.put(

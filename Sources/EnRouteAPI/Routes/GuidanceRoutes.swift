@@ -5,7 +5,7 @@ import EnRouteModels
 
 extension EnRouteAPI {
     /// Issue 12 guidance: the provider's route to the next stop with its maneuvers, and the remaining route the
-    /// customer's map draws (seed 003's `routeData`), both computed on the road network when asked.
+    /// customer's map draws (the ride tracking screen's `routeData`), both computed on the road network when asked.
     func addGuidanceRoutes(_ r: inout Router) {
         r.get(APIPath.Template.providerTripRoute) { req in
             let account = try auth.account(for: req, roles: [.provider])

@@ -3,7 +3,7 @@ import EnRouteDomain
 import EnRouteModels
 
 extension EnRouteAPI {
-    /// Seed 000: placing, tracking, cancelling and following an order; the Live Activity token.
+    /// The customer's order routes: placing, tracking, cancelling and following an order; the Live Activity token.
     func addOrderRoutes(_ r: inout Router) {
         r.post(
             APIPath.Template.orders,
@@ -51,7 +51,7 @@ extension EnRouteAPI {
             defaultReason: "Cancelled by you")
     }
 
-    /// A stored answer in seed 000's tracking shape.
+    /// A stored answer in the order tracker's tracking shape.
     func orderRender(status: Int) -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
         { [wire, service] result in
             switch result {

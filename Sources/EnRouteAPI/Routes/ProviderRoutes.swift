@@ -3,7 +3,8 @@ import EnRouteDomain
 import EnRouteModels
 
 extension EnRouteAPI {
-    /// Seed 004: availability, offers, steps, active trips, location batches and the provider's live stream.
+    /// The provider's routes: availability, offers, steps, active trips, location batches and the provider's live
+    /// stream.
     func addProviderRoutes(_ r: inout Router) {
         r.post(
             APIPath.Template.providerTripAccept,

@@ -3,7 +3,7 @@ import EnRouteDomain
 import EnRouteModels
 
 extension EnRouteAPI {
-    /// Seed 002: estimates, nearby drivers, requesting, reading, cancelling and following a ride.
+    /// The rider's routes: estimates, nearby drivers, requesting, reading, cancelling and following a ride.
     func addRideRoutes(_ r: inout Router) {
         r.post(
             APIPath.Template.estimates,
@@ -52,7 +52,7 @@ extension EnRouteAPI {
         r.get(APIPath.Template.trip) { req in
             let account = try auth.account(for: req)
             let trip = try trip(req.parameter("id"), account, kind: .ride)
-            // Seed 002's live channel connects its WebSocket to the trip itself; the same stream as /events.
+            // The rider app's live channel connects its WebSocket to the trip itself; the same stream as /events.
             if req.isWebSocketUpgrade { return liveStreams.stream(req, trip: trip, for: account) }
             return try .json(wire.ride(trip, now: service.currentTime()))
         }
@@ -62,7 +62,7 @@ extension EnRouteAPI {
             defaultReason: "cancelled by the rider")
     }
 
-    /// A stored answer in seed 002's `Trip` shape.
+    /// A stored answer in the rider app's `Trip` shape.
     func rideRender(created: Bool) -> @Sendable (Result<TripRecord, TripError>) -> StoredResponse {
         { [wire, service] result in
             switch result {

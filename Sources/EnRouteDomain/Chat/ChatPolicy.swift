@@ -1,8 +1,8 @@
 public import Foundation
 public import EnRouteModels
 
-/// The rules of a trip's chat (issue 15, seed 004 P44.7), pure: who may read and write, when the conversation is
-/// open, closed and removed, and what one message may be (UTF-8, size, rate per party).
+/// The rules of a trip's chat, pure: who may read and write, when the conversation is open, closed and removed, and
+/// what one message may be (UTF-8, size, rate per party).
 public struct ChatPolicy: Sendable, Equatable {
     /// Largest message text, in UTF-8 bytes (sealed into a push it must stay well inside APNs' 4 KB).
     public var maxMessageBytes: Int

@@ -2,9 +2,9 @@ public import Foundation
 public import EnRouteModels
 import Synchronization
 
-/// A trip's chat (issue 15): stores each client-made message once under the trip's next sequence, fans it out to the
-/// open chat sockets, hands it to the notifier when the recipient has none, and removes a conversation
-/// `policy.retention` after its trip ended (`sweep`, driven by `run` on the injected clock).
+/// A trip's chat: stores each client-made message once under the trip's next sequence, fans it out to the open chat
+/// sockets, hands it to the notifier when the recipient has none, and removes a conversation `policy.retention` after
+/// its trip ended (`sweep`, driven by `run` on the injected clock).
 ///
 /// Who may read and write, the limits and the closing rules are `ChatPolicy`'s; the rate limit is a token bucket per
 /// account on `now`. Live frames go to each listener's bounded stream; a listener that falls that far behind is ended

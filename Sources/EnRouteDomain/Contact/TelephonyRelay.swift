@@ -1,6 +1,6 @@
 public import EnRouteModels
 
-/// A telephony third party that owns a pool of numbers and connects two parties through them (seed 004's relayed
+/// A telephony third party that owns a pool of numbers and connects two parties through them (the platform's relayed
 /// number): one session per trip, two participants, each given the proxy number that reaches the other.
 ///
 /// The caller owns the session's lifetime: it closes the session a stated time after the trip ends; the

@@ -29,9 +29,9 @@ public enum CallRefusal: Error, Sendable, Equatable {
     case relayUnavailable(String)
 }
 
-/// Seed 004's relayed number (P44.7): `call` gives a party the number that reaches the other for this trip only,
-/// opening the trip's relay session once and reusing it for the trip's life; `run` closes each session a stated
-/// time after its trip ends (on the injected clock). No real number leaves this type except towards the relay.
+/// The platform's relayed number: `call` gives a party the number that reaches the other for this trip only, opening
+/// the trip's relay session once and reusing it for the trip's life; `run` closes each session a stated time after its
+/// trip ends (on the injected clock). No real number leaves this type except towards the relay.
 public final class TripCalls: Sendable {
     private let service: TripService
     private let relay: any TelephonyRelay

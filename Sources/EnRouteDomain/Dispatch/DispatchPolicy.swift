@@ -1,4 +1,4 @@
-/// The dispatcher's limits (seed 004 §44.4 "Matching and dispatch").
+/// The dispatcher's limits.
 public struct DispatchPolicy: Sendable, Equatable {
     /// How long a provider has to answer an offer.
     public var offerTimeout: Duration = .seconds(15)

@@ -5,9 +5,8 @@ import Synchronization
 /// No live or recent offer with this id was ever this provider's.
 public struct OfferNotFound: Error, Sendable, Equatable {}
 
-/// Matching and dispatch (seed 004 §44.4): for each trip that needs a provider, offers it to one
-/// candidate at a time with a time limit, moving on when an offer is declined, runs out or is
-/// withdrawn.
+/// Matching and dispatch: for each trip that needs a provider, offers it to one candidate at a time with a time limit,
+/// moving on when an offer is declined, runs out or is withdrawn.
 ///
 /// Each search is a task that reacts to signals (offer ended, trip changed, supply changed, timer),
 /// so that a decline moves on at once and a cancelled trip stops its search at once. A ride whose

@@ -28,10 +28,10 @@ public enum OfferClaim: Sendable, Equatable {
     case notFound
 }
 
-/// Where offers live (seed 004 §44.4), shared by every node of a deployment (issue 14): a trip has at most one live
-/// offer, a provider holds at most one, and a trip has at most one accepted offer. An accept claims the offer with one
-/// conditional write (live and not past its time, to being accepted), so of any number of accepts sent to any
-/// number of nodes one wins; the expiry timer and a withdrawal leave a claimed offer alone.
+/// Where offers live, shared by every node of a deployment: a trip has at most one live offer, a provider holds at most
+/// one, and a trip has at most one accepted offer. An accept claims the offer with one conditional write (live and not
+/// past its time, to being accepted), so of any number of accepts sent to any number of nodes one wins; the expiry
+/// timer and a withdrawal leave a claimed offer alone.
 ///
 /// Reads answer nil when the store cannot be reached; writes throw.
 public protocol OfferStore: Sendable {

@@ -1,8 +1,8 @@
 public import Foundation
 public import EnRouteModels
 
-/// The provider side of the backend wired together: presence, location ingest, dispatch, the
-/// providers' live streams and the nearby map (seed 004 §44.4, seed 002 `GET /v1/drivers/nearby`).
+/// The provider side of the backend wired together: presence, location ingest, dispatch, the providers' live streams
+/// and the nearby map (`GET /v1/drivers/nearby`).
 public final class ProviderOperations: Sendable {
     /// Who is online and where: this node's own `ProviderPresence`, or the store every node of a deployment shares.
     public let presence: any ProviderLocations

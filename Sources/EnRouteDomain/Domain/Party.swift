@@ -1,4 +1,4 @@
-/// Who may cause a move (seed 004's "Who causes it" column), plus ops staff.
+/// Who may cause a move, plus ops staff.
 public enum Party: String, Codable, Sendable, CaseIterable {
     case customer, provider, merchant, backend, ops
 }

@@ -6,7 +6,7 @@ public enum TripKind: String, Codable, Sendable, CaseIterable {
     case ride, delivery
 }
 
-/// A delivery's status underneath the wire's `problem` overlay (seed 000).
+/// A delivery's status underneath the wire's `problem` overlay.
 public enum DeliveryStatus: String, Codable, Sendable, CaseIterable {
     case placed, picking, onTheWay, arriving, delivered, cancelled
 
@@ -14,7 +14,7 @@ public enum DeliveryStatus: String, Codable, Sendable, CaseIterable {
     public var isTerminal: Bool { self == .delivered || self == .cancelled }
 }
 
-/// The merchant's steps, which happen while the order is picking (seed 004).
+/// The merchant's steps, which happen while the order is picking.
 public enum MerchantStep: String, Codable, Sendable, CaseIterable {
     case pending, preparing, ready
 }
@@ -159,7 +159,7 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var quote: Money?
     /// The final price (filled by the pricing issue).
     public var fare: Money?
-    /// The quote the trip was confirmed on (issue 13).
+    /// The quote the trip was confirmed on.
     public var quoteId: String?
     /// The quoted price line by line (`quote` is its total), and the rule it was priced under.
     public var quotedPrice: PriceBreakdown?

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteModels
 
-/// The trip state machines: which party may make which move from which state (seed 004, 002, 000).
+/// The trip state machines: which party may make which move from which state.
 ///
 /// Pure: no clock, no storage. `apply` returns the changed record with its version bumped, or a refusal.
 public enum TripRules {
@@ -42,7 +42,7 @@ public enum TripRules {
         }
     }
 
-    // MARK: Rides (seed 002's diagram)
+    // MARK: Rides (the rider app's diagram)
 
     private static func applyRide(
         _ move: TripMove, _ state: TripState, _ trip: inout TripRecord, _ party: Party, _ actor: String
@@ -78,7 +78,7 @@ public enum TripRules {
         return nil
     }
 
-    // MARK: Deliveries (seed 000's statuses, seed 004's merchant steps)
+    // MARK: Deliveries (the order tracker's statuses, the platform's merchant steps)
 
     private static func applyDelivery(
         _ move: TripMove, _ status: DeliveryStatus, _ trip: inout TripRecord, _ party: Party,

@@ -48,8 +48,8 @@ public struct City: Sendable, Equatable {
     }
 }
 
-/// The cities EnRoute serves (seed 004 §44.7: matching, pricing and live positions partitioned by city): each trip,
-/// provider position and stream belongs to the first city, in file order, whose area holds its point.
+/// The cities EnRoute serves (matching, pricing and live positions are partitioned by city): each trip, provider
+/// position and stream belongs to the first city, in file order, whose area holds its point.
 public struct Cities: Sendable, Equatable {
     /// The name of the one city of a configuration without cities: it covers the whole world.
     public static let defaultName = "default"

@@ -1,8 +1,8 @@
 public import EnRouteModels
 import Foundation
 
-/// Blurs provider positions for the decorative map before a request (seed 002 `GET /v1/drivers/nearby`):
-/// each position is moved by a fixed per-provider offset, then snapped to a grid of about 100 m.
+/// Blurs provider positions for the decorative map before a request (`GET /v1/drivers/nearby`): each position is moved
+/// by a fixed per-provider offset, then snapped to a grid of about 100 m.
 ///
 /// The offset is derived from the provider id and a secret seed, so a marker does not jitter between
 /// polls, and a snapped marker does not reveal the provider's exact position.

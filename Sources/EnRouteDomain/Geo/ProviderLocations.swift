@@ -1,8 +1,8 @@
 public import Foundation
 public import EnRouteModels
 
-/// Who is online and where, as dispatch, ingest and the nearby map ask it (seed 004 §44.4): the seam between
-/// `ProviderPresence` in one process's memory and a store that several nodes share (Redis, issue 14).
+/// Who is online and where, as dispatch, ingest and the nearby map ask it: the seam between `ProviderPresence` in one
+/// process's memory and a store that several nodes share (Redis).
 ///
 /// The rules are `ProviderPresence`'s, and every implementation keeps them (one contract test runs them all): a
 /// position is usable for `fixLifetime` after it was recorded, judged on the injected clock; only an online

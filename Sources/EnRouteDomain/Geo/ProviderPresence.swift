@@ -2,15 +2,14 @@ public import Foundation
 public import EnRouteModels
 import Synchronization
 
-/// Who is online and where: each provider's latest kept position, kept in memory with an expiry,
-/// and a grid over the positions of online providers (seed 004 §44.4, "an ephemeral signal").
+/// Who is online and where: each provider's latest kept position, kept in memory with an expiry, and a grid over the
+/// positions of online providers.
 ///
 /// An online provider is findable only while their latest position is fresh (`fixLifetime`); one who
 /// goes offline, or whose position expires, is found by neither dispatch nor the nearby map.
 ///
-/// Positions are partitioned by city (seed 004 §44.7): each findable provider sits in the grid of the city holding
-/// their position, a search looks only in the city holding its centre, and a provider outside every city is not
-/// findable.
+/// Positions are partitioned by city: each findable provider sits in the grid of the city holding their position, a
+/// search looks only in the city holding its centre, and a provider outside every city is not findable.
 public final class ProviderPresence: Sendable {
     /// A provider's latest kept position.
     public struct Position: Sendable, Equatable {

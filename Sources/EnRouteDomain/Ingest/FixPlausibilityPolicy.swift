@@ -17,7 +17,7 @@ public enum FixDropReason: String, Sendable, CaseIterable {
     case teleport
 }
 
-/// The server's checks on positions from an untrusted client (seed 004 §44.4, Chapter 21): pure.
+/// The server's checks on positions from an untrusted client: pure.
 ///
 /// Each fix is judged against the last kept fix of the same provider. Over gaps of `teleportWindow`
 /// or more the implied speed is checked; over shorter gaps timing jitter makes speed meaningless,

@@ -2,7 +2,7 @@ public import Foundation
 public import EnRouteModels
 import Synchronization
 
-/// Location ingest (seed 004 §44.4): each provider's batches, applied once, filtered, stored, fanned out.
+/// Location ingest: each provider's batches, applied once, filtered, stored, fanned out.
 ///
 /// A batch is sorted by `recordedAt` and each fix judged against the last kept one; implausible fixes
 /// are dropped and counted by reason in `/metrics`. Kept fixes on a trip are stored on its path before

@@ -23,7 +23,7 @@ public struct PathPoint: Sendable, Equatable, Codable {
     }
 }
 
-/// The durable path of every trip (seed 004 §44.4: "the full path is stored"); pricing reads it.
+/// The durable path of every trip (the full path is stored); pricing reads it.
 public protocol PathStore: Sendable {
     /// Stores `points` durably before returning; a point already stored for its trip and time is ignored.
     func append(_ points: [PathPoint]) async throws

@@ -11,7 +11,7 @@ public struct CardDetails: Sendable, Equatable, Codable {
     }
 }
 
-/// A PaymentIntent's status, in Stripe's vocabulary (protocols.md §4.1).
+/// A PaymentIntent's status, in Stripe's vocabulary.
 public enum GatewayIntentStatus: String, Sendable, Equatable, Codable {
     case requiresPaymentMethod = "requires_payment_method"
     case requiresConfirmation = "requires_confirmation"

@@ -25,7 +25,7 @@ public struct TripPayment: Codable, Sendable, Equatable {
     public var actionURL: URL?
     /// The last refusal, when the hold or a charge was declined.
     public var decline: GatewayDecline?
-    /// When the gateway confirmed the money arrived (seed 004's *Paid*, on the gateway's callback).
+    /// When the gateway confirmed the money arrived (on the gateway's callback).
     public var paidAt: Date?
 
     public init(
@@ -61,7 +61,7 @@ public enum PaymentEvent: Sendable, Equatable {
     case confirmed(at: Date)
 }
 
-/// The payment machine (issue 13 item 4): which event is allowed in which state, and what it leaves.
+/// The payment machine: which event is allowed in which state, and what it leaves.
 ///
 /// `authorizing → held → captured | partiallyCaptured | released`, with `actionRequired` (a challenge between
 /// authorizing and held), `failed` (refused) and `debt` (a charge after the trip failed). Pure: no clock, no I/O.

@@ -109,8 +109,8 @@ public enum PaymentMethodError: Error, Sendable, Equatable {
     case gatewayUnavailable(String)
 }
 
-/// The customer's saved payment methods (seed 004's "Payment with a saved payment token", P26.9): checks a token
-/// with the gateway and keeps only its display details beside it; the card number never reaches EnRoute.
+/// The customer's saved payment methods: checks a token with the
+/// gateway and keeps only its display details beside it; the card number never reaches EnRoute.
 public final class PaymentMethods: Sendable {
     /// Methods an account may keep.
     public static let limit = 10

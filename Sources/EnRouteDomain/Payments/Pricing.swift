@@ -59,7 +59,7 @@ public struct DeliveryFeeRule: Sendable, Codable, Equatable {
     public init() {}
 }
 
-/// Cancellation and no-show fees (issue 13 item 4).
+/// Cancellation and no-show fees.
 public struct CancellationRule: Sendable, Codable, Equatable {
     /// A cancellation within this long of the provider's assignment is free.
     public var graceSeconds: TimeInterval = 120
@@ -95,7 +95,7 @@ public struct PriceBreakdown: Sendable, Codable, Equatable {
     }
 }
 
-/// Pure pricing: quotes before a trip and final prices after it (seed 004's "Price before and after"). No clock, no
+/// Pure pricing: quotes before a trip and final prices after it. No clock, no
 /// I/O.
 public enum Pricing {
     /// `value` minor units rounded half away from zero: the one rounding rule of money.

@@ -42,7 +42,7 @@ public struct Quote: Codable, Sendable, Equatable {
         self.createdAt = createdAt; self.expiresAt = expiresAt
     }
 
-    /// The ride quote as seed 002's estimate with its identity and time limit.
+    /// The ride quote as the rider app's estimate with its identity and time limit.
     public var estimate: Estimate {
         Estimate(
             productID: productID ?? "", fare: price.total, etaSeconds: pickupWaitSeconds, quoteId: id,
@@ -152,7 +152,7 @@ public struct QuoteLeg: Sendable, Equatable {
     }
 }
 
-/// Issues quotes (seed 004's "Price before and after") and checks the one a request names.
+/// Issues quotes and checks the one a request names.
 public final class QuoteBook: Sendable {
     public let store: any QuoteStore
     public let rules: PricingRules

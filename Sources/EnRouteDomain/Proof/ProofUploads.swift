@@ -17,7 +17,7 @@ public struct ProofProblem: Error, Sendable, Equatable {
     static func bad(_ detail: String) -> ProofProblem { ProofProblem(400, "Bad Request", detail) }
 }
 
-/// Seed 004's proof of delivery as a resumable transfer (tus 1.0 core, creation and termination; checksums are the
+/// The platform's proof of delivery as a resumable transfer (tus 1.0 core, creation and termination; checksums are the
 /// API's): the trip's provider creates an upload, appends to it at the offset the server holds, and the customer and
 /// ops read it once complete. The `delivered` step names it by id and is taken while the bytes still flow.
 ///

@@ -68,10 +68,9 @@ public struct EtaBand: Sendable, Equatable {
     public static let `default` = EtaBand(low: 0.85, high: 1.25, lowExtra: 0, highExtra: 120, source: "default")
 }
 
-/// The calibrated error model: the central `coverage` of actual ÷ predicted travel time on completed legs (by
-/// default 80 %: the 10th to the 90th percentile, issue 12's rule), by road class and hour of the week, falling back to
-/// coarser buckets (class alone, hour alone, everything) and then to
-/// `EtaBand.default` while a bucket has fewer than `minimumSamples`.
+/// The calibrated error model: the central `coverage` of actual ÷ predicted travel time on completed legs (by default
+/// 80 %: the 10th to the 90th percentile), by road class and hour of the week, falling back to coarser buckets (class
+/// alone, hour alone, everything) and then to `EtaBand.default` while a bucket has fewer than `minimumSamples`.
 public struct EtaCalibration: Sendable {
     /// Samples a bucket needs before its percentiles are used.
     public let minimumSamples: Int

@@ -5,7 +5,7 @@ public import EnRouteModels
 public struct CatalogueItem: Sendable, Equatable, Codable {
     public let sku: String
     public let name: String
-    /// The price in minor units (seed 002's `Money`).
+    /// The price in minor units (the wire `Money`).
     public let price: Money
     public init(sku: String, name: String, price: Money) { self.sku = sku; self.name = name; self.price = price }
 }
@@ -118,7 +118,7 @@ public struct ProviderProfile: Sendable, Equatable, Codable {
         self.rating = rating; self.photoURL = photoURL
     }
 
-    /// A profile from the seed 002 `Driver` fields; an empty model and plate mean no vehicle.
+    /// A profile from the `Driver` fields; an empty model and plate mean no vehicle.
     public init(
         id: String, firstName: String, lastInitial: String = "", carModel: String = "", plate: String = "",
         rating: Double = 5.0, photoURL: URL
@@ -132,7 +132,7 @@ public struct ProviderProfile: Sendable, Equatable, Codable {
     /// The initial of `lastName`, upper-cased ("" without one).
     public var lastInitial: String { lastName.first.map { String($0).uppercased() } ?? "" }
 
-    /// The seed 002 `Driver` for this profile.
+    /// The `Driver` for this profile.
     public var driver: Driver {
         Driver(
             id: id, name: lastInitial.isEmpty ? firstName : "\(firstName) \(lastInitial).",

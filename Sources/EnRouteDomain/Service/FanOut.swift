@@ -2,9 +2,9 @@ public import Foundation
 public import EnRouteModels
 import Synchronization
 
-/// One node's share of the live fan-out between nodes (issue 14): every trip version committed here reaches the
-/// others through the store's outbox and the live bus, every fix kept here goes straight to the bus, and what the
-/// others send is applied to this node's cache, watchers and provider streams.
+/// One node's share of the live fan-out between nodes: every trip version committed here reaches the others through the
+/// store's outbox and the live bus, every fix kept here goes straight to the bus, and what the others send is applied
+/// to this node's cache, watchers and provider streams.
 ///
 /// Nothing committed is lost: a version is enqueued in its own transaction (topic `live`, with its city) and leaves the
 /// outbox only once the bus took it, so a bus that is down delays the fan-out and loses nothing. A city's versions are

@@ -2,9 +2,8 @@ public import Foundation
 public import EnRouteModels
 import Synchronization
 
-/// What one node tells the others so that every node's watchers, caches and provider streams follow every change
-/// (seed 004 §44.7): committed trip versions, relayed from the store's outbox, and kept fixes, which are never stored
-/// as versions.
+/// What one node tells the others so that every node's watchers, caches and provider streams follow every change:
+/// committed trip versions, relayed from the store's outbox, and kept fixes, which are never stored as versions.
 public enum LiveMessage: Sendable, Equatable, Codable {
     /// A committed version of a trip.
     case trip(TripRecord)

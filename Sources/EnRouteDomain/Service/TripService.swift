@@ -37,7 +37,7 @@ public protocol TripChangeObserver: Sendable {
     func tripChanged(from old: TripRecord?, to new: TripRecord, in transaction: any TripTransaction) async throws
 }
 
-/// The trip service: owns every trip as a versioned state machine (seed 004 §44.4).
+/// The trip service: owns every trip as a versioned state machine.
 ///
 /// Every move is one transaction: load, check, apply, bump, log, remember the key. Reads are served
 /// from memory; changes are published to watchers after they commit.
@@ -106,7 +106,7 @@ public final class TripService: Sendable {
     private let liveSequence = Atomic<UInt64>(0)
     /// An in-flight key older than this is taken to belong to a request that died.
     public let idempotencyLockTimeout: TimeInterval = 60
-    /// Keys are kept this long (protocols.md §4.2).
+    /// Keys are kept this long.
     public let idempotencyRetention: TimeInterval = 24 * 3600
     /// How many ended trips stay in memory for the reads that follow their end; memory holds every
     /// active trip and at most this many ended ones, however many trips have run.
@@ -217,7 +217,7 @@ public final class TripService: Sendable {
 
     // MARK: - Creating trips
 
-    /// A customer asks for a ride (seed 002 `POST /v1/trips`).
+    /// A customer asks for a ride (`POST /v1/trips`).
     public func requestRide(
         _ request: TripRequest, by account: Account, idempotency: IdempotencyContext? = nil
     ) async throws -> TripRecord {

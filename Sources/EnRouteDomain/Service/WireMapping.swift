@@ -10,7 +10,7 @@ public struct WireMapping: Sendable {
         self.directory = directory; self.rating = rating
     }
 
-    /// Seed 002's `Trip`, for the rider.
+    /// The wire `Trip`, for the rider.
     public func ride(_ trip: TripRecord, now: Date) -> Trip {
         let state: TripState
         if case .ride(let s) = trip.status { state = s } else { state = .searching }
@@ -29,7 +29,7 @@ public struct WireMapping: Sendable {
             id: d.id, name: d.name, carModel: d.carModel, plate: d.plate, rating: average, photoURL: d.photoURL)
     }
 
-    /// Seed 000's tracking snapshot, for the customer of a delivery.
+    /// The order tracker's tracking snapshot, for the customer of a delivery.
     public func tracking(_ trip: TripRecord, now: Date) -> TrackingDTO {
         var status: OrderStatusWire = .placed
         if case .delivery(let s) = trip.status { status = OrderStatusWire(rawValue: s.rawValue) ?? .placed }
@@ -40,9 +40,9 @@ public struct WireMapping: Sendable {
         } else if status == .cancelled {
             message = trip.cancellation?.reason
         }
-        // The window as estimated (each estimate opens at least a minute ahead). It is not moved on when read later:
-        // a window whose latest end has passed is how the tracker knows to say "Running a little late" (seed 000's
-        // freshness rules are the client's).
+        // The window as estimated (each estimate opens at least a minute ahead). It is not moved on when read later: a
+        // window whose latest end has passed is how the tracker knows to say "Running a little late" (the order
+        // tracker's freshness rules are the client's).
         let eta: TrackingDTO.ETA? = zip(trip.etaEarliest, trip.etaLatest).map {
             TrackingDTO.ETA(earliest: $0, latest: $1)
         }

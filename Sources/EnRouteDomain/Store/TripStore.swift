@@ -33,7 +33,7 @@ public struct StoredResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// Idempotency keys are scoped to account, method and path (protocols.md §7.3).
+/// Idempotency keys are scoped to account, method and path.
 public struct IdempotencyScope: Sendable, Hashable, Codable {
     public let accountId: String
     public let method: String
@@ -162,7 +162,7 @@ public struct PaymentAttempt: Codable, Sendable, Equatable {
     public var holdKey: String { "hold:\(quoteId):\(attempt)" }
 }
 
-/// Durable trips, their change log and idempotency keys. SQLite now; PostgreSQL later, same shape.
+/// Durable trips, their change log and idempotency keys: in memory, on SQLite or on PostgreSQL, the same contract.
 ///
 /// The transaction contract, which every adapter keeps and the domain relies on:
 /// - Several transactions may be in flight at once; a store may also run them one at a time (SQLite
