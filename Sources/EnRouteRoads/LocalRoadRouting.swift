@@ -21,7 +21,7 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         public let hierarchy: ContractionHierarchy
         /// The spatial index used to snap coordinates.
         public let snapper: EdgeSnapper
-        /// `Router.mainComponent(of: graph)`, computed once here rather than by each router the pool makes (a
+        /// `RoadRouter.mainComponent(of: graph)`, computed once here rather than by each router the pool makes (a
         /// router made after a weight swap would otherwise pass over the whole graph inside a request).
         public let mainComponent: [Bool]
 
@@ -31,7 +31,7 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
         ) {
             self.network = network; self.graph = graph; self.hierarchy = hierarchy
             self.snapper = snapper ?? EdgeSnapper(network: network)
-            mainComponent = Router.mainComponent(of: graph)
+            mainComponent = RoadRouter.mainComponent(of: graph)
         }
 
         /// Builds the turn graph, hierarchy and index from `network`.
@@ -49,8 +49,8 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
 
     /// A router handed between threads by the pool: only the thread that borrowed it uses it until it is returned.
     private final class PooledRouter: @unchecked Sendable {
-        let router: Router
-        init(_ router: Router) { self.router = router }
+        let router: RoadRouter
+        init(_ router: RoadRouter) { self.router = router }
     }
 
     private let state: Mutex<State>
@@ -79,14 +79,14 @@ public final class LocalRoadRouting: RoadRouting, Sendable {
     }
 
     /// Runs `body` on a router of the current generation, borrowed from the pool.
-    func withRouter<T>(_ body: (Router) throws(RouteError) -> T) throws(RouteError) -> T {
+    func withRouter<T>(_ body: (RoadRouter) throws(RouteError) -> T) throws(RouteError) -> T {
         let (generation, pooled): (Int, PooledRouter) = state.withLock { s in
             if let last = s.idle.popLast() { return last }
             let g = s.graph
             return (
                 s.generation,
                 PooledRouter(
-                    Router(
+                    RoadRouter(
                         network: g.network, graph: g.graph, hierarchy: g.hierarchy, snapper: g.snapper,
                         mainComponent: g.mainComponent))
             )

@@ -36,7 +36,7 @@ func threadCPUNanoseconds() -> UInt64 {
     return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
-/// Random pairs of network nodes on a graph file: each routed between the nodes' coordinates by the Router (snap,
+/// Random pairs of network nodes on a graph file: each routed between the nodes' coordinates by the RoadRouter (snap,
 /// hierarchy, geometry and steps: what a request costs) and node to node by the bare CHQuery; afterwards, in a pass
 /// of its own, the first `check` of them against Dijkstra. Writes one line per pair (`lon1 lat1 lon2 lat2 distance_m
 /// duration_s`, `-` where
@@ -106,7 +106,7 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         facts["customize_mismatches"] = mismatches
     }
 
-    let router = Router(network: network, graph: graph, hierarchy: hierarchy)
+    let router = RoadRouter(network: network, graph: graph, hierarchy: hierarchy)
     let query = CHQuery(hierarchy: hierarchy), dijkstra = DijkstraRouter(graph: graph)
     var random = SeededGenerator(seed: seed)
     var routeCPUTimes: [Double] = []
@@ -179,7 +179,7 @@ func runDiagnose(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     while let value = arguments.next().flatMap(Double.init) { numbers.append(value) }
     guard numbers.count == 4, let loaded = try? RoadGraphFile.load(path) else { usage() }
     let network = loaded.network, graph = loaded.graph
-    let router = Router(network: network, graph: graph, hierarchy: loaded.hierarchy)
+    let router = RoadRouter(network: network, graph: graph, hierarchy: loaded.hierarchy)
     // Edges reachable from `start` over turns, forward or (reversed turns) backward.
     var reverseArcs = [[Int32]](repeating: [], count: graph.nodeCount)
     for tail in 0..<graph.nodeCount {

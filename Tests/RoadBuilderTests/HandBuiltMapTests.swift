@@ -61,9 +61,9 @@ import Testing
         try bytes.withUnsafeBytes { buffer throws(RoadGraphFileError) in try RoadGraphFile.decode(buffer) }
     }
 
-    static func router(_ network: RoadNetwork) -> Router {
+    static func router(_ network: RoadNetwork) -> RoadRouter {
         let graph = EdgeBasedGraph(network: network)
-        return Router(
+        return RoadRouter(
             network: network, graph: graph, hierarchy: ContractionHierarchy(graph: graph),
             snapper: EdgeSnapper(network: network))
     }

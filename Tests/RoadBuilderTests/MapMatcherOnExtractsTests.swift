@@ -20,7 +20,7 @@ import Testing
     static func drives(_ file: String, count: Int, seed: UInt64) async throws -> [Drive] {
         let parts = try await RoutingParts.parts(file)
         let routes = try await offThePool { () -> [(route: RoadRoute, noiseSeed: UInt64)] in
-            let router = Router(
+            let router = RoadRouter(
                 network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             var random = SeededGenerator(seed: seed)
             var routes: [(route: RoadRoute, noiseSeed: UInt64)] = []

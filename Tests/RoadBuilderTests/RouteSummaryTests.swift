@@ -10,7 +10,7 @@ import Testing
         let built = try await RoutingParts.cache.value(file)
         let (compared, problems) = try await offThePool { () -> (Int, [String]) in
             let parts = built.parts
-            let router = Router(
+            let router = RoadRouter(
                 network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             let network = parts.network
             var generator = SeededGenerator(seed: 4242)

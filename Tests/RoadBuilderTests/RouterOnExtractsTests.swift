@@ -27,9 +27,10 @@ enum RoutingParts {
     static func parts(_ file: String) async throws -> Parts { try await cache.value(file).parts }
 
     /// A fresh router (routers are not thread-safe) over the cached parts of `file`.
-    static func router(_ file: String) async throws -> Router {
+    static func router(_ file: String) async throws -> RoadRouter {
         let parts = try await parts(file)
-        return Router(network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
+        return RoadRouter(
+            network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
     }
 }
 
@@ -328,7 +329,7 @@ enum RoutingParts {
         let built = try await RoutingParts.cache.value("kotka-clean.osm.pbf")
         let mismatches = try await offThePool { () -> [String] in
             let parts = built.parts
-            let router = Router(
+            let router = RoadRouter(
                 network: parts.network, graph: parts.graph, hierarchy: parts.hierarchy, snapper: parts.snapper)
             let network = parts.network
             var generator = SeededGenerator(seed: 777)

@@ -40,7 +40,7 @@ import Testing
         let network = Self.network()
         let from = Self.point(east: 0, north: 0), to = Self.point(east: 1000, north: 0)
         let night = 3, start = 10_000.0
-        let before = try await offThePool { try Router(network: network).route(from: from, to: to) }
+        let before = try await offThePool { try RoadRouter(network: network).route(from: from, to: to) }
         #expect(Set(before.edges.map { network.name(ofEdge: $0) }) == ["Direct"])
         #expect(abs(before.durationSeconds - 72) < 0.5)
 
@@ -57,7 +57,7 @@ import Testing
         let now = start + 400
         let slowed = network.withEdgeDurations(
             speeds.durations(of: network, profile: .standard, hourOfWeek: night, now: now))
-        let after = try await offThePool { try Router(network: slowed).route(from: from, to: to) }
+        let after = try await offThePool { try RoadRouter(network: slowed).route(from: from, to: to) }
         // The ends snap onto the junctions, where a zero-length piece of Direct may start or end the route.
         #expect(Set(after.edges.dropFirst().dropLast().map { network.name(ofEdge: $0) }) == ["Detour"])
         #expect(abs(after.distanceMeters - 1600) < 1)
@@ -70,7 +70,7 @@ import Testing
         // Once the observations are stale the direct road is chosen again.
         let later = network.withEdgeDurations(
             speeds.durations(of: network, profile: .standard, hourOfWeek: night, now: now + 3600))
-        let recovered = try await offThePool { try Router(network: later).route(from: from, to: to) }
+        let recovered = try await offThePool { try RoadRouter(network: later).route(from: from, to: to) }
         #expect(recovered.edges == before.edges)
     }
 }

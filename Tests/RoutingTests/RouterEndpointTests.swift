@@ -20,7 +20,7 @@ import Testing
         network.road(1, 2, seconds: 10)
         network.road(2, 3, seconds: 20)
         network.road(3, 0, seconds: 10)
-        let router = Router(network: network)
+        let router = RoadRouter(network: network)
         let route = try router.route(from: network.coordinate(ofNode: 1), to: network.coordinate(ofNode: 2))
         // Straight up the east side (about 111 m), not round by 0 and 3 (about 333 m).
         #expect(route.distanceMeters < 150, "took \(route.distanceMeters) m")
@@ -39,7 +39,7 @@ import Testing
         let end = network.addNode(id: 5, lat: 60.0008, lon: 24.9997)
         network.road(start, end, seconds: 8, oneWay: true)
         network.road(end, 3, seconds: 3, oneWay: true)
-        let router = Router(network: network)
+        let router = RoadRouter(network: network)
         let beside = RoadCoordinate(lat: 60.0005, lon: 24.99972)
         // Its nearest road is the cut-off one-way; the route ends on the 0–3 side instead of failing.
         let route = try router.route(from: network.coordinate(ofNode: 1), to: beside)

@@ -13,7 +13,7 @@ import Routing
 
     /// West (0,0) — B (1,0) — east (2,0) — far east (3,0) along "Main" then "Other"; "Cross" from B north to a
     /// dead end (1,1) and south to (1,-1). Two-way, 10 s per 100 m.
-    static func crossing() -> Router {
+    static func crossing() -> RoadRouter {
         var network = RoadNetwork()
         let nodes = [(0.0, 0.0), (1, 0), (2, 0), (3, 0), (1, 1), (1, -1)].enumerated().map { index, point in
             network.addNode(id: Int64(index), lat: at(point.0, point.1).lat, lon: at(point.0, point.1).lon)
@@ -23,7 +23,7 @@ import Routing
         network.road(nodes[2], nodes[3], seconds: 10, name: "Other")
         network.road(nodes[1], nodes[4], seconds: 10, name: "Cross")
         network.road(nodes[1], nodes[5], seconds: 10, name: "Cross")
-        return Router(network: network)
+        return RoadRouter(network: network)
     }
 
     static func summary(_ route: RoadRoute) -> [String] {
@@ -63,7 +63,7 @@ import Routing
         network.road(
             nodes[1], network.addNode(id: 9, lat: Self.at(1, 1).lat, lon: Self.at(1, 1).lon), seconds: 10, name: "Cross"
         )
-        let router = Router(network: network)
+        let router = RoadRouter(network: network)
         #expect(
             Self.summary(try router.route(from: Self.at(0.5, 0), to: Self.at(2.5, 0))) == [
                 "depart - Main", "arrive - Main",

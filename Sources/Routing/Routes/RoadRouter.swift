@@ -11,7 +11,7 @@ public enum RouteDetail: Sendable, Hashable {
 ///
 /// Without a heading a position on a two-way street may be left or reached in either direction. Not thread-safe
 /// (its query objects keep state): one router per thread, sharing the network, graph and hierarchy.
-public final class Router {
+public final class RoadRouter {
     /// The road network routed on.
     public let network: RoadNetwork
     /// Its edge-based turn graph.
@@ -28,7 +28,7 @@ public final class Router {
     private let inMainComponent: [Bool]
 
     /// A router over prebuilt parts (the hierarchy must be built from `graph`, and `graph` from `network`);
-    /// `mainComponent` is `Router.mainComponent(of: graph)` when the caller already has it (routers over one graph
+    /// `mainComponent` is `RoadRouter.mainComponent(of: graph)` when the caller already has it (routers over one graph
     /// share it), else computed here.
     public init(
         network: RoadNetwork, graph: EdgeBasedGraph, hierarchy: ContractionHierarchy, snapper: EdgeSnapper? = nil,
