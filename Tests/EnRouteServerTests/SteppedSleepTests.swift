@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import EnRouteDomain
 import TestSupport
@@ -11,7 +12,8 @@ import TestSupport
         await clock.sleepers(atLeast: 1)
         #expect(try #require(clock.farthestDeadline) <= .seconds(1))
         await clock.advance(by: .seconds(29))
-        #expect(clock.sleeperCount == 1, "not done before its deadline")
+        // The sleep arms its next step once it runs again (the clock only yields a few turns to it).
+        #expect(await comesToHold { clock.sleeperCount == 1 }, "not done before its deadline")
         #expect(try #require(clock.farthestDeadline) <= .seconds(1))
         await clock.advance(by: .seconds(1))
         try await sleeper.value
@@ -31,14 +33,21 @@ import TestSupport
         let clock = ManualClock()
         let loop = PollLoop(clock: clock, interval: .seconds(60))
         let (runs, ran) = AsyncStream.makeStream(of: Void.self)
-        let task = Task { await loop.run { ran.yield() } }
+        let worked = Atomic(0)
+        let task = Task {
+            await loop.run {
+                worked.add(1, ordering: .relaxed)
+                ran.yield()
+            }
+        }
         defer { task.cancel() }
         var iterator = runs.makeAsyncIterator()
         await iterator.next()
         await clock.sleepers(atLeast: 1)
         #expect(try #require(clock.farthestDeadline) <= .seconds(1))
         await clock.advance(by: .seconds(59))
-        #expect(clock.sleeperCount == 1, "still pausing after 59 s")
+        #expect(await comesToHold { clock.sleeperCount == 1 }, "still pausing after 59 s")
+        #expect(worked.load(ordering: .relaxed) == 1, "the work ran once, before the pause")
         await clock.advance(by: .seconds(1))
         await iterator.next()  // the interval ran out: the work runs again
         await clock.sleepers(atLeast: 1)
