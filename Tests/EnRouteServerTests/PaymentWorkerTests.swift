@@ -60,6 +60,19 @@ import TestSupport
         #expect(try backend.service.cached(id)?.payment?.state == .captured)
     }
 
+    @Test func anUnreadableJobLeavesTheOutboxAndTheOthersStillRun() async throws {
+        let backend = TestBackend()
+        let id = try await Self.completedRide(backend, "c1")
+        try await backend.store.transaction { tx in
+            try await tx.enqueue(
+                OutboxMessage(
+                    id: "garbage", topic: PaymentJob.topic, payload: Array("{".utf8), createdAt: backend.clock.date))
+        }
+        #expect(try await backend.backend.paymentWorker.drain() == 2, "the settlement, and the unreadable job dropped")
+        #expect(try await backend.store.dueOutbox(topic: PaymentJob.topic, now: backend.clock.date, limit: 10).isEmpty)
+        #expect(try backend.service.cached(id)?.payment?.state == .captured)
+    }
+
     @Test func jobsOfOneSubjectShareItsLaneAndOthersHaveTheirOwn() {
         let intent = GatewayIntent(id: "pi_1", status: .succeeded, amountMinor: 100, currency: "eur")
         let event = PaymentJob.event(

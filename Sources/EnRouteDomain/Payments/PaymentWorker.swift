@@ -86,15 +86,16 @@ public final class PaymentWorker: Sendable {
     /// Runs claimed jobs, up to `concurrency` at once; the jobs of one subject (a trip, an intent) one after another,
     /// oldest first, so that a callback never overtakes the one before it. Returns how many left the outbox.
     private func run(_ due: [OutboxMessage]) async throws -> Int {
-        var lanes: [[OutboxMessage]] = []
+        var lanes: [[Claimed]] = []
         var laneOf: [String: Int] = [:]
         for message in due {
-            let subject = (try? PaymentJob.decode(message.payload))?.subject ?? message.id
+            let claimed = Claimed(message: message, job: Result { try PaymentJob.decode(message.payload) })
+            let subject = (try? claimed.job.get())?.subject ?? message.id
             if let lane = laneOf[subject] {
-                lanes[lane].append(message)
+                lanes[lane].append(claimed)
             } else {
                 laneOf[subject] = lanes.count
-                lanes.append([message])
+                lanes.append([claimed])
             }
         }
         return try await withThrowingTaskGroup(of: Int.self) { group in
@@ -103,12 +104,14 @@ public final class PaymentWorker: Sendable {
                 guard let lane = next.next() else { return false }
                 group.addTask {
                     var left = 0
-                    for message in lane where try await self.process(message) { left += 1 }
+                    for claimed in lane where try await self.process(claimed) { left += 1 }
                     return left
                 }
                 return true
             }
-            for _ in 0..<concurrency where !start() { break }
+            for _ in 0..<concurrency {
+                guard start() else { break }
+            }
             var finished = 0
             while let left = try await group.next() {
                 finished += left
@@ -132,12 +135,18 @@ public final class PaymentWorker: Sendable {
         }
     }
 
+    /// A claimed message and its job, read once.
+    private struct Claimed: Sendable {
+        let message: OutboxMessage
+        let job: Result<PaymentJob, any Error>
+    }
+
     /// One job; true when it left the outbox.
-    private func process(_ message: OutboxMessage) async throws -> Bool {
+    private func process(_ claimed: Claimed) async throws -> Bool {
         guard let service else { return false }
-        let store = service.store
+        let store = service.store, message = claimed.message
         let job: PaymentJob
-        do { job = try PaymentJob.decode(message.payload) } catch {
+        do { job = try claimed.job.get() } catch {
             log("payments: dropping unreadable job \(message.id): \(error)")
             try await store.completeOutbox(id: message.id)
             return true
