@@ -98,16 +98,20 @@ package.targets += [
     /// transactions,
     /// migrations, a pool whose blocking calls run off the cooperative pool).
     .target(name: "PostgresKit", dependencies: ["CLibPQ"], swiftSettings: settings),
+    /// The set of stores a node keeps (`Stores`), opened together by each storage engine; the in-memory engine, and
+    /// proof bytes on disk for the engines that keep files.
+    .target(name: "EnRouteStores", dependencies: ["EnRouteDomain", "EnRouteNotifications"], swiftSettings: settings),
     /// SQLite adapters for the domain's and the notifications' repositories.
     .target(
-        name: "EnRouteStorage", dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"],
+        name: "EnRouteStorage",
+        dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "EnRouteStores"],
         swiftSettings: settings),
     /// PostgreSQL adapters (over PostgresKit) for every store the SQLite adapters keep, the invariants enforced by the
     /// database.
     .target(
         name: "EnRoutePostgres",
-        dependencies: ["PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels"], swiftSettings: settings
-    ),
+        dependencies: ["PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "EnRouteStores"],
+        swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(
         name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"],
@@ -139,7 +143,7 @@ package.targets += [
         name: "EnRouteBackend",
         dependencies: [
             "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine",
-            "EnRouteModels", "EnRouteWeb", "EnRouteSandbox",
+            "EnRouteModels", "EnRouteWeb", "EnRouteSandbox", "EnRouteStores",
         ],
         swiftSettings: settings),
     // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
@@ -254,8 +258,7 @@ package.targets += [
         name: "EnRouteStorageTests",
         dependencies: [
             "EnRouteStorage", "EnRoutePostgres", "PostgresKit", "EnRouteDomain", "EnRouteNotifications",
-            "EnRouteModels",
-            "SQLiteKit", "TestSupport",
+            "EnRouteModels", "EnRouteStores", "SQLiteKit", "TestSupport",
         ],
         swiftSettings: settings),
     .testTarget(

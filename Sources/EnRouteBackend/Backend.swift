@@ -6,6 +6,7 @@ public import EnRouteNotifications
 public import HTTPEngine
 import EnRouteStorage
 import EnRoutePostgres
+import EnRouteStores
 import EnRouteModels
 import Synchronization
 public import EnRouteWeb
@@ -22,7 +23,6 @@ public final class Backend: Sendable {
     public let ledger: any NotificationLedger
     /// Merchants and provider profiles, in the same storage as the trips.
     public let directory: any DirectoryRepository
-    private let seedDirectory: @Sendable (StaticDirectory) throws -> Void
     public let service: TripService
     /// The delivery pushes and Live Activity updates each order change plans.
     public let orderPushes: OrderPushPlanner
@@ -74,115 +74,25 @@ public final class Backend: Sendable {
         self.configuration = configuration
         self.effects = effects
         let now = effects.now, log = effects.log
-        let etaSamples: any EtaSampleStore
-        let quoteStore: any QuoteStore
-        let chatStore: any ChatStore
-        let shareLinks: any ShareLinkStore
-        let phones: any PhoneBook
-        let contactSessions: any ContactSessionStore, proofUploads: any ProofUploadStore, blobs: any BlobStore
-        let offerStore: any OfferStore
-        let journal = OpsJournal(now: now)
-        self.journal = journal
-        var closeStorage: @Sendable () -> Void = {}
-        switch configuration.storage {
-        case .memory:
-            etaSamples = InMemoryEtaSampleStore()
-            paymentMethodStore = InMemoryPaymentMethodStore()
-            quoteStore = InMemoryQuoteStore()
-            chatStore = InMemoryChatStore()
-            shareLinks = InMemoryShareLinkStore()
-            contactSessions = InMemoryContactSessionStore(); proofUploads = InMemoryProofUploadStore();
-            blobs = InMemoryBlobStore()
-            let trips = InMemoryTripStore()
-            store = trips
-            offerStore = InMemoryOfferStore(tripWaiting: { id in (try? trips.trip(id: id))?.waitsForProvider ?? false })
-            paths = InMemoryPathStore()
-            let notifications = InMemoryNotifications()
-            devices = notifications.devices
-            ledger = notifications.ledger
-            let directory = InMemoryDirectory()
-            self.directory = directory
-            phones = directory
-            seedDirectory = { directory.seed($0) }
-            schemaVersion = nil
-        case .sqlite(let path):
-            let trips = try SQLiteTripStore(path: path, now: now)
-            let notifications = try SQLiteNotificationRepository(path: path)
-            store = trips
-            etaSamples = try SQLiteEtaSampleStore(tripStore: trips, now: now)
-            paymentMethodStore = try SQLitePaymentMethodStore(tripStore: trips, now: now)
-            quoteStore = try SQLiteQuoteStore(tripStore: trips, now: now)
-            chatStore = try SQLiteChatStore(tripStore: trips, now: now)
-            shareLinks = try SQLiteShareLinkStore(tripStore: trips, now: now)
-            offerStore = try SQLiteOfferStore(tripStore: trips, now: now)
-            contactSessions = try SQLiteContactSessionStore(tripStore: trips, now: now)
-            proofUploads = try SQLiteProofUploadStore(tripStore: trips, now: now)
-            blobs = try DiskBlobStore(directory: URL(fileURLWithPath: configuration.proofDirectory ?? path + ".blobs"))
-            paths = try SQLitePathStore(tripStore: trips)
-            devices = notifications
-            ledger = notifications
-            let directory = try SQLiteDirectory(path: path, now: now)
-            self.directory = directory
-            phones = directory
-            seedDirectory = { try directory.seed($0) }
-            schemaVersion = trips.schemaVersion
-        case .postgres(let url, let schema):
-            let trips = try PostgresTripStore(
-                url: url, schema: schema, poolLimits: configuration.postgresPool,
-                databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
-            store = trips
-            closeStorage = { trips.close() }
-            etaSamples = try PostgresEtaSampleStore(tripStore: trips, now: now)
-            paymentMethodStore = try PostgresPaymentMethodStore(tripStore: trips, now: now)
-            quoteStore = try PostgresQuoteStore(tripStore: trips, now: now)
-            chatStore = try PostgresChatStore(tripStore: trips, now: now)
-            shareLinks = try PostgresShareLinkStore(tripStore: trips, now: now)
-            offerStore = try PostgresOfferStore(
-                tripStore: trips, databaseClock: configuration.databaseClockDecidesOfferExpiry, now: now)
-            contactSessions = try PostgresContactSessionStore(tripStore: trips, now: now)
-            proofUploads = try PostgresProofUploadStore(tripStore: trips, now: now)
-            blobs = try DiskBlobStore(
-                directory: configuration.proofDirectory.map(URL.init(fileURLWithPath:))
-                    ?? Self.scratchBlobFolder(url: url, schema: schema))
-            paths = PostgresPathStore(tripStore: trips)
-            let notifications = try PostgresNotificationRepository(tripStore: trips, now: now)
-            devices = notifications
-            ledger = notifications
-            let directory = try PostgresDirectory(tripStore: trips, now: now)
-            self.directory = directory
-            phones = directory
-            seedDirectory = { try directory.seed($0) }
-            schemaVersion = trips.schemaVersion
-        }
-        self.closeStorage = closeStorage
-        self.etaSamples = etaSamples
+        let stores = try Self.openStores(configuration, now: now)
+        store = stores.trips; paths = stores.paths; devices = stores.devices; ledger = stores.ledger
+        directory = stores.directory; etaSamples = stores.etaSamples; paymentMethodStore = stores.paymentMethods
+        offerStore = stores.offers; schemaVersion = stores.schemaVersion; closeStorage = stores.close
+        journal = OpsJournal(now: now)
         let metrics = MetricsRegistry()
         self.metrics = metrics
-        orderPushes = OrderPushPlanner(directory: directory)
-        let roadEstimator = effects.roads.map {
+        orderPushes = OrderPushPlanner(directory: stores.directory)
+        roadEstimator = effects.roads.map {
             RoadEstimator(
-                roads: $0, samples: etaSamples, timeZone: configuration.timeZone,
-                metrics: metrics, log: log)
+                roads: $0, samples: stores.etaSamples, timeZone: configuration.timeZone, metrics: metrics, log: log)
         }
-        self.roadEstimator = roadEstimator
         let estimator: any TripEstimator = roadEstimator ?? StraightLineEstimator()
-        let quotes = QuoteBook(
-            store: quoteStore, estimator: estimator, directory: directory, rules: configuration.pricing,
-            lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, cities: configuration.cities, now: now)
-        let methods = paymentMethodStore
-        payments = TripPayments(
-            quotes: quotes, gateway: effects.payments, store: store,
-            defaultCard: { account in
-                try await methods.defaultMethod(for: account).map {
-                    SavedCard(id: $0.id, token: $0.token, card: CardSummary(brand: $0.card.brand, last4: $0.card.last4))
-                }
-            }, unattachedHoldTimeout: configuration.unattachedHoldTimeout, log: log)
+        payments = Self.makePayments(stores, estimator: estimator, configuration, effects)
         service = TripService(
             store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
             observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
             cities: configuration.cities, node: effects.liveBus == nil ? nil : configuration.node, now: now)
-        let service = self.service
-        fanOut = effects.liveBus.map { bus in
+        fanOut = effects.liveBus.map { [service] bus in
             FanOut(
                 node: configuration.node, service: service, bus: bus, cities: configuration.cities.names,
                 clock: effects.clock, log: log)
@@ -190,147 +100,54 @@ public final class Backend: Sendable {
         paymentWorker = PaymentWorker(
             service: service, measurement: PathMeasurement(paths: paths, hasRoads: effects.roads != nil),
             clock: effects.clock, now: now, log: log)
-        metrics.gauge(
-            "enroute_payment_lag_seconds",
-            help: "How long the oldest new payment job (a settlement, a tip, a callback) waited for the worker."
-        ) {
-            [weak paymentWorker] in paymentWorker?.lag ?? 0
-        }
         // Dispatch hands each offer to the planner, whose new job wakes the sender, which asks dispatch
         // whether the offer is still open when it sends. The planner holds the sender weakly, so the
         // cycle is broken and a backend is released as a whole.
         let lateSender = WeakBox<PushSender>()
         let pushes = PushQueue(store: store, devices: devices, now: now, queued: { lateSender.value?.wake() }, log: log)
-        let offers = OfferPushPlanner(queue: pushes)
-        providers = ProviderOperations(
-            service: service, metrics: metrics, clock: effects.clock, paths: paths,
-            policy: configuration.dispatch,
-            ranking: effects.roads.map { RoadRanking(roads: $0, now: now, metrics: metrics) as any CandidateRanking }
-                ?? StraightLineRanking(),
-            fixLifetime: configuration.fixLifetime, locations: effects.providerLocations,
-            ids: effects.offerIDs, offers: journal.observing(offers), book: offerStore, peers: fanOut,
-            jitterSeed: effects.nearbyJitterSeed, speeds: effects.roadSpeeds, log: log)
-        fanOut?.onMessage { [weak providers] message in providers?.receive(message) }
-        self.offerStore = offerStore
+        providers = Self.makeProviders(
+            service, stores, offers: journal.observing(OfferPushPlanner(queue: pushes)), metrics: metrics,
+            peers: fanOut, configuration, effects)
         let dispatcher = providers.dispatcher
-        do {
-            let providers = self.providers, service = self.service, radius = configuration.dispatch.searchRadius
-            // The busy-time multiplier: rides waiting near the pickup against free providers near it.
-            // Weakly held: the service owns the quote book, and presence reads the service's clock, so strong captures
-            // would keep
-            // a dropped backend's service alive. Presence that cannot be read prices without the multiplier.
-            quotes.measureDemand { [weak service, weak providers] point in
-                guard let service, let presence = providers?.presence else { return (0, 0) }
-                return (
-                    service.openRequests(near: point, within: radius),
-                    try await presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }
-                        .count
-                )
-            }
-            // An ended trip's settlement, a tip: the worker hears of it at once.
-            service.onCommit { [weak paymentWorker] old, new in
-                if (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil
-                    || new.tip?.state == .pending
-                {
-                    paymentWorker?.wake()
-                }
-            }
-        }
-        if let roadEstimator, let roads = effects.roads {
-            let presence = providers.presence, service = self.service, paths = self.paths
-            // Pickup waits in estimates: road time from the nearest available providers (none, the standard wait, when
-            // presence cannot be read).
-            roadEstimator.setNearbyProviders { pickup in
-                let hits = try? await presence.nearest(
-                    to: pickup, limit: roadEstimator.pickupWaitCandidates,
-                    within: configuration.dispatch.searchRadius
-                ) { service.isIdle(provider: $0) }
-                return hits?.map(\.coordinate) ?? []
-            }
-            // At completion the kept path is matched onto the roads: the measurement the final price rests on.
-            service.onCommit { old, new in
-                guard old?.status.isActive ?? false,
-                    new.status == .ride(.completed) || new.status == .delivery(.delivered)
-                else { return }
-                roadEstimator.spawn {
-                    do {
-                        let points = try await paths.path(tripId: new.id)
-                        guard points.count > 1 else { return }
-                        let fixes = points.map {
-                            RoadFix(
-                                coordinate: Coordinate(lat: $0.lat, lng: $0.lng),
-                                heading: $0.heading >= 0 ? $0.heading : nil,
-                                recordedAt: $0.recordedAt)
-                        }
-                        let matched = try await roads.match(fixes)
-                        try await service.recordMatchedPath(
-                            of: new.id, distanceMeters: matched.distanceMeters.rounded(),
-                            durationSeconds: matched.durationSeconds.rounded())
-                    } catch {
-                        log("roads: could not match the path of trip \(new.id): \(error)")
-                    }
-                }
-            }
-        }
         sender = PushSender(
             store: store, devices: devices, ledger: ledger, gateway: journal.recording(effects.push),
-            clock: effects.clock, now: now,
-            metrics: metrics,
+            clock: effects.clock, now: now, metrics: metrics,
             offerIsOpen: { offerId, provider in dispatcher.liveOffer(heldBy: provider)?.offerId == offerId },
             log: log)
         lateSender.value = sender
         chat = ChatService(
-            store: chatStore, trips: service, policy: configuration.chat,
-            notifier: ChatPushPlanner(queue: pushes),
+            store: stores.chat, trips: service, policy: configuration.chat, notifier: ChatPushPlanner(queue: pushes),
             clock: effects.clock, now: now, log: log)
         auth = Authenticator(
             secret: configuration.secret, previousSecrets: configuration.previousSecrets,
             leeway: configuration.tokenLeeway, now: now)
         paymentMethods = PaymentMethods(
             store: paymentMethodStore, gateway: effects.payments, ids: effects.paymentMethodIDs, now: now)
-        let store = self.store
         calls = TripCalls(
             service: service,
             relay: effects.telephony ?? LogTelephonyRelay(pool: LogTelephonyRelay.defaultPool, log: log),
-            sessions: contactSessions, phones: phones, policy: configuration.calls, clock: effects.clock, now: now,
-            log: log)
+            sessions: stores.contactSessions, phones: stores.phones, policy: configuration.calls,
+            clock: effects.clock, now: now, log: log)
         proofs = ProofUploads(
-            service: service, uploads: proofUploads, blobs: blobs, ids: effects.uploadIDs, now: now,
+            service: service, uploads: stores.proofUploads, blobs: stores.blobs, ids: effects.uploadIDs, now: now,
             sha256: EnRouteAPI.sha256Hex)
-        service.onCommit { [weak calls] old, new in
-            if old?.status.isActive == true && !new.status.isActive
-                || old?.providerId != nil && old?.providerId != new.providerId
-            {
-                calls?.wake()
-            }
-        }
-        var api = EnRouteAPI(
-            service: service, auth: auth, metrics: metrics, providers: providers,
-            rateLimiter: RateLimiter(configuration.rateLimits, clock: effects.clock),
-            devices: NotificationsAPI(auth: auth, devices: devices, ledger: ledger, metrics: metrics, now: now),
-            directory: directory,
-            openAPI: configuration.openAPI,
-            roads: effects.roads,
-            paymentMethods: paymentMethods,
-            paymentHooks: Self.hooks(effects: effects, worker: paymentWorker),
-            chat: chat,
-            ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
-            onOverride: { log("override: \($0)") })
-        api.contact = ContactServices(calls: calls, phones: phones, proofs: proofs)
-        self.api = api
+        api = Self.makeAPI(
+            service: service, auth: auth, metrics: metrics, providers: providers, stores: stores,
+            paymentMethods: paymentMethods, worker: paymentWorker, chat: chat,
+            contact: ContactServices(calls: calls, phones: stores.phones, proofs: proofs), configuration, effects)
         web = WebSurfaces(
             service: service, providers: providers, paths: paths, auth: auth, wire: api.wire,
-            secret: configuration.secret,
-            links: shareLinks, journal: journal, roadMap: effects.roadMap, clock: effects.clock,
-            configuration: configuration.web)
+            secret: configuration.secret, links: stores.shareLinks, journal: journal, roadMap: effects.roadMap,
+            clock: effects.clock, configuration: configuration.web)
         var router = api.router()
         web.register(into: &router)
         self.router = router
+        connect()
     }
 
     /// Writes `content`'s merchants and provider profiles into the directory now (creating or replacing
     /// each), before serving: how tests and benchmarks give the backend its parties.
-    public func seed(_ content: StaticDirectory) throws { try seedDirectory(content) }
+    public func seed(_ content: StaticDirectory) throws { try directory.seed(content) }
 
     /// Loads the active trips (releasing idempotency keys a crash left unanswered), then starts dispatch
     /// (trips still waiting are searched for again), the push sender and the hourly idempotency purge.
@@ -383,14 +200,6 @@ public final class Backend: Sendable {
 
     deinit { closeStorage() }
 
-    /// Where proof bytes go with PostgreSQL storage and no `proofDirectory`: one folder per database and schema.
-    static func scratchBlobFolder(url: String, schema: String?) -> URL {
-        let name = (url + "|" + (schema ?? "")).unicodeScalars.map {
-            CharacterSet.alphanumerics.contains($0) ? String($0) : "_"
-        }.joined()
-        return FileManager.default.temporaryDirectory.appendingPathComponent("enroute-proofs-" + name.suffix(80))
-    }
-
     /// Stops dispatch and the background tasks and waits for them to end.
     public func stop() async {
         providers.dispatcher.stop()
@@ -424,45 +233,6 @@ extension Backend {
             },
             wake: { [weak worker] in worker?.wake() })
     }
-}
-
-/// How final prices are measured: the map-matched path when roads are configured, else the stored path's length.
-struct PathMeasurement: TripMeasurement {
-    let paths: any PathStore
-    let hasRoads: Bool
-
-    func measured(_ trip: TripRecord, final: Bool) async -> TripMeasured {
-        if let d = trip.matchedDistanceMeters, let t = trip.matchedDurationSeconds {
-            return .value(distanceMeters: d, durationSeconds: t)
-        }
-        guard let points = try? await paths.path(tripId: trip.id), points.count > 1, let first = points.first,
-            let last = points.last
-        else { return .none }
-        // The match is made just after completion: wait for it, unless this is the last try.
-        if hasRoads && !final { return .pending }
-        let metres = zip(points, points.dropFirst()).reduce(0.0) { sum, pair in
-            sum
-                + StraightLineEstimator.distance(
-                    Coordinate(lat: pair.0.lat, lng: pair.0.lng), Coordinate(lat: pair.1.lat, lng: pair.1.lng))
-        }
-        return .value(distanceMeters: metres, durationSeconds: last.recordedAt.timeIntervalSince(first.recordedAt))
-    }
-
-    func providerProgressed(_ trip: TripRecord, since assignedAt: Date) async -> Bool {
-        guard let points = try? await paths.path(tripId: trip.id) else { return false }
-        let after = points.filter { $0.recordedAt >= assignedAt }
-        guard let first = after.first, let last = after.last else { return false }
-        let start = StraightLineEstimator.distance(Coordinate(lat: first.lat, lng: first.lng), trip.pickup)
-        let now = StraightLineEstimator.distance(Coordinate(lat: last.lat, lng: last.lng), trip.pickup)
-        // At least 100 m closer to the pickup than when the provider took the trip.
-        return start - now >= 100
-    }
-}
-
-/// In-memory devices and ledger, made together.
-private struct InMemoryNotifications {
-    let devices = InMemoryDeviceRepository()
-    let ledger = InMemoryNotificationLedger()
 }
 
 /// A reference set after the closures that read it were made, held weakly.

@@ -3,6 +3,7 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRouteStorage
+import EnRouteStores
 import EnRoutePostgres
 import SQLiteKit
 import PostgresKit

@@ -86,6 +86,12 @@ public final class TripCalls: Sendable {
     /// Ends the closer's pause now (a trip just ended).
     public func wake() { loop.wake() }
 
+    /// Whether a committed change may close a relay session: the trip ended, or its provider changed.
+    public static func mayCloseSessions(from old: TripRecord?, to new: TripRecord) -> Bool {
+        old?.status.isActive == true && !new.status.isActive
+            || old?.providerId != nil && old?.providerId != new.providerId
+    }
+
     /// One pass: a session whose trip ended `closeAfterEnd` ago, whose trip changed provider, or whose trip is gone
     /// is closed at the relay and marked closed; a session whose trip just ended gets its closing time.
     public func closeDue() async {

@@ -156,4 +156,20 @@ public final class ProviderOperations: Sendable {
         log("\(call): the provider locations failed: \(error)")
         return error as? ProviderLocationsUnavailable ?? ProviderLocationsUnavailable("\(error)")
     }
+
+    /// The busy-time multiplier's measure near `point`: rides waiting for a provider within `radius` metres, and the
+    /// online providers there with no trip.
+    public func demand(near point: Coordinate, within radius: Double) async throws -> (open: Int, online: Int) {
+        let service = self.service
+        let idle = try await presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }
+        return (service.openRequests(near: point, within: radius), idle.count)
+    }
+
+    /// Where the nearest `limit` online providers with no trip are, within `radius` metres of `point` (none when
+    /// presence cannot be read).
+    public func idleProviders(near point: Coordinate, limit: Int, within radius: Double) async -> [Coordinate] {
+        let service = self.service
+        let hits = try? await presence.nearest(to: point, limit: limit, within: radius) { service.isIdle(provider: $0) }
+        return hits?.map(\.coordinate) ?? []
+    }
 }

@@ -56,6 +56,12 @@ public final class PaymentWorker: Sendable {
     /// Makes `run()` drain now rather than at its next poll.
     public func wake() { loop.wake() }
 
+    /// Whether a committed change gives the worker a job: a trip with a payment ended (its settlement), or a tip was
+    /// recorded (its charge).
+    public static func hasWork(from old: TripRecord?, to new: TripRecord) -> Bool {
+        (old?.status.isActive ?? false) && !new.status.isActive && new.payment != nil || new.tip?.state == .pending
+    }
+
     /// Runs every job due now (and the reconciler when its time has come); returns how many jobs finished.
     @discardableResult
     public func drain() async throws -> Int {

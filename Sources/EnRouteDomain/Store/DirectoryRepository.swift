@@ -24,6 +24,9 @@ public protocol DirectoryRepository: PartyDirectory {
     func merchants(after cursor: String?, limit: Int) async throws -> DirectoryPage<Merchant>
     /// Provider profiles in id order after `cursor`, at most `limit`, read from the store by its key.
     func providers(after cursor: String?, limit: Int) async throws -> DirectoryPage<ProviderProfile>
+    /// Writes `content`'s merchants and provider profiles at once, creating or replacing each (for a backend being
+    /// built).
+    func seed(_ content: StaticDirectory) throws
 }
 
 /// The in-memory view a directory adapter answers lookups from: every merchant and profile by id.
