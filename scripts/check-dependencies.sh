@@ -27,8 +27,8 @@ fi
 exec "${PYTHON:-python3}" - "$DUMP" "$PKG" <<'PY'
 import json, os, sys
 
-CLIENTS = ["ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews", "ProviderKit",
-           "NotificationsKit", "AppleAdapters"]
+CLIENTS = ["HTTPTransport", "ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews",
+           "ProviderKit", "NotificationsKit", "AppleAdapters"]
 # What a client target may depend on, on any platform: the client kit, the shared wire types, SQLite's
 # wrapper, and the OpenSSL wrapper that backs NotificationsKit's HPKECipher on Linux only.
 CLIENT_MAY_USE = set(CLIENTS) | {"EnRouteModels", "SQLiteKit", "EnRouteCrypto"}
