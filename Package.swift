@@ -3,7 +3,8 @@ import PackageDescription
 
 // The layers, inward first (the README's module map mirrors this file, and scripts/check-dependencies.sh
 // checks both): C libraries, each behind one wrapper ← shared wire types ← the server's domain ← its
-// adapters and API ← the composition root ← executables. The client kit depends on the shared modules only.
+// adapters and API ← the composition root ← executables. The client kit depends on the shared modules only; the
+// server's outside-service adapters use its transport (HTTPTransport), never its view models.
 
 /// One set of settings for every target: Swift 6 mode, explicit `any`, internal imports.
 let settings: [SwiftSetting] = [
@@ -16,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "EnRouteModels", targets: ["EnRouteModels"]),
+        .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .library(name: "ClientKit", targets: ["ClientKit"]),
         .library(name: "OrderTracking", targets: ["OrderTracking"]),
         .library(name: "OrderTrackingActivity", targets: ["OrderTrackingActivity"]),
@@ -79,7 +81,7 @@ package.targets += [
     .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
     /// Road routing behind the domain's seam: EnRoute's own graph in process, or an external OSRM over HTTP.
     .target(
-        name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "ClientKit"],
+        name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "HTTPTransport"],
         swiftSettings: settings),
 ]
 
@@ -114,15 +116,16 @@ package.targets += [
         swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(
-        name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "ClientKit"],
+        name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "HTTPTransport"],
         swiftSettings: settings),
     /// Twilio Proxy behind the domain's `TelephonyRelay` (Services / Sessions / Participants over an injected
     /// `HTTPClient`).
     .target(
-        name: "EnRouteTwilio", dependencies: ["EnRouteDomain", "EnRouteModels", "ClientKit"], swiftSettings: settings),
+        name: "EnRouteTwilio", dependencies: ["EnRouteDomain", "EnRouteModels", "HTTPTransport"],
+        swiftSettings: settings),
     /// The Stripe `PaymentGateway` (PaymentIntents over an injected `HTTPClient`) and Stripe's webhook signatures.
     .target(
-        name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "ClientKit"],
+        name: "EnRouteStripe", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "HTTPTransport"],
         swiftSettings: settings),
     /// In-process stand-ins for the outside services, the defaults for the demo and development: a payment gateway
     /// that answers Stripe's test payment methods, and a telephony relay that only logs.
@@ -160,22 +163,29 @@ package.targets += [
 // MARK: - Client kit (never imports a server module; on iOS no C library but the SDK's SQLite)
 
 package.targets += [
-    /// The client kit's transport contract (HTTPClient, SSE parsing) and its URLSession implementation.
-    .target(name: "ClientKit", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// The HTTP transport contract (HTTPClient, SSE parsing, the API's requests and errors), its URLSession
+    /// implementation and the lock they share with the kits; no view models, so server adapters use it too.
+    .target(name: "HTTPTransport", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    /// The kits' shared client logic: the trip chat and call view models, the location reading policy, the date seam.
+    .target(name: "ClientKit", dependencies: ["HTTPTransport", "EnRouteModels"], swiftSettings: settings),
     /// Seed 000: live order tracking for the customer.
-    .target(name: "OrderTracking", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
+    .target(
+        name: "OrderTracking", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels"], swiftSettings: settings),
     /// Seeds 002 and 003: the rider app and the ride tracking view model.
-    .target(name: "RideHailing", dependencies: ["ClientKit", "EnRouteModels"], swiftSettings: settings),
+    .target(
+        name: "RideHailing", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels"], swiftSettings: settings),
     /// Fakes for SwiftUI previews and demos of the rider kit (seed 003's scripted ride); never in production wiring.
     .target(name: "RideHailingPreviews", dependencies: ["RideHailing", "EnRouteModels"], swiftSettings: settings),
     /// Seed 004: the provider's app logic (point buffer, step outbox, offers, session) and the merchant's orders.
-    .target(name: "ProviderKit", dependencies: ["ClientKit", "EnRouteModels", "SQLiteKit"], swiftSettings: settings),
+    .target(
+        name: "ProviderKit", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels", "SQLiteKit"],
+        swiftSettings: settings),
     /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
     /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
     .target(
         name: "NotificationsKit",
         dependencies: [
-            "ClientKit", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux])),
+            "HTTPTransport", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux])),
         ],
         swiftSettings: settings),
     /// Issue 17's living city: providers, riders, shoppers and merchants on the client kits against a server, with
@@ -183,7 +193,7 @@ package.targets += [
     /// simulated time and the report of what the clients saw.
     .target(
         name: "CitySimulator",
-        dependencies: ["ClientKit", "EnRouteModels", "OrderTracking", "RideHailing", "ProviderKit"],
+        dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels", "OrderTracking", "RideHailing", "ProviderKit"],
         swiftSettings: settings),
     /// The order's Live Activity attributes, for the app and its widget extension alike (ActivityKit only; empty
     /// elsewhere): a module of its own so the widget links no more than this and the wire types.
@@ -192,7 +202,7 @@ package.targets += [
     .target(
         name: "AppleAdapters",
         dependencies: [
-            "ClientKit", "EnRouteModels", "OrderTracking", "OrderTrackingActivity", "RideHailing",
+            "ClientKit", "HTTPTransport", "EnRouteModels", "OrderTracking", "OrderTrackingActivity", "RideHailing",
             "NotificationsKit", "ProviderKit",
         ],
         swiftSettings: settings),
@@ -203,13 +213,14 @@ package.targets += [
 package.targets += [
     /// The one wrapper of libcurl: an HTTPClient for Linux tools and the simulator, and HTTP2Session (APNs over
     /// HTTP/2).
-    .target(name: "CurlTransport", dependencies: ["CCurl", "ClientKit"], swiftSettings: settings),
+    .target(name: "CurlTransport", dependencies: ["CCurl", "HTTPTransport"], swiftSettings: settings),
     .executableTarget(
         name: "enroute",
         dependencies: [
             "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels",
             "EnRouteCrypto",
-            "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "CurlTransport",
+            "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "HTTPTransport",
+            "CurlTransport",
             "ProviderKit",
             "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
             "EnRouteRedis", "RedisKit", "EnRoutePostgres", "EnRouteSandbox",
@@ -242,8 +253,8 @@ package.targets += [
     .target(
         name: "TestSupport",
         dependencies: [
-            "EnRouteModels", "ClientKit", "HTTPEngine", "EnRouteDomain", "EnRouteAPI", "EnRouteBackend",
-            "EnRouteNotifications",
+            "EnRouteModels", "ClientKit", "HTTPTransport", "HTTPEngine", "EnRouteDomain", "EnRouteAPI",
+            "EnRouteBackend", "EnRouteNotifications",
             "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage",
             "EnRoutePostgres",
         ],
@@ -269,7 +280,7 @@ package.targets += [
         dependencies: [
             "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport",
             "EnRouteModels", "EnRouteRoads",
-            "EnRouteCrypto", "ClientKit", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio",
+            "EnRouteCrypto", "HTTPTransport", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio",
             "SQLiteKit", "EnRouteSandbox",
             "EnRouteRedis", "RedisKit",
         ],
@@ -279,41 +290,44 @@ package.targets += [
         name: "EnRouteNotificationsTests",
         dependencies: [
             "EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage",
-            "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "ClientKit", "TestSupport",
+            "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "HTTPTransport", "TestSupport",
         ],
         exclude: ["Fixtures"],
         swiftSettings: settings),
     .testTarget(
         name: "NotificationsKitTests",
         dependencies: [
-            "NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "ClientKit", "EnRouteModels",
-            "TestSupport",
+            "NotificationsKit", "EnRouteNotifications", "EnRouteAPI", "EnRouteBackend", "HTTPTransport",
+            "EnRouteModels", "TestSupport",
         ],
         swiftSettings: settings),
     .testTarget(
-        name: "ClientKitTests", dependencies: ["ClientKit", "CurlTransport", "TestSupport", "EnRouteSandbox"],
+        name: "ClientKitTests",
+        dependencies: ["ClientKit", "HTTPTransport", "CurlTransport", "TestSupport", "EnRouteSandbox"],
         exclude: ["Fixtures"],
         swiftSettings: settings),
     .testTarget(
         name: "EnRouteWebTests",
         dependencies: [
             "EnRouteWeb", "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteModels", "HTTPEngine", "Routing",
-            "EnRouteRoads", "ClientKit", "CurlTransport", "TestSupport",
+            "EnRouteRoads", "HTTPTransport", "CurlTransport", "TestSupport",
         ],
         swiftSettings: settings),
-    .testTarget(name: "OrderTrackingTests", dependencies: ["OrderTracking", "TestSupport"], swiftSettings: settings),
     .testTarget(
-        name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "TestSupport"],
+        name: "OrderTrackingTests", dependencies: ["OrderTracking", "HTTPTransport", "TestSupport"],
+        swiftSettings: settings),
+    .testTarget(
+        name: "RideHailingTests", dependencies: ["RideHailing", "RideHailingPreviews", "HTTPTransport", "TestSupport"],
         swiftSettings: settings),
     .testTarget(
         name: "ProviderKitTests",
-        dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "ClientKit", "EnRouteCrypto"],
+        dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "HTTPTransport", "EnRouteCrypto"],
         swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
     .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteRoadsTests",
-        dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "ClientKit"],
+        dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "HTTPTransport"],
         swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(
@@ -322,13 +336,15 @@ package.targets += [
     /// The Stripe gateway against the Stripe stand-in over loopback, and webhook signatures.
     .testTarget(
         name: "EnRouteStripeTests",
-        dependencies: ["EnRouteStripe", "EnRouteDomain", "ClientKit", "CurlTransport", "HTTPEngine", "TestSupport"],
+        dependencies: [
+            "EnRouteStripe", "EnRouteDomain", "HTTPTransport", "CurlTransport", "HTTPEngine", "TestSupport",
+        ],
         swiftSettings: settings),
     /// The `enroute` executable's option parsing and commands, through `@testable import enroute`.
     .testTarget(
         name: "enrouteTests",
         dependencies: [
-            "enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "ClientKit", "CitySimulator",
+            "enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "HTTPTransport", "CitySimulator",
             "TestSupport",
         ], swiftSettings: settings),
     /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through
@@ -341,7 +357,7 @@ package.targets += [
         name: "EnRouteRedisTests",
         dependencies: [
             "EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport",
-            "EnRouteBackend", "ClientKit", "EnRouteSandbox",
+            "EnRouteBackend", "HTTPTransport", "EnRouteSandbox",
         ],
         swiftSettings: settings),
     /// The simulator's pure parts: speeds, noise, faults, the report's figures from synthetic observations.

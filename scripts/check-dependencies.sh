@@ -13,6 +13,11 @@
 #     the composition root (EnRouteBackend).
 #  d) the README's module map (the table under "## Module map") does not list every Swift target but the
 #     tests, each with exactly its direct dependencies from Package.swift, or names a source file that is gone.
+#  e) a server module reaches a client module other than HTTPTransport (the HTTP client, SSE parser and API
+#     requests, which the server's adapters share): no view model is linked into the server. The server modules
+#     are every library target but the client ones, CitySimulator (a tool on the client kits) and TestSupport; the
+#     shared modules count, since the server links them. Executables are tools and may use the kits. An allowed
+#     edge, with its reason, is listed in SERVER_USES_CLIENT and not followed further.
 # Prints the C module -> wrapper map. Usage: scripts/check-dependencies.sh [package path, default: repo root]
 set -euo pipefail
 PKG="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -27,12 +32,20 @@ fi
 exec "${PYTHON:-python3}" - "$DUMP" "$PKG" <<'PY'
 import json, os, sys
 
-CLIENTS = ["ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews", "ProviderKit",
-           "NotificationsKit", "AppleAdapters"]
+CLIENTS = ["HTTPTransport", "ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews",
+           "ProviderKit", "NotificationsKit", "AppleAdapters"]
 # What a client target may depend on, on any platform: the client kit, the shared wire types, SQLite's
 # wrapper, and the OpenSSL wrapper that backs NotificationsKit's HPKECipher on Linux only.
 CLIENT_MAY_USE = set(CLIENTS) | {"EnRouteModels", "SQLiteKit", "EnRouteCrypto"}
 IOS_C_ALLOWED = {"CSQLite"}
+# Rule e: the client module every server module may use, the library targets that are not the server's, and the
+# server's allowed uses of another client module, each with its reason.
+SERVER_MAY_USE_CLIENT = {"HTTPTransport"}
+NOT_SERVER = set(CLIENTS) | {"CitySimulator", "TestSupport"}
+SERVER_USES_CLIENT = {
+    ("EnRouteWeb", "OrderTracking"): "the share page words ETAs and pins with the tracker's own "
+                                     "TrackingFreshnessPolicy (pure Foundation), so the page and the app agree",
+}
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm", ".s", ".S")
 
 dump_path, package = sys.argv[1], sys.argv[2]
@@ -177,6 +190,19 @@ if os.path.exists(readme):
         if not os.path.exists(os.path.join(package, path)):
             failures.append(f"README names {path}, which does not exist")
 
+# e) Server modules use no client module but the transport: no view model, no app logic, linked into the server.
+servers = sorted(name for name, t in targets.items()
+                 if t["type"] == "regular" and name not in c_targets and name not in NOT_SERVER)
+for server in servers:
+    walk = reach(server, lambda here, dep, platforms: (here, dep) not in SERVER_USES_CLIENT)
+    for dep, path in sorted(walk.items()):
+        if dep in CLIENTS and dep not in SERVER_MAY_USE_CLIENT:
+            failures.append(f"server module {server} depends on client module {dep} ({' -> '.join(path)}); "
+                            f"server modules may use only {', '.join(sorted(SERVER_MAY_USE_CLIENT))} of the client "
+                            f"side")
+allowed = [f"{a} -> {b}" for a, b in sorted(SERVER_USES_CLIENT) if a in targets and b in targets]
+print(f"Server modules: {', '.join(servers) or '(none)'}")
+
 missing = [c for c in CLIENTS if c not in targets]
 if missing:
     print(f"note: no client target named {', '.join(missing)} in this package")
@@ -186,5 +212,8 @@ if failures:
         print(f"check-dependencies: FAIL: {failure}", file=sys.stderr)
     sys.exit(1)
 print(f"check-dependencies: ok ({len(libraries)} C libraries each behind one wrapper; "
-      f"{len(present)} client targets use no C module but {', '.join(sorted(IOS_C_ALLOWED))} on iOS and no server module)")
+      f"{len(present)} client targets use no C module but {', '.join(sorted(IOS_C_ALLOWED))} on iOS and no server "
+      f"module; "
+      f"{len(servers)} server modules use no client module but {', '.join(sorted(SERVER_MAY_USE_CLIENT))}"
+      f"{' (allowed: ' + '; '.join(allowed) + ')' if allowed else ''})")
 PY

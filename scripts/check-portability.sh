@@ -18,8 +18,8 @@ PKG="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
 exec "${PYTHON:-python3}" - "$PKG" <<'PY'
 import os, re, sys
 
-CLIENTS = ["ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews", "ProviderKit",
-           "NotificationsKit", "AppleAdapters", "SQLiteKit", "EnRouteModels", "CitySimulator"]
+CLIENTS = ["HTTPTransport", "ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews",
+           "ProviderKit", "NotificationsKit", "AppleAdapters", "SQLiteKit", "EnRouteModels", "CitySimulator"]
 package = sys.argv[1]
 manifest = open(os.path.join(package, "Package.swift")).read()
 

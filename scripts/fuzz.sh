@@ -41,7 +41,7 @@ MODULES[Base64JWT]="EnRouteCrypto"
 MODULES[HTTPHead]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[HTTPChunked]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[WebSocketFrames]="EnRouteModels EnRouteCrypto HTTPEngine"
-MODULES[SSE]="EnRouteModels ClientKit"
+MODULES[SSE]="EnRouteModels HTTPTransport"
 MODULES[RESP]="RedisKit"
 MODULES[Polyline]="EnRouteModels"
 MODULES[PostgresValues]="PostgresKit"
@@ -69,7 +69,8 @@ mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs"
 
 # The project modules each module imports (Package.swift's dependencies, less the C modules).
 declare -A DEPS=([EnRouteModels]="" [EnRouteCrypto]="" [HTTPEngine]="EnRouteModels EnRouteCrypto"
-                 [ClientKit]="EnRouteModels" [RedisKit]="" [PostgresKit]="" [OSMKit]="" [EnRouteDomain]="EnRouteModels")
+                 [HTTPTransport]="EnRouteModels" [RedisKit]="" [PostgresKit]="" [OSMKit]=""
+                 [EnRouteDomain]="EnRouteModels")
 
 # Builds a module (one object and its .swiftmodule) when a source of it or a module it imports is newer. Its warnings
 # are the normal build's business and are not repeated here.

@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "AppleAdapters", package: "EnRoute"),
                 .product(name: "ClientKit", package: "EnRoute"),
                 .product(name: "EnRouteModels", package: "EnRoute"),
+                .product(name: "HTTPTransport", package: "EnRoute"),
                 .product(name: "ProviderKit", package: "EnRoute"),
                 .product(name: "RideHailing", package: "EnRoute"),
             ],

@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 
 /// SSEParser on arbitrary bytes. Properties: the stream fed whole, split in two at any point, or a byte at a time gives
 /// the same events, last event ID and retry; an event's type and data hold no CR, its type and ID no LF, its ID no

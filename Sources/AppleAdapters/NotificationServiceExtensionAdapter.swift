@@ -1,6 +1,6 @@
 // iOS only: the notification service extension around NotificationServiceLogic. No logic.
 #if canImport(UserNotifications) && canImport(UIKit)
-import ClientKit
+import HTTPTransport
 public import Foundation
 public import NotificationsKit
 @preconcurrency public import UserNotifications

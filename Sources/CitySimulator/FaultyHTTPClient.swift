@@ -1,5 +1,5 @@
 public import Foundation
-public import ClientKit
+public import HTTPTransport
 
 /// Whether faults are being injected right now; the run turns them off for its final drain.
 public final class FaultSwitch: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 import RideHailing
 

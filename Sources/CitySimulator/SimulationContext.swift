@@ -1,5 +1,6 @@
 public import Foundation
 public import ClientKit
+public import HTTPTransport
 public import EnRouteModels
 
 /// A merchant the simulated customers order from.

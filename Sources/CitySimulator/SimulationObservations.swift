@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 public import Foundation
 
 /// What the clients saw during a run, raw: the report's metrics are computed from these alone.

@@ -1,5 +1,6 @@
 public import Foundation
 public import EnRouteModels
+public import HTTPTransport
 
 /// The chat's REST pair as the chat view model needs it (the caller's narrow promise).
 public protocol ChatAPI: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 public import EnRouteModels
+import HTTPTransport
 public import Observation
 
 /// A trip's chat screen for the customer's and the provider's apps: the history, live messages, typing and receipts

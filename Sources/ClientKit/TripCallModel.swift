@@ -1,6 +1,7 @@
 public import Foundation
 public import Observation
 public import EnRouteModels
+public import HTTPTransport
 
 /// What the call button shows (a contact control that disappears after the trip).
 public enum TripCallState: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import ClientKit
+public import HTTPTransport
 import Foundation
 
 /// An `HTTPClient` over libcurl: one multi handle on one thread, with connections reused across requests.

@@ -1,5 +1,5 @@
 import CCurl
-import ClientKit
+import HTTPTransport
 import Foundation
 import Synchronization
 

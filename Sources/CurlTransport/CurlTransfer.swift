@@ -1,5 +1,5 @@
 import CCurl
-import ClientKit
+import HTTPTransport
 import Foundation
 
 /// One request on one easy handle. Built on the caller's thread, then owned by the engine thread.

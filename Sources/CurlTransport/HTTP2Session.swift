@@ -1,4 +1,4 @@
-public import ClientKit
+public import HTTPTransport
 public import Foundation
 
 /// HTTP/2 over TLS (ALPN `h2`) to one origin on libcurl's multi engine: every request multiplexes onto one

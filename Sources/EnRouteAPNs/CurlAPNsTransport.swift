@@ -1,6 +1,6 @@
 public import EnRouteNotifications
 import Foundation
-import ClientKit
+import HTTPTransport
 import CurlTransport
 
 /// `APNsTransport` over CurlTransport's `HTTP2Session`: HTTP/2 over TLS (ALPN `h2`), one multiplexed

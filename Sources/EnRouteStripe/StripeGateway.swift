@@ -1,5 +1,5 @@
 import Foundation
-public import ClientKit
+public import HTTPTransport
 public import EnRouteDomain
 
 /// Stripe's PaymentIntents behind the domain's `PaymentGateway`: form-encoded requests with Bearer auth and a pinned

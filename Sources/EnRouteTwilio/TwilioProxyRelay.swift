@@ -1,5 +1,5 @@
 public import Foundation
-public import ClientKit
+public import HTTPTransport
 public import EnRouteDomain
 public import EnRouteModels
 

@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 
 /// A `KeyStore` in memory (tests, Linux tools); iOS uses the keychain adapter.
 public final class InMemoryKeyStore: KeyStore {

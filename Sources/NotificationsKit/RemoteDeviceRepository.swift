@@ -1,5 +1,5 @@
 import Foundation
-public import ClientKit
+public import HTTPTransport
 import EnRouteModels
 
 /// Keeps the server's record of this phone's token right: `PUT /v1/devices/{token}` on change, `DELETE

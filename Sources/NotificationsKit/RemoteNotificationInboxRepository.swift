@@ -1,5 +1,5 @@
 import Foundation
-public import ClientKit
+public import HTTPTransport
 import EnRouteModels
 
 /// Holds taps until the UI takes them, drops repeats by ID, and reports each open with `POST

@@ -1,5 +1,6 @@
 import Foundation
 public import ClientKit
+import HTTPTransport
 public import Observation
 
 /// The tracking screen's brain: turns the store's snapshot and the current time into one view state.

@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 
 /// The polling engine's pure timing rules: cadence by stage, backoff on errors, Retry-After.
 public struct PollingCadence: Sendable {

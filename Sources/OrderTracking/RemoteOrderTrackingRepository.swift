@@ -1,5 +1,5 @@
 public import Foundation
-public import ClientKit
+public import HTTPTransport
 import EnRouteModels
 
 /// Calls the tracking endpoints, maps `TrackingDTO` to `OrderTracking`, and publishes every snapshot it gets.

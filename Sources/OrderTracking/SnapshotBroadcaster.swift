@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 
 /// Fans snapshots out to every subscriber in arrival order and replays the latest per order on subscribe.
 final class SnapshotBroadcaster: Sendable {

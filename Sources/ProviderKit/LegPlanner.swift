@@ -1,5 +1,5 @@
 public import EnRouteModels
-import ClientKit
+import HTTPTransport
 
 /// The path a simulated provider (`enroute drive`) drives for one leg: the server's road route to the trip's next
 /// stop when it has one, else the scripted line through the given waypoints.

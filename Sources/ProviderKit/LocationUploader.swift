@@ -1,5 +1,5 @@
 public import EnRouteModels
-import ClientKit
+import HTTPTransport
 
 /// The platform's location sync: uploads the point buffer in batches, every few seconds during a trip and less often
 /// while idle, oldest first; a failed batch stays and goes again, unchanged, on a later tick.

@@ -1,4 +1,5 @@
 public import ClientKit
+import HTTPTransport
 public import EnRouteModels
 public import Observation
 import Foundation

@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 public import EnRouteModels
 
 /// The platform's point buffer: filtered fixes kept in the local store until the server acknowledges their batch.

@@ -1,4 +1,4 @@
-public import ClientKit
+public import HTTPTransport
 public import EnRouteModels
 import Foundation
 

@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 public import EnRouteModels
 
 /// The platform's sync engine for the step outbox: sends unanswered changes in the order they were made, one at a time,

@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 
 /// When to try a failed upload or step again, and which failures are worth trying again at all.
 public struct SyncBackoff: Sendable, Equatable {

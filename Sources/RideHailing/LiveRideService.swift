@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 public import Foundation
 

@@ -1,6 +1,6 @@
 public import Foundation
 public import Observation
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 
 /// The after-trip screen: the receipt once the payment settles, a tip (once) and a rating (once).

@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteModels
-import ClientKit
+import HTTPTransport
 
 extension RemoteTripAPI: RidePaymentsAPI {
     /// `GET /v1/payment-methods`.

@@ -1,5 +1,5 @@
 public import Foundation
-public import ClientKit
+public import HTTPTransport
 public import EnRouteModels
 
 /// `TripAPI` over the EnRoute HTTP API; non-2xx answers throw `APIError`, the quote and payment refusals of a

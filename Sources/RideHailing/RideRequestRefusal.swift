@@ -1,5 +1,5 @@
 public import EnRouteModels
-public import ClientKit
+public import HTTPTransport
 import Foundation
 
 /// A refusal of `POST /v1/trips` the rider must act on: the quote or the payment, never worth retrying as is.

@@ -2,6 +2,7 @@ public import Foundation
 public import EnRouteModels
 public import Observation
 public import ClientKit
+import HTTPTransport
 
 /// The rider's map screen: estimates as quotes that count down and refresh, request with retries, the payment refusals
 /// to answer, live tracking and cancel.

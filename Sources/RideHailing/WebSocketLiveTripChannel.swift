@@ -1,6 +1,6 @@
 #if canImport(Darwin)
 public import Foundation
-public import ClientKit
+public import HTTPTransport
 public import EnRouteModels
 
 /// `LiveTripChannel` over a WebSocket (`wss://…/v1/trips/{id}`), one `LiveEnvelope` per frame.

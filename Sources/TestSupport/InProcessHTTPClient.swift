@@ -1,5 +1,5 @@
 import Foundation
-public import ClientKit
+public import HTTPTransport
 public import HTTPEngine
 
 /// An `HTTPClient` that runs requests through a server's `Router` in-process: no sockets, same code.

@@ -1,5 +1,5 @@
 public import Foundation
-public import ClientKit
+public import HTTPTransport
 import EnRouteCrypto
 import HTTPEngine
 import Synchronization

@@ -5,7 +5,7 @@ public import EnRouteAPI
 public import EnRouteBackend
 public import EnRouteNotifications
 public import HTTPEngine
-public import ClientKit
+public import HTTPTransport
 public import EnRouteWeb
 
 /// The production backend (`Backend`, the composition root) on a manual clock with sequential ids and

@@ -11,7 +11,7 @@ import EnRouteAPNs
 import Synchronization
 import Routing
 import EnRouteRoads
-import ClientKit
+import HTTPTransport
 import CurlTransport
 import EnRouteStripe
 import EnRouteModels

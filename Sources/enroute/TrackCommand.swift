@@ -1,5 +1,6 @@
 import Foundation
 import ClientKit
+import HTTPTransport
 import CurlTransport
 import OrderTracking
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ClientKit
+import HTTPTransport
 import EnRouteModels
 import TestSupport
 

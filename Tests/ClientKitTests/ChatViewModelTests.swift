@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Synchronization
 import ClientKit
+import HTTPTransport
 import EnRouteModels
 import TestSupport
 

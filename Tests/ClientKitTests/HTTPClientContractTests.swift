@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ClientKit
+import HTTPTransport
 import CurlTransport
 
 /// Both transports against a real loopback server: the same promises, the same tests.

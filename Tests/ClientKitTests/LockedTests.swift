@@ -1,5 +1,5 @@
 import Testing
-import ClientKit
+import HTTPTransport
 
 @Suite struct LockedTests {
     /// Increments from many tasks at once all land: the closure runs with the lock held.

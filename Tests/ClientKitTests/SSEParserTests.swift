@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ClientKit
+@testable import HTTPTransport
 
 @Suite struct SSEParserTests {
     @Test func dispatchesOnBlankLineWithIdAndEventName() {

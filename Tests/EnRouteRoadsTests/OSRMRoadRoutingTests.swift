@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 import EnRouteDomain
 import EnRouteModels
 import EnRouteRoads

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Synchronization
-import ClientKit
+import HTTPTransport
 import CurlTransport
 import EnRouteModels
 import EnRouteDomain

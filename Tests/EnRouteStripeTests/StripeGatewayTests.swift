@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 import CurlTransport
 import EnRouteDomain
 import EnRouteStripe

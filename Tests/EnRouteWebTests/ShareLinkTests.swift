@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import ClientKit
+import HTTPTransport
 import EnRouteWeb
 import Testing
 import EnRouteModels

@@ -1,5 +1,5 @@
 import Foundation
-import ClientKit
+import HTTPTransport
 import CurlTransport
 
 /// Headless Chromium through chromedriver's W3C WebDriver API (JSON over HTTP), for the browser tests.

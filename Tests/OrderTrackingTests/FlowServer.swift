@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 
 /// Canned answers shaped like the seed's endpoints, for tests that go through the real repository.

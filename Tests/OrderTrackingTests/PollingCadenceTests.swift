@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ClientKit
+import HTTPTransport
 @testable import OrderTracking
 
 @Suite struct PollingCadenceTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 import ProviderKit
 import TestSupport

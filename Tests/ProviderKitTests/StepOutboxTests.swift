@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import ClientKit
 import EnRouteModels
 import ProviderKit
 import TestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 import TestSupport
 @testable import RideHailing

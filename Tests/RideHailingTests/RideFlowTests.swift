@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 import TestSupport
 import RideHailing  // not @testable: this is the surface `enroute ride` wires

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/check-dependencies.sh fails (exit 1), naming the target and the C module, on tiny fixture packages
+# scripts/check-dependencies.sh fails (exit 1), naming the target and the module, on tiny fixture packages
 # that break each rule, passes on a fixture that keeps them (a C helper inside its wrapper, platform
 # conditions honoured), and passes on this package itself.
 set -euo pipefail
@@ -56,7 +56,7 @@ expect_fail() {   # expect_fail DIR MESSAGE [NOT-MESSAGE]
   echo "ok: fails, $2"
 }
 
-fixture layered '.target(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit", "NotificationsKit"])'
+fixture layered '.executableTarget(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit", "NotificationsKit"])'
 expect_pass "$WORK/layered" "CHelper, CLib -> Wrapper" "COpenSSL -> EnRouteCrypto" "CSQLite -> SQLiteKit"
 
 fixture second-user '.target(name: "Tool", dependencies: ["CLib"])'
@@ -100,8 +100,41 @@ expect_fail "$WORK/domain-storage-transitive" "domain module EnRouteNotification
 fixture library-root '.target(name: "EnRouteBackend", dependencies: ["EnRouteServer"])' '.target(name: "EnRouteAPI", dependencies: ["EnRouteBackend"])'
 expect_fail "$WORK/library-root" "library EnRouteAPI depends on the composition root EnRouteBackend"
 
+# Server modules use the client side's transport and nothing else of it, directly or through another module.
+fixture server-transport '.target(name: "HTTPTransport")' \
+  '.target(name: "EnRouteStripe", dependencies: ["HTTPTransport"])' \
+  '.target(name: "CurlTransport", dependencies: ["Wrapper", "HTTPTransport"])' \
+  '.target(name: "EnRouteAPNs", dependencies: ["CurlTransport"])' \
+  '.target(name: "TestSupport", dependencies: ["ClientKit", "EnRouteStripe"])' \
+  '.executableTarget(name: "enroute", dependencies: ["EnRouteStripe", "ClientKit"])'
+expect_pass "$WORK/server-transport" "server modules use no client module but HTTPTransport"
+
+fixture server-client '.target(name: "HTTPTransport")' '.target(name: "EnRouteStripe", dependencies: ["ClientKit"])'
+expect_fail "$WORK/server-client" \
+  "server module EnRouteStripe depends on client module ClientKit (EnRouteStripe -> ClientKit)"
+
+fixture server-client-transitive '.target(name: "CurlTransport", dependencies: ["Wrapper", "ClientKit"])' \
+  '.target(name: "EnRouteAPNs", dependencies: ["CurlTransport"])'
+expect_fail "$WORK/server-client-transitive" \
+  "server module EnRouteAPNs depends on client module ClientKit (EnRouteAPNs -> CurlTransport -> ClientKit)"
+
+fixture server-view-models '.target(name: "OrderTracking", dependencies: ["ClientKit"])' \
+  '.target(name: "EnRouteAPI", dependencies: ["OrderTracking"])'
+expect_fail "$WORK/server-view-models" \
+  "server module EnRouteAPI depends on client module OrderTracking (EnRouteAPI -> OrderTracking)"
+
+# The one allowed edge (the share page's wording policy) covers that edge alone.
+fixture server-allowed '.target(name: "OrderTracking", dependencies: ["ClientKit"])' \
+  '.target(name: "EnRouteWeb", dependencies: ["OrderTracking"])' \
+  '.target(name: "EnRouteBackend", dependencies: ["EnRouteWeb"])'
+expect_pass "$WORK/server-allowed" "(allowed: EnRouteWeb -> OrderTracking)"
+fixture server-allowed-other '.target(name: "OrderTracking", dependencies: ["ClientKit"])' \
+  '.target(name: "EnRouteWeb", dependencies: ["OrderTracking", "ClientKit"])'
+expect_fail "$WORK/server-allowed-other" \
+  "server module EnRouteWeb depends on client module ClientKit (EnRouteWeb -> ClientKit)"
+
 # The README's module map must list every Swift target with exactly its direct dependencies.
-fixture readme '.target(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit"])'
+fixture readme '.executableTarget(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit"])'
 mkdir -p "$WORK/readme/Sources/ClientKit"
 {
   echo '# Fixture'; echo; echo '## Module map'; echo
@@ -119,5 +152,6 @@ sed -i "s/| \`ClientKit\` |/| \`Nope\` |/" "$WORK/readme/README.md"
 expect_fail "$WORK/readme" "README module map has no row for target ClientKit"
 expect_fail "$WORK/readme" "README module map names Nope, which is not a Swift target in Package.swift"
 
-expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CEpoll -> HTTPEngine" "CCurl -> CurlTransport"
+expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CEpoll -> HTTPEngine" "CCurl -> CurlTransport" \
+  "server modules use no client module but HTTPTransport (allowed: EnRouteWeb -> OrderTracking)"
 echo "passed"

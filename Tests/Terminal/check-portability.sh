@@ -53,6 +53,12 @@ import FoundationNetworking
 SWIFT
 expect networking 1 "File.swift:2: FoundationNetworking exists only on Linux"
 
+# The transport is client code too: the apps link it.
+fixture networking-transport HTTPTransport <<'SWIFT'
+public import FoundationNetworking
+SWIFT
+expect networking-transport 1 "Sources/HTTPTransport/File.swift:1: FoundationNetworking exists only on Linux"
+
 fixture networking-guarded ClientKit <<'SWIFT'
 #if canImport(FoundationNetworking)
 import FoundationNetworking

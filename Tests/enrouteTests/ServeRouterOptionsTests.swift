@@ -1,4 +1,4 @@
-import ClientKit
+import HTTPTransport
 import Foundation
 import Testing
 @testable import enroute

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import enroute
 import CitySimulator
-import ClientKit
 import EnRouteModels
 import EnRouteDomain
 import TestSupport

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 import ProviderKit
 

@@ -1,7 +1,7 @@
 import TestSupport
 import Foundation
 import Synchronization
-import ClientKit
+import HTTPTransport
 
 /// An `HTTPClient` in front of another that loses requests, loses answers, sends twice or answers 503 on a plan.
 ///

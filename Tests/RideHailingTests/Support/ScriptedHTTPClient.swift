@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import ClientKit
+import HTTPTransport
 import EnRouteModels
 
 /// An `HTTPClient` that answers from a script in order and records every request; an unscripted call fails the test.

@@ -2,6 +2,7 @@ import AppleAdapters
 import ClientKit
 import EnRouteModels
 import Foundation
+import HTTPTransport
 import ProviderKit
 
 /// The composition root: every kit object the app uses, made once and wired together. Nothing here decides anything.

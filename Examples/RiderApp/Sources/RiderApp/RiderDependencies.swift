@@ -1,6 +1,7 @@
 import AppleAdapters
 import ClientKit
 import Foundation
+import HTTPTransport
 import NotificationsKit
 import OrderTracking
 import RideHailing

@@ -56,7 +56,7 @@ public enum HTTPClientError: Error, Sendable, Equatable {
     case unexpectedStatus(Int, body: Data)
 }
 
-/// The client kit's transport: plain requests and SSE streams. The caller owns it; tests fake it.
+/// Requests and SSE streams, for the client kits and the server's adapters alike. The caller owns it; tests fake it.
 public protocol HTTPClient: Sendable {
     /// Sends one request and returns the whole answer; any status is an answer, not an error.
     /// Throws `CancellationError` when the calling task is cancelled.
