@@ -16,7 +16,7 @@ import Synchronization
 public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     /// Shared with the path store over the same file (`SQLitePathStore(tripStore:)`).
     let writer: SQLiteWriter
-    private let reader: Mutex<SQLiteDatabase>
+    let reader: Mutex<SQLiteDatabase>
     public let path: String
 
     /// Schema migrations, applied in order once each.
@@ -126,7 +126,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     /// Runs `work` on the writer as one transaction, in turn with every other.
-    private func write<T>(_ work: (SQLiteDatabase) throws -> T) async throws -> T {
+    func write<T>(_ work: (SQLiteDatabase) throws -> T) async throws -> T {
         try await writer.transaction { db in try work(db) }
     }
 
@@ -233,159 +233,6 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     public func purgeIdempotency(before cutoff: Date) async throws {
         try await write { db in
             try db.run("DELETE FROM idempotency_keys WHERE created_at < ?1", [.real(cutoff.timeIntervalSince1970)])
-        }
-    }
-
-    public func dueOutbox(topic: String, now: Date, limit: Int) async throws -> [OutboxMessage] {
-        try reader.withLock { db in try Self.due(db, topic: topic, now: now, limit: limit) }
-    }
-
-    /// The oldest due messages, read along `outbox_oldest` (`+not_before` keeps the planner off `outbox_due`, which
-    /// would sort every due message to hand out the first few).
-    private static let dueSQL = """
-        SELECT id, payload, created_at, attempts, not_before FROM outbox
-        WHERE topic = ?1 AND +not_before <= ?2 ORDER BY created_at, id LIMIT ?3
-        """
-
-    private static func due(_ db: SQLiteDatabase, topic: String, now: Date, limit: Int) throws -> [OutboxMessage] {
-        try db.query(dueSQL, [.text(topic), .real(now.timeIntervalSince1970), .integer(Int64(limit))]) { row in
-            OutboxMessage(
-                id: row.text(0) ?? "", topic: topic, payload: row.blob(1),
-                createdAt: Date(timeIntervalSince1970: row.double(2)),
-                attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)))
-        }
-    }
-
-    public func claimOutbox(topic: String, now: Date, until: Date, limit: Int) async throws -> [OutboxMessage] {
-        try await write { db in
-            // One write transaction: no other writer can take the same rows between the read and the update.
-            try Self.due(db, topic: topic, now: now, limit: limit).map { message in
-                try db.run(
-                    "UPDATE outbox SET not_before = ?2 WHERE id = ?1",
-                    [.text(message.id), .real(until.timeIntervalSince1970)])
-                var claimed = message
-                claimed.notBefore = until
-                return claimed
-            }
-        }
-    }
-
-    public func completeOutbox(id: String) async throws {
-        try await write { db in try db.run("DELETE FROM outbox WHERE id = ?1", [.text(id)]) }
-    }
-
-    public func rescheduleOutbox(id: String, attempts: Int, notBefore: Date) async throws {
-        try await write { db in
-            try db.run(
-                "UPDATE outbox SET attempts = ?2, not_before = ?3 WHERE id = ?1",
-                [.text(id), .integer(Int64(attempts)), .real(notBefore.timeIntervalSince1970)])
-        }
-    }
-
-    public func claimLease(_ name: String, node: String, until: Date, now: Date) async throws -> Bool {
-        try await write { db in
-            try db.run(
-                """
-                INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
-                ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-                WHERE leases.holder IS NULL OR leases.holder = excluded.holder OR leases.expires_at < ?4
-                """, [.text(name), .text(node), .real(until.timeIntervalSince1970), .real(now.timeIntervalSince1970)])
-            return db.changes == 1
-        }
-    }
-
-    public func releaseLease(_ name: String, node: String) async throws {
-        try await write { db in
-            try db.run("UPDATE leases SET holder = NULL WHERE name = ?1 AND holder = ?2", [.text(name), .text(node)])
-        }
-    }
-
-    public func relayOutbox(
-        topic: String, city: String, lease name: String, node: String, now: Date, limit: Int
-    ) async throws -> [OutboxMessage]? {
-        try await write { db in
-            // One write transaction: no other node can take the lease or stamp between the check and the stamps.
-            guard
-                var stamped = try db.query(
-                    "SELECT stamped FROM leases WHERE name = ?1 AND holder = ?2 AND expires_at >= ?3",
-                    [.text(name), .text(node), .real(now.timeIntervalSince1970)], { $0.int(0) }
-                ).first
-            else { return nil }
-            let due = try db.query(
-                """
-                SELECT id FROM outbox WHERE topic = ?1 AND city = ?2 AND relay_seq IS NULL AND not_before <= ?3 \
-                ORDER BY rowid
-                """, [.text(topic), .text(city), .real(now.timeIntervalSince1970)]
-            ) { $0.text(0) ?? "" }
-            for id in due {
-                stamped += 1
-                try db.run("UPDATE outbox SET relay_seq = ?2 WHERE id = ?1", [.text(id), .integer(stamped)])
-            }
-            if !due.isEmpty {
-                try db.run("UPDATE leases SET stamped = ?2 WHERE name = ?1", [.text(name), .integer(stamped)])
-            }
-            return try db.query(
-                """
-                SELECT id, payload, created_at, attempts, not_before, relay_seq FROM outbox
-                WHERE topic = ?1 AND city = ?2 AND relay_seq IS NOT NULL ORDER BY relay_seq LIMIT ?3
-                """, [.text(topic), .text(city), .integer(Int64(limit))]
-            ) { row in
-                OutboxMessage(
-                    id: row.text(0) ?? "", topic: topic, payload: row.blob(1),
-                    createdAt: Date(timeIntervalSince1970: row.double(2)),
-                    attempts: Int(row.int(3)), notBefore: Date(timeIntervalSince1970: row.double(4)), city: city,
-                    sequence: UInt64(row.int(5)))
-            }
-        }
-    }
-
-    public func ledger(tripId: String) throws -> [LedgerEntry] {
-        try reader.withLock { db in
-            try db.query(
-                "SELECT \(Self.ledgerColumns) FROM ledger WHERE trip_id = ?1 ORDER BY seq", [.text(tripId)],
-                Self.ledgerRow)
-        }
-    }
-
-    public func ledger(account: String, from: Date, to: Date) throws -> [LedgerEntry] {
-        try reader.withLock { db in
-            try db.query(
-                "SELECT \(Self.ledgerColumns) FROM ledger WHERE account = ?1 AND at >= ?2 AND at < ?3 ORDER BY at, seq",
-                [.text(account), .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970)], Self.ledgerRow)
-        }
-    }
-
-    public func ledgerBalance(account: String) throws -> Int {
-        try reader.withLock { db in
-            try db.query("SELECT COALESCE(SUM(amount_minor), 0) FROM ledger WHERE account = ?1", [.text(account)]) {
-                Int($0.int(0))
-            }.first ?? 0
-        }
-    }
-
-    public func unattachedPaymentAttempts(before cutoff: Date) throws -> [PaymentAttempt] {
-        try reader.withLock { db in
-            try db.query(
-                "SELECT record FROM payment_attempts WHERE trip_id IS NULL AND created_at < ?1 ORDER BY created_at",
-                [.real(cutoff.timeIntervalSince1970)]
-            ) { try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0))) }
-        }
-    }
-
-    public func providerRatings() throws -> [String: RatingTotal] {
-        try reader.withLock { db in
-            Dictionary(
-                uniqueKeysWithValues: try db.query("SELECT provider_id, count, sum FROM provider_ratings") { row in
-                    (row.text(0) ?? "", RatingTotal(count: Int(row.int(1)), sum: Int(row.int(2))))
-                })
-        }
-    }
-
-    public func paymentAttempt(intentId: String) throws -> PaymentAttempt? {
-        try reader.withLock { db in
-            try db.query("SELECT record FROM payment_attempts WHERE intent_id = ?1", [.text(intentId)]) {
-                try WireCoding.decoder().decode(PaymentAttempt.self, from: Data($0.blob(0)))
-            }.first
         }
     }
 

@@ -18,15 +18,15 @@ public final class StripeStandIn: Sendable {
     public let apiKey: String
     /// Where the stand-in listens, e.g. `http://127.0.0.1:53124`.
     public let baseURL: URL
-    private let server: HTTPServer
-    private let book: Book
+    let server: HTTPServer
+    let book: StripeBook
 
     /// Starts a stand-in on a free loopback port; `now` dates the intents and events it makes.
     public init(
         apiKey: String = "sk_test_enroute_standin",
         now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
     ) throws {
-        let book = Book(apiKey: apiKey, now: now)
+        let book = StripeBook(apiKey: apiKey, now: now)
         var config = HTTPServerConfiguration()
         config.port = 0
         config.threads = 2
@@ -45,14 +45,14 @@ public final class StripeStandIn: Sendable {
     /// request's Idempotency-Key and replayed to retries, as Stripe does; a 429 is not saved.
     public func failNext(_ count: Int = 1, status: Int = 500, afterApplying: Bool = false) {
         book.state.withLock {
-            $0.faults += Array(repeating: Fault(status: status, afterApplying: afterApplying), count: count)
+            $0.faults += Array(repeating: StripeFault(status: status, afterApplying: afterApplying), count: count)
         }
     }
 
     /// Calls `hook` after each API request took effect and before its answer is sent (a test kills a client there, so
     /// the effect happens and the answer is lost with the process); nil removes it.
     public func onApplied(_ hook: (@Sendable (StandInRequest) -> Void)?) {
-        book.applied.withLock { $0 = hook.map { Book.Hook(call: $0) } }
+        book.applied.withLock { $0 = hook.map { StripeBook.Hook(call: $0) } }
     }
 
     /// Every PaymentIntent, oldest first.
@@ -128,37 +128,37 @@ public struct StandInRequest: Sendable, Equatable {
     public let query: [String: String]
 }
 
-private struct Fault: Sendable { let status: Int; let afterApplying: Bool }
+struct StripeFault: Sendable { let status: Int; let afterApplying: Bool }
 
 /// An answer, and whether Stripe would save it under an Idempotency-Key (not for failed parameter validation).
-private struct Answer {
+struct StripeAnswer {
     var status: Int
     var body: [UInt8]
     var saved = true
 }
 
-private struct Card { let brand: String; let last4: String }
+struct StripeCard { let brand: String; let last4: String }
 
-private let testCards: [String: Card] = [
-    "pm_card_visa": Card(brand: "visa", last4: "4242"),
-    "pm_card_mastercard": Card(brand: "mastercard", last4: "4444"),
-    "pm_card_visa_chargeDeclined": Card(brand: "visa", last4: "0002"),
-    "pm_card_visa_chargeDeclinedInsufficientFunds": Card(brand: "visa", last4: "9995"),
-    "pm_card_authenticationRequired": Card(brand: "visa", last4: "3184"),
-    "pm_card_chargeCustomerFail": Card(brand: "visa", last4: "0341"),
+let stripeTestCards: [String: StripeCard] = [
+    "pm_card_visa": StripeCard(brand: "visa", last4: "4242"),
+    "pm_card_mastercard": StripeCard(brand: "mastercard", last4: "4444"),
+    "pm_card_visa_chargeDeclined": StripeCard(brand: "visa", last4: "0002"),
+    "pm_card_visa_chargeDeclinedInsufficientFunds": StripeCard(brand: "visa", last4: "9995"),
+    "pm_card_authenticationRequired": StripeCard(brand: "visa", last4: "3184"),
+    "pm_card_chargeCustomerFail": StripeCard(brand: "visa", last4: "0341"),
 ]
 
 /// A card error: Stripe's `code`, `decline_code` and message.
-private struct CardError {
+struct StripeCardError {
     let code: String, declineCode: String?, message: String
-    static let generic = CardError(
+    static let generic = StripeCardError(
         code: "card_declined", declineCode: "generic_decline", message: "Your card was declined.")
-    static let insufficientFunds = CardError(
+    static let insufficientFunds = StripeCardError(
         code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds.")
-    static let authenticationRequired = CardError(
+    static let authenticationRequired = StripeCardError(
         code: "authentication_required", declineCode: "authentication_required",
         message: "Your card was declined. This transaction requires authentication.")
-    static let authenticationFailed = CardError(
+    static let authenticationFailed = StripeCardError(
         code: "payment_intent_authentication_failure", declineCode: nil,
         message:
             "We are unable to authenticate your payment method. Please choose a different payment method and try again."
@@ -170,7 +170,7 @@ private struct CardError {
     }
 }
 
-private struct Intent {
+struct StripeIntent {
     let id: String
     let amount: Int
     let currency: String
@@ -183,7 +183,7 @@ private struct Intent {
     var metadata: [String: String]
     var amountCapturable = 0
     var amountReceived = 0
-    var lastError: CardError?
+    var lastError: StripeCardError?
     var nextActionURL: String?
     var cancellationReason: String?
 
@@ -219,29 +219,29 @@ private struct Intent {
     }
 }
 
-private struct Saved { let fingerprint: String; let answer: Answer }
+struct StripeSaved { let fingerprint: String; let answer: StripeAnswer }
 
-private struct State {
+struct StripeState {
     var baseURL = URL(string: "http://127.0.0.1")!
     let now: @Sendable () -> Date
-    var intents: [String: Intent] = [:]
+    var intents: [String: StripeIntent] = [:]
     var order: [String] = []
-    var saved: [String: Saved] = [:]
-    var faults: [Fault] = []
+    var saved: [String: StripeSaved] = [:]
+    var faults: [StripeFault] = []
     var requests: [StandInRequest] = []
     var serial = 0
 }
 
-private final class Book: Sendable {
+final class StripeBook: Sendable {
     let apiKey: String
-    let state: Mutex<State>
+    let state: Mutex<StripeState>
     /// Behind a struct: a bare closure in a `Mutex` is re-wrapped in reabstraction thunks on every `withLock`.
     struct Hook: Sendable { let call: @Sendable (StandInRequest) -> Void }
     let applied = Mutex<Hook?>(nil)
 
     init(apiKey: String, now: @escaping @Sendable () -> Date) {
         self.apiKey = apiKey
-        self.state = Mutex(State(now: now))
+        self.state = Mutex(StripeState(now: now))
     }
 
     /// Every handler is synchronous: it answers from memory on the engine's thread, so a busy cooperative pool
@@ -284,16 +284,16 @@ private final class Book: Sendable {
     }
 
     /// Auth, the request log, idempotency and faults around one operation, all under the lock (one request at a time).
-    private func api(
-        _ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer
+    func api(
+        _ request: HTTPRequest, _ operation: (inout StripeState, HTTPRequest, [String: String]) -> StripeAnswer
     ) -> HTTPResponse {
         let response = answer(request, operation)
         if let hook = applied.withLock({ $0 }), let last = state.withLock({ $0.requests.last }) { hook.call(last) }
         return response
     }
 
-    private func answer(
-        _ request: HTTPRequest, _ operation: (inout State, HTTPRequest, [String: String]) -> Answer
+    func answer(
+        _ request: HTTPRequest, _ operation: (inout StripeState, HTTPRequest, [String: String]) -> StripeAnswer
     ) -> HTTPResponse {
         state.withLock { s in
             s.serial += 1
@@ -329,7 +329,7 @@ private final class Book: Sendable {
                 }
                 return Self.respond(saved.answer, serial: s.serial, replayed: true)
             }
-            var answer: Answer
+            var answer: StripeAnswer
             if !s.faults.isEmpty {
                 let fault = s.faults.removeFirst()
                 if fault.afterApplying { _ = operation(&s, request, form) }
@@ -340,47 +340,47 @@ private final class Book: Sendable {
             } else {
                 answer = operation(&s, request, form)
             }
-            if let key, answer.saved { s.saved[key] = Saved(fingerprint: fingerprint, answer: answer) }
+            if let key, answer.saved { s.saved[key] = StripeSaved(fingerprint: fingerprint, answer: answer) }
             return Self.respond(answer, serial: s.serial)
         }
     }
 
-    private static func respond(_ answer: Answer, serial: Int, replayed: Bool = false) -> HTTPResponse {
+    static func respond(_ answer: StripeAnswer, serial: Int, replayed: Bool = false) -> HTTPResponse {
         var response = HTTPResponse.jsonBytes(answer.body, status: answer.status)
         response.headers.add("Request-Id", "req_standin_\(serial)")
         if replayed { response.headers.add("Idempotent-Replayed", "true") }
         return response
     }
 
-    private static func ok(_ intent: Intent) -> Answer { Answer(status: 200, body: intent.json) }
+    static func ok(_ intent: StripeIntent) -> StripeAnswer { StripeAnswer(status: 200, body: intent.json) }
 
-    private static func error(
+    static func error(
         _ status: Int, type: String, code: String?, message: String, param: String? = nil, saved: Bool = true
-    ) -> Answer {
+    ) -> StripeAnswer {
         let body =
             #"{"error":{"type":\#(jsonString(type)),"code":\#(code.map(jsonString) ?? "null"),"#
             + #""message":\#(jsonString(message)),"param":\#(param.map(jsonString) ?? "null")}}"#
-        return Answer(status: status, body: Array(body.utf8), saved: saved)
+        return StripeAnswer(status: status, body: Array(body.utf8), saved: saved)
     }
 
     /// A parameter that fails validation: 400, never saved under the key.
-    private static func invalid(_ message: String, param: String, code: String = "parameter_invalid") -> Answer {
+    static func invalid(_ message: String, param: String, code: String = "parameter_invalid") -> StripeAnswer {
         error(400, type: "invalid_request_error", code: code, message: message, param: param, saved: false)
     }
 
-    private static func card(_ intent: Intent, _ refusal: CardError) -> Answer {
+    static func card(_ intent: StripeIntent, _ refusal: StripeCardError) -> StripeAnswer {
         let body =
             #"{"error":"#.utf8 + refusal.json + Array(#","payment_intent":"#.utf8) + intent.json + Array("}}".utf8)
-        return Answer(status: 402, body: Array(body))
+        return StripeAnswer(status: 402, body: Array(body))
     }
 
-    private static func paymentMethod(_ id: String) -> Answer {
-        guard let card = testCards[id] else {
+    static func paymentMethod(_ id: String) -> StripeAnswer {
+        guard let card = stripeTestCards[id] else {
             return error(
                 404, type: "invalid_request_error", code: "resource_missing", message: "No such PaymentMethod: '\(id)'",
                 param: "payment_method", saved: false)
         }
-        return Answer(
+        return StripeAnswer(
             status: 200,
             body: Array(
                 (#"{"id":\#(jsonString(id)),"object":"payment_method","type":"card","livemode":false,"#
@@ -388,181 +388,21 @@ private final class Book: Sendable {
                     + #""funding":"credit","country":"US"}}"#).utf8))
     }
 
-    private static func create(_ s: inout State, _ form: [String: String]) -> Answer {
-        guard let amountText = form["amount"] else {
-            return invalid("Missing required param: amount.", param: "amount", code: "parameter_missing")
-        }
-        guard let amount = Int(amountText), amount > 0 else {
-            return invalid("Invalid positive integer", param: "amount")
-        }
-        guard let currency = form["currency"], currency.count == 3 else {
-            return invalid("Missing required param: currency.", param: "currency", code: "parameter_missing")
-        }
-        let captureMethod = form["capture_method"] ?? "automatic"
-        guard ["automatic", "automatic_async", "manual"].contains(captureMethod) else {
-            return invalid("Invalid capture_method", param: "capture_method")
-        }
-        if let method = form["payment_method"], testCards[method] == nil {
-            return error(
-                400, type: "invalid_request_error", code: "resource_missing",
-                message: "No such PaymentMethod: '\(method)'",
-                param: "payment_method", saved: false)
-        }
-        var metadata: [String: String] = [:]
-        for (key, value) in form where key.hasPrefix("metadata[") && key.hasSuffix("]") {
-            metadata[String(key.dropFirst("metadata[".count).dropLast())] = value
-        }
-        let id = "pi_standin_\(s.order.count + 1)"
-        var intent = Intent(
-            id: id, amount: amount, currency: currency.lowercased(), captureMethod: captureMethod,
-            created: Int(s.now().timeIntervalSince1970),
-            status: form["payment_method"] == nil ? "requires_payment_method" : "requires_confirmation",
-            paymentMethod: form["payment_method"], customer: form["customer"], description: form["description"],
-            metadata: metadata)
-        let answer = form["confirm"] == "true" ? confirm(&intent, form, s.baseURL) : ok(intent)
-        s.intents[id] = intent
-        s.order.append(id)
-        return answer
-    }
-
-    /// Runs `body` on the intent named in the path, or answers 404.
-    private static func onIntent(_ s: inout State, _ request: HTTPRequest, _ body: (inout Intent) -> Answer) -> Answer {
-        let id = request.pathParameters["id"] ?? ""
-        guard var intent = s.intents[id] else {
-            return error(
-                404, type: "invalid_request_error", code: "resource_missing",
-                message: "No such payment_intent: '\(id)'", param: "intent", saved: false)
-        }
-        let answer = body(&intent)
-        s.intents[id] = intent
-        return answer
-    }
-
-    /// `done` is the action's past participle ("captured").
-    private static func unexpectedState(_ intent: Intent, _ done: String, _ allowed: [String]) -> Answer {
-        error(
-            400, type: "invalid_request_error", code: "payment_intent_unexpected_state",
-            message:
-                "This PaymentIntent could not be \(done) because it has a status of \(intent.status). Only a "
-                + "PaymentIntent with one of the following statuses may be \(done): "
-                + "\(allowed.joined(separator: ", "))."
-        )
-    }
-
-    private static func confirm(_ intent: inout Intent, _ form: [String: String], _ base: URL) -> Answer {
-        if intent.status == "requires_action" { return ok(intent) }  // the challenge is still open
-        let allowed = ["requires_payment_method", "requires_confirmation"]
-        guard allowed.contains(intent.status) else {
-            return unexpectedState(intent, "confirmed", allowed + ["requires_action"])
-        }
-        if let method = form["payment_method"] { intent.paymentMethod = method }
-        guard let method = intent.paymentMethod else {
-            return invalid(
-                "You cannot confirm this PaymentIntent because it's missing a payment method.", param: "payment_method",
-                code: "payment_intent_unexpected_state")
-        }
-        let offSession = form["off_session"] == "true"
-        intent.lastError = nil
-        let refusal: CardError? =
-            switch method {
-            case "pm_card_visa_chargeDeclined": .generic
-            case "pm_card_visa_chargeDeclinedInsufficientFunds": .insufficientFunds
-            case "pm_card_authenticationRequired" where offSession: .authenticationRequired
-            case "pm_card_chargeCustomerFail" where offSession: .generic
-            default: nil
-            }
-        if let refusal {
-            intent.status = "requires_payment_method"
-            intent.lastError = refusal
-            return card(intent, refusal)
-        }
-        if method == "pm_card_authenticationRequired" {
-            intent.status = "requires_action"
-            intent.nextActionURL = base.appending(path: "standin/challenges/\(intent.id)").absoluteString
-            return ok(intent)
-        }
-        authorized(&intent)
-        return ok(intent)
-    }
-
-    /// The bank said yes: a manual intent holds the amount, an automatic one takes it.
-    private static func authorized(_ intent: inout Intent) {
-        intent.nextActionURL = nil
-        if intent.captureMethod == "manual" {
-            intent.status = "requires_capture"
-            intent.amountCapturable = intent.amount
-        } else {
-            intent.status = "succeeded"
-            intent.amountReceived = intent.amount
-        }
-    }
-
-    private static func answerChallenge(_ s: inout State, _ id: String, passed: Bool) -> HTTPResponse {
-        guard var intent = s.intents[id], intent.status == "requires_action" else {
-            return .text("No challenge is open for \(id).", status: 404)
-        }
-        if passed {
-            authorized(&intent)
-        } else {
-            intent.status = "requires_payment_method"
-            intent.nextActionURL = nil
-            intent.lastError = .authenticationFailed
-        }
-        s.intents[id] = intent
-        return .text(passed ? "Challenge passed; return to the app." : "Challenge failed.")
-    }
-
-    private static func capture(_ intent: inout Intent, _ form: [String: String]) -> Answer {
-        guard intent.status == "requires_capture" else {
-            return unexpectedState(intent, "captured", ["requires_capture"])
-        }
-        let amount: Int
-        if let text = form["amount_to_capture"] {
-            guard let value = Int(text), value > 0 else {
-                return invalid("Invalid positive integer", param: "amount_to_capture")
-            }
-            guard value <= intent.amountCapturable else {
-                return invalid(
-                    "The amount to capture (\(value)) must be less than or equal to the PaymentIntent's "
-                        + "amount_capturable (\(intent.amountCapturable)).",
-                    param: "amount_to_capture", code: "amount_too_large")
-            }
-            amount = value
-        } else {
-            amount = intent.amountCapturable
-        }
-        // final_capture defaults to true: what is not captured is released.
-        intent.amountReceived = amount
-        intent.amountCapturable = 0
-        intent.status = "succeeded"
-        return ok(intent)
-    }
-
-    private static func cancel(_ intent: inout Intent, _ form: [String: String]) -> Answer {
-        let allowed = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action"]
-        guard allowed.contains(intent.status) else { return unexpectedState(intent, "canceled", allowed) }
-        intent.status = "canceled"
-        intent.amountCapturable = 0
-        intent.nextActionURL = nil
-        intent.cancellationReason = form["cancellation_reason"]
-        return ok(intent)
-    }
-
     /// Supports the one query form EnRoute sends: `metadata['key']:'value'` (backslash escapes quotes).
-    private static func search(_ s: State, _ query: String) -> Answer {
+    static func search(_ s: StripeState, _ query: String) -> StripeAnswer {
         guard let (key, value) = parseMetadataQuery(query) else {
             return invalid("The stand-in supports only metadata['key']:'value' queries, not \(query)", param: "query")
         }
         let found = s.order.compactMap { s.intents[$0] }.filter { $0.metadata[key] == value }
         let data = found.map { String(decoding: $0.json, as: UTF8.self) }.joined(separator: ",")
-        return Answer(
+        return StripeAnswer(
             status: 200,
             body: Array(
                 (#"{"object":"search_result","data":[\#(data)],"has_more":false,"next_page":null,"#
                     + #""url":"/v1/payment_intents/search"}"#).utf8))
     }
 
-    private static func parseMetadataQuery(_ query: String) -> (String, String)? {
+    static func parseMetadataQuery(_ query: String) -> (String, String)? {
         var rest = Substring(query)
         guard rest.hasPrefix("metadata['") else { return nil }
         rest = rest.dropFirst("metadata['".count)
@@ -579,7 +419,7 @@ private final class Book: Sendable {
         return nil
     }
 
-    private static func parseForm(_ body: [UInt8]) -> [String: String] {
+    static func parseForm(_ body: [UInt8]) -> [String: String] {
         var form: [String: String] = [:]
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

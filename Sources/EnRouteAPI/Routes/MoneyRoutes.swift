@@ -22,10 +22,17 @@ public struct PaymentHooks: Sendable {
 }
 
 extension EnRouteAPI {
-    /// Issue 13: basket quotes, tips, ratings, receipts, history, the balance, earnings, basket changes and the
-    /// gateway's callbacks.
+    /// Basket quotes, tips, ratings, receipts, history, the balance, earnings, basket changes and the gateway's
+    /// callbacks.
     func addMoneyRoutes(_ r: inout Router) {
         guard let payments = service.payments else { return }
+        addTripMoneyRoutes(&r, payments)
+        addAccountMoneyRoutes(&r, payments)
+        addGatewayRoutes(&r)
+    }
+
+    /// A trip's money: basket quotes, the trip list, tips, ratings and receipts.
+    private func addTripMoneyRoutes(_ r: inout Router, _ payments: TripPayments) {
         r.post(
             APIPath.Template.orderQuote,
             limited(.estimates) { req in
@@ -82,6 +89,10 @@ extension EnRouteAPI {
             }
             return try .json(receipt)
         }
+    }
+
+    /// The customer's balance and its settlement, the provider's earnings, the merchant's basket changes.
+    private func addAccountMoneyRoutes(_ r: inout Router, _ payments: TripPayments) {
         r.get(APIPath.Template.accountBalance) { req in
             let account = try auth.account(for: req, roles: [.customer])
             return try .json(try payments.balance(of: account.id))
@@ -126,6 +137,10 @@ extension EnRouteAPI {
                         }
                     )
                 }))
+    }
+
+    /// The gateway's callbacks: Stripe's webhooks, and the sandbox's bank challenge page.
+    private func addGatewayRoutes(_ r: inout Router) {
         r.post(APIPath.Template.stripeWebhook) { [paymentHooks] req in
             guard let verify = paymentHooks.stripeWebhook else {
                 throw HTTPError.notFound("Stripe webhooks are not configured on this server.")

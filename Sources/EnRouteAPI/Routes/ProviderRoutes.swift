@@ -6,6 +6,12 @@ extension EnRouteAPI {
     /// The provider's routes: availability, offers, steps, active trips, location batches and the provider's live
     /// stream.
     func addProviderRoutes(_ r: inout Router) {
+        addOfferRoutes(&r)
+        addProviderTripRoutes(&r)
+    }
+
+    /// Availability, the provider's live stream, and offers: accepted (by trip or by offer) or declined.
+    private func addOfferRoutes(_ r: inout Router) {
         r.post(
             APIPath.Template.providerTripAccept,
             limited(.steps) { req in
@@ -53,6 +59,10 @@ extension EnRouteAPI {
                 }
                 return .empty(204)
             })
+    }
+
+    /// The provider's steps, active trips and location batches.
+    private func addProviderTripRoutes(_ r: inout Router) {
         r.post(
             APIPath.Template.providerTripSteps,
             limited(.steps) { req in

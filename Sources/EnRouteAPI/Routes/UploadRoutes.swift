@@ -14,6 +14,12 @@ extension EnRouteAPI {
     /// Proof of delivery as a tus 1.0 upload (core, creation, checksum, termination), and the proof's read.
     func addUploadRoutes(_ r: inout Router) {
         guard let proofs = contact?.proofs else { return }
+        addUploadCreation(&r, proofs)
+        addUploadTransfer(&r, proofs)
+    }
+
+    /// The server's tus capabilities, and a new upload.
+    private func addUploadCreation(_ r: inout Router, _ proofs: ProofUploads) {
         r.add(
             "OPTIONS", APIPath.Template.uploads,
             .sync { _ in
@@ -44,6 +50,10 @@ extension EnRouteAPI {
                     response.headers.add("Upload-Offset", String(upload.offset))
                     return response
                 }))
+    }
+
+    /// An upload's offset, its bytes, its termination, and the finished proof's read.
+    private func addUploadTransfer(_ r: inout Router, _ proofs: ProofUploads) {
         r.add(
             "HEAD", APIPath.Template.upload,
             .async(

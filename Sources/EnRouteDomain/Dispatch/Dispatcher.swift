@@ -22,7 +22,7 @@ public final class Dispatcher: Sendable {
         case timer(UInt64)
     }
 
-    private struct Search {
+    struct Search {
         let signals: AsyncStream<Signal>.Continuation
         var task: Task<Void, Never>?
         var waitingForSupply = false
@@ -30,7 +30,7 @@ public final class Dispatcher: Sendable {
         var foundNobody = false
     }
 
-    private struct State {
+    struct State {
         var searches: [String: Search] = [:]
         /// Providers who gave a trip back are not asked for it again while it waits.
         var gaveUp: [String: Set<String>] = [:]
@@ -43,22 +43,22 @@ public final class Dispatcher: Sendable {
     public static let account = Account(id: "dispatch", role: .backend)
 
     public let policy: DispatchPolicy
-    private let service: TripService
-    private let presence: any ProviderLocations
-    private let events: ProviderEventHub
-    private let offers: (any OfferObserver)?
-    private let book: any OfferStore
-    private let peers: (any PeerChannel)?
+    let service: TripService
+    let presence: any ProviderLocations
+    let events: ProviderEventHub
+    let offers: (any OfferObserver)?
+    let book: any OfferStore
+    let peers: (any PeerChannel)?
     /// This node's name when it is one of several: each search is then leased in `book`, so one node runs it.
-    private let node: String?
-    private let ranking: any CandidateRanking
-    private let clock: any Clock<Duration>
-    private let ids: any IDGenerator
-    private let metrics: any MetricsSink
-    private let log: @Sendable (String) -> Void
-    private let now: @Sendable () -> Date
-    private let state = Mutex(State())
-    private let timers = Atomic<UInt64>(0)
+    let node: String?
+    let ranking: any CandidateRanking
+    let clock: any Clock<Duration>
+    let ids: any IDGenerator
+    let metrics: any MetricsSink
+    let log: @Sendable (String) -> Void
+    let now: @Sendable () -> Date
+    let state = Mutex(State())
+    let timers = Atomic<UInt64>(0)
 
     /// `offers` hears of each offer after the live stream (the platform push); nil sends offers on the stream only.
     /// `book` holds the offers (shared by every node of a deployment); `peers` carries offer events and endings to the
@@ -125,7 +125,7 @@ public final class Dispatcher: Sendable {
     // MARK: - Leases (a node of several)
 
     /// Takes or keeps this node's lease of the trip's search; true on a node of its own.
-    private func leaseSearch(_ tripId: String) async -> Bool {
+    func leaseSearch(_ tripId: String) async -> Bool {
         guard let node else { return true }
         let at = now()
         return
@@ -260,7 +260,7 @@ public final class Dispatcher: Sendable {
 
     // MARK: - Trip changes
 
-    private func tripCommitted(from old: TripRecord?, to new: TripRecord) {
+    func tripCommitted(from old: TripRecord?, to new: TripRecord) {
         let running = state.withLock { s -> Bool? in
             if let quitter = old?.providerId, new.providerId == nil { s.gaveUp[new.id, default: []].insert(quitter) }
             if !new.status.isActive { s.gaveUp[new.id] = nil }
@@ -271,244 +271,28 @@ public final class Dispatcher: Sendable {
         if running == false, Self.needsProvider(new) { begin(new.id) }
     }
 
-    private func tripSeen(_ trip: TripRecord) {
+    func tripSeen(_ trip: TripRecord) {
         _ = state.withLock { $0.searches[trip.id]?.signals.yield(.tripChanged) }
     }
 
     /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.
     static func needsProvider(_ trip: TripRecord) -> Bool { trip.waitsForProvider }
 
-    // MARK: - Searches
-
-    private func begin(_ tripId: String, leased: Bool = false) {
-        let (signals, continuation) = AsyncStream<Signal>.makeStream()
-        let excluding = state.withLock { s -> Set<String>? in
-            guard s.started, s.searches[tripId] == nil else { return nil }
-            s.searches[tripId] = Search(signals: continuation)
-            return s.gaveUp[tripId] ?? []
-        }
-        guard let excluding else { return }
-        let task = Task { [self] in
-            // Another node runs this search (it committed the change too, or took it over): nothing to do here.
-            let held = leased ? true : await leaseSearch(tripId)
-            guard held else { return end(tripId, restart: false) }
-            await run(tripId, signals, continuation, excluding: excluding)
-            end(tripId)
-        }
-        let stopped = state.withLock { s -> Bool in
-            s.searches[tripId]?.task = task
-            return s.searches[tripId] == nil
-        }
-        if stopped { task.cancel() }
-    }
-
-    private func end(_ tripId: String, restart: Bool = true) {
-        let started = state.withLock { s -> Bool in
-            s.searches[tripId]?.signals.finish()
-            s.searches[tripId] = nil
-            return s.started
-        }
-        // A change that arrived while the search was finishing may have handed the trip back: search again, keeping the
-        // lease.
-        if restart, started, let trip = try? service.cached(tripId), Self.needsProvider(trip) { return begin(tripId) }
-        if restart, let node {
-            let book = self.book
-            Task { try? await book.releaseSearch(tripId, node: node) }
-        }
-    }
-
-    private enum RoundOutcome { case done, exhausted }
-
-    private func run(
-        _ tripId: String, _ signals: AsyncStream<Signal>, _ continuation: AsyncStream<Signal>.Continuation,
-        excluding: Set<String>
-    ) async {
-        var inbox = signals.makeAsyncIterator()
-        var excluded = excluding
-        while !Task.isCancelled {
-            guard case .exhausted = await round(tripId, &inbox, continuation, excluded: &excluded),
-                !Task.isCancelled, let trip = waiting(tripId)
-            else { return }
-            if trip.kind == .ride {
-                metrics.increment(
-                    "enroute_dispatch_searches_total", labels: ["result": "noProviderFound"],
-                    help: "Dispatch searches by how they ended.")
-                _ = try? await service.move(tripId, .noProviderFound, by: Self.account)
-                return
-            }
-            metrics.increment(
-                "enroute_dispatch_searches_total", labels: ["result": "retryLater"],
-                help: "Dispatch searches by how they ended.")
-            excluded = state.withLock { $0.gaveUp[tripId] ?? [] }
-            let timer = startTimer(policy.deliveryRetry, continuation)
-            defer { timer.task.cancel() }
-            waitLoop: while let signal = await inbox.next() {
-                switch signal {
-                case .timer(let token) where token == timer.token: break waitLoop
-                case .tripChanged where waiting(tripId) == nil: return
-                default: continue
-                }
-            }
-        }
-    }
-
-    /// One search: at most `maxCandidates` offers within `searchLimit`.
-    private func round(
-        _ tripId: String, _ inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation,
-        excluded: inout Set<String>
-    ) async -> RoundOutcome {
-        let deadline = now().addingTimeInterval(Self.seconds(policy.searchLimit))
-        var offered = 0
-        while offered < policy.maxCandidates {
-            guard !Task.isCancelled, let trip = waiting(tripId) else { return .done }
-            let remaining = deadline.timeIntervalSince(now())
-            guard remaining > 0 else { return .exhausted }
-            // A search taken over from a node that died finds that node's offer still out: its holder may yet accept.
-            if let inherited = book.liveOffer(forTrip: tripId) {
-                excluded.insert(inherited.providerId)
-                offered += 1
-                let left = max(0, inherited.offer.expiresAt.timeIntervalSince(now()))
-                switch await outcome(
-                    of: inherited.offer, within: .milliseconds(Int64((left * 1000).rounded(.up))), inbox: &inbox,
-                    continuation)
-                {
-                case .accepted: return .done
-                case .declined, .expired, .withdrawn: continue
-                }
-            }
-            // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
-            state.withLock { $0.searches[tripId]?.waitingForSupply = true }
-            let look = await bestCandidate(for: trip, excluding: excluded)
-            state.withLock { $0.searches[tripId]?.foundNobody = look == .nobody }
-            guard case .found(let candidate) = look else {
-                // Nobody to ask: wait for a provider to become findable, until the deadline. On a node of several, or
-                // when presence could not be read, look again by itself meanwhile.
-                let recheck = look == .unreadable || node != nil
-                let wait = recheck ? min(remaining, Self.seconds(policy.supplyRecheck)) : remaining
-                let timer = startTimer(.milliseconds(Int64((wait * 1000).rounded(.up))), continuation)
-                defer { timer.task.cancel() }
-                while let signal = await inbox.next() {
-                    switch signal {
-                    case .supplyChanged: break
-                    case .timer(let token) where token == timer.token: if wait >= remaining { return .exhausted }
-                    case .tripChanged where waiting(tripId) == nil: return .done
-                    default: continue
-                    }
-                    break
-                }
-                if Task.isCancelled { return .done }
-                continue
-            }
-            // A node of several makes an offer only while it still holds the search: one stopped past its lease and
-            // resumed finds another node took it, and stops.
-            guard await leaseSearch(tripId) else { return .done }
-            // The look took time (a shared store, a road table): an operator may have assigned the trip meanwhile, or
-            // its
-            // customer cancelled it. Nobody is offered a trip that no longer needs them.
-            guard let current = waiting(tripId) else { return .done }
-            excluded.insert(candidate.providerId)
-            let offer = Offer(
-                offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
-                expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
-            guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else {
-                if waiting(tripId) == nil { return .done }
-                continue
-            }
-            // The trip changed while the offer opened: it is withdrawn before anyone hears of it.
-            guard waiting(tripId) != nil else {
-                _ = try? await book.close(offer.offerId, .withdrawn, unlessAccepting: true)
-                return .done
-            }
-            offered += 1
-            tell(candidate.providerId, LiveEventName.offer.rawValue, offer, city: trip.city)
-            await offers?.offerMade(offer, to: candidate.providerId)
-            switch await outcome(of: offer, inbox: &inbox, continuation) {
-            case .accepted: return .done
-            case .declined, .expired, .withdrawn: continue
-            }
-        }
-        return .exhausted
-    }
-
-    /// Waits until the offer ends: answered, run out, withdrawn, or its trip no longer needs anyone.
-    private func outcome(
-        of offer: Offer, within limit: Duration? = nil, inbox: inout AsyncStream<Signal>.Iterator,
-        _ continuation: AsyncStream<Signal>.Continuation
-    ) async -> OfferEnding {
-        var timer = startTimer(limit ?? policy.offerTimeout, continuation)
-        defer { timer.task.cancel() }
-        while let signal = await inbox.next() {
-            switch signal {
-            case .offerEnded(let id, let ending) where id == offer.offerId:
-                return ending
-            case .timer(let token) where token == timer.token:
-                if let closed = try? await book.close(offer.offerId, .expired, unlessAccepting: true) {
-                    ended(closed, .expired, notify: true, signal: false)
-                    return .expired
-                }
-                // Ended on another node (its word may still be on the way), or being accepted right now: the accept
-                // decides,
-                // and is looked at again shortly in case its node died in the middle.
-                if let ending = (try? book.offer(id: offer.offerId))?.ending { return ending }
-                timer = startTimer(policy.acceptGrace, continuation)
-            case .tripChanged where waiting(offer.tripId) == nil:
-                if let closed = try? await book.close(offer.offerId, .withdrawn, unlessAccepting: true) {
-                    ended(closed, .withdrawn, notify: true, signal: false)
-                    return .withdrawn
-                }
-            default:
-                continue
-            }
-        }
-        // The search was stopped.
-        return .withdrawn
-    }
-
-    private enum Look: Equatable {
-        case found(DispatchCandidate)
-        case nobody
-        /// The provider locations could not be read (their shared store is unreachable).
-        case unreadable
-    }
-
-    private func bestCandidate(for trip: TripRecord, excluding excluded: Set<String>) async -> Look {
-        let holding = book.holders()
-        let service = self.service
-        let hits: [GeoHit<String>]
-        do {
-            hits = try await presence.nearest(to: trip.pickup, limit: policy.shortlist, within: policy.searchRadius) {
-                id in
-                !excluded.contains(id) && !holding.contains(id) && service.isIdle(provider: id)
-            }
-        } catch {
-            metrics.increment(
-                "enroute_presence_failures_total", labels: ["call": "dispatch"],
-                help: "Calls to the provider locations that failed, by caller.")
-            log("dispatch: could not read provider locations for trip \(trip.id), looking again shortly: \(error)")
-            return .unreadable
-        }
-        guard !hits.isEmpty else { return .nobody }
-        let candidates = hits.map {
-            DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance)
-        }
-        return await ranking.rank(candidates, pickup: trip.pickup).first.map(Look.found) ?? .nobody
-    }
-
     // MARK: - Helpers
 
     /// The trip while it still needs a provider.
-    private func waiting(_ tripId: String) -> TripRecord? {
+    func waiting(_ tripId: String) -> TripRecord? {
         guard let trip = try? service.cached(tripId), Self.needsProvider(trip) else { return nil }
         return trip
     }
 
-    private func current(_ tripId: String) throws -> TripRecord {
+    func current(_ tripId: String) throws -> TripRecord {
         guard let trip = try service.cached(tripId) else { throw TripError.notFound }
         return trip
     }
 
     /// Ends a claimed offer after its accept finished.
-    private func finish(_ offerId: String, _ ending: OfferEnding) async {
+    func finish(_ offerId: String, _ ending: OfferEnding) async {
         if let closed = try? await book.close(offerId, ending, unlessAccepting: false) {
             ended(closed, ending, notify: false)
         }
@@ -516,7 +300,7 @@ public final class Dispatcher: Sendable {
 
     /// Counts an ended offer, tells its holder when it was taken back, and wakes its search, here or on the node
     /// running it.
-    private func ended(_ offer: OfferRecord, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
+    func ended(_ offer: OfferRecord, _ ending: OfferEnding, notify: Bool, signal: Bool = true) {
         metrics.increment(
             "enroute_dispatch_offers_total", labels: ["ending": ending.rawValue],
             help: "Offers made, by how they ended.")
@@ -536,13 +320,13 @@ public final class Dispatcher: Sendable {
     }
 
     /// Sends an event to the provider's live streams on this node and on every other.
-    private func tell(_ provider: String, _ name: String, _ payload: some Encodable, city: String?) {
+    func tell(_ provider: String, _ name: String, _ payload: some Encodable, city: String?) {
         events.send(name, payload, to: provider)
         guard let peers, let data = try? WireCoding.encoder().encode(payload) else { return }
         peers.share(.providerEvent(provider: provider, name: name, data: Array(data)), city: city ?? Cities.defaultName)
     }
 
-    private func startTimer(
+    func startTimer(
         _ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation
     ) -> (token: UInt64, task: Task<Void, Never>) {
         let token = timers.wrappingAdd(1, ordering: .relaxed).newValue
@@ -554,7 +338,7 @@ public final class Dispatcher: Sendable {
         return (token, task)
     }
 
-    private static func sleep(_ clock: some Clock<Duration>, _ duration: Duration) async throws {
+    static func sleep(_ clock: some Clock<Duration>, _ duration: Duration) async throws {
         // Most of these timers are cancelled long before they run out (a search's wait ends when the trip is assigned).
         try await clock.sleep(for: duration, inStepsOf: longestTimer)
     }

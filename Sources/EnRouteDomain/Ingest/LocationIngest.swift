@@ -52,36 +52,8 @@ public final class LocationIngest: Sendable {
     /// is then forgotten, so that a resend applies it).
     public func ingest(_ batch: LocationBatch, provider: String) async throws -> LocationBatchResult {
         let at = now()
-        let policy = self.policy, memory = batchMemory
         let sorted = batch.fixes.sorted { $0.recordedAt < $1.recordedAt }
-        let outcome = tracks.withLock {
-            all -> (
-                replay: LocationBatchResult?, kept: [LocationFix], drops: [FixDropReason: Int], previous: LocationFix?
-            ) in
-            var track = all[provider] ?? Track()
-            if let seen = track.recent.first(where: { $0.id == batch.batchId }) { return (seen.result, [], [:], nil) }
-            let previous = track.last
-            var kept: [LocationFix] = []
-            var drops: [FixDropReason: Int] = [:]
-            kept.reserveCapacity(sorted.count)
-            for fix in sorted {
-                if let reason = policy.judge(fix, after: track.last, now: at) {
-                    drops[reason, default: 0] += 1
-                } else {
-                    kept.append(fix)
-                    track.last = fix
-                }
-            }
-            track.recent.append(
-                (
-                    batch.batchId,
-                    LocationBatchResult(
-                        batchId: batch.batchId, accepted: kept.count, dropped: sorted.count - kept.count)
-                ))
-            if track.recent.count > memory { track.recent.removeFirst(track.recent.count - memory) }
-            all[provider] = track
-            return (nil, kept, drops, previous)
-        }
+        let outcome = judge(sorted, of: batch.batchId, from: provider, at: at)
         if let replay = outcome.replay {
             metrics.increment(
                 "enroute_location_batches_replayed_total",
@@ -134,5 +106,40 @@ public final class LocationIngest: Sendable {
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
         if let moved { _ = try? await service.persistETADrift(of: moved.id) }
         return result
+    }
+
+    /// What the filters made of a batch: an answer to replay for a batch seen before, or the fixes kept, the drops by
+    /// reason, and the provider's last fix before the batch (restored when the batch cannot be stored).
+    private struct Judged {
+        var replay: LocationBatchResult?
+        var kept: [LocationFix] = []
+        var drops: [FixDropReason: Int] = [:]
+        var previous: LocationFix?
+    }
+
+    /// Runs the plausibility filters over `sorted` (oldest first) against the provider's track, and remembers the
+    /// batch's answer.
+    private func judge(_ sorted: [LocationFix], of batchId: String, from provider: String, at: Date) -> Judged {
+        let policy = self.policy, memory = batchMemory
+        return tracks.withLock { all in
+            var track = all[provider] ?? Track()
+            if let seen = track.recent.first(where: { $0.id == batchId }) { return Judged(replay: seen.result) }
+            var judged = Judged(previous: track.last)
+            judged.kept.reserveCapacity(sorted.count)
+            for fix in sorted {
+                if let reason = policy.judge(fix, after: track.last, now: at) {
+                    judged.drops[reason, default: 0] += 1
+                } else {
+                    judged.kept.append(fix)
+                    track.last = fix
+                }
+            }
+            let result = LocationBatchResult(
+                batchId: batchId, accepted: judged.kept.count, dropped: sorted.count - judged.kept.count)
+            track.recent.append((batchId, result))
+            if track.recent.count > memory { track.recent.removeFirst(track.recent.count - memory) }
+            all[provider] = track
+            return judged
+        }
     }
 }
