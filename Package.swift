@@ -63,6 +63,9 @@ package.targets += [
 package.targets += [
     /// The trip domain: trips and their rules, the service and its repositories, dispatch, live-location ingest,
     /// geo and estimators, the directory; metrics behind a protocol of its own.
+    /// Levelled, structured logging in swift-log's shape: text or JSON lines, a request id on every line a request
+    /// causes.
+    .target(name: "EnRouteLogging", swiftSettings: settings),
     .target(name: "EnRouteDomain", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// Push notifications on the server (seed 001): devices, opens, the push planners, outbox and sender.
     .target(
@@ -275,6 +278,7 @@ package.targets += [
     .testTarget(
         name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
     /// The server as a whole: domain, API and the composition root, in memory and on SQLite.
+    .testTarget(name: "EnRouteLoggingTests", dependencies: ["EnRouteLogging"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteServerTests",
         dependencies: [
