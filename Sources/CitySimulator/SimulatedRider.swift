@@ -52,6 +52,17 @@ final class SimulatedRider {
         guard let product = viewModel.state.estimates.first?.productID else { return }
         let requested = context.dates.now()
         await viewModel.confirm(productID: product)
+        guard await answerPrompts(viewModel, product: product), let trip = viewModel.state.trip else { return }
+        log.record {
+            $0.ridesRequested += 1; $0.tripIDs.append(trip.id)
+        }
+        await watch(viewModel, requestedAt: requested)
+    }
+
+    /// Answers what the app asks after a confirm until the ride exists (at most six times): a new price, a bank
+    /// challenge, a lost answer. False when the rider gives up (the card is refused) or the run ends.
+    private func answerPrompts(_ viewModel: TripViewModel, product: String) async -> Bool {
+        let log = context.log
         var attempts = 0, answered = false
         while viewModel.state.trip == nil, attempts < 6, !Task.isCancelled {
             attempts += 1
@@ -59,16 +70,18 @@ final class SimulatedRider {
             case .confirmNewPrice?:
                 await viewModel.confirm(productID: product)
             case .challenge(let url)?:
-                guard !answered, await answerChallenge(url) else { log.record { $0.ridesRefusedPayment += 1 }; return }
+                guard !answered, await answerChallenge(url) else {
+                    log.record { $0.ridesRefusedPayment += 1 }; return false
+                }
                 answered = true
                 log.record { $0.challengesAnswered += 1 }
                 await viewModel.challengeAnswered()
             case .cardDeclined?, .addCard?, .outstandingBalance?:
                 log.record { $0.ridesRefusedPayment += 1 }
-                return
+                return false
             case nil:
                 // Lost on the way: the same tap again after a pause (a fresh key; the server keeps one active ride).
-                guard await context.pause(3) else { return }
+                guard await context.pause(3) else { return false }
                 if let active = try? await api.activeTrip() {
                     _ = active; await viewModel.restoreActiveTrip()
                 } else {
@@ -76,10 +89,13 @@ final class SimulatedRider {
                 }
             }
         }
-        guard let trip = viewModel.state.trip else { return }
-        log.record {
-            $0.ridesRequested += 1; $0.tripIDs.append(trip.id)
-        }
+        return true
+    }
+
+    /// Watches the ride live to its end, sampling each simulated second: the wait for a driver, the promised
+    /// arrival, now and then a cancel; tips and rates a completed ride.
+    private func watch(_ viewModel: TripViewModel, requestedAt requested: Date) async {
+        let log = context.log
         let cancelAfter: Double? = random.unit() < 0.05 ? 20 + 100 * random.unit() : nil
         var matched = false, promised: Date?
         let watcher = Task { @MainActor in await viewModel.waitForLiveToEnd() }

@@ -46,33 +46,64 @@ final class SimulatedShopper {
         let engine = TrackingPollingEngine(
             tracking: repository, lifecycle: lifecycle, network: ManualNetworkStatus(isOnline: true),
             clock: context.clock)
-        let viewModel = OrderTrackingViewModel(
-            order: order, store: store, freshness: freshness, clock: context.dates, ticks: context.clock)
-        var tasks: [Task<Void, Never>] = [Task { await store.start() }, Task { await viewModel.onAppear() }]
-        // Out-of-order answers: snapshots that arrive with a lower version than one already seen.
-        tasks.append(
-            Task {
-                var newest = Int.min
-                for await snapshot in repository.snapshots() where snapshot.orderID == order {
-                    if snapshot.version < newest { log.record { $0.outOfOrderDrops += 1 } }
-                    newest = max(newest, snapshot.version)
-                }
-            })
+        let app = ShopperApp(
+            repository: repository, order: order, lifecycle: lifecycle, store: store,
+            viewModel: OrderTrackingViewModel(
+                order: order, store: store, freshness: freshness, clock: context.dates, ticks: context.clock))
+        let tasks: [Task<Void, Never>] = [
+            Task { await store.start() }, Task { await app.viewModel.onAppear() }, countOutOfOrderDrops(app),
+        ]
         var live: Task<Void, Never>? = Self.liveLoop(repository, order, context: context)
         engine.start()
         engine.follow(order)
         defer {
-            engine.stop(); live?.cancel(); viewModel.onDisappear()
+            engine.stop(); live?.cancel(); app.viewModel.onDisappear()
             for task in tasks { task.cancel() }
         }
+        await watch(orderID, on: app, live: &live)
+    }
+
+    /// What one order's watching holds: the kit's repository and store, the app's lifecycle and the tracking
+    /// screen's view model.
+    private struct ShopperApp {
+        let repository: RemoteOrderTrackingRepository
+        let order: OrderID
+        let lifecycle: ManualAppLifecycle
+        let store: OrderTrackingStore
+        let viewModel: OrderTrackingViewModel
+    }
+
+    /// What the screen has shown of an order so far: the last arrival window, the first while on the way, and how
+    /// often each window was shown on the way.
+    private struct ShownWindows {
+        var last: ClosedRange<Date>?
+        var firstOnTheWay: ClosedRange<Date>?
+        var onTheWay: [ClosedRange<Date>: Int] = [:]
+    }
+
+    /// Out-of-order answers: snapshots that arrive with a lower version than one already seen.
+    private func countOutOfOrderDrops(_ app: ShopperApp) -> Task<Void, Never> {
+        let log = context.log, repository = app.repository, order = app.order
+        return Task {
+            var newest = Int.min
+            for await snapshot in repository.snapshots() where snapshot.orderID == order {
+                if snapshot.version < newest { log.record { $0.outOfOrderDrops += 1 } }
+                newest = max(newest, snapshot.version)
+            }
+        }
+    }
+
+    /// Samples the order every simulated second until it ends: the time in each stage, the app going away and
+    /// coming back, the Live Activity and what the screen draws; now and then a cancel while it is placed.
+    private func watch(_ orderID: String, on app: ShopperApp, live: inout Task<Void, Never>?) async {
+        let log = context.log, lifecycle = app.lifecycle
         // A third of customers put the app away once, for one to five minutes, and come back.
         let awayAt: Double? = random.unit() < 0.35 ? 60 + 400 * random.unit() : nil
         let awayFor = 60 + 240 * random.unit()
         let cancelAt: Double? = random.unit() < 0.03 ? 30 + 60 * random.unit() : nil
         let placedAt = context.dates.now()
         var sampledAt = placedAt, sampledStage: SimulationObservations.PollStage?
-        var lastWindow: ClosedRange<Date>?, firstOnTheWayWindow: ClosedRange<Date>?
-        var onTheWayWindows: [ClosedRange<Date>: Int] = [:]
+        var shown = ShownWindows()
         while !Task.isCancelled {
             guard await context.pause(1) else { return }
             let now = context.dates.now(), elapsed = now.timeIntervalSince(placedAt)
@@ -80,14 +111,14 @@ final class SimulatedShopper {
                 let away = elapsed >= awayAt && elapsed < awayAt + awayFor
                 if away, lifecycle.phase == .foreground { lifecycle.set(.background); live?.cancel(); live = nil }
                 if !away, lifecycle.phase != .foreground {
-                    lifecycle.set(.foreground); live = Self.liveLoop(repository, order, context: context)
+                    lifecycle.set(.foreground); live = Self.liveLoop(app.repository, app.order, context: context)
                 }
             }
             // Order-minutes by the simulated time that passed in each stage (a busy run may wake this loop late).
             let passed = now.timeIntervalSince(sampledAt)
             sampledAt = now
             if let sampledStage { log.record { $0.orderMinutes[sampledStage, default: 0] += passed / 60 } }
-            guard case .loaded(let snapshot) = store.state(of: order) else { continue }
+            guard case .loaded(let snapshot) = app.store.state(of: app.order) else { continue }
             let foreground = lifecycle.phase == .foreground
             let current: SimulationObservations.PollStage =
                 !foreground
@@ -96,17 +127,7 @@ final class SimulatedShopper {
             stage.value.withLock { $0 = current }
             sampledStage = snapshot.status.isTerminal ? nil : current
             if snapshot.status.isTerminal {
-                if snapshot.status == .delivered {
-                    var arrival = SimulationObservations.OrderArrival(
-                        lastWindow: lastWindow, firstOnTheWayWindow: firstOnTheWayWindow,
-                        deliveredAt: snapshot.generatedAt, onTheWayWindows: onTheWayWindows)
-                    log.record { seen in
-                        arrival.arrivedAt = seen.doorArrivals[orderID]
-                        seen.ordersDelivered += 1; seen.orderArrivals.append(arrival); seen.paidTripIDs.append(orderID)
-                    }
-                } else {
-                    log.record { $0.ordersCancelled += 1 }
-                }
+                recordEnd(of: orderID, snapshot, shown: shown)
                 return
             }
             let staleActivity = now > snapshot.generatedAt.addingTimeInterval(Self.liveActivityStaleAfter)
@@ -115,26 +136,46 @@ final class SimulatedShopper {
                 if staleActivity { seen.liveActivityStale += 1 }
             }
             guard foreground else { continue }
-            // What the screen draws now.
-            let state = viewModel.viewState
-            let age = now.timeIntervalSince(snapshot.generatedAt)
-            var pinAge: Double?
-            if case .live(let fix) = state.riderPin { pinAge = now.timeIntervalSince(fix.recordedAt) }
-            if case .window(let window) = freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: now) {
-                lastWindow = window
-                if firstOnTheWayWindow == nil, snapshot.status == .onTheWay { firstOnTheWayWindow = window }
-                if snapshot.status == .onTheWay || snapshot.status == .arriving {
-                    onTheWayWindows[window, default: 0] += 1
-                }
-            }
-            log.record { seen in
-                seen.snapshotAgesShown.append(age)
-                if let pinAge { seen.livePinAges.append(pinAge) }
-            }
+            sampleScreen(app.viewModel.viewState, snapshot, now: now, shown: &shown)
             if let cancelAt, elapsed > cancelAt, snapshot.status == .placed {
                 _ = try? await network.send(
                     await server.request("POST", APIPath.orderCancel(orderID), body: Data("{}".utf8)))
             }
+        }
+    }
+
+    /// Records a delivered order's arrival against the windows shown, or a cancelled order.
+    private func recordEnd(of orderID: String, _ snapshot: OrderTracking, shown: ShownWindows) {
+        guard snapshot.status == .delivered else {
+            context.log.record { $0.ordersCancelled += 1 }
+            return
+        }
+        var arrival = SimulationObservations.OrderArrival(
+            lastWindow: shown.last, firstOnTheWayWindow: shown.firstOnTheWay, deliveredAt: snapshot.generatedAt,
+            onTheWayWindows: shown.onTheWay)
+        context.log.record { seen in
+            arrival.arrivedAt = seen.doorArrivals[orderID]
+            seen.ordersDelivered += 1; seen.orderArrivals.append(arrival); seen.paidTripIDs.append(orderID)
+        }
+    }
+
+    /// What the screen draws now: the snapshot's age, the rider pin's, and the arrival window.
+    private func sampleScreen(
+        _ state: OrderTrackingViewState, _ snapshot: OrderTracking, now: Date, shown: inout ShownWindows
+    ) {
+        let age = now.timeIntervalSince(snapshot.generatedAt)
+        var pinAge: Double?
+        if case .live(let fix) = state.riderPin { pinAge = now.timeIntervalSince(fix.recordedAt) }
+        if case .window(let window) = freshness.eta(snapshot.eta, generatedAt: snapshot.generatedAt, now: now) {
+            shown.last = window
+            if shown.firstOnTheWay == nil, snapshot.status == .onTheWay { shown.firstOnTheWay = window }
+            if snapshot.status == .onTheWay || snapshot.status == .arriving {
+                shown.onTheWay[window, default: 0] += 1
+            }
+        }
+        context.log.record { seen in
+            seen.snapshotAgesShown.append(age)
+            if let pinAge { seen.livePinAges.append(pinAge) }
         }
     }
 

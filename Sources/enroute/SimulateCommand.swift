@@ -152,38 +152,15 @@ enum SimulateCommand {
                 + "\(city.timeZone.identifier)"
         )
 
-        let clock: any Clock<Duration>, dates: any DateProvider, start: Date
-        let embedded: EmbeddedServer?
-        let baseURL: URL, token: @Sendable (String, SimulatedRole) throws -> String
-        if let url = settings.server {
-            let system = SystemDateProvider()
-            (clock, dates, start, embedded, baseURL) = (ContinuousClock(), system, system.now(), nil, url)
-            guard let secret = ProcessInfo.processInfo.environment["ENROUTE_JWT_SECRET"], secret.utf8.count >= 16 else {
-                throw CLIError(
-                    "--server needs ENROUTE_JWT_SECRET, the server's token secret (at least 16 bytes), to sign each "
-                        + "party's token"
-                )
-            }
-            let auth = Authenticator(secret: secret, now: { Date() })
-            token = { try auth.token(account: $0, role: Party($1)) }
-            try await seedRemote(city, providers: settings.providers, baseURL: url, token: token)
-        } else {
-            let simulated = SimulatedClock(speedup: settings.speedup, start: city.startDate)
-            let server = try await EmbeddedServer.start(
-                roads: roads, city: city, clock: simulated, now: { simulated.date },
-                directory: storeDirectory, seed: settings.seed)
-            (clock, dates, start, embedded, baseURL) = (
-                simulated, simulated.dates, simulated.date, server, server.baseURL
-            )
-            token = { try server.backend.auth.token(account: $0, role: Party($1)) }
-        }
+        let target = try await connect(settings, city: city, roads: roads, storeDirectory: storeDirectory)
+        let embedded = target.embedded
         let zone = city.timeZone
         var localCalendar = Calendar(identifier: .gregorian)
         localCalendar.timeZone = zone
         let calendar = localCalendar
         let context = SimulationContext(
-            baseURL: baseURL, makeTransport: { CurlHTTPClient() }, token: token, clock: clock, dates: dates,
-            start: start,
+            baseURL: target.baseURL, makeTransport: { CurlHTTPClient() }, token: target.token, clock: target.clock,
+            dates: target.dates, start: target.start,
             seed: settings.seed, faults: settings.faults, faultSwitch: FaultSwitch(),
             speeds: SpeedModel(seed: settings.seed),
             hour: { calendar.component(.hour, from: $0) }, places: city.places, merchants: city.merchants,
@@ -220,6 +197,46 @@ enum SimulateCommand {
             log("wrote \(directory)/report.json and \(directory)/report.html")
         }
         return 0
+    }
+
+    /// The server the city runs against: its base URL, how each party's token is signed, and the clock, dates and
+    /// start the simulation keeps (simulated for the embedded server, real for a running one).
+    struct Target {
+        var clock: any Clock<Duration>
+        var dates: any DateProvider
+        var start: Date
+        var embedded: EmbeddedServer?
+        var baseURL: URL
+        var token: @Sendable (String, SimulatedRole) throws -> String
+    }
+
+    /// With `--server`, the running server, seeded with the map's merchants and providers; else the embedded
+    /// server started on the map in simulated time.
+    static func connect(
+        _ settings: Settings, city: CityMap, roads: LocalRoadRouting, storeDirectory: URL
+    ) async throws -> Target {
+        guard let url = settings.server else {
+            let simulated = SimulatedClock(speedup: settings.speedup, start: city.startDate)
+            let server = try await EmbeddedServer.start(
+                roads: roads, city: city, clock: simulated, now: { simulated.date },
+                directory: storeDirectory, seed: settings.seed)
+            return Target(
+                clock: simulated, dates: simulated.dates, start: simulated.date, embedded: server,
+                baseURL: server.baseURL, token: { try server.backend.auth.token(account: $0, role: Party($1)) })
+        }
+        let system = SystemDateProvider()
+        let start = system.now()
+        guard let secret = ProcessInfo.processInfo.environment["ENROUTE_JWT_SECRET"], secret.utf8.count >= 16 else {
+            throw CLIError(
+                "--server needs ENROUTE_JWT_SECRET, the server's token secret (at least 16 bytes), to sign each "
+                    + "party's token"
+            )
+        }
+        let auth = Authenticator(secret: secret, now: { Date() })
+        let token: @Sendable (String, SimulatedRole) throws -> String = { try auth.token(account: $0, role: Party($1)) }
+        try await seedRemote(city, providers: settings.providers, baseURL: url, token: token)
+        return Target(
+            clock: ContinuousClock(), dates: system, start: start, embedded: nil, baseURL: url, token: token)
     }
 
     /// SIGINT and SIGTERM as a stream, caught from now on instead of ending the process, while the sources live.

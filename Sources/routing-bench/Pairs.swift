@@ -42,20 +42,71 @@ func threadCPUNanoseconds() -> UInt64 {
 /// duration_s`, `-` where
 /// there is no route) and prints a `RESULT` JSON line.
 func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
-    var path: String?, out: String?, pairCount = 10_000, seed: UInt64 = 1, check = Int.max, customize = false
-    while let argument = arguments.next() {
-        switch argument {
-        case "--graph": guard let value = arguments.next() else { usage() }; path = value
-        case "--out": guard let value = arguments.next() else { usage() }; out = value
-        case "--pairs": guard let value = arguments.next().flatMap({ Int($0) }) else { usage() }; pairCount = value
-        case "--seed": guard let value = arguments.next().flatMap({ UInt64($0) }) else { usage() }; seed = value
-        case "--check": guard let value = arguments.next().flatMap({ Int($0) }) else { usage() }; check = value
-        case "--customize": customize = true
-        default: usage()
-        }
-    }
-    guard let path else { usage() }
+    let options = PairsOptions(&arguments)
     let clock = ContinuousClock()
+    let (loaded, loadTime) = loadGraph(options.path, clock: clock)
+    let network = loaded.network, graph = loaded.graph, hierarchy = loaded.hierarchy
+    let loadRSS = peakRSSMiB()
+    var facts: [String: Any] = [
+        "graph": options.path, "nodes": network.nodeCount, "edges": network.edgeCount, "turns": graph.arcCount,
+        "shortcuts": hierarchy.shortcutCount, "load_s": seconds(loadTime), "load_rss_mib": loadRSS,
+        "hierarchy_stored": loaded.hierarchyWasStored,
+    ]
+    if options.customize {
+        facts.merge(measureCustomization(loaded, seed: options.seed, check: options.check, clock: clock)) { $1 }
+    }
+    let router = RoadRouter(network: network, graph: graph, hierarchy: hierarchy)
+    let query = CHQuery(hierarchy: hierarchy), dijkstra = DijkstraRouter(graph: graph)
+    let timed = timePairs(router: router, query: query, options: options, clock: clock)
+    // The check against Dijkstra in a pass of its own: a Dijkstra search sweeps much of the graph through the caches,
+    // and between timed queries it would leave each next query colder than any stream of requests does.
+    var mismatches = 0
+    for (a, b) in timed.checkedPairs
+    where dijkstra.route(fromNode: a, toNode: b)?.weight != query.route(fromNode: a, toNode: b, in: graph)?.weight {
+        mismatches += 1
+    }
+    if let out = options.out {
+        FileManager.default.createFile(atPath: out, contents: Data((timed.lines.joined(separator: "\n") + "\n").utf8))
+    }
+    facts.merge(timed.facts) { $1 }
+    facts["pairs"] = options.pairCount
+    facts["dijkstra_mismatches"] = mismatches
+    facts["peak_rss_mib"] = peakRSSMiB()
+    let json = try! JSONSerialization.data(withJSONObject: facts, options: [.sortedKeys])
+    print("RESULT " + String(decoding: json, as: UTF8.self))
+    if mismatches > 0 || (facts["customize_mismatches"] as? Int ?? 0) > 0 { exit(1) }
+}
+
+/// `routing-bench pairs`'s flags.
+struct PairsOptions {
+    var path: String
+    var out: String?
+    var pairCount = 10_000
+    var seed: UInt64 = 1
+    var check = Int.max
+    var customize = false
+
+    /// The flags from `arguments`; the usage and exit 64 on anything else, or without `--graph`.
+    init(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
+        var path: String?
+        while let argument = arguments.next() {
+            switch argument {
+            case "--graph": guard let value = arguments.next() else { usage() }; path = value
+            case "--out": guard let value = arguments.next() else { usage() }; out = value
+            case "--pairs": guard let value = arguments.next().flatMap({ Int($0) }) else { usage() }; pairCount = value
+            case "--seed": guard let value = arguments.next().flatMap({ UInt64($0) }) else { usage() }; seed = value
+            case "--check": guard let value = arguments.next().flatMap({ Int($0) }) else { usage() }; check = value
+            case "--customize": customize = true
+            default: usage()
+            }
+        }
+        guard let path else { usage() }
+        self.path = path
+    }
+}
+
+/// The graph file at `path` and how long it took to load; exits 1 when it cannot be loaded.
+func loadGraph(_ path: String, clock: ContinuousClock) -> (RoadGraphFile.Loaded, Duration) {
     var loaded: RoadGraphFile.Loaded!
     let loadTime: Duration
     do {
@@ -66,55 +117,64 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
         FileHandle.standardError.write(Data("routing-bench pairs: \(error)\n".utf8))
         exit(1)
     }
-    let network = loaded.network, graph = loaded.graph, hierarchy = loaded.hierarchy
-    let loadRSS = peakRSSMiB()
-    var facts: [String: Any] = [
-        "graph": path, "nodes": network.nodeCount, "edges": network.edgeCount, "turns": graph.arcCount,
-        "shortcuts": hierarchy.shortcutCount, "load_s": seconds(loadTime), "load_rss_mib": loadRSS,
-        "hierarchy_stored": loaded.hierarchyWasStored,
-    ]
-    if customize {
-        // Live speeds: a seeded tenth of the edges slowed threefold, the hierarchy re-contracted in its order.
-        var random = SeededGenerator(seed: seed &+ 99)
-        let durations = network.edgeDurationSeconds.map { Double.random(in: 0..<1, using: &random) < 0.1 ? $0 * 3 : $0 }
-        var reweighted: EdgeBasedGraph!, customized: ContractionHierarchy!
-        let reweightTime = clock.measure { reweighted = graph.reweighted(edgeDurations: durations) }
-        var options = ContractionHierarchy.Options()
-        if let value = ProcessInfo.processInfo.environment["CH_SETTLE"].flatMap({ Int($0) }) {
-            options.witnessSettleLimit = value
-        }
-        if let value = ProcessInfo.processInfo.environment["CH_HOPS"].flatMap({ Int($0) }) {
-            options.witnessHopLimit = value
-        }
-        let customizeTime = clock.measure { customized = hierarchy.customized(graph: reweighted, options: options) }
-        facts["customized_shortcuts"] = customized.shortcutCount
-        let fresh = clock.measure { _ = ContractionHierarchy(graph: reweighted) }
-        let query = CHQuery(hierarchy: customized), dijkstra = DijkstraRouter(graph: reweighted)
-        var mismatches = 0
-        for _ in 0..<min(check, 300) {
-            let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
-            let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
-            if query.route(fromNode: from, toNode: to, in: reweighted)?.weight
-                != dijkstra.route(fromNode: from, toNode: to)?.weight
-            {
-                mismatches += 1
-            }
-        }
-        facts["reweight_s"] = seconds(reweightTime)
-        facts["customize_s"] = seconds(customizeTime)
-        facts["fresh_contraction_s"] = seconds(fresh)
-        facts["customize_mismatches"] = mismatches
-    }
+    return (loaded, loadTime)
+}
 
-    let router = RoadRouter(network: network, graph: graph, hierarchy: hierarchy)
-    let query = CHQuery(hierarchy: hierarchy), dijkstra = DijkstraRouter(graph: graph)
-    var random = SeededGenerator(seed: seed)
+/// Live speeds: a seeded tenth of the edges slowed threefold, the hierarchy re-contracted in its order, timed
+/// against a fresh contraction and checked on up to 300 random pairs against Dijkstra.
+func measureCustomization(
+    _ loaded: RoadGraphFile.Loaded, seed: UInt64, check: Int, clock: ContinuousClock
+) -> [String: Any] {
+    let network = loaded.network, graph = loaded.graph, hierarchy = loaded.hierarchy
+    var random = SeededGenerator(seed: seed &+ 99)
+    let durations = network.edgeDurationSeconds.map { Double.random(in: 0..<1, using: &random) < 0.1 ? $0 * 3 : $0 }
+    var reweighted: EdgeBasedGraph!, customized: ContractionHierarchy!
+    let reweightTime = clock.measure { reweighted = graph.reweighted(edgeDurations: durations) }
+    var options = ContractionHierarchy.Options()
+    if let value = ProcessInfo.processInfo.environment["CH_SETTLE"].flatMap({ Int($0) }) {
+        options.witnessSettleLimit = value
+    }
+    if let value = ProcessInfo.processInfo.environment["CH_HOPS"].flatMap({ Int($0) }) {
+        options.witnessHopLimit = value
+    }
+    let customizeTime = clock.measure { customized = hierarchy.customized(graph: reweighted, options: options) }
+    let fresh = clock.measure { _ = ContractionHierarchy(graph: reweighted) }
+    let query = CHQuery(hierarchy: customized), dijkstra = DijkstraRouter(graph: reweighted)
+    var mismatches = 0
+    for _ in 0..<min(check, 300) {
+        let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+        let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
+        if query.route(fromNode: from, toNode: to, in: reweighted)?.weight
+            != dijkstra.route(fromNode: from, toNode: to)?.weight
+        {
+            mismatches += 1
+        }
+    }
+    return [
+        "customized_shortcuts": customized.shortcutCount, "reweight_s": seconds(reweightTime),
+        "customize_s": seconds(customizeTime), "fresh_contraction_s": seconds(fresh),
+        "customize_mismatches": mismatches,
+    ]
+}
+
+/// The timed pass over the pairs: each pair's output line, the pairs to check against Dijkstra, and the timing
+/// facts.
+struct TimedPairs {
+    var lines: [String] = []
+    var checkedPairs: [(Int32, Int32)] = []
+    var facts: [String: Any] = [:]
+}
+
+/// Each random pair routed coordinate to coordinate (also timed as its two halves: snapping, then the route between
+/// the snaps) and node to node by the bare CHQuery.
+func timePairs(router: RoadRouter, query: CHQuery, options: PairsOptions, clock: ContinuousClock) -> TimedPairs {
+    let network = router.network, graph = router.graph
+    var random = SeededGenerator(seed: options.seed)
     var routeCPUTimes: [Double] = []
     var routeTimes: [Double] = [], queryTimes: [Double] = [], snapTimes: [Double] = [], assembleTimes: [Double] = []
-    var lines: [String] = []
-    var failures = 0, mismatches = 0
-    var checkedPairs: [(Int32, Int32)] = []
-    for index in 0..<pairCount {
+    var timed = TimedPairs()
+    var failures = 0
+    for index in 0..<options.pairCount {
         let a = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
         let b = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
         let from = RoadCoordinate(lat: network.nodeLats[Int(a)], lon: network.nodeLons[Int(a)])
@@ -131,44 +191,27 @@ func runPairs(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
             assembleTimes.append(seconds(clock.measure { _ = router.route(from: snaps.0, to: snaps.1) }) * 1000)
         }
         queryTimes.append(seconds(clock.measure { _ = query.route(fromNode: a, toNode: b, in: graph) }) * 1000)
-        if index < check { checkedPairs.append((a, b)) }
+        if index < options.check { timed.checkedPairs.append((a, b)) }
         let ends = String(format: "%.7f\t%.7f\t%.7f\t%.7f", from.lon, from.lat, to.lon, to.lat)
         if let route {
-            lines.append(ends + String(format: "\t%.1f\t%.1f", route.distanceMeters, route.durationSeconds))
+            timed.lines.append(ends + String(format: "\t%.1f\t%.1f", route.distanceMeters, route.durationSeconds))
         } else {
             failures += 1
-            lines.append(ends + "\t-\t-")
+            timed.lines.append(ends + "\t-\t-")
         }
     }
-    // The check against Dijkstra in a pass of its own: a Dijkstra search sweeps much of the graph through the caches,
-    // and between timed queries it would leave each next query colder than any stream of requests does.
-    for (a, b) in checkedPairs
-    where dijkstra.route(fromNode: a, toNode: b)?.weight != query.route(fromNode: a, toNode: b, in: graph)?.weight {
-        mismatches += 1
-    }
-    if let out {
-        FileManager.default.createFile(atPath: out, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
-    }
-    routeCPUTimes.sort()
-    facts["route_cpu_p50_ms"] = percentile(routeCPUTimes, 0.5)
-    facts["route_cpu_p99_ms"] = percentile(routeCPUTimes, 0.99)
-    routeTimes.sort(); queryTimes.sort(); snapTimes.sort(); assembleTimes.sort()
-    facts["snap_p50_ms"] = percentile(snapTimes, 0.5)
-    facts["snap_p99_ms"] = percentile(snapTimes, 0.99)
-    facts["route_from_snaps_p50_ms"] = percentile(assembleTimes, 0.5)
-    facts["route_from_snaps_p99_ms"] = percentile(assembleTimes, 0.99)
-    facts["pairs"] = pairCount
-    facts["failures"] = failures
-    facts["route_p50_ms"] = percentile(routeTimes, 0.5)
-    facts["route_p99_ms"] = percentile(routeTimes, 0.99)
-    facts["ch_p50_ms"] = percentile(queryTimes, 0.5)
-    facts["ch_p99_ms"] = percentile(queryTimes, 0.99)
-    facts["dijkstra_checked"] = checkedPairs.count
-    facts["dijkstra_mismatches"] = mismatches
-    facts["peak_rss_mib"] = peakRSSMiB()
-    let json = try! JSONSerialization.data(withJSONObject: facts, options: [.sortedKeys])
-    print("RESULT " + String(decoding: json, as: UTF8.self))
-    if mismatches > 0 || (facts["customize_mismatches"] as? Int ?? 0) > 0 { exit(1) }
+    routeCPUTimes.sort(); routeTimes.sort(); queryTimes.sort(); snapTimes.sort(); assembleTimes.sort()
+    timed.facts = [
+        "route_cpu_p50_ms": percentile(routeCPUTimes, 0.5), "route_cpu_p99_ms": percentile(routeCPUTimes, 0.99),
+        "snap_p50_ms": percentile(snapTimes, 0.5), "snap_p99_ms": percentile(snapTimes, 0.99),
+        "route_from_snaps_p50_ms": percentile(assembleTimes, 0.5),
+        "route_from_snaps_p99_ms": percentile(assembleTimes, 0.99),
+        "failures": failures,
+        "route_p50_ms": percentile(routeTimes, 0.5), "route_p99_ms": percentile(routeTimes, 0.99),
+        "ch_p50_ms": percentile(queryTimes, 0.5), "ch_p99_ms": percentile(queryTimes, 0.99),
+        "dijkstra_checked": timed.checkedPairs.count,
+    ]
+    return timed
 }
 
 /// `routing-bench diagnose --graph G LON1 LAT1 LON2 LAT2`: why a pair has no route or an unexpected one: the

@@ -51,24 +51,7 @@ struct CityBench {
     typealias Failure = FanoutBench.Failure
 
     func run() throws {
-        guard secret.utf8.count >= 16 else {
-            throw Failure(
-                description: "city needs the server's secret: --secret or ENROUTE_JWT_SECRET (16 bytes or more)")
-        }
-        guard trips <= providers, trips > 0, watchers >= 0 else {
-            throw Failure(description: "need 0 < trips <= providers")
-        }
-        // Every watcher and sender is a socket in this process; say so before the server is loaded.
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        let needed = watchers + senders + setupWorkers + 64
-        guard needed <= Int(limit.rlim_cur) else {
-            throw Failure(
-                description:
-                    "fds: \(needed) descriptors needed in the client, RLIMIT_NOFILE is \(limit.rlim_cur) (hard "
-                    + "\(limit.rlim_max))"
-            )
-        }
+        try checkSetup()
         let auth = Authenticator(secret: secret, now: { Date() })
         let ops = try auth.token(account: "city-ops", role: .ops, lifetime: 86_400)
         var rng = SplitMix64(seed: seed)
@@ -80,16 +63,65 @@ struct CityBench {
             try auth.token(account: "city-p\($0)", role: .provider, lifetime: 86_400)
         }
         let started = Percentiles.now()
+        let firstError = FirstError()
+        let live = try createTrips(auth: auth, ops: ops, positions: positions, firstError: firstError)
+        let afterTrips = Percentiles.now()
+        try bringOnline(providerTokens: providerTokens, positions: positions, firstError: firstError)
+        let afterOnline = Percentiles.now()
+        let watch = try openWatchers(live)
+        let afterWatchers = Percentiles.now()
+        print(
+            String(
+                format:
+                    "city: %d providers online, %d live trips, %d watchers; setup %.1f s (trips %.1f, online %.1f, "
+                    + "watchers %.1f)",
+                providers, trips, watchers, afterWatchers - started, afterTrips - started, afterOnline - afterTrips,
+                afterWatchers - afterOnline))
+        let load = measureLoad(
+            watch: watch, providerTokens: providerTokens, positions: positions, firstError: firstError)
+        report(load, watch: watch)
+        if let error = firstError.message { throw Failure(description: error) }
+    }
 
-        // 1. Live trips: each with its own customer, assigned by ops to provider i (no dispatch round).
+    /// Refuses a run that cannot work: no secret, more trips than providers, or more sockets than this process may
+    /// open (every watcher and sender is one; said before the server is loaded).
+    private func checkSetup() throws {
+        guard secret.utf8.count >= 16 else {
+            throw Failure(
+                description: "city needs the server's secret: --secret or ENROUTE_JWT_SECRET (16 bytes or more)")
+        }
+        guard trips <= providers, trips > 0, watchers >= 0 else {
+            throw Failure(description: "need 0 < trips <= providers")
+        }
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let needed = watchers + senders + setupWorkers + 64
+        guard needed <= Int(limit.rlim_cur) else {
+            throw Failure(
+                description:
+                    "fds: \(needed) descriptors needed in the client, RLIMIT_NOFILE is \(limit.rlim_cur) (hard "
+                    + "\(limit.rlim_max))"
+            )
+        }
+    }
+
+    /// The live trips: each trip's id and its customer's token.
+    struct LiveTrips {
+        var ids: [String]
+        var customerTokens: [String]
+    }
+
+    /// 1. Live trips: each with its own customer, assigned by ops to provider i (no dispatch round).
+    private func createTrips(
+        auth: Authenticator, ops: String, positions: [(lat: Double, lng: Double)], firstError: FirstError
+    ) throws -> LiveTrips {
         let tripIds = Mutex<[String]>(Array(repeating: "", count: trips))
         let customerTokens = Mutex<[String]>(Array(repeating: "", count: trips))
-        let firstError = Mutex<String?>(nil)
         parallel(setupWorkers) { w in
             do {
                 let c = try FanoutBench.Connection(port: port)
                 for i in stride(from: w, to: trips, by: setupWorkers) {
-                    if firstError.withLock({ $0 }) != nil { return }
+                    if firstError.message != nil { return }
                     let token = try auth.token(account: "city-c\(i)", role: .customer, lifetime: 86_400)
                     try c.addCard(token: token)
                     let p = positions[i]
@@ -111,13 +143,17 @@ struct CityBench {
                     customerTokens.withLock { $0[i] = token }
                 }
             } catch {
-                firstError.withLock { if $0 == nil { $0 = "setup: \(error)" } }
+                firstError.record("setup: \(error)")
             }
         }
-        if let error = firstError.withLock({ $0 }) { throw Failure(description: error) }
-        let afterTrips = Percentiles.now()
+        if let error = firstError.message { throw Failure(description: error) }
+        return LiveTrips(ids: tripIds.withLock { $0 }, customerTokens: customerTokens.withLock { $0 })
+    }
 
-        // 2. Every provider online where it stands.
+    /// 2. Every provider online where it stands.
+    private func bringOnline(
+        providerTokens: [String], positions: [(lat: Double, lng: Double)], firstError: FirstError
+    ) throws {
         parallel(setupWorkers) { w in
             do {
                 let c = try FanoutBench.Connection(port: port)
@@ -130,14 +166,14 @@ struct CityBench {
                     }
                 }
             } catch {
-                firstError.withLock { if $0 == nil { $0 = "online: \(error)" } }
+                firstError.record("online: \(error)")
             }
         }
-        if let error = firstError.withLock({ $0 }) { throw Failure(description: error) }
-        let afterOnline = Percentiles.now()
+        if let error = firstError.message { throw Failure(description: error) }
+    }
 
-        // 3. The watchers, watcher j on trip j % T, each as that trip's rider.
-        let ids = tripIds.withLock { $0 }, customers = customerTokens.withLock { $0 }
+    /// 3. The watchers, watcher j on trip j % T, each as that trip's rider, opened 500 at a time.
+    private func openWatchers(_ live: LiveTrips) throws -> Watchers {
         let watch = Watchers(capacity: watchers)
         while watch.count < watchers {
             let chunk = min(500, watchers - watch.count)
@@ -146,8 +182,8 @@ struct CityBench {
                 try watch.open(
                     port: port, trip: trip,
                     request:
-                        "GET /v1/trips/\(ids[trip])/events HTTP/1.1\r\nHost: bench\r\nAccept: "
-                        + "text/event-stream\r\nAuthorization: Bearer \(customers[trip])\r\n\r\n"
+                        "GET /v1/trips/\(live.ids[trip])/events HTTP/1.1\r\nHost: bench\r\nAccept: "
+                        + "text/event-stream\r\nAuthorization: Bearer \(live.customerTokens[trip])\r\n\r\n"
                 )
             }
             let chunkEnd = Percentiles.now() + 15
@@ -160,23 +196,55 @@ struct CityBench {
                 )
             }
         }
-        let afterWatchers = Percentiles.now()
-        print(
-            String(
-                format:
-                    "city: %d providers online, %d live trips, %d watchers; setup %.1f s (trips %.1f, online %.1f, "
-                    + "watchers %.1f)",
-                providers, trips, watchers, afterWatchers - started, afterTrips - started, afterOnline - afterTrips,
-                afterWatchers - afterOnline))
+        return watch
+    }
 
-        // 4. The load. Wall time (for recordedAt) and monotonic time (for the schedule) are both read here.
+    /// When the load runs: it starts at `t0`, is counted from `warmupEnd` to `loadEnd`; wall = monotonic + offset.
+    struct Schedule {
+        var t0: Double
+        var warmupEnd: Double
+        var loadEnd: Double
+        var wallOffset: Double
+        /// The fixes counted: recordedAt in ms since 1970.
+        var window: (Double, Double)
+    }
+
+    /// CPU ticks of the server, of this client and of the whole machine.
+    struct CPUTicks {
+        var server: Int
+        var client: Int
+        var machine: (busy: Int, total: Int)
+
+        init(serverPID: Int32) {
+            (server, client, machine) = (
+                CityBench.cpuTicks(serverPID), CityBench.cpuTicks(getpid()), CityBench.machineTicks()
+            )
+        }
+    }
+
+    /// What the measured load did: the senders' figures, the watchers' reader's, and the CPU used.
+    struct Load {
+        var schedule: Schedule
+        var sent: SendStats
+        var peakRSS: Int
+        /// The reader's longest turn after the warm-up and when it ended, in seconds.
+        var longestTurn: (Double, Double)
+        var cpuStart: CPUTicks
+        var cpuEnd: CPUTicks
+    }
+
+    /// 4. The load. Wall time (for recordedAt) and monotonic time (for the schedule) are both read here.
+    private func measureLoad(
+        watch: Watchers, providerTokens: [String], positions: [(lat: Double, lng: Double)], firstError: FirstError
+    ) -> Load {
         let t0 = Percentiles.now() + 0.2
         let warmupEnd = t0 + period, loadEnd = warmupEnd + seconds
         let wallOffset = Self.wallNow() - Percentiles.now()  // wall = monotonic + offset
         let window = ((warmupEnd + wallOffset) * 1000, (loadEnd - 1 + wallOffset) * 1000)  // recordedAt in ms, counted
+        let schedule = Schedule(
+            t0: t0, warmupEnd: warmupEnd, loadEnd: loadEnd, wallOffset: wallOffset, window: window)
         let stats = Mutex<SendStats>(SendStats())
-        let cpuStart = (server: Self.cpuTicks(serverPID), client: Self.cpuTicks(getpid()), machine: Self.machineTicks())
-        var peakRSS = 0
+        let cpuStart = CPUTicks(serverPID: serverPID)
         let senderGroup = DispatchGroup()
         for s in 0..<senders {
             senderGroup.enter()
@@ -184,65 +252,92 @@ struct CityBench {
             let start = mine.map { positions[$0] }
             Thread.detachNewThread { [self] in
                 defer { senderGroup.leave() }
-                var local = SendStats()
-                var place = start
-                do {
-                    let c = try FanoutBench.Connection(port: port)
-                    var round = 0
-                    outer: while true {
-                        for (k, p) in mine.enumerated() {
-                            let due = t0 + Double(round) * period + period * Double(p) / Double(providers)
-                            if due >= loadEnd { break outer }
-                            let now = Percentiles.now()
-                            if due > now { usleep(useconds_t((due - now) * 1e6)) }
-                            let sent = Percentiles.now()
-                            // About 2 m/s north-east: plausible to the server's checks.
-                            place[k].lat += 0.00009; place[k].lng += 0.00009
-                            let ms = ((sent + wallOffset) * 1000).rounded(.down)
-                            let at = EnRouteModels.ISO8601.format(Date(timeIntervalSince1970: ms / 1000))
-                            let body =
-                                #"{"batchId":"b\#(p)-\#(round)","fixes":[{"lat":\#(place[k].lat),"#
-                                + #""lng":\#(place[k].lng),"heading":45,"speed":2,"accuracy":5,"#
-                                + #""recordedAt":"\#(at)"}]}"#
-                            let r = try c.request(
-                                "POST", "/v1/provider/locations", token: providerTokens[p], body: body)
-                            let took = Percentiles.now() - sent
-                            if ms >= window.0, ms <= window.1 {
-                                if sent - due > 1 { local.late += 1 }
-                                local.latencies.append(took)
-                                if r.status != 200 {
-                                    local.errors += 1
-                                } else if p < trips {
-                                    local.expected += (watchers / trips) + (p < watchers % trips ? 1 : 0)
-                                }
-                            }
-                        }
-                        round += 1
-                    }
-                } catch {
-                    local.errors += 1
-                    firstError.withLock { if $0 == nil { $0 = "fixes: \(error)" } }
-                }
+                let local = send(
+                    mine, from: start, providerTokens: providerTokens, schedule: schedule, firstError: firstError)
                 stats.withLock { $0.merge(local) }
             }
         }
-        // The watchers are read on this thread until the last fix has had a second to arrive.
+        let (peakRSS, longestTurn) = read(watch, schedule: schedule)
+        let cpuEnd = CPUTicks(serverPID: serverPID)
+        senderGroup.wait()
+        return Load(
+            schedule: schedule, sent: stats.withLock { $0 }, peakRSS: peakRSS, longestTurn: longestTurn,
+            cpuStart: cpuStart, cpuEnd: cpuEnd)
+    }
+
+    /// One sender: each of `mine` posts one fix every period, at its phase, over one keep-alive connection; the
+    /// fixes recorded inside the window are counted.
+    private func send(
+        _ mine: [Int], from start: [(lat: Double, lng: Double)], providerTokens: [String], schedule: Schedule,
+        firstError: FirstError
+    ) -> SendStats {
+        let (t0, loadEnd, wallOffset, window) = (schedule.t0, schedule.loadEnd, schedule.wallOffset, schedule.window)
+        var local = SendStats()
+        var place = start
+        do {
+            let c = try FanoutBench.Connection(port: port)
+            var round = 0
+            outer: while true {
+                for (k, p) in mine.enumerated() {
+                    let due = t0 + Double(round) * period + period * Double(p) / Double(providers)
+                    if due >= loadEnd { break outer }
+                    let now = Percentiles.now()
+                    if due > now { usleep(useconds_t((due - now) * 1e6)) }
+                    let sent = Percentiles.now()
+                    // About 2 m/s north-east: plausible to the server's checks.
+                    place[k].lat += 0.00009; place[k].lng += 0.00009
+                    let ms = ((sent + wallOffset) * 1000).rounded(.down)
+                    let at = EnRouteModels.ISO8601.format(Date(timeIntervalSince1970: ms / 1000))
+                    let body =
+                        #"{"batchId":"b\#(p)-\#(round)","fixes":[{"lat":\#(place[k].lat),"#
+                        + #""lng":\#(place[k].lng),"heading":45,"speed":2,"accuracy":5,"#
+                        + #""recordedAt":"\#(at)"}]}"#
+                    let r = try c.request("POST", "/v1/provider/locations", token: providerTokens[p], body: body)
+                    let took = Percentiles.now() - sent
+                    if ms >= window.0, ms <= window.1 {
+                        if sent - due > 1 { local.late += 1 }
+                        local.latencies.append(took)
+                        if r.status != 200 {
+                            local.errors += 1
+                        } else if p < trips {
+                            local.expected += (watchers / trips) + (p < watchers % trips ? 1 : 0)
+                        }
+                    }
+                }
+                round += 1
+            }
+        } catch {
+            local.errors += 1
+            firstError.record("fixes: \(error)")
+        }
+        return local
+    }
+
+    /// The watchers read on this thread until the last fix has had a second to arrive, the server's RSS sampled
+    /// each second; the peak RSS and the reader's longest turn.
+    private func read(_ watch: Watchers, schedule: Schedule) -> (peakRSS: Int, longestTurn: (Double, Double)) {
+        var peakRSS = 0
         var nextSample = 0.0
         var lastTurn = Percentiles.now(), longestTurn = (0.0, 0.0)
-        while Percentiles.now() < loadEnd + 1 {
-            watch.pump(timeoutMs: 20, window: window, wallOffset: wallOffset)
+        while Percentiles.now() < schedule.loadEnd + 1 {
+            watch.pump(timeoutMs: 20, window: schedule.window, wallOffset: schedule.wallOffset)
             let turn = Percentiles.now()
-            if turn - lastTurn > longestTurn.0, turn > warmupEnd { longestTurn = (turn - lastTurn, turn - t0) }
+            if turn - lastTurn > longestTurn.0, turn > schedule.warmupEnd {
+                longestTurn = (turn - lastTurn, turn - schedule.t0)
+            }
             lastTurn = turn
             if Percentiles.now() >= nextSample {
                 peakRSS = max(peakRSS, SoakBench.rssKiB(serverPID))
                 nextSample = Percentiles.now() + 1
             }
         }
-        let cpuEnd = (server: Self.cpuTicks(serverPID), client: Self.cpuTicks(getpid()), machine: Self.machineTicks())
-        senderGroup.wait()
-        let sent = stats.withLock { $0 }
-        let elapsed = loadEnd + 1 - t0
+        return (peakRSS, longestTurn)
+    }
+
+    /// Prints the deliveries, the POSTs, the CPU and memory, the slow deliveries' bursts, and the RESULT line.
+    private func report(_ load: Load, watch: Watchers) {
+        let sent = load.sent, (cpuStart, cpuEnd) = (load.cpuStart, load.cpuEnd)
+        let elapsed = load.schedule.loadEnd + 1 - load.schedule.t0
         let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
         let serverCores = Double(cpuEnd.server - cpuStart.server) / hz / elapsed
         let clientCores = Double(cpuEnd.client - cpuStart.client) / hz / elapsed
@@ -271,31 +366,45 @@ struct CityBench {
                 format:
                     "server: RSS peak %.1f MiB, CPU %.2f cores; client (same machine): CPU %.2f cores, RSS %.1f MiB; "
                     + "machine busy %.0f%% of %d cores (others %.2f cores)",
-                Double(peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores, others))
-        // Slow deliveries in bursts (a server pause shows as one burst), and the reader's longest turn (a client
-        // pause).
+                Double(load.peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores,
+                others))
+        printBursts(watch.slow, load: load)
+        // One line for bench/city.sh.
+        print(
+            String(
+                format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips,
+                watchers, fan(50), fan(99), fan(100),
+                watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(load.peakRSS) / 1024,
+                serverCores, clientCores, busy, watch.closed, others))
+    }
+
+    /// Slow deliveries in bursts (a server pause shows as one burst), and the reader's longest turn (a client
+    /// pause).
+    private func printBursts(_ slow: [(Double, Double, Int)], load: Load) {
         var bursts: [(at: Double, count: Int, worst: Double)] = []
-        for (at, ms, _) in watch.slow.sorted(by: { $0.0 < $1.0 }) {
+        for (at, ms, _) in slow.sorted(by: { $0.0 < $1.0 }) {
             if let last = bursts.last, at - last.at < 200 {
                 bursts[bursts.count - 1].count += 1; bursts[bursts.count - 1].worst = max(last.worst, ms)
             } else {
                 bursts.append((at, 1, ms))
             }
         }
+        let start = load.schedule.t0 + load.schedule.wallOffset
         print(
-            String(format: "deliveries over 50 ms: %d in %d bursts", watch.slow.count, bursts.count)
+            String(format: "deliveries over 50 ms: %d in %d bursts", slow.count, bursts.count)
                 + bursts.prefix(8).map {
-                    String(format: " +%.1f s (%d, worst %.0f ms)", $0.at / 1000 - (t0 + wallOffset), $0.count, $0.worst)
+                    String(format: " +%.1f s (%d, worst %.0f ms)", $0.at / 1000 - start, $0.count, $0.worst)
                 }.joined(separator: ",")
-                + String(format: "; the reader's longest turn %.0f ms", longestTurn.0 * 1000))
-        // One line for bench/city.sh.
-        print(
-            String(
-                format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips,
-                watchers, fan(50), fan(99), fan(100),
-                watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(peakRSS) / 1024,
-                serverCores, clientCores, busy, watch.closed, others))
-        if let error = firstError.withLock({ $0 }) { throw Failure(description: error) }
+                + String(format: "; the reader's longest turn %.0f ms", load.longestTurn.0 * 1000))
+    }
+
+    /// The first error any thread met (later ones are dropped).
+    final class FirstError: Sendable {
+        private let value = Mutex<String?>(nil)
+
+        var message: String? { value.withLock { $0 } }
+
+        func record(_ message: String) { value.withLock { if $0 == nil { $0 = message } } }
     }
 
     struct SendStats {
@@ -347,122 +456,5 @@ struct CityBench {
         guard v.count >= 5 else { return (0, 1) }
         let total = v.reduce(0, +), idle = v[3] + v[4]
         return (total - idle, total)
-    }
-
-    /// The SSE watchers on one epoll: each `driverMoved` is timed against its fix's `timestamp`.
-    final class Watchers {
-        private let epoll: Epoll
-        private var byFD: [Int32] = []
-        private var pending: [[UInt8]] = []
-        private var isOpen: [Bool] = []
-        private(set) var sockets: [Int32] = []
-        private(set) var opened = 0
-        private(set) var closed = 0
-        /// Fix → receipt, ms, for fixes recorded inside the counted window.
-        private(set) var latencies: [Double] = []
-        private var buffer = [UInt8](repeating: 0, count: 65_536)
-        /// The first deliveries over 50 ms: read time (wall ms), latency (ms), watcher.
-        private(set) var slow: [(Double, Double, Int)] = []
-        var count: Int { sockets.count }
-
-        init(capacity: Int) {
-            epoll = Epoll(capacity: 4_096)
-            pending.reserveCapacity(capacity)
-            latencies.reserveCapacity(capacity * 16)
-        }
-
-        deinit { for fd in sockets { Glibc.close(fd) } }
-
-        func open(port: UInt16, trip: Int, request: String) throws {
-            let fd = try FanoutBench.connect(port: port)
-            let bytes = Array(request.utf8)
-            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if Int(fd) >= byFD.count { byFD += [Int32](repeating: -1, count: Int(fd) + 1 - byFD.count + 1_024) }
-            byFD[Int(fd)] = Int32(sockets.count)
-            epoll.add(fd)
-            sockets.append(fd)
-            pending.append([])
-            isOpen.append(false)
-        }
-
-        /// Reads whatever is ready. With a window (recordedAt in ms since 1970), times the driverMoved events in it.
-        func pump(timeoutMs: Int32, window: (Double, Double)?, wallOffset: Double = 0) {
-            for fd in epoll.ready(timeoutMs: timeoutMs) {
-                let w = Int(fd) < byFD.count ? Int(byFD[Int(fd)]) : -1
-                guard w >= 0 else { continue }
-                while true {
-                    let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) {
-                        closed += 1
-                        byFD[Int(fd)] = -1
-                        Glibc.close(fd)
-                        break
-                    }
-                    if got < 0 { break }
-                    let readAt = (Percentiles.now() + wallOffset) * 1000
-                    pending[w] += buffer[0..<got]
-                    if !isOpen[w], pending[w].firstRange(of: Self.data) != nil { isOpen[w] = true; opened += 1 }
-                    // Whole events end with a blank line; the rest waits for the next read.
-                    var consumed = 0
-                    pending[w].withUnsafeBufferPointer { bytes in
-                        var start = 0
-                        while let end = Self.find(Self.blank, in: bytes, from: start) {
-                            if let window, let at = Self.movedAt(bytes[start..<end]), at >= window.0, at <= window.1 {
-                                latencies.append(readAt - at)
-                                if readAt - at > 50, slow.count < 100_000 { slow.append((readAt, readAt - at, w)) }
-                            }
-                            start = end + 2
-                        }
-                        consumed = start
-                    }
-                    if consumed > 0 { pending[w].removeFirst(consumed) }
-                    if got < buffer.count { break }
-                }
-            }
-        }
-
-        static let data = Array("data:".utf8), blank = Array("\n\n".utf8)
-        static let moved = Array("event: driverMoved".utf8), stamp = Array(#""timestamp":""#.utf8)
-
-        static func find(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int? = nil) -> Int? {
-            let end = (to ?? bytes.count) - needle.count
-            guard from <= end else { return nil }
-            var i = from
-            while i <= end {
-                if bytes[i] == needle[0] {
-                    var j = 1
-                    while j < needle.count, bytes[i + j] == needle[j] { j += 1 }
-                    if j == needle.count { return i }
-                }
-                i += 1
-            }
-            return nil
-        }
-
-        /// The fix time (ms since 1970) of a `driverMoved` event, nil for any other event.
-        static func movedAt(_ event: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
-            let base = event.base
-            guard find(moved, in: base, from: event.startIndex, to: event.endIndex) != nil,
-                let at = find(stamp, in: base, from: event.startIndex, to: event.endIndex)
-            else { return nil }
-            return parseTime(base, at + stamp.count, event.endIndex)
-        }
-
-        /// `YYYY-MM-DDTHH:MM:SS[.mmm]Z` at `i` as ms since 1970.
-        static func parseTime(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Double? {
-            guard i + 20 <= end else { return nil }
-            func num(_ at: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 * 10 + Int(b[at + $1]) - 48 } }
-            let y = num(i, 4), m = num(i + 5, 2), d = num(i + 8, 2)
-            let secs = num(i + 11, 2) * 3600 + num(i + 14, 2) * 60 + num(i + 17, 2)
-            var ms = 0
-            if b[i + 19] == UInt8(ascii: "."), i + 23 <= end { ms = num(i + 20, 3) }
-            // Days from the civil date (proleptic Gregorian).
-            let yy = m <= 2 ? y - 1 : y
-            let era = yy / 400, yoe = yy - era * 400
-            let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-            let days = era * 146_097 + (yoe * 365 + yoe / 4 - yoe / 100 + doy) - 719_468
-            return Double(days * 86_400 + secs) * 1000 + Double(ms)
-        }
     }
 }

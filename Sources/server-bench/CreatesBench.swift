@@ -53,14 +53,31 @@ struct CreatesBench {
             throw FanoutBench.Failure(description: "creates needs --secret (the server's JWT secret)")
         }
         let auth = Authenticator(secret: secret, now: { Date() })
-        let port = self.port, customers = self.customers, connections = self.connections, tag = self.tag,
-            rides = kind == "ride"
+        let tag = self.tag
         let tokens = try (0..<customers).map {
             try auth.token(account: "\(tag)-c\($0)", role: .customer, lifetime: 86_400)
         }
-        let workers = Mutex<[Phase]>(Array(repeating: Phase(), count: connections))
+        try saveCards(tokens)
+        let quoteStart = Percentiles.now()
+        let quotes = takeQuotes(tokens, until: quoteStart + seconds)
+        report("quotes", quotes, start: quoteStart)
+        let createStart = Percentiles.now()
+        let (creates, lines) = confirm(quotes, tokens: tokens, until: createStart + seconds)
+        report("creates", creates, start: createStart)
+        if !out.isEmpty {
+            let text = lines.map { $0 + "\n" }.joined()
+            try text.write(toFile: out, atomically: true, encoding: .utf8)
+        }
+        let failed = creates.reduce(0) { $0 + $1.failures }
+        if failed > 0 {
+            throw FanoutBench.Failure(
+                description: "\(failed) creates failed; first: \(creates.compactMap(\.firstError).first ?? "")")
+        }
+    }
 
-        // Untimed: every customer saves the sandbox's test card.
+    /// Untimed: every customer saves the sandbox's test card.
+    private func saveCards(_ tokens: [String]) throws {
+        let port = self.port, customers = self.customers, connections = self.connections
         let setupErrors = Mutex<[String]>([])
         parallel(connections) { w in
             do {
@@ -71,9 +88,12 @@ struct CreatesBench {
         if let error = setupErrors.withLock({ $0.first }) {
             throw FanoutBench.Failure(description: "saving cards: \(error)")
         }
+    }
 
-        // Quotes for `seconds`, each connection for its own customers in turn (rides: each customer once).
-        let quoteStart = Percentiles.now(), quoteEnd = quoteStart + seconds
+    /// Quotes until `end`, each connection for its own customers in turn (rides: each customer once).
+    private func takeQuotes(_ tokens: [String], until quoteEnd: Double) -> [Phase] {
+        let port = self.port, customers = self.customers, connections = self.connections, rides = kind == "ride"
+        let workers = Mutex<[Phase]>(Array(repeating: Phase(), count: connections))
         parallel(connections) { w in
             let mine = Array(stride(from: w, to: customers, by: connections))
             guard !mine.isEmpty, let c = try? FanoutBench.Connection(port: port) else { return }
@@ -99,13 +119,15 @@ struct CreatesBench {
             phase.end = Percentiles.now()
             workers.withLock { $0[w] = phase }
         }
-        let quotes = workers.withLock { $0 }
-        report("quotes", quotes, start: quoteStart)
+        return workers.withLock { $0 }
+    }
 
-        // Every quote confirmed, for at most `seconds`.
+    /// Every quote confirmed on the connection that took it, with its own Idempotency-Key, until `end`; the phases
+    /// and, in connection order, one line per trip created (its read path, a tab, the customer's token).
+    private func confirm(_ quotes: [Phase], tokens: [String], until createEnd: Double) -> ([Phase], [String]) {
+        let port = self.port, connections = self.connections, tag = self.tag, rides = kind == "ride"
+        let workers = Mutex<[Phase]>(Array(repeating: Phase(), count: connections))
         let created = Mutex<[[String]]>(Array(repeating: [], count: connections))
-        workers.withLock { $0 = Array(repeating: Phase(), count: connections) }
-        let createStart = Percentiles.now(), createEnd = createStart + seconds
         parallel(connections) { w in
             let todo = quotes[w].done
             guard !todo.isEmpty, let c = try? FanoutBench.Connection(port: port) else { return }
@@ -138,17 +160,7 @@ struct CreatesBench {
             workers.withLock { $0[w] = phase }
             created.withLock { $0[w] = lines }
         }
-        let creates = workers.withLock { $0 }
-        report("creates", creates, start: createStart)
-        if !out.isEmpty {
-            let text = created.withLock { $0.flatMap { $0 } }.map { $0 + "\n" }.joined()
-            try text.write(toFile: out, atomically: true, encoding: .utf8)
-        }
-        let failed = creates.reduce(0) { $0 + $1.failures }
-        if failed > 0 {
-            throw FanoutBench.Failure(
-                description: "\(failed) creates failed; first: \(creates.compactMap(\.firstError).first ?? "")")
-        }
+        return (workers.withLock { $0 }, created.withLock { $0.flatMap { $0 } })
     }
 
     /// Prints one phase's rate and latencies, and its RESULT line: name, per second, p50 ms, p99 ms, failures.

@@ -110,81 +110,62 @@ struct FanoutBench {
         let deadline = Percentiles.now() + seconds
         let control = try Connection(port: port)
         let plan = try plan(control)
+        let watch = try openWatchers(plan, until: deadline)
+        print(
+            "fan-out bench (\(target)): \(watchers) SSE watchers" + (watchPort == port ? "" : " on port \(watchPort)")
+                + ", \(fixes) events posted to port \(port)")
+        let timed = try publish(plan, on: control, to: watch, until: deadline)
+        watch.closeAll()
+        let all = Percentiles(timed.deliveries), last = Percentiles(timed.lastWatcher)
+        print(
+            String(
+                format: "event -> each watcher: %d deliveries  p50 %.2f ms  p99 %.2f ms  max %.2f ms  (missed %d)",
+                timed.deliveries.count, all(50) * 1e3, all(99) * 1e3, all(100) * 1e3, timed.missed))
+        print(
+            String(
+                format: "event -> every watcher (the last one): %d events  p50 %.2f ms  p99 %.2f ms",
+                timed.lastWatcher.count, last(50) * 1e3, last(99) * 1e3))
+        // One line for the script to compare targets: p50 and p99 per delivery, p99 of the last watcher, missed.
+        print(
+            String(
+                format: "RESULT %@ %.3f %.3f %.3f %d", label, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3,
+                timed.missed))
+    }
 
-        // Open the watchers and wait for each one's opening bytes.
-        let epoll = Epoll(capacity: 4_096)
-        var sockets: [Int32] = []
-        var byFD: [Int32] = []  // fd -> watcher index, -1 for none
-        var seen: [Int] = []
-        let tailSize = 24
-        var tails = [UInt8](repeating: 0, count: watchers * tailSize)
-        var tailCounts = [Int](repeating: 0, count: watchers)
-        var buffer = [UInt8](repeating: 0, count: 65_536 + tailSize)
-
-        /// Reads whatever is ready; calls `onSeen` for each watcher that reaches `target` now.
-        func pump(timeoutMs: Int32, target: Int, onSeen: (Int) -> Void) {
-            for fd in epoll.ready(timeoutMs: timeoutMs) {
-                let w = Int(fd) < byFD.count ? Int(byFD[Int(fd)]) : -1
-                guard w >= 0 else { continue }
-                while true {
-                    // The last bytes of the previous read go first, so a number split across reads is whole.
-                    let carried = tailCounts[w]
-                    let got: Int = buffer.withUnsafeMutableBytes { raw in
-                        tails.withUnsafeBytes { t in
-                            raw.baseAddress!.copyMemory(from: t.baseAddress! + w * tailSize, byteCount: carried)
-                        }
-                        return recv(fd, raw.baseAddress! + carried, 65_536, 0)
-                    }
-                    if got <= 0 { break }
-                    let total = carried + got
-                    let before = seen[w]
-                    let seq = buffer.withUnsafeBufferPointer { Self.maxSeq($0[0..<total]) }
-                    if seq > 0 { seen[w] = max(seen[w], seq) } else if seen[w] < 0 { seen[w] = 0 }
-                    let keep = min(tailSize, total)
-                    buffer.withUnsafeBytes { raw in
-                        tails.withUnsafeMutableBytes { t in
-                            (t.baseAddress! + w * tailSize).copyMemory(
-                                from: raw.baseAddress! + total - keep, byteCount: keep)
-                        }
-                    }
-                    tailCounts[w] = keep
-                    if before < target, seen[w] >= target { onSeen(w) }
-                    if got < 65_536 { break }
-                }
-            }
-        }
-
+    /// Opens the watchers 500 at a time and waits for each one's opening bytes (an opened stream has sent its
+    /// headers and, on enroute, the trip with no seq).
+    private func openWatchers(_ plan: Plan, until deadline: Double) throws -> Watchers {
+        let watch = Watchers(count: watchers)
         var ready = Set<Int>()
         var opened = 0
         while opened < watchers, Percentiles.now() < deadline {
             let chunk = min(500, watchers - opened)
-            for _ in 0..<chunk {
-                let fd = try Self.connect(port: watchPort)
-                _ = plan.watch.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                if Int(fd) >= byFD.count { byFD += [Int32](repeating: -1, count: Int(fd) + 1 - byFD.count + 1_024) }
-                byFD[Int(fd)] = Int32(sockets.count)
-                epoll.add(fd)
-                sockets.append(fd)
-                seen.append(-1)
-            }
+            for _ in 0..<chunk { try watch.open(port: watchPort, request: plan.watch) }
             opened += chunk
-            // An opened stream has sent its headers (and, on enroute, the trip with no seq): seen becomes 0.
             let chunkEnd = Percentiles.now() + 10
             while ready.count < opened, Percentiles.now() < chunkEnd {
-                pump(timeoutMs: 100, target: 0) { ready.insert($0) }
+                watch.pump(timeoutMs: 100, target: 0) { ready.insert($0) }
             }
         }
         guard ready.count == watchers else {
             throw Failure(description: "only \(ready.count) of \(watchers) streams opened")
         }
-        print(
-            "fan-out bench (\(target)): \(watchers) SSE watchers" + (watchPort == port ? "" : " on port \(watchPort)")
-                + ", \(fixes) events posted to port \(port)")
+        return watch
+    }
 
+    /// The measured events: every delivery's latency, the last watcher's per event, and the deliveries missed.
+    struct Deliveries {
         var deliveries: [Double] = []
         var lastWatcher: [Double] = []
         var missed = 0
+    }
+
+    /// Publishes the events one at a time (three warm-up events first, not counted), each timed to every watcher
+    /// for at most 5 s.
+    private func publish(
+        _ plan: Plan, on control: Connection, to watch: Watchers, until deadline: Double
+    ) throws -> Deliveries {
+        var timed = Deliveries()
         let warmup = 3
         var latencies: [Double] = []
         latencies.reserveCapacity(watchers)
@@ -195,7 +176,7 @@ struct FanoutBench {
             try plan.publish(control, k)
             let limit = t0 + 5
             while arrived < watchers, Percentiles.now() < limit {
-                pump(timeoutMs: 50, target: k) { _ in
+                watch.pump(timeoutMs: 50, target: k) { _ in
                     arrived += 1
                     latencies.append(Percentiles.now() - t0)
                 }
@@ -205,26 +186,14 @@ struct FanoutBench {
                 throw Failure(description: "event \(k): \(response.status) \(response.body)")
             }
             if k > warmup {
-                deliveries += latencies
-                lastWatcher.append(latencies.max() ?? 5)
-                missed += watchers - arrived
+                timed.deliveries += latencies
+                timed.lastWatcher.append(latencies.max() ?? 5)
+                timed.missed += watchers - arrived
             }
             // Let the server settle between events, as a provider sends every few seconds.
             usleep(20_000)
         }
-        for fd in sockets { close(fd) }
-        let all = Percentiles(deliveries), last = Percentiles(lastWatcher)
-        print(
-            String(
-                format: "event -> each watcher: %d deliveries  p50 %.2f ms  p99 %.2f ms  max %.2f ms  (missed %d)",
-                deliveries.count, all(50) * 1e3, all(99) * 1e3, all(100) * 1e3, missed))
-        print(
-            String(
-                format: "event -> every watcher (the last one): %d events  p50 %.2f ms  p99 %.2f ms", lastWatcher.count,
-                last(50) * 1e3, last(99) * 1e3))
-        // One line for the script to compare targets: p50 and p99 per delivery, p99 of the last watcher, missed.
-        print(
-            String(format: "RESULT %@ %.3f %.3f %.3f %d", label, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3, missed))
+        return timed
     }
 
     /// The largest `"seq":N` in `bytes`, or 0.

@@ -36,63 +36,11 @@ struct IngestBench {
         let base = URL(fileURLWithPath: directory).appendingPathComponent("ingest-bench-\(getpid())")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: base) }
-
-        // The service over its own database, one assigned ride per provider.
-        // The production wiring (the composition root) over its own database.
         let onPostgres = !storeURL.isEmpty
-        var configuration = BackendConfiguration(
-            storage: onPostgres
-                ? .postgres(url: storeURL) : .sqlite(path: base.appendingPathComponent("service.sqlite").path),
-            secret: "ingest-bench-secret-0123456789")
-        configuration.proofDirectory = base.appendingPathComponent("blobs").path
-        configuration.rateLimits = .off
-        let backend = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
-        let service = backend.service
-        let operations = backend.providers
-        let store = backend.store
-        var tripIds: [String] = []
-        for i in 0..<providers {
-            // As the app: a saved card, then the economy quote the request names.
-            let customer = Account(id: "c\(i)", role: .customer)
-            let pickup = Coordinate(lat: 60.17, lng: 24.94), dropoff = Coordinate(lat: 60.18, lng: 24.95)
-            _ = try await backend.paymentMethods.add(token: "pm_card_visa", makeDefault: true, for: customer.id)
-            guard
-                let quote = try await backend.payments.quotes.rideQuotes(
-                    pickup: pickup, dropoff: dropoff, for: customer
-                )
-                .first(where: { $0.productID == "economy" })
-            else { throw IngestBenchFailure("no economy quote") }
-            let ride = try await service.requestRide(
-                TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id), by: customer)
-            _ = try await service.move(ride.id, .assignProvider("p\(i)"), by: Account(id: "p\(i)", role: .provider))
-            tripIds.append(ride.id)
-        }
-
-        // Every provider drives north at 11 m/s, a fix a second, ending before now.
-        let start = Date().addingTimeInterval(-Double(batches * batchSize) - 60)
-        let work: [[LocationBatch]] = (0..<providers).map { p in
-            (0..<batches).map { b in
-                LocationBatch(
-                    batchId: "p\(p)-b\(b)",
-                    fixes: (0..<batchSize).map { j in
-                        let n = b * batchSize + j
-                        return LocationFix(
-                            lat: 60.0 + Double(p) * 0.001 + Double(n) * 0.0001, lng: 24.9, heading: 0, speed: 11,
-                            accuracy: 5,
-                            recordedAt: start.addingTimeInterval(Double(n)))
-                    })
-            }
-        }
-        let rows: [[PathPoint]] = work.enumerated().flatMap { p, list in
-            list.map { batch in
-                batch.fixes.map {
-                    PathPoint(
-                        tripId: tripIds[p], providerId: "p\(p)", lat: $0.lat, lng: $0.lng, heading: $0.heading,
-                        speed: $0.speed,
-                        accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: Date())
-                }
-            }
-        }
+        let backend = try makeBackend(in: base, onPostgres: onPostgres)
+        let tripIds = try await assignRides(on: backend)
+        let work = makeBatches()
+        let rows = pathRows(work, tripIds: tripIds)
         let total = providers * batches * batchSize
         print(
             "ingest bench: \(providers) providers x \(batches) batches x \(batchSize) fixes = \(total) fixes, "
@@ -110,54 +58,116 @@ struct IngestBench {
 
         let deadline = Percentiles.now() + seconds
         let t0 = Percentiles.now()
-        // Alongside the uploads, one trip written at a time, as state changes are: how long each transaction takes
-        // while
-        // paths are being stored into the same database. Between writes, the floor under this load: a task woken from a
-        // dispatch queue (as a writer's turn is handed on) and run again, with no database.
-        let probeTrip = tripIds[0]
-        let waker = DispatchQueue(label: "ingest-bench.waker")
-        // And a durable write's floor on this disk under this load: 4 KB written to a file beside the database and
-        // fdatasync'd (a trip write that lands behind the checkpoint's step on the writer waits for two of these).
-        let syncFile = open(base.appendingPathComponent("sync-probe").path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
-        guard syncFile >= 0 else { throw IngestBenchFailure("cannot open the sync probe's file in \(base.path)") }
-        defer { close(syncFile) }
-        let page = [UInt8](repeating: 7, count: 4_096)
-        let probe = Task { () -> (writes: [Double], wakes: [Double]) in
-            var writes: [Double] = [], wakes: [Double] = []
-            while !Task.isCancelled {
-                var start = Percentiles.now()
-                _ = try? await store.transaction { tx in
-                    if let trip = try await tx.trip(probeTrip) {
-                        try await tx.update(trip, expectedVersion: trip.version)
-                    }
-                }
-                writes.append(Percentiles.now() - start)
-                try? await Task.sleep(for: .milliseconds(1))
-                start = Percentiles.now()
-                await withCheckedContinuation { woken in waker.async { woken.resume() } }
-                wakes.append(Percentiles.now() - start)
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-            return (writes, wakes)
+        let probes = try Probes(store: backend.store, trip: tripIds[0], directory: base, onPostgres: onPostgres)
+        let accepted = try await upload(work, to: backend.providers, until: deadline)
+        let elapsed = Percentiles.now() - t0
+        let probed = await probes.stop()
+        let stored =
+            onPostgres
+            ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map {
+                Int($0.int(0))
+            } ?? 0
+            : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query(
+                "SELECT COUNT(*) FROM trip_paths"
+            ) { Int($0.int(0)) }.first ?? 0
+        let rate = Double(accepted) / elapsed
+        report(rate: rate, accepted: accepted, elapsed: elapsed, stored: stored, probed: probed, onPostgres: onPostgres)
+        if onPostgres {
+            let copy = try rawCopy(rows, csv: base.appendingPathComponent("rows.csv").path)
+            print(
+                String(format: "raw PostgreSQL COPY of the same rows (psql \\copy, one statement): %10.0f rows/s", copy)
+            )
+            print(String(format: "ratio ingest / COPY: %.2fx", rate / copy))
+            let writes = Percentiles(probed.writes)
+            print(
+                String(
+                    format: "RESULT ingest-postgres %.0f %.0f %.3f %.3f", rate, copy, writes(50) * 1e3, writes(99) * 1e3
+                ))
+            if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
+            return
         }
-        let syncing = DispatchQueue(label: "ingest-bench.sync")
-        let syncProbe = Task { () -> [Double] in
-            var syncs: [Double] = []
-            while !Task.isCancelled, !onPostgres {
-                syncs.append(
-                    await withCheckedContinuation { done in
-                        syncing.async {
-                            let start = Percentiles.now()
-                            _ = page.withUnsafeBytes { pwrite(syncFile, $0.baseAddress, $0.count, 0) }
-                            _ = fdatasync(syncFile)
-                            done.resume(returning: Percentiles.now() - start)
-                        }
+        let rawBulk = try rawInserts(
+            rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
+        print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
+        print(String(format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
+        print(String(format: "ratio ingest / raw (per 5000): %.2fx", rate / rawBulk))
+        print(String(format: "ratio ingest / goal 200000 fixes/s: %.2fx", rate / 200_000))
+        if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
+    }
+
+    /// The production wiring (the composition root) over its own database: SQLite in `base`, or `--store`.
+    private func makeBackend(in base: URL, onPostgres: Bool) throws -> Backend {
+        var configuration = BackendConfiguration(
+            storage: onPostgres
+                ? .postgres(url: storeURL) : .sqlite(path: base.appendingPathComponent("service.sqlite").path),
+            secret: "ingest-bench-secret-0123456789")
+        configuration.proofDirectory = base.appendingPathComponent("blobs").path
+        configuration.rateLimits = .off
+        return try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
+    }
+
+    /// One assigned ride per provider, requested as the app does: a saved card, then the economy quote the request
+    /// names; the rides' ids.
+    private func assignRides(on backend: Backend) async throws -> [String] {
+        let service = backend.service
+        var tripIds: [String] = []
+        for i in 0..<providers {
+            let customer = Account(id: "c\(i)", role: .customer)
+            let pickup = Coordinate(lat: 60.17, lng: 24.94), dropoff = Coordinate(lat: 60.18, lng: 24.95)
+            _ = try await backend.paymentMethods.add(token: "pm_card_visa", makeDefault: true, for: customer.id)
+            guard
+                let quote = try await backend.payments.quotes.rideQuotes(
+                    pickup: pickup, dropoff: dropoff, for: customer
+                )
+                .first(where: { $0.productID == "economy" })
+            else { throw IngestBenchFailure("no economy quote") }
+            let ride = try await service.requestRide(
+                TripRequest(pickup: pickup, dropoff: dropoff, productID: "economy", quoteId: quote.id), by: customer)
+            _ = try await service.move(ride.id, .assignProvider("p\(i)"), by: Account(id: "p\(i)", role: .provider))
+            tripIds.append(ride.id)
+        }
+        return tripIds
+    }
+
+    /// Every provider's batches: driving north at 11 m/s, a fix a second, ending before now.
+    private func makeBatches() -> [[LocationBatch]] {
+        let start = Date().addingTimeInterval(-Double(batches * batchSize) - 60)
+        return (0..<providers).map { p in
+            (0..<batches).map { b in
+                LocationBatch(
+                    batchId: "p\(p)-b\(b)",
+                    fixes: (0..<batchSize).map { j in
+                        let n = b * batchSize + j
+                        return LocationFix(
+                            lat: 60.0 + Double(p) * 0.001 + Double(n) * 0.0001, lng: 24.9, heading: 0, speed: 11,
+                            accuracy: 5,
+                            recordedAt: start.addingTimeInterval(Double(n)))
                     })
-                try? await Task.sleep(for: .milliseconds(2))
             }
-            return syncs
         }
-        let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
+    }
+
+    /// The path rows the batches become, batch by batch, for the raw references.
+    private func pathRows(_ work: [[LocationBatch]], tripIds: [String]) -> [[PathPoint]] {
+        work.enumerated().flatMap { p, list in
+            list.map { batch in
+                batch.fixes.map {
+                    PathPoint(
+                        tripId: tripIds[p], providerId: "p\(p)", lat: $0.lat, lng: $0.lng, heading: $0.heading,
+                        speed: $0.speed,
+                        accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: Date())
+                }
+            }
+        }
+    }
+
+    /// `--concurrency` uploaders, each for its share of the providers, batch b of each before b + 1, until the
+    /// deadline; the fixes accepted.
+    private func upload(
+        _ work: [[LocationBatch]], to operations: ProviderOperations, until deadline: Double
+    ) async throws -> Int {
+        let batches = self.batches, providers = self.providers, concurrency = self.concurrency
+        return try await withThrowingTaskGroup(of: Int.self) { group in
             for w in 0..<concurrency {
                 group.addTask {
                     var kept = 0
@@ -172,21 +182,13 @@ struct IngestBench {
             }
             return try await group.reduce(0, +)
         }
-        let elapsed = Percentiles.now() - t0
-        probe.cancel()
-        let probed = await probe.value
-        syncProbe.cancel()
-        let synced = await syncProbe.value
-        let writes = Percentiles(probed.writes), wakes = Percentiles(probed.wakes), syncs = Percentiles(synced)
-        let stored =
-            onPostgres
-            ? try PostgresConnection(url: storeURL).query("SELECT COUNT(*) FROM trip_paths").first.map {
-                Int($0.int(0))
-            } ?? 0
-            : try SQLiteDatabase(path: base.appendingPathComponent("service.sqlite").path).query(
-                "SELECT COUNT(*) FROM trip_paths"
-            ) { Int($0.int(0)) }.first ?? 0
-        let rate = Double(accepted) / elapsed
+    }
+
+    /// Prints the ingest's rate and what the probes saw meanwhile.
+    private func report(
+        rate: Double, accepted: Int, elapsed: Double, stored: Int, probed: Probes.Samples, onPostgres: Bool
+    ) {
+        let writes = Percentiles(probed.writes), wakes = Percentiles(probed.wakes), syncs = Percentiles(probed.syncs)
         print(
             String(
                 format:
@@ -211,27 +213,6 @@ struct IngestBench {
                         + "max %.2f ms",
                     syncs(50) * 1e3, syncs(99) * 1e3, syncs(100) * 1e3))
         }
-
-        if onPostgres {
-            let copy = try rawCopy(rows, csv: base.appendingPathComponent("rows.csv").path)
-            print(
-                String(format: "raw PostgreSQL COPY of the same rows (psql \\copy, one statement): %10.0f rows/s", copy)
-            )
-            print(String(format: "ratio ingest / COPY: %.2fx", rate / copy))
-            print(
-                String(
-                    format: "RESULT ingest-postgres %.0f %.0f %.3f %.3f", rate, copy, writes(50) * 1e3, writes(99) * 1e3
-                ))
-            if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
-            return
-        }
-        let rawBulk = try rawInserts(
-            rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
-        print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
-        print(String(format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
-        print(String(format: "ratio ingest / raw (per 5000): %.2fx", rate / rawBulk))
-        print(String(format: "ratio ingest / goal 200000 fixes/s: %.2fx", rate / 200_000))
-        if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
     }
 
     /// The same rows, in the ingest's order, written to `csv` and loaded by one `\copy` into a fresh table like
@@ -307,6 +288,80 @@ struct IngestBench {
             written += slice.count
         }
         return Double(written) / (Percentiles.now() - t0)
+    }
+}
+
+extension IngestBench {
+    /// What runs beside the uploads. One trip written at a time, as state changes are: how long each transaction
+    /// takes while paths are being stored into the same database. Between writes, the floor under this load: a task
+    /// woken from a dispatch queue (as a writer's turn is handed on) and run again, with no database. And on SQLite
+    /// a durable write's floor on this disk under this load: 4 KB written to a file beside the database and
+    /// fdatasync'd (a trip write that lands behind the checkpoint's step on the writer waits for two of these).
+    struct Probes {
+        /// The probes' times, in seconds.
+        struct Samples {
+            var writes: [Double]
+            var wakes: [Double]
+            var syncs: [Double]
+        }
+
+        private let syncFile: Int32
+        private let probe: Task<(writes: [Double], wakes: [Double]), Never>
+        private let syncProbe: Task<[Double], Never>
+
+        /// Starts the probes; on PostgreSQL the sync probe stays idle.
+        init(store: any TripStore, trip probeTrip: String, directory base: URL, onPostgres: Bool) throws {
+            let waker = DispatchQueue(label: "ingest-bench.waker")
+            let syncFile = open(base.appendingPathComponent("sync-probe").path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            guard syncFile >= 0 else { throw IngestBenchFailure("cannot open the sync probe's file in \(base.path)") }
+            self.syncFile = syncFile
+            let page = [UInt8](repeating: 7, count: 4_096)
+            probe = Task { () -> (writes: [Double], wakes: [Double]) in
+                var writes: [Double] = [], wakes: [Double] = []
+                while !Task.isCancelled {
+                    var start = Percentiles.now()
+                    _ = try? await store.transaction { tx in
+                        if let trip = try await tx.trip(probeTrip) {
+                            try await tx.update(trip, expectedVersion: trip.version)
+                        }
+                    }
+                    writes.append(Percentiles.now() - start)
+                    try? await Task.sleep(for: .milliseconds(1))
+                    start = Percentiles.now()
+                    await withCheckedContinuation { woken in waker.async { woken.resume() } }
+                    wakes.append(Percentiles.now() - start)
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+                return (writes, wakes)
+            }
+            let syncing = DispatchQueue(label: "ingest-bench.sync")
+            syncProbe = Task { () -> [Double] in
+                var syncs: [Double] = []
+                while !Task.isCancelled, !onPostgres {
+                    syncs.append(
+                        await withCheckedContinuation { done in
+                            syncing.async {
+                                let start = Percentiles.now()
+                                _ = page.withUnsafeBytes { pwrite(syncFile, $0.baseAddress, $0.count, 0) }
+                                _ = fdatasync(syncFile)
+                                done.resume(returning: Percentiles.now() - start)
+                            }
+                        })
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+                return syncs
+            }
+        }
+
+        /// Stops the probes and closes the sync probe's file; what they measured.
+        func stop() async -> Samples {
+            probe.cancel()
+            let probed = await probe.value
+            syncProbe.cancel()
+            let synced = await syncProbe.value
+            close(syncFile)
+            return Samples(writes: probed.writes, wakes: probed.wakes, syncs: synced)
+        }
     }
 }
 

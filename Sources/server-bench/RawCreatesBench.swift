@@ -84,77 +84,23 @@ struct RawCreatesBench {
         """
 
     func run() throws {
-        guard !template.isEmpty, FileManager.default.fileExists(atPath: template) else {
-            throw FanoutBench.Failure(
-                description: "raw-creates needs --template, the server's database after its creates (got '\(template)')"
-            )
-        }
-        guard !database.isEmpty, !FileManager.default.fileExists(atPath: database) else {
-            throw FanoutBench.Failure(
-                description: "raw-creates needs --db, a database file that does not exist yet (got '\(database)')")
-        }
-        guard creates > 0, writers > 0, seconds > 0, customers >= 0 else {
-            throw FanoutBench.Failure(
-                description: "raw-creates: --creates, --writers and --seconds must be positive, --customers at least 0")
-        }
+        try checkArguments()
         let rows = try Self.read(template)
-        // The server's schema, migrated by the server's own stores.
-        do {
-            var configuration = BackendConfiguration(
-                storage: .sqlite(path: database), secret: "raw-creates-secret-0123456789")
-            configuration.proofDirectory = database + ".blobs"
-            _ = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
-        }
-        let perCustomer = customers == 0 ? creates : customers
-        // Every key made before the clock starts: the reference times SQLite, not id generation.
-        var random = SplitMix64(seed: seed)
-        let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-        func id() -> String { String((0..<12).map { _ in alphabet[Int(random.next() & 31)] }) }
-        let keys: [(trip: String, quote: String, key: String)] = (0..<creates).map { _ in
-            (id(), "q_" + id(), "raw-" + id().lowercased())
-        }
-        let customerIds = (0..<min(creates, perCustomer)).map { "raw-c\($0)-" + id() }
+        try createSchema()
+        let (keys, customerIds) = makeKeys()
         print(
             "raw SQLite creates: \(creates) at most, \(writers) writer\(writers == 1 ? "" : "s") on one connection, "
                 + "\(customerIds.count) customers; rows per create: 1 trip, 1 change, 1 payment attempt, "
                 + "\(rows.ledger.count) ledger, "
                 + "1 Idempotency-Key with its answer"
                 + (rows.kind == TripKind.ride.rawValue ? "; the one-unfinished-ride check" : ""))
-
         let connection = Mutex(try SQLiteDatabase(path: database))
-        let next = Atomic<Int>(0)
-        let deadline = Percentiles.now() + seconds
-        let results = Mutex<[WriterResult]>([])
         let start = Percentiles.now()
-        let group = DispatchGroup()
-        for _ in 0..<writers {
-            group.enter()
-            Thread.detachNewThread {
-                var latencies: [Double] = []
-                latencies.reserveCapacity(creates / writers + 1)
-                var failure: String?
-                while Percentiles.now() < deadline {
-                    let i = next.add(1, ordering: .relaxed).oldValue
-                    guard i < creates else { break }
-                    let t0 = Percentiles.now()
-                    do {
-                        try connection.withLock { db in
-                            try Self.create(rows, keys[i], customer: customerIds[i % customerIds.count], in: db)
-                        }
-                    } catch {
-                        failure = "\(error)"
-                        break
-                    }
-                    latencies.append(Percentiles.now() - t0)
-                }
-                let end = Percentiles.now()
-                let result = WriterResult(latencies: latencies, end: end, error: failure)
-                results.withLock { $0.append(result) }
-                group.leave()
+        let finished = runWriters { i in
+            try connection.withLock { db in
+                try Self.create(rows, keys[i], customer: customerIds[i % customerIds.count], in: db)
             }
         }
-        group.wait()
-        let finished = results.withLock { $0 }
         if let failure = finished.compactMap(\.error).first {
             throw FanoutBench.Failure(description: "raw create failed: \(failure)")
         }
@@ -176,6 +122,81 @@ struct RawCreatesBench {
             String(
                 format: "RESULT raw-creates %.1f %.3f %.3f %d", rate, latencies(50) * 1e3, latencies(99) * 1e3, writers)
         )
+    }
+
+    /// Refuses a missing template, a database that already exists, and counts out of range.
+    private func checkArguments() throws {
+        guard !template.isEmpty, FileManager.default.fileExists(atPath: template) else {
+            throw FanoutBench.Failure(
+                description: "raw-creates needs --template, the server's database after its creates (got '\(template)')"
+            )
+        }
+        guard !database.isEmpty, !FileManager.default.fileExists(atPath: database) else {
+            throw FanoutBench.Failure(
+                description: "raw-creates needs --db, a database file that does not exist yet (got '\(database)')")
+        }
+        guard creates > 0, writers > 0, seconds > 0, customers >= 0 else {
+            throw FanoutBench.Failure(
+                description: "raw-creates: --creates, --writers and --seconds must be positive, --customers at least 0")
+        }
+    }
+
+    /// The server's schema in `--db`, migrated by the server's own stores.
+    private func createSchema() throws {
+        var configuration = BackendConfiguration(
+            storage: .sqlite(path: database), secret: "raw-creates-secret-0123456789")
+        configuration.proofDirectory = database + ".blobs"
+        _ = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
+    }
+
+    /// Every key made before the clock starts (the reference times SQLite, not id generation): each create's trip,
+    /// quote and Idempotency-Key, and the customers the creates take turns among.
+    private func makeKeys() -> (keys: [(trip: String, quote: String, key: String)], customerIds: [String]) {
+        let perCustomer = customers == 0 ? creates : customers
+        var random = SplitMix64(seed: seed)
+        let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+        func id() -> String { String((0..<12).map { _ in alphabet[Int(random.next() & 31)] }) }
+        let keys: [(trip: String, quote: String, key: String)] = (0..<creates).map { _ in
+            (id(), "q_" + id(), "raw-" + id().lowercased())
+        }
+        let customerIds = (0..<min(creates, perCustomer)).map { "raw-c\($0)-" + id() }
+        return (keys, customerIds)
+    }
+
+    /// `--writers` threads taking the creates in turn (`create(i)` makes create `i` in its own transaction on the
+    /// one connection), until all are made or `--seconds` pass; what each writer did.
+    private func runWriters(_ create: @escaping @Sendable (Int) throws -> Void) -> [WriterResult] {
+        let creates = self.creates, writers = self.writers
+        let next = Atomic<Int>(0)
+        let deadline = Percentiles.now() + seconds
+        let results = Mutex<[WriterResult]>([])
+        let group = DispatchGroup()
+        for _ in 0..<writers {
+            group.enter()
+            Thread.detachNewThread {
+                var latencies: [Double] = []
+                latencies.reserveCapacity(creates / writers + 1)
+                var failure: String?
+                while Percentiles.now() < deadline {
+                    let i = next.add(1, ordering: .relaxed).oldValue
+                    guard i < creates else { break }
+                    let t0 = Percentiles.now()
+                    do {
+                        try create(i)
+                    } catch {
+                        failure = "\(error)"
+                        break
+                    }
+                    latencies.append(Percentiles.now() - t0)
+                }
+                let end = Percentiles.now()
+                let result = WriterResult(latencies: latencies, end: end, error: failure)
+                results.withLock { $0.append(result) }
+                group.leave()
+            }
+        }
+        group.wait()
+        return results.withLock { $0 }
     }
 
     /// One create's rows under fresh keys, in one `BEGIN IMMEDIATE` transaction, in the order the server writes them.

@@ -115,19 +115,8 @@ public struct MapMatcher: Sendable {
         /// Ends the current segment at its last fix (kept even if it was within 2σ) and returns that fix's index.
         @discardableResult
         func finish() -> Int? {
-            guard let last = steps.last else { return nil }
-            if let tail = last.skipped.last {
-                let candidates = snapper.nearest(
-                    options.maxCandidates, to: fixes[tail].coordinate, maxDistance: options.searchRadiusMeters)
-                let straight = RoadNetwork.distance(fixes[tail].coordinate, fixes[last.fix].coordinate)
-                let states = transition(
-                    from: last.states, to: candidates + stays(last.states, fixes[tail], candidates),
-                    straight: straight, search: search)
-                if states.contains(where: { $0.score > -.infinity }) {
-                    steps[steps.count - 1].skipped.removeLast()
-                    steps.append(Step(fix: tail, states: states))
-                }
-            }
+            guard !steps.isEmpty else { return nil }
+            keepLastSkippedFix(of: &steps, fixes: fixes, search: search)
             let segment = assemble(steps, fixes: fixes, snapped: &result.snapped)
             result.segments.append(segment)
             steps = []
@@ -184,6 +173,22 @@ public struct MapMatcher: Sendable {
         finish()
         if let open { result.breaks.append(open) }
         return result
+    }
+
+    /// Makes the last step's last skipped fix a step of its own when the model reaches it, so a segment ends at the
+    /// last fix heard.
+    private func keepLastSkippedFix(of steps: inout [Step], fixes: [MatchFix], search: MatchRouteSearch) {
+        guard let last = steps.last, let tail = last.skipped.last else { return }
+        let candidates = snapper.nearest(
+            options.maxCandidates, to: fixes[tail].coordinate, maxDistance: options.searchRadiusMeters)
+        let straight = RoadNetwork.distance(fixes[tail].coordinate, fixes[last.fix].coordinate)
+        let states = transition(
+            from: last.states, to: candidates + stays(last.states, fixes[tail], candidates), straight: straight,
+            search: search)
+        if states.contains(where: { $0.score > -.infinity }) {
+            steps[steps.count - 1].skipped.removeLast()
+            steps.append(Step(fix: tail, states: states))
+        }
     }
 
     // MARK: - The model
@@ -245,6 +250,25 @@ public struct MapMatcher: Sendable {
 
     /// The likeliest sequence through `steps` as a segment; records the fixes' snapped positions.
     private func assemble(_ steps: [Step], fixes: [MatchFix], snapped: inout [EdgeSnap?]) -> MatchedSegment {
+        let chain = likeliestChain(through: steps)
+        let path = MatchedPath(chain: chain, network: network)
+        let edges = path.edges
+        let distance = path.along[path.along.count - 1]
+        let lastEdge = Int(edges[edges.count - 1])
+        let startFraction = fraction(path.startAlong, of: Int(edges[0]))
+        let endFraction = fraction(distance + path.startAlong - path.offsets[path.offsets.count - 1], of: lastEdge)
+        let times = steps.map { fixes[$0.fix].time }
+        recordSnaps(of: steps, chain: chain, path: path, fixes: fixes, into: &snapped)
+        return MatchedSegment(
+            firstFix: steps[0].fix, lastFix: steps[steps.count - 1].fix, edges: edges,
+            geometry: geometry(of: edges, from: startFraction, to: endFraction), distanceMeters: distance,
+            durationSeconds: weight(of: edges, from: startFraction, to: endFraction)
+                .truncatingRemainder(dividingBy: Double(EdgeBasedGraph.destinationEntryWeight)) / 10,
+            traversals: traversals(of: path, times: times))
+    }
+
+    /// The likeliest state of each step, traced back from the best last one.
+    private func likeliestChain(through steps: [Step]) -> [State] {
         var chain = [State](repeating: steps[0].states[0], count: steps.count)
         var at = steps[steps.count - 1].states.indices.max {
             steps[steps.count - 1].states[$0].score < steps[steps.count - 1].states[$1].score
@@ -253,27 +277,41 @@ public struct MapMatcher: Sendable {
             chain[step] = steps[step].states[at]
             at = chain[step].previous
         }
+        return chain
+    }
 
-        // The edges in order, each state's index among them, and each state's metres from the segment's start.
-        let startAlong = chain[0].snap.metersAlongEdge
-        var edges = [chain[0].snap.edge]
-        var offsets = [0.0]  // metres from the first edge's tail to each edge's tail
-        var edgeIndex = [0]
-        var along = [0.0]
-        for state in chain.dropFirst() {
-            for edge in state.route.dropFirst() {
-                offsets.append(offsets[offsets.count - 1] + network.edgeLengthMeters[Int(edges[edges.count - 1])])
-                edges.append(edge)
+    /// A chain's edges in order, each state's index among them, and each state's metres from the segment's start.
+    private struct MatchedPath {
+        var edges: [Int32]
+        /// Metres from the first edge's tail to each edge's tail.
+        var offsets: [Double]
+        /// Each state's edge, as an index into `edges`.
+        var edgeIndex: [Int]
+        /// Each state's metres from the segment's start, never decreasing.
+        var along: [Double]
+        /// The first state's metres along its edge.
+        var startAlong: Double
+
+        init(chain: [State], network: RoadNetwork) {
+            startAlong = chain[0].snap.metersAlongEdge
+            edges = [chain[0].snap.edge]
+            offsets = [0.0]
+            edgeIndex = [0]
+            along = [0.0]
+            for state in chain.dropFirst() {
+                for edge in state.route.dropFirst() {
+                    offsets.append(offsets[offsets.count - 1] + network.edgeLengthMeters[Int(edges[edges.count - 1])])
+                    edges.append(edge)
+                }
+                edgeIndex.append(edges.count - 1)
+                along.append(
+                    max(along[along.count - 1], offsets[offsets.count - 1] + state.snap.metersAlongEdge - startAlong))
             }
-            edgeIndex.append(edges.count - 1)
-            along.append(
-                max(along[along.count - 1], offsets[offsets.count - 1] + state.snap.metersAlongEdge - startAlong))
         }
-        let distance = along[along.count - 1]
-        let lastEdge = Int(edges[edges.count - 1])
-        let startFraction = fraction(startAlong, of: Int(edges[0]))
-        let endFraction = fraction(distance + startAlong - offsets[offsets.count - 1], of: lastEdge)
+    }
 
+    /// The points along `edges`, the first and last cut at their fractions.
+    private func geometry(of edges: [Int32], from startFraction: Double, to endFraction: Double) -> [RoadCoordinate] {
         var geometry: [RoadCoordinate] = []
         for (index, edge) in edges.enumerated() {
             let from = index == 0 ? startFraction : 0
@@ -282,19 +320,24 @@ public struct MapMatcher: Sendable {
                 from == 0 && to == 1 ? network.geometry(ofEdge: edge) : network.slice(ofEdge: edge, from: from, to: to)
             geometry += geometry.isEmpty ? piece : Array(piece.dropFirst())
         }
-        // Deciseconds as the router counts them: whole turns between edges, the driven parts of the end edges.
-        var weight: Double
-        if edges.count == 1 {
-            weight = (max(startFraction, endFraction) - startFraction) * Double(graph.edgeWeight[lastEdge])
-        } else {
-            weight =
-                endFraction * Double(graph.edgeWeight[lastEdge]) - startFraction
-                * Double(graph.edgeWeight[Int(edges[0])])
-            for (from, to) in zip(edges, edges.dropFirst()) { weight += Double(turnWeight(from: from, to: to)) }
-        }
+        return geometry
+    }
 
-        // Times at the segment's kept fixes, by metres along it, give each fully driven edge's entry and exit.
-        let times = steps.map { fixes[$0.fix].time }
+    /// Deciseconds as the router counts them: whole turns between edges, the driven parts of the end edges.
+    private func weight(of edges: [Int32], from startFraction: Double, to endFraction: Double) -> Double {
+        let lastEdge = Int(edges[edges.count - 1])
+        if edges.count == 1 {
+            return (max(startFraction, endFraction) - startFraction) * Double(graph.edgeWeight[lastEdge])
+        }
+        var weight =
+            endFraction * Double(graph.edgeWeight[lastEdge]) - startFraction * Double(graph.edgeWeight[Int(edges[0])])
+        for (from, to) in zip(edges, edges.dropFirst()) { weight += Double(turnWeight(from: from, to: to)) }
+        return weight
+    }
+
+    /// Each fully driven edge's entry and exit, from the times at the segment's kept fixes by metres along it.
+    private func traversals(of path: MatchedPath, times: [Double]) -> [EdgeTraversal] {
+        let along = path.along, edges = path.edges
         func time(atMeters meters: Double) -> Double {
             var upper = 0
             while upper < along.count - 1, along[upper] < meters { upper += 1 }
@@ -305,27 +348,29 @@ public struct MapMatcher: Sendable {
         var traversals: [EdgeTraversal] = []
         if edges.count > 2 {
             for index in 1..<(edges.count - 1) {
-                let enter = offsets[index] - startAlong, leave = enter + network.edgeLengthMeters[Int(edges[index])]
+                let enter = path.offsets[index] - path.startAlong
+                let leave = enter + network.edgeLengthMeters[Int(edges[index])]
                 traversals.append(
                     EdgeTraversal(edge: edges[index], enteredAt: time(atMeters: enter), leftAt: time(atMeters: leave)))
             }
         }
+        return traversals
+    }
 
+    /// Records each kept fix at its state, and each skipped fix on the path near it (at its step's state if none is).
+    private func recordSnaps(
+        of steps: [Step], chain: [State], path: MatchedPath, fixes: [MatchFix], into snapped: inout [EdgeSnap?]
+    ) {
         for (step, state) in zip(steps, chain) { snapped[step.fix] = state.snap }
         for (position, step) in steps.enumerated() where !step.skipped.isEmpty {
-            let until = position + 1 < steps.count ? edgeIndex[position + 1] : edgeIndex[position]
-            let nearby = Set(edges[edgeIndex[position]...until])
+            let until = position + 1 < steps.count ? path.edgeIndex[position + 1] : path.edgeIndex[position]
+            let nearby = Set(path.edges[path.edgeIndex[position]...until])
             for fix in step.skipped {
                 let onPath = snapper.candidates(near: fixes[fix].coordinate, maxDistance: options.searchRadiusMeters)
                     .first { nearby.contains($0.edge) }
                 snapped[fix] = onPath ?? chain[position].snap
             }
         }
-        return MatchedSegment(
-            firstFix: steps[0].fix, lastFix: steps[steps.count - 1].fix, edges: edges, geometry: geometry,
-            distanceMeters: distance,
-            durationSeconds: weight.truncatingRemainder(dividingBy: Double(EdgeBasedGraph.destinationEntryWeight)) / 10,
-            traversals: traversals)
     }
 
     private func fraction(_ meters: Double, of edge: Int) -> Double {
