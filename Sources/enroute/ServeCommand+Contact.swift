@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import EnRouteDomain
 import EnRouteSandbox
 import EnRouteModels

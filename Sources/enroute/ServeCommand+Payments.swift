@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import CurlTransport
 import EnRouteDomain
 import EnRouteModels

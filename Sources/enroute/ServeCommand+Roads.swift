@@ -1,5 +1,5 @@
 import Foundation
-import ClientKit
+import HTTPTransport
 import CurlTransport
 import EnRouteDomain
 import EnRouteRoads
