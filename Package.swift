@@ -66,10 +66,11 @@ package.targets += [
     /// Levelled, structured logging in swift-log's shape: text or JSON lines, a request id on every line a request
     /// causes.
     .target(name: "EnRouteLogging", swiftSettings: settings),
-    .target(name: "EnRouteDomain", dependencies: ["EnRouteModels"], swiftSettings: settings),
+    .target(name: "EnRouteDomain", dependencies: ["EnRouteModels", "EnRouteLogging"], swiftSettings: settings),
     /// Push notifications on the server (seed 001): devices, opens, the push planners, outbox and sender.
     .target(
-        name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto"],
+        name: "EnRouteNotifications",
+        dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "EnRouteLogging"],
         swiftSettings: settings),
 ]
 
@@ -84,7 +85,8 @@ package.targets += [
     .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
     /// Road routing behind the domain's seam: EnRoute's own graph in process, or an external OSRM over HTTP.
     .target(
-        name: "EnRouteRoads", dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "HTTPTransport"],
+        name: "EnRouteRoads",
+        dependencies: ["EnRouteDomain", "EnRouteModels", "Routing", "HTTPTransport", "EnRouteLogging"],
         swiftSettings: settings),
 ]
 
@@ -119,7 +121,8 @@ package.targets += [
         swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(
-        name: "EnRouteAPNs", dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "HTTPTransport"],
+        name: "EnRouteAPNs",
+        dependencies: ["EnRouteNotifications", "EnRouteCrypto", "CurlTransport", "HTTPTransport", "EnRouteLogging"],
         swiftSettings: settings),
     /// Twilio Proxy behind the domain's `TelephonyRelay` (Services / Sessions / Participants over an injected
     /// `HTTPClient`).
@@ -132,7 +135,9 @@ package.targets += [
         swiftSettings: settings),
     /// In-process stand-ins for the outside services, the defaults for the demo and development: a payment gateway
     /// that answers Stripe's test payment methods, and a telephony relay that only logs.
-    .target(name: "EnRouteSandbox", dependencies: ["EnRouteDomain", "EnRouteModels"], swiftSettings: settings),
+    .target(
+        name: "EnRouteSandbox", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteLogging"],
+        swiftSettings: settings),
     /// A RESP2 Redis client of the project's own over POSIX sockets: commands, pipelines, reconnects, stream reading.
     .target(name: "RedisKit", swiftSettings: settings),
     /// Redis adapters of the domain's seams: provider locations (latest fixes, time-bucketed geo keys).
@@ -149,7 +154,7 @@ package.targets += [
         name: "EnRouteBackend",
         dependencies: [
             "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine",
-            "EnRouteModels", "EnRouteWeb", "EnRouteSandbox", "EnRouteStores",
+            "EnRouteModels", "EnRouteWeb", "EnRouteSandbox", "EnRouteStores", "EnRouteLogging",
         ],
         swiftSettings: settings),
     // The browser surfaces: the share page, the ops console, the road map. It reuses the tracking kit's freshness
@@ -226,7 +231,7 @@ package.targets += [
             "CurlTransport",
             "ProviderKit",
             "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
-            "EnRouteRedis", "RedisKit", "EnRoutePostgres", "EnRouteSandbox",
+            "EnRouteRedis", "RedisKit", "EnRoutePostgres", "EnRouteSandbox", "EnRouteLogging",
         ],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
@@ -243,7 +248,7 @@ package.targets += [
         name: "server-bench",
         dependencies: [
             "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",
-            "EnRouteModels", "HTTPEngine", "PostgresKit",
+            "EnRouteModels", "HTTPEngine", "PostgresKit", "EnRouteLogging",
         ],
         swiftSettings: settings),
 ]
@@ -259,7 +264,7 @@ package.targets += [
             "EnRouteModels", "ClientKit", "HTTPTransport", "HTTPEngine", "EnRouteDomain", "EnRouteAPI",
             "EnRouteBackend", "EnRouteNotifications",
             "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage",
-            "EnRoutePostgres",
+            "EnRoutePostgres", "EnRouteLogging",
         ],
         swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).

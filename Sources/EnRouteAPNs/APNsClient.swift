@@ -2,6 +2,7 @@ public import EnRouteNotifications
 public import Foundation
 import EnRouteCrypto
 import Synchronization
+public import EnRouteLogging
 
 /// Sends pushes to APNs with token auth and turns every documented answer into a `PushOutcome` (Apple's APNs provider
 /// API).
@@ -9,12 +10,12 @@ public final class APNsClient: PushGateway {
     private let configuration: APNsConfiguration
     private let transport: any APNsTransport
     private let tokens: APNsTokenProvider
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     /// A client for `configuration` over `transport`; `now` times the provider tokens.
     public init(
         configuration: APNsConfiguration, transport: any APNsTransport, now: @escaping @Sendable () -> Date,
-        tokenRefreshAfter: TimeInterval = 50 * 60, log: @escaping @Sendable (String) -> Void = { _ in }
+        tokenRefreshAfter: TimeInterval = 50 * 60, log: Logger = .discard
     ) throws {
         self.configuration = configuration
         self.transport = transport
@@ -49,7 +50,7 @@ public final class APNsClient: PushGateway {
     private func attempt(_ push: APNsPush) async -> Attempt {
         let jwt: String
         do { jwt = try tokens.token() } catch {
-            log("apns: cannot sign the provider token: \(error)")
+            log.warning("apns: cannot sign the provider token: \(error)")
             return .done(.retry(.configuration, reason: "signing failed"))
         }
         let request = APNsHTTPRequest(
@@ -64,7 +65,7 @@ public final class APNsClient: PushGateway {
         if response.status == 200 { return .done(.delivered) }
         let body = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         let reason = body?["reason"] as? String ?? ""
-        log("apns: \(response.status) \(reason) for \(push.apnsID) (\(push.environment.rawValue))")
+        log.info("apns: \(response.status) \(reason) for \(push.apnsID) (\(push.environment.rawValue))")
         switch (response.status, reason) {
         case (410, _):
             let millis = (body?["timestamp"] as? NSNumber)?.doubleValue

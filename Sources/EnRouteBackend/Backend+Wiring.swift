@@ -7,6 +7,7 @@ import EnRoutePostgres
 import EnRouteStores
 import EnRouteModels
 import HTTPEngine
+import EnRouteLogging
 
 extension Backend {
     /// Every store on the configured engine.
@@ -72,7 +73,7 @@ extension Backend {
             directory: stores.directory, openAPI: configuration.openAPI, roads: effects.roads,
             paymentMethods: paymentMethods, paymentHooks: hooks(effects: effects, worker: worker), chat: chat,
             ready: { do { _ = try store.trip(id: "readiness-probe"); return true } catch { return false } },
-            onOverride: { log("override: \($0)") })
+            onOverride: { log.info("override: \($0)") })
         api.contact = contact
         return api
     }

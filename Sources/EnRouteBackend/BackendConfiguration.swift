@@ -5,6 +5,7 @@ public import EnRouteAPI
 public import EnRouteNotifications
 public import EnRouteWeb
 public import EnRoutePostgres
+public import EnRouteLogging
 
 /// Everything the backend is told, from `enroute serve`'s flags or a test: one value, no hidden defaults elsewhere.
 public struct BackendConfiguration: Sendable {
@@ -87,7 +88,7 @@ public struct BackendEffects: Sendable {
     /// Where pushes go: APNs, or a log.
     public var push: any PushGateway
     /// The server's log (one line per message).
-    public var log: @Sendable (String) -> Void
+    public var log: Logger
     /// The road network routes, tables and snapping come from; nil for straight lines only.
     public var roads: (any RoadRouting)?
     /// Where kept fixes go to become road speeds (and whose loop the backend runs); nil when speeds stay fixed.
@@ -117,7 +118,7 @@ public struct BackendEffects: Sendable {
     public init(
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, tripIDs: any IDGenerator,
         offerIDs: any IDGenerator,
-        nearbyJitterSeed: UInt64, push: any PushGateway, log: @escaping @Sendable (String) -> Void,
+        nearbyJitterSeed: UInt64, push: any PushGateway, log: Logger,
         roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
         payments: (any PaymentGateway)? = nil, paymentMethodIDs: (any IDGenerator)? = nil,
         quoteIDs: (any IDGenerator)? = nil,
@@ -143,7 +144,7 @@ public struct BackendEffects: Sendable {
         push: any PushGateway, roads: (any RoadRouting)? = nil, roadSpeeds: (any RoadSpeedFeedback)? = nil,
         payments: (any PaymentGateway)? = nil,
         paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) -> BackendEffects {
         BackendEffects(
             clock: ContinuousClock(), now: { Date() }, tripIDs: RandomIDGenerator(), offerIDs: RandomIDGenerator(),

@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 public import EnRouteDomain
+public import EnRouteLogging
 
 /// Writes push jobs into the trip store's outbox for accounts with a registered device, the one door the offer and
 /// chat planners share: a job for an account without a device is not written, and a job that cannot be written is
@@ -10,12 +11,12 @@ public struct PushQueue: Sendable {
     private let devices: any DeviceRepository
     private let now: @Sendable () -> Date
     private let queued: @Sendable () -> Void
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     /// `queued` runs after each job is written, e.g. to wake the sender rather than wait for its next poll.
     public init(
         store: any TripStore, devices: any DeviceRepository, now: @escaping @Sendable () -> Date,
-        queued: @escaping @Sendable () -> Void = {}, log: @escaping @Sendable (String) -> Void = { _ in }
+        queued: @escaping @Sendable () -> Void = {}, log: Logger = .discard
     ) {
         self.store = store; self.devices = devices; self.now = now; self.queued = queued; self.log = log
     }
@@ -30,7 +31,7 @@ public struct PushQueue: Sendable {
             try await store.transaction { tx in try await tx.enqueue(message) }
             queued()
         } catch {
-            log("\(failure()): not queued: \(error)")
+            log.warning("\(failure()): not queued: \(error)")
         }
     }
 }

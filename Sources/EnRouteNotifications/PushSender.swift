@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import Synchronization
+public import EnRouteLogging
 
 /// Drains the push outbox: resolves each message's devices at send time, sends, and retries with backoff.
 ///
@@ -18,7 +19,7 @@ public final class PushSender: Sendable {
     private let metrics: (any MetricsSink)?
     private let policy: PushRetryPolicy
     private let builder = PushPayloadBuilder()
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let offerIsOpen: @Sendable (_ offerId: String, _ providerId: String) -> Bool
     /// The drain loop: again after `pollInterval`, or at once on `wake()`.
     private let loop: PollLoop
@@ -37,7 +38,7 @@ public final class PushSender: Sendable {
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: (any MetricsSink)? = nil,
         policy: PushRetryPolicy = PushRetryPolicy(), batchSize: Int = 50, pollInterval: Duration = .seconds(1),
         offerIsOpen: @escaping @Sendable (_ offerId: String, _ providerId: String) -> Bool = { _, _ in false },
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         self.store = store; self.devices = devices; self.ledger = ledger; self.gateway = gateway
         self.now = now; self.metrics = metrics; self.policy = policy; self.batchSize = max(1, batchSize)
@@ -79,7 +80,7 @@ public final class PushSender: Sendable {
     private func process(_ message: OutboxMessage) async throws -> Bool {
         let job: PushJob
         do { job = try PushJob.decode(message.payload) } catch {
-            log("push outbox: dropping unreadable message \(message.id): \(error)")
+            log.warning("push outbox: dropping unreadable message \(message.id): \(error)")
             return try await complete(message, result: "unreadable")
         }
         if now() > job.expiresAt { return try await complete(message, result: "expired") }
@@ -92,7 +93,7 @@ public final class PushSender: Sendable {
         for target in targets where !(delivered.withLock { $0[message.id]?.contains(target.token) ?? false }) {
             let push: APNsPush
             do { push = try build(job, for: target, messageID: message.id) } catch {
-                log("push \(message.id): cannot build for \(target.token.prefix(8))…: \(error)")
+                log.warning("push \(message.id): cannot build for \(target.token.prefix(8))…: \(error)")
                 continue
             }
             let outcome = await gateway.send(push)
@@ -107,10 +108,10 @@ public final class PushSender: Sendable {
                 let at = since.map { Date(timeIntervalSince1970: $0) } ?? now()
                 // A Live Activity token is not a device token: only device tokens are removed.
                 if target.device != nil, try await devices.removeUnlessRegistered(after: at, token: target.token) {
-                    log("push: removed dead device token \(target.token.prefix(8))…")
+                    log.info("push: removed dead device token \(target.token.prefix(8))…")
                 }
             case .rejected(let reason):
-                log("push \(message.id): APNs refused it for \(target.token.prefix(8))…: \(reason)")
+                log.warning("push \(message.id): APNs refused it for \(target.token.prefix(8))…: \(reason)")
             case .retry(let why, let reason):
                 retry =
                     retry.map { $0.0 == .serverError || $0.0 == .configuration ? $0 : (why, reason) } ?? (why, reason)
@@ -119,7 +120,7 @@ public final class PushSender: Sendable {
         guard let (why, reason) = retry else { return try await complete(message, result: "sent") }
         let attempts = message.attempts + 1
         if attempts >= policy.maximumAttempts {
-            log("push \(message.id): giving up after \(attempts) attempts (\(reason))")
+            log.warning("push \(message.id): giving up after \(attempts) attempts (\(reason))")
             return try await complete(message, result: "abandoned")
         }
         let delay = policy.delay(after: attempts, reason: why)

@@ -3,6 +3,7 @@ public import EnRouteDomain
 public import EnRouteModels
 public import Routing
 import Synchronization
+public import EnRouteLogging
 
 /// Live road speeds for a `LocalRoadRouting`: the time-of-day table for the current hour of the week, blended with
 /// the speeds providers' kept fixes show (map-matched in windows, smoothed per edge), applied while serving by
@@ -72,12 +73,12 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
     private let refreshing = Mutex(false)
     /// Where `run` refreshes: off the cooperative pool, whose few threads keep serving meanwhile.
     private let work = DispatchQueue(label: "EnRouteRoads.LiveRoadSpeeds", qos: .utility)
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     /// Live speeds for `roads`, whose current graph is taken as the free-flow base.
     public init(
         roads: LocalRoadRouting, profile: TimeOfDaySpeeds = .standard, options: Options = Options(),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         self.roads = roads
         let base = roads.graph
@@ -157,10 +158,11 @@ public final class LiveRoadSpeeds: RoadSpeedFeedback, Sendable {
         roads.replace(
             LocalRoadRouting.Graph(network: network, graph: graph, hierarchy: hierarchy, snapper: base.snapper))
         report.applied = true
-        log(
-            "road speeds: \(report.edgesChanged) edge(s) changed (hour \(hour) of the week, "
-                + "\(report.traversalsAccepted) traversal(s) observed), weights swapped in"
-        )
+        log.info(
+            Logger.Message(
+                "road speeds: \(report.edgesChanged) edge(s) changed (hour \(hour) of the week, "
+                    + "\(report.traversalsAccepted) traversal(s) observed), weights swapped in"
+            ))
         return report
     }
 

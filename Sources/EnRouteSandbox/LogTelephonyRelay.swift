@@ -1,6 +1,7 @@
 public import EnRouteModels
 public import EnRouteDomain
 import Synchronization
+public import EnRouteLogging
 
 /// The default relay: hands out proxy numbers from a configured pool and writes what a real relay would do to the log,
 /// never a real number. No call connects; it lets the whole contact flow run on a development machine.
@@ -9,11 +10,11 @@ public final class LogTelephonyRelay: TelephonyRelay {
     private struct Session { var tripId: String; var participants: [(real: E164PhoneNumber, proxy: E164PhoneNumber)] }
     private struct State { var sessions: [String: Session] = [:]; var next = 1 }
     private let pool: [E164PhoneNumber]
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let state = Mutex(State())
 
     /// A relay over `pool` (in the order numbers are handed out), logging to `log`.
-    public init(pool: [E164PhoneNumber], log: @escaping @Sendable (String) -> Void) {
+    public init(pool: [E164PhoneNumber], log: Logger) {
         self.pool = pool; self.log = log
     }
 
@@ -28,7 +29,7 @@ public final class LogTelephonyRelay: TelephonyRelay {
             s.sessions[id] = Session(tripId: tripId, participants: [])
             return id
         }
-        log("telephony (log): session \(id) opened for trip \(tripId), ttl \(ttlSeconds) s")
+        log.info("telephony (log): session \(id) opened for trip \(tripId), ttl \(ttlSeconds) s")
         return id
     }
 
@@ -44,14 +45,14 @@ public final class LogTelephonyRelay: TelephonyRelay {
             s.sessions[session]!.participants.append((number, proxy))
             return proxy
         }
-        log("telephony (log): session \(session): the \(label) dials \(proxy.e164)")
+        log.info("telephony (log): session \(session): the \(label) dials \(proxy.e164)")
         return proxy
     }
 
     public func closeSession(_ session: String) async throws {
         let tripId = state.withLock { $0.sessions.removeValue(forKey: session)?.tripId }
         guard let tripId else { throw TelephonyRelayError.unknownSession(session) }
-        log("telephony (log): session \(session) for trip \(tripId) closed")
+        log.info("telephony (log): session \(session) for trip \(tripId) closed")
     }
 
     /// Sessions open now, for tests.

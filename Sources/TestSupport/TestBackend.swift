@@ -7,6 +7,7 @@ public import EnRouteNotifications
 public import HTTPEngine
 public import HTTPTransport
 public import EnRouteWeb
+public import EnRouteLogging
 
 /// The production backend (`Backend`, the composition root) on a manual clock with sequential ids and
 /// a fixed jitter seed, for tests. Dispatch and the push sender run only when a test starts them.
@@ -37,13 +38,13 @@ public struct TestBackend: Sendable {
         directory: StaticDirectory = TestDirectory.helsinki, endedCacheLimit: Int = 10_000,
         rateLimits: RateLimits = .off,
         dispatch: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, offerIDPrefix: String = "O",
-        jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: { _ in }), openAPI: String = "",
+        jitterSeed: UInt64 = 42, push: any PushGateway = LogPushGateway(log: .discard), openAPI: String = "",
         roads: (any RoadRouting)? = nil, payments: (any PaymentGateway)? = nil,
         paymentWebhook: (@Sendable ([UInt8], String?) throws -> GatewayEvent)? = nil,
         web: WebConfiguration = WebConfiguration(), roadMap: RoadMap? = nil,
         telephony: (any TelephonyRelay)? = nil, calls: CallPolicy = CallPolicy(), cities: Cities = .everywhere,
         node: String = "main", liveBus: (any LiveBus)? = nil, locations: (any ProviderLocations)? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         self.clock = clock
         var configuration = BackendConfiguration(storage: TestStorage.resolve(storage), secret: Self.secret)
@@ -154,4 +155,14 @@ public enum TestDirectory {
                 CatalogueItem(sku: "plasters", name: "Plasters, 20", price: eur(495))
             ]),
     ])
+}
+
+extension Logger {
+    /// A logger handing every record, at every level, to `write` as a text line on a fixed clock.
+    public static func lines(_ write: @escaping @Sendable (String) -> Void) -> Logger {
+        Logger(
+            label: "test",
+            handler: StreamLogHandler(
+                format: .text, level: .trace, now: { Date(timeIntervalSince1970: 0) }, write: write))
+    }
 }

@@ -94,7 +94,7 @@ final class SchemaPreparer: @unchecked Sendable {
             let effects = BackendEffects(
                 clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
                 offerIDs: SequentialIDGenerator(prefix: "O"), nearbyJitterSeed: 0,
-                push: LogPushGateway(log: { _ in }), log: { _ in })
+                push: LogPushGateway(log: .discard), log: .discard)
             // Building the backend migrates every store it opens; it is released at once, closing its connections.
             guard
                 (try? Backend(

@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import HTTPTransport
 import EnRouteDomain
 import EnRouteSandbox
@@ -66,7 +67,7 @@ extension ServeCommand {
                 "telephony: the log relay (\(pool.count) pool numbers); calls connect nobody, see --telephony "
                     + "twilio-proxy"
             )
-            return LogTelephonyRelay(pool: pool, log: { log($0) })
+            return LogTelephonyRelay(pool: pool, log: logger.withLock { $0 })
         case "twilio-proxy":
             if let (_, source) = options.sourced("telephony-pool") {
                 throw CLIError("\(source) is for --telephony log; Twilio Proxy keeps its own pool")

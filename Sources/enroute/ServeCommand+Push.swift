@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import EnRouteAPNs
 import EnRouteNotifications
 
@@ -21,7 +22,7 @@ extension ServeCommand {
                 "APNs is not configured: pushes are logged, not sent (see --apns-key-id, --apns-team-id, --apns-key, "
                     + "--apns-topic)"
             )
-            return LogPushGateway(log: { log($0) })
+            return LogPushGateway(log: logger.withLock { $0 })
         }
         guard let keyID, let teamID, let keyPath, let topic else {
             throw CLIError("APNs needs all of --apns-key-id, --apns-team-id, --apns-key and --apns-topic")
@@ -34,7 +35,7 @@ extension ServeCommand {
                 configuration: APNsConfiguration(keyID: keyID, teamID: teamID, privateKeyPEM: pem, topic: topic),
                 transport: CurlAPNsTransport(
                     hosts: host.map { [.sandbox: $0, .production: $0] } ?? [:], caFile: caFile),
-                now: now, log: { log($0) })
+                now: now, log: logger.withLock { $0 })
             log(
                 "APNs configured: key \(keyID), team \(teamID), topic \(topic)"
                     + (host.map { ", every push to \($0)" } ?? ""))

@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import HTTPTransport
 import CurlTransport
 import EnRouteDomain
@@ -99,6 +100,7 @@ extension ServeCommand {
             return nil
         }
         log("road speeds: time-of-day table (\(timeZone.identifier)) and providers' fixes, applied every 30 s")
-        return LiveRoadSpeeds(roads: local, profile: profile, options: .init(timeZone: timeZone), log: { log($0) })
+        return LiveRoadSpeeds(
+            roads: local, profile: profile, options: .init(timeZone: timeZone), log: logger.withLock { $0 })
     }
 }

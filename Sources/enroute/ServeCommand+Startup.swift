@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import Dispatch
 import HTTPEngine
 import EnRouteAPI
@@ -137,7 +138,7 @@ extension ServeCommand {
     ) throws -> BackendEffects {
         var effects = BackendEffects.system(
             push: settings.push, roads: roads, roadSpeeds: services.speeds, payments: services.payments,
-            paymentWebhook: services.paymentWebhook, log: { log($0) })
+            paymentWebhook: services.paymentWebhook, log: logger.withLock { $0 })
         effects.telephony = settings.telephony
         if let (url, source) = options.sourced("redis") {
             let redis: RedisConfiguration

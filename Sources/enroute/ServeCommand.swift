@@ -1,6 +1,8 @@
 import Foundation
 import HTTPEngine
 import EnRouteBackend
+import EnRouteLogging
+import Synchronization
 
 /// `enroute serve`: the backend as one node, on SQLite by default or on PostgreSQL and Redis beside other nodes.
 enum ServeCommand {
@@ -224,6 +226,18 @@ enum ServeCommand {
                         stand-in (ENROUTE_APNS_URL).
                         """),
                     .value(
+                        "log-format", "F", env: "ENROUTE_LOG_FORMAT",
+                        """
+                        How log lines are written (ENROUTE_LOG_FORMAT): text (default; time, level, label, message,
+                        key=value fields) or json (one object per line, for a log pipeline).
+                        """),
+                    .value(
+                        "log-level", "L", env: "ENROUTE_LOG_LEVEL",
+                        """
+                        The least level logged (ENROUTE_LOG_LEVEL): trace, debug, info (default), notice, warning,
+                        error or critical.
+                        """),
+                    .value(
                         "apns-ca", "PATH", env: "ENROUTE_APNS_CA",
                         "Also trust this PEM certificate for APNs, e.g. the stand-in's (ENROUTE_APNS_CA)."),
                 ]
@@ -239,6 +253,8 @@ enum ServeCommand {
     static func run(_ args: [String]) async throws -> Int32 {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
+        let handler = try logHandler(options)
+        logger.withLock { $0 = Logger(label: "enroute", handler: handler) }
         ProcessMemory.limitArenas()
         // Every connection is a descriptor: take all the kernel allows before anything is opened.
         let descriptors = DescriptorLimit.raiseToHard()
@@ -265,8 +281,32 @@ enum ServeCommand {
         return 0
     }
 
-    static func log(_ message: String) {
-        FileHandle.standardError.write(
-            Data("[enroute] \(ISO8601DateFormatter().string(from: Date())) \(message)\n".utf8))
+    /// The process's log, set from `--log-format` and `--log-level` before anything else runs; the backend logs
+    /// through it too.
+    static let logger = Mutex(
+        Logger(label: "enroute", handler: StreamLogHandler.standardError(format: .text, now: { Date() })))
+
+    /// Writes one of the command's own lines (`level`, info by default).
+    static func log(_ message: String, level: Logger.Level = .info) {
+        logger.withLock { $0 }.log(level: level, Logger.Message(message))
+    }
+
+    /// Lines to standard error in `--log-format`, from `--log-level` up.
+    static func logHandler(_ options: Options) throws -> StreamLogHandler {
+        var format = LogFormat.text, level = Logger.Level.info
+        if let (text, source) = options.sourced("log-format") {
+            guard let chosen = LogFormat(rawValue: text) else {
+                throw CLIError("\(source) must be text or json, got '\(text)'")
+            }
+            format = chosen
+        }
+        if let (text, source) = options.sourced("log-level") {
+            guard let chosen = Logger.Level(rawValue: text) else {
+                let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw CLIError("\(source) must be one of \(levels), got '\(text)'")
+            }
+            level = chosen
+        }
+        return StreamLogHandler.standardError(format: format, level: level, now: { Date() })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import CitySimulator
 import EnRouteAPI
 import EnRouteBackend
@@ -94,7 +95,7 @@ final class EmbeddedServer: ServerInspection, Sendable {
         let effects = BackendEffects(
             clock: clock, now: now, tripIDs: SequentialIDGenerator(prefix: "T"),
             offerIDs: SequentialIDGenerator(prefix: "O"),
-            nearbyJitterSeed: random.next(), push: LogPushGateway(log: { _ in }), log: { _ in }, roads: roads)
+            nearbyJitterSeed: random.next(), push: LogPushGateway(log: .discard), log: .discard, roads: roads)
         let backend = try Backend(configuration, effects: effects)
         try backend.seed(city.directory)
         _ = try await backend.start()

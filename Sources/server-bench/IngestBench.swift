@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import EnRouteBackend
 import EnRouteNotifications
 import EnRouteModels
@@ -103,7 +104,7 @@ struct IngestBench {
             secret: "ingest-bench-secret-0123456789")
         configuration.proofDirectory = base.appendingPathComponent("blobs").path
         configuration.rateLimits = .off
-        return try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
+        return try Backend(configuration, effects: .system(push: LogPushGateway(log: .discard), log: .discard))
     }
 
     /// One assigned ride per provider, requested as the app does: a saved card, then the economy quote the request

@@ -1,4 +1,5 @@
 import Foundation
+import EnRouteLogging
 import Synchronization
 import EnRouteBackend
 import EnRouteDomain
@@ -146,7 +147,7 @@ struct RawCreatesBench {
         var configuration = BackendConfiguration(
             storage: .sqlite(path: database), secret: "raw-creates-secret-0123456789")
         configuration.proofDirectory = database + ".blobs"
-        _ = try Backend(configuration, effects: .system(push: LogPushGateway(log: { _ in }), log: { _ in }))
+        _ = try Backend(configuration, effects: .system(push: LogPushGateway(log: .discard), log: .discard))
     }
 
     /// Every key made before the clock starts (the reference times SQLite, not id generation): each create's trip,

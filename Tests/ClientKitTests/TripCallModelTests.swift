@@ -12,7 +12,7 @@ import TestSupport
     final class Dialer: @unchecked Sendable { var dialled: [String] = [] }
 
     func makeSUT() async throws -> (TestBackend, TripCallModel, Dialer, tripId: String) {
-        let backend = TestBackend(telephony: LogTelephonyRelay(pool: [E164PhoneNumber("+3587000001")!], log: { _ in }))
+        let backend = TestBackend(telephony: LogTelephonyRelay(pool: [E164PhoneNumber("+3587000001")!], log: .discard))
         for (account, role, number) in [("c1", Party.customer, "+358401111111"), ("p1", .provider, "+358502222222")] {
             _ = await backend.call(
                 "PUT", APIPath.accountPhone, token: backend.token(account, role), json: #"{"phoneNumber":"\#(number)"}"#

@@ -24,7 +24,7 @@ struct OfferFlow {
     static let dropoffJSON = #"{"lat":60.1841,"lng":24.9497}"#
 
     /// The production backend with dispatch started; pushes go to `push`.
-    init(push: any PushGateway = LogPushGateway(log: { _ in })) throws {
+    init(push: any PushGateway = LogPushGateway(log: .discard)) throws {
         backend = TestBackend(offerIDPrefix: "OF", jitterSeed: 7, push: push)
         providers = backend.providers
         devices = backend.backend.devices

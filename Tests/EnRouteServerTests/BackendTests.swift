@@ -19,7 +19,7 @@ import TestSupport
         BackendEffects(
             clock: clock, now: { clock.date }, tripIDs: SequentialIDGenerator(prefix: "T"),
             offerIDs: SequentialIDGenerator(prefix: "O"),
-            nearbyJitterSeed: 1, push: LogPushGateway(log: { _ in }), log: { _ in })
+            nearbyJitterSeed: 1, push: LogPushGateway(log: .discard), log: .discard)
     }
 
     /// A ride request for `customer` as the app makes one: a saved card, then the economy quote it names.

@@ -75,7 +75,7 @@ import Synchronization
         let log = Mutex<[String]>([])
         let estimator = RoadEstimator(
             roads: StubRoads(duration: 600, failRoute: .noSegment(index: 0)), metrics: metrics,
-            log: { line in log.withLock { $0.append(line) } })
+            log: .lines { line in log.withLock { $0.append(line) } })
         let trip = Self.assignedRide()
         let straight = StraightLineEstimator().refreshETA(trip, now: Self.mondayMorning)
         #expect(estimator.refreshETA(trip, now: Self.mondayMorning).etaLatest == straight.etaLatest)

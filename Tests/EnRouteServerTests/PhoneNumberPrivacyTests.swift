@@ -39,9 +39,9 @@ import Synchronization
 
     @Test func noAnswerEventPushOrLogLineCarriesTheOtherPartysNumber() async throws {
         let seen = Seen()
-        let relay = LogTelephonyRelay(pool: TripCallTests.pool, log: { seen.add("log", "relay log", $0) })
+        let relay = LogTelephonyRelay(pool: TripCallTests.pool, log: .lines { seen.add("log", "relay log", $0) })
         let backend = TestBackend(
-            push: CapturingPushes(seen), telephony: relay, log: { seen.add("log", "server log", $0) })
+            push: CapturingPushes(seen), telephony: relay, log: .lines { seen.add("log", "server log", $0) })
         backend.service.hub.onPublish { trips in
             for trip in trips {
                 let wire = backend.api.wire, now = backend.clock.date

@@ -16,7 +16,7 @@ import Synchronization
 
     /// A backend whose relay is a log sink over `pool`, with both parties' numbers given (unless told otherwise).
     static func makeSUT(
-        relay: LogTelephonyRelay = LogTelephonyRelay(pool: pool, log: { _ in }),
+        relay: LogTelephonyRelay = LogTelephonyRelay(pool: pool, log: .discard),
         storage: BackendConfiguration.Storage = .memory,
         clock: ManualClock = ManualClock(), numbers: Bool = true
     ) async -> TestBackend {
@@ -29,7 +29,7 @@ import Synchronization
     }
 
     @Test func eachPartyDialsTheirOwnProxyNumberAndTheTripKeepsOneSession() async throws {
-        let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
+        let relay = LogTelephonyRelay(pool: Self.pool, log: .discard)
         let backend = await Self.makeSUT(relay: relay)
         let trip = try await backend.requestRide()
         #expect(await backend.assign(trip.id, to: "p1").status == 200)
@@ -92,7 +92,7 @@ import Synchronization
     /// The session is opened once, kept through the trip, given its closing time when the trip ends, and closed at the
     /// relay a stated time (the policy's 15 minutes) after the end; from then on a call is refused with the reason.
     @Test func theRelaySessionsLifetimeFollowsTheTrip() async throws {
-        let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
+        let relay = LogTelephonyRelay(pool: Self.pool, log: .discard)
         let clock = ManualClock()
         let backend = await Self.makeSUT(relay: relay, clock: clock)
         let calls = backend.backend.calls
@@ -125,7 +125,7 @@ import Synchronization
     /// it,
     /// and it closes the session on its first sweep after the stated time.
     @Test func theRunningBackendClosesTheSessionOnItsClock() async throws {
-        let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
+        let relay = LogTelephonyRelay(pool: Self.pool, log: .discard)
         let clock = ManualClock()
         let backend = await Self.makeSUT(relay: relay, clock: clock)
         try await backend.backend.start()
@@ -149,7 +149,7 @@ import Synchronization
     /// A provider who gives the trip up before pickup takes their mapping with them: the next provider gets a new
     /// session.
     @Test func anotherProviderGetsANewSessionAndTheOldOneCloses() async throws {
-        let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
+        let relay = LogTelephonyRelay(pool: Self.pool, log: .discard)
         let backend = await Self.makeSUT(relay: relay)
         #expect(await backend.setPhone("p2", .provider, "+358503333333") == 200)
         let trip = try await backend.requestRide()
@@ -171,7 +171,7 @@ import Synchronization
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let storage = BackendConfiguration.Storage.sqlite(path: dir.appendingPathComponent("enroute.sqlite").path)
-        let relay = LogTelephonyRelay(pool: Self.pool, log: { _ in })
+        let relay = LogTelephonyRelay(pool: Self.pool, log: .discard)
         let clock = ManualClock()
         let (tripId, first): (String, TripCall)
         do {

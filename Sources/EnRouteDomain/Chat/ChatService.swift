@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+public import EnRouteLogging
 
 /// A trip's chat: stores each client-made message once under the trip's next sequence, fans it out to the open chat
 /// sockets, hands it to the notifier when the recipient has none, and removes a conversation `policy.retention` after
@@ -20,7 +21,7 @@ public final class ChatService: Sendable {
     private let trips: TripService
     private let notifier: (any ChatNotifier)?
     private let now: @Sendable () -> Date
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let listeners = Mutex<[String: [UInt64: Listener]]>([:])
     private let nextListener = Atomic<UInt64>(0)
     private let buckets = Mutex<[String: ChatPolicy.Bucket]>([:])
@@ -37,7 +38,7 @@ public final class ChatService: Sendable {
         store: any ChatStore, trips: TripService, policy: ChatPolicy = ChatPolicy(),
         notifier: (any ChatNotifier)? = nil,
         clock: any Clock<Duration>, sweepInterval: Duration = .seconds(60), now: @escaping @Sendable () -> Date,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         self.store = store; self.trips = trips; self.policy = policy; self.notifier = notifier; self.now = now;
         self.log = log
@@ -230,7 +231,7 @@ public final class ChatService: Sendable {
         let due = try await store.conversations(endedBefore: at.addingTimeInterval(-policy.retention))
         for id in due {
             try await store.remove(tripId: id, at: at)
-            log("chat: removed the conversation of trip \(id)")
+            log.info("chat: removed the conversation of trip \(id)")
         }
         let policy = self.policy
         buckets.withLock { $0 = $0.filter { !$0.value.isFull(at: at, policy: policy) } }
@@ -240,7 +241,7 @@ public final class ChatService: Sendable {
     /// Sweeps now, then every sweep interval (or at once after a trip ends), until the task is cancelled.
     public func run() async {
         await loop.run {
-            do { try await self.sweep() } catch { self.log("chat: sweep failed: \(error)") }
+            do { try await self.sweep() } catch { self.log.warning("chat: sweep failed: \(error)") }
         }
     }
 }

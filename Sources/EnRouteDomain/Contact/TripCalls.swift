@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+public import EnRouteLogging
 
 /// When a trip allows a relayed call, and how long its session lives.
 public struct CallPolicy: Sendable, Equatable {
@@ -39,7 +40,7 @@ public final class TripCalls: Sendable {
     private let phones: any PhoneBook
     public let policy: CallPolicy
     private let now: @Sendable () -> Date
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let loop: PollLoop
     /// Opens in flight per trip, so two parties calling at once share one session.
     private let opening = Mutex<[String: Task<ContactSession, any Error>]>([:])
@@ -47,7 +48,7 @@ public final class TripCalls: Sendable {
     public init(
         service: TripService, relay: any TelephonyRelay, sessions: any ContactSessionStore, phones: any PhoneBook,
         policy: CallPolicy = CallPolicy(), clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
-        log: @escaping @Sendable (String) -> Void
+        log: Logger
     ) {
         self.service = service; self.relay = relay; self.sessions = sessions; self.phones = phones; self.policy = policy
         self.now = now; self.log = log
@@ -72,7 +73,7 @@ public final class TripCalls: Sendable {
         } catch let refusal as CallRefusal {
             throw refusal
         } catch {
-            log("calls: trip \(tripId): the relay failed: \(error)")
+            log.warning("calls: trip \(tripId): the relay failed: \(error)")
             throw .relayUnavailable("\(error)")
         }
         return TripCall(
@@ -114,16 +115,17 @@ public final class TripCalls: Sendable {
             } catch TelephonyRelayError.unknownSession {
                 // Already gone at the relay (its time-to-live, or a relay restart): nothing connects any more.
             } catch {
-                log(
-                    "calls: could not close session \(session.relaySessionId) of trip \(session.tripId) (will "
-                        + "retry): \(error)"
-                )
+                log.warning(
+                    Logger.Message(
+                        "calls: could not close session \(session.relaySessionId) of trip \(session.tripId) (will "
+                            + "retry): \(error)"
+                    ))
                 continue
             }
             session.closesAt = session.closesAt ?? at
             session.closedAt = at
             try? await sessions.save(session)
-            log("calls: session \(session.relaySessionId) of trip \(session.tripId) closed")
+            log.info("calls: session \(session.relaySessionId) of trip \(session.tripId) closed")
         }
     }
 
@@ -166,7 +168,7 @@ public final class TripCalls: Sendable {
                 relaySessionId: id, tripId: trip.id, customerId: trip.customerId, providerId: providerId,
                 customerDials: customerDials.e164, providerDials: providerDials.e164, openedAt: now())
             try await sessions.save(session)
-            log("calls: session \(id) opened for trip \(trip.id)")
+            log.info("calls: session \(id) opened for trip \(trip.id)")
             return session
         } catch {
             // Half a session connects nobody: close it rather than leave a mapping behind.

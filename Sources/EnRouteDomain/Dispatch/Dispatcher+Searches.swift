@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+import EnRouteLogging
 
 /// Searches: one task per trip that needs a provider, offering it to one candidate at a time.
 extension Dispatcher {
@@ -210,7 +211,8 @@ extension Dispatcher {
             metrics.increment(
                 "enroute_presence_failures_total", labels: ["call": "dispatch"],
                 help: "Calls to the provider locations that failed, by caller.")
-            log("dispatch: could not read provider locations for trip \(trip.id), looking again shortly: \(error)")
+            log.warning(
+                "dispatch: could not read provider locations for trip \(trip.id), looking again shortly: \(error)")
             return .unreadable
         }
         guard !hits.isEmpty else { return .nobody }

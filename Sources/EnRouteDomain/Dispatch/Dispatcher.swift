@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+public import EnRouteLogging
 
 /// No live or recent offer with this id was ever this provider's.
 public struct OfferNotFound: Error, Sendable, Equatable {}
@@ -55,7 +56,7 @@ public final class Dispatcher: Sendable {
     let clock: any Clock<Duration>
     let ids: any IDGenerator
     let metrics: any MetricsSink
-    let log: @Sendable (String) -> Void
+    let log: Logger
     let now: @Sendable () -> Date
     let state = Mutex(State())
     let timers = Atomic<UInt64>(0)
@@ -69,7 +70,7 @@ public final class Dispatcher: Sendable {
         book: any OfferStore = InMemoryOfferStore(), peers: (any PeerChannel)? = nil,
         ranking: any CandidateRanking = StraightLineRanking(), policy: DispatchPolicy = DispatchPolicy(),
         clock: any Clock<Duration>,
-        ids: any IDGenerator, metrics: any MetricsSink, log: @escaping @Sendable (String) -> Void = { _ in },
+        ids: any IDGenerator, metrics: any MetricsSink, log: Logger = .discard,
         now: @escaping @Sendable () -> Date
     ) {
         self.service = service; self.presence = presence; self.events = events; self.offers = offers;

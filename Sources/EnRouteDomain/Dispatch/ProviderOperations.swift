@@ -1,5 +1,6 @@
 public import Foundation
 public import EnRouteModels
+public import EnRouteLogging
 
 /// The provider side of the backend wired together: presence, location ingest, dispatch, the providers' live streams
 /// and the nearby map (`GET /v1/drivers/nearby`).
@@ -19,7 +20,7 @@ public final class ProviderOperations: Sendable {
     private let wire: WireMapping
     private let peers: (any PeerChannel)?
     private let metrics: any MetricsSink
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     /// A provider became findable at a position: searches waiting for supply look again, here and on the other nodes.
     private let wake: @Sendable (Coordinate) -> Void
 
@@ -42,7 +43,7 @@ public final class ProviderOperations: Sendable {
         locations: (any ProviderLocations)? = nil,
         ids: any IDGenerator, offers: (any OfferObserver)? = nil, book: any OfferStore = InMemoryOfferStore(),
         peers: (any PeerChannel)? = nil, jitterSeed: UInt64, speeds: (any RoadSpeedFeedback)? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         let now: @Sendable () -> Date = { service.currentTime() }
         let presence = locations ?? ProviderPresence(fixLifetime: fixLifetime, cities: service.cities, now: now)
@@ -153,7 +154,7 @@ public final class ProviderOperations: Sendable {
         metrics.increment(
             "enroute_presence_failures_total", labels: ["call": call],
             help: "Calls to the provider locations that failed, by caller.")
-        log("\(call): the provider locations failed: \(error)")
+        log.warning("\(call): the provider locations failed: \(error)")
         return error as? ProviderLocationsUnavailable ?? ProviderLocationsUnavailable("\(error)")
     }
 

@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+public import EnRouteLogging
 
 /// Location ingest: each provider's batches, applied once, filtered, stored, fanned out.
 ///
@@ -27,7 +28,7 @@ public final class LocationIngest: Sendable {
     private let policy: FixPlausibilityPolicy
     private let metrics: any MetricsSink
     private let supplyChanged: @Sendable (_ at: Coordinate) -> Void
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let now: @Sendable () -> Date
     private let speeds: (any RoadSpeedFeedback)?
 
@@ -39,7 +40,7 @@ public final class LocationIngest: Sendable {
         policy: FixPlausibilityPolicy = FixPlausibilityPolicy(),
         metrics: any MetricsSink, batchMemory: Int = 8,
         supplyChanged: @escaping @Sendable (_ at: Coordinate) -> Void = { _ in },
-        speeds: (any RoadSpeedFeedback)? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+        speeds: (any RoadSpeedFeedback)? = nil, log: Logger = .discard,
         now: @escaping @Sendable () -> Date
     ) {
         self.service = service; self.presence = presence; self.paths = paths; self.policy = policy;
@@ -97,10 +98,11 @@ public final class LocationIngest: Sendable {
             metrics.increment(
                 "enroute_presence_failures_total", labels: ["call": "ingest"],
                 help: "Calls to the provider locations that failed, by caller.")
-            log(
-                "ingest: \(provider)'s position was not recorded in the provider locations (the fixes are "
-                    + "kept): \(error)"
-            )
+            log.warning(
+                Logger.Message(
+                    "ingest: \(provider)'s position was not recorded in the provider locations (the fixes are "
+                        + "kept): \(error)"
+                ))
         }
         let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.

@@ -1,5 +1,6 @@
 public import Foundation
 public import EnRouteModels
+import EnRouteLogging
 
 /// The hold on the customer's card placed when a trip is confirmed: asked of the gateway under a key derived from the
 /// quote (so a retry never holds twice), attached to the trip in the transaction that creates it, and released when no
@@ -140,13 +141,14 @@ public final class PaymentHolds: Sendable {
 
     /// A gateway error as the machine's event; an answer that does not say what happened is 503 (retry with the same
     /// key).
-    static func event(for error: any Error, log: @Sendable (String) -> Void) throws -> PaymentEvent {
+    static func event(for error: any Error, log: Logger) throws -> PaymentEvent {
         switch error as? PaymentGatewayError {
         case .declined(let decline, _)?: return .declined(decline)
         case .rejected(let message)?:
             return .declined(GatewayDecline(code: "invalid_payment_method", declineCode: nil, message: message))
         case .ambiguous(let message)?:
-            log("payments: the gateway's answer was unclear (\(message)); the request may be retried with the same key")
+            log.warning(
+                "payments: the gateway's answer was unclear (\(message)); the request may be retried with the same key")
             throw TripError.contended
         case nil: throw error
         }
@@ -206,9 +208,9 @@ public final class PaymentHolds: Sendable {
                 current.updatedAt = at
                 try await tx.save(current)
             }
-            payments.log("payments: released the hold of quote \(quoteId), which no trip took")
+            payments.log.info("payments: released the hold of quote \(quoteId), which no trip took")
         } catch {
-            payments.log("payments: could not release the hold of quote \(quoteId) yet: \(error)")
+            payments.log.warning("payments: could not release the hold of quote \(quoteId) yet: \(error)")
         }
     }
 

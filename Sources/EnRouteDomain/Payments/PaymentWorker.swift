@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+public import EnRouteLogging
 
 /// Drains the `payments` outbox: settles ended trips, charges tips and applies gateway callbacks, each as a job that
 /// was committed with the change that caused it, so a crash between the change and the money only delays it.
@@ -13,7 +14,7 @@ public final class PaymentWorker: Sendable {
     private weak let service: TripService?
     private let measurement: (any TripMeasurement)?
     private let now: @Sendable () -> Date
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let loop: PollLoop
     private let lastReconcile = Mutex<Date>(.distantPast)
     private let passes = Mutex(0)
@@ -28,7 +29,7 @@ public final class PaymentWorker: Sendable {
     public init(
         service: TripService, measurement: (any TripMeasurement)?, clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date, pollInterval: Duration = .seconds(1), reconcileEvery: TimeInterval = 60,
-        concurrency: Int = 8, log: @escaping @Sendable (String) -> Void = { _ in }
+        concurrency: Int = 8, log: Logger = .discard
     ) {
         self.service = service; self.measurement = measurement; self.now = now
         self.loop = PollLoop(clock: clock, interval: pollInterval); self.reconcileEvery = reconcileEvery; self.log = log
@@ -71,7 +72,9 @@ public final class PaymentWorker: Sendable {
             lastReconcile.withLock { $0 = at }
             if await mayReconcile(service, at: at) {
                 passes.withLock { $0 += 1 }
-                do { try await service.reconcilePayments() } catch { log("payments: reconciler pass failed: \(error)") }
+                do { try await service.reconcilePayments() } catch {
+                    log.warning("payments: reconciler pass failed: \(error)")
+                }
             }
         }
         var finished = 0
@@ -136,7 +139,7 @@ public final class PaymentWorker: Sendable {
             return try await service.store.claimLease(
                 Self.reconcilerLease, node: node, until: at.addingTimeInterval(reconcileEvery * 2.5), now: at)
         } catch {
-            log("payments: could not take the reconciler lease: \(error)")
+            log.warning("payments: could not take the reconciler lease: \(error)")
             return false
         }
     }
@@ -153,7 +156,7 @@ public final class PaymentWorker: Sendable {
         let store = service.store, message = claimed.message
         let job: PaymentJob
         do { job = try claimed.job.get() } catch {
-            log("payments: dropping unreadable job \(message.id): \(error)")
+            log.warning("payments: dropping unreadable job \(message.id): \(error)")
             try await store.completeOutbox(id: message.id)
             return true
         }
@@ -177,7 +180,7 @@ public final class PaymentWorker: Sendable {
             // No clear answer (the gateway, the store): again later under the same keys, backing off to 10 minutes.
             let attempts = message.attempts + 1
             let delay = min(600, 2 * pow(2, Double(min(attempts, 10))))
-            log("payments: job \(message.id) failed (attempt \(attempts)), again in \(Int(delay)) s: \(error)")
+            log.warning("payments: job \(message.id) failed (attempt \(attempts)), again in \(Int(delay)) s: \(error)")
             try await store.rescheduleOutbox(
                 id: message.id, attempts: attempts, notBefore: now().addingTimeInterval(delay))
             return false

@@ -1,5 +1,6 @@
 public import Foundation
 public import EnRouteModels
+public import EnRouteLogging
 
 /// A saved card to hold or charge: the method's id, its gateway token and what the customer is shown of it.
 public struct SavedCard: Sendable, Equatable {
@@ -15,7 +16,7 @@ public final class TripPayments: Sendable {
     public let gateway: any PaymentGateway
     let store: any TripStore
     let defaultCard: @Sendable (_ accountId: String) async throws -> SavedCard?
-    let log: @Sendable (String) -> Void
+    let log: Logger
     /// A tip may be given this long after the trip ended.
     public let tipWindow: TimeInterval = 72 * 3600
     /// The largest tip, in minor units.
@@ -35,7 +36,7 @@ public final class TripPayments: Sendable {
         quotes: QuoteBook, gateway: any PaymentGateway, store: any TripStore,
         defaultCard: @escaping @Sendable (_ accountId: String) async throws -> SavedCard?,
         unattachedHoldTimeout: TimeInterval = 15 * 60,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         self.quotes = quotes; self.gateway = gateway; self.store = store; self.defaultCard = defaultCard; self.log = log
         self.unattachedHoldTimeout = unattachedHoldTimeout

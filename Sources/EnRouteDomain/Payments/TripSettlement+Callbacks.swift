@@ -1,5 +1,6 @@
 public import Foundation
 public import EnRouteModels
+import EnRouteLogging
 
 extension TripSettlement {
     /// The gateway callbacks `apply(_:)` acts on. The others (a hold placed, a payment refused) only repeat what the
@@ -40,7 +41,7 @@ extension TripSettlement {
                 return
             }
             try await release(trip, payment, expecting: nil, at: commits.now())
-            payments.log("payments: the hold of trip \(tripId) ended at the gateway (\(event.type))")
+            payments.log.info("payments: the hold of trip \(tripId) ended at the gateway (\(event.type))")
         default:
             // payment_intent.payment_failed and others: the synchronous answers already recorded the outcome.
             break
@@ -66,7 +67,7 @@ extension TripSettlement {
                 case .canceled? = try? await payments.gateway.retrieve(intentId: intent).status
             else { continue }
             try await release(trip, payment, expecting: payment.version, at: at)
-            payments.log("payments: the hold of trip \(trip.id) expired at the bank; released on the trip")
+            payments.log.warning("payments: the hold of trip \(trip.id) expired at the bank; released on the trip")
             acted += 1
         }
         return acted

@@ -1,15 +1,16 @@
 public import Foundation
 public import EnRouteModels
+public import EnRouteLogging
 
 /// At completion a trip's kept path is matched onto the roads, and the match's distance and time kept on the trip:
 /// the measurement the final price rests on (`PathMeasurement`).
 public struct CompletedPathMatching: Sendable {
     let roads: any RoadRouting
     let paths: any PathStore
-    let log: @Sendable (String) -> Void
+    let log: Logger
 
     /// Matches on `roads` the paths kept in `paths`.
-    public init(roads: any RoadRouting, paths: any PathStore, log: @escaping @Sendable (String) -> Void) {
+    public init(roads: any RoadRouting, paths: any PathStore, log: Logger) {
         self.roads = roads; self.paths = paths; self.log = log
     }
 
@@ -33,7 +34,7 @@ public struct CompletedPathMatching: Sendable {
                 of: tripId, distanceMeters: matched.distanceMeters.rounded(),
                 durationSeconds: matched.durationSeconds.rounded())
         } catch {
-            log("roads: could not match the path of trip \(tripId): \(error)")
+            log.warning("roads: could not match the path of trip \(tripId): \(error)")
         }
     }
 }

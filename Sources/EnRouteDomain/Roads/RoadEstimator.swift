@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+public import EnRouteLogging
 
 /// Arrival windows, estimates and pickup waits from real roads: the road route from the provider's latest kept fix to
 /// the next stop, followed fix by fix, with the window's width from the calibrated error model (`EtaCalibration`).
@@ -60,7 +61,7 @@ public final class RoadEstimator: TripEstimator {
     public let historyLimit = 20_000
     private let samples: any EtaSampleStore
     private let metrics: any MetricsSink
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let state: Mutex<State>
 
     /// An estimator on `roads`, its error model kept in `samples` (read back now).
@@ -70,7 +71,7 @@ public final class RoadEstimator: TripEstimator {
         calibrationMinimum: Int = 20, recomputeInterval: TimeInterval = 30, offRouteMeters: Double = 50,
         minimumETA: TimeInterval = 60,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!, metrics: any MetricsSink = NoMetrics(),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discard
     ) {
         self.roads = roads; self.samples = samples; self.fallback = fallback; self.recomputeInterval = recomputeInterval
         self.offRouteMeters = offRouteMeters; self.minimumETA = minimumETA; self.timeZone = timeZone;
@@ -289,7 +290,8 @@ public final class RoadEstimator: TripEstimator {
                     "enroute_eta_fallback_total",
                     labels: ["reason": "\(error)".prefix(while: { $0 != "(" }).description],
                     help: "ETAs computed in a straight line, by reason.")
-                log("eta: no road route for trip \(key.trip) (\(key.kind.rawValue)): \(error); straight-line ETA kept")
+                log.warning(
+                    "eta: no road route for trip \(key.trip) (\(key.kind.rawValue)): \(error); straight-line ETA kept")
                 return
             }
             let listeners: [@Sendable (String) async -> Void] = state.withLock { s in
@@ -361,7 +363,9 @@ public final class RoadEstimator: TripEstimator {
         guard let sample else { return }
         let samples = self.samples, log = self.log
         spawn {
-            do { try await samples.append(sample) } catch { log("eta: could not keep a calibration sample: \(error)") }
+            do { try await samples.append(sample) } catch {
+                log.warning("eta: could not keep a calibration sample: \(error)")
+            }
         }
     }
 
@@ -374,7 +378,7 @@ public final class RoadEstimator: TripEstimator {
             throw TripError.invalid(pointer: pointer, detail: Self.notCovered)
         } catch {
             // The router could not tell: the request goes ahead on straight lines.
-            log("eta: coverage of \(pointer) unknown: \(error)")
+            log.warning("eta: coverage of \(pointer) unknown: \(error)")
         }
     }
 
@@ -408,7 +412,7 @@ public final class RoadEstimator: TripEstimator {
             metrics.increment(
                 "enroute_eta_fallback_total", labels: ["reason": "estimate"],
                 help: "ETAs computed in a straight line, by reason.")
-            log("eta: estimate in a straight line: \(error)")
+            log.warning("eta: estimate in a straight line: \(error)")
             return QuoteLeg(
                 distanceMeters: StraightLineEstimator.distance(pickup, dropoff) * fallback.detour,
                 durationSeconds: fallback.travel(pickup, dropoff),

@@ -1,6 +1,7 @@
 public import Foundation
 public import EnRouteModels
 import Synchronization
+public import EnRouteLogging
 
 /// One node's share of the live fan-out between nodes: every trip version committed here reaches the others through the
 /// store's outbox and the live bus, every fix kept here goes straight to the bus, and what the others send is applied
@@ -29,7 +30,7 @@ public final class FanOut: PeerChannel, Sendable {
     private let retryDelay: Duration
     private let relayLease: Duration
     private let batch: Int
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let listeners = Mutex<[@Sendable (LiveMessage) -> Void]>([])
     /// Messages shared here, published one after another in the order they were shared (an offer before its
@@ -59,7 +60,7 @@ public final class FanOut: PeerChannel, Sendable {
     public init(
         node: String, service: TripService, bus: any LiveBus, cities: [String], clock: any Clock<Duration>,
         relayInterval: Duration = .seconds(1), relayLease: Duration = .seconds(10), retryDelay: Duration = .seconds(1),
-        batch: Int = 256, log: @escaping @Sendable (String) -> Void
+        batch: Int = 256, log: Logger
     ) {
         self.node = node; self.service = service; self.bus = bus; self.cities = cities; self.clock = clock
         self.retryDelay = retryDelay; self.relayLease = relayLease; self.batch = batch; self.log = log
@@ -89,7 +90,9 @@ public final class FanOut: PeerChannel, Sendable {
         let bus = self.bus, log = self.log, messages = outgoing.stream
         let sender = Task<Void, Never> {
             for await envelope in messages {
-                do { try await bus.publish([envelope]) } catch { log("fan-out: a message was not shared: \(error)") }
+                do { try await bus.publish([envelope]) } catch {
+                    log.warning("fan-out: a message was not shared: \(error)")
+                }
             }
         }
         tasks.withLock { $0 += [relay, reader, sender] }
@@ -148,10 +151,11 @@ public final class FanOut: PeerChannel, Sendable {
                 let refused: Int
                 do { refused = try await bus.publish(envelopes) } catch {
                     tally.withLock { $0.publishFailures += 1 }
-                    log(
-                        "fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox; leaving "
-                            + "\(city) to a node that reaches it: \(error)"
-                    )
+                    log.warning(
+                        Logger.Message(
+                            "fan-out: the bus refused \(stamped.count) versions of \(city), kept in the outbox; "
+                                + "leaving \(city) to a node that reaches it: \(error)"
+                        ))
                     // A node that reaches the store but not the bus would hold the city's fan-out up: it gives the
                     // lease up, and takes it again only after a lease's length, when no other node has.
                     held.withLock { _ = $0.remove(city) }
@@ -168,7 +172,7 @@ public final class FanOut: PeerChannel, Sendable {
                 if stamped.count < batch { return }
             }
         } catch {
-            log("fan-out: relaying \(city) failed: \(error)")
+            log.warning("fan-out: relaying \(city) failed: \(error)")
         }
     }
 
@@ -211,13 +215,14 @@ public final class FanOut: PeerChannel, Sendable {
                     }
                     if envelope.origin != node { apply(envelope) }
                     if gap {
-                        log("fan-out: \(envelope.city)'s stream skipped to \(envelope.sequence ?? 0); resynchronising")
+                        log.info(
+                            "fan-out: \(envelope.city)'s stream skipped to \(envelope.sequence ?? 0); resynchronising")
                         await resync()
                     }
                 }
                 if Task.isCancelled { return }
             } catch {
-                log("fan-out: lost the bus (\(error)); subscribing again in \(retryDelay)")
+                log.warning("fan-out: lost the bus (\(error)); subscribing again in \(retryDelay)")
             }
             do { try await clock.sleep(for: retryDelay) } catch { return }
         }
@@ -246,7 +251,7 @@ public final class FanOut: PeerChannel, Sendable {
             // Held here as active but finished meanwhile elsewhere.
             for id in ids { if let trip = try service.store.trip(id: id) { service.absorb(trip) } }
         } catch {
-            log("fan-out: resynchronising from the store failed: \(error)")
+            log.warning("fan-out: resynchronising from the store failed: \(error)")
         }
     }
 }
