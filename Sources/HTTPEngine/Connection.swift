@@ -100,8 +100,6 @@ final class Connection: @unchecked Sendable {
     /// More answers wait for the client than `maxAnswerBacklog`: its next requests wait until it has read them.
     private var backlogged = false
     private var serial: UInt64 = 0
-    /// Index in the server's registry (the registry's lock).
-    var registryIndex = -1
 
     // Loop thread only.
     private var receive = Receive.head
