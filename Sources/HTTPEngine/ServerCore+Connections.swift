@@ -17,7 +17,7 @@ struct ConnectionRegistry {
     }
 
     mutating func evict(_ connection: Connection) {
-        connection.lock.withLock { connection.evicted = true }
+        connection.evict()
         evicted += 1
     }
 
@@ -65,7 +65,7 @@ extension ServerCore {
                 r.add(connection)
                 guard r.counted > limit else { return (true, nil) }
                 guard let victim = Self.givesWay(among: r.connections, to: connection) else {
-                    connection.lock.withLock { connection.refused = true }
+                    connection.refuse()
                     return (true, nil)
                 }
                 r.evict(victim)
@@ -86,10 +86,7 @@ extension ServerCore {
     private static func givesWay(among connections: [Connection], to newcomer: Connection) -> Connection? {
         var victim: (connection: Connection, deadlines: ConnectionDeadlines)?
         for other in connections where other !== newcomer {
-            let candidate = other.lock.withLock { () -> ConnectionDeadlines? in
-                other.evicted || !other.deadlines.mayGiveWay ? nil : other.deadlines
-            }
-            guard let candidate else { continue }
+            guard let candidate = other.givingWay else { continue }
             if let best = victim, !ConnectionDeadlines.givesWayBefore(candidate, best.deadlines) { continue }
             victim = (other, candidate)
         }

@@ -48,7 +48,7 @@ extension ServerCore {
     func enforceDeadlines(now: Duration) {
         var cuts: [Connection] = [], overdue: [Connection] = []
         for connection in registry.withLock({ $0.connections }) {
-            switch connection.expire(now: now, limits: limits) {
+            switch connection.expire(now: now) {
             case .close?: cuts.append(connection)
             case .timeOut?: overdue.append(connection)
             case nil: break

@@ -12,7 +12,8 @@ final class ServerCore: @unchecked Sendable {
     let metrics: MetricsRegistry
     let router: Router
     let clock: any Clock<Duration>
-    let limits: ConnectionDeadlines.Limits
+    /// What every connection's rules are measured against.
+    let connectionLimits: ConnectionLimits
     let budget: DescriptorBudget
     let accept: @Sendable (Int32) -> Int32
     /// Time on `clock` since the server was made.
@@ -33,8 +34,6 @@ final class ServerCore: @unchecked Sendable {
     let streams = Mutex<[ObjectIdentifier: StreamSink]>([:])
     let sockets = Mutex<[ObjectIdentifier: UpgradedSocket]>([:])
     var timer: Task<Void, Never>?
-    /// The most of an over-limit body read and discarded to answer 413 rather than drop the connection.
-    static let maxDiscardedBody = 32 * 1024 * 1024
 
     init(
         router: Router, configuration: HTTPServerConfiguration, metrics: MetricsRegistry, clock: any Clock<Duration>,
@@ -49,9 +48,12 @@ final class ServerCore: @unchecked Sendable {
         self.clock = clock
         self.wallClock = wallClock
         self.elapsed = Self.elapsedReader(clock)
-        limits = .init(
-            header: configuration.headerTimeout, body: configuration.bodyTimeout,
-            idle: .seconds(Int(configuration.idleTimeoutSeconds)), request: configuration.requestDeadline)
+        connectionLimits = ConnectionLimits(
+            maxHeadBytes: configuration.maxHeadBytes, maxAnswerBacklog: configuration.maxAnswerBacklog,
+            deadlines: .init(
+                header: configuration.headerTimeout, body: configuration.bodyTimeout,
+                idle: .seconds(Int(configuration.idleTimeoutSeconds)), request: configuration.requestDeadline),
+            linger: Connection.lingerTime)
         metrics.gauge("enroute_open_connections", help: "Client connections open now.") { [weak self] in
             Double(self?.openConnectionCount ?? 0)
         }
