@@ -1,5 +1,22 @@
 import Foundation
 
+/// When a request began, for its latency: a duration on `ContinuousClock` since the process first read that clock.
+/// The clock's own instant is resilient (its size is known only at run time), so every type that carried it, and every
+/// enum carrying those, would be copied through the runtime on each request.
+struct RequestStart: Sendable {
+    private static let origin = ContinuousClock.now
+    private let sinceOrigin: Duration
+
+    /// Now.
+    static var now: RequestStart { RequestStart(sinceOrigin: origin.duration(to: ContinuousClock.now)) }
+
+    /// The time since this start, in seconds.
+    var secondsElapsed: Double {
+        let d = Self.origin.duration(to: ContinuousClock.now) - sinceOrigin
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
 /// What an answer needs to know of the request it answers, wherever it is written from.
 struct AnswerContext: Sendable {
     var method: String
@@ -10,10 +27,10 @@ struct AnswerContext: Sendable {
     var isHead: Bool
     /// The request's headers, for a WebSocket upgrade's checks.
     var headers: HTTPHeaders
-    var started: ContinuousClock.Instant
+    var started: RequestStart
 
     /// The answer to the request `head` begins, received at `started`; `keepAlive` overrides the client's wish.
-    init(for head: RequestHead, started: ContinuousClock.Instant, keepAlive: Bool? = nil) {
+    init(for head: RequestHead, started: RequestStart, keepAlive: Bool? = nil) {
         self.init(
             method: head.method, route: "unmatched", minorVersion: head.minorVersion,
             keepAlive: keepAlive ?? head.keepAlive, isHead: head.method == "HEAD", headers: head.headers,
@@ -22,7 +39,7 @@ struct AnswerContext: Sendable {
 
     init(
         method: String, route: String, minorVersion: UInt8, keepAlive: Bool, isHead: Bool, headers: HTTPHeaders,
-        started: ContinuousClock.Instant
+        started: RequestStart
     ) {
         self.method = method
         self.route = route
@@ -34,7 +51,7 @@ struct AnswerContext: Sendable {
     }
 
     /// The answer to a request that could not be read: nothing of it is known.
-    static func unreadable(started: ContinuousClock.Instant) -> AnswerContext {
+    static func unreadable(started: RequestStart) -> AnswerContext {
         AnswerContext(
             method: "-", route: "unmatched", minorVersion: 1, keepAlive: false, isHead: false, headers: HTTPHeaders(),
             started: started)
@@ -56,15 +73,23 @@ enum AnswerEncoding {
         case upgrade(WebSocketSession)
     }
 
+    /// An answer written: what follows it, and the status sent.
+    struct Encoded: Sendable {
+        var then: Then
+        var status: Int
+    }
+
     /// Writes the answer `response` to the request `context` describes into `buffer` (emptied first); `draining`
     /// while the server shuts down, when no connection is kept alive. Returns what follows and the status sent.
     static func encode(
         _ response: HTTPResponse, _ context: AnswerContext, draining: Bool, date: [UInt8], into buffer: inout [UInt8]
-    ) -> (then: Then, status: Int) {
+    ) -> Encoded {
         buffer.removeAll(keepingCapacity: true)
         switch response.body {
         case .bytes(let body):
-            return (bytes(response, body, context, draining: draining, date: date, into: &buffer), response.status)
+            return Encoded(
+                then: bytes(response, body, context, draining: draining, date: date, into: &buffer),
+                status: response.status)
         case .eventStream where context.isHead:
             // HEAD gets the stream's head alone (RFC 9110 §9.3.2), whatever the route: no stream starts, and the
             // connection goes on to the next request.
@@ -74,13 +99,15 @@ enum AnswerEncoding {
             ResponseHead.write(
                 status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
                 persistence: persistence, date: date, into: &buffer)
-            return (closeAfter ? .close : .next, response.status)
+            return Encoded(then: closeAfter ? .close : .next, status: response.status)
         case .eventStream(let stream):
             let chunked = context.minorVersion >= 1
             ResponseHead.write(
                 status: response.status, headers: response.headers, length: chunked ? .chunked : .none,
                 persistence: chunked ? .implicit : .close, date: date, into: &buffer)
-            return (.stream(stream, chunked: chunked, keepAlive: chunked && context.keepAlive), response.status)
+            return Encoded(
+                then: .stream(stream, chunked: chunked, keepAlive: chunked && context.keepAlive),
+                status: response.status)
         case .webSocket(let session):
             return upgrade(response, session, context, draining: draining, date: date, into: &buffer)
         }
@@ -111,7 +138,7 @@ enum AnswerEncoding {
     private static func upgrade(
         _ response: HTTPResponse, _ session: WebSocketSession, _ context: AnswerContext, draining: Bool,
         date: [UInt8], into buffer: inout [UInt8]
-    ) -> (then: Then, status: Int) {
+    ) -> Encoded {
         // An upgrade is a GET (RFC 6455 §4.1); a HEAD never switches the connection.
         guard !context.isHead else {
             let refusal = HTTPError.badRequest("A WebSocket upgrade is a GET request.").response
@@ -139,6 +166,6 @@ enum AnswerEncoding {
         for field in response.headers { fields.add(field.name, field.value) }
         ResponseHead.write(
             status: 101, headers: fields, length: .none, persistence: .implicit, date: date, into: &buffer)
-        return (.upgrade(session), 101)
+        return Encoded(then: .upgrade(session), status: 101)
     }
 }

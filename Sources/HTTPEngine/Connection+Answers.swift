@@ -46,42 +46,44 @@ extension Connection {
         } else {
             task = Task(operation: run)
         }
-        let (started, answered) = state.withLock { machine -> (Machine.Started, (After, Int)?) in
-            let started = machine.handlerStarted(serial: serial, task: task)
-            guard case .answer(let ready, let context, _) = started else { return (started, nil) }
-            return (started, respond(ready, context, in: &machine, into: &loop.output))
+        var cancel = false
+        let answered = state.withLock { machine -> Answered? in
+            switch machine.handlerStarted(serial: serial, task: task) {
+            case .gone, .running:
+                return nil
+            case .cancel:
+                cancel = true
+                return nil
+            case .answer(let ready, let context, let cancelRequested):
+                cancel = cancelRequested
+                return respond(ready, context, in: &machine, into: &loop.output)
+            }
         }
-        switch started {
-        case .gone, .running:
-            break
-        case .cancel:
-            task.cancel()
-        case .answer(_, let context, let cancel):
-            if let (after, status) = answered { finish(after, status: status, context) }
-            if cancel { task.cancel() }
-        }
+        if let answered { finish(answered) }
+        if cancel { task.cancel() }
     }
 
     /// Answers now, from the loop.
     func answer(_ response: HTTPResponse, _ context: AnswerContext) {
-        let (after, status) = state.withLock { respond(response, context, in: &$0, into: &loop.output) }
-        finish(after, status: status, context)
+        finish(state.withLock { respond(response, context, in: &$0, into: &loop.output) })
     }
 
     // MARK: - Answers (any thread)
 
     /// The async handler's answer (or the deadline's): the first one for `serial` wins.
     func complete(serial: UInt64, with response: HTTPResponse) {
-        let answered = state.withLock { machine -> (After, Int, AnswerContext, wake: Bool)? in
+        var wake = false
+        let answered = state.withLock { machine -> Answered? in
             guard case .answer(let context) = machine.handlerFinished(serial: serial, response: response) else {
                 return nil
             }
             var buffer: [UInt8] = []
-            let (after, status) = respond(response, context, in: &machine, into: &buffer)
-            return (after, status, context, machine.takeWaitingInput())
+            let answered = respond(response, context, in: &machine, into: &buffer)
+            wake = machine.takeWaitingInput()
+            return answered
         }
-        guard let (after, status, context, wake) = answered else { return }
-        finish(after, status: status, context)
+        guard let answered else { return }
+        finish(answered)
         if wake { loop.post { [self] in drive() } }
     }
 
@@ -97,41 +99,45 @@ extension Connection {
 
     /// Writes `response`, under the lock. Returns what must follow once the lock is let go, and the status sent.
     func respond(
-        _ response: HTTPResponse, _ context: AnswerContext, in machine: inout Machine, into buffer: inout [UInt8]
-    ) -> (After, Int) {
+        _ response: HTTPResponse, _ context: AnswerContext, in machine: inout ConnectionStateMachine,
+        into buffer: inout [UInt8]
+    ) -> Answered {
         let draining = server.isDraining
         guard
-            let (then, status) = machine.answer(
+            let encoded = machine.answer(
                 response, context, draining: draining, date: loop.dates.current, into: &buffer)
-        else { return (.none, response.status) }
+        else { return Answered(after: .none, status: response.status, context: context) }
         _ = write(buffer, in: &machine)
-        switch then {
+        let after: After
+        switch encoded.then {
         case .next:
             machine.keptAlive(now: server.elapsed())
-            return (.none, status)
+            after = .none
         case .close:
             finishWrites(in: &machine)
-            return (.none, status)
+            after = .none
         case .stream(let stream, let chunked, let keepAlive):
             let sink = StreamSink(connection: self, chunked: chunked, keepAlive: keepAlive)
             machine.streamStarted(sink, chunked: chunked, keepAlive: keepAlive)
-            return (.stream(sink, stream), status)
+            after = .stream(sink, stream)
         case .upgrade(let session):
             let (messages, continuation) = AsyncStream<WebSocketMessage>.makeStream(
                 bufferingPolicy: .bufferingNewest(1024))
             let socket = UpgradedSocket(
                 connection: self, configuration: server.configuration, clock: server.clock, continuation: continuation)
             machine.upgraded(socket)
-            return (.webSocket(socket, session, messages), status)
+            after = .webSocket(socket, session, messages)
         }
+        return Answered(after: after, status: encoded.status, context: context)
     }
 
     /// Counts the answer and starts what follows it; no lock held.
-    func finish(_ after: After, status: Int, _ context: AnswerContext) {
+    func finish(_ answered: Answered) {
+        let context = answered.context
         server.metrics.recordRequest(
-            route: context.route, method: context.method, status: status,
-            seconds: Self.seconds(since: context.started))
-        switch after {
+            route: context.route, method: context.method, status: answered.status,
+            seconds: context.started.secondsElapsed)
+        switch answered.after {
         case .none:
             break
         case .stream(let sink, let stream):
@@ -141,10 +147,5 @@ extension Connection {
         case .webSocket(let socket, let session, let messages):
             server.webSocketOpened(socket, session: session, messages: messages)
         }
-    }
-
-    private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }

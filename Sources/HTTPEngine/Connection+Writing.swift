@@ -5,7 +5,7 @@ extension Connection {
     // MARK: - The socket's write side (any thread, under the lock)
 
     /// Sends `bytes` after whatever is still queued; false once the connection is gone.
-    func write(_ bytes: [UInt8], in machine: inout Machine) -> Bool {
+    func write(_ bytes: [UInt8], in machine: inout ConnectionStateMachine) -> Bool {
         switch machine.write(bytes) {
         case .gone:
             return false
@@ -36,7 +36,7 @@ extension Connection {
     }
 
     /// Offers the socket what is queued.
-    private func flush(_ machine: inout Machine) {
+    private func flush(_ machine: inout ConnectionStateMachine) {
         guard !machine.outbound.isEmpty, machine.isWritable else { return }
         let sent = machine.outbound.withUnsentBytes { sendNow($0) }
         guard sent >= 0 else {
@@ -49,12 +49,12 @@ extension Connection {
     /// No more answers on this connection: once what is queued is out, the write side closes and the client's
     /// remaining bytes are read and dropped until it closes too (or the linger time passes), so that it sees the
     /// last answer rather than a reset.
-    func finishWrites(in machine: inout Machine) {
+    func finishWrites(in machine: inout ConnectionStateMachine) {
         if machine.finishWrites(now: server.elapsed()) { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
     }
 
     /// Ends the connection abruptly: the loop sees the end and closes it.
-    private func shutDown(_ machine: inout Machine) {
+    private func shutDown(_ machine: inout ConnectionStateMachine) {
         if machine.shut() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
@@ -95,7 +95,9 @@ extension Connection {
         }
     }
 
-    private func outbound(_ decision: Machine.Outbound, _ bytes: [UInt8], in machine: inout Machine) -> StreamWrite {
+    private func outbound(
+        _ decision: ConnectionStateMachine.Outbound, _ bytes: [UInt8], in machine: inout ConnectionStateMachine
+    ) -> StreamWrite {
         switch decision {
         case .gone:
             return .gone

@@ -10,8 +10,6 @@ import CEpoll
 /// handler's task answering, a channel publishing to a stream) under the lock. The descriptor is closed only on the
 /// loop, after the machine is told so under the lock, so no other thread ever writes to a reused number.
 final class Connection: @unchecked Sendable {
-    typealias Machine = ConnectionStateMachine<StreamSink, UpgradedSocket>
-
     /// What the loop's thread alone touches.
     struct LoopState {
         var reader: RequestReader
@@ -25,7 +23,16 @@ final class Connection: @unchecked Sendable {
     enum After: Sendable {
         case none
         case stream(StreamSink, EventStream)
-        case webSocket(UpgradedSocket, WebSocketSession, AsyncStream<WebSocketMessage>)
+        // Boxed: the message stream's size is known only at run time, and would make every answer's copy a
+        // runtime call.
+        indirect case webSocket(UpgradedSocket, WebSocketSession, AsyncStream<WebSocketMessage>)
+    }
+
+    /// An answer written under the lock: what follows it, the status sent and the request it answers, for `finish`.
+    struct Answered: Sendable {
+        var after: After
+        var status: Int
+        var context: AnswerContext
     }
 
     let fd: Int32
@@ -33,7 +40,7 @@ final class Connection: @unchecked Sendable {
     unowned let loop: EventLoop
     let server: ServerCore
     /// Any thread's state, under its lock.
-    let state: Mutex<Machine>
+    let state: Mutex<ConnectionStateMachine>
     /// The loop's state: touched on the connection's loop only.
     private var onLoop: LoopState
 
@@ -45,7 +52,7 @@ final class Connection: @unchecked Sendable {
         self.token = token
         self.loop = loop
         self.server = server
-        state = Mutex(Machine(serial: serial, now: now, limits: server.connectionLimits))
+        state = Mutex(ConnectionStateMachine(serial: serial, now: now, limits: server.connectionLimits))
         onLoop = LoopState(reader: RequestReader(maxHeadBytes: server.configuration.maxHeadBytes))
     }
 
@@ -169,7 +176,7 @@ final class Connection: @unchecked Sendable {
                 return offset
             case .unreadable(let status):
                 // A request that cannot be read is answered with its problem and the connection closes.
-                answer(HTTPError.protocolError(status: status).response, .unreadable(started: ContinuousClock.now))
+                answer(HTTPError.protocolError(status: status).response, .unreadable(started: .now))
                 return input.count
             case .overflow:
                 closeNow()
@@ -192,7 +199,7 @@ final class Connection: @unchecked Sendable {
 
     /// A complete head: the machine learns of it, and the reader checks it and sets up reading its body.
     private func begin(_ head: RequestHead) -> RequestReader.Begin {
-        let started = ContinuousClock.now, now = loop.now
+        let started = RequestStart.now, now = loop.now
         let refused = state.withLock { $0.headersReceived(now: now) }
         // The registry's lock is taken without the connection's: the registry takes connections' locks under its own.
         let refusedAtCap = refused && server.openConnectionCount > server.budget.connectionCap

@@ -9,16 +9,31 @@ struct ConnectionLimits: Sendable {
     var linger: Duration
 }
 
+/// An SSE stream a connection carries after its head: the machine knows it by identity, and the connection lets it go
+/// when it closes.
+protocol ConnectionStream: AnyObject, Sendable {
+    /// The stream is over: its connection is closed.
+    func released()
+}
+
+/// A WebSocket a connection carries after its 101: fed what the client sends, and told when the connection closes.
+protocol ConnectionSocket: AnyObject, Sendable {
+    /// Bytes from the client.
+    func feed(_ bytes: [UInt8])
+    /// The connection is closed.
+    func connectionClosed()
+}
+
 /// The part of a connection that any thread may touch, under the connection's lock: its mode (HTTP, an SSE stream or
 /// a WebSocket), the async request in flight, the bytes the socket has not taken yet, how near the connection is to
 /// its end, and its deadlines. Each event is a mutating method that returns what the connection must do; the
 /// connection does the socket I/O and reports what the socket did. Pure, so every rule is tested without a socket.
-struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
-    enum Mode {
+struct ConnectionStateMachine: Sendable {
+    enum Mode: Sendable {
         case http
         /// An SSE stream: it ends with the last chunk when `chunked`, and the next request follows when `keepAlive`.
-        case stream(Sink, chunked: Bool, keepAlive: Bool)
-        case webSocket(Socket)
+        case stream(any ConnectionStream, chunked: Bool, keepAlive: Bool)
+        case webSocket(any ConnectionSocket)
     }
 
     /// How near the connection is to its end; it never moves back up this list.
@@ -87,7 +102,7 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
         /// the loop is told when to serve them.
         case hold(room: Int, pauseReading: Bool)
         /// The bytes belong to the WebSocket.
-        case feed(Socket)
+        case feed(any ConnectionSocket)
         /// Parse and answer them now.
         case serve
     }
@@ -120,7 +135,7 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
     /// What the loop does with the input it holds when its turn comes.
     enum Turn {
         /// Hand it to the WebSocket; reading resumes if it had stopped and `resumeReading`.
-        case feed(Socket, resumeReading: Bool)
+        case feed(any ConnectionSocket, resumeReading: Bool)
         /// A stream holds it until it ends, or a request is in flight: nothing yet.
         case wait
         /// Serve it, and resume reading if it had stopped.
@@ -145,7 +160,7 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
     }
 
     /// The socket the connection was upgraded to, which the bytes after the upgrade's head belong to.
-    var upgradedSocket: Socket? {
+    var upgradedSocket: (any ConnectionSocket)? {
         if case .webSocket(let socket) = mode { return socket }
         return nil
     }
@@ -261,7 +276,7 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
     /// follows them is returned with the status sent; nil once the connection is gone (nothing is written).
     mutating func answer(
         _ response: HTTPResponse, _ context: AnswerContext, draining: Bool, date: [UInt8], into buffer: inout [UInt8]
-    ) -> (then: AnswerEncoding.Then, status: Int)? {
+    ) -> AnswerEncoding.Encoded? {
         guard isWritable else { return nil }
         deadlines.answered()
         return AnswerEncoding.encode(response, context, draining: draining, date: date, into: &buffer)
@@ -273,13 +288,13 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
     }
 
     /// The answer's head is written and `sink` carries the stream from here; no deadline applies until it ends.
-    mutating func streamStarted(_ sink: Sink, chunked: Bool, keepAlive: Bool) {
+    mutating func streamStarted(_ sink: any ConnectionStream, chunked: Bool, keepAlive: Bool) {
         mode = .stream(sink, chunked: chunked, keepAlive: keepAlive)
         deadlines.exempted(permanently: false)
     }
 
     /// The 101 is written and `socket` speaks WebSocket on the connection from here, without deadlines.
-    mutating func upgraded(_ socket: Socket) {
+    mutating func upgraded(_ socket: any ConnectionSocket) {
         mode = .webSocket(socket)
         deadlines.exempted(permanently: true)
     }
@@ -359,13 +374,13 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
     }
 
     /// `count` bytes for the stream `sink`, whose client may be at most `limit` bytes behind.
-    mutating func streamWrite(_ sink: Sink, count: Int, limit: Int) -> Outbound {
+    mutating func streamWrite(_ sink: any ConnectionStream, count: Int, limit: Int) -> Outbound {
         guard case .stream(let current, _, _) = mode, current === sink else { return .gone }
         return outboundWrite(count, limit: limit)
     }
 
     /// `count` bytes for the WebSocket `socket`, whose client may be at most `limit` bytes behind.
-    mutating func socketWrite(_ socket: Socket, count: Int, limit: Int) -> Outbound {
+    mutating func socketWrite(_ socket: any ConnectionSocket, count: Int, limit: Int) -> Outbound {
         guard case .webSocket(let current) = mode, current === socket else { return .gone }
         return outboundWrite(count, limit: limit)
     }
@@ -391,7 +406,7 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
     }
 
     /// The stream `sink` ends at `now`: cleanly, or, `failed`, by cutting the connection.
-    mutating func endStream(_ sink: Sink, failed: Bool, now: Duration) -> StreamEnd {
+    mutating func endStream(_ sink: any ConnectionStream, failed: Bool, now: Duration) -> StreamEnd {
         guard case .stream(let current, let chunked, let keepAlive) = mode, current === sink, lifecycle != .closed
         else { return .ignore }
         if failed || lifecycle == .shut { return .cut(shutDown: shut()) }
@@ -457,13 +472,3 @@ struct ConnectionStateMachine<Sink: AnyObject, Socket: AnyObject> {
         return held
     }
 }
-
-extension ConnectionStateMachine.Input: Equatable where Socket: Equatable {}
-extension ConnectionStateMachine.Turn: Equatable where Socket: Equatable {}
-extension ConnectionStateMachine: Sendable where Sink: Sendable, Socket: Sendable {}
-extension ConnectionStateMachine.Mode: Sendable where Sink: Sendable, Socket: Sendable {}
-extension ConnectionStateMachine.InFlight: Sendable where Sink: Sendable, Socket: Sendable {}
-extension ConnectionStateMachine.Input: Sendable where Sink: Sendable, Socket: Sendable {}
-extension ConnectionStateMachine.Turn: Sendable where Sink: Sendable, Socket: Sendable {}
-extension ConnectionStateMachine.Started: Sendable where Sink: Sendable, Socket: Sendable {}
-extension ConnectionStateMachine.Finished: Sendable where Sink: Sendable, Socket: Sendable {}

@@ -10,7 +10,7 @@ struct ReadRequest {
     var decoded = 0
     /// Past the body limit: the rest is read and dropped, and the answer is 413.
     var overLimit = false
-    let started: ContinuousClock.Instant
+    let started: RequestStart
 
     /// What the request gets.
     enum Dispatch {
@@ -187,7 +187,7 @@ struct RequestReader {
     /// Checks the complete head `head`, received at `started`, and sets up reading its body. `refusedAtCap` when the
     /// connection was accepted over the cap and no room has been made since; `router` finds its route.
     mutating func begin(
-        _ head: RequestHead, refusedAtCap: Bool, router: Router, started: ContinuousClock.Instant
+        _ head: RequestHead, refusedAtCap: Bool, router: Router, started: RequestStart
     ) -> Begin {
         if refusedAtCap {
             var response = HTTPError.unavailable(

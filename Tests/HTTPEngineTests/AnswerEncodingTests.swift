@@ -14,7 +14,7 @@ import Testing
     ) -> AnswerContext {
         AnswerContext(
             method: method, route: "/r", minorVersion: minorVersion, keepAlive: keepAlive, isHead: method == "HEAD",
-            headers: headers, started: ContinuousClock.now)
+            headers: headers, started: RequestStart.now)
     }
 
     /// The answer's text, what follows it (`next`, `close`, `stream`, `upgrade`) and the status sent.
@@ -22,15 +22,15 @@ import Testing
         _ response: HTTPResponse, _ context: AnswerContext, draining: Bool = false
     ) -> (text: String, then: String, status: Int) {
         var buffer = Array("left over".utf8)
-        let (then, status) = AnswerEncoding.encode(response, context, draining: draining, date: date, into: &buffer)
+        let encoded = AnswerEncoding.encode(response, context, draining: draining, date: date, into: &buffer)
         let follows =
-            switch then {
+            switch encoded.then {
             case .next: "next"
             case .close: "close"
             case .stream(_, let chunked, let keepAlive): "stream chunked=\(chunked) keepAlive=\(keepAlive)"
             case .upgrade: "upgrade"
             }
-        return (String(decoding: buffer, as: UTF8.self), follows, status)
+        return (String(decoding: buffer, as: UTF8.self), follows, encoded.status)
     }
 
     static let stream = HTTPResponse.eventStream { _ in }

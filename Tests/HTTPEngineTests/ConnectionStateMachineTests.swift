@@ -4,15 +4,16 @@ import Testing
 /// A connection's rules without a socket: what it does with what its client sends, how answers queue behind what the
 /// client has not read, how it ends, and which answer to a request in flight wins.
 @Suite struct ConnectionStateMachineTests {
-    final class Sink: Equatable {
-        static func == (a: Sink, b: Sink) -> Bool { a === b }
+    final class Sink: ConnectionStream {
+        func released() {}
     }
 
-    final class Socket: Equatable {
-        static func == (a: Socket, b: Socket) -> Bool { a === b }
+    final class Socket: ConnectionSocket {
+        func feed(_ bytes: [UInt8]) {}
+        func connectionClosed() {}
     }
 
-    typealias SUT = ConnectionStateMachine<Sink, Socket>
+    typealias SUT = ConnectionStateMachine
 
     let limits = ConnectionLimits(
         maxHeadBytes: 1024, maxAnswerBacklog: 4096,
@@ -25,7 +26,7 @@ import Testing
     func context(minorVersion: UInt8 = 1, keepAlive: Bool = true) -> AnswerContext {
         AnswerContext(
             method: "GET", route: "/r", minorVersion: minorVersion, keepAlive: keepAlive, isHead: false,
-            headers: HTTPHeaders(), started: ContinuousClock.now)
+            headers: HTTPHeaders(), started: RequestStart.now)
     }
 
     /// Writes `count` bytes, of which the socket takes `taken` when they may go straight to it.
@@ -344,5 +345,29 @@ import Testing
         #expect(sut.write([1]) == .gone)
         #expect(sut.endStream(sink, failed: false, now: .zero) == .ignore)
         #expect(sut.shut() == false)
+    }
+}
+
+/// Two actions are the same when they name the same socket (by identity) and the same numbers.
+extension ConnectionStateMachine.Input: Equatable {
+    static func == (a: Self, b: Self) -> Bool {
+        switch (a, b) {
+        case (.drop, .drop), (.serve, .serve): true
+        case (.hold(let room, let pause), .hold(let otherRoom, let otherPause)):
+            room == otherRoom && pause == otherPause
+        case (.feed(let socket), .feed(let other)): socket === other
+        default: false
+        }
+    }
+}
+
+extension ConnectionStateMachine.Turn: Equatable {
+    static func == (a: Self, b: Self) -> Bool {
+        switch (a, b) {
+        case (.wait, .wait), (.serve, .serve): true
+        case (.feed(let socket, let resume), .feed(let other, let otherResume)):
+            socket === other && resume == otherResume
+        default: false
+        }
     }
 }

@@ -25,7 +25,7 @@ import Testing
         router.post("/upload", bodyLimit: 16) { req in .text("got \(req.body.count)") }
         return router
     }()
-    let started = ContinuousClock.now
+    let started = RequestStart.now
 
     func makeSUT(maxHeadBytes: Int = 1024) -> RequestReader { RequestReader(maxHeadBytes: maxHeadBytes) }
 
