@@ -12,7 +12,7 @@ struct ConnectionLimits: Sendable {
 /// An SSE stream a connection carries after its head: the machine knows it by identity, and the connection lets it go
 /// when it closes.
 protocol ConnectionStream: AnyObject, Sendable {
-    /// The stream is over: its connection is closed.
+    /// The stream is over (it ended, or its connection closed): it lets go of its producer.
     func released()
 }
 
