@@ -2,27 +2,6 @@ import Foundation
 import Synchronization
 import CEpoll
 
-/// A mutual-exclusion lock taken and released around several statements, not one closure.
-final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
-    }
-}
-
 /// One thread polling its connections' sockets with epoll (edge-triggered), plus the shared listener.
 ///
 /// A connection lives on one loop for its life; its socket is read and closed only there. Other threads

@@ -53,7 +53,37 @@ enum HTTPParser {
             return .incomplete(requestLine: false)
         }
         var start = 0
-        // Empty lines before a request line are skipped (RFC 9112 §2.2).
+        if let early = skipEmptyLines(base, count: count, limit: limit, start: &start) { return early }
+        guard let lineEnd = find(10, base, from: start, to: count) else {
+            return count - start > limit ? .failed(ProtocolError(status: 414)) : .incomplete(requestLine: false)
+        }
+        if lineEnd - start > limit { return .failed(ProtocolError(status: 414)) }
+        var head: RequestHead
+        switch requestLine(base, start, lineEnd) {
+        case .success(let parsed): head = parsed
+        case .failure(let error): return .failed(error)
+        }
+        var facts = FieldFacts()
+        var line = lineEnd + 1
+        while true {
+            guard let end = find(10, base, from: line, to: count) else {
+                return count - start > limit ? .failed(ProtocolError(status: 431)) : .incomplete(requestLine: true)
+            }
+            if end - start > limit { return .failed(ProtocolError(status: 431)) }
+            var last = end
+            if last > line, base[last - 1] == 13 { last -= 1 }
+            // The empty line: the head is complete.
+            if last == line { return complete(head, facts, consumed: end + 1) }
+            if let error = field(base, from: line, to: last, into: &head, facts: &facts) { return .failed(error) }
+            line = end + 1
+        }
+    }
+
+    /// Skips the empty lines before a request line (RFC 9112 §2.2), moving `start` past them; a head when they alone
+    /// decide it.
+    private static func skipEmptyLines(
+        _ base: UnsafePointer<UInt8>, count: Int, limit: Int, start: inout Int
+    ) -> Head? {
         while start < count, base[start] == 13 || base[start] == 10 {
             if base[start] == 13 {
                 guard start + 1 < count else { return .incomplete(requestLine: false) }
@@ -64,79 +94,86 @@ enum HTTPParser {
             }
             if start > limit { return .failed(ProtocolError(status: 400)) }
         }
-        guard let lineEnd = find(10, base, from: start, to: count) else {
-            return count - start > limit ? .failed(ProtocolError(status: 414)) : .incomplete(requestLine: false)
+        return nil
+    }
+
+    /// What a head's fields said about its framing and persistence, gathered as they are read.
+    private struct FieldFacts {
+        var contentLength: Int?
+        var chunked = false
+        var transferEncoding = false
+        var close = false
+        var keepAliveToken = false
+    }
+
+    /// The field line from `line` to `last` (its line end excluded): added to `head`, and what it says noted in
+    /// `facts`; the error it is refused with otherwise.
+    private static func field(
+        _ base: UnsafePointer<UInt8>, from line: Int, to last: Int, into head: inout RequestHead,
+        facts: inout FieldFacts
+    ) -> ProtocolError? {
+        // A line that starts with whitespace continues the previous one (obs-fold): refused (RFC 9112 §5.2).
+        if base[line] == 32 || base[line] == 9 { return ProtocolError(status: 400) }
+        var colon = line
+        while colon < last, base[colon] != UInt8(ascii: ":") {
+            guard isTokenByte(base[colon]) else { return ProtocolError(status: 400) }
+            colon += 1
         }
-        if lineEnd - start > limit { return .failed(ProtocolError(status: 414)) }
-        var head: RequestHead
-        switch requestLine(base, start, lineEnd) {
-        case .success(let parsed): head = parsed
-        case .failure(let error): return .failed(error)
+        guard colon < last, colon > line else { return ProtocolError(status: 400) }
+        var valueStart = colon + 1, valueEnd = last
+        while valueStart < valueEnd, base[valueStart] == 32 || base[valueStart] == 9 { valueStart += 1 }
+        while valueEnd > valueStart, base[valueEnd - 1] == 32 || base[valueEnd - 1] == 9 { valueEnd -= 1 }
+        for i in valueStart..<valueEnd where base[i] < 32 && base[i] != 9 || base[i] == 127 {
+            return ProtocolError(status: 400)
         }
-        var contentLength: Int?, chunked = false, transferEncoding = false
-        var close = false, keepAliveToken = false
-        var line = lineEnd + 1, consumed = 0
-        while true {
-            guard let end = find(10, base, from: line, to: count) else {
-                return count - start > limit ? .failed(ProtocolError(status: 431)) : .incomplete(requestLine: true)
+        let name = UnsafeBufferPointer(start: base + line, count: colon - line)
+        let value = UnsafeBufferPointer(start: base + valueStart, count: valueEnd - valueStart)
+        if let error = note(name, value, in: &head, facts: &facts) { return error }
+        head.headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        return nil
+    }
+
+    /// Notes what the field `name: value` says of the framing, persistence, `Expect` and `Host`.
+    private static func note(
+        _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, in head: inout RequestHead,
+        facts: inout FieldFacts
+    ) -> ProtocolError? {
+        if equalsLowercased(name, "content-length") {
+            guard let length = decimal(value) else { return ProtocolError(status: 400) }
+            if let earlier = facts.contentLength, earlier != length { return ProtocolError(status: 400) }
+            facts.contentLength = length
+        } else if equalsLowercased(name, "transfer-encoding") {
+            // Only `chunked`, once, and last: any other coding is not implemented here (RFC 9112 §6.1).
+            guard head.minorVersion >= 1 else { return ProtocolError(status: 400) }
+            for coding in tokens(value) {
+                guard !facts.chunked else { return ProtocolError(status: 400) }
+                guard equalsLowercased(coding, "chunked") else { return ProtocolError(status: 501) }
+                facts.chunked = true
             }
-            if end - start > limit { return .failed(ProtocolError(status: 431)) }
-            var last = end
-            if last > line, base[last - 1] == 13 { last -= 1 }
-            if last == line {
-                // The empty line: the head is complete.
-                consumed = end + 1
-                break
+            facts.transferEncoding = true
+        } else if equalsLowercased(name, "connection") {
+            for option in tokens(value) {
+                if equalsLowercased(option, "close") { facts.close = true }
+                if equalsLowercased(option, "keep-alive") { facts.keepAliveToken = true }
             }
-            // A line that starts with whitespace continues the previous one (obs-fold): refused (RFC 9112 §5.2).
-            if base[line] == 32 || base[line] == 9 { return .failed(ProtocolError(status: 400)) }
-            var colon = line
-            while colon < last, base[colon] != UInt8(ascii: ":") {
-                guard isTokenByte(base[colon]) else { return .failed(ProtocolError(status: 400)) }
-                colon += 1
-            }
-            guard colon < last, colon > line else { return .failed(ProtocolError(status: 400)) }
-            var valueStart = colon + 1, valueEnd = last
-            while valueStart < valueEnd, base[valueStart] == 32 || base[valueStart] == 9 { valueStart += 1 }
-            while valueEnd > valueStart, base[valueEnd - 1] == 32 || base[valueEnd - 1] == 9 { valueEnd -= 1 }
-            for i in valueStart..<valueEnd where base[i] < 32 && base[i] != 9 || base[i] == 127 {
-                return .failed(ProtocolError(status: 400))
-            }
-            let name = UnsafeBufferPointer(start: base + line, count: colon - line)
-            let value = UnsafeBufferPointer(start: base + valueStart, count: valueEnd - valueStart)
-            if equalsLowercased(name, "content-length") {
-                guard let length = decimal(value) else { return .failed(ProtocolError(status: 400)) }
-                if let earlier = contentLength, earlier != length { return .failed(ProtocolError(status: 400)) }
-                contentLength = length
-            } else if equalsLowercased(name, "transfer-encoding") {
-                // Only `chunked`, once, and last: any other coding is not implemented here (RFC 9112 §6.1).
-                guard head.minorVersion >= 1 else { return .failed(ProtocolError(status: 400)) }
-                for coding in tokens(value) {
-                    guard !chunked else { return .failed(ProtocolError(status: 400)) }
-                    guard equalsLowercased(coding, "chunked") else { return .failed(ProtocolError(status: 501)) }
-                    chunked = true
-                }
-                transferEncoding = true
-            } else if equalsLowercased(name, "connection") {
-                for option in tokens(value) {
-                    if equalsLowercased(option, "close") { close = true }
-                    if equalsLowercased(option, "keep-alive") { keepAliveToken = true }
-                }
-            } else if equalsLowercased(name, "expect") {
-                if head.minorVersion >= 1, equalsLowercased(value, "100-continue") { head.expectsContinue = true }
-            } else if equalsLowercased(name, "host") {
-                head.hostCount += 1
-            }
-            head.headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            line = end + 1
+        } else if equalsLowercased(name, "expect") {
+            if head.minorVersion >= 1, equalsLowercased(value, "100-continue") { head.expectsContinue = true }
+        } else if equalsLowercased(name, "host") {
+            head.hostCount += 1
         }
-        if transferEncoding {
-            guard contentLength == nil, chunked else { return .failed(ProtocolError(status: 400)) }
+        return nil
+    }
+
+    /// The head with its framing and persistence settled from `facts`, `consumed` bytes long.
+    private static func complete(_ head: RequestHead, _ facts: FieldFacts, consumed: Int) -> Head {
+        var head = head
+        if facts.transferEncoding {
+            guard facts.contentLength == nil, facts.chunked else { return .failed(ProtocolError(status: 400)) }
             head.framing = .chunked
-        } else if let contentLength, contentLength > 0 {
+        } else if let contentLength = facts.contentLength, contentLength > 0 {
             head.framing = .length(contentLength)
         }
-        head.keepAlive = head.minorVersion >= 1 ? !close : keepAliveToken && !close
+        head.keepAlive = head.minorVersion >= 1 ? !facts.close : facts.keepAliveToken && !facts.close
         return .complete(head, consumed: consumed)
     }
 
@@ -323,123 +360,5 @@ enum HTTPParser {
             i += 1
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-}
-
-/// Decodes a chunked request body (RFC 9112 §7.1) as its bytes arrive; chunk extensions and trailers are read and
-/// dropped.
-struct ChunkedDecoder {
-    private enum State: Equatable {
-        case size(value: UInt64, digits: Int)
-        case sizeExtension(value: UInt64)
-        case sizeLF(value: UInt64)
-        case data(remaining: UInt64)
-        case dataCR
-        case dataLF
-        case trailerStart
-        case trailer
-        case trailerLF
-        case finalLF
-        case done
-    }
-
-    /// What one call made of its input.
-    enum Outcome: Equatable {
-        /// Everything given was read; more is needed.
-        case needMore
-        /// The body ended after `consumed` bytes of the input; what follows belongs to the next request.
-        case done(consumed: Int)
-        case malformed
-    }
-
-    private var state = State.size(value: 0, digits: 0)
-    /// Bytes of trailer fields read, bounded like a head.
-    private var trailerBytes = 0
-    /// The largest trailer section read before the body is refused.
-    static let maxTrailer = 8 * 1024
-
-    /// Reads `input`, appending the body's bytes to `body` while `keep` holds (past a limit the rest is only counted).
-    mutating func decode(
-        _ input: UnsafeRawBufferPointer, into body: inout [UInt8], keep: Bool, decoded: inout Int
-    ) -> Outcome {
-        guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .needMore }
-        var i = 0
-        let count = input.count
-        while i < count {
-            let b = base[i]
-            switch state {
-            case .size(let value, let digits):
-                if let d = HTTPParser.hexValue(b) {
-                    guard digits < 16 else { return .malformed }
-                    state = .size(value: value << 4 | UInt64(d), digits: digits + 1)
-                } else {
-                    guard digits > 0 else { return .malformed }
-                    switch b {
-                    case UInt8(ascii: ";"), 32, 9: state = .sizeExtension(value: value)
-                    case 13: state = .sizeLF(value: value)
-                    case 10: state = value == 0 ? .trailerStart : .data(remaining: value)
-                    default: return .malformed
-                    }
-                }
-                i += 1
-            case .sizeExtension(let value):
-                switch b {
-                case 13: state = .sizeLF(value: value)
-                case 10: state = value == 0 ? .trailerStart : .data(remaining: value)
-                default: guard b >= 32 || b == 9, b != 127 else { return .malformed }
-                }
-                i += 1
-            case .sizeLF(let value):
-                guard b == 10 else { return .malformed }
-                state = value == 0 ? .trailerStart : .data(remaining: value)
-                i += 1
-            case .data(let remaining):
-                let take = Int(min(remaining, UInt64(count - i)))
-                if keep { body.append(contentsOf: UnsafeBufferPointer(start: base + i, count: take)) }
-                decoded += take
-                i += take
-                state = remaining == UInt64(take) ? .dataCR : .data(remaining: remaining - UInt64(take))
-            case .dataCR:
-                switch b {
-                case 13: state = .dataLF
-                case 10: state = .size(value: 0, digits: 0)
-                default: return .malformed
-                }
-                i += 1
-            case .dataLF:
-                guard b == 10 else { return .malformed }
-                state = .size(value: 0, digits: 0)
-                i += 1
-            case .trailerStart:
-                switch b {
-                case 13: state = .finalLF
-                case 10: state = .done; return .done(consumed: i + 1)
-                default:
-                    guard HTTPParser.isTokenByte(b) else { return .malformed }
-                    state = .trailer
-                }
-                i += 1
-            case .trailer:
-                trailerBytes += 1
-                guard trailerBytes <= Self.maxTrailer else { return .malformed }
-                switch b {
-                case 13: state = .trailerLF
-                case 10: state = .trailerStart
-                default: guard b >= 32 || b == 9, b != 127 else { return .malformed }
-                }
-                i += 1
-            case .trailerLF:
-                guard b == 10 else { return .malformed }
-                state = .trailerStart
-                i += 1
-            case .finalLF:
-                guard b == 10 else { return .malformed }
-                state = .done
-                return .done(consumed: i + 1)
-            case .done:
-                return .done(consumed: i)
-            }
-        }
-        return state == .done ? .done(consumed: count) : .needMore
     }
 }

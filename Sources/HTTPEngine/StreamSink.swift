@@ -4,7 +4,7 @@ import Synchronization
 /// publishes them (framed as HTTP/1.1 chunks when the reply is chunked), and the connection's loop
 /// watches for room and hang-up. The stream holds no buffer of its own and the connection lets go of
 /// its input buffer, so an idle stream costs little more than its socket.
-final class StreamSink: EventSink, LiveMember, @unchecked Sendable {
+final class StreamSink: EventSink, LiveMember, ConnectionStream, @unchecked Sendable {
     private let connection: Connection
     /// HTTP/1.1 chunks; an HTTP/1.0 stream is the raw bytes and ends with the connection.
     let chunked: Bool

@@ -2,7 +2,7 @@ import Synchronization
 
 /// An upgraded connection speaking WebSocket: the connection's loop feeds it what the client sends, and its
 /// frames go out through the connection (from any thread), which drops a client too far behind.
-final class UpgradedSocket: WebSocketTransport, LiveMember, @unchecked Sendable {
+final class UpgradedSocket: WebSocketTransport, LiveMember, ConnectionSocket, @unchecked Sendable {
     private struct State {
         var codec: WebSocketCodec
         var finished = false

@@ -84,64 +84,20 @@ struct WebSocketCodec {
 
     // Parses one frame if complete; returns true to keep going, false when more bytes are needed, nil to stop.
     private mutating func nextFrame(into actions: inout [Action]) -> Bool? {
-        let available = buffer.count - readIndex
-        guard available >= 2 else { return false }
-        let b0 = buffer[readIndex], b1 = buffer[readIndex + 1]
-        let fin = b0 & 0x80 != 0
-        let opcode = b0 & 0x0F
-        guard b0 & 0x70 == 0 else { return fail(WebSocketCloseCode.protocolError, "reserved bits set", &actions) }
-        let masked = b1 & 0x80 != 0
-        if maskKey == nil, !masked {
-            return fail(WebSocketCloseCode.protocolError, "client frames must be masked", &actions)
+        let head: FrameHead
+        switch readFrameHead(&actions) {
+        case .head(let read): head = read
+        case .incomplete: return false
+        case .failed: return nil
         }
-        if maskKey != nil, masked {
-            return fail(WebSocketCloseCode.protocolError, "server frames must not be masked", &actions)
-        }
-        var length = Int(b1 & 0x7F)
-        var header = 2
-        if length == 126 {
-            guard available >= 4 else { return false }
-            length = Int(buffer[readIndex + 2]) << 8 | Int(buffer[readIndex + 3])
-            header = 4
-            guard length >= 126 else {
-                return fail(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions)
-            }
-        } else if length == 127 {
-            guard available >= 10 else { return false }
-            var value: UInt64 = 0
-            for i in 0..<8 { value = value << 8 | UInt64(buffer[readIndex + 2 + i]) }
-            guard value >> 63 == 0 else {
-                return fail(WebSocketCloseCode.protocolError, "length has its top bit set", &actions)
-            }
-            guard value <= UInt64(maxMessageSize) else {
-                return fail(WebSocketCloseCode.messageTooBig, "message too big", &actions)
-            }
-            length = Int(value)
-            header = 10
-            guard length > 0xFFFF else {
-                return fail(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions)
-            }
-        }
-        let isControl = opcode & 0x08 != 0
-        if isControl {
-            guard opcode <= 0xA else { return fail(WebSocketCloseCode.protocolError, "unknown opcode", &actions) }
-            guard fin, length <= 125 else {
-                return fail(WebSocketCloseCode.protocolError, "bad control frame", &actions)
-            }
-        } else {
-            guard opcode <= 0x2 else { return fail(WebSocketCloseCode.protocolError, "unknown opcode", &actions) }
-            if fragments.count + length > maxMessageSize {
-                return fail(WebSocketCloseCode.messageTooBig, "message too big", &actions)
-            }
-        }
-        let maskLength = masked ? 4 : 0
-        guard available >= header + maskLength + length else { return false }
-        let maskStart = readIndex + header
+        let maskLength = head.masked ? 4 : 0
+        guard buffer.count - readIndex >= head.size + maskLength + head.length else { return false }
+        let maskStart = readIndex + head.size
         let start = maskStart + maskLength
-        var payload = Array(buffer[start..<(start + length)])
-        if masked {
+        var payload = Array(buffer[start..<(start + head.length)])
+        if head.masked {
             let mask = (buffer[maskStart], buffer[maskStart + 1], buffer[maskStart + 2], buffer[maskStart + 3])
-            for i in 0..<length {
+            for i in 0..<head.length {
                 let m: UInt8
                 switch i & 3 {
                 case 0: m = mask.0;
@@ -152,9 +108,91 @@ struct WebSocketCodec {
                 payload[i] ^= m
             }
         }
-        readIndex = start + length
+        readIndex = start + head.length
+        return handleFrame(head, payload, &actions)
+    }
 
-        switch opcode {
+    /// What a frame's first bytes say: whether it ends its message, its opcode, whether it is masked, its payload's
+    /// length, and how many bytes they take (the mask key aside).
+    private struct FrameHead {
+        var fin: Bool
+        var opcode: UInt8
+        var masked: Bool
+        var length: Int
+        var size: Int
+    }
+
+    /// Reading a frame's first bytes gave its head, needs more bytes, or failed the connection.
+    private enum FrameHeadRead {
+        case head(FrameHead)
+        case incomplete
+        case failed
+    }
+
+    /// The head of the frame at `readIndex`, checked against the rules for masks, lengths, opcodes and control
+    /// frames before its payload is waited for.
+    private mutating func readFrameHead(_ actions: inout [Action]) -> FrameHeadRead {
+        let available = buffer.count - readIndex
+        guard available >= 2 else { return .incomplete }
+        let b0 = buffer[readIndex], b1 = buffer[readIndex + 1]
+        var head = FrameHead(fin: b0 & 0x80 != 0, opcode: b0 & 0x0F, masked: b1 & 0x80 != 0, length: 0, size: 2)
+        guard b0 & 0x70 == 0 else { return failHead(WebSocketCloseCode.protocolError, "reserved bits set", &actions) }
+        if maskKey == nil, !head.masked {
+            return failHead(WebSocketCloseCode.protocolError, "client frames must be masked", &actions)
+        }
+        if maskKey != nil, head.masked {
+            return failHead(WebSocketCloseCode.protocolError, "server frames must not be masked", &actions)
+        }
+        head.length = Int(b1 & 0x7F)
+        if head.length == 126 {
+            guard available >= 4 else { return .incomplete }
+            head.length = Int(buffer[readIndex + 2]) << 8 | Int(buffer[readIndex + 3])
+            head.size = 4
+            guard head.length >= 126 else {
+                return failHead(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions)
+            }
+        } else if head.length == 127 {
+            guard available >= 10 else { return .incomplete }
+            var value: UInt64 = 0
+            for i in 0..<8 { value = value << 8 | UInt64(buffer[readIndex + 2 + i]) }
+            guard value >> 63 == 0 else {
+                return failHead(WebSocketCloseCode.protocolError, "length has its top bit set", &actions)
+            }
+            guard value <= UInt64(maxMessageSize) else {
+                return failHead(WebSocketCloseCode.messageTooBig, "message too big", &actions)
+            }
+            head.length = Int(value)
+            head.size = 10
+            guard head.length > 0xFFFF else {
+                return failHead(WebSocketCloseCode.protocolError, "length not minimally encoded", &actions)
+            }
+        }
+        if head.opcode & 0x08 != 0 {
+            guard head.opcode <= 0xA else {
+                return failHead(WebSocketCloseCode.protocolError, "unknown opcode", &actions)
+            }
+            guard head.fin, head.length <= 125 else {
+                return failHead(WebSocketCloseCode.protocolError, "bad control frame", &actions)
+            }
+        } else {
+            guard head.opcode <= 0x2 else {
+                return failHead(WebSocketCloseCode.protocolError, "unknown opcode", &actions)
+            }
+            if fragments.count + head.length > maxMessageSize {
+                return failHead(WebSocketCloseCode.messageTooBig, "message too big", &actions)
+            }
+        }
+        return .head(head)
+    }
+
+    private mutating func failHead(_ code: UInt16, _ reason: String, _ actions: inout [Action]) -> FrameHeadRead {
+        _ = fail(code, reason, &actions)
+        return .failed
+    }
+
+    /// Acts on a whole frame: answers a ping, takes a close, or adds to (and delivers) a message.
+    private mutating func handleFrame(_ head: FrameHead, _ payload: [UInt8], _ actions: inout [Action]) -> Bool? {
+        switch head.opcode {
         case 0x9:
             if !closeSent { actions.append(.write(outgoing(opcode: 0xA, payload: payload))) }
             return true
@@ -167,7 +205,7 @@ struct WebSocketCodec {
                 return fail(WebSocketCloseCode.protocolError, "continuation without a start", &actions)
             }
             fragments.append(contentsOf: payload)
-            if fin {
+            if head.fin {
                 fragmentOpcode = nil
                 let whole = fragments
                 fragments = []
@@ -178,8 +216,8 @@ struct WebSocketCodec {
             guard fragmentOpcode == nil else {
                 return fail(WebSocketCloseCode.protocolError, "new message inside a fragmented one", &actions)
             }
-            if fin { return deliver(opcode: opcode, payload, &actions) }
-            fragmentOpcode = opcode
+            if head.fin { return deliver(opcode: head.opcode, payload, &actions) }
+            fragmentOpcode = head.opcode
             fragments = payload
             return true
         }
