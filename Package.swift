@@ -94,7 +94,9 @@ package.targets += [
 
 package.targets += [
     /// HTTP/1.1 on epoll event loops of its own: async handlers, a router, SSE and WebSocket.
-    .target(name: "HTTPEngine", dependencies: ["CEpoll", "EnRouteCrypto", "EnRouteModels"], swiftSettings: settings),
+    .target(
+        name: "HTTPEngine", dependencies: ["CEpoll", "EnRouteCrypto", "EnRouteModels", "EnRouteLogging"],
+        swiftSettings: settings),
     /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, directory, devices),
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
     .target(
@@ -281,7 +283,8 @@ package.targets += [
         ],
         swiftSettings: settings),
     .testTarget(
-        name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels"], swiftSettings: settings),
+        name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteLogging"],
+        swiftSettings: settings),
     /// The server as a whole: domain, API and the composition root, in memory and on SQLite.
     .testTarget(name: "EnRouteLoggingTests", dependencies: ["EnRouteLogging"], swiftSettings: settings),
     .testTarget(

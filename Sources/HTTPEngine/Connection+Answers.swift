@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import EnRouteLogging
 
 extension Connection {
     // MARK: - Dispatch (loop thread)
@@ -12,7 +13,10 @@ extension Connection {
         case .run(.sync(let handle), let request, let context):
             let now = loop.now
             state.withLock { $0.dispatchedSync(now: now) }
-            answer(Router.run { try handle(request) }, context)
+            let id = server.configuration.requestIDs.id(given: request.headers["X-Request-Id"])
+            var response = LogContext.$requestID.withValue(id) { Router.run { try handle(request) } }
+            response.headers.set("X-Request-Id", id)
+            answer(response, context)
         case .run(.async(let handle), let request, let context):
             run(handle, request, context)
         }
@@ -32,9 +36,15 @@ extension Connection {
         let now = loop.now
         let serial = state.withLock { $0.dispatchedAsync(context, now: now) }
         let server = self.server
+        let id = server.configuration.requestIDs.id(given: request.headers["X-Request-Id"])
         let run: @Sendable () async -> Void = {
-            let response: HTTPResponse
-            do { response = try await handle(request) } catch { response = Router.answer(for: error) }
+            var response: HTTPResponse
+            do {
+                response = try await LogContext.$requestID.withValue(id) { try await handle(request) }
+            } catch {
+                response = Router.answer(for: error)
+            }
+            response.headers.set("X-Request-Id", id)
             server.dismiss()
             self.complete(serial: serial, with: response)
         }

@@ -44,6 +44,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var webSocketCloseTimeout: Duration = .seconds(2)
     /// How long shutdown waits for in-flight requests and streams.
     public var shutdownGrace: Duration = .seconds(10)
+    /// The ids of requests that bring no `X-Request-Id` of their own.
+    public var requestIDs = RequestIDs.counting(prefix: "r\(UInt32.random(in: 0...UInt32.max))")
 
     public init() {}
 

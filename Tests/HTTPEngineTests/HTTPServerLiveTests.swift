@@ -216,7 +216,11 @@ import TestSupport
     /// server stops reading its requests instead of holding every answer in memory.
     @Test func aPipeliningClientThatNeverReadsHoldsNoMoreThanTheAnswerBacklog() async throws {
         let backlog = 64 * 1024
-        let server = try makeSUT { $0.maxAnswerBacklog = backlog }
+        // One request id for all, so that every answer is as long as the one the count below is made of.
+        let server = try makeSUT {
+            $0.maxAnswerBacklog = backlog
+            $0.requestIDs = RequestIDs { "r" }
+        }
         let client = try TCPTestClient(port: server.port, receiveBuffer: 4096)
         let batch = Array(repeating: "GET /json HTTP/1.1\r\nHost: x\r\n\r\n", count: 1_000).joined()
         // 100,000 answers are about 14 MB, far more than the backlog and both kernels' buffers; the writes block once
