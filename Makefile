@@ -43,6 +43,7 @@ test:
 	SWIFT=$(SWIFT) scripts/check-dependencies.sh
 	scripts/check-portability.sh   # the client kit against the Apple platforms Package.swift declares
 	SWIFT=$(SWIFT) scripts/check-format.sh   # swift format lint --strict and 120 columns
+	scripts/check-sizes.sh   # no Sources file over 500 lines, no function over 80, but the listed exceptions
 	$(SWIFT) build --build-tests
 	scripts/redis.sh start .build/redis $(REDIS_PORT) >/dev/null   # the Redis tests' server (left running; scripts/redis.sh stop .build/redis)
 	@# The whole suite twice: every test backend on SQLite (or memory), then every one on PostgreSQL. The repository
