@@ -28,7 +28,7 @@ cluster:
 # on two cores their servers' handlers wait in the cooperative pool's queue past the clients' deadlines.
 SOCKET_SUITES := HTTPServerLiveTests|HTTPServerHardeningTests|LiveChannelsSocketTests|LiveServerTests|ProviderLiveTests|ChatLiveTests|TCPFaultProxyTests|StripeGatewayTests|StripeStandInTests|StripeBackendTests|PaymentWebhookTests|PaymentCrashTests|TwilioProxyRelayTests|HTTPClientContractTests|BrowserTests
 # The Redis suites (a real server, blocking reads, key lifetimes) run last, on their own for the same reason.
-REDIS_SUITES := RedisKitTests|EnRouteRedisTests
+REDIS_SUITES := RedisClientTests|EnRouteRedisTests
 # The multi-node suite (two or three nodes on one store, each node's relay, dispatch heartbeat and reconciler reading
 # the store as the test steps their clock; on PostgreSQL those reads block a cooperative-pool thread) runs on its own
 # too: beside the whole suite, or beside the socket suites, its steps starve past the 60 s limit.

@@ -30,10 +30,15 @@ let package = Package(
     targets: []
 )
 
+/// Where the server's modules build: epoll, eventfd and accept4 are Linux's.
+let linuxOnly: [Platform] = [.linux]
+
 // MARK: - C libraries (each wrapped by exactly one Swift module)
 
 package.targets += [
     /// Linux's epoll, eventfd and TCP option headers, which Swift's Glibc module leaves out (headers only, no library).
+    /// The server is Linux-only for them: `HTTPEngine` (and every module over it) and `RedisClient` stop with an
+    /// `#error` elsewhere; on Apple platforms only the client kit's products build.
     .systemLibrary(name: "CEpoll"),
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -54,7 +59,7 @@ package.targets += [
     /// provider's device store.
     /// Apple platforms use the SDK's own `SQLite3`; CSQLite is linked on Linux only.
     .target(
-        name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))],
+        name: "SQLiteClient", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))],
         swiftSettings: settings),
 ]
 
@@ -67,7 +72,7 @@ package.targets += [
     /// causes.
     .target(name: "EnRouteLogging", swiftSettings: settings),
     .target(name: "EnRouteDomain", dependencies: ["EnRouteModels", "EnRouteLogging"], swiftSettings: settings),
-    /// Push notifications on the server (seed 001): devices, opens, the push planners, outbox and sender.
+    /// Push notifications on the server: devices, opens, the push planners, outbox and sender.
     .target(
         name: "EnRouteNotifications",
         dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteCrypto", "EnRouteLogging"],
@@ -80,9 +85,9 @@ package.targets += [
     /// Roads: the car profile over plain OSM tags, the road graph and its queries; no I/O, no dependencies.
     .target(name: "Routing", swiftSettings: settings),
     /// The OSM PBF reader (the one wrapper of zlib): nodes, ways and relations streamed from OpenStreetMap extracts.
-    .target(name: "OSMKit", dependencies: ["CZlib"], swiftSettings: settings),
+    .target(name: "OSMPBF", dependencies: ["CZlib"], swiftSettings: settings),
     /// OSM to road network: car ways split at junctions into directed edges, restrictions, islands removed.
-    .target(name: "RoadBuilder", dependencies: ["OSMKit", "Routing"], swiftSettings: settings),
+    .target(name: "RoadBuilder", dependencies: ["OSMPBF", "Routing"], swiftSettings: settings),
     /// Road routing behind the domain's seam: EnRoute's own graph in process, or an external OSRM over HTTP.
     .target(
         name: "EnRouteRoads",
@@ -95,7 +100,11 @@ package.targets += [
 package.targets += [
     /// HTTP/1.1 on epoll event loops of its own: async handlers, a router, SSE and WebSocket.
     .target(
-        name: "HTTPEngine", dependencies: ["CEpoll", "EnRouteCrypto", "EnRouteModels", "EnRouteLogging"],
+        name: "HTTPEngine",
+        dependencies: [
+            .target(name: "CEpoll", condition: .when(platforms: linuxOnly)), "EnRouteCrypto", "EnRouteModels",
+            "EnRouteLogging",
+        ],
         swiftSettings: settings),
     /// The HTTP API over the domain: route groups (rides, orders, provider, merchant, ops, directory, devices),
     /// the idempotency middleware, authentication, rate limits, live streams and error mapping.
@@ -106,20 +115,20 @@ package.targets += [
     /// libpq behind a small Swift surface (connections from a URL, parameterised queries, SQLSTATE errors,
     /// transactions,
     /// migrations, a pool whose blocking calls run off the cooperative pool).
-    .target(name: "PostgresKit", dependencies: ["CLibPQ"], swiftSettings: settings),
+    .target(name: "PostgresClient", dependencies: ["CLibPQ"], swiftSettings: settings),
     /// The set of stores a node keeps (`Stores`), opened together by each storage engine; the in-memory engine, and
     /// proof bytes on disk for the engines that keep files.
     .target(name: "EnRouteStores", dependencies: ["EnRouteDomain", "EnRouteNotifications"], swiftSettings: settings),
     /// SQLite adapters for the domain's and the notifications' repositories.
     .target(
-        name: "EnRouteStorage",
-        dependencies: ["SQLiteKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "EnRouteStores"],
+        name: "EnRouteSQLite",
+        dependencies: ["SQLiteClient", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "EnRouteStores"],
         swiftSettings: settings),
-    /// PostgreSQL adapters (over PostgresKit) for every store the SQLite adapters keep, the invariants enforced by the
-    /// database.
+    /// PostgreSQL adapters (over PostgresClient) for every store the SQLite adapters keep, the invariants enforced by
+    /// the database.
     .target(
         name: "EnRoutePostgres",
-        dependencies: ["PostgresKit", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "EnRouteStores"],
+        dependencies: ["PostgresClient", "EnRouteDomain", "EnRouteNotifications", "EnRouteModels", "EnRouteStores"],
         swiftSettings: settings),
     /// The APNs transport: token auth and HTTP/2 requests to Apple's hosts, over CurlTransport.
     .target(
@@ -141,10 +150,10 @@ package.targets += [
         name: "EnRouteSandbox", dependencies: ["EnRouteDomain", "EnRouteModels", "EnRouteLogging"],
         swiftSettings: settings),
     /// A RESP2 Redis client of the project's own over POSIX sockets: commands, pipelines, reconnects, stream reading.
-    .target(name: "RedisKit", swiftSettings: settings),
+    .target(name: "RedisClient", swiftSettings: settings),
     /// Redis adapters of the domain's seams: provider locations (latest fixes, time-bucketed geo keys).
     .target(
-        name: "EnRouteRedis", dependencies: ["EnRouteDomain", "EnRouteModels", "RedisKit"], swiftSettings: settings),
+        name: "EnRouteRedis", dependencies: ["EnRouteDomain", "EnRouteModels", "RedisClient"], swiftSettings: settings),
 ]
 
 // MARK: - Server: composition root
@@ -155,7 +164,7 @@ package.targets += [
     .target(
         name: "EnRouteBackend",
         dependencies: [
-            "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "EnRoutePostgres", "HTTPEngine",
+            "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteSQLite", "EnRoutePostgres", "HTTPEngine",
             "EnRouteModels", "EnRouteWeb", "EnRouteSandbox", "EnRouteStores", "EnRouteLogging",
         ],
         swiftSettings: settings),
@@ -178,19 +187,19 @@ package.targets += [
     .target(name: "HTTPTransport", dependencies: ["EnRouteModels"], swiftSettings: settings),
     /// The kits' shared client logic: the trip chat and call view models, the location reading policy, the date seam.
     .target(name: "ClientKit", dependencies: ["HTTPTransport", "EnRouteModels"], swiftSettings: settings),
-    /// Seed 000: live order tracking for the customer.
+    /// Live order tracking for the customer.
     .target(
         name: "OrderTracking", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels"], swiftSettings: settings),
     /// Seeds 002 and 003: the rider app and the ride tracking view model.
     .target(
         name: "RideHailing", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels"], swiftSettings: settings),
-    /// Fakes for SwiftUI previews and demos of the rider kit (seed 003's scripted ride); never in production wiring.
+    /// Fakes for SwiftUI previews and demos of the rider kit (a scripted ride); never in production wiring.
     .target(name: "RideHailingPreviews", dependencies: ["RideHailing", "EnRouteModels"], swiftSettings: settings),
-    /// Seed 004: the provider's app logic (point buffer, step outbox, offers, session) and the merchant's orders.
+    /// The provider's app logic (point buffer, step outbox, offers, session) and the merchant's orders.
     .target(
-        name: "ProviderKit", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels", "SQLiteKit"],
+        name: "ProviderKit", dependencies: ["ClientKit", "HTTPTransport", "EnRouteModels", "SQLiteClient"],
         swiftSettings: settings),
-    /// Seed 001: the client's notification logic (permission, registration, taps, routes, the service extension).
+    /// The client's notification logic (permission, registration, taps, routes, the service extension).
     /// Its HPKE is CryptoKit's on Apple platforms; EnRouteCrypto (OpenSSL) is linked on Linux only.
     .target(
         name: "NotificationsKit",
@@ -198,7 +207,7 @@ package.targets += [
             "HTTPTransport", "EnRouteModels", .target(name: "EnRouteCrypto", condition: .when(platforms: [.linux])),
         ],
         swiftSettings: settings),
-    /// Issue 17's living city: providers, riders, shoppers and merchants on the client kits against a server, with
+    /// A living city: providers, riders, shoppers and merchants on the client kits against a server, with
     /// faults,
     /// simulated time and the report of what the clients saw.
     .target(
@@ -227,13 +236,13 @@ package.targets += [
     .executableTarget(
         name: "enroute",
         dependencies: [
-            "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteStorage", "HTTPEngine", "EnRouteModels",
+            "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteSQLite", "HTTPEngine", "EnRouteModels",
             "EnRouteCrypto",
             "EnRouteNotifications", "EnRouteAPNs", "OrderTracking", "RideHailing", "ClientKit", "HTTPTransport",
             "CurlTransport",
             "ProviderKit",
             "RoadBuilder", "Routing", "EnRouteRoads", "EnRouteStripe", "CitySimulator", "EnRouteWeb", "EnRouteTwilio",
-            "EnRouteRedis", "RedisKit", "EnRoutePostgres", "EnRouteSandbox", "EnRouteLogging",
+            "EnRouteRedis", "RedisClient", "EnRoutePostgres", "EnRouteSandbox", "EnRouteLogging",
         ],
         resources: [.copy("Resources/openapi.yaml")],
         swiftSettings: settings
@@ -243,14 +252,14 @@ package.targets += [
     /// The router's benchmark harness on seeded random grids: CH build time and memory, CH vs Dijkstra
     /// (bench/routing-grid.sh).
     .executableTarget(
-        name: "routing-bench", dependencies: ["Routing", "OSMKit", "RoadBuilder"], swiftSettings: settings),
+        name: "routing-bench", dependencies: ["Routing", "OSMPBF", "RoadBuilder"], swiftSettings: settings),
     /// The dispatch, live-location and soak benchmarks' harness (bench/ingest.sh, bench/fanout.sh, bench/candidates.sh,
     /// bench/soak.sh).
     .executableTarget(
         name: "server-bench",
         dependencies: [
-            "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteStorage", "SQLiteKit",
-            "EnRouteModels", "HTTPEngine", "PostgresKit", "EnRouteLogging",
+            "EnRouteBackend", "EnRouteDomain", "EnRouteAPI", "EnRouteNotifications", "EnRouteSQLite", "SQLiteClient",
+            "EnRouteModels", "HTTPEngine", "PostgresClient", "EnRouteLogging",
         ],
         swiftSettings: settings),
 ]
@@ -265,7 +274,7 @@ package.targets += [
         dependencies: [
             "EnRouteModels", "ClientKit", "HTTPTransport", "HTTPEngine", "EnRouteDomain", "EnRouteAPI",
             "EnRouteBackend", "EnRouteNotifications",
-            "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteStorage",
+            "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteSQLite",
             "EnRoutePostgres", "EnRouteLogging",
         ],
         swiftSettings: settings),
@@ -278,8 +287,8 @@ package.targets += [
     .testTarget(
         name: "EnRouteStorageTests",
         dependencies: [
-            "EnRouteStorage", "EnRoutePostgres", "PostgresKit", "EnRouteDomain", "EnRouteNotifications",
-            "EnRouteModels", "EnRouteStores", "SQLiteKit", "TestSupport",
+            "EnRouteSQLite", "EnRoutePostgres", "PostgresClient", "EnRouteDomain", "EnRouteNotifications",
+            "EnRouteModels", "EnRouteStores", "SQLiteClient", "TestSupport",
         ],
         swiftSettings: settings),
     .testTarget(
@@ -290,18 +299,18 @@ package.targets += [
     .testTarget(
         name: "EnRouteServerTests",
         dependencies: [
-            "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteStorage", "HTTPEngine", "TestSupport",
+            "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteSQLite", "HTTPEngine", "TestSupport",
             "EnRouteModels", "EnRouteRoads",
             "EnRouteCrypto", "HTTPTransport", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio",
-            "SQLiteKit", "EnRouteSandbox",
-            "EnRouteRedis", "RedisKit",
+            "SQLiteClient", "EnRouteSandbox",
+            "EnRouteRedis", "RedisClient",
         ],
         swiftSettings: settings
     ),
     .testTarget(
         name: "EnRouteNotificationsTests",
         dependencies: [
-            "EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteStorage",
+            "EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteSQLite",
             "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "HTTPTransport", "TestSupport",
         ],
         exclude: ["Fixtures"],
@@ -336,14 +345,14 @@ package.targets += [
         dependencies: ["ProviderKit", "TestSupport", "EnRouteModels", "HTTPTransport", "EnRouteCrypto"],
         swiftSettings: settings),
     /// The OSM PBF reader against the shipped extracts (counts from osmium) and malformed files.
-    .testTarget(name: "OSMKitTests", dependencies: ["OSMKit"], swiftSettings: settings),
+    .testTarget(name: "OSMPBFTests", dependencies: ["OSMPBF"], swiftSettings: settings),
     .testTarget(
         name: "EnRouteRoadsTests",
         dependencies: ["EnRouteRoads", "EnRouteDomain", "EnRouteModels", "Routing", "TestSupport", "HTTPTransport"],
         swiftSettings: settings),
     /// The road network built from the shipped OSM extracts: counts, one-ways, restrictions, islands, CH = Dijkstra.
     .testTarget(
-        name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMKit", "TestSupport"],
+        name: "RoadBuilderTests", dependencies: ["RoadBuilder", "Routing", "OSMPBF", "TestSupport"],
         swiftSettings: settings),
     /// The Stripe gateway against the Stripe stand-in over loopback, and webhook signatures.
     .testTarget(
@@ -356,19 +365,19 @@ package.targets += [
     .testTarget(
         name: "enrouteTests",
         dependencies: [
-            "enroute", "EnRouteStorage", "EnRouteDomain", "RoadBuilder", "Routing", "HTTPTransport", "CitySimulator",
+            "enroute", "EnRouteSQLite", "EnRouteDomain", "RoadBuilder", "Routing", "HTTPTransport", "CitySimulator",
             "TestSupport",
         ], swiftSettings: settings),
     /// The RESP parser without a server; the client against a real Redis (`ENROUTE_TEST_REDIS_URL`) and through
     /// `TCPFaultProxy`.
-    .testTarget(name: "RedisKitTests", dependencies: ["RedisKit", "TestSupport"], swiftSettings: settings),
+    .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "TestSupport"], swiftSettings: settings),
     /// One `ProviderLocations` contract run against `ProviderPresence` in memory and `RedisProviderLocations` on a real
     /// Redis;
     /// two nodes whose live bus is `RedisLiveBus`.
     .testTarget(
         name: "EnRouteRedisTests",
         dependencies: [
-            "EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisKit", "TestSupport",
+            "EnRouteRedis", "EnRouteDomain", "EnRouteModels", "RedisClient", "TestSupport",
             "EnRouteBackend", "HTTPTransport", "EnRouteSandbox",
         ],
         swiftSettings: settings),

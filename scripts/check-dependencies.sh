@@ -6,7 +6,7 @@
 #     that depend on a C module count as part of the same wrapper.
 #  b) a client target, evaluated for iOS with dependency conditions honoured, reaches any C module but
 #     CSQLite (the iOS SDK has no OpenSSL or curl), or on any platform reaches a module
-#     outside the client kit, EnRouteModels, SQLiteKit and EnRouteCrypto. EnRouteCrypto is the Linux
+#     outside the client kit, EnRouteModels, SQLiteClient and EnRouteCrypto. EnRouteCrypto is the Linux
 #     side of NotificationsKit's HPKECipher; rule (b)'s iOS check keeps it off Apple platforms.
 #  c) the server's layering is broken: the domain modules (EnRouteDomain, EnRouteNotifications) reach HTTP,
 #     storage, transports or the composition root, or a library other than the test support depends on
@@ -36,7 +36,7 @@ CLIENTS = ["HTTPTransport", "ClientKit", "OrderTracking", "OrderTrackingActivity
            "ProviderKit", "NotificationsKit", "AppleAdapters"]
 # What a client target may depend on, on any platform: the client kit, the shared wire types, SQLite's
 # wrapper, and the OpenSSL wrapper that backs NotificationsKit's HPKECipher on Linux only.
-CLIENT_MAY_USE = set(CLIENTS) | {"EnRouteModels", "SQLiteKit", "EnRouteCrypto"}
+CLIENT_MAY_USE = set(CLIENTS) | {"EnRouteModels", "SQLiteClient", "EnRouteCrypto"}
 IOS_C_ALLOWED = {"CSQLite"}
 # Rule e: the client module every server module may use, the library targets that are not the server's, and the
 # server's allowed uses of another client module, each with its reason.
@@ -150,7 +150,7 @@ for client in present:
                             f"client targets may depend only on {', '.join(sorted(CLIENT_MAY_USE))}")
 # c) Dependencies point inward: the domain knows no HTTP, storage, transport or wiring.
 DOMAIN = ["EnRouteDomain", "EnRouteNotifications"]
-OUTER = {"HTTPEngine", "EnRouteAPI", "EnRouteStorage", "SQLiteKit", "CurlTransport", "EnRouteAPNs", "EnRouteBackend"}
+OUTER = {"HTTPEngine", "EnRouteAPI", "EnRouteSQLite", "SQLiteClient", "CurlTransport", "EnRouteAPNs", "EnRouteBackend"}
 for inner in [d for d in DOMAIN if d in targets]:
     for dep, path in sorted(reach(inner, lambda here, dep, platforms: True).items()):
         if dep in OUTER:

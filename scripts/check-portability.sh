@@ -19,7 +19,7 @@ exec "${PYTHON:-python3}" - "$PKG" <<'PY'
 import os, re, sys
 
 CLIENTS = ["HTTPTransport", "ClientKit", "OrderTracking", "OrderTrackingActivity", "RideHailing", "RideHailingPreviews",
-           "ProviderKit", "NotificationsKit", "AppleAdapters", "SQLiteKit", "EnRouteModels", "CitySimulator"]
+           "ProviderKit", "NotificationsKit", "AppleAdapters", "SQLiteClient", "EnRouteModels", "CitySimulator"]
 package = sys.argv[1]
 manifest = open(os.path.join(package, "Package.swift")).read()
 

@@ -42,10 +42,10 @@ MODULES[HTTPHead]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[HTTPChunked]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[WebSocketFrames]="EnRouteModels EnRouteCrypto HTTPEngine"
 MODULES[SSE]="EnRouteModels HTTPTransport"
-MODULES[RESP]="RedisKit"
+MODULES[RESP]="RedisClient"
 MODULES[Polyline]="EnRouteModels"
-MODULES[PostgresValues]="PostgresKit"
-MODULES[OSMPBF]="OSMKit"
+MODULES[PostgresValues]="PostgresClient"
+MODULES[OSMPBF]="OSMPBF"
 MODULES[CitiesGeoJSON]="EnRouteModels EnRouteDomain"
 MODULES[OSRMQuery]="EnRouteModels EnRouteCrypto HTTPEngine"
 SOURCES[OSRMQuery]="Sources/EnRouteAPI/OSRMQuery.swift"
@@ -69,7 +69,7 @@ mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs"
 
 # The project modules each module imports (Package.swift's dependencies, less the C modules).
 declare -A DEPS=([EnRouteModels]="" [EnRouteCrypto]="" [HTTPEngine]="EnRouteModels EnRouteCrypto"
-                 [HTTPTransport]="EnRouteModels" [RedisKit]="" [PostgresKit]="" [OSMKit]=""
+                 [HTTPTransport]="EnRouteModels" [RedisClient]="" [PostgresClient]="" [OSMPBF]=""
                  [EnRouteDomain]="EnRouteModels")
 
 # Builds a module (one object and its .swiftmodule) when a source of it or a module it imports is newer. Its warnings

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 SUPP=$ROOT/scripts/sanitizers
-# The RedisKit tests' server, as `make test` starts it (unless the caller names one).
+# The RedisClient tests' server, as `make test` starts it (unless the caller names one).
 if [ -z "${ENROUTE_TEST_REDIS_URL:-}" ]; then
     ENROUTE_TEST_REDIS_URL=$(scripts/redis.sh start .build/redis) || { echo "test-sanitizers: Redis did not start" >&2; exit 1; }
     export ENROUTE_TEST_REDIS_URL

@@ -1,4 +1,4 @@
-@testable import OSMKit
+@testable import OSMPBF
 
 /// OSMReader on arbitrary bytes: a first byte of 0 says a whole file follows; any other, a PrimitiveBlock that the
 /// target frames in a raw blob after a valid header (so mutations reach the block decoder without breaking the frame).

@@ -1,4 +1,4 @@
-@testable import PostgresKit
+@testable import PostgresClient
 
 /// PostgresRow's readings of text-format values, on arbitrary text. Properties: bytea's hex output of any bytes reads
 /// back as those bytes, and a well-formed `\x` value reads as the bytes it spells; a double that reads back prints and

@@ -1,4 +1,4 @@
-import RedisKit
+import RedisClient
 
 /// RESPParser on arbitrary bytes. Properties: the bytes appended whole, in two pieces split at any point, or a byte
 /// at a time give the same replies and the same error; what is left buffered is what the replies did not consume;

@@ -2,7 +2,7 @@ import Foundation
 import EnRouteDomain
 import EnRouteAPI
 import EnRouteNotifications
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 import EnRouteStores
 import EnRouteModels

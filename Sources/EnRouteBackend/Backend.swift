@@ -4,7 +4,7 @@ import EnRouteSandbox
 public import EnRouteAPI
 public import EnRouteNotifications
 public import HTTPEngine
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 import EnRouteStores
 import EnRouteModels

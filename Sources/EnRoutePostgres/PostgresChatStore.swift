@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 public import EnRouteModels
-import PostgresKit
+import PostgresClient
 
 /// Chat on PostgreSQL (`chat_conversations`, `chat_messages`, migrated by `chat_migrations`), on the trip store's
 /// connections. An append holds the trip's row lock on its conversation, so racing sends get consecutive sequences and

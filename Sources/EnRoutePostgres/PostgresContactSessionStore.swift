@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import EnRouteModels
-import PostgresKit
+import PostgresClient
 
 /// Relay sessions on PostgreSQL (`contact_sessions`, migrated by `contact_session_migrations`), on the trip store's
 /// connections: a restart reuses a trip's session and still closes it on time.

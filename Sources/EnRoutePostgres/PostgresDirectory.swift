@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 public import EnRouteModels
-import PostgresKit
+import PostgresClient
 import Synchronization
 
 /// Merchants (with opening hours and catalogue) and provider profiles (with their vehicles) on PostgreSQL, in tables of

@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteDomain
-import PostgresKit
+import PostgresClient
 
 /// The ETA error model's completed legs (`EtaLegSample`) on PostgreSQL, in `eta_samples` (migrated by `eta_migrations`)
 /// beside the trips, on the trip store's connections.

@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteNotifications
-import PostgresKit
+import PostgresClient
 
 /// `DeviceRepository` and `NotificationLedger` on PostgreSQL: device tokens and sent notifications in `push_devices`
 /// and

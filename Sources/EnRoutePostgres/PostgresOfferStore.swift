@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 public import EnRouteModels
-import PostgresKit
+import PostgresClient
 
 /// Offers on PostgreSQL (`offers`, migrated by `offer_migrations`), shared by every node on the database. Partial
 /// unique

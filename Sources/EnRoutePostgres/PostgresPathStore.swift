@@ -1,6 +1,6 @@
 import Foundation
 public import EnRouteDomain
-import PostgresKit
+import PostgresClient
 
 /// Trip paths on PostgreSQL, in the trip database's `trip_paths` table (from `PostgresTripStore`'s migrations).
 ///

@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteDomain
-import PostgresKit
+import PostgresClient
 
 /// Saved payment methods on PostgreSQL (`payment_methods`, migrated by `payment_method_migrations`), on the trip
 /// store's

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import EnRouteModels
-import PostgresKit
+import PostgresClient
 
 /// Proof upload state on PostgreSQL (`proof_uploads` and `trip_proofs`, migrated by `proof_upload_migrations`), on the
 /// trip store's connections; the bytes are the `BlobStore`'s (a directory on disk).

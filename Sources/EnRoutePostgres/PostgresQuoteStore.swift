@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import EnRouteModels
-import PostgresKit
+import PostgresClient
 
 /// Quotes on PostgreSQL, in `quotes` (migrated by `quote_migrations`) beside the trips, on the trip store's
 /// connections.

@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteDomain
-import PostgresKit
+import PostgresClient
 
 /// Share-link revocations on PostgreSQL: one row per trip whose links were revoked (`share_links`, migrated by
 /// `share_link_migrations`), on the trip store's connections.

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresKit
+import PostgresClient
 
 extension PostgresTripStore {
     /// Applies a companion store's `migrations` once each (recorded in `table`) in this store's schema.

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import EnRouteModels
-public import PostgresKit
+public import PostgresClient
 
 /// The ledger, payment attempts and rating totals, read outside any transaction.
 extension PostgresTripStore {

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import EnRouteModels
-public import PostgresKit
+public import PostgresClient
 
 /// The outbox (claimed and relayed in order) and the leases that say which node relays.
 extension PostgresTripStore {

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 import EnRouteModels
-public import PostgresKit
+public import PostgresClient
 
 /// The trip store on PostgreSQL: concurrent `REPEATABLE READ` transactions over a pool of connections, the
 /// invariants enforced by the database itself.

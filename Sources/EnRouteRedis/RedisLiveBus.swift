@@ -1,6 +1,6 @@
 public import Foundation
 public import EnRouteDomain
-public import RedisKit
+public import RedisClient
 import EnRouteModels
 
 /// The live bus between nodes on Redis streams, two per city, each entry one `BusEnvelope` as JSON in the field `e`,

@@ -1,7 +1,7 @@
 public import Foundation
 public import EnRouteDomain
 public import EnRouteModels
-public import RedisKit
+public import RedisClient
 
 /// `ProviderLocations` in Redis, shared by every node, partitioned by city as `ProviderPresence` is:
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import EnRouteModels
-import SQLiteKit
+import SQLiteClient
 
 extension ProviderStore {
     /// `reportStep`'s transaction: the change joins the outbox and the trip's screen moves on, together.

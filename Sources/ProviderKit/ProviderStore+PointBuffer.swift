@@ -1,6 +1,6 @@
 import Foundation
 import EnRouteModels
-import SQLiteKit
+import SQLiteClient
 
 extension ProviderStore {
     /// Adds a kept fix to the buffer and remembers it as the last kept, in one transaction.

@@ -1,6 +1,6 @@
 import Foundation
 import EnRouteModels
-import SQLiteKit
+import SQLiteClient
 
 /// The proof capture queue's rows: each proof's bytes and metadata, where its upload lives once created and the
 /// offset the server last acknowledged; and which step change names which proof.

@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteKit
+import SQLiteClient
 
 /// The provider's device store: one SQLite file holding the point buffer, the step outbox and the local trip copies.
 ///

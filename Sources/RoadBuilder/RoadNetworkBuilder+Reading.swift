@@ -1,4 +1,4 @@
-import OSMKit
+import OSMPBF
 import Routing
 
 /// The builder's two passes over the file: ways and restriction relations first, then the nodes those ways use.

@@ -1,4 +1,4 @@
-import OSMKit
+import OSMPBF
 import Routing
 
 extension RoadNetworkBuilder {

@@ -1,5 +1,5 @@
 import Foundation
-import OSMKit
+import OSMPBF
 public import Routing
 
 /// Builds a car `RoadNetwork` from an OSM PBF file with a `CarProfile`.

@@ -1,6 +1,6 @@
 public import EnRouteBackend
 public import EnRouteDomain
-import EnRouteStorage
+import EnRouteSQLite
 public import EnRoutePostgres
 import Foundation
 import EnRouteNotifications

@@ -1,7 +1,7 @@
 import Foundation
 import EnRouteDomain
 import EnRouteModels
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 
 /// `enroute seed --city helsinki`: writes a city's demo merchants and provider profiles into the server's database.

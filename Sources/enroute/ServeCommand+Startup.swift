@@ -10,7 +10,7 @@ import EnRouteRedis
 import EnRouteRoads
 import EnRouteSandbox
 import EnRouteWeb
-import RedisKit
+import RedisClient
 
 /// `enroute serve`'s start, phase by phase: the settings read before signals are caught, the backend's configuration
 /// and effects, the listening server, and the wait for a signal and the drain after it.

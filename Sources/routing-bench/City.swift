@@ -10,7 +10,7 @@
 // `no_left_turn` and `only_straight_on` restrictions at some unsignalled arterial crossings, stop signs at some
 // residential junctions. Every OSM node lies on a car way, so the node count is the road-node count.
 import Foundation
-import OSMKit
+import OSMPBF
 import Routing
 
 struct CityReport {

@@ -5,10 +5,10 @@ import EnRouteNotifications
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
+import EnRouteSQLite
 import HTTPEngine
-import SQLiteKit
-import PostgresKit
+import SQLiteClient
+import PostgresClient
 
 /// Location ingest with the path persisted (SQLite, group commit), in batches of 50, against raw SQLite
 /// inserts of the same rows into the same table in the same run. With `--store postgres://…` the service runs on

@@ -5,7 +5,7 @@ import EnRouteBackend
 import EnRouteDomain
 import EnRouteModels
 import EnRouteNotifications
-import SQLiteKit
+import SQLiteClient
 
 /// The floor under a create (bench/create.sh): SQLite alone writing the rows one create leaves, one transaction per
 /// create,

@@ -5,7 +5,7 @@ import EnRouteNotifications
 import EnRouteAPNs
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
+import EnRouteSQLite
 import HTTPEngine
 import TestSupport
 import EnRouteBackend

@@ -4,7 +4,7 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRouteRedis
-import RedisKit
+import RedisClient
 
 /// The `ProviderLocations` rules, run against every implementation: `ProviderPresence` always, `RedisProviderLocations`
 /// when `ENROUTE_TEST_REDIS_URL` names a server (make test starts one).
@@ -199,7 +199,7 @@ import RedisKit
     }
 }
 
-/// The Redis the tests use, read from `ENROUTE_TEST_REDIS_URL` (the RedisKit tests say how to start one).
+/// The Redis the tests use, read from `ENROUTE_TEST_REDIS_URL` (the RedisClient tests say how to start one).
 enum TestRedisServer {
     static let url = ProcessInfo.processInfo.environment["ENROUTE_TEST_REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
 }

@@ -6,7 +6,7 @@ import EnRouteDomain
 import EnRouteSandbox
 import EnRouteBackend
 import EnRouteRedis
-import RedisKit
+import RedisClient
 import TestSupport
 
 /// Two nodes over one SQLite file whose live bus is Redis streams (`RedisLiveBus`): what one commits and ingests

@@ -3,7 +3,7 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRouteRedis
-import RedisKit
+import RedisClient
 
 /// What only the Redis implementation has to show: its keys age out by themselves.
 @Suite(.enabled(if: TestRedisServer.url != nil, "needs ENROUTE_TEST_REDIS_URL"))

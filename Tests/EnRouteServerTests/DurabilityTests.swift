@@ -6,7 +6,7 @@ import CurlTransport
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
+import EnRouteSQLite
 import TestSupport
 
 /// The real `enroute serve` process, killed with SIGKILL mid-burst and restarted on the same database.

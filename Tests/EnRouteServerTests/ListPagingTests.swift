@@ -3,7 +3,7 @@ import Testing
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
+import EnRouteSQLite
 import TestSupport
 
 /// The list endpoints read the store one index page at a time, from a cursor, and never filter in memory.

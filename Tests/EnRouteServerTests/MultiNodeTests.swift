@@ -8,7 +8,7 @@ import EnRouteBackend
 import TestSupport
 import Synchronization
 import EnRouteRedis
-import RedisKit
+import RedisClient
 
 /// Several nodes on one store and one live bus: what one node commits or ingests reaches the watchers of another, the
 /// store's rules hold across nodes, and a lost bus delays the fan-out without losing or repeating a version.

@@ -4,7 +4,7 @@ import HTTPTransport
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
+import EnRouteSQLite
 import TestSupport
 import EnRouteBackend
 

@@ -4,7 +4,7 @@ import Testing
 import EnRouteModels
 import EnRouteDomain
 import EnRouteAPI
-import EnRouteStorage
+import EnRouteSQLite
 import TestSupport
 
 /// The trip store's transaction contract: transactions in flight at once, conflicts found by version and snapshot

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteModels
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 
 /// The chat tables on a real database (SQLite, and PostgreSQL when configured), against the in-memory store's

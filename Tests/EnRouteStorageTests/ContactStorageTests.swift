@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteModels
-import EnRouteStorage
+import EnRouteSQLite
 import EnRouteStores
 import EnRoutePostgres
-import SQLiteKit
-import PostgresKit
+import SQLiteClient
+import PostgresClient
 
 /// The calls-and-proof adapters on real files and databases: blobs on disk; upload state, relay sessions and phone
 /// numbers on SQLite, and on PostgreSQL when configured.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteModels
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 import TestSupport
 

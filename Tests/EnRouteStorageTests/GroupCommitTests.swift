@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-import SQLiteKit
+import SQLiteClient
 import TestSupport
-@testable import EnRouteStorage
+@testable import EnRouteSQLite
 
 /// Transactions that queue up behind each other on the writer commit together, each undone alone when it fails, and
 /// none of their callers goes on before the commit.

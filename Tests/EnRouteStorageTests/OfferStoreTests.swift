@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteModels
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 
 /// Every offer store keeps the same rules: one open offer per trip and per provider, one accept wins, an offer past its

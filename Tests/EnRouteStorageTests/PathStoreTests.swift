@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import EnRouteDomain
-import SQLiteKit
-import EnRouteStorage
+import SQLiteClient
+import EnRouteSQLite
 
 /// Every path store (SQLite, and PostgreSQL when configured) against a real database: each trip's path once and in
 /// order, concurrent appends all committed beside trip transactions, and the path surviving a restart.

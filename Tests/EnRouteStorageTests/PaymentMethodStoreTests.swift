@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import EnRouteDomain
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 
 /// Both payment method stores keep the same rules (one default, a token once per account, the limit), also under

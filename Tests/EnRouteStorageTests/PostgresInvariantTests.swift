@@ -3,7 +3,7 @@ import Testing
 import EnRouteDomain
 import EnRouteModels
 import EnRoutePostgres
-import PostgresKit
+import PostgresClient
 import TestSupport
 
 /// The invariants PostgreSQL itself enforces, through the whole backend where a request is the unit: one unfinished

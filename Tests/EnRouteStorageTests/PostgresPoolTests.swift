@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PostgresKit
+import PostgresClient
 
 /// The pool keeps what it will need again: PostgreSQL forks a backend per connection, so a pool that closes and
 /// reopens connections under load spends the database's CPU on starting sessions. Runs when ENROUTE_TEST_POSTGRES_URL

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PostgresKit
+import PostgresClient
 
 /// The PostgreSQL server the repository suite runs against, named by `ENROUTE_TEST_POSTGRES_URL`
 /// (`make test` starts one with `scripts/postgres.sh` and sets it).

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteModels
-import EnRouteStorage
-import SQLiteKit
+import EnRouteSQLite
+import SQLiteClient
 
 /// Quotes on SQLite: each price list is stored once and every quote priced on it reads back whole; quotes stored with
 /// their price list inside (before lists were kept apart) still read.

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import EnRouteDomain
-@testable import EnRouteStorage
+@testable import EnRouteSQLite
 @testable import EnRoutePostgres
-import PostgresKit
+import PostgresClient
 import TestSupport
-import SQLiteKit
+import SQLiteClient
 import EnRouteModels
 
 /// The live relay's lease per city and its stamps, on every store: one node holds a lease at a time until it runs out

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import EnRouteNotifications
-import EnRouteStorage
-import SQLiteKit
+import EnRouteSQLite
+import SQLiteClient
 
 /// `SQLiteNotificationStore` and the `SQLiteNotificationRepository` over it, against a real file.
 @Suite(.timeLimit(.minutes(1))) struct SQLiteNotificationStoreTests {

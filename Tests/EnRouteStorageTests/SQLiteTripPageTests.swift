@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import EnRouteDomain
-import EnRouteStorage
+import EnRouteSQLite
 
 /// The SQLite trip store answers every list page from an index range, in index order, against a real file.
 @Suite struct SQLiteTripPageTests {

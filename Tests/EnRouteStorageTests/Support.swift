@@ -2,7 +2,7 @@ import Foundation
 import EnRouteDomain
 import EnRouteModels
 import Testing
-import EnRouteStorage
+import EnRouteSQLite
 import EnRoutePostgres
 
 /// A fresh folder in the temporary directory holding one database file; `remove()` deletes it with its WAL files.

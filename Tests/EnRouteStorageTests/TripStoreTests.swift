@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import EnRouteDomain
 import EnRouteModels
-import SQLiteKit
-@testable import EnRouteStorage
+import SQLiteClient
+@testable import EnRouteSQLite
 import EnRoutePostgres
 
 /// Every trip store (SQLite, and PostgreSQL when configured) against a real database: transactions, active trips, list

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import SQLiteKit
-@testable import EnRouteStorage
+import SQLiteClient
+@testable import EnRouteSQLite
 
 /// The writer's write-ahead log is copied into the database by its checkpointer, not by SQLite inside the commit
 /// that crosses the threshold.

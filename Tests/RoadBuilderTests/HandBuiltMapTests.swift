@@ -1,5 +1,5 @@
 import Foundation
-import OSMKit
+import OSMPBF
 import Testing
 @testable import RoadBuilder
 @testable import Routing

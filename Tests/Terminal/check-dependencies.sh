@@ -10,7 +10,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 # fixture NAME TARGET...: a package in $WORK/NAME whose targets are the given PackageDescription expressions,
 # on top of a layering that keeps the rules: CLib behind Wrapper (with the C helper CHelper), OpenSSL behind
-# EnRouteCrypto, SQLite behind SQLiteKit (Linux only), and client targets that use them as allowed.
+# EnRouteCrypto, SQLite behind SQLiteClient (Linux only), and client targets that use them as allowed.
 fixture() {
   local dir="$WORK/$1"; shift
   mkdir -p "$dir/Sources/CHelper/include" "$dir/Sources/Wrapper"
@@ -25,11 +25,11 @@ fixture() {
     echo '  .target(name: "CHelper", dependencies: ["CLib"]),'
     echo '  .target(name: "Wrapper", dependencies: ["CLib", "CHelper"]),'
     echo '  .target(name: "EnRouteCrypto", dependencies: ["COpenSSL"]),'
-    echo '  .target(name: "SQLiteKit", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),'
+    echo '  .target(name: "SQLiteClient", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),'
     echo '  .target(name: "ClientKit"),'
-    echo '  .target(name: "ProviderKit", dependencies: ["ClientKit", "SQLiteKit"]),'
+    echo '  .target(name: "ProviderKit", dependencies: ["ClientKit", "SQLiteClient"]),'
     echo '  .target(name: "NotificationsKit", dependencies: [.target(name: "EnRouteCrypto", condition: .when(platforms: [.linux]))]),'
-    echo '  .target(name: "EnRouteServer", dependencies: ["Wrapper", "EnRouteCrypto", "SQLiteKit"]),'
+    echo '  .target(name: "EnRouteServer", dependencies: ["Wrapper", "EnRouteCrypto", "SQLiteClient"]),'
     printf '  %s,\n' "$@"
     echo '])'
   } > "$dir/Package.swift"
@@ -57,7 +57,7 @@ expect_fail() {   # expect_fail DIR MESSAGE [NOT-MESSAGE]
 }
 
 fixture layered '.executableTarget(name: "enroute", dependencies: ["EnRouteServer", "ProviderKit", "NotificationsKit"])'
-expect_pass "$WORK/layered" "CHelper, CLib -> Wrapper" "COpenSSL -> EnRouteCrypto" "CSQLite -> SQLiteKit"
+expect_pass "$WORK/layered" "CHelper, CLib -> Wrapper" "COpenSSL -> EnRouteCrypto" "CSQLite -> SQLiteClient"
 
 fixture second-user '.target(name: "Tool", dependencies: ["CLib"])'
 expect_fail "$WORK/second-user" "C module CHelper, CLib is depended on directly by 2 Swift targets (Tool -> CLib; Wrapper -> CHelper, CLib)"
@@ -93,9 +93,9 @@ expect_fail "$WORK/client-server-transitive" "client target RideHailing depends 
 fixture domain-http '.target(name: "HTTPEngine", dependencies: ["Wrapper"])' '.target(name: "EnRouteDomain", dependencies: ["HTTPEngine"])'
 expect_fail "$WORK/domain-http" "domain module EnRouteDomain depends on HTTPEngine (EnRouteDomain -> HTTPEngine)"
 
-fixture domain-storage-transitive '.target(name: "EnRouteStorage", dependencies: ["SQLiteKit"])' \
-  '.target(name: "EnRouteDomain")' '.target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteStorage"])'
-expect_fail "$WORK/domain-storage-transitive" "domain module EnRouteNotifications depends on EnRouteStorage (EnRouteNotifications -> EnRouteStorage)"
+fixture domain-storage-transitive '.target(name: "EnRouteSQLite", dependencies: ["SQLiteClient"])' \
+  '.target(name: "EnRouteDomain")' '.target(name: "EnRouteNotifications", dependencies: ["EnRouteDomain", "EnRouteSQLite"])'
+expect_fail "$WORK/domain-storage-transitive" "domain module EnRouteNotifications depends on EnRouteSQLite (EnRouteNotifications -> EnRouteSQLite)"
 
 fixture library-root '.target(name: "EnRouteBackend", dependencies: ["EnRouteServer"])' '.target(name: "EnRouteAPI", dependencies: ["EnRouteBackend"])'
 expect_fail "$WORK/library-root" "library EnRouteAPI depends on the composition root EnRouteBackend"
@@ -139,19 +139,19 @@ mkdir -p "$WORK/readme/Sources/ClientKit"
 {
   echo '# Fixture'; echo; echo '## Module map'; echo
   echo '| module | depends on | job |'; echo '| --- | --- | --- |'
-  for t in Wrapper:'`CLib`, `CHelper`' EnRouteCrypto:'`COpenSSL`' SQLiteKit:'`CSQLite`' ClientKit:'' ProviderKit:'`ClientKit`, `SQLiteKit`' \
+  for t in Wrapper:'`CLib`, `CHelper`' EnRouteCrypto:'`COpenSSL`' SQLiteClient:'`CSQLite`' ClientKit:'' ProviderKit:'`ClientKit`, `SQLiteClient`' \
            NotificationsKit:'`EnRouteCrypto`' EnRouteServer:'`Wrapper`, `EnRouteCrypto`' enroute:'`EnRouteServer`, `ProviderKit`'; do
     echo "| \`${t%%:*}\` | ${t#*:} | x |"
   done
   echo; echo 'See `Sources/ClientKit/Gone.swift`.'
   echo; echo '## Next'
 } > "$WORK/readme/README.md"
-expect_fail "$WORK/readme" "README module map row EnRouteServer says it depends on EnRouteCrypto, Wrapper; Package.swift says EnRouteCrypto, SQLiteKit, Wrapper"
+expect_fail "$WORK/readme" "README module map row EnRouteServer says it depends on EnRouteCrypto, Wrapper; Package.swift says EnRouteCrypto, SQLiteClient, Wrapper"
 expect_fail "$WORK/readme" "README names Sources/ClientKit/Gone.swift, which does not exist"
 sed -i "s/| \`ClientKit\` |/| \`Nope\` |/" "$WORK/readme/README.md"
 expect_fail "$WORK/readme" "README module map has no row for target ClientKit"
 expect_fail "$WORK/readme" "README module map names Nope, which is not a Swift target in Package.swift"
 
-expect_pass "$PWD" "CSQLite -> SQLiteKit" "COpenSSL -> EnRouteCrypto" "CEpoll -> HTTPEngine" "CCurl -> CurlTransport" \
+expect_pass "$PWD" "CSQLite -> SQLiteClient" "COpenSSL -> EnRouteCrypto" "CEpoll -> HTTPEngine" "CCurl -> CurlTransport" \
   "server modules use no client module but HTTPTransport (allowed: EnRouteWeb -> OrderTracking)"
 echo "passed"

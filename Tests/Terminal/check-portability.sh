@@ -29,14 +29,14 @@ expect() {
   fi
 }
 
-fixture glibc SQLiteKit <<'SWIFT'
+fixture glibc SQLiteClient <<'SWIFT'
 import Glibc
 func sync(_ fd: Int32) -> Bool { fdatasync(fd) == 0 }
 SWIFT
-expect glibc 1 "Sources/SQLiteKit/File.swift:1: Glibc exists only on Linux"
+expect glibc 1 "Sources/SQLiteClient/File.swift:1: Glibc exists only on Linux"
 grep -qF "File.swift:2: fdatasync exists only on Linux" "$WORK/out.txt" || { echo "FAIL glibc: fdatasync"; failed=1; }
 
-fixture glibc-guarded SQLiteKit <<'SWIFT'
+fixture glibc-guarded SQLiteClient <<'SWIFT'
 #if canImport(Darwin)
 import Darwin
 func sync(_ fd: Int32) -> Bool { fcntl(fd, F_FULLFSYNC) == 0 }

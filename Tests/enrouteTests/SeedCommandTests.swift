@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import EnRouteDomain
-import EnRouteStorage
+import EnRouteSQLite
 @testable import enroute
 
 /// `enroute seed`: writes the city's directory into the database once, however often it runs.
