@@ -23,17 +23,15 @@ demo: deps
 cluster:
 	@scripts/cluster.sh $(CLUSTER_ARGS)
 
-# Suites that talk over real sockets with real-time deadlines (the HTTP engine's servers, the Stripe, Twilio and APNs
-# stand-ins, the fault proxy, the browser): they run on their own after the rest, because beside a thousand other tests
-# on two cores their servers' handlers wait in the cooperative pool's queue past the clients' deadlines.
-SOCKET_SUITES := HTTPServerLiveTests|HTTPServerHardeningTests|LiveChannelsSocketTests|LiveServerTests|ProviderLiveTests|ChatLiveTests|TCPFaultProxyTests|StripeGatewayTests|StripeStandInTests|StripeBackendTests|PaymentWebhookTests|PaymentCrashTests|TwilioProxyRelayTests|HTTPClientContractTests|BrowserTests
-# The Redis suites (a real server, blocking reads, key lifetimes) run last, on their own for the same reason.
-REDIS_SUITES := RedisClientTests|EnRouteRedisTests
-# The multi-node suite (two or three nodes on one store, each node's relay, dispatch heartbeat and reconciler reading
-# the store as the test steps their clock; on PostgreSQL those reads block a cooperative-pool thread) runs on its own
-# too: beside the whole suite, or beside the socket suites, its steps starve past the 60 s limit.
-# Its test with presence in Redis uses the Redis started below.
-MULTINODE_SUITES := MultiNodeTests
+# Test targets that run on their own, after the rest, each in a pass of its own: the integration target (real sockets
+# with real-time deadlines and processes: beside a thousand other tests on two cores their servers' handlers wait in
+# the cooperative pool's queue past the clients' deadlines), the cluster target (several nodes on one store stepping
+# their clocks; on PostgreSQL their reads block cooperative-pool threads, and beside the whole suite their steps starve
+# past the 60 s limit) and the Redis targets (a real server, blocking reads, key lifetimes). Every other test target
+# runs in the first pass. A filter names targets: `^(A|B)\.` matches every test of targets A and B.
+INTEGRATION_TARGETS := EnRouteIntegrationTests
+CLUSTER_TARGETS := EnRouteClusterTests
+REDIS_TARGETS := RedisClientTests|EnRouteRedisTests
 
 test:
 	@scripts/install-deps.sh test
@@ -51,16 +49,16 @@ test:
 	@url=$$(scripts/postgres.sh reset $(PG_DIR) $(PG_PORT)) && \
 	  for store in sqlite postgres; do \
 	    echo "== swift test, test backends on $$store (repository suites on SQLite and $$url)" && start=$$(date +%s) && \
-	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build --skip '$(SOCKET_SUITES)|$(REDIS_SUITES)|$(MULTINODE_SUITES)' || exit 1; \
-	    echo "== socket suites on $$store" && \
-	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build --filter '$(SOCKET_SUITES)' || exit 1; \
-	    echo "== multi-node suite on $$store" && \
+	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build --skip '^($(INTEGRATION_TARGETS)|$(CLUSTER_TARGETS)|$(REDIS_TARGETS))\.' || exit 1; \
+	    echo "== integration tests on $$store" && \
+	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url $(SWIFT) test --skip-build --filter '^($(INTEGRATION_TARGETS))\.' || exit 1; \
+	    echo "== cluster tests on $$store" && \
 	    ENROUTE_TEST_STORE=$$store ENROUTE_TEST_POSTGRES_URL=$$url ENROUTE_TEST_REDIS_URL=$$(scripts/redis.sh url .build/redis) \
-	      $(SWIFT) test --skip-build --filter '$(MULTINODE_SUITES)' || exit 1; \
+	      $(SWIFT) test --skip-build --filter '^($(CLUSTER_TARGETS))\.' || exit 1; \
 	    echo "== took $$(( $$(date +%s) - start )) s"; \
 	  done
 	ENROUTE_TEST_REDIS_URL=$$(scripts/redis.sh url .build/redis) ENROUTE_TEST_POSTGRES_URL=$$(scripts/postgres.sh url $(PG_DIR)) \
-	  $(SWIFT) test --skip-build --filter '$(REDIS_SUITES)'
+	  $(SWIFT) test --skip-build --filter '^($(REDIS_TARGETS))\.'
 	@for t in Tests/Terminal/*.sh; do echo "== $$t"; ENROUTE_BIN="$$($(SWIFT) build --show-bin-path)/enroute" "$$t" || exit 1; done
 	@echo "== scripts/schemathesis.sh"; BUDGET=$${BUDGET:-75} scripts/schemathesis.sh "$$($(SWIFT) build --show-bin-path)/enroute"
 	@# Every parser's fuzz target for a short budget, after the rest so that nothing else shares the cores.

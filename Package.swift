@@ -275,7 +275,7 @@ package.targets += [
             "EnRouteModels", "ClientKit", "HTTPTransport", "HTTPEngine", "EnRouteDomain", "EnRouteAPI",
             "EnRouteBackend", "EnRouteNotifications",
             "EnRouteRoads", "RoadBuilder", "Routing", "EnRouteCrypto", "EnRouteWeb", "EnRouteSQLite",
-            "EnRoutePostgres", "EnRouteLogging",
+            "EnRoutePostgres", "EnRouteLogging", "EnRouteAPNs",
         ],
         swiftSettings: settings),
     /// The shared test helpers themselves (`eventually`).
@@ -294,26 +294,52 @@ package.targets += [
     .testTarget(
         name: "HTTPEngineTests", dependencies: ["HTTPEngine", "TestSupport", "EnRouteModels", "EnRouteLogging"],
         swiftSettings: settings),
-    /// The server as a whole: domain, API and the composition root, in memory and on SQLite.
     .testTarget(name: "EnRouteLoggingTests", dependencies: ["EnRouteLogging"], swiftSettings: settings),
+    /// The domain's rules and services without HTTP or sockets: the trip machine, the cache, pricing, payments,
+    /// ledger, chat policy, cities, ETA models.
     .testTarget(
-        name: "EnRouteServerTests",
+        name: "EnRouteDomainTests",
+        dependencies: [
+            "EnRouteDomain", "EnRouteModels", "EnRouteSandbox", "EnRouteLogging", "EnRouteRoads", "TestSupport",
+        ],
+        swiftSettings: settings),
+    /// The API through the router in-process, over the production wiring (`Backend`), in memory and on SQLite.
+    .testTarget(
+        name: "EnRouteAPITests",
         dependencies: [
             "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteSQLite", "HTTPEngine", "TestSupport",
-            "EnRouteModels", "EnRouteRoads",
-            "EnRouteCrypto", "HTTPTransport", "CurlTransport", "EnRouteNotifications", "EnRouteStripe", "EnRouteTwilio",
-            "SQLiteClient", "EnRouteSandbox",
-            "EnRouteRedis", "RedisClient",
+            "EnRouteModels", "EnRouteRoads", "EnRouteCrypto", "HTTPTransport", "CurlTransport", "EnRouteNotifications",
+            "EnRouteStripe", "EnRouteTwilio", "SQLiteClient", "EnRouteSandbox", "EnRouteLogging", "EnRouteAPNs",
         ],
-        swiftSettings: settings
-    ),
+        swiftSettings: settings),
+    /// Everything that opens a socket or drives a browser with real-time deadlines: the HTTP engine's servers, the
+    /// live streams, the Stripe, Twilio and fault-proxy stand-ins, the HTTP client contract, the browser pages.
+    /// `make test` runs it on its own, after the rest.
+    .testTarget(
+        name: "EnRouteIntegrationTests",
+        dependencies: [
+            "EnRouteDomain", "EnRouteAPI", "EnRouteBackend", "EnRouteSQLite", "HTTPEngine", "TestSupport",
+            "EnRouteModels", "EnRouteCrypto", "HTTPTransport", "CurlTransport", "EnRouteStripe", "EnRouteTwilio",
+            "EnRouteSandbox", "EnRouteLogging", "EnRouteWeb", "Routing", "EnRouteRoads", "ClientKit",
+            "EnRouteNotifications", "EnRouteAPNs", "NotificationsKit",
+        ],
+        exclude: ["Fixtures"],
+        swiftSettings: settings),
+    /// Two and three nodes on one store, each stepping its own relay, dispatch heartbeat and reconciler on a manual
+    /// clock (with presence in Redis when `ENROUTE_TEST_REDIS_URL` is set). `make test` runs it on its own.
+    .testTarget(
+        name: "EnRouteClusterTests",
+        dependencies: [
+            "EnRouteDomain", "EnRouteBackend", "EnRouteSandbox", "EnRouteRedis", "RedisClient", "HTTPTransport",
+            "EnRouteModels", "TestSupport",
+        ],
+        swiftSettings: settings),
     .testTarget(
         name: "EnRouteNotificationsTests",
         dependencies: [
             "EnRouteNotifications", "NotificationsKit", "EnRouteDomain", "EnRouteAPI", "EnRouteAPNs", "EnRouteSQLite",
             "EnRouteBackend", "EnRouteCrypto", "HTTPEngine", "EnRouteModels", "HTTPTransport", "TestSupport",
         ],
-        exclude: ["Fixtures"],
         swiftSettings: settings),
     .testTarget(
         name: "NotificationsKitTests",
@@ -325,7 +351,6 @@ package.targets += [
     .testTarget(
         name: "ClientKitTests",
         dependencies: ["ClientKit", "HTTPTransport", "CurlTransport", "TestSupport", "EnRouteSandbox"],
-        exclude: ["Fixtures"],
         swiftSettings: settings),
     .testTarget(
         name: "EnRouteWebTests",

@@ -1,26 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import HTTPEngine
 
 /// Live channels in memory: what a member sees, in what order, and when groups come and go.
 @Suite struct LiveChannelsTests {
-    /// A counter per key: the opening is a snapshot of it, each publish bumps it and sends the new value.
-    static func counters(initial: @escaping @Sendable (String) -> Int? = { _ in 0 }) -> LiveChannels<String, Int> {
-        LiveChannels(initial: initial, opening: { n in LiveUpdate(events: [event("snapshot", n)]) })
-    }
-
-    static func event(_ name: String, _ n: Int) -> LiveEvent {
-        LiveEvent(name: name, id: "\(n)", data: Array(#"{"n":\#(n)}"#.utf8))
-    }
-
-    static func bump(_ channels: LiveChannels<String, Int>, _ key: String = "k", ends: Bool = false) {
-        channels.publish(key) { n in
-            n += 1
-            return LiveUpdate(events: [event("count", n)], ends: ends)
-        }
-    }
-
     /// The raw SSE text of a member joined in memory.
     static func member(_ channels: LiveChannels<String, Int>, _ key: String = "k") -> AsyncStream<[UInt8]> {
         guard case .eventStream(let stream) = channels.stream(HTTPRequest(method: "GET", path: "/live"), key: key).body
@@ -31,17 +16,13 @@ import Testing
         return stream.bytes(retryMilliseconds: 1000)
     }
 
-    static func ids(_ text: String) -> [Int] {
-        text.split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? Int($0.dropFirst(4)) : nil }
-    }
-
     @Test func aMemberGetsTheOpeningThenEveryPublishInOrderUntilTheEnd() async {
-        let channels = Self.counters { _ in 41 }
+        let channels = LiveCounters.counters { _ in 41 }
         let stream = Self.member(channels)
         #expect(channels.memberCount("k") == 1)
-        Self.bump(channels)
-        Self.bump(channels)
-        Self.bump(channels, ends: true)
+        LiveCounters.bump(channels)
+        LiveCounters.bump(channels)
+        LiveCounters.bump(channels, ends: true)
         var text = ""
         for await chunk in stream { text += String(decoding: chunk, as: UTF8.self) }
         #expect(
@@ -55,8 +36,8 @@ import Testing
 
     @Test func publishingWithNobodyFollowingChangesNothingAndTheNextJoinerStartsFromInitial() async {
         let reads = Counter()
-        let channels = Self.counters { _ in reads.next() * 10 }
-        Self.bump(channels)
+        let channels = LiveCounters.counters { _ in reads.next() * 10 }
+        LiveCounters.bump(channels)
         #expect(channels.channelCount == 0)
         #expect(reads.value == 0)
         var iterator = Self.member(channels).makeAsyncIterator()
@@ -66,7 +47,7 @@ import Testing
     }
 
     @Test func theLastMemberLeavingForgetsTheGroup() async {
-        let channels = Self.counters()
+        let channels = LiveCounters.counters()
         var first: AsyncStream<[UInt8]>.AsyncIterator? = Self.member(channels).makeAsyncIterator()
         var second: AsyncStream<[UInt8]>.AsyncIterator? = Self.member(channels).makeAsyncIterator()
         _ = await first?.next()
@@ -80,7 +61,7 @@ import Testing
     }
 
     @Test func aKeyWithNothingToFollowEndsTheStreamAtOnce() async {
-        let channels = Self.counters { _ in nil }
+        let channels = LiveCounters.counters { _ in nil }
         var text = ""
         for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
         #expect(text == "retry: 1000\n\n")
@@ -89,10 +70,10 @@ import Testing
 
     @Test func anOpeningThatEndsSendsItsEventsAndLeavesNoGroup() async {
         let channels = LiveChannels<String, Int>(
-            initial: { _ in 7 }, opening: { n in LiveUpdate(events: [Self.event("final", n)], ends: true) })
+            initial: { _ in 7 }, opening: { n in LiveUpdate(events: [LiveCounters.event("final", n)], ends: true) })
         var text = ""
         for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
-        #expect(Self.ids(text) == [7])
+        #expect(LiveCounters.ids(text) == [7])
         #expect(channels.channelCount == 0)
     }
 
@@ -103,14 +84,14 @@ import Testing
         let channels = LiveChannels<String, Int>(
             initial: { _ in source.value },
             opening: { n in
-                LiveUpdate(events: [Self.event("snapshot", n)], ends: n >= publishes)
+                LiveUpdate(events: [LiveCounters.event("snapshot", n)], ends: n >= publishes)
             })
         let members = await withTaskGroup(of: [Int]?.self) { group -> [[Int]] in
             for _ in 0..<40 {
                 group.addTask {
                     var text = ""
                     for await chunk in Self.member(channels) { text += String(decoding: chunk, as: UTF8.self) }
-                    return Self.ids(text)
+                    return LiveCounters.ids(text)
                 }
             }
             group.addTask {
@@ -120,7 +101,7 @@ import Testing
                         // A group made after the source moved already has this count in its opening.
                         guard n > state else { return LiveUpdate() }
                         state = n
-                        return LiveUpdate(events: [Self.event("count", n)], ends: n >= publishes)
+                        return LiveUpdate(events: [LiveCounters.event("count", n)], ends: n >= publishes)
                     }
                     if k % 10 == 0 { await Task.yield() }
                 }
@@ -140,8 +121,8 @@ import Testing
     /// Counters whose members may be turned away with a `revoked` event.
     static func revocable(initial: Int) -> LiveChannels<String, Int> {
         LiveChannels(
-            initial: { _ in initial }, opening: { n in LiveUpdate(events: [event("snapshot", n)]) },
-            revocation: { n in LiveUpdate(events: [event("revoked", n)]) })
+            initial: { _ in initial }, opening: { n in LiveUpdate(events: [LiveCounters.event("snapshot", n)]) },
+            revocation: { n in LiveUpdate(events: [LiveCounters.event("revoked", n)]) })
     }
 
     /// A member follows while the state admits it: the update that turns it away reaches it as the revocation and its
@@ -158,10 +139,10 @@ import Testing
         let turnedAway = below3.bytes(retryMilliseconds: 1000), stays = anyone.bytes(retryMilliseconds: 1000)
         #expect(channels.memberCount("k") == 2)
         channels.publish("k") { n in
-            n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true)
+            n += 1; return LiveUpdate(events: [LiveCounters.event("count", n)], revalidates: true)
         }
         channels.publish("k") { n in
-            n += 1; return LiveUpdate(events: [Self.event("count", n)], revalidates: true)
+            n += 1; return LiveUpdate(events: [LiveCounters.event("count", n)], revalidates: true)
         }
         #expect(channels.memberCount("k") == 1)
         var text = ""
@@ -172,11 +153,11 @@ import Testing
                 + "id: 2\nevent: count\ndata: {\"n\":2}\n\n"
                 + "id: 3\nevent: revoked\ndata: {\"n\":3}\n\n")
         channels.publish("k") { n in
-            n += 1; return LiveUpdate(events: [Self.event("count", n)], ends: true)
+            n += 1; return LiveUpdate(events: [LiveCounters.event("count", n)], ends: true)
         }
         var other = ""
         for await chunk in stays { other += String(decoding: chunk, as: UTF8.self) }
-        #expect(Self.ids(other) == [1, 2, 3, 4])
+        #expect(LiveCounters.ids(other) == [1, 2, 3, 4])
     }
 
     /// Admission is asked only on updates that say they may change it, and as a member joins: one the group's state
@@ -198,7 +179,7 @@ import Testing
         _ = await member.next()
         #expect(asked.value == 1, "asked as it joined")
         channels.publish("k") { n in
-            n += 1; return LiveUpdate(events: [Self.event("count", n)])
+            n += 1; return LiveUpdate(events: [LiveCounters.event("count", n)])
         }
         #expect(asked.value == 1, "an update that does not revalidate does not ask")
         #expect(channels.memberCount("k") == 1)

@@ -1,15 +1,14 @@
-import Foundation
-import EnRouteModels
-import TestSupport
+public import Foundation
+public import EnRouteModels
 
 /// A ride with a provider driving, through the real router: the share page's subject.
-struct SharedRide {
-    let backend: TestBackend
-    let tripId: String
-    let token: String
+public struct SharedRide {
+    public let backend: TestBackend
+    public let tripId: String
+    public let token: String
 
     /// A ride for `customer`, assigned to p1, with one fix at `at` and a share link.
-    static func make(
+    public static func make(
         _ backend: TestBackend, customer: String = "c1", fixAt at: Coordinate = Coordinate(lat: 60.1705, lng: 24.9400)
     ) async throws -> SharedRide {
         let body = try await backend.rideBody(customer, pickup: SharedRide.pickup, dropoff: SharedRide.dropoff)
@@ -33,7 +32,7 @@ struct SharedRide {
     }
 
     /// The provider reports a fix at `at`, taken now on the backend's clock.
-    static func fix(_ backend: TestBackend, _ at: Coordinate, batch: String = UUID().uuidString) async throws {
+    public static func fix(_ backend: TestBackend, _ at: Coordinate, batch: String = UUID().uuidString) async throws {
         let fix =
             #"{"batchId":"\#(batch)","fixes":[{"lat":\#(at.lat),"lng":\#(at.lng),"heading":45,"speed":7,"accuracy":5,"#
             + #""recordedAt":"\#(ISO8601.format(backend.clock.date))"}]}"#
@@ -44,13 +43,9 @@ struct SharedRide {
         }
     }
 
-    static let pickup = #"{"lat":60.1699,"lng":24.9384}"#
-    static let dropoff = #"{"lat":60.1720,"lng":24.9460}"#
+    public static let pickup = #"{"lat":60.1699,"lng":24.9384}"#
+    public static let dropoff = #"{"lat":60.1720,"lng":24.9460}"#
 
-    struct Link: Decodable { let url: String; let token: String; let expiresAt: String }
-}
-
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    /// A share link as the API answers it.
+    public struct Link: Decodable { public let url: String; public let token: String; public let expiresAt: String }
 }

@@ -216,18 +216,3 @@ import Synchronization
             ).status == 403)
     }
 }
-
-extension TestBackend {
-    /// `PUT /v1/account/phone` for `account`; the status.
-    func setPhone(_ account: String, _ role: Party, _ number: String) async -> Int {
-        await call("PUT", APIPath.accountPhone, token: token(account, role), json: #"{"phoneNumber":"\#(number)"}"#)
-            .status
-    }
-
-    /// `POST /v1/trips/{id}/call` for `account`, decoded.
-    func dial(_ tripId: String, _ account: String, _ role: Party) async throws -> TripCall {
-        let r = await call("POST", APIPath.tripCall(tripId), token: token(account, role))
-        guard r.status == 200 else { throw Failure("call: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
-        return try WireCoding.decoder().decode(TripCall.self, from: Data(r.body))
-    }
-}

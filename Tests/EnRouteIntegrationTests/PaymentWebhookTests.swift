@@ -43,7 +43,7 @@ import CurlTransport
             json: try await backend.rideBody("c1", pickup: TestBackend.pickup, dropoff: TestBackend.dropoff),
             headers: ["Idempotency-Key": UUID().uuidString])
         let trip = try WireCoding.decoder().decode(Trip.self, from: Data(created.body))
-        try await MoneyFlowTests.drive(backend, trip.id)
+        try await MoneyFlow.drive(backend, trip.id)
         let settled = try #require(try backend.service.cached(trip.id))
         let intent = try #require(settled.payment?.intentId)
         #expect(settled.payment?.paidAt == nil)
@@ -120,7 +120,7 @@ import CurlTransport
         let trip = try WireCoding.decoder().decode(Trip.self, from: Data(created.body))
         #expect(stripe.intents.map(\.status) == ["requires_capture"])
         #expect(stripe.intents.first?.amountCapturable == trip.fare?.amountMinor)
-        try await MoneyFlowTests.drive(backend, trip.id)
+        try await MoneyFlow.drive(backend, trip.id)
         #expect(stripe.intents.map(\.status) == ["succeeded"])
         #expect(stripe.intents.first?.amountReceived == trip.fare?.amountMinor)
         #expect(try backend.service.cached(trip.id)?.payment?.state == .captured)

@@ -6,7 +6,7 @@ import TestSupport
 /// Live channels over real sockets: SSE members written from the event loops, keep-alive after a
 /// stream that ends, and WebSocket members.
 @Suite(.serialized) struct LiveChannelsSocketTests {
-    let channels = LiveChannelsTests.counters()
+    let channels = LiveCounters.counters()
 
     /// A server with `/json` and `/live/{key}` following `channels` (the suite's counters by default).
     func makeSUT(
@@ -32,9 +32,9 @@ import TestSupport
         client.write("GET /live/k HTTP/1.1\r\nHost: x\r\n\r\n")
         try await client.read(untilContains: "data: {\"n\":0}")
         #expect(client.text.lowercased().contains("transfer-encoding: chunked"))
-        for _ in 0..<3 { LiveChannelsTests.bump(channels) }
+        for _ in 0..<3 { LiveCounters.bump(channels) }
         try await client.read(untilContains: "data: {\"n\":3}")
-        LiveChannelsTests.bump(channels, ends: true)
+        LiveCounters.bump(channels, ends: true)
         try await client.read(untilContains: "\r\n0\r\n\r\n")
         #expect(
             client.dechunkedBody == "retry: 3000\n\n"
@@ -62,7 +62,7 @@ import TestSupport
         }
         let publishes = 200
         for k in 1...publishes {
-            LiveChannelsTests.bump(channels, "busy", ends: k == publishes)
+            LiveCounters.bump(channels, "busy", ends: k == publishes)
             if k % 4 == 0, k < publishes {
                 // Someone opens the stream and hangs up, while the publishes go on.
                 let passer = try TCPTestClient(port: server.port)
@@ -72,7 +72,7 @@ import TestSupport
         }
         for client in stayers {
             try await client.read(untilContains: "\r\n0\r\n\r\n")
-            let ids = LiveChannelsTests.ids(client.dechunkedBody)
+            let ids = LiveCounters.ids(client.dechunkedBody)
             // The raw tail tells a lost event from one that arrived out of its chunk framing.
             let first = client.text.prefix(700).debugDescription, last = client.text.suffix(400).debugDescription
             #expect(ids == Array(0...publishes), "a stayer saw \(ids.count) events; first \(first); last \(last)")
@@ -86,7 +86,7 @@ import TestSupport
         let finished = LiveChannels<String, Int>(
             initial: { _ in 9 },
             opening: { n in
-                LiveUpdate(events: [LiveChannelsTests.event("final", n)], ends: true)
+                LiveUpdate(events: [LiveCounters.event("final", n)], ends: true)
             })
         let server = try makeSUT(channels: finished)
         let client = try TCPTestClient(port: server.port)
@@ -142,7 +142,7 @@ import TestSupport
         let client = try TCPTestClient(port: server.port)
         client.write("GET /live/old HTTP/1.0\r\nHost: x\r\n\r\n")
         try await client.read(untilContains: "data: {\"n\":0}")
-        LiveChannelsTests.bump(channels, "old", ends: true)
+        LiveCounters.bump(channels, "old", ends: true)
         try await client.readUntilClosed()
         let text = client.text
         #expect(!text.lowercased().contains("transfer-encoding: chunked"))
@@ -197,7 +197,7 @@ import TestSupport
         client.write(TCPTestClient.webSocketFrame(opcode: 0x9, payload: [1]))
         let pong = try await client.readWebSocketFrame()
         #expect(pong.opcode == 0xA)
-        LiveChannelsTests.bump(channels, "ws", ends: true)
+        LiveCounters.bump(channels, "ws", ends: true)
         let last = try await client.readWebSocketFrame()
         #expect(String(decoding: last.payload, as: UTF8.self) == #"{"type":"count","id":"1","data":{"n":1}}"#)
         let close = try await client.readWebSocketFrame()

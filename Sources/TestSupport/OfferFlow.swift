@@ -1,30 +1,29 @@
-import Foundation
-import Testing
-import EnRouteModels
-import EnRouteNotifications
+public import Foundation
+public import EnRouteModels
+public import EnRouteNotifications
 import EnRouteAPNs
-import EnRouteDomain
-import EnRouteAPI
-import HTTPEngine
-import TestSupport
+public import EnRouteLogging
+public import EnRouteDomain
+public import EnRouteAPI
+public import HTTPEngine
 
 /// A backend with dispatch and the offer push planner on a manual clock: provider p1 goes online
 /// near the pickup, a customer asks for a ride, and dispatch offers it to p1.
-struct OfferFlow {
-    let backend: TestBackend
-    let providers: ProviderOperations
-    let devices: any DeviceRepository
-    let ledger: any NotificationLedger
-    let metrics: MetricsRegistry
-    let router: Router
-    let provider = "p1"
+public struct OfferFlow: Sendable {
+    public let backend: TestBackend
+    public let providers: ProviderOperations
+    public let devices: any DeviceRepository
+    public let ledger: any NotificationLedger
+    public let metrics: MetricsRegistry
+    public let router: Router
+    public let provider = "p1"
 
-    static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
-    static let pickupJSON = #"{"lat":60.1699,"lng":24.9384}"#
-    static let dropoffJSON = #"{"lat":60.1841,"lng":24.9497}"#
+    public static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
+    public static let pickupJSON = #"{"lat":60.1699,"lng":24.9384}"#
+    public static let dropoffJSON = #"{"lat":60.1841,"lng":24.9497}"#
 
     /// The production backend with dispatch started; pushes go to `push`.
-    init(push: any PushGateway = LogPushGateway(log: .discard)) throws {
+    public init(push: any PushGateway = LogPushGateway(log: .discard)) throws {
         backend = TestBackend(offerIDPrefix: "OF", jitterSeed: 7, push: push)
         providers = backend.providers
         devices = backend.backend.devices
@@ -34,10 +33,10 @@ struct OfferFlow {
         try providers.dispatcher.start()
     }
 
-    var clock: ManualClock { backend.clock }
+    public var clock: ManualClock { backend.clock }
 
     /// A sender over this backend's outbox that asks dispatch whether an offer is still open, unless told otherwise.
-    func sender(
+    public func sender(
         gateway: any PushGateway, pollClock: (any Clock<Duration>)? = nil,
         offerIsOpen: (@Sendable (String, String) -> Bool)? = nil
     ) -> PushSender {
@@ -51,16 +50,18 @@ struct OfferFlow {
     }
 
     /// Registers `token` for the provider through the API, as the provider's app does at launch.
-    func registerDevice(_ token: String, environment: String = "sandbox") async throws {
+    public func registerDevice(_ token: String, environment: String = "sandbox") async throws {
         let r = await call(
             "PUT", "/v1/devices/\(token)", as: provider, .provider,
             json: #"{"platform":"ios","environment":"\#(environment)","appVersion":"4.2.0"}"#)
-        try #require(r.status == 204, "register: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        guard r.status == 204 else {
+            throw Failure("register: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        }
     }
 
     /// p1 goes online, a ride is requested, and the offer p1's live stream carries is returned once
     /// dispatch has finished making it (its timer is running).
-    func offer() async throws -> Offer {
+    public func offer() async throws -> Offer {
         var events = providers.events.subscribe(provider).makeAsyncIterator()
         _ = try await providers.setAvailability(
             AvailabilityRequest(online: true, position: Coordinate(lat: Self.pickup.lat + 0.002, lng: Self.pickup.lng)),
@@ -68,7 +69,9 @@ struct OfferFlow {
         let body = try await backend.rideBody("c1", pickup: Self.pickupJSON, dropoff: Self.dropoffJSON)
         let ride = await call(
             "POST", "/v1/trips", as: "c1", .customer, json: body, headers: ["Idempotency-Key": UUID().uuidString])
-        try #require(ride.status == 201, "request ride: \(ride.status) \(String(decoding: ride.body, as: UTF8.self))")
+        guard ride.status == 201 else {
+            throw Failure("request ride: \(ride.status) \(String(decoding: ride.body, as: UTF8.self))")
+        }
         while let event = await events.next() {
             guard event.name == "offer" else { continue }
             let offer = try WireCoding.decoder().decode(Offer.self, from: Data(event.data))
@@ -79,12 +82,12 @@ struct OfferFlow {
     }
 
     /// Every message waiting in the push outbox.
-    func outbox() async throws -> [OutboxMessage] {
+    public func outbox() async throws -> [OutboxMessage] {
         try await backend.store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 100)
     }
 
     /// Sends a request through the router as `account`.
-    func call(
+    public func call(
         _ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
         headers: [String: String] = [:]
     ) async -> (status: Int, body: [UInt8]) {
@@ -96,5 +99,5 @@ struct OfferFlow {
         return (response.status, response.bodyBytes)
     }
 
-    enum OfferFlowFailure: Error { case noOffer }
+    public enum OfferFlowFailure: Error { case noOffer }
 }

@@ -1,27 +1,27 @@
-import Foundation
-import EnRouteModels
-import TestSupport
+public import Foundation
+public import EnRouteModels
+public import EnRouteDomain
 
 extension TestBackend {
-    static let pickup = #"{"lat":60.1699,"lng":24.9384}"#
-    static let dropoff = #"{"lat":60.1841,"lng":24.9497}"#
-    static var rideBody: String { #"{"pickup":\#(pickup),"dropoff":\#(dropoff),"productID":"economy"}"# }
-    static var orderBody: String {
+    public static let pickup = #"{"lat":60.1699,"lng":24.9384}"#
+    public static let dropoff = #"{"lat":60.1841,"lng":24.9497}"#
+    public static var rideBody: String { #"{"pickup":\#(pickup),"dropoff":\#(dropoff),"productID":"economy"}"# }
+    public static var orderBody: String {
         #"{"merchantId":"m1","items":[{"sku":"coffee","quantity":2}],"destination":\#(dropoff)}"#
     }
 
     /// A ride request body for `customer` with a fresh quote (and a saved card).
-    func rideBody(_ customer: String = "c1") async throws -> String {
+    public func rideBody(_ customer: String = "c1") async throws -> String {
         try await rideBody(customer, pickup: Self.pickup, dropoff: Self.dropoff)
     }
 
     /// An order body for `customer` with a fresh basket quote (and a saved card).
-    func orderBody(_ customer: String = "c1") async throws -> String {
+    public func orderBody(_ customer: String = "c1") async throws -> String {
         try await orderBody(customer, items: #"[{"sku":"coffee","quantity":2}]"#, destination: Self.dropoff)
     }
 
     /// Creates a ride for `customer` and returns it.
-    func requestRide(_ customer: String = "c1", key: String = UUID().uuidString) async throws -> Trip {
+    public func requestRide(_ customer: String = "c1", key: String = UUID().uuidString) async throws -> Trip {
         let r = await call(
             "POST", "/v1/trips", token: token(customer, .customer), json: try await rideBody(customer),
             headers: ["Idempotency-Key": key])
@@ -32,7 +32,7 @@ extension TestBackend {
     }
 
     /// Places an order for `customer` and returns its tracking snapshot.
-    func placeOrder(_ customer: String = "c1", key: String = UUID().uuidString) async throws -> TrackingDTO {
+    public func placeOrder(_ customer: String = "c1", key: String = UUID().uuidString) async throws -> TrackingDTO {
         let r = await call(
             "POST", "/v1/orders", token: token(customer, .customer), json: try await orderBody(customer),
             headers: ["Idempotency-Key": key])
@@ -43,7 +43,7 @@ extension TestBackend {
     }
 
     /// A provider step with a fresh change id.
-    func step(
+    public func step(
         _ trip: String, _ step: String, provider: String = "p1", changeId: String = UUID().uuidString,
         deviceTime: String = "2026-10-20T18:40:00Z"
     ) async -> (status: Int, body: [UInt8]) {
@@ -57,11 +57,26 @@ extension TestBackend {
     }
 }
 
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct Failure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
-func json(_ bytes: [UInt8]) -> [String: Any] {
+public func json(_ bytes: [UInt8]) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+}
+
+extension TestBackend {
+    /// `PUT /v1/account/phone` for `account`; the status.
+    public func setPhone(_ account: String, _ role: Party, _ number: String) async -> Int {
+        await call("PUT", APIPath.accountPhone, token: token(account, role), json: #"{"phoneNumber":"\#(number)"}"#)
+            .status
+    }
+
+    /// `POST /v1/trips/{id}/call` for `account`, decoded.
+    public func dial(_ tripId: String, _ account: String, _ role: Party) async throws -> TripCall {
+        let r = await call("POST", APIPath.tripCall(tripId), token: token(account, role))
+        guard r.status == 200 else { throw Failure("call: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        return try WireCoding.decoder().decode(TripCall.self, from: Data(r.body))
+    }
 }

@@ -13,37 +13,6 @@ import TestSupport
 
     static func sandbox(_ backend: TestBackend) -> SandboxGateway { backend.payments as! SandboxGateway }
 
-    /// Requests a ride as `customer` with `card`; returns the answer and the quote it named.
-    static func request(
-        _ backend: TestBackend, _ customer: String, card: String? = "pm_card_visa", key: String = UUID().uuidString,
-        body: String? = nil
-    ) async throws -> (status: Int, body: [UInt8], json: String) {
-        let json: String
-        if let body {
-            json = body
-        } else {
-            json = try await backend.rideBody(customer, pickup: pickup, dropoff: dropoff, card: card)
-        }
-        let r = await backend.call(
-            "POST", APIPath.trips, token: backend.token(customer, .customer), json: json,
-            headers: ["Idempotency-Key": key])
-        return (r.status, r.body, json)
-    }
-
-    /// Drives trip `id` with provider `p1`: assigned, arrived, (waits `wait` seconds), on trip, completed.
-    static func drive(_ backend: TestBackend, _ id: String, wait: TimeInterval = 60) async throws {
-        #expect(await backend.assign(id, to: "p1").status == 200)
-        await backend.clock.advance(by: .seconds(120))
-        #expect(await backend.step(id, "driverArrived").status == 200)
-        await backend.clock.advance(by: .seconds(Int(wait)))
-        #expect(await backend.step(id, "onTrip").status == 200)
-        await backend.clock.advance(by: .seconds(600))
-        #expect(await backend.step(id, "completed").status == 200)
-        try await backend.settlePayments()
-    }
-
-    static func trip(_ body: [UInt8]) throws -> Trip { try WireCoding.decoder().decode(Trip.self, from: Data(body)) }
-
     static func expectBalanced(
         _ backend: TestBackend, _ id: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -65,14 +34,14 @@ import TestSupport
         let body =
             #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","#
             + #""quoteId":"\#(quote.quoteId!)","amountMinor":1}"#
-        let created = try await Self.request(backend, "c1", body: body)
+        let created = try await MoneyFlow.request(backend, "c1", body: body)
         #expect(created.status == 201)
-        let trip = try Self.trip(created.body)
+        let trip = try MoneyFlow.trip(created.body)
         #expect(trip.fare == quote.fare, "the quoted fare, whatever amount the body states")
         let holds = Self.sandbox(backend).openHolds()
         #expect(holds.map(\.amountCapturable) == [quote.fare.amountMinor])
 
-        try await Self.drive(backend, trip.id)
+        try await MoneyFlow.drive(backend, trip.id)
         let record = try #require(try backend.service.cached(trip.id))
         #expect(record.payment?.state == .captured)
         #expect(record.payment?.capturedMinor == quote.fare.amountMinor)
@@ -107,7 +76,7 @@ import TestSupport
     ])
     func aDeclinedCardIs402WithTheBanksReasonAndNoTripAndTheSameKeyReplaysIt(card: String, code: String) async throws {
         let backend = TestBackend()
-        let first = try await Self.request(backend, "c1", card: card, key: "decline-key-1")
+        let first = try await MoneyFlow.request(backend, "c1", card: card, key: "decline-key-1")
         #expect(first.status == 402)
         let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(first.body))
         #expect(problem.type == PaymentProblemType.declined && problem.declineCode == code)
@@ -120,22 +89,24 @@ import TestSupport
         #expect(Self.sandbox(backend).openHolds().isEmpty)
         // Another card, the same quote, a new key: the ride goes ahead.
         await backend.addCard("c1", "pm_card_visa")
-        let again = try await Self.request(backend, "c1", card: nil, key: "decline-key-2", body: first.json)
+        let again = try await MoneyFlow.request(backend, "c1", card: nil, key: "decline-key-2", body: first.json)
         #expect(again.status == 201)
     }
 
     @Test func aBankChallengeIs402WithItsLinkAndTheRepeatAfterAnsweringUsesThatOneHold() async throws {
         let backend = TestBackend()
-        let first = try await Self.request(backend, "c1", card: "pm_card_authenticationRequired", key: "challenge-1")
+        let first = try await MoneyFlow.request(
+            backend, "c1", card: "pm_card_authenticationRequired", key: "challenge-1")
         #expect(first.status == 402)
         let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(first.body))
         #expect(problem.type == PaymentProblemType.actionRequired)
         let url = try #require(problem.actionURL)
         // Not answered yet: the repeat is told again.
-        #expect(try await Self.request(backend, "c1", card: nil, key: "challenge-2", body: first.json).status == 402)
+        #expect(
+            try await MoneyFlow.request(backend, "c1", card: nil, key: "challenge-2", body: first.json).status == 402)
         let answered = await backend.call("POST", url.path, token: nil, json: #"{"confirm":true}"#)
         #expect(answered.status == 200)
-        let created = try await Self.request(backend, "c1", card: nil, key: "challenge-3", body: first.json)
+        let created = try await MoneyFlow.request(backend, "c1", card: nil, key: "challenge-3", body: first.json)
         #expect(created.status == 201)
         #expect(Self.sandbox(backend).intents().count == 1, "never a second hold")
         #expect(Self.sandbox(backend).openHolds().count == 1)
@@ -145,14 +116,14 @@ import TestSupport
         let backend = TestBackend()
         let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         await backend.clock.advance(by: .seconds(301))
-        let expired = try await Self.request(backend, "c1", body: body)
+        let expired = try await MoneyFlow.request(backend, "c1", body: body)
         #expect(expired.status == 409)
         let problem = try WireCoding.decoder().decode(QuoteExpiredProblem<Estimate>.self, from: Data(expired.body))
         #expect(problem.type == PaymentProblemType.quoteExpired)
         let fresh = try #require(problem.quote.quoteId)
         #expect(!body.contains(fresh) && problem.quote.expiresAt! > backend.clock.date)
         #expect(Self.sandbox(backend).intents().isEmpty, "nothing is held for an expired quote")
-        let confirmed = try await Self.request(
+        let confirmed = try await MoneyFlow.request(
             backend, "c1",
             body: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","quoteId":"\#(fresh)"}"#)
         #expect(confirmed.status == 201)
@@ -162,23 +133,23 @@ import TestSupport
         let backend = TestBackend()
         let body = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         await backend.addCard("c2")
-        let stolen = try await Self.request(backend, "c2", body: body)
+        let stolen = try await MoneyFlow.request(backend, "c2", body: body)
         #expect(stolen.status == 422 && String(decoding: stolen.body, as: UTF8.self).contains("/quoteId"))
         let missing = await backend.call(
             "POST", APIPath.trips, token: backend.token("c1", .customer), json: TestBackend.rideBody,
             headers: ["Idempotency-Key": UUID().uuidString])
         #expect(missing.status == 422 && String(decoding: missing.body, as: UTF8.self).contains("/quoteId"))
-        let created = try await Self.request(backend, "c1", body: body)
+        let created = try await MoneyFlow.request(backend, "c1", body: body)
         #expect(created.status == 201)
         _ = await backend.call(
-            "POST", APIPath.tripCancel(try Self.trip(created.body).id), token: backend.token("c1", .customer))
-        let reused = try await Self.request(backend, "c1", body: body)
+            "POST", APIPath.tripCancel(try MoneyFlow.trip(created.body).id), token: backend.token("c1", .customer))
+        let reused = try await MoneyFlow.request(backend, "c1", body: body)
         #expect(reused.status == 422, "one quote, one trip")
     }
 
     @Test func aCustomerWithoutACardIsAskedToAddOne() async throws {
         let backend = TestBackend()
-        let r = try await Self.request(backend, "c1", card: nil)
+        let r = try await MoneyFlow.request(backend, "c1", card: nil)
         #expect(r.status == 402)
         #expect(
             try WireCoding.decoder().decode(PaymentProblem.self, from: Data(r.body)).type
@@ -187,12 +158,12 @@ import TestSupport
 
     @Test func aFinalPriceTheCardRefusesOffSessionIsADebtThatBlocksNewRequestsUntilSettled() async throws {
         let backend = TestBackend()
-        let created = try await Self.request(backend, "c1", card: "pm_card_chargeCustomerFail")
+        let created = try await MoneyFlow.request(backend, "c1", card: "pm_card_chargeCustomerFail")
         #expect(created.status == 201)
-        let trip = try Self.trip(created.body)
+        let trip = try MoneyFlow.trip(created.body)
         // Twelve minutes at pickup: past the three free ones, so the price is measured again and a wait is added above
         // the hold.
-        try await Self.drive(backend, trip.id, wait: 12 * 60)
+        try await MoneyFlow.drive(backend, trip.id, wait: 12 * 60)
         let record = try #require(try backend.service.cached(trip.id))
         #expect(record.payment?.state == .debt)
         let owed = try #require(record.payment?.owedMinor)
@@ -203,7 +174,7 @@ import TestSupport
         #expect(
             try WireCoding.decoder().decode(AccountBalance.self, from: Data(balance.body)).outstanding.amountMinor
                 == owed)
-        let blocked = try await Self.request(backend, "c1", card: nil)
+        let blocked = try await MoneyFlow.request(backend, "c1", card: nil)
         #expect(blocked.status == 402)
         let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(blocked.body))
         #expect(problem.type == PaymentProblemType.outstandingBalance && problem.amount?.amountMinor == owed)
@@ -224,12 +195,12 @@ import TestSupport
             try WireCoding.decoder().decode(AccountBalance.self, from: Data(settled.body)).outstanding.amountMinor == 0)
         #expect(try backend.service.cached(trip.id)?.payment?.state == .captured)
         try Self.expectBalanced(backend, trip.id)
-        #expect(try await Self.request(backend, "c1", card: nil).status == 201)
+        #expect(try await MoneyFlow.request(backend, "c1", card: nil).status == 201)
     }
 
     @Test func aCancellationInsideTheGraceReleasesTheHoldAndANoShowCostsTheFee() async throws {
         let backend = TestBackend()
-        let free = try Self.trip(try await Self.request(backend, "c1").body)
+        let free = try MoneyFlow.trip(try await MoneyFlow.request(backend, "c1").body)
         #expect(await backend.assign(free.id, to: "p1").status == 200)
         await backend.clock.advance(by: .seconds(60))
         #expect(
@@ -240,7 +211,7 @@ import TestSupport
         #expect(Self.sandbox(backend).openHolds().isEmpty)
         try Self.expectBalanced(backend, free.id)
 
-        let noShow = try Self.trip(try await Self.request(backend, "c2").body)
+        let noShow = try MoneyFlow.trip(try await MoneyFlow.request(backend, "c2").body)
         #expect(await backend.assign(noShow.id, to: "p2").status == 200)
         #expect(await backend.step(noShow.id, "driverArrived", provider: "p2").status == 200)
         await backend.clock.advance(by: .seconds(6 * 60))
@@ -261,12 +232,12 @@ import TestSupport
 
     @Test func aTipIsRecordedAtOnceChargedToTheProviderOnceAndARatingIsOncePerParty() async throws {
         let backend = TestBackend()
-        let trip = try Self.trip(try await Self.request(backend, "c1").body)
+        let trip = try MoneyFlow.trip(try await MoneyFlow.request(backend, "c1").body)
         let early = await backend.call(
             "POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
             headers: ["Idempotency-Key": "tip-early-key"])
         #expect(early.status == 409, "no tip before the trip is complete")
-        try await Self.drive(backend, trip.id)
+        try await MoneyFlow.drive(backend, trip.id)
         let tip = await backend.call(
             "POST", APIPath.tripTip(trip.id), token: backend.token("c1", .customer), json: #"{"amountMinor":200}"#,
             headers: ["Idempotency-Key": "tip-key-1"])
@@ -297,7 +268,7 @@ import TestSupport
                 "POST", APIPath.tripRating(trip.id), token: backend.token("c1", .customer),
                 json: #"{"stars":3,"comment":"Smooth"}"#
             ).status == 201)
-        let rated = try Self.trip(
+        let rated = try MoneyFlow.trip(
             await backend.call("GET", APIPath.trip(trip.id), token: backend.token("c1", .customer)).body)
         #expect(rated.driver?.rating == 3.0, "the customers' average is the driver's rating")
         #expect(
@@ -409,9 +380,9 @@ import TestSupport
         let slow = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         let fast = try await backend.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         gated.holdNextAuthorization()
-        let first = Task { try await Self.request(backend, "c1", body: slow) }
+        let first = Task { try await MoneyFlow.request(backend, "c1", body: slow) }
         try await eventually("the first request waits for its hold", within: .seconds(30)) { gated.isHolding }
-        let second = try await Self.request(backend, "c1", body: fast)
+        let second = try await MoneyFlow.request(backend, "c1", body: fast)
         #expect(second.status == 201)
         gated.letGo()
         let refused = try await first.value
@@ -421,7 +392,7 @@ import TestSupport
             gated.authorizations == 2,
             "the refused hold is released by the intent its request was answered, not looked up again")
         #expect(sandbox.openHolds().count == 1, "the refused request's hold is given back at once")
-        let trip = try Self.trip(second.body)
+        let trip = try MoneyFlow.trip(second.body)
         let attached = try #require(try backend.store.trip(id: trip.id)?.payment)
         #expect(attached.state == .held && attached.intentId != nil)
         let unattached = try backend.store.unattachedPaymentAttempts(before: clock.date.addingTimeInterval(1))
@@ -441,7 +412,7 @@ import TestSupport
         let body = try await first.rideBody("c1", pickup: Self.pickup, dropoff: Self.dropoff)
         // The hold is placed, and its answer never comes back (as when the process dies during the call).
         sandbox.failNext(.authorize, afterApplying: true)
-        let lost = try await Self.request(first, "c1", body: body)
+        let lost = try await MoneyFlow.request(first, "c1", body: body)
         #expect(lost.status == 503)
         #expect(sandbox.openHolds().count == 1 && first.service.activeTrips(customer: "c1").isEmpty)
 
@@ -467,7 +438,7 @@ import TestSupport
     ])
     func eachSandboxTestCardThroughAWholeRide(card: String, firstAnswer: Int, settles: PaymentStatus) async throws {
         let backend = TestBackend()
-        var answer = try await Self.request(backend, "c1", card: card)
+        var answer = try await MoneyFlow.request(backend, "c1", card: card)
         #expect(answer.status == firstAnswer)
         if answer.status == 402 {
             let problem = try WireCoding.decoder().decode(PaymentProblem.self, from: Data(answer.body))
@@ -478,11 +449,11 @@ import TestSupport
                 return
             }
             #expect(await backend.call("POST", url.path, token: nil).status == 200)
-            answer = try await Self.request(backend, "c1", card: nil, body: answer.json)
+            answer = try await MoneyFlow.request(backend, "c1", card: nil, body: answer.json)
             #expect(answer.status == 201)
         }
-        let trip = try Self.trip(answer.body)
-        try await Self.drive(backend, trip.id)
+        let trip = try MoneyFlow.trip(answer.body)
+        try await MoneyFlow.drive(backend, trip.id)
         let record = try #require(try backend.service.cached(trip.id))
         #expect(record.payment?.state == settles)
         #expect(record.payment?.capturedMinor == trip.fare?.amountMinor)
@@ -495,7 +466,7 @@ import TestSupport
 
     @Test func aHoldTheBankLetGoWhileTheTripWasStillOnIsReleasedOnTheTripByTheReconciler() async throws {
         let backend = TestBackend()
-        let trip = try Self.trip(try await Self.request(backend, "c1").body)
+        let trip = try MoneyFlow.trip(try await MoneyFlow.request(backend, "c1").body)
         let intent = try #require(try backend.service.cached(trip.id)?.payment?.intentId)
         _ = try Self.sandbox(backend).expireHold(intentId: intent)
         try await backend.settlePayments()
@@ -525,8 +496,8 @@ import TestSupport
             try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {
                 $0.productID == "economy"
             })
-        #expect(try await Self.request(backend, "c1").status == 201)
-        #expect(try await Self.request(backend, "c2").status == 201)
+        #expect(try await MoneyFlow.request(backend, "c1").status == 201)
+        #expect(try await MoneyFlow.request(backend, "c2").status == 201)
         // Two rides waiting and nobody free: 2 requests per provider, so 1 + (2 - 1) × 0.5 = ×1.5.
         let busy = try #require(
             try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {

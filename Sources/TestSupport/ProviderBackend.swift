@@ -1,29 +1,28 @@
-import Foundation
-import HTTPTransport
-import EnRouteModels
-import EnRouteDomain
-import EnRouteAPI
-import HTTPEngine
-import TestSupport
-import EnRouteBackend
+public import Foundation
+public import HTTPTransport
+public import EnRouteModels
+public import EnRouteDomain
+public import EnRouteAPI
+public import HTTPEngine
+public import EnRouteBackend
 
 /// The real API in memory with the provider side on the test's manual clock: presence, ingest,
 /// dispatch (started unless asked not to) and the providers' streams.
-struct ProviderBackend {
-    let backend: TestBackend
-    let providers: ProviderOperations
-    let paths: any PathStore
-    let metrics: MetricsRegistry
-    let router: Router
+public struct ProviderBackend: Sendable {
+    public let backend: TestBackend
+    public let providers: ProviderOperations
+    public let paths: any PathStore
+    public let metrics: MetricsRegistry
+    public let router: Router
 
-    var clock: ManualClock { backend.clock }
-    var service: TripService { backend.service }
+    public var clock: ManualClock { backend.clock }
+    public var service: TripService { backend.service }
 
     /// Pickups and positions in central Helsinki.
-    static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
+    public static let pickup = Coordinate(lat: 60.1699, lng: 24.9384)
 
     /// `locations`: who is online and where (the backend's own in memory by default), on `clock`'s time.
-    init(
+    public init(
         policy: DispatchPolicy = DispatchPolicy(), fixLifetime: TimeInterval = 120, startDispatch: Bool = true,
         storage: BackendConfiguration.Storage = .memory, endedCacheLimit: Int = 10_000, cities: Cities = .everywhere,
         clock: ManualClock = ManualClock(), locations: (any ProviderLocations)? = nil
@@ -39,15 +38,15 @@ struct ProviderBackend {
         if startDispatch { try providers.dispatcher.start() }
     }
 
-    func token(_ account: String, _ role: Party) -> String { backend.token(account, role) }
+    public func token(_ account: String, _ role: Party) -> String { backend.token(account, role) }
 
     /// Ops hands `tripId` to `provider`, outside dispatch.
-    func assign(_ tripId: String, to provider: String) async -> (status: Int, body: [UInt8]) {
+    public func assign(_ tripId: String, to provider: String) async -> (status: Int, body: [UInt8]) {
         await call("POST", "/v1/ops/trips/\(tripId)/assign", as: "ops", .ops, json: #"{"providerId":"\#(provider)"}"#)
     }
 
     /// Sends a request through this backend's router.
-    func call(
+    public func call(
         _ method: String, _ path: String, as account: String, _ role: Party, json: String? = nil,
         headers: [String: String] = [:]
     ) async -> (status: Int, body: [UInt8]) {
@@ -72,7 +71,7 @@ struct ProviderBackend {
 
     /// Puts `provider` online at `position` (a fix taken now).
     @discardableResult
-    func online(_ provider: String, at position: Coordinate) async -> Int {
+    public func online(_ provider: String, at position: Coordinate) async -> Int {
         await call(
             "POST", "/v1/provider/availability", as: provider, .provider,
             json: #"{"online":true,"position":{"lat":\#(position.lat),"lng":\#(position.lng)}}"#
@@ -81,17 +80,17 @@ struct ProviderBackend {
 
     /// Takes `provider` offline.
     @discardableResult
-    func offline(_ provider: String) async -> Int {
+    public func offline(_ provider: String) async -> Int {
         await call("POST", "/v1/provider/availability", as: provider, .provider, json: #"{"online":false}"#).status
     }
 
     /// A customer's ride from the standard pickup.
-    func requestRide(_ customer: String = "c1") async throws -> Trip {
+    public func requestRide(_ customer: String = "c1") async throws -> Trip {
         try await backend.requestRide(customer)
     }
 
     /// Uploads a batch of fixes for `provider`.
-    func upload(
+    public func upload(
         _ provider: String, batch: String, _ fixes: [LocationFix]
     ) async throws -> (status: Int, result: LocationBatchResult?) {
         let body = String(
@@ -101,7 +100,7 @@ struct ProviderBackend {
     }
 
     /// A fix `metres` north of `origin`, recorded `seconds` after now.
-    func fix(
+    public func fix(
         _ origin: Coordinate = ProviderBackend.pickup, north metres: Double = 0, after seconds: TimeInterval = 0,
         accuracy: Double = 5, speed: Double = 8
     ) -> LocationFix {
@@ -111,12 +110,12 @@ struct ProviderBackend {
     }
 
     /// A point `metres` north of the standard pickup.
-    static func north(_ metres: Double) -> Coordinate {
+    public static func north(_ metres: Double) -> Coordinate {
         Coordinate(lat: pickup.lat + metres / 111_195, lng: pickup.lng)
     }
 
     /// An in-process client for the provider's live stream, through the router.
-    func stream(
+    public func stream(
         _ account: String, _ role: Party, _ path: String
     ) async -> AsyncThrowingStream<ServerSentEvent, any Error> {
         let api = APIServer(
@@ -126,19 +125,19 @@ struct ProviderBackend {
     }
 
     /// The trip as the service holds it now.
-    func trip(_ id: String) throws -> TripRecord? { try service.cached(id) }
+    public func trip(_ id: String) throws -> TripRecord? { try service.cached(id) }
 }
 
 /// Reads events off a provider's hub subscription one at a time.
-struct ProviderInbox {
+public struct ProviderInbox {
     private var iterator: AsyncStream<ProviderEvent>.Iterator
 
-    init(_ providers: ProviderOperations, _ provider: String) {
+    public init(_ providers: ProviderOperations, _ provider: String) {
         iterator = providers.events.subscribe(provider).makeAsyncIterator()
     }
 
     /// The next event named `name`, skipping others.
-    mutating func next(_ name: String) async throws -> ProviderEvent {
+    public mutating func next(_ name: String) async throws -> ProviderEvent {
         while let event = await iterator.next() {
             if event.name == name { return event }
         }
@@ -146,7 +145,7 @@ struct ProviderInbox {
     }
 
     /// The next `offer` event's offer.
-    mutating func offer() async throws -> Offer {
+    public mutating func offer() async throws -> Offer {
         try WireCoding.decoder().decode(Offer.self, from: Data(try await next("offer").data))
     }
 }

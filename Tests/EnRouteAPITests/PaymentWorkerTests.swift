@@ -10,9 +10,9 @@ import TestSupport
 @Suite(.timeLimit(.minutes(1))) struct PaymentWorkerTests {
     /// Requests and completes a ride for `customer` with provider `p1`, leaving its settlement queued.
     static func completedRide(_ backend: TestBackend, _ customer: String) async throws -> String {
-        let created = try await MoneyFlowTests.request(backend, customer)
+        let created = try await MoneyFlow.request(backend, customer)
         #expect(created.status == 201)
-        let id = try MoneyFlowTests.trip(created.body).id
+        let id = try MoneyFlow.trip(created.body).id
         #expect(await backend.assign(id, to: "p1").status == 200)
         for step in ["driverArrived", "onTrip", "completed"] {
             await backend.clock.advance(by: .seconds(60))

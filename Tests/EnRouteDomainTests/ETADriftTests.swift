@@ -3,7 +3,6 @@ import Synchronization
 import Testing
 import EnRouteModels
 import EnRouteDomain
-import EnRouteAPI
 import TestSupport
 
 /// Fix-driven ETA drift is written down only when it is large, and small drift costs no transaction.
