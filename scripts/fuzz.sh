@@ -38,16 +38,16 @@ done
 # Each target: the project modules it imports (in dependency order) and any source files compiled into it.
 declare -A MODULES SOURCES
 MODULES[Base64JWT]="EnRouteCrypto"
-MODULES[HTTPHead]="EnRouteModels EnRouteCrypto HTTPEngine"
-MODULES[HTTPChunked]="EnRouteModels EnRouteCrypto HTTPEngine"
-MODULES[WebSocketFrames]="EnRouteModels EnRouteCrypto HTTPEngine"
+MODULES[HTTPHead]="EnRouteModels EnRouteCrypto EnRouteLogging HTTPEngine"
+MODULES[HTTPChunked]="EnRouteModels EnRouteCrypto EnRouteLogging HTTPEngine"
+MODULES[WebSocketFrames]="EnRouteModels EnRouteCrypto EnRouteLogging HTTPEngine"
 MODULES[SSE]="EnRouteModels HTTPTransport"
 MODULES[RESP]="RedisClient"
 MODULES[Polyline]="EnRouteModels"
 MODULES[PostgresValues]="PostgresClient"
 MODULES[OSMPBF]="OSMPBF"
-MODULES[CitiesGeoJSON]="EnRouteModels EnRouteDomain"
-MODULES[OSRMQuery]="EnRouteModels EnRouteCrypto HTTPEngine"
+MODULES[CitiesGeoJSON]="EnRouteModels EnRouteLogging EnRouteDomain"
+MODULES[OSRMQuery]="EnRouteModels EnRouteCrypto EnRouteLogging HTTPEngine"
 SOURCES[OSRMQuery]="Sources/EnRouteAPI/OSRMQuery.swift"
 TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF CitiesGeoJSON OSRMQuery)
 
@@ -68,9 +68,27 @@ done
 mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs"
 
 # The project modules each module imports (Package.swift's dependencies, less the C modules).
-declare -A DEPS=([EnRouteModels]="" [EnRouteCrypto]="" [HTTPEngine]="EnRouteModels EnRouteCrypto"
-                 [HTTPTransport]="EnRouteModels" [RedisClient]="" [PostgresClient]="" [OSMPBF]=""
-                 [EnRouteDomain]="EnRouteModels")
+declare -A DEPS=([EnRouteModels]="" [EnRouteCrypto]="" [EnRouteLogging]=""
+                 [HTTPEngine]="EnRouteModels EnRouteCrypto EnRouteLogging" [HTTPTransport]="EnRouteModels"
+                 [RedisClient]="" [PostgresClient]="" [OSMPBF]="" [EnRouteDomain]="EnRouteModels EnRouteLogging")
+
+# The lists above must be Package.swift's: a module that gains a dependency fails here, named, not in its build.
+LISTED=$(for m in "${!DEPS[@]}"; do echo "$m=${DEPS[$m]}"; done)
+export LISTED
+"${SWIFT:-swift}" package --package-path "$ROOT" dump-package | python3 -c '
+import json, os, sys
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+wrong = []
+for entry in os.environ["LISTED"].splitlines():
+    module, _, listed = entry.partition("=")
+    deps = [(d.get("byName") or d.get("target"))[0] for d in targets[module]["dependencies"]]
+    want = sorted(d for d in deps if targets[d]["type"] != "system")
+    if sorted(listed.split()) != want:
+        wrong.append(f"{module} imports {want} in Package.swift, {sorted(listed.split())} here")
+for line in wrong:
+    print("fuzz.sh: DEPS is out of date:", line, file=sys.stderr)
+sys.exit(1 if wrong else 0)
+' || exit 1
 
 # Builds a module (one object and its .swiftmodule) when a source of it or a module it imports is newer. Its warnings
 # are the normal build's business and are not repeated here.
