@@ -348,6 +348,8 @@ package.targets += [
             "EnRouteModels", "TestSupport",
         ],
         swiftSettings: settings),
+    /// The transport without a server: the SSE parser and the lock.
+    .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"], swiftSettings: settings),
     .testTarget(
         name: "ClientKitTests",
         dependencies: ["ClientKit", "HTTPTransport", "CurlTransport", "TestSupport", "EnRouteSandbox"],
