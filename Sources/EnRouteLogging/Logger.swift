@@ -7,8 +7,19 @@ public struct Logger: Sendable {
     public enum Level: String, Sendable, Codable, CaseIterable, Comparable {
         case trace, debug, info, notice, warning, error, critical
 
-        public static func < (a: Level, b: Level) -> Bool {
-            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        public static func < (a: Level, b: Level) -> Bool { a.severity < b.severity }
+
+        /// The level's rank, from 0 for `trace`: compared on every record, so no search of `allCases`.
+        private var severity: Int {
+            switch self {
+            case .trace: 0
+            case .debug: 1
+            case .info: 2
+            case .notice: 3
+            case .warning: 4
+            case .error: 5
+            case .critical: 6
+            }
         }
     }
 

@@ -21,10 +21,7 @@ public final class TipsAndRatings: Sendable {
     }
 
     private var money: TripSettlement {
-        get throws(TripError) {
-            guard let settlement else { throw TripError.forbidden("This server takes no payments.") }
-            return settlement
-        }
+        get throws(TripError) { try TripSettlement.required(settlement) }
     }
 
     /// The customer tips the provider once, within the tip window after the trip ended: recorded now (the provider's

@@ -13,6 +13,12 @@ public final class TripSettlement: Sendable {
         self.payments = payments; self.commits = commits; self.holds = holds
     }
 
+    /// `settlement`, or the refusal a server that takes no payments gives.
+    static func required(_ settlement: TripSettlement?) throws(TripError) -> TripSettlement {
+        guard let settlement else { throw TripError.forbidden("This server takes no payments.") }
+        return settlement
+    }
+
     /// What settling a trip did; `retryLater` when a measurement was not ready.
     public enum Settlement: Sendable, Equatable { case done, nothingToDo, retryLater }
 

@@ -208,10 +208,7 @@ public final class TripService: Sendable {
     public static var appliedPaymentEvents: Set<String> { TripSettlement.appliedPaymentEvents }
 
     private var money: TripSettlement {
-        get throws(TripError) {
-            guard let settlement else { throw TripError.forbidden("This server takes no payments.") }
-            return settlement
-        }
+        get throws(TripError) { try TripSettlement.required(settlement) }
     }
 
     /// Settles the ended trip's payment (`TripSettlement.settlePayment`).
