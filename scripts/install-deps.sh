@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages EnRoute needs, only those dpkg reports absent.
-# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web|demo|cluster|profile]...
+# Idempotent and non-interactive. Usage: scripts/install-deps.sh [build|test|bench|web|demo|cluster|profile|callgrind]...
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -17,6 +17,8 @@ demo=(curl python3 libjs-leaflet)
 cluster=(nginx curl openssl)
 # Profiling a bench's server (bench/create.sh PERF=1): perf.
 profile=(linux-perf)
+# Instructions per operation (bench/callgrind.sh): valgrind's callgrind.
+callgrind=(valgrind)
 
 want=()
 for group in "${@:-build}"; do
@@ -28,6 +30,7 @@ for group in "${@:-build}"; do
     demo)  want+=("${demo[@]}") ;;
     cluster) want+=("${build[@]}" "${cluster[@]}") ;;
     profile) want+=("${profile[@]}") ;;
+    callgrind) want+=("${build[@]}" "${callgrind[@]}") ;;
     *) echo "unknown group: $group" >&2; exit 2 ;;
   esac
 done
