@@ -17,7 +17,9 @@ extension Backend {
         case .memory:
             return Stores.memory()
         case .sqlite(let path):
-            return try SQLiteStores.open(path: path, proofDirectory: configuration.proofDirectory, now: now)
+            return try SQLiteStores.open(
+                path: path, proofDirectory: configuration.proofDirectory,
+                checkpointPages: configuration.sqliteCheckpointPages, now: now)
         case .postgres(let url, let schema):
             return try PostgresStores.open(
                 url: url, schema: schema, poolLimits: configuration.postgresPool,

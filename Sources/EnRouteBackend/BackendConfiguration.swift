@@ -56,6 +56,9 @@ public struct BackendConfiguration: Sendable {
     /// Where proof uploads' bytes go; nil: `<db>.blobs` beside an SQLite database, or with PostgreSQL a folder per
     /// database and schema in the temporary directory.
     public var proofDirectory: String?
+    /// With SQLite storage, the write-ahead log's size in pages at which a checkpointer copies it into the database
+    /// (SQLite's own threshold by default).
+    public var sqliteCheckpointPages = 1_000
     /// The cities trips, provider positions and streams are partitioned by (`enroute serve --cities FILE`); one city
     /// everywhere by default.
     public var cities = Cities.everywhere

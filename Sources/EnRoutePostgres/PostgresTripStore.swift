@@ -267,7 +267,7 @@ public final class PostgresTripStore: TripStore, Sendable {
     static func decode(_ bytes: [UInt8]) throws -> TripRecord {
         try WireCoding.decoder().decode(TripRecord.self, from: Data(bytes))
     }
-    static func encode(_ trip: TripRecord) throws -> [UInt8] { Array(try WireCoding.encoder().encode(trip)) }
+    static func encode(_ trip: TripRecord) throws -> [UInt8] { Array(try WireCoding.recordEncoder().encode(trip)) }
     static func decodeAttempt(_ bytes: [UInt8]) throws -> PaymentAttempt {
         try WireCoding.decoder().decode(PaymentAttempt.self, from: Data(bytes))
     }
@@ -442,7 +442,7 @@ public final class PostgresTripStore: TripStore, Sendable {
                 .text(attempt.quoteId), .text(attempt.accountId), .text(attempt.tripId),
                 .text(attempt.payment.intentId),
                 .double(attempt.createdAt.timeIntervalSince1970),
-                .bytea(Array(try WireCoding.encoder().encode(attempt))),
+                .bytea(Array(try WireCoding.recordEncoder().encode(attempt))),
             ]
             try await run { db in
                 _ = try db.run(

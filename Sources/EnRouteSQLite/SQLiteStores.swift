@@ -3,11 +3,12 @@ public import EnRouteStores
 
 /// Every store of a node in one SQLite file.
 public enum SQLiteStores {
-    /// Opens (creating and migrating) the file at `path`; proof bytes go to `proofDirectory`, or beside the file.
+    /// Opens (creating and migrating) the file at `path`; proof bytes go to `proofDirectory`, or beside the file. The
+    /// write-ahead log is copied into the file once it reaches `checkpointPages`.
     public static func open(
-        path: String, proofDirectory: String? = nil, now: @escaping @Sendable () -> Date
+        path: String, proofDirectory: String? = nil, checkpointPages: Int = 1_000, now: @escaping @Sendable () -> Date
     ) throws -> Stores {
-        let trips = try SQLiteTripStore(path: path, now: now)
+        let trips = try SQLiteTripStore(path: path, checkpointPages: checkpointPages, now: now)
         let notifications = try SQLiteNotificationRepository(path: path)
         let directory = try SQLiteDirectory(path: path, now: now)
         return Stores(

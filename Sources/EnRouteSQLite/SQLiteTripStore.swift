@@ -107,10 +107,10 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     ]
 
     /// Opens or creates the database at `path` and brings its schema up to date; migrations applied now
-    /// are stamped with `now()`.
-    public init(path: String, now: @Sendable () -> Date = { Date() }) throws {
+    /// are stamped with `now()`. The write-ahead log is copied into the database once it reaches `checkpointPages`.
+    public init(path: String, checkpointPages: Int = 1_000, now: @Sendable () -> Date = { Date() }) throws {
         self.path = path
-        let shared = try SQLiteWriter(path: path, label: "enroute.sqlite.writer")
+        let shared = try SQLiteWriter(path: path, label: "enroute.sqlite.writer", checkpointPages: checkpointPages)
         try shared.db.migrate(Self.migrations, table: "schema_migrations", appliedAt: now())
         self.writer = shared
         reader = Mutex(try SQLiteDatabase(path: path))
@@ -249,7 +249,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
     }
 
     static func encode(_ trip: TripRecord) throws -> [UInt8] {
-        Array(try WireCoding.encoder().encode(trip))
+        Array(try WireCoding.recordEncoder().encode(trip))
     }
 
     /// Used only by the task holding the writer's turn.
@@ -402,7 +402,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
                     .text(attempt.quoteId), .text(attempt.accountId), attempt.tripId.map { .text($0) } ?? .null,
                     attempt.payment.intentId.map { .text($0) } ?? .null,
                     .real(attempt.createdAt.timeIntervalSince1970),
-                    .blob(Array(try WireCoding.encoder().encode(attempt))),
+                    .blob(Array(try WireCoding.recordEncoder().encode(attempt))),
                 ])
         }
 
