@@ -12,12 +12,31 @@ enum TextPolicy {
     /// does or the body is not JSON (its decoding says so). JSON can carry the character only as the escape `\u0000`,
     /// so a body without one is not parsed twice.
     static func nulPointer(inJSON body: [UInt8]) -> String? {
-        guard body.firstRange(of: Array(#"\u0000"#.utf8)) != nil,
+        guard mayHoldNUL(body),
             let value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
         else {
             return nil
         }
         return nulPointer(in: value, at: "")
+    }
+
+    /// Whether `body` holds the escape `\u0000` (or a backslash before `u0000`, which parsing then tells apart): one
+    /// pass over the bytes, where a generic `firstRange(of:)` cost more than the rest of decoding a small body.
+    static func mayHoldNUL(_ body: [UInt8]) -> Bool {
+        body.withUnsafeBufferPointer { bytes in
+            guard bytes.count >= 6 else { return false }
+            var i = 0
+            while i <= bytes.count - 6 {
+                if bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u"), bytes[i + 2] == UInt8(ascii: "0"),
+                    bytes[i + 3] == UInt8(ascii: "0"), bytes[i + 4] == UInt8(ascii: "0"),
+                    bytes[i + 5] == UInt8(ascii: "0")
+                {
+                    return true
+                }
+                i += 1
+            }
+            return false
+        }
     }
 
     private static func nulPointer(in value: Any, at pointer: String) -> String? {

@@ -25,4 +25,12 @@ import Testing
     func nothingElseIsRefused(body: String) {
         #expect(TextPolicy.nulPointer(inJSON: Array(body.utf8)) == nil)
     }
+
+    @Test(arguments: [
+        (#"\u0000"#, true), (#"{"a":"\u0000"}"#, true), (#"\\u0000"#, true), (#"xx\u000"#, false),
+        (#"\u0001"#, false), (#"\U0000"#, false), ("", false), (#"{"a":"u0000\"}"#, false),
+    ])
+    func theScanFindsTheEscapeWhereverItIs(body: String, found: Bool) {
+        #expect(TextPolicy.mayHoldNUL(Array(body.utf8)) == found)
+    }
 }
