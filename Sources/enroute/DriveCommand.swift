@@ -129,14 +129,7 @@ enum DriveCommand {
 
         func run() async -> Int32 {
             let stop = AsyncStream<Int32>.makeStream()
-            var sources: [any DispatchSourceSignal] = []
-            for sig in [SIGINT, SIGTERM] {
-                signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-                source.setEventHandler { stop.continuation.yield(sig) }
-                source.resume()
-                sources.append(source)
-            }
+            SignalCatcher.start([SIGINT, SIGTERM], into: stop.continuation)
             let done = AsyncStream<Void>.makeStream()
             finished = done.continuation
 
@@ -169,7 +162,6 @@ enum DriveCommand {
             for task in background { task.cancel() }
             let left = (try? engine.outbox.pending().count) ?? 0
             if left > 0 { log("\(left) steps stay in \(storePath) and go out on the next start") }
-            _ = sources
             store.close()
             return 0
         }

@@ -79,12 +79,8 @@ enum RideCommand {
         }
 
         // Ctrl-C cancels the ride rather than leaving it searching.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-        let interrupted = AsyncStream<Void>.makeStream()
-        interrupt.setEventHandler { interrupted.continuation.yield() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+        let interrupted = AsyncStream<Int32>.makeStream()
+        SignalCatcher.start([SIGINT], into: interrupted.continuation)
 
         print("Paying with \(saved.brand.capitalized) ···· \(saved.last4)")
         await viewModel.confirm(productID: product)

@@ -79,17 +79,9 @@ extension ServeCommand {
         }
     }
 
-    /// SIGTERM and SIGINT into `continuation` from now on, instead of ending the process, while the sources live.
-    static func catchSignals(into continuation: AsyncStream<Int32>.Continuation) -> [any DispatchSourceSignal] {
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            source.setEventHandler { continuation.yield(sig) }
-            source.resume()
-            sources.append(source)
-        }
-        return sources
+    /// SIGTERM and SIGINT into `continuation` from now on, instead of ending the process.
+    static func catchSignals(into continuation: AsyncStream<Int32>.Continuation) {
+        SignalCatcher.start([SIGTERM, SIGINT], into: continuation)
     }
 
     /// The backend's configuration from the settings and the rest of the options, with the road speeds and payment

@@ -263,7 +263,7 @@ enum ServeCommand {
         let settings = try settings(options)
         // Signals are caught before anything listens, so a SIGTERM at any moment drains cleanly.
         let stop = AsyncStream<Int32>.makeStream()
-        let sources = catchSignals(into: stop.continuation)
+        catchSignals(into: stop.continuation)
         let (configured, services) = try backendConfiguration(options, settings: settings, roads: roads)
         var configuration = configured
         let effects = try backendEffects(
@@ -276,7 +276,6 @@ enum ServeCommand {
         let server = try startServer(
             options, settings: settings, backend: backend, payments: services.payments, descriptors: descriptors)
         try await serveUntilStopped(options, server: server, backend: backend, stop: stop)
-        _ = sources
         _ = roads
         return 0
     }

@@ -139,8 +139,7 @@ enum SimulateCommand {
         let options = try spec.parse(args)
         if options.has("help") { print(spec.helpText); return 0 }
         let settings = try settings(options)
-        let (interrupts, signalSources) = catchInterrupts()
-        defer { signalSources.forEach { $0.cancel() } }
+        let interrupts = catchInterrupts()
         let roads = try loadMap(settings.map)
         let city = CityMap(roads.graph.network, mainComponent: roads.graph.mainComponent, seed: settings.seed)
         let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -239,17 +238,11 @@ enum SimulateCommand {
             clock: ContinuousClock(), dates: system, start: start, embedded: nil, baseURL: url, token: token)
     }
 
-    /// SIGINT and SIGTERM as a stream, caught from now on instead of ending the process, while the sources live.
-    static func catchInterrupts() -> (AsyncStream<Int32>, [any DispatchSourceSignal]) {
+    /// SIGINT and SIGTERM as a stream, caught from now on instead of ending the process.
+    static func catchInterrupts() -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { sig in
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            source.setEventHandler { continuation.yield(sig) }
-            source.resume()
-            return source
-        }
-        return (stream, sources)
+        SignalCatcher.start([SIGINT, SIGTERM], into: continuation)
+        return stream
     }
 
     static func writeReport(

@@ -46,13 +46,10 @@ enum TrackCommand {
         let lifecycle = ManualAppLifecycle(phase: .foreground)
         let engine = TrackingPollingEngine(
             tracking: repository, lifecycle: lifecycle, network: ManualNetworkStatus(), clock: clock)
-        var phaseSignals: [any DispatchSourceSignal] = []
-        for (sig, phase) in [(SIGUSR1, AppPhase.background), (SIGUSR2, AppPhase.foreground)] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-            source.setEventHandler { MainActor.assumeIsolated { lifecycle.set(phase) } }
-            source.resume()
-            phaseSignals.append(source)
+        let phaseSignals = AsyncStream<Int32>.makeStream()
+        SignalCatcher.start([SIGUSR1, SIGUSR2], into: phaseSignals.continuation)
+        let phases = Task { @MainActor in
+            for await sig in phaseSignals.stream { lifecycle.set(sig == SIGUSR1 ? .background : .foreground) }
         }
         engine.start()
         engine.follow(order)
@@ -66,7 +63,7 @@ enum TrackCommand {
             ticking.cancel(); events?.cancel(); storeTask.cancel()
             viewModel.onDisappear()
             engine.stop()
-            phaseSignals.forEach { $0.cancel() }
+            phases.cancel()
         }
         while true {
             let background = lifecycle.phase == .background ? ["(in the background: not polling)"] : []
