@@ -6,7 +6,8 @@
 # fix POST p99, server RSS and CPU, the client's CPU (it shares this machine's cores with the server).
 # Stops at the first level over the goal or failing (fds, memory, connections), then prints the largest
 # level held, the limiting resource, and each level's p99 against the smallest level's (the reference,
-# measured in the same run). Bounded by LEVEL_SECONDS per level and SECONDS_LIMIT overall.
+# measured in the same run), and each level's cost: the server's CPU (user + system, /proc) over the load per fix POST
+# and per delivery. Bounded by LEVEL_SECONDS per level and SECONDS_LIMIT overall.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LEVELS="${LEVELS:-1000/300/600 5000/1500/3000 10000/3000/6000 15000/4500/9000 20000/6000/12000 30000/9000/18000 100000/30000/60000}"
@@ -68,16 +69,20 @@ done
 
 python3 - "$WORK/rows" "$GOAL_MS" "$(nproc)" "$FD_LIMIT" "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" <<'PY'
 import sys
+sys.path.insert(0, "bench")
+import cost
 rows_path, goal, cores, fd_limit, mem_kib = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rows, stop = [], None
 for line in open(rows_path):
     f = line.split()
     if f[0] == "OK":
-        keys = "providers trips watchers p50 p99 max deliveries missed post99 errors late rss server_cpu client_cpu busy closed others".split()
+        keys = ("providers trips watchers p50 p99 max deliveries missed post99 errors late rss server_cpu client_cpu busy closed others "
+                "server_seconds posts").split()
         rows.append(dict(zip(keys, [int(x) if x.isdigit() else float(x) for x in f[1:]])))
     else:
         stop = (f[0], int(f[1]), int(f[2]), int(f[3]), " ".join(f[4:]))
 print()
+print(cost.header("bench/city.sh"))
 print(f"{'providers':>9} {'trips':>6} {'watchers':>8} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'missed':>7} {'late':>6} {'POST p99':>8} "
       f"{'RSS MiB':>8} {'srv CPU':>7} {'cli CPU':>7} {'other':>5} {'busy':>5} {'p99/ref':>7}")
 ref = rows[0]["p99"] if rows else None
@@ -126,4 +131,15 @@ print(f"limiting resource: {limit}")
 if ref is not None:
     print(f"reference: the smallest level's p99 {ref:.1f} ms in this run; p99/ref above is each level against it")
 print(f"the client (SSE readers and fix senders) runs on the same {cores} cores as the server; CPU columns are in cores, 'other' is the rest of the machine")
+print("cost per op (the server's CPU over each level's load, user + system; the client not counted):")
+for r in rows:
+    if "posts" in r:
+        per_post = cost.us(r["server_seconds"], r["posts"])
+        per_delivery = cost.us(r["server_seconds"], r["deliveries"])
+        print(f"  {r['providers']:>9,}/{r['trips']:,}/{r['watchers']:,}: {per_post or 0:.1f} µs per fix POST, "
+              f"{per_delivery or 0:.1f} µs per delivery (all of the server's CPU over either count)")
+        print(f"RESULT city-cost {r['providers']} {r['trips']} {r['watchers']} {per_post or 0:.3f} {per_delivery or 0:.3f}")
+note = cost.instructions_note()
+if note:
+    print("  " + note)
 PY

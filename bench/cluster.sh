@@ -11,6 +11,9 @@
 # Every cluster starts on an empty database. All of it shares this machine's cores (nodes, PostgreSQL, Redis, nginx
 # and the clients): the per-core figures are the rate over nproc and the rate per core the server side (nodes,
 # PostgreSQL, Redis, nginx) used, and where the CPU went is printed per phase ("other": what ran beside the benchmark).
+# Cost per op: the server side's CPU seconds (bench/cost.py's process trees) per order placed (its quote included: the
+# creates client quotes, then confirms) and per tracking GET, against the SQLite node's; one run per setup, so the
+# ratios say their reference's spread is not measured.
 # Knobs: DURATION (seconds per phase, 8), NODE_COUNTS ("1 2 3"), CUSTOMERS (200), CREATE_CONNECTIONS (32),
 # CONNECTIONS (wrk's, 64), WATCHERS (1000), FIXES (50), FANOUT_ROUNDS (3), INGEST_PROVIDERS (200), INGEST_BATCHES (50),
 # BASE_PORT (18400). About 5 minutes with the defaults.
@@ -150,6 +153,7 @@ python3 - "$WORK" "$NODE_COUNTS" "$(nproc)" "$WATCHERS" <<'PY'
 import json, os, sys
 sys.path.insert(0, "bench")
 from lib import parse_wrk
+import cost
 work, counts, cores, watchers = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
 
 def result(path, name):
@@ -181,6 +185,7 @@ if os.path.exists(f"{work}/pg1-direct.get.txt"):
 else:
     direct = None
 
+print(cost.header("bench/cluster.sh"))
 names = {"sqlite": "1 node, SQLite, direct (reference)"}
 names.update({f"pg{n}": f"{n} node{'s' if n != '1' else ''}, PostgreSQL + Redis, nginx" for n in counts})
 print()
@@ -212,11 +217,42 @@ if first != last:
 if direct:
     print(f"nginx's share: 1 PostgreSQL node read through nginx {by['pg1'][3] / direct['rps']:.2f}x directly")
 
+def server_seconds(path):
+    c = json.load(open(path))["cpu"]
+    return sum(c.get(k, 0) for k in ("nodes", "postgres", "redis", "nginx"))
+costs = {}
+for label in labels:
+    placed = sum(1 for _ in open(f"{work}/{label}.orders"))
+    gets = parse_wrk(open(f"{work}/{label}.get.txt").read())
+    costs[label] = (
+        cost.side(label, [{"ops": placed, "cpu": server_seconds(f"{work}/{label}.creates.cpu"), "rate": by[label][1]}]),
+        cost.side(label, [{"ops": gets["requests"], "cpu": server_seconds(f"{work}/{label}.get.cpu"), "rate": gets["rps"]}]))
+print()
+print("cost per op (the server side's CPU: nodes, PostgreSQL, Redis, nginx, user + system; the clients not counted):")
+for label in labels:
+    c, g = costs[label]
+    vs = "" if label == "sqlite" else (f"   ({c['us_med'] / costs['sqlite'][0]['us_med']:.2f}x and "
+                                       f"{g['us_med'] / costs['sqlite'][1]['us_med']:.2f}x the SQLite node's; 1 run each, "
+                                       "spread not measured)")
+    print(f"  {label:7} {c['us_med']:9.1f} µs per order placed (quote + create), {g['us_med']:7.1f} µs per tracking GET{vs}")
+if direct:
+    d = cost.side("pg1-direct", [{"ops": direct["requests"], "cpu": server_seconds(f"{work}/pg1-direct.get.cpu"),
+                                  "rate": direct["rps"]}])
+    print(f"  pg1-direct: {d['us_med']:.1f} µs per tracking GET (1 PostgreSQL node without nginx)")
+note = cost.instructions_note()
+if note:
+    print("  " + note)
+else:
+    print("  instructions: not counted (cpu_of.py times each phase from /proc only)")
+for label in labels[1:]:
+    print(cost.result_line("cluster-create", {**costs[label][0], "name": label}, costs["sqlite"][0]))
+    print(cost.result_line("cluster-get", {**costs[label][1], "name": label}, costs["sqlite"][1]))
+
 import statistics
 rounds = {}
 for line in open(f"{work}/fanout.txt"):
     if line.startswith("RESULT "):
-        _, label, p50, p99, last99, missed = line.split()
+        _, label, p50, p99, last99, missed = line.split()[:6]
         rounds.setdefault(label, []).append((float(p50), float(p99), float(last99), int(missed)))
 fan = {label: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs), statistics.median(r[2] for r in rs),
                sum(r[3] for r in rs)) for label, rs in rounds.items()}

@@ -2,7 +2,9 @@
 # HTTP engine against nginx, in one run: the same 450-byte JSON over keep-alive, wrk alternating
 # between the two for several rounds; then 5,000 idle SSE streams and the server's RSS per stream: first members
 # of live channels, one per key (how trip and order watchers are served), then streams each fed by a task.
-# Prints requests/s, p50 and p99 for each and the ratios (medians of rounds). ROUNDS=0 measures only the streams.
+# Prints requests/s, p50 and p99 for each and the ratios (medians of rounds), and each server's CPU per request (its
+# process tree over each round, bench/cost.py) with the rounds' spread; a ratio over nginx is withheld when nginx's own
+# rounds spread more than MAX_SPREAD per cent (10). ROUNDS=0 measures only the streams.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10}"; CONNECTIONS="${CONNECTIONS:-64}"; STREAMS="${STREAMS:-5000}"
@@ -51,9 +53,16 @@ cmp <(curl -s "http://127.0.0.1:$ENGINE_PORT/bench.json") <(curl -s "http://127.
 if [ "$ROUNDS" -gt 0 ]; then   # ROUNDS=0: only the idle streams
 declare -A URL=([nginx]="http://127.0.0.1:$NGINX_PORT/bench.json" [engine-async]="http://127.0.0.1:$ENGINE_PORT/bench.json" [engine-sync]="http://127.0.0.1:$ENGINE_PORT/bench-sync.json" [engine-wait]="http://127.0.0.1:$ENGINE_PORT/bench-wait.json")
 for t in nginx engine-async engine-sync engine-wait; do wrk -t1 -c"$CONNECTIONS" -d2s "${URL[$t]}" >/dev/null; done
+# Each round's server CPU (the engine's process; nginx's master and workers) from /proc before and after it; wrk's own
+# CPU is the client's and is not counted.
+. bench/cost.bash
+cost_probe
+declare -A ROOT=([nginx]="$(cat "$WORK/nginx.pid")" [engine-async]="$ENGINE" [engine-sync]="$ENGINE" [engine-wait]="$ENGINE")
 for round in $(seq 1 "$ROUNDS"); do
   for t in nginx engine-async engine-sync engine-wait; do
+    cost_begin "$WORK/$t.$round" "${ROOT[$t]}"
     wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${URL[$t]}" > "$WORK/$t.$round.txt"
+    cost_end "$WORK/$t.$round"
   done
 done
 
@@ -61,6 +70,7 @@ python3 - "$WORK" "$ROUNDS" <<'PY'
 import sys
 sys.path.insert(0, "bench")
 from lib import parse_wrk, summarize
+import cost
 work, rounds = sys.argv[1], int(sys.argv[2])
 rows = {t: summarize(t, [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)])
         for t in ["nginx", "engine-async", "engine-sync", "engine-wait"]}
@@ -68,10 +78,21 @@ for t in rows:
     bad = [parse_wrk(open(f"{work}/{t}.{r}.txt").read()) for r in range(1, rounds + 1)]
     assert all(b["non2xx"] == 0 for b in bad), f"{t}: non-2xx answers"
 base = rows["nginx"]
+print(cost.header("bench/http-engine.sh"))
 print(f"GET 450-byte JSON, keep-alive, wrk -t1 -c64, {rounds} alternating rounds (medians)")
 print(f"{'target':14} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'rps ratio':>10} {'p99 ratio':>10}   rounds")
 for t, r in rows.items():
     print(f"{t:14} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
+sides = {}
+for t in rows:
+    rounds_of = []
+    for r in range(1, rounds + 1):
+        wrk, m = parse_wrk(open(f"{work}/{t}.{r}.txt").read()), cost.measure(f"{work}/{t}.{r}")
+        rounds_of.append({"ops": wrk["requests"], "cpu": m["cpu"], "instructions": m["instructions"], "rate": wrk["rps"]})
+    sides[t] = cost.side(t, rounds_of)
+print("\n".join(cost.cost_lines(sides, "nginx", "request", "the server's process tree over each round; wrk not counted")))
+for t in ["engine-async", "engine-sync", "engine-wait"]:
+    print(cost.result_line("http-engine", sides[t], sides["nginx"]))
 PY
 fi
 

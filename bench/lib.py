@@ -4,14 +4,15 @@ import asyncio, re, statistics, sys
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
 
 def parse_wrk(text):
-    """requests/s, p50 ms, p99 ms from `wrk --latency` output."""
+    """requests/s, p50 ms, p99 ms and the requests made from `wrk --latency` output."""
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    requests = int(re.search(r"(\d+) requests in", text).group(1))
     def pct(p):
         m = re.search(r"^\s+%s%%\s+([\d.]+)(us|ms|s)\s*$" % p, text, re.M)
         return float(m.group(1)) * UNITS[m.group(2)]
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
     socket_errors = re.search(r"Socket errors: (.*)", text)
-    return {"rps": rps, "p50": pct(50), "p99": pct(99), "non2xx": int(errors.group(1)) if errors else 0,
+    return {"rps": rps, "requests": requests, "p50": pct(50), "p99": pct(99), "non2xx": int(errors.group(1)) if errors else 0,
             "socket_errors": socket_errors.group(1) if socket_errors else ""}
 
 def rss_kib(pid):

@@ -3,7 +3,9 @@
 # same extracts (Monaco, Baltimore, Helsinki by default), the same seeded routable pairs (random points moved onto
 # the road OSRM snaps them to, kept when OSRM routes them), the same client (wrk, keep-alive, a Lua script
 # cycling the pre-generated URLs), the same options, the same number of server threads; rounds alternate
-# between the two. Prints p50, p99 and requests/s for each (medians of rounds) and EnRoute's ratios.
+# between the two. Prints p50, p99 and requests/s for each (medians of rounds) and EnRoute's ratios, and each server's
+# CPU per request (user + system of its process over each round, bench/cost.py; wrk not counted): a ratio over OSRM is
+# withheld when OSRM's own rounds spread more than MAX_SPREAD per cent (10).
 # Usage: bench/osrm-http.sh   (MAPS="monaco baltimore Helsinki-clean" ROUNDS=2 DURATION=8 CONNECTIONS=16 PAIRS=1000
 #        OPTIONS="overview=false|steps=true&geometries=polyline6&overview=full" THREADS=2)
 set -euo pipefail
@@ -23,6 +25,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_http() { for _ in $(seq 1 600); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
 cp bench/wrk-cycle.lua "$WORK/cycle.lua"
+. bench/cost.bash
+cost_probe
+python3 bench/cost.py header bench/osrm-http.sh
 
 echo "| map | options | engine | p50 ms | p99 ms | req/s | errors |"
 echo "|---|---|---|---|---|---|---|"
@@ -81,14 +86,17 @@ PY
     done
     for round in $(seq 1 "$ROUNDS"); do
       for engine in osrm enroute; do
-        port=$OSRM_PORT; [ "$engine" = enroute ] && port=$ENROUTE_PORT
+        port=$OSRM_PORT pid=$OSRM_PID; [ "$engine" = enroute ] && port=$ENROUTE_PORT pid=$ENROUTE_PID
+        cost_begin "$WORK/$map/cost-$engine-$round" "$pid"
         wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/cycle.lua" "http://127.0.0.1:$port" -- "$WORK/$map/urls.txt" \
           > "$WORK/$map/wrk-$engine-$round.txt"
+        cost_end "$WORK/$map/cost-$engine-$round"
         python3 -c '
-import sys; sys.path.insert(0, "bench"); from lib import parse_wrk
-r = parse_wrk(open(sys.argv[1]).read())
-print(sys.argv[2], sys.argv[3], sys.argv[4], r["p50"], r["p99"], r["rps"], r["non2xx"], (r["socket_errors"] or "0").replace(" ", ""))
-' "$WORK/$map/wrk-$engine-$round.txt" "$map" "$options" "$engine" >> "$RESULTS"
+import sys; sys.path.insert(0, "bench"); from lib import parse_wrk; import cost
+r, c = parse_wrk(open(sys.argv[1]).read()), cost.measure(sys.argv[5])
+print(sys.argv[2], sys.argv[3], sys.argv[4], r["p50"], r["p99"], r["rps"], r["non2xx"], (r["socket_errors"] or "0").replace(" ", ""),
+      c["cpu"], r["requests"], c["instructions"] if c["instructions"] is not None else "-")
+' "$WORK/$map/wrk-$engine-$round.txt" "$map" "$options" "$engine" "$WORK/$map/cost-$engine-$round" >> "$RESULTS"
       done
     done
   done
@@ -96,10 +104,14 @@ print(sys.argv[2], sys.argv[3], sys.argv[4], r["p50"], r["p99"], r["rps"], r["no
 done
 python3 - "$RESULTS" <<'PY'
 import statistics, sys
+sys.path.insert(0, "bench")
+import cost
 rows = [l.split() for l in open(sys.argv[1])]
-groups = {}
-for m, o, e, p50, p99, rps, non2xx, sock in rows:
+groups, costs = {}, {}
+for m, o, e, p50, p99, rps, non2xx, sock, cpu, requests, instructions in rows:
     groups.setdefault((m, o), {}).setdefault(e, []).append((float(p50), float(p99), float(rps), int(non2xx), sock))
+    costs.setdefault((m, o), {}).setdefault(e, []).append(
+        {"ops": int(requests), "cpu": float(cpu), "rate": float(rps), "instructions": None if instructions == "-" else int(instructions)})
 for (m, o), engines in groups.items():
     med = {}
     for e in ("osrm", "enroute"):
@@ -109,4 +121,10 @@ for (m, o), engines in groups.items():
         print(f"| {m} | {o} | {e} | {med[e][0]:.3f} | {med[e][1]:.3f} | {med[e][2]:,.0f} | non-2xx {errs}; sockets {'/'.join(r[4] for r in runs)} |")
     a, b = med["osrm"], med["enroute"]
     print(f"| {m} | {o} | EnRoute/OSRM | {b[0] / a[0]:.2f}× | {b[1] / a[1]:.2f}× | {b[2] / a[2]:.2f}× | (p50, p99: lower is better; req/s: higher) |")
+print()
+for (m, o), engines in costs.items():
+    sides = {e: cost.side(e, engines[e]) for e in ("osrm", "enroute")}
+    print(f"{m}, {o}:")
+    print("\n".join(cost.cost_lines(sides, "osrm", "request", "each server's process over each round; wrk not counted")))
+    print(cost.result_line(f"osrm-http:{m}:{o}", sides["enroute"], sides["osrm"]))
 PY

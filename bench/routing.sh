@@ -9,6 +9,7 @@
 # p50/p99 for both, distance agreement (share within 1% and 5%), the duration ratio EnRoute/OSRM (p10/p50/p90),
 # failures on either side, and EnRoute's CH weights against Dijkstra on its own graph for the first CHECK pairs
 # (must be 0 mismatches; in a pass after the timed one, so its sweeps do not chill the caches between timed queries). Pairs disagreeing by more than 5% are listed in bench/out/routing/MAP.disagree.tsv.
+# Cost per route: each side's CPU time (the calling thread's, user + system) summed over its routes, over their count.
 #
 # Usage: bench/routing.sh [map…]   (maps: monaco baltimore liechtenstein andorra helsinki city; default all)
 # Environment: PAIRS (10000), SEED (1), CHECK (2000), CITY_NODES (1000000), OSRM_VENV (.build/osrm-venv), HTTP (1; 0 skips
@@ -89,7 +90,7 @@ print("\t".join([sys.argv[2], sys.argv[3], sys.argv[4], str(r["p50"]), str(r["p9
 }
 # ---------------------------------------------------------------------------------------------------------------
 
-ROWS=()
+ROWS=(); COSTS=()
 for map in "${MAPS[@]}"; do
   pbf="$(source_of "$map")"
   echo "== $map"
@@ -111,6 +112,7 @@ for map in "${MAPS[@]}"; do
   theirs=$("$VENV/bin/python" bench/routing_osrm.py "$OUT/osrm-$map/$map.osrm" "$OUT/$map.pairs.tsv" "$OUT/$map.disagree.tsv" | sed -n 's/^RESULT //p')
   echo "  enroute: $ours"
   echo "  osrm:    $theirs"
+  COSTS+=("$map"$'\t'"$ours"$'\t'"$theirs")
   [ "${HTTP:-1}" = 1 ] && http_compare "$map"
   ROWS+=("$(python3 - "$map" "$ours" "$theirs" "$e_wall" "$e_rss" "$o_wall" "$o_rss" <<'PY'
 import json, sys
@@ -128,6 +130,7 @@ PY
 done
 
 echo
+python3 bench/cost.py header bench/routing.sh
 echo "Same machine, one run, $PAIRS pairs per map (seed $SEED), Dijkstra check on the first $CHECK; query times in ms, wall"
 echo "clock, with the thread's CPU time p99 in brackets (the wall p99 includes time other processes held the core)."
 echo "A near-tie is a pair over 5% apart in distance whose two routes take within 3% of the same time, each engine"
@@ -151,3 +154,22 @@ for (m, o), r in rows.items():
     a, b = r["osrm"], r["enroute"]
     print(f"| {m} | {o} | {a[0]:.3f} / {a[1]:.3f}, {a[2]:,.0f} | {b[0]:.3f} / {b[1]:.3f}, {b[2]:,.0f} | {b[2] / a[2]:.2f}x | {a[0] / b[0]:.2f}x |")
 PY
+echo
+echo "Cost per route, in process (each side's calling thread's CPU time summed over its routes, over their count;"
+echo "both with steps, full overview, polyline6; one pass each, so its spread is not measured):"
+printf '%s\n' "${COSTS[@]}" | python3 -c '
+import json, sys
+sys.path.insert(0, "bench")
+import cost
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    m, ours, theirs = line.rstrip("\n").split("\t")
+    e, o = json.loads(ours).get("route_cpu_mean_ms"), json.loads(theirs).get("osrm_cpu_mean_ms")
+    if e is None or o is None:
+        print(f"  {m}: CPU per route not reported"); continue
+    print(f"  {m}: EnRoute {e * 1000:.1f} µs CPU per route, OSRM (Python binding) {o * 1000:.1f} µs: EnRoute / OSRM {e / max(o, 1e-12):.2f}x")
+    print(f"RESULT cost routing:{m} enroute {e * 1000:.3f} osrm {o * 1000:.3f} {e / max(o, 1e-12):.4f} - - - - - - -")
+note = cost.instructions_note()
+print("  " + (note or "instructions: not counted (in-process timings; perf stat counts processes)"))
+'

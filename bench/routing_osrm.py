@@ -72,6 +72,7 @@ def main():
     print("RESULT " + json.dumps({
         "pairs": len(pairs), "both": both, "osrm_p50_ms": percentile(times, 0.5), "osrm_p99_ms": percentile(times, 0.99),
         "osrm_cpu_p50_ms": percentile(cpu_times, 0.5), "osrm_cpu_p99_ms": percentile(cpu_times, 0.99),
+        "osrm_cpu_mean_ms": sum(cpu_times) / len(cpu_times) if cpu_times else 0.0,
         "within1": within1 / both if both else 0, "within5": within5 / both if both else 0,
         "over5": both - within5, "over5_near_ties": near_ties,
         "ratio_p10": percentile(ratios, 0.1), "ratio_p50": percentile(ratios, 0.5), "ratio_p90": percentile(ratios, 0.9),

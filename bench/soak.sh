@@ -73,7 +73,10 @@ print(f"burst of {int(burst):,} searching rides: RSS {base:.1f} -> {searching:.1
 PY
 
 python3 - "$WORK/soak.out" "$AFTER" "$FRESH" "$WARMUP" "$MAX_BYTES_PER_TRIP" "$MAX_CPU_RATIO" "$MIN_RATE_RATIO" "$MAX_PAYMENT_LAG" <<'PY'
-import re, sys
+import re, statistics, sys
+sys.path.insert(0, "bench")
+import cost
+print(cost.header("bench/soak.sh"))
 out, after, fresh, warmup, max_bytes, max_cpu, min_rate, max_lag = sys.argv[1], *(float(x) for x in sys.argv[2:])
 rows = [(int(m[1]), float(m[2]), float(m[3]), float(m[4]), float(m[5])) for m in
         re.finditer(r"after +(\d+) trips: RSS +([\d.]+) MiB .*?last \d+: ([\d.]+) trips/s, ([\d.]+) ms server CPU per trip; "
@@ -91,6 +94,14 @@ print(f"RSS after {int(warmup):,} trips {rss0:.1f} MiB, after {trips:,} {rss1:.1
 print(f"once warm, against the first interval after the warm-up ({base_rate:.1f} trips/s, {base_cpu:.2f} ms CPU per trip): "
       f"slowest interval {worst_rate:.2f}x its rate (limit {min_rate}), costliest {worst_cpu:.2f}x its CPU per trip (limit {max_cpu})")
 print(f"RSS at the end {after:.1f} MiB vs the same database in a fresh process {fresh:.1f} MiB: {after / fresh:.2f}x")
+# Cost per trip in µs, like the other benches' cost per op (the server's CPU, user + system, from /proc).
+cpu_us = [r[3] * 1000 for r in later]
+print(f"cost per trip once warm: {statistics.median(cpu_us):.0f} µs server CPU (median of {len(cpu_us)} intervals, "
+      f"spread {cost.spread_text(cpu_us)}); the driver's CPU not counted")
+note = cost.instructions_note()
+if note:
+    print("  " + note)
+print(f"RESULT soak-cost {statistics.median(cpu_us):.1f} {(cost.spread(cpu_us) or 0) * 100:.1f} {base_rate:.1f}")
 worst_lag = max(r[4] for r in warm)
 print(f"payment lag once warm: at most {worst_lag:.1f} s (limit {max_lag:.0f})")
 failed = [what for what, bad in (("memory grows", grown > max_bytes), ("the rate falls", worst_rate < min_rate),

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # GET /v1/orders/{id}/tracking with its auth check, over 10,000 stored orders, against nginx serving
-# one such snapshot as a static file, in one run (alternating wrk rounds). Prints req/s, p50, p99, ratios.
+# one such snapshot as a static file, in one run (alternating wrk rounds). Prints req/s, p50, p99, ratios, and each
+# server's CPU per request (user + system of its process tree over each round, bench/cost.py) with the rounds' spread;
+# a ratio over nginx is withheld when nginx's own rounds spread more than MAX_SPREAD per cent (10).
 # ENROUTE_BIN runs another build of enroute. PERF=1 then records the server with `perf record -g` during one more round and prints its top symbols
 # (reports in bench/out/tracking/).
 set -euo pipefail
@@ -85,14 +87,24 @@ nginx -c "$WORK/nginx.conf" -p "$WORK"
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$NGINX_PORT/v1/orders/SAMPLE/tracking" >/dev/null && break; sleep 0.1; done
 REQUESTS="$WORK/requests.txt" wrk -t1 -c"$CONNECTIONS" -d2s -s bench/tracking-requests.lua "http://127.0.0.1:$SERVER_PORT" >/dev/null
 wrk -t1 -c"$CONNECTIONS" -d2s -s "$WORK/nginx.lua" "http://127.0.0.1:$NGINX_PORT" >/dev/null
+# Each round's server CPU (EnRoute's process; nginx's master and workers) from /proc before and after it; wrk's own
+# CPU is the client's and is not counted.
+. bench/cost.bash
+cost_probe
+NGINX_MASTER=$(cat "$WORK/nginx.pid")
 for round in $(seq 1 "$ROUNDS"); do
+  cost_begin "$WORK/nginx.$round" "$NGINX_MASTER"
   wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/nginx.lua" "http://127.0.0.1:$NGINX_PORT" > "$WORK/nginx.$round.txt"
+  cost_end "$WORK/nginx.$round"
+  cost_begin "$WORK/enroute.$round" "$SERVER"
   REQUESTS="$WORK/requests.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/tracking-requests.lua "http://127.0.0.1:$SERVER_PORT" > "$WORK/enroute.$round.txt"
+  cost_end "$WORK/enroute.$round"
 done
 python3 - "$WORK" "$ROUNDS" "$ORDERS" <<'PY'
 import sys
 sys.path.insert(0, "bench")
 from lib import parse_wrk, summarize
+import cost
 work, rounds, orders = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
 for t in ["nginx", "enroute"]:
@@ -100,10 +112,21 @@ for t in ["nginx", "enroute"]:
     assert all(r["non2xx"] == 0 for r in runs), f"{t}: non-2xx answers:\n" + open(f"{work}/{t}.1.txt").read()
     rows[t] = summarize(t, runs)
 base = rows["nginx"]
+print(cost.header("bench/tracking-get.sh"))
 print(f"GET /v1/orders/{{id}}/tracking with auth over {orders} orders vs nginx static snapshot; wrk -t1 -c64, {rounds} alternating rounds (medians)")
 print(f"{'target':10} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'rps ratio':>10} {'p99 ratio':>10}   rounds")
 for t, r in rows.items():
     print(f"{t:10} {r['rps']:10.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['rps']/base['rps']:10.2f} {r['p99']/base['p99']:10.2f}   {r['rounds']}")
+sides = {}
+for t in ["nginx", "enroute"]:
+    rounds_of = []
+    for r in range(1, rounds + 1):
+        wrk, m = parse_wrk(open(f"{work}/{t}.{r}.txt").read()), cost.measure(f"{work}/{t}.{r}")
+        rounds_of.append({"ops": wrk["requests"], "cpu": m["cpu"], "instructions": m["instructions"], "rate": wrk["rps"]})
+    sides[t] = cost.side(t, rounds_of)
+print("\n".join(cost.cost_lines(sides, "nginx", "request", "the server's process tree over each round; wrk not counted",
+                                "goal <= 1x: no more CPU than nginx for the same bytes")))
+print(cost.result_line("tracking-get", sides["enroute"], sides["nginx"]))
 PY
 if [ "$PERF" = 1 ]; then
   perf record --call-graph dwarf,16384 -F 499 -p "$SERVER" -o "$WORK/perf.data" -- sleep "$DURATION" > "$WORK/perf.log" 2>&1 &

@@ -98,12 +98,17 @@ func runGrid(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     var chTimes: [Double] = [], dijkstraTimes: [Double] = []
     chTimes.reserveCapacity(pairCount); dijkstraTimes.reserveCapacity(pairCount)
     var mismatches = 0, unreachable = 0
+    var chCPU: UInt64 = 0, dijkstraCPU: UInt64 = 0
     for _ in 0..<pairCount {
         let from = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
         let to = Int32.random(in: 0..<Int32(network.nodeCount), using: &random)
         var chPath: RoadPath?, reference: RoadPath?
+        let cpu0 = threadCPUNanoseconds()
         chTimes.append(seconds(clock.measure { chPath = query.route(fromNode: from, toNode: to, in: graph) }) * 1000)
+        let cpu1 = threadCPUNanoseconds()
         dijkstraTimes.append(seconds(clock.measure { reference = dijkstra.route(fromNode: from, toNode: to) }) * 1000)
+        chCPU += cpu1 - cpu0
+        dijkstraCPU += threadCPUNanoseconds() - cpu1
         if chPath?.weight != reference?.weight { mismatches += 1 }
         if reference == nil { unreachable += 1 }
     }
@@ -117,6 +122,16 @@ func runGrid(_ arguments: inout IndexingIterator<ArraySlice<String>>) {
     print(
         String(
             format: "speed-up CH vs Dijkstra: p50 %.1fx, p99 %.1fx", dP50 / max(chP50, 1e-9), dP99 / max(chP99, 1e-9)))
+    printQueryCPU(ch: chCPU, dijkstra: dijkstraCPU, queries: pairCount)
     print("mismatches: \(mismatches)")
     if mismatches > 0 { exit(1) }
+}
+
+/// The cost per query of each kind: the thread's CPU nanoseconds over all of them, over their count.
+func printQueryCPU(ch: UInt64, dijkstra: UInt64, queries: Int) {
+    let perQuery = { (nanoseconds: UInt64) in Double(nanoseconds) / 1e3 / Double(max(1, queries)) }
+    print(
+        String(
+            format: "CPU per query (this thread's, user + system): CH %.1f us, Dijkstra %.1f us: Dijkstra / CH %.1fx",
+            perQuery(ch), perQuery(dijkstra), perQuery(dijkstra) / max(perQuery(ch), 1e-9)))
 }

@@ -4,7 +4,7 @@ import EnRouteDomain
 import EnRouteAPI
 
 /// Candidate search among many online providers: the dispatcher's grid query and ranking, against a
-/// brute-force scan of the same positions in the same run.
+/// brute-force scan of the same positions in the same run, with the process's CPU time (getrusage) per query of each.
 struct CandidatesBench {
     let providers: Int
     let queries: Int
@@ -47,6 +47,7 @@ struct CandidatesBench {
         let deadline = Percentiles.now() + seconds
         var gridTimes: [Double] = []
         var gridTop: [[String]] = []
+        let gridCPU = ProcessCPU.selfSeconds()
         for pickup in pickups where Percentiles.now() < deadline {
             let t0 = Percentiles.now()
             let hits = presence.nearest(to: pickup, limit: shortlist, within: radius) { !busy.contains($0) }
@@ -57,6 +58,7 @@ struct CandidatesBench {
             if gridTop.count < bruteQueries { gridTop.append(ranked.map(\.providerId)) }
         }
 
+        let bruteCPU = ProcessCPU.selfSeconds()
         var bruteTimes: [Double] = []
         var mismatches = 0
         for (q, pickup) in pickups.prefix(min(bruteQueries, gridTop.count)).enumerated()
@@ -74,6 +76,7 @@ struct CandidatesBench {
             bruteTimes.append(Percentiles.now() - t0)
             if best.map(\.0) != gridTop[q] { mismatches += 1 }
         }
+        let cpu = (grid: bruteCPU - gridCPU, brute: ProcessCPU.selfSeconds() - bruteCPU)
         let grid = Percentiles(gridTimes), brute = Percentiles(bruteTimes)
         print(
             String(
@@ -87,5 +90,12 @@ struct CandidatesBench {
         print("same shortlist as brute force: \(bruteTimes.count - mismatches)/\(bruteTimes.count)")
         print(String(format: "ratio p99 / goal 200 us: %.3f  (<= 1 meets the goal)", grid(99) / 200e-6))
         print(String(format: "ratio brute-force p99 / grid p99: %.0fx", brute(99) / max(grid(99), 1e-9)))
+        let perGrid = cpu.grid / Double(max(1, gridTimes.count)) * 1e6
+        let perBrute = cpu.brute / Double(max(1, bruteTimes.count)) * 1e6
+        print(
+            String(
+                format: "CPU per query (this process, user + system): grid + ranking %.1f us, brute force %.1f us: "
+                    + "%.0fx", perGrid, perBrute, perBrute / max(perGrid, 1e-9)))
+        print(String(format: "RESULT candidates-cost %.3f %.3f", perGrid, perBrute))
     }
 }

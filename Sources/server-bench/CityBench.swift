@@ -369,13 +369,14 @@ struct CityBench {
                 Double(load.peakRSS) / 1024, serverCores, clientCores, Double(clientRSS) / 1024, busy * 100, cores,
                 others))
         printBursts(watch.slow, load: load)
-        // One line for bench/city.sh.
+        // One line for bench/city.sh; last, the server's CPU seconds over the load and the fix POSTs made, for the
+        // cost per POST and per delivery.
         print(
             String(
-                format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f", providers, trips,
-                watchers, fan(50), fan(99), fan(100),
-                watch.latencies.count, missed, post(99) * 1e3, sent.errors, sent.late, Double(load.peakRSS) / 1024,
-                serverCores, clientCores, busy, watch.closed, others))
+                format: "RESULT %d %d %d %.2f %.2f %.2f %d %d %.2f %d %d %.1f %.2f %.2f %.3f %d %.2f %.3f %d",
+                providers, trips, watchers, fan(50), fan(99), fan(100), watch.latencies.count, missed,
+                post(99) * 1e3, sent.errors, sent.late, Double(load.peakRSS) / 1024, serverCores, clientCores, busy,
+                watch.closed, others, Double(cpuEnd.server - cpuStart.server) / hz, sent.latencies.count))
     }
 
     /// Slow deliveries in bursts (a server pause shows as one burst), and the reader's longest turn (a client

@@ -17,6 +17,9 @@ import Glibc
 ///
 /// The watchers are read by one epoll loop on loopback; the client shares the machine's cores with
 /// the server, so the figures include the client's own reading time (the same for every target).
+///
+/// `--cpu-pids P,Q`: the server's processes (every one: nginx's master and workers), whose CPU time over the counted
+/// events (from /proc, user + system) the RESULT line then carries with the deliveries, for the cost per delivery.
 struct FanoutBench {
     let port: UInt16
     let watchPort: UInt16
@@ -29,6 +32,7 @@ struct FanoutBench {
     let watchers: Int
     let fixes: Int
     let seconds: Double
+    let cpuPids: [Int32]?
 
     init(_ args: BenchArguments) {
         port = UInt16(args.int("port", 18_200))
@@ -42,6 +46,7 @@ struct FanoutBench {
         watchers = args.int("watchers", 10_000)
         fixes = args.int("fixes", 100)
         seconds = args.double("seconds", 120)
+        cpuPids = ProcessCPU.pids(args.string("cpu-pids"))
     }
 
     struct Failure: Error, CustomStringConvertible { let description: String }
@@ -125,11 +130,21 @@ struct FanoutBench {
             String(
                 format: "event -> every watcher (the last one): %d events  p50 %.2f ms  p99 %.2f ms",
                 timed.lastWatcher.count, last(50) * 1e3, last(99) * 1e3))
-        // One line for the script to compare targets: p50 and p99 per delivery, p99 of the last watcher, missed.
+        var cost = ""
+        if let cpu = timed.serverCPU {
+            let perDelivery = cpu / Double(max(timed.deliveries.count, 1)) * 1e6
+            print(
+                String(
+                    format: "server CPU over the counted events: %.3f s, %.3f us per delivery (event x watcher); "
+                        + "this client's: %.3f s", cpu, perDelivery, timed.clientCPU))
+            cost = String(format: " %.4f %d", cpu, timed.deliveries.count)
+        }
+        // One line for the script to compare targets: p50 and p99 per delivery, p99 of the last watcher, missed; with
+        // --cpu-pids, then the server's CPU seconds over the counted events and the deliveries.
         print(
             String(
                 format: "RESULT %@ %.3f %.3f %.3f %d", label, all(50) * 1e3, all(99) * 1e3, last(99) * 1e3,
-                timed.missed))
+                timed.missed) + cost)
     }
 
     /// Opens the watchers 500 at a time and waits for each one's opening bytes (an opened stream has sent its
@@ -158,6 +173,9 @@ struct FanoutBench {
         var deliveries: [Double] = []
         var lastWatcher: [Double] = []
         var missed = 0
+        /// The server's CPU seconds (`--cpu-pids`) and this process's over the counted events.
+        var serverCPU: Double?
+        var clientCPU = 0.0
     }
 
     /// Publishes the events one at a time (three warm-up events first, not counted), each timed to every watcher
@@ -169,7 +187,12 @@ struct FanoutBench {
         let warmup = 3
         var latencies: [Double] = []
         latencies.reserveCapacity(watchers)
+        var cpu0 = 0.0, client0 = 0.0
         for k in 1...(fixes + warmup) where Percentiles.now() < deadline {
+            if k == warmup + 1 {
+                cpu0 = cpuPids.map(ProcessCPU.seconds(of:)) ?? 0
+                client0 = ProcessCPU.selfSeconds()
+            }
             var arrived = 0
             latencies.removeAll(keepingCapacity: true)
             let t0 = Percentiles.now()
@@ -193,6 +216,8 @@ struct FanoutBench {
             // Let the server settle between events, as a provider sends every few seconds.
             usleep(20_000)
         }
+        timed.serverCPU = cpuPids.map { ProcessCPU.seconds(of: $0) - cpu0 }
+        timed.clientCPU = ProcessCPU.selfSeconds() - client0
         return timed
     }
 

@@ -14,6 +14,11 @@ import PostgresClient
 /// inserts of the same rows into the same table in the same run. With `--store postgres://…` the service runs on
 /// that PostgreSQL database (which should be empty) and the reference is one `COPY` of the same rows (psql's
 /// `\copy` from a CSV file) into a table like `trip_paths`, with its primary key.
+///
+/// Cost per fix: this process's CPU time (getrusage, user + system) over the upload phase per fix accepted, against
+/// the same over each raw insert phase per row. The uploading tasks (the client) and the probes run in this process:
+/// their CPU is in the service's figure. The per-batch reference runs `--rounds` times; a ratio over it is withheld
+/// when its rounds spread more than `--max-spread` per cent.
 struct IngestBench {
     let providers: Int
     let batches: Int
@@ -22,6 +27,8 @@ struct IngestBench {
     let seconds: Double
     let directory: String
     let storeURL: String
+    let rounds: Int
+    let maxSpread: Double
 
     init(_ args: BenchArguments) {
         providers = args.int("providers", 200)
@@ -31,6 +38,16 @@ struct IngestBench {
         seconds = args.double("seconds", 60)
         directory = args.string("dir", NSTemporaryDirectory())
         storeURL = args.string("store")
+        rounds = max(1, args.int("rounds", 3))
+        maxSpread = args.double("max-spread", 10)
+    }
+
+    /// One raw insert phase: its rows per second and this process's CPU seconds over it.
+    struct RawRun {
+        var rate: Double
+        var cpu: Double
+        var rows: Int
+        var microsPerRow: Double { cpu / Double(max(rows, 1)) * 1e6 }
     }
 
     func run() async throws {
@@ -48,20 +65,28 @@ struct IngestBench {
                 + "\(concurrency) concurrent uploaders"
                 + (onPostgres ? ", on PostgreSQL" : ""))
 
-        let rawPerBatch =
+        let rawRuns =
             onPostgres
-            ? 0
-            : try rawInserts(
-                rows, path: base.appendingPathComponent("raw50.sqlite").path, rowsPerTransaction: batchSize)
+            ? []
+            : try (1...rounds).map { r in
+                try rawInserts(
+                    rows, path: base.appendingPathComponent("raw50-\(r).sqlite").path, rowsPerTransaction: batchSize)
+            }
+        let rawPerBatch = Self.median(rawRuns.map(\.rate))
         if !onPostgres {
-            print(String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch))
+            print(
+                String(format: "raw SQLite, one transaction per %d rows:   %10.0f rows/s", batchSize, rawPerBatch)
+                    + "  (median of \(rounds): "
+                    + rawRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: ", ") + ")")
         }
 
         let deadline = Percentiles.now() + seconds
+        let cpu0 = ProcessCPU.selfSeconds()
         let t0 = Percentiles.now()
         let probes = try Probes(store: backend.store, trip: tripIds[0], directory: base, onPostgres: onPostgres)
         let accepted = try await upload(work, to: backend.providers, until: deadline)
         let elapsed = Percentiles.now() - t0
+        let uploadCPU = ProcessCPU.selfSeconds() - cpu0
         let probed = await probes.stop()
         let stored =
             onPostgres
@@ -89,11 +114,69 @@ struct IngestBench {
         }
         let rawBulk = try rawInserts(
             rows, path: base.appendingPathComponent("rawbulk.sqlite").path, rowsPerTransaction: 5_000)
-        print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk))
-        print(String(format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
-        print(String(format: "ratio ingest / raw (per 5000): %.2fx", rate / rawBulk))
+        print(String(format: "raw SQLite, one transaction per 5000 rows: %10.0f rows/s", rawBulk.rate))
+        let refusal = withheld(rawRuns.map(\.rate))
+        print(
+            refusal.map { "ratio ingest / raw (per \(batchSize)):   \($0)" }
+                ?? String(
+                    format: "ratio ingest / raw (per %d):   %.2fx  (goal >= 0.5x)", batchSize, rate / rawPerBatch))
+        print(String(format: "ratio ingest / raw (per 5000): %.2fx  (1 round)", rate / rawBulk.rate))
         print(String(format: "ratio ingest / goal 200000 fixes/s: %.2fx", rate / 200_000))
         if stored != accepted { print("WARNING: \(accepted) accepted but \(stored) stored") }
+        reportCost(
+            service: RawRun(rate: rate, cpu: uploadCPU, rows: accepted), raw: rawRuns, bulk: rawBulk)
+    }
+
+    /// The cost per fix against the raw references, and the RESULT line carrying it.
+    private func reportCost(service: RawRun, raw: [RawRun], bulk: RawRun) {
+        let perRow = Self.median(raw.map(\.microsPerRow))
+        print("cost per fix (this process's CPU time, user + system, getrusage):")
+        print(
+            String(
+                format: "  service ingest:   %8.2f us CPU per fix (%.2f s over the upload phase; the %d uploading "
+                    + "tasks (the client) and the probes run in this process and are included)",
+                service.microsPerRow, service.cpu, concurrency))
+        print(
+            String(format: "  raw SQLite, one transaction per %d rows: %8.2f us CPU per row", batchSize, perRow)
+                + "  (rounds: " + raw.map { String(format: "%.2f", $0.microsPerRow) }.joined(separator: ", ")
+                + "; spread " + spreadText(raw.map(\.microsPerRow)) + ")")
+        print(
+            String(
+                format: "  raw SQLite, one transaction per 5000 rows: %.2f us CPU per row (1 round)", bulk.microsPerRow)
+        )
+        let refusal = withheld(raw.map(\.microsPerRow))
+        print(
+            "  CPU per fix ratio ingest / raw (per \(batchSize)): "
+                + (refusal ?? String(format: "%.2fx  (goal <= 1x)", service.microsPerRow / perRow)))
+        let ratio = refusal == nil ? String(format: "%.4f", service.microsPerRow / perRow) : "-"
+        // rate, raw per-batch rate, raw bulk rate, µs CPU per fix, per raw row, their ratio ('-' withheld), spread %.
+        print(
+            String(
+                format: "RESULT ingest %.0f %.0f %.0f %.3f %.3f %@ %.1f", service.rate, Self.median(raw.map(\.rate)),
+                bulk.rate, service.microsPerRow, perRow, ratio, (Self.spread(raw.map(\.microsPerRow)) ?? 0) * 100))
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// (max - min) / median of the rounds, or nil with fewer than two.
+    static func spread(_ values: [Double]) -> Double? {
+        guard values.count > 1, median(values) > 0 else { return nil }
+        return (values.max()! - values.min()!) / median(values)
+    }
+
+    private func spreadText(_ values: [Double]) -> String {
+        Self.spread(values).map { String(format: "%.0f %%", $0 * 100) } ?? "n/a (1 round)"
+    }
+
+    /// Why a ratio over the raw rounds is not printed, or nil when they spread no more than `--max-spread`.
+    private func withheld(_ values: [Double]) -> String? {
+        guard let spread = Self.spread(values), spread * 100 > maxSpread else { return nil }
+        return String(format: "ratio withheld: raw SQLite's rounds spread %.0f %% (> %g %%)", spread * 100, maxSpread)
     }
 
     /// The production wiring (the composition root) over its own database: SQLite in `base`, or `--store`.
@@ -255,8 +338,9 @@ struct IngestBench {
         return Double(loaded) / elapsed
     }
 
-    /// Inserts `rows` batch by batch into a fresh database with the service's schema; rows per second.
-    private func rawInserts(_ batches: [[PathPoint]], path: String, rowsPerTransaction: Int) throws -> Double {
+    /// Inserts `rows` batch by batch into a fresh database with the service's schema; rows per second and this
+    /// process's CPU over the inserts.
+    private func rawInserts(_ batches: [[PathPoint]], path: String, rowsPerTransaction: Int) throws -> RawRun {
         _ = try SQLiteTripStore(path: path)
         let db = try SQLiteDatabase(path: path)
         let sql = """
@@ -270,6 +354,7 @@ struct IngestBench {
         ordered.reserveCapacity(batches.count * batchSize)
         for b in 0..<perProvider { for p in 0..<providers { ordered += batches[p * perProvider + b] } }
         let deadline = Percentiles.now() + seconds
+        let cpu0 = ProcessCPU.selfSeconds()
         let t0 = Percentiles.now()
         var written = 0
         for chunk in stride(from: 0, to: ordered.count, by: rowsPerTransaction) where Percentiles.now() < deadline {
@@ -288,7 +373,8 @@ struct IngestBench {
             }
             written += slice.count
         }
-        return Double(written) / (Percentiles.now() - t0)
+        let elapsed = Percentiles.now() - t0
+        return RawRun(rate: Double(written) / elapsed, cpu: ProcessCPU.selfSeconds() - cpu0, rows: written)
     }
 }
 
