@@ -8,7 +8,7 @@ PG_DIR ?= /tmp/enroute-pg-$(PG_PORT)
 # The Redis server `make test` starts (scripts/redis.sh, data in .build/redis).
 REDIS_PORT ?= 16379
 
-.PHONY: demo cluster test test-sanitizers fuzz build deps bench clean format
+.PHONY: demo cluster test test-sanitizers fuzz build deps bench callgrind clean format
 
 deps:
 	@scripts/install-deps.sh build
@@ -82,6 +82,11 @@ format:
 
 bench:
 	@for b in bench/*.sh; do echo "== $$b"; "$$b" || exit 1; done
+
+# Instructions per request-path operation against bench/callgrind.tsv (a release build and a minute under valgrind;
+# CI runs it after `make test`).
+callgrind:
+	bench/callgrind.sh
 
 clean:
 	@if [ -f .build/redis/redis.conf ]; then scripts/redis.sh stop .build/redis; fi
