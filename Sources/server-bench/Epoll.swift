@@ -4,8 +4,9 @@ import Glibc
 #endif
 
 /// epoll for the benchmark client, looked up with dlsym: Glibc's Swift module does not export
-/// <sys/epoll.h>, and only HTTPEngine may import the C module that does.
-struct Epoll {
+/// <sys/epoll.h>, and only HTTPEngine may import the C module that does. `add` may be called from any thread (the
+/// kernel's epoll_ctl is); `ready` from one thread at a time, since it reads into the instance's buffer.
+struct Epoll: @unchecked Sendable {
     private typealias Create = @convention(c) (Int32) -> Int32
     private typealias Control = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
     private typealias Wait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32

@@ -16,11 +16,40 @@ struct FanoutFloor {
         threads = max(1, args.int("threads", ProcessInfo.processInfo.activeProcessorCount))
     }
 
+    /// The open streams. A watcher that hangs up is closed and dropped by a thread of its own (its socket turns
+    /// readable at the end of the stream), so that rounds after the first find the descriptors free.
     final class Subscribers: @unchecked Sendable {
         private let lock = NSLock()
-        private var fds: [Int32] = []
-        func add(_ fd: Int32) { lock.lock(); fds.append(fd); lock.unlock() }
-        var all: [Int32] { lock.lock(); defer { lock.unlock() }; return fds }
+        private var fds: Set<Int32> = []
+        private var listed: [Int32]?
+        private let hangups = Epoll()
+
+        init() {
+            let hangups = self.hangups
+            Thread.detachNewThread { [weak self] in
+                while let self {
+                    for fd in hangups.ready(timeoutMs: 1_000) { self.drop(fd) }
+                }
+            }
+        }
+
+        func add(_ fd: Int32) {
+            lock.lock(); fds.insert(fd); listed = nil; lock.unlock()
+            hangups.add(fd)
+        }
+
+        var all: [Int32] {
+            lock.lock(); defer { lock.unlock() }
+            if let listed { return listed }
+            let list = Array(fds)
+            listed = list
+            return list
+        }
+
+        private func drop(_ fd: Int32) {
+            lock.lock(); let known = fds.remove(fd) != nil; listed = nil; lock.unlock()
+            if known { close(fd) }
+        }
     }
 
     func run() throws {
