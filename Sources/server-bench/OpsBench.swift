@@ -50,7 +50,7 @@ struct OpsBench {
 
         for i in 0..<tracking {
             let order = prepared.orders[i % prepared.orders.count]
-            try await client.expect(200, "GET", APIPath.orderTracking(order.id), as: order.customer)
+            try await client.expect(200, "GET", order.path, as: order.customer)
         }
         for i in 0..<creates {
             let quote = prepared.rides[i]

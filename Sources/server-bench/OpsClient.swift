@@ -23,7 +23,8 @@ struct OpsClient {
 
     /// What the setup left for the counted requests.
     struct Prepared {
-        var orders: [(id: String, customer: String)] = []
+        /// Each order's tracking path (built here: the counted loop only sends it) and its customer.
+        var orders: [(path: String, customer: String)] = []
         var rides: [(body: String, customer: String)] = []
         var batches: [String] = []
     }
@@ -48,7 +49,7 @@ struct OpsClient {
             let order = try await expect(
                 201, "POST", APIPath.orders, as: customer, body: #"{\#(Self.basket),"quoteId":"\#(quote)"}"#,
                 headers: ["Idempotency-Key": "order-key-\(c)"])
-            prepared.orders.append((try field("orderId", order), customer))
+            prepared.orders.append((APIPath.orderTracking(try field("orderId", order)), customer))
             prepared.rides.append((try await rideBody(for: customer), customer))
             clock.step(1)
         }
@@ -106,7 +107,7 @@ struct OpsClient {
         headers: [String: String] = [:], also: [Int] = []
     ) async throws -> [UInt8] {
         var h = HTTPHeaders(headers.map { ($0.key, $0.value) })
-        h.add("Authorization", "Bearer \(try tokens.token(account, auth))")
+        h.add("Authorization", try tokens.authorization(account, auth))
         if body != nil { h.add("Content-Type", "application/json") }
         let response = await router.respond(
             to: HTTPRequest(method: method, path: path, headers: h, body: body.map { Array($0.utf8) } ?? []))
@@ -127,18 +128,18 @@ struct OpsClient {
     }
 }
 
-/// Tokens signed once per account: the bench counts the server's work, not the signing.
+/// `Authorization` values signed once per account: the bench counts the server's work, not the signing.
 final class TokenCache: @unchecked Sendable {
-    private var tokens: [String: String] = [:]
+    private var values: [String: String] = [:]
     private let lock = NSLock()
 
-    func token(_ account: String, _ auth: Authenticator) throws -> String {
+    func authorization(_ account: String, _ auth: Authenticator) throws -> String {
         try lock.withLock {
-            if let token = tokens[account] { return token }
+            if let value = values[account] { return value }
             let role: Party = account == "ops" ? .ops : account.hasPrefix("p") ? .provider : .customer
-            let token = try auth.token(account: account, role: role)
-            tokens[account] = token
-            return token
+            let value = "Bearer " + (try auth.token(account: account, role: role))
+            values[account] = value
+            return value
         }
     }
 }
