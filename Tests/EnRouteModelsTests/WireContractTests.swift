@@ -95,6 +95,16 @@ import EnRouteModels
         #expect(APIPath.segment("a/b") == "a%2Fb")
     }
 
+    @Test(arguments: [
+        "T-01_x.y~z", "a b", "a/b", "é", "a%b", "a?b", "", "a:b@c", "a+b", "a&b=c", "ä.ö",
+    ])
+    func aValueIsEncodedAsFoundationWouldWithTheShortcutOrWithout(value: String) {
+        let segment = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+        let query = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        #expect(APIPath.segment(value) == value.addingPercentEncoding(withAllowedCharacters: segment))
+        #expect(APIPath.queryValue(value) == value.addingPercentEncoding(withAllowedCharacters: query))
+    }
+
     @Test func placeholdersAreNamedAndFilledInOrder() {
         #expect(APIPath.parameters(of: APIPath.Template.providerOfferAccept) == ["offerId"])
         #expect(APIPath.parameters(of: APIPath.Template.trips) == [])
