@@ -49,7 +49,10 @@ MODULES[OSMPBF]="OSMPBF"
 MODULES[CitiesGeoJSON]="EnRouteModels EnRouteLogging EnRouteDomain"
 MODULES[OSRMQuery]="EnRouteModels EnRouteCrypto EnRouteLogging HTTPEngine"
 SOURCES[OSRMQuery]="Sources/EnRouteAPI/OSRMQuery.swift"
-TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF CitiesGeoJSON OSRMQuery)
+MODULES[LocationBatch]="EnRouteModels EnRouteCrypto EnRouteLogging HTTPEngine"
+SOURCES[LocationBatch]="Sources/EnRouteAPI/LocationBatchJSON.swift"
+TARGETS=(Base64JWT HTTPHead HTTPChunked WebSocketFrames SSE RESP Polyline PostgresValues OSMPBF CitiesGeoJSON OSRMQuery
+         LocationBatch)
 
 if [ $list -eq 1 ]; then printf '%s\n' "${TARGETS[@]}"; exit 0; fi
 [ ${#names[@]} -eq 0 ] && names=("${TARGETS[@]}")

@@ -93,7 +93,7 @@ extension EnRouteAPI {
             APIPath.Template.providerLocations,
             limited(.locations) { req in
                 let account = try auth.account(for: req, roles: [.provider])
-                let body = try req.decode(LocationBatch.self)
+                let body = try LocationBatchJSON.decode(req) ?? req.decode(LocationBatch.self)
                 guard !body.batchId.isEmpty else { throw HTTPError.invalid("/batchId", "must not be empty") }
                 guard body.fixes.count <= 100 else { throw HTTPError.invalid("/fixes", "at most 100 fixes per batch") }
                 for (i, fix) in body.fixes.enumerated() {
