@@ -32,8 +32,15 @@ extension Backend {
     static func makePayments(
         _ stores: Stores, estimator: any TripEstimator, _ configuration: BackendConfiguration, _ effects: BackendEffects
     ) -> TripPayments {
+        // A store on disk or over the network keeps the quotes just given in memory too (quotes in memory already are).
+        let quoteStore: any QuoteStore
+        if case .memory = configuration.storage {
+            quoteStore = stores.quotes
+        } else {
+            quoteStore = RecentQuotes(stores.quotes)
+        }
         let quotes = QuoteBook(
-            store: stores.quotes, estimator: estimator, directory: stores.directory, rules: configuration.pricing,
+            store: quoteStore, estimator: estimator, directory: stores.directory, rules: configuration.pricing,
             lifetime: configuration.quoteLifetime, ids: effects.quoteIDs, cities: configuration.cities,
             now: effects.now)
         let methods = stores.paymentMethods
