@@ -16,13 +16,9 @@ public enum WireCoding {
     /// The encoder for records only EnRoute reads back (a stored trip, a payment attempt): the same times, keys in the
     /// order the type declares them, since sorting them cost a tenth of encoding a trip.
     public static func recordEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(ISO8601.format(date))
-        }
-        return encoder
+        let record = encoder()
+        record.outputFormatting = [.withoutEscapingSlashes]
+        return record
     }
 
     /// A decoder that reads ISO 8601 times with or without fractional seconds.
