@@ -1,9 +1,8 @@
 // The dispatch and live-location benchmarks' harness: `server-bench
-// ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates|ops
+// ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates|ops|assignment|assignment-dense
 // [--name value ...]`. Each prints its figures and a ratio against the goal from one run (bench/ingest.sh,
-// bench/candidates.sh,
-// bench/fanout.sh, bench/city.sh, bench/cluster.sh, bench/create.sh). An option no bench reads, or a malformed value,
-// stops it (exit 64).
+// bench/candidates.sh, bench/fanout.sh, bench/city.sh, bench/cluster.sh, bench/create.sh, bench/assignment.sh). An
+// option no bench reads, or a malformed value, stops it (exit 64).
 import Foundation
 import Synchronization
 
@@ -52,11 +51,13 @@ do {
     case "ops":
         let bench = checked(arguments, OpsBench.init)
         try blocking { try await bench.run() }
+    case "assignment": try checked(arguments, AssignmentBench.init).run()
+    case "assignment-dense": try checked(arguments, AssignmentDenseBench.init).run()
     default:
         FileHandle.standardError.write(
             Data(
-                ("usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates|ops [--name "
-                    + "value ...]\n").utf8))
+                ("usage: server-bench ingest|candidates|fanout|fanout-floor|soak|city|creates|raw-creates|ops|"
+                    + "assignment|assignment-dense [--name value ...]\n").utf8))
         exit(64)
     }
 } catch {
