@@ -35,6 +35,9 @@ import EnRouteDomain
             pairs: [[(5, 1), (0, .infinity), (1, -1)], [(0, .nan), (1, 3)]], expected: [nil, 1]),
         Case(name: "no providers at all", columns: 0, pairs: [[(0, 1)], []], expected: [nil, nil]),
         Case(
+            name: "costs summing past 2^53: one more served still outweighs any cost", columns: 2,
+            pairs: [[(0, 0), (1, 1e17)], [(0, 0)]], expected: [1, 0]),
+        Case(
             name: "a long chain of displacements is found", columns: 4,
             pairs: [[(0, 1), (1, 2)], [(1, 1), (2, 2)], [(2, 1), (3, 2)], [(0, 1)]], expected: [1, 2, 3, 0]),
     ]

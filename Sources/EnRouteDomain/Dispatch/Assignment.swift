@@ -73,8 +73,9 @@ private struct Solver {
             total += cheapest.values.max() ?? 0
             return cheapest.sorted { $0.key < $1.key }.map { Edge(column: Int32($0.key), cost: $0.value) }
         }
-        // Any assignment costs at most `total`: leaving one more row unassigned must always cost more.
-        let unassigned = total + 1
+        // Any assignment costs at most `total`: leaving one more row unassigned must always cost more. Twice the total
+        // keeps that margin where `total + 1` rounds to `total` (sums past 2^53) or rounding eats a margin of one.
+        let unassigned = 2 * total + 1
         for row in 0..<rows { edges[row].append(Edge(column: Int32(columns + row), cost: unassigned)) }
         let width = columns + rows
         potential = Array(repeating: 0, count: width)
