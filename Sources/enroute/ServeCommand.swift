@@ -150,6 +150,15 @@ enum ServeCommand {
                 "Dispatch and live location:",
                 [
                     .value(
+                        "dispatch", "POLICY", env: "ENROUTE_DISPATCH",
+                        """
+                        greedy (each request offered to its best provider at once; the default) or batched
+                        (a city's requests gathered over --dispatch-window and matched together) (ENROUTE_DISPATCH).
+                        """),
+                    .value(
+                        "dispatch-window", "S", env: "ENROUTE_DISPATCH_WINDOW",
+                        "Seconds a batched window gathers requests (ENROUTE_DISPATCH_WINDOW, default 2, 0.1 to 30)."),
+                    .value(
                         "offer-timeout", "S", env: "ENROUTE_OFFER_TIMEOUT",
                         "Seconds a provider has to answer an offer (ENROUTE_OFFER_TIMEOUT, default 15)."),
                     .value(

@@ -16,13 +16,30 @@ public struct DispatchCandidate: Sendable, Equatable {
 /// the routing issue ranks by road ETA behind the same protocol.
 public protocol CandidateRanking: Sendable {
     func rank(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [DispatchCandidate]
+    /// Each candidate's seconds to the pickup, in the order given: what batched matching minimises in total.
+    func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double]
+}
+
+extension CandidateRanking {
+    /// A ranking that knows no times: each candidate's place in `rank`'s order, as if a second apart.
+    public func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double] {
+        let order = await rank(candidates, pickup: pickup).map(\.providerId)
+        return candidates.map { c in Double(order.firstIndex(of: c.providerId) ?? order.count) }
+    }
 }
 
 /// The nearest candidate first, ties broken by provider id so that the order is reproducible.
 public struct StraightLineRanking: CandidateRanking {
+    /// The speed a straight line is taken at when it stands for a road time: 30 km/h.
+    public static let metresPerSecond = 30 / 3.6
+
     public init() {}
     public func rank(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [DispatchCandidate] {
         candidates.sorted { ($0.distance, $0.providerId) < ($1.distance, $1.providerId) }
+    }
+
+    public func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double] {
+        candidates.map { $0.distance / Self.metresPerSecond }
     }
 }
 
@@ -43,19 +60,31 @@ public struct RoadRanking: CandidateRanking {
 
     public func rank(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [DispatchCandidate] {
         let straight = await fallback.rank(candidates, pickup: pickup)
-        guard straight.count > 1 else { return straight }
+        guard straight.count > 1, let seconds = await roadSeconds(straight, pickup: pickup) else { return straight }
+        return straight.indices.sorted {
+            (seconds[$0] ?? .infinity, $0) < (seconds[$1] ?? .infinity, $1)
+        }.map { straight[$0] }
+    }
+
+    /// Road seconds where a road joins the candidate to the pickup; where none does, or the table failed, the straight
+    /// line's seconds after a day's penalty, so that every road-joined candidate comes first.
+    public func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double] {
+        let straight = await fallback.pickupSeconds(candidates, pickup: pickup)
+        guard !candidates.isEmpty, let seconds = await roadSeconds(candidates, pickup: pickup) else { return straight }
+        return candidates.indices.map { seconds[$0] ?? 86_400 + straight[$0] }
+    }
+
+    /// One table query: each candidate's road seconds to the pickup, nil where no road joins them; nil when it failed.
+    func roadSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double?]? {
         let table: [[RoadCost?]]
         do {
-            table = try await roads.table(sources: straight.map(\.position), destinations: [pickup], departure: now())
+            table = try await roads.table(sources: candidates.map(\.position), destinations: [pickup], departure: now())
         } catch {
             metrics.increment(
                 "enroute_dispatch_ranking_fallback_total", labels: [:],
                 help: "Shortlists ranked in a straight line because the road table failed.")
-            return straight
+            return nil
         }
-        let seconds = straight.indices.map { i in
-            (i < table.count ? table[i].first ?? nil : nil)?.durationSeconds ?? .infinity
-        }
-        return straight.indices.sorted { (seconds[$0], $0) < (seconds[$1], $1) }.map { straight[$0] }
+        return candidates.indices.map { i in (i < table.count ? table[i].first ?? nil : nil)?.durationSeconds }
     }
 }

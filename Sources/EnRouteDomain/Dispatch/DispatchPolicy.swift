@@ -1,5 +1,18 @@
+/// How a search finds its candidate.
+public enum DispatchMatching: String, Sendable, Equatable, CaseIterable {
+    /// Each request is offered to its own best candidate as soon as it looks.
+    case greedy
+    /// Requests looking within one window of a city are matched together: the assignment of least total road time to
+    /// the pickups over each request's shortlist.
+    case batched
+}
+
 /// The dispatcher's limits.
 public struct DispatchPolicy: Sendable, Equatable {
+    /// Greedy (each request at once) or batched (gathered over `batchWindow`, matched together).
+    public var matching: DispatchMatching = .greedy
+    /// In batched matching, how long a city's requests are gathered before they are matched; none waits longer.
+    public var batchWindow: Duration = .seconds(2)
     /// How long a provider has to answer an offer.
     public var offerTimeout: Duration = .seconds(15)
     /// After an offer's time ran out while it was being accepted, how long until its search looks at it again.

@@ -105,7 +105,7 @@ extension Dispatcher {
             }
             // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
             state.withLock { $0.searches[tripId]?.waitingForSupply = true }
-            let look = await bestCandidate(for: trip, excluding: excluded)
+            let look = await look(for: trip, excluding: excluded)
             state.withLock { $0.searches[tripId]?.foundNobody = look == .nobody }
             guard case .found(let candidate) = look else {
                 // Nobody to ask: wait for a provider to become findable, until the deadline. On a node of several, or
@@ -199,6 +199,13 @@ extension Dispatcher {
     }
 
     func bestCandidate(for trip: TripRecord, excluding excluded: Set<String>) async -> Look {
+        guard let candidates = await nearby(trip, excluding: excluded) else { return .unreadable }
+        return await ranking.rank(candidates, pickup: trip.pickup).first.map(Look.found) ?? .nobody
+    }
+
+    /// The shortlist: the nearest online, idle providers not holding an offer nor excluded; nil when the provider
+    /// locations could not be read.
+    func nearby(_ trip: TripRecord, excluding excluded: Set<String>) async -> [DispatchCandidate]? {
         let holding = book.holders()
         let service = self.service
         let hits: [GeoHit<String>]
@@ -213,12 +220,8 @@ extension Dispatcher {
                 help: "Calls to the provider locations that failed, by caller.")
             log.warning(
                 "dispatch: could not read provider locations for trip \(trip.id), looking again shortly: \(error)")
-            return .unreadable
+            return nil
         }
-        guard !hits.isEmpty else { return .nobody }
-        let candidates = hits.map {
-            DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance)
-        }
-        return await ranking.rank(candidates, pickup: trip.pickup).first.map(Look.found) ?? .nobody
+        return hits.map { DispatchCandidate(providerId: $0.id, position: $0.coordinate, distance: $0.distance) }
     }
 }

@@ -38,6 +38,10 @@ public final class Dispatcher: Sendable {
         var started = false
         /// A node of several: renews this node's search leases and takes over searches whose node died.
         var watch: Task<Void, Never>?
+        /// In batched matching, the searches waiting for their city's window to close.
+        var windows: [String: [WaitingLook]] = [:]
+        /// Callers of `looksWaiting(atLeast:)` not yet answered.
+        var windowWatchers: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
     }
 
     /// How the backend appears in the change log when dispatch gives up on a ride.
