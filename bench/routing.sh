@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# EnRoute against OSRM on the same maps, same machine, same run, same pairs (issue 12, item 9).
+# EnRoute against OSRM on the same maps, same machine, same run, same pairs.
 #
 # For each map (data/osm's Monaco, Baltimore, Liechtenstein, Andorra, Helsinki, and a generated city of
 # CITY_NODES road nodes written as OSM PBF by `routing-bench city`): both engines' graph builds (wall time, CPU
