@@ -19,10 +19,17 @@ public struct ServerFindings: Sendable, Equatable {
     public var ledgerBalanced: Bool?
     /// The trips whose payment was captured (whole or part); nil when unknown.
     public var captured: Set<String>?
+    /// The server's dispatch policy (`greedy` or `batched`) and its batching window in seconds; nil when unknown.
+    public var dispatchPolicy: String?
+    public var dispatchWindowSeconds: Double?
 
     /// Findings with every field given.
-    public init(providerSteps: [String: [Step]]?, ledgerBalanced: Bool?, captured: Set<String>?) {
+    public init(
+        providerSteps: [String: [Step]]?, ledgerBalanced: Bool?, captured: Set<String>?, dispatchPolicy: String? = nil,
+        dispatchWindowSeconds: Double? = nil
+    ) {
         self.providerSteps = providerSteps; self.ledgerBalanced = ledgerBalanced; self.captured = captured
+        self.dispatchPolicy = dispatchPolicy; self.dispatchWindowSeconds = dispatchWindowSeconds
     }
 
     /// A server that said nothing.

@@ -24,6 +24,9 @@ final class SimulatedProvider {
     private var heading: Double?
     private var driving: Task<Void, Never>?
     private var drivingTripID: String?
+    /// Trips this provider was assigned, and the one it is driving to the pickup of, with the metres driven so far.
+    private var assigned: Set<String> = []
+    private var approach: (trip: String, metres: Double)?
     private var background: [Task<Void, Never>] = []
 
     /// Fix cadence while driving, in simulated seconds.
@@ -164,7 +167,23 @@ final class SimulatedProvider {
         guard trip.providerId == nil || trip.providerId == id else { return }
         guard drivingTripID == nil, !ProviderStep.isFinished(trip.status) else { return }
         drivingTripID = trip.id
+        if trip.providerId == id, assigned.insert(trip.id).inserted {
+            let assignment = SimulationObservations.Assignment(
+                requestedAt: trip.createdAt, assignedAt: context.dates.now())
+            context.log.record { $0.assignments[trip.id] = $0.assignments[trip.id] ?? assignment }
+            approach = (trip.id, 0)
+        }
         driving = Task { await self.drive(trip.id) }
+    }
+
+    /// The approach to `tripID`'s pickup ends: reached (`at` the moment) or abandoned (nil); the metres are noted.
+    private func endApproach(_ tripID: String, at arrival: Date?) {
+        guard let current = approach, current.trip == tripID else { return }
+        approach = nil
+        context.log.record {
+            $0.assignments[tripID]?.approachMetres = current.metres
+            $0.assignments[tripID]?.atPickup = arrival
+        }
     }
 
     private func currentTrip(_ id: String) -> LocalTrip? { (try? engine.outbox.trip(id)) ?? nil }
@@ -173,6 +192,7 @@ final class SimulatedProvider {
     private func drive(_ tripID: String) async {
         await uploader.setOnTrip(true)
         defer {
+            endApproach(tripID, at: nil)
             drivingTripID = nil
             Task { await self.uploader.setOnTrip(false) }
         }
@@ -185,6 +205,7 @@ final class SimulatedProvider {
             else {
                 // A delivery not yet ready: drive to the merchant and wait there.
                 guard await driveLeg(to: .pickup, of: trip) else { return }
+                endApproach(tripID, at: context.dates.now())
                 await waitForChange(tripID, from: trip.server.version)
                 continue
             }
@@ -192,6 +213,7 @@ final class SimulatedProvider {
             switch step {
             case .driverArrived, .onTheWay:
                 arrived = await driveLeg(to: .pickup, of: trip)
+                if arrived { endApproach(tripID, at: context.dates.now()) }
             case .onTrip:
                 arrived = await context.pause(20 + 40 * random.unit())  // the passenger gets in
             case .completed, .delivered:
@@ -248,7 +270,9 @@ final class SimulatedProvider {
             let a = points[min(segment, points.count - 1)], b = points[min(segment + 1, points.count - 1)]
             let speed = context.speeds.speed(
                 router: routerSpeed, from: a, to: b, hour: context.hour(context.dates.now()))
+            let before = travelled
             travelled = min(distance, travelled + speed * Self.tick)
+            if approach?.trip == trip { approach?.metres += travelled - before }
             let (point, direction) = leg.path.position(atDistance: travelled)
             record(point, heading: direction, speed: speed)
             if var g = guidance {

@@ -31,6 +31,19 @@ public struct SimulationObservations: Sendable, Equatable {
         public var arrivedAt: Date
         public init(promised: Date?, arrivedAt: Date) { self.promised = promised; self.arrivedAt = arrivedAt }
     }
+    /// One trip's provider as that provider saw it: when the request was created (the trip's own creation time, as
+    /// the server stamped it), when the provider was assigned (its accept answered, or the trip reached it), when it
+    /// reached the pickup (nil: it never did) and the metres it drove in between.
+    public struct Assignment: Sendable, Equatable {
+        public var requestedAt: Date
+        public var assignedAt: Date
+        public var atPickup: Date?
+        public var approachMetres: Double
+        public init(requestedAt: Date, assignedAt: Date, atPickup: Date? = nil, approachMetres: Double = 0) {
+            self.requestedAt = requestedAt; self.assignedAt = assignedAt; self.atPickup = atPickup
+            self.approachMetres = approachMetres
+        }
+    }
     /// The stages polls are counted by.
     public enum PollStage: String, Sendable, CaseIterable, Codable { case picking, onTheWay, background }
 
@@ -79,6 +92,8 @@ public struct SimulationObservations: Sendable, Equatable {
     public var paidTripIDs: [String] = []
     /// Every trip the run created.
     public var tripIDs: [String] = []
+    /// Each trip's first provider assignment, by trip id.
+    public var assignments: [String: Assignment] = [:]
 
     public init() {}
 }

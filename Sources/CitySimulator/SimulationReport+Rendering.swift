@@ -31,6 +31,19 @@ extension SimulationReport {
             ),
             ("time to match p50 / p99", "\(f(matchSeconds.p50)) s / \(f(matchSeconds.p99)) s"),
             ("no-provider rate", pct(noProviderRate)),
+            ("dispatch policy", dispatchPolicyText),
+            (
+                "pickup time mean / p90 (assignment to pickup)",
+                "\(f(dispatch.pickupSeconds.mean)) s / \(f(dispatch.pickupSeconds.p90)) s"
+            ),
+            (
+                "request to assignment p50 / p99 (rides and orders)",
+                "\(f(dispatch.matchSeconds.p50)) s / \(f(dispatch.matchSeconds.p99)) s"
+            ),
+            (
+                "requests matched · empty km per matched trip",
+                "\(pct(dispatch.matchedShare)) of \(Set(seen.tripIDs).count) · \(f(dispatch.emptyKmPerTrip, 2)) km"
+            ),
             (
                 "steps lost / applied twice",
                 "\(stepsLost.map(String.init) ?? "unknown") / \(stepsDuplicated.map(String.init) ?? "unknown")"
@@ -55,6 +68,13 @@ extension SimulationReport {
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(
             separator: "\n")
+    }
+
+    /// `greedy`, `batched, window 2 s`, or unknown (a server that did not say).
+    var dispatchPolicyText: String {
+        guard let policy = dispatch.policy else { return "unknown" }
+        guard let window = dispatch.windowSeconds else { return policy }
+        return policy + ", window " + String(format: "%g", window) + " s"
     }
 
     /// One row per delivered order, times in seconds relative to its arrival at the door (negative: before it):
@@ -89,6 +109,7 @@ extension SimulationReport {
             }
             + seen.rideArrivals.compactMap { r in r.promised.map { r.arrivedAt.timeIntervalSince($0) } }
         let honest = seen.orderArrivals.compactMap(\.lastWindow).count
+        let pickups = seen.assignments.values.compactMap { a in a.atPickup.map { $0.timeIntervalSince(a.assignedAt) } }
         let rows = table(seen).split(separator: "\n").map { line -> String in
             let text = String(line)
             let split =
@@ -115,6 +136,8 @@ extension SimulationReport {
             \(Self.histogram(seen.snapshotAgesShown, bins: 24, unit: "s"))
             <h2>Time to match, seconds; \(seen.matchSeconds.count) rides</h2>
             \(Self.histogram(seen.matchSeconds, bins: 24, unit: "s"))
+            <h2>Pickup time (assignment to pickup), seconds; \(pickups.count) trips</h2>
+            \(Self.histogram(pickups, bins: 24, unit: "s"))
             <h2>Polls per order-minute by stage (seed 000's cadence: ≤ 4 picking, ≤ 12 on the way, 0 in the \
             background)</h2>
             \(Self.bars([

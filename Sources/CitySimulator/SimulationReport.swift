@@ -2,7 +2,7 @@ public import Foundation
 
 /// The run's figures (report.json): computed from the clients' observations and the server's findings only. Its JSON
 /// has exactly the top-level keys plus `offersExpired`, `paymentsCaptured`, `paymentsExpected`,
-/// `etaHonestyOnTheWay`; a figure without data is null.
+/// `etaHonestyOnTheWay` and `dispatch`; a figure without data is null.
 public struct SimulationReport: Sendable, Equatable, Encodable {
     /// A median and a tail.
     public struct Spread: Sendable, Equatable, Encodable {
@@ -42,7 +42,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         "tripsCompleted", "etaHonesty", "etaRangeMedianMinutes", "etaErrorSeconds", "staleShownAsLive",
         "snapshotAgeShownSeconds", "outOfOrderDrops", "liveActivityStaleRate", "pollsPerOrderMinute",
         "matchSeconds", "noProviderRate", "stepsLost", "stepsDuplicated", "ledgerBalanced",
-        "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay",
+        "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay", "dispatch",
     ]
 
     public var tripsCompleted: Int
@@ -69,6 +69,8 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     public var offersExpired: Int
     public var paymentsCaptured: Int?
     public var paymentsExpected: Int
+    /// Pickup and match times, matched share and empty kilometres under the server's dispatch policy.
+    public var dispatch: DispatchFigures
 
     /// The figures of `seen` and `server`; a pin counts as stale when its fix is older than `liveFor` seconds.
     public init(_ seen: SimulationObservations, server: ServerFindings, liveFor: Double = 20) {
@@ -127,6 +129,8 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         offersExpired = seen.offersExpired
         paymentsExpected = Set(seen.paidTripIDs).count
         paymentsCaptured = server.captured.map { Set(seen.paidTripIDs).intersection($0).count }
+        dispatch = DispatchFigures(
+            seen, policy: server.dispatchPolicy, windowSeconds: server.dispatchWindowSeconds)
     }
 
     /// The nearest-rank `p`th percentile, nil for no values.
@@ -145,7 +149,8 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         case tripsCompleted, etaHonesty, etaRangeMedianMinutes, etaErrorSeconds, staleShownAsLive,
             snapshotAgeShownSeconds,
             outOfOrderDrops, liveActivityStaleRate, pollsPerOrderMinute, matchSeconds, noProviderRate, stepsLost,
-            stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected, etaHonestyOnTheWay
+            stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected, etaHonestyOnTheWay,
+            dispatch
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -168,6 +173,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         try c.encode(paymentsCaptured, forKey: .paymentsCaptured)
         try c.encode(paymentsExpected, forKey: .paymentsExpected)
         try c.encode(etaHonestyOnTheWay, forKey: .etaHonestyOnTheWay)
+        try c.encode(dispatch, forKey: .dispatch)
     }
 
     /// The report as pretty, key-sorted JSON.

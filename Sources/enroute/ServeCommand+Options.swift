@@ -70,6 +70,12 @@ extension ServeCommand {
         if let n = try options.int("dispatch-candidates", in: 1...Int.max) { policy.maxCandidates = n }
         if let s = try options.int("dispatch-limit", in: 1...Int.max) { policy.searchLimit = .seconds(s) }
         if let s = try options.int("delivery-retry", in: 1...Int.max) { policy.deliveryRetry = .seconds(s) }
+        try readMatching(options, into: &policy)
+        return policy
+    }
+
+    /// `--dispatch greedy|batched` and `--dispatch-window S` into `policy` (serve's and simulate's flags alike).
+    static func readMatching(_ options: Options, into policy: inout DispatchPolicy) throws {
         if let (name, source) = options.sourced("dispatch") {
             guard let matching = DispatchMatching(rawValue: name) else {
                 throw CLIError("\(source) must be greedy or batched, got '\(name)'")
@@ -79,7 +85,6 @@ extension ServeCommand {
         if let s = try options.double("dispatch-window", in: 0.1...30) {
             policy.batchWindow = .milliseconds(Int64((s * 1000).rounded()))
         }
-        return policy
     }
 
     /// `--public-url`: an http(s) base URL with a host; by default where the server listens.

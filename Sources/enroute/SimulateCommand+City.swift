@@ -74,16 +74,18 @@ final class EmbeddedServer: ServerInspection, Sendable {
     let backend: Backend
     let server: HTTPServer
     let baseURL: URL
+    let dispatch: DispatchPolicy
 
-    private init(backend: Backend, server: HTTPServer) {
-        self.backend = backend; self.server = server
+    private init(backend: Backend, server: HTTPServer, dispatch: DispatchPolicy) {
+        self.backend = backend; self.server = server; self.dispatch = dispatch
         baseURL = URL(string: "http://127.0.0.1:\(server.port)")!
     }
 
     /// Starts a backend over `roads` whose time is `clock`/`now`, its directory seeded with the city's.
     static func start(
         roads: (any RoadRouting)?, city: CityMap, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
-        directory: URL, seed: UInt64, storage: BackendConfiguration.Storage? = nil
+        directory: URL, seed: UInt64, storage: BackendConfiguration.Storage? = nil,
+        dispatch: DispatchPolicy = DispatchPolicy()
     ) async throws -> EmbeddedServer {
         var random = SeededGenerator(seed: seed, stream: "server")
         let secret = (0..<4).map { _ in String(random.next(), radix: 16) }.joined()
@@ -92,6 +94,7 @@ final class EmbeddedServer: ServerInspection, Sendable {
             secret: secret)
         configuration.rateLimits = .off
         configuration.timeZone = city.timeZone
+        configuration.dispatch = dispatch
         let effects = BackendEffects(
             clock: clock, now: now, tripIDs: SequentialIDGenerator(prefix: "T"),
             offerIDs: SequentialIDGenerator(prefix: "O"),
@@ -104,7 +107,7 @@ final class EmbeddedServer: ServerInspection, Sendable {
         http.port = 0
         let server = HTTPServer(router: backend.router, configuration: http, metrics: backend.metrics)
         try server.start()
-        return EmbeddedServer(backend: backend, server: server)
+        return EmbeddedServer(backend: backend, server: server, dispatch: dispatch)
     }
 
     func stop() async {
@@ -122,6 +125,10 @@ final class EmbeddedServer: ServerInspection, Sendable {
             entries += try backend.store.ledger(tripId: id)
             if let payment = try backend.store.trip(id: id)?.payment, payment.capturedMinor > 0 { captured.insert(id) }
         }
-        return ServerFindings(providerSteps: steps, ledgerBalanced: Ledger.isBalanced(entries), captured: captured)
+        let window = dispatch.batchWindow.components
+        return ServerFindings(
+            providerSteps: steps, ledgerBalanced: Ledger.isBalanced(entries), captured: captured,
+            dispatchPolicy: dispatch.matching.rawValue,
+            dispatchWindowSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18)
     }
 }

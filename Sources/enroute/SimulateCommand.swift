@@ -19,7 +19,8 @@ enum SimulateCommand {
         synopsis: """
             Usage: enroute simulate [--server URL] [--map FILE] [--providers N] [--demand R,O] [--speedup X] \
             [--duration D]
-                                    [--seed N] [--faults SPEC] [--report DIR]
+                                    [--seed N] [--faults SPEC] [--dispatch POLICY] [--dispatch-window S] \
+            [--report DIR]
 
             Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers \
             request rides and
@@ -56,6 +57,15 @@ enum SimulateCommand {
                     .value("seed", "N", "The seed behind every random choice (default 7)."),
                     .value("faults", "SPEC", "loss=F,partition=S,every=S, or none (default none)."),
                     .value(
+                        "dispatch", "POLICY",
+                        """
+                        The embedded server's matching: greedy (each request at once, the default) or batched
+                        (gathered over --dispatch-window and matched together); not with --server.
+                        """),
+                    .value(
+                        "dispatch-window", "S",
+                        "Seconds a batched window gathers requests (default 2, 0.1 to 30); not with --server."),
+                    .value(
                         "report", "DIR",
                         "Also write DIR/report.json, DIR/report.html and DIR/arrivals.csv (one row per "
                             + "delivered order)."
@@ -76,6 +86,8 @@ enum SimulateCommand {
         var seed: UInt64 = 7
         var faults = FaultPlan.none
         var report: String?
+        /// The embedded server's dispatch policy (its matching and window from the flags).
+        var dispatch = DispatchPolicy()
     }
 
     static let defaultMap = ".demo/helsinki.graph"
@@ -117,6 +129,12 @@ enum SimulateCommand {
             do { s.faults = try FaultPlan.parse(text) } catch { throw CLIError(error.description) }
         }
         s.report = options.string("report")
+        if s.server != nil, let flag = ["dispatch", "dispatch-window"].first(where: { options.string($0) != nil }) {
+            throw CLIError(
+                "--\(flag) cannot be used with --server: a running server dispatches by its own policy (give it to "
+                    + "enroute serve)")
+        }
+        try ServeCommand.readMatching(options, into: &s.dispatch)
         if s.server != nil, s.speedup != 1 {
             throw CLIError(
                 "--speedup must be 1 with --server: a running server keeps real time (only the embedded server runs on "
@@ -172,6 +190,7 @@ enum SimulateCommand {
             "simulating \(span) at \(settings.speedup)× with \(settings.providers) providers,"
                 + " demand \(settings.ridesPerMinute),\(settings.ordersPerMinute)/min, faults \(settings.faults), seed "
                 + "\(settings.seed)"
+                + (settings.server == nil ? ", dispatch \(settings.dispatch.matching.rawValue)" : "")
         )
         let simulation = await CitySimulation(plan: plan, context: context, inspection: embedded, progress: { log($0) })
         // A signal ends the run early and the report still comes; more signals change nothing (a script may send its
@@ -218,7 +237,7 @@ enum SimulateCommand {
             let simulated = SimulatedClock(speedup: settings.speedup, start: city.startDate)
             let server = try await EmbeddedServer.start(
                 roads: roads, city: city, clock: simulated, now: { simulated.date },
-                directory: storeDirectory, seed: settings.seed)
+                directory: storeDirectory, seed: settings.seed, dispatch: settings.dispatch)
             return Target(
                 clock: simulated, dates: simulated.dates, start: simulated.date, embedded: server,
                 baseURL: server.baseURL, token: { try server.backend.auth.token(account: $0, role: Party($1)) })

@@ -37,6 +37,8 @@ expect_usage "--demand must be RIDES,ORDERS per minute" "$BIN" simulate --demand
 expect_usage "--faults: unknown fault 'jitter'" "$BIN" simulate --faults jitter=1
 expect_usage "--duration must be a time such as 90s, 30m or 1h, or forever, got 'never'" "$BIN" simulate --duration never
 expect_usage "--speedup must be 1 with --server" "$BIN" simulate --server http://127.0.0.1:1 --speedup 10
+expect_usage "--dispatch must be greedy or batched, got 'fifo'" "$BIN" simulate --dispatch fifo
+expect_usage "--dispatch cannot be used with --server" "$BIN" simulate --server http://127.0.0.1:1 --speedup 1 --dispatch batched
 expect_usage "--telephony: phone is not a relay (log or twilio-proxy)" "$BIN" serve --telephony phone
 expect_usage "--telephony-pool: '0401234567' must be an E.164 number" "$BIN" serve --telephony-pool +358401234567,0401234567
 expect_usage "--telephony twilio-proxy needs --twilio-account-sid" "$BIN" serve --telephony twilio-proxy

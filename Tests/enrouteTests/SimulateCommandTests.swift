@@ -24,6 +24,19 @@ import TestSupport
                 + "simulator's clock)"
         ),
         (["--server", "ftp://x"], "--server must be an http(s) base URL such as http://127.0.0.1:8080, got 'ftp://x'"),
+        (["--dispatch", "batch"], "--dispatch must be greedy or batched, got 'batch'"),
+        (["--dispatch-window", "0"], "--dispatch-window must be between 0.1 and 30.0, got 0"),
+        (["--dispatch-window", "2s"], "--dispatch-window must be a number, got '2s'"),
+        (
+            ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--dispatch", "batched"],
+            "--dispatch cannot be used with --server: a running server dispatches by its own policy (give it to "
+                + "enroute serve)"
+        ),
+        (
+            ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--dispatch-window", "1"],
+            "--dispatch-window cannot be used with --server: a running server dispatches by its own policy (give it "
+                + "to enroute serve)"
+        ),
     ])
     func everyBadValueIsAClearError(args: [String], message: String) throws {
         let options = try SimulateCommand.spec.parse(args, environment: [:])
@@ -41,6 +54,15 @@ import TestSupport
         #expect(s.providers == 200 && s.ridesPerMinute == 6 && s.ordersPerMinute == 4.5 && s.speedup == 10)
         #expect(s.durationSeconds == 1800 && s.seed == 7 && s.report == "out")
         #expect(s.faults == FaultPlan(loss: 0.1, partitionSeconds: 20, everySeconds: 120))
+    }
+
+    /// The embedded server's matching comes from the same flags as `enroute serve`'s; greedy by default.
+    @Test func theDispatchFlagsSetTheEmbeddedServersPolicy() throws {
+        let given = try SimulateCommand.settings(
+            SimulateCommand.spec.parse(["--dispatch", "batched", "--dispatch-window", "0.5"], environment: [:]))
+        #expect(given.dispatch.matching == .batched && given.dispatch.batchWindow == .milliseconds(500))
+        let plain = try SimulateCommand.settings(SimulateCommand.spec.parse([], environment: [:]))
+        #expect(plain.dispatch == DispatchPolicy())
     }
 
     /// `make demo` runs the city against its server until Ctrl-C.
