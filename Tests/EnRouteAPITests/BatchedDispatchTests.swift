@@ -105,4 +105,25 @@ import TestSupport
         await sut.clock.advance(by: .seconds(2))
         #expect(try await p2.offer().tripId == far.id)
     }
+
+    @Test func oneRequestInAWindowGetsTheGreedyAnswer() async throws {
+        let sut = try makeSUT()
+        await sut.online("far", at: ProviderBackend.north(900))
+        await sut.online("near", at: ProviderBackend.north(200))
+        var near = ProviderInbox(sut.providers, "near")
+        let trip = try await sut.requestRide()
+        await sut.providers.dispatcher.looksWaiting(atLeast: 1)
+        await sut.clock.advance(by: .seconds(2))
+        #expect(try await near.offer().tripId == trip.id)
+        #expect(sut.providers.dispatcher.liveOffer(heldBy: "far") == nil)
+    }
+
+    @Test func aStoppedSearchLeavesItsWindow() async throws {
+        let sut = try makeSUT()
+        _ = try await sut.requestRide()
+        await sut.providers.dispatcher.looksWaiting(atLeast: 1)
+        // Cancelling a search runs its handler at once: the look is out of the window when `stop` returns.
+        sut.providers.dispatcher.stop()
+        #expect(sut.providers.dispatcher.looksWaiting == 0)
+    }
 }
