@@ -91,15 +91,17 @@ extension Backend {
     /// the fan-out's messages to dispatch. Captures are weak where the service would otherwise keep a dropped backend
     /// alive.
     func connect() {
-        let service = self.service, providers = self.providers, radius = configuration.dispatch.searchRadius
+        let service = self.service, providers = self.providers, zones = self.zones
+        let radius = configuration.dispatch.searchRadius
         fanOut?.onMessage { [weak providers] message in providers?.receive(message) }
         metrics.gauge(
             "enroute_payment_lag_seconds",
             help: "How long the oldest new payment job (a settlement, a tip, a callback) waited for the worker."
         ) { [weak paymentWorker] in paymentWorker?.lag ?? 0 }
-        // The busy-time multiplier; presence that cannot be read prices without it.
-        payments.quotes.measureDemand { [weak providers] point in
-            try await providers?.demand(near: point, within: radius) ?? (0, 0)
+        // The busy-time multiplier: the pickup's zone, as last counted.
+        payments.quotes.measureDemand { [weak zones] point in
+            guard let figures = zones?.figures(at: point).figures else { return (0, 0) }
+            return (figures.open, figures.idle)
         }
         service.onCommit { [weak paymentWorker] old, new in
             if PaymentWorker.hasWork(from: old, to: new) { paymentWorker?.wake() }

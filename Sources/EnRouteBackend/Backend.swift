@@ -60,6 +60,8 @@ public final class Backend: Sendable {
     public let fanOut: FanOut?
     /// Where offers live: in memory, or in the store every node shares.
     public let offerStore: any OfferStore
+    /// Supply and demand by zone, counted every minute: what a quote's busy-time multiplier reads.
+    public let zones: ZoneSampler
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Closes the database connections (PostgreSQL's pool); a no-op for memory and SQLite.
     private let closeStorage: @Sendable () -> Void
@@ -108,6 +110,7 @@ public final class Backend: Sendable {
         providers = Self.makeProviders(
             service, stores, offers: journal.observing(OfferPushPlanner(queue: pushes)), metrics: metrics,
             peers: fanOut, configuration, effects)
+        zones = ZoneSampler(metrics: metrics) { [providers] in try await providers.zoneCounts() }
         let dispatcher = providers.dispatcher
         sender = PushSender(
             store: store, devices: devices, ledger: ledger, gateway: journal.recording(effects.push),
@@ -163,8 +166,9 @@ public final class Backend: Sendable {
         let worker = paymentWorker, chat = self.chat, service = self.service,
             sandbox = effects.payments as? SandboxGateway
         let quoteStore = payments.quotes.store, offerStore = self.offerStore
-        let calls = self.calls, proofs = self.proofs
+        let calls = self.calls, proofs = self.proofs, zones = self.zones
         tasks.withLock {
+            $0.append(Task { await zones.run(clock: clock) })
             $0.append(Task { await sender.run() })
             $0.append(Task { await calls.run() })
             $0.append(Task { await worker.run() })

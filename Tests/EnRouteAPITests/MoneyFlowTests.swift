@@ -490,7 +490,7 @@ import TestSupport
         }
         #expect(try backend.store.ledger(tripId: "T1").isEmpty)
     }
-    @Test func ridesWaitingNearThePickupWithNoFreeProviderRaiseTheQuoteByTheBusyTimeMultiplier() async throws {
+    @Test func ridesWaitingInThePickupsZoneWithNoFreeProviderRaiseTheQuoteByTheBusyTimeMultiplier() async throws {
         let backend = TestBackend()
         let calm = try #require(
             try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {
@@ -498,6 +498,13 @@ import TestSupport
             })
         #expect(try await MoneyFlow.request(backend, "c1").status == 201)
         #expect(try await MoneyFlow.request(backend, "c2").status == 201)
+        // Priced from the zone's last count: nothing changes until supply and demand are counted again.
+        let before = try #require(
+            try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {
+                $0.productID == "economy"
+            })
+        #expect(before.fare == calm.fare)
+        await backend.backend.zones.sample()
         // Two rides waiting and nobody free: 2 requests per provider, so 1 + (2 - 1) × 0.5 = ×1.5.
         let busy = try #require(
             try await backend.rideQuotes("c9", pickup: Self.pickup, dropoff: Self.dropoff).first {

@@ -16,6 +16,8 @@ public final class ProviderOperations: Sendable {
     public let nearbyLimit = 20
     /// The nearby map looks this far, in metres.
     public let nearbyRadius = 3_000.0
+    /// How long a provider's latest position counts.
+    public let fixLifetime: TimeInterval
     private let service: TripService
     private let wire: WireMapping
     private let peers: (any PeerChannel)?
@@ -52,6 +54,7 @@ public final class ProviderOperations: Sendable {
             service: service, presence: presence, events: events, offers: offers, book: book, peers: peers,
             ranking: ranking, policy: policy, clock: clock, ids: ids, metrics: metrics, log: log, now: now)
         self.peers = peers
+        self.fixLifetime = fixLifetime
         self.presence = presence
         self.events = events
         self.dispatcher = dispatcher
@@ -158,12 +161,17 @@ public final class ProviderOperations: Sendable {
         return error as? ProviderLocationsUnavailable ?? ProviderLocationsUnavailable("\(error)")
     }
 
-    /// The busy-time multiplier's measure near `point`: rides waiting for a provider within `radius` metres, and the
-    /// online providers there with no trip.
-    public func demand(near point: Coordinate, within radius: Double) async throws -> (open: Int, online: Int) {
+    /// Supply and demand for the zones' count: the pickups of the rides waiting for a provider, and where each online
+    /// provider with no trip and a fresh position is.
+    public func zoneCounts() async throws -> (open: [Coordinate], idle: [Coordinate]) {
+        let online = try await presence.onlineProviders()
         let service = self.service
-        let idle = try await presence.nearest(to: point, limit: 500, within: radius) { service.isIdle(provider: $0) }
-        return (service.openRequests(near: point, within: radius), idle.count)
+        let fresh = service.currentTime().addingTimeInterval(-fixLifetime)
+        let idle = online.compactMap { id, position -> Coordinate? in
+            guard let position, position.recordedAt >= fresh, service.isIdle(provider: id) else { return nil }
+            return position.coordinate
+        }
+        return (service.openPickups(), idle)
     }
 
     /// Where the nearest `limit` online providers with no trip are, within `radius` metres of `point` (none when

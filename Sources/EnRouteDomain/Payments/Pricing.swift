@@ -38,9 +38,12 @@ public struct DemandRule: Sendable, Codable, Equatable {
     public init() {}
 
     /// The multiplier for `open` requests and `online` providers, in steps of 0.1 (1.0 when calm; capped).
-    public func multiplier(open: Int, online: Int) -> Double {
+    public func multiplier(open: Int, online: Int) -> Double { multiplier(open: Double(open), online: Double(online)) }
+
+    /// The multiplier for smoothed counts (a zone's average over minutes), as for whole ones.
+    public func multiplier(open: Double, online: Double) -> Double {
         guard open > 0 else { return 1 }
-        let ratio = Double(open) / Double(max(online, 1))
+        let ratio = open / max(online, 1)
         let raw = 1 + max(0, ratio - threshold) * slope
         return min(cap, (raw * 10).rounded(.down) / 10)
     }

@@ -164,13 +164,13 @@ public final class QuoteBook: Sendable {
     private let now: @Sendable () -> Date
     /// Where quotes are given: only for trips a city EnRoute serves would take.
     private let cities: Cities
-    /// Open requests and online providers around a point, for the busy-time multiplier.
+    /// Open requests and idle providers at a point (its zone's smoothed counts), for the busy-time multiplier.
     private let demand: Mutex<DemandMeasure?>
 
     /// The measure behind a struct: a bare closure in a `Mutex` is re-wrapped in two reabstraction thunks on every
     /// `withLock`, so each quote made the next one's call longer (and the process larger) without bound.
     private struct DemandMeasure: Sendable {
-        let measure: @Sendable (Coordinate) async throws -> (open: Int, online: Int)
+        let measure: @Sendable (Coordinate) async throws -> (open: Double, online: Double)
     }
 
     public init(
@@ -185,9 +185,11 @@ public final class QuoteBook: Sendable {
         demand = Mutex(nil)
     }
 
-    /// Tells the book how busy an area is (wired once by the composition root: dispatch's open requests, presence's
-    /// providers).
-    public func measureDemand(with measure: @escaping @Sendable (Coordinate) async throws -> (open: Int, online: Int)) {
+    /// Tells the book how busy an area is (wired once by the composition root: the zone's smoothed open requests and
+    /// idle providers).
+    public func measureDemand(
+        with measure: @escaping @Sendable (Coordinate) async throws -> (open: Double, online: Double)
+    ) {
         demand.withLock { $0 = DemandMeasure(measure: measure) }
     }
 

@@ -123,14 +123,9 @@ public final class TripCache: Sendable {
         state.withLock { c in c.trips.filter { $0.payment?.state == .held && $0.createdAt < cutoff } }
     }
 
-    /// How many rides are waiting for a provider within `radius` metres of `point` (the demand side of the busy-time
-    /// multiplier).
-    public func openRequests(near point: Coordinate, within radius: Double) -> Int {
-        state.withLock { c in
-            c.searching.reduce(0) { n, id in
-                n + (c.trips[id].map { StraightLineEstimator.distance($0.pickup, point) <= radius } == true ? 1 : 0)
-            }
-        }
+    /// The pickups of the rides waiting for a provider.
+    public func openPickups() -> [Coordinate] {
+        state.withLock { c in c.searching.compactMap { c.trips[$0]?.pickup } }
     }
 
     /// True when the provider has no unfinished trip.

@@ -159,10 +159,8 @@ public final class TripService: Sendable {
     /// True when the provider has no unfinished trip.
     public func isIdle(provider: String) -> Bool { cache.isIdle(provider: provider) }
 
-    /// How many rides are waiting for a provider within `radius` metres of `point`.
-    public func openRequests(near point: Coordinate, within radius: Double) -> Int {
-        cache.openRequests(near: point, within: radius)
-    }
+    /// The pickups of the rides waiting for a provider (the demand side of the busy-time multiplier).
+    public func openPickups() -> [Coordinate] { cache.openPickups() }
 
     /// The average of the customers' ratings of `provider`, nil before anyone rated them.
     public func averageRating(provider: String) -> Double? { feedback.averageRating(provider: provider) }
