@@ -399,7 +399,7 @@ import TestSupport
         let sut = try ProviderBackend(clock: clock, locations: locations)
         await sut.online("near", at: ProviderBackend.north(400))
         var near = ProviderInbox(sut.providers, "near")
-        // The quote reads presence too (its busy-time multiplier): the hold is armed once it is priced.
+        // Priced first, so that the hold catches the search's own look.
         let body = try await sut.backend.rideBody("c0")
         locations.holdNextSearch()
         let created = await sut.call(
