@@ -1,5 +1,6 @@
 import Testing
 import EnRouteDomain
+import TestSupport
 
 @Suite struct AssignmentTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -57,7 +58,7 @@ import EnRouteDomain
     }
 
     @Test func equalsExhaustiveSearchOnSmallRandomSparseInstances() {
-        var random = Mix(seed: 42)
+        var random = SeededRandom(seed: 42)
         for _ in 0..<400 {
             let rows = Int(random.next() % 6) + 1, columns = Int(random.next() % 6)
             let candidates = (0..<rows).map { _ in
@@ -78,7 +79,7 @@ import EnRouteDomain
     }
 
     @Test func aLargeSparseInstanceAssignsEveryRequestWhenProvidersAbound() {
-        var random = Mix(seed: 7)
+        var random = SeededRandom(seed: 7)
         let columns = 5_000
         let candidates = (0..<2_000).map { _ in
             (0..<20).map { _ in
@@ -106,18 +107,5 @@ import EnRouteDomain
         }
         visit(0, [], 0, 0)
         return best
-    }
-}
-
-/// SplitMix64: the same instances every run.
-struct Mix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

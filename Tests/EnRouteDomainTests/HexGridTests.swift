@@ -1,6 +1,7 @@
 import EnRouteModels
 import Testing
 import EnRouteDomain
+import TestSupport
 
 @Suite struct HexGridTests {
     let grid = HexGrid()
@@ -45,7 +46,7 @@ import EnRouteDomain
 
     @Test func everyPointOfAnAreaFallsInExactlyTheCellWhoseCentreIsNearest() {
         // Hexagons tile the plane: the cell of a point is the one with the nearest centre.
-        var random = Mix(seed: 3)
+        var random = SeededRandom(seed: 3)
         for _ in 0..<500 {
             let point = Coordinate(
                 lat: 60.1 + Double(random.next() % 10_000) / 100_000,
