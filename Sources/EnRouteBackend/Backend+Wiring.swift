@@ -100,8 +100,8 @@ extension Backend {
         ) { [weak paymentWorker] in paymentWorker?.lag ?? 0 }
         // The busy-time multiplier: the pickup's zone, as last counted.
         payments.quotes.measureDemand { [weak zones] point in
-            guard let figures = zones?.figures(at: point).figures else { return (0, 0) }
-            return (figures.open, figures.idle)
+            guard let (zone, figures) = zones?.figures(at: point) else { return nil }
+            return DemandZone(zone: zone.description, open: figures.open, idle: figures.idle)
         }
         service.onCommit { [weak paymentWorker] old, new in
             if PaymentWorker.hasWork(from: old, to: new) { paymentWorker?.wake() }

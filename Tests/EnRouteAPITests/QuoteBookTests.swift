@@ -132,13 +132,15 @@ import HTTPEngine
         let asked = Asked()
         // 13 open requests for 5 providers: 2.6 per provider → ×1.8.
         book.measureDemand { point in
-            asked.points.withLock { $0.append(point) }; return (open: 13, online: 5)
+            asked.points.withLock { $0.append(point) }
+            return DemandZone(zone: "60/1/2", open: 13, idle: 5)
         }
         #expect(await book.demandMultiplier(at: Self.pickup) == 1.8)
         let quotes = try await book.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: Self.rider)
         #expect(asked.points.withLock { $0.last } == Self.pickup)
         for quote in quotes {
             #expect(quote.demand == 1.8)
+            #expect(quote.demandZone == DemandZone(zone: "60/1/2", open: 13, idle: 5))
             let calm = try #require(
                 Pricing.ride(
                     product: quote.productID!, distanceMeters: quote.distanceMeters,

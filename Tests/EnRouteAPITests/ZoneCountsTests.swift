@@ -33,6 +33,11 @@ import TestSupport
         await sut.backend.backend.zones.sample()
         // Two rides waiting, nobody idle: 1 + (2 - 1) × 0.5.
         #expect(await sut.backend.backend.payments.quotes.demandMultiplier(at: ProviderBackend.pickup) == 1.5)
+        let body = try await sut.backend.rideBody("c3")
+        let quoteId = try #require(body.split(separator: "\"").last { $0.hasPrefix("q_") })
+        let quote = try #require(try await sut.backend.backend.payments.quotes.store.quote(id: String(quoteId)))
+        let zone = HexGrid().cell(of: ProviderBackend.pickup).description
+        #expect(quote.demand == 1.5 && quote.demandZone == DemandZone(zone: zone, open: 2, idle: 0))
         // Another zone, 3 km away, is calm.
         #expect(await sut.backend.backend.payments.quotes.demandMultiplier(at: ProviderBackend.north(3_000)) == 1)
     }

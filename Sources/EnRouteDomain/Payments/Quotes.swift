@@ -2,6 +2,17 @@ public import Foundation
 public import EnRouteModels
 import Synchronization
 
+/// Where a quote's busy-time multiplier came from: the pickup's zone and its smoothed counts when it was priced.
+public struct DemandZone: Codable, Sendable, Equatable {
+    /// The zone's name (`HexCell`'s `band/q/r`).
+    public let zone: String
+    /// Ride requests waiting for a provider in the zone.
+    public let open: Double
+    /// Online providers with no trip in the zone.
+    public let idle: Double
+    public init(zone: String, open: Double, idle: Double) { self.zone = zone; self.open = open; self.idle = idle }
+}
+
 /// A price the backend promised before a trip: who asked, for what, the route and rule it was priced on, until when.
 public struct Quote: Codable, Sendable, Equatable {
     public let id: String
@@ -22,6 +33,8 @@ public struct Quote: Codable, Sendable, Equatable {
     public let pickupWaitSeconds: Int
     /// The busy-time multiplier it was priced under (1.0 when calm).
     public let demand: Double
+    /// Rides: the zone and counts the multiplier was read from (nil when demand was not measured).
+    public let demandZone: DemandZone?
     public let price: PriceBreakdown
     /// The price list in force when it was priced.
     public let rules: PricingRules
@@ -32,8 +45,10 @@ public struct Quote: Codable, Sendable, Equatable {
         id: String, accountId: String, kind: TripKind, productID: String?, merchantId: String?, items: [OrderItem]?,
         pickup: Coordinate, dropoff: Coordinate, distanceMeters: Double, durationSeconds: Double,
         pickupWaitSeconds: Int,
-        demand: Double, price: PriceBreakdown, rules: PricingRules, createdAt: Date, expiresAt: Date
+        demand: Double, price: PriceBreakdown, rules: PricingRules, createdAt: Date, expiresAt: Date,
+        demandZone: DemandZone? = nil
     ) {
+        self.demandZone = demandZone
         self.id = id; self.accountId = accountId; self.kind = kind; self.productID = productID;
         self.merchantId = merchantId; self.items = items
         self.pickup = pickup; self.dropoff = dropoff; self.distanceMeters = distanceMeters;
@@ -68,7 +83,7 @@ extension Quote {
     private enum CodingKeys: String, CodingKey {
         case id, accountId, kind, productID, merchantId, items, pickup, dropoff, distanceMeters, durationSeconds,
             pickupWaitSeconds
-        case demand, price, rules, createdAt, expiresAt
+        case demand, demandZone, price, rules, createdAt, expiresAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,7 +111,8 @@ extension Quote {
             demand: try c.decode(Double.self, forKey: .demand),
             price: try c.decode(PriceBreakdown.self, forKey: .price), rules: rules,
             createdAt: try c.decode(Date.self, forKey: .createdAt),
-            expiresAt: try c.decode(Date.self, forKey: .expiresAt))
+            expiresAt: try c.decode(Date.self, forKey: .expiresAt),
+            demandZone: try c.decodeIfPresent(DemandZone.self, forKey: .demandZone))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -113,6 +129,7 @@ extension Quote {
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(pickupWaitSeconds, forKey: .pickupWaitSeconds)
         try c.encode(demand, forKey: .demand)
+        try c.encodeIfPresent(demandZone, forKey: .demandZone)
         try c.encode(price, forKey: .price)
         if encoder.userInfo[Self.priceListApart] == nil { try c.encode(rules, forKey: .rules) }
         try c.encode(createdAt, forKey: .createdAt)
@@ -170,7 +187,7 @@ public final class QuoteBook: Sendable {
     /// The measure behind a struct: a bare closure in a `Mutex` is re-wrapped in two reabstraction thunks on every
     /// `withLock`, so each quote made the next one's call longer (and the process larger) without bound.
     private struct DemandMeasure: Sendable {
-        let measure: @Sendable (Coordinate) async throws -> (open: Double, online: Double)
+        let measure: @Sendable (Coordinate) async throws -> DemandZone?
     }
 
     public init(
@@ -187,16 +204,19 @@ public final class QuoteBook: Sendable {
 
     /// Tells the book how busy an area is (wired once by the composition root: the zone's smoothed open requests and
     /// idle providers).
-    public func measureDemand(
-        with measure: @escaping @Sendable (Coordinate) async throws -> (open: Double, online: Double)
-    ) {
+    public func measureDemand(with measure: @escaping @Sendable (Coordinate) async throws -> DemandZone?) {
         demand.withLock { $0 = DemandMeasure(measure: measure) }
     }
 
-    /// The busy-time multiplier at `point` now; 1 when the area cannot be measured (provider locations unreachable).
-    public func demandMultiplier(at point: Coordinate) async -> Double {
-        guard let demand = demand.withLock({ $0 }), let measured = try? await demand.measure(point) else { return 1 }
-        return rules.demand.multiplier(open: measured.open, online: measured.online)
+    /// The busy-time multiplier at `point` now; 1 when the area cannot be measured.
+    public func demandMultiplier(at point: Coordinate) async -> Double { await demand(at: point).multiplier }
+
+    /// The multiplier at `point` and the zone it was read from.
+    public func demand(at point: Coordinate) async -> (multiplier: Double, zone: DemandZone?) {
+        guard let demand = demand.withLock({ $0 }), let measured = try? await demand.measure(point) else {
+            return (1, nil)
+        }
+        return (rules.demand.multiplier(open: measured.open, online: measured.idle), measured)
     }
 
     /// One quote per product for a ride from `pickup` to `dropoff`, kept for `lifetime`.
@@ -206,7 +226,7 @@ public final class QuoteBook: Sendable {
         _ = try cities.city(for: pickup, pointer: "/pickup")
         let at = now()
         let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: at)
-        let multiplier = await demandMultiplier(at: pickup)
+        let (multiplier, zone) = await demand(at: pickup)
         let quotes = estimator.products.compactMap { product -> Quote? in
             guard
                 let price = Pricing.ride(
@@ -221,7 +241,7 @@ public final class QuoteBook: Sendable {
                 pickup: pickup, dropoff: dropoff, distanceMeters: leg.distanceMeters,
                 durationSeconds: leg.durationSeconds,
                 pickupWaitSeconds: wait, demand: multiplier, price: price, rules: rules, createdAt: at,
-                expiresAt: at.addingTimeInterval(lifetime))
+                expiresAt: at.addingTimeInterval(lifetime), demandZone: zone)
         }
         try await store.save(quotes)
         return quotes
