@@ -67,8 +67,8 @@ enum SimulateCommand {
                         "Seconds a batched window gathers requests (default 2, 0.1 to 30); not with --server."),
                     .value(
                         "report", "DIR",
-                        "Also write DIR/report.json, DIR/report.html and DIR/arrivals.csv (one row per "
-                            + "delivered order)."
+                        "Also write DIR/report.json, DIR/report.html, DIR/arrivals.csv (one row per "
+                            + "delivered order) and the embedded server's metrics, DIR/metrics.txt."
                     ),
                 ]
             )
@@ -207,12 +207,14 @@ enum SimulateCommand {
         print(report.table(seen))
         if let directory = settings.report {
             try writeReport(
-                report, seen, to: directory,
+                report, seen, metrics: embedded?.backend.metrics.render(), to: directory,
                 title:
                     "EnRoute city simulation · \(URL(fileURLWithPath: settings.map).lastPathComponent) · seed "
                     + "\(settings.seed)"
             )
-            log("wrote \(directory)/report.json and \(directory)/report.html")
+            log(
+                "wrote \(directory)/report.json and \(directory)/report.html"
+                    + (embedded == nil ? "" : " and the embedded server's \(directory)/metrics.txt"))
         }
         return 0
     }
@@ -265,9 +267,13 @@ enum SimulateCommand {
     }
 
     static func writeReport(
-        _ report: SimulationReport, _ seen: SimulationObservations, to directory: String, title: String
+        _ report: SimulationReport, _ seen: SimulationObservations, metrics: String?, to directory: String,
+        title: String
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let metrics {
+            try Data(metrics.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("metrics.txt"))
+        }
         try report.json().write(to: URL(fileURLWithPath: directory).appendingPathComponent("report.json"))
         try Data(report.html(seen, title: title).utf8).write(
             to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))

@@ -25,5 +25,10 @@ assert r["stepsLost"] == 0 and r["stepsDuplicated"] == 0, f"steps lost {r['steps
 assert r["ledgerBalanced"] is True, "the ledger does not balance"
 assert r["paymentsCaptured"] == r["paymentsExpected"], f"captured {r['paymentsCaptured']} of {r['paymentsExpected']}"
 print(f"ok: {r['tripsCompleted']} trips completed, 0 steps lost or doubled, {r['paymentsCaptured']} payments captured, ledger balanced")
+d = r["dispatch"]
+assert d["policy"] == "greedy" and d["windowSeconds"] is None, f"dispatch policy {d['policy']}, window {d['windowSeconds']}"
+assert 0 < d["matchedShare"] <= 1 and d["pickupSeconds"]["mean"] > 0 and d["emptyKmPerTrip"] > 0, f"dispatch {d}"
+print(f"ok: dispatch matched {d['matchedShare']:.0%}, pickup mean {d['pickupSeconds']['mean']:.0f} s")
 PY
+grep -q "^enroute_dispatch" "$WORK/report/metrics.txt" && echo "ok: metrics.txt holds the embedded server's metrics"
 test -s "$WORK/report/report.html" && grep -q "<svg" "$WORK/report/report.html" && echo "ok: report.html has its charts inline"
