@@ -26,7 +26,7 @@ enum SimulateCommand {
             request rides and
             orders and watch them (RideHailing, OrderTracking), merchants accept and mark ready, all over HTTP \
             with faults in
-            each device's transport; then a report of what the clients saw (issue 17). Without --server an \
+            each device's transport; then a report of what the clients saw. Without --server an \
             embedded server
             runs on the map in simulated time (SQLite in a temporary directory, the directory seeded from the map).
             """,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A short simulated city run of the built `enroute simulate` on the demo map (Helsinki), in a process of its own so
 # its real-time pace never competes with the Swift suite's live-socket tests: trips complete, every step is applied
-# exactly once, every payment is captured, the ledger balances and report.json has issue 17's keys.
+# exactly once, every payment is captured, the ledger balances and report.json has every key the docs list.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${ENROUTE_BIN:-$(swift build --show-bin-path)/enroute}"
