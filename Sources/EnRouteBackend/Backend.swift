@@ -26,6 +26,8 @@ public final class Backend: Sendable {
     public let service: TripService
     /// The delivery pushes and Live Activity updates each order change plans.
     public let orderPushes: OrderPushPlanner
+    /// The reminders each change of a trip booked ahead plans for its customer.
+    public let bookingPushes: BookingPushPlanner
     public let providers: ProviderOperations
     public let sender: PushSender
     public let metrics: MetricsRegistry
@@ -84,6 +86,7 @@ public final class Backend: Sendable {
         let metrics = MetricsRegistry()
         self.metrics = metrics
         orderPushes = OrderPushPlanner(directory: stores.directory)
+        bookingPushes = BookingPushPlanner(timeZone: configuration.timeZone)
         roadEstimator = effects.roads.map {
             RoadEstimator(
                 roads: $0, samples: stores.etaSamples, timeZone: configuration.timeZone, metrics: metrics, log: log)
@@ -92,7 +95,7 @@ public final class Backend: Sendable {
         payments = Self.makePayments(stores, estimator: estimator, configuration, effects)
         service = TripService(
             store: store, directory: directory, estimator: estimator, ids: effects.tripIDs,
-            observers: [orderPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
+            observers: [orderPushes, bookingPushes], endedCacheLimit: configuration.endedTripCache, payments: payments,
             cities: configuration.cities, node: effects.liveBus == nil ? nil : configuration.node, now: now)
         fanOut = effects.liveBus.map { [service] bus in
             FanOut(

@@ -1,10 +1,11 @@
 public import Foundation
 public import EnRouteModels
+public import EnRouteDomain
 
 /// What one outbox message asks the sender to do; stored as JSON in the outbox.
 public struct PushJob: Codable, Sendable, Equatable {
     /// The kinds of push the outbox carries.
-    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity, offer, chatMessage }
+    public enum Kind: String, Codable, Sendable { case orderUpdate, liveActivity, offer, chatMessage, booking }
 
     public var kind: Kind
     /// The order (for an offer, the trip) the push is about.
@@ -43,6 +44,14 @@ public struct PushJob: Codable, Sendable, Equatable {
     /// Who wrote it, and its sequence in the trip's conversation.
     public var chatFrom: ChatRole?
     public var chatSeq: Int64?
+
+    // Booking reminders (trips booked ahead)
+    /// The moment the customer is told about.
+    public var booking: BookingMoment?
+    /// Whether the booked trip is a ride or a delivery.
+    public var bookedKind: TripKind?
+    /// The booked time on the clock shown to the customer ("08:30").
+    public var bookedTime: String?
 
     public init(kind: Kind, orderId: String, accountId: String, orderVersion: Int, expiresAt: Date) {
         self.kind = kind; self.orderId = orderId; self.accountId = accountId; self.orderVersion = orderVersion;

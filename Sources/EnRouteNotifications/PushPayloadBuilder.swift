@@ -1,8 +1,9 @@
 public import Foundation
 import EnRouteCrypto
 import EnRouteModels
+import EnRouteDomain
 
-/// Builds the exact APNs payloads of order updates, Live Activities and offers.
+/// Builds the exact APNs payloads of order updates, Live Activities, offers, chat messages and booking reminders.
 public struct PushPayloadBuilder: Sendable {
     /// APNs' limit for everything but VoIP.
     public static let maximumPayloadBytes = 4096
@@ -113,6 +114,29 @@ public struct PushPayloadBuilder: Sendable {
         return try Self.encode(root)
     }
 
+    /// A reminder about a trip booked ahead for its customer (category `BOOKING`): a plain alert naming the booked
+    /// time, threaded with the trip's order updates; it opens the order for a delivery.
+    public func booking(_ job: PushJob) throws -> [UInt8] {
+        guard let moment = job.booking, let kind = job.bookedKind, let time = job.bookedTime,
+            let notificationId = job.notificationId
+        else {
+            throw BuildError.incomplete("booking, bookedKind, bookedTime and notificationId")
+        }
+        let root: [String: Any] = [
+            "aps": [
+                "alert": ["title": moment.title(kind), "body": moment.body(kind, at: time)],
+                "category": "BOOKING",
+                "thread-id": "order-\(job.orderId)",
+            ] as [String: Any],
+            "notificationId": notificationId,
+            "accountId": job.accountId,
+            "route": kind == .delivery ? "orders/\(job.orderId)" : "trips/\(job.orderId)",
+            "tripId": job.orderId,
+            "orderVersion": job.orderVersion,
+        ]
+        return try Self.encode(root)
+    }
+
     /// The visible line of a chat push: who wrote, never what.
     static func chatGenericBody(from: ChatRole?) -> String {
         switch from {
@@ -129,6 +153,9 @@ public struct PushPayloadBuilder: Sendable {
     public static func collapseID(orderId: String, stage: OrderStage) -> String {
         bounded("order", orderId, suffix: "-\(stage.rawValue)")
     }
+
+    /// `apns-collapse-id` for a booked trip's reminders: `booking-{id}`, so its outcome replaces "finding your driver".
+    public static func collapseID(bookingTripId tripId: String) -> String { bounded("booking", tripId, suffix: "") }
 
     /// `apns-collapse-id` for an offer: `offer-{id}`, hashed down when over 64 bytes.
     public static func collapseID(offerId: String) -> String { bounded("offer", offerId, suffix: "") }

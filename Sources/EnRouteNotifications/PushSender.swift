@@ -164,12 +164,12 @@ public final class PushSender: Sendable {
 
     private struct Target { let token: String; let environment: APNsEnvironment; let device: DeviceRecord? }
 
-    /// Order updates and offers go to the account's devices as registered now; Live Activity pushes to
-    /// the activity's token, on the environment of the account's newest device.
+    /// Order updates, offers, chat messages and booking reminders go to the account's devices as registered now; Live
+    /// Activity pushes to the activity's token, on the environment of the account's newest device.
     private func targets(for job: PushJob) async throws -> [Target] {
         let registered = try await devices.devices(accountId: job.accountId)
         switch job.kind {
-        case .orderUpdate, .offer, .chatMessage:
+        case .orderUpdate, .offer, .chatMessage, .booking:
             return registered.map { Target(token: $0.token, environment: $0.environment, device: $0) }
         case .liveActivity:
             guard let token = job.liveActivityToken else { return [] }
@@ -207,6 +207,11 @@ public final class PushSender: Sendable {
                 token: target.token, environment: target.environment, pushType: .alert, priority: 10,
                 expiration: job.expiresAt, collapseID: PushPayloadBuilder.collapseID(chatTripId: job.orderId),
                 apnsID: id, payload: try builder.chatMessage(job, device: device))
+        case .booking:
+            return APNsPush(
+                token: target.token, environment: target.environment, pushType: .alert, priority: 10,
+                expiration: job.expiresAt, collapseID: PushPayloadBuilder.collapseID(bookingTripId: job.orderId),
+                apnsID: id, payload: try builder.booking(job))
         }
     }
 
@@ -223,6 +228,10 @@ public final class PushSender: Sendable {
         case .chatMessage:
             return SentNotification(
                 id: id, accountId: job.accountId, campaign: "chatMessages", stage: "", sentAt: now())
+        case .booking:
+            return SentNotification(
+                id: id, accountId: job.accountId, campaign: "bookingReminders", stage: job.booking?.rawValue ?? "",
+                sentAt: now())
         case .liveActivity:
             return nil
         }
