@@ -86,7 +86,14 @@ public struct PlaceOrderRequest: Codable, Sendable, Equatable {
     public let destination: Coordinate
     /// The `quoteId` of the basket's quote (`POST /v1/orders/quote`).
     public let quoteId: String?
-    public init(merchantId: String, items: [OrderItem], destination: Coordinate, quoteId: String? = nil) {
+    /// Books the order ahead: when the courier should collect it from the merchant, 15 minutes to 7 days from now;
+    /// the quote must have been asked for the same time.
+    public let scheduledFor: Date?
+    public init(
+        merchantId: String, items: [OrderItem], destination: Coordinate, quoteId: String? = nil,
+        scheduledFor: Date? = nil
+    ) {
         self.merchantId = merchantId; self.items = items; self.destination = destination; self.quoteId = quoteId
+        self.scheduledFor = scheduledFor
     }
 }

@@ -26,8 +26,11 @@ public struct OrderQuoteRequest: Codable, Sendable, Equatable {
     public let merchantId: String
     public let items: [OrderItem]
     public let destination: Coordinate
-    public init(merchantId: String, items: [OrderItem], destination: Coordinate) {
+    /// Prices an order booked ahead for this collection time (15 minutes to 7 days from now).
+    public let scheduledFor: Date?
+    public init(merchantId: String, items: [OrderItem], destination: Coordinate, scheduledFor: Date? = nil) {
         self.merchantId = merchantId; self.items = items; self.destination = destination
+        self.scheduledFor = scheduledFor
     }
 }
 

@@ -78,13 +78,19 @@ public struct Trip: Codable, Sendable, Identifiable, Equatable {
     public var fare: Money?
     /// The server adds 1 on every change.
     public var version: Int
+    /// A ride booked ahead: when the driver is due at the pickup (absent for a ride asked for now).
+    public var scheduledFor: Date?
+    /// A ride booked ahead: when its search for a driver began (absent until then).
+    public var matchingStartedAt: Date?
 
     public init(
         id: String, state: TripState, pickup: Coordinate, dropoff: Coordinate, driver: Driver? = nil,
-        etaSeconds: Int? = nil, fare: Money? = nil, version: Int
+        etaSeconds: Int? = nil, fare: Money? = nil, version: Int, scheduledFor: Date? = nil,
+        matchingStartedAt: Date? = nil
     ) {
         self.id = id; self.state = state; self.pickup = pickup; self.dropoff = dropoff
         self.driver = driver; self.etaSeconds = etaSeconds; self.fare = fare; self.version = version
+        self.scheduledFor = scheduledFor; self.matchingStartedAt = matchingStartedAt
     }
 }
 
@@ -96,8 +102,14 @@ public struct TripRequest: Codable, Sendable, Equatable {
     public let productID: String
     /// The `quoteId` of the estimate the rider confirmed (`POST /v1/estimates`).
     public let quoteId: String?
-    public init(pickup: Coordinate, dropoff: Coordinate, productID: String, quoteId: String? = nil) {
+    /// Books the ride ahead: when the driver should be at the pickup, 15 minutes to 7 days from now; the estimate
+    /// must have been asked for the same time.
+    public let scheduledFor: Date?
+    public init(
+        pickup: Coordinate, dropoff: Coordinate, productID: String, quoteId: String? = nil, scheduledFor: Date? = nil
+    ) {
         self.pickup = pickup; self.dropoff = dropoff; self.productID = productID; self.quoteId = quoteId
+        self.scheduledFor = scheduledFor
     }
 }
 
@@ -105,7 +117,11 @@ public struct TripRequest: Codable, Sendable, Equatable {
 public struct EstimateRequest: Codable, Sendable, Equatable {
     public let pickup: Coordinate
     public let dropoff: Coordinate
-    public init(pickup: Coordinate, dropoff: Coordinate) { self.pickup = pickup; self.dropoff = dropoff }
+    /// Prices a ride booked ahead for this time (15 minutes to 7 days from now) instead of one asked for now.
+    public let scheduledFor: Date?
+    public init(pickup: Coordinate, dropoff: Coordinate, scheduledFor: Date? = nil) {
+        self.pickup = pickup; self.dropoff = dropoff; self.scheduledFor = scheduledFor
+    }
 }
 
 /// One product's price and pickup time before a request, as a quote with an identity and a time limit.

@@ -34,6 +34,10 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
     public var payment: PaymentStatus? = nil
     /// The customer's tip, once given.
     public var tip: Money? = nil
+    /// A trip booked ahead: when the provider is due at the pickup.
+    public var scheduledFor: Date? = nil
+    /// A trip booked ahead: when its search for a provider began (absent until then).
+    public var matchingStartedAt: Date? = nil
 
     public init(
         id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate,

@@ -295,9 +295,9 @@ public final class PostgresTripStore: TripStore, Sendable {
                 try db.query(
                     """
                     SELECT record FROM trips WHERE customer_id = $1 AND kind = $2 AND active
-                    ORDER BY created_at DESC, id DESC LIMIT 1
+                    ORDER BY created_at DESC, id DESC
                     """, [.text(customer), .text(kind.rawValue)]
-                ).first.map { try PostgresTripStore.decode($0.bytes(0)) }
+                ).map { try PostgresTripStore.decode($0.bytes(0)) }.first { !$0.isBookedAhead }
             }
         }
 

@@ -16,13 +16,16 @@ extension EnRouteAPI {
                 // Each estimate is a quote with an identity and a time limit, which the request then names.
                 if let payments = service.payments {
                     let quotes = try await mapAsync {
-                        try await payments.quotes.rideQuotes(pickup: body.pickup, dropoff: body.dropoff, for: account)
+                        try await payments.quotes.rideQuotes(
+                            pickup: body.pickup, dropoff: body.dropoff, scheduledFor: body.scheduledFor, for: account)
                     }
                     return try .json(quotes.map(\.estimate))
                 }
+                let at = service.currentTime()
+                try map { try BookingAhead.check(body.scheduledFor, now: at) }
                 let estimates = try await mapAsync {
                     try await service.estimator.roadEstimates(
-                        pickup: body.pickup, dropoff: body.dropoff, departure: service.currentTime())
+                        pickup: body.pickup, dropoff: body.dropoff, departure: body.scheduledFor ?? at)
                 }
                 return try .json(estimates)
             })

@@ -37,6 +37,13 @@ public struct DispatchPolicy: Sendable, Equatable {
     /// word that supply changed is only a wake-up, and may be lost), and after the provider locations could not be
     /// read.
     public var supplyRecheck: Duration = .seconds(5)
+    /// A trip booked ahead: how long before it is due the supply near its pickup is measured.
+    public var bookedLookahead: Duration = .seconds(45 * 60)
+    /// A trip booked ahead: its search begins this long before the nearest provider would have to leave, for offers to
+    /// be answered; the provider is then at the pickup about this long before it is due.
+    public var bookedMargin: Duration = .seconds(180)
+    /// A trip booked ahead with nobody near when supply was measured: the road time its search allows.
+    public var bookedFallbackPickup: Duration = .seconds(600)
 
     public init() {}
 }

@@ -52,11 +52,12 @@ extension Dispatcher {
     ) async {
         var inbox = signals.makeAsyncIterator()
         var excluded = excluding
+        guard await awaitMatchingStart(tripId, &inbox, continuation) else { return }
         while !Task.isCancelled {
             guard case .exhausted = await round(tripId, &inbox, continuation, excluded: &excluded),
                 !Task.isCancelled, let trip = waiting(tripId)
             else { return }
-            if trip.kind == .ride {
+            if trip.kind == .ride, !keepsLooking(trip) {
                 metrics.increment(
                     "enroute_dispatch_searches_total", labels: ["result": "noProviderFound"],
                     help: "Dispatch searches by how they ended.")
@@ -67,7 +68,11 @@ extension Dispatcher {
                 "enroute_dispatch_searches_total", labels: ["result": "retryLater"],
                 help: "Dispatch searches by how they ended.")
             excluded = state.withLock { $0.gaveUp[tripId] ?? [] }
-            let timer = startTimer(policy.deliveryRetry, continuation)
+            var retry = policy.deliveryRetry
+            if trip.kind == .ride, let due = trip.scheduledFor {
+                retry = min(retry, .milliseconds(Int64((max(0.001, due.timeIntervalSince(now())) * 1000).rounded(.up))))
+            }
+            let timer = startTimer(retry, continuation)
             defer { timer.task.cancel() }
             waitLoop: while let signal = await inbox.next() {
                 switch signal {

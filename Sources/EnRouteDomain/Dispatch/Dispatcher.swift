@@ -331,21 +331,22 @@ public final class Dispatcher: Sendable {
         peers.share(.providerEvent(provider: provider, name: name, data: Array(data)), city: city ?? Cities.defaultName)
     }
 
+    /// Yields `.timer(token)` to the search after `duration`, slept in steps of `step`.
     func startTimer(
-        _ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation
+        _ duration: Duration, _ continuation: AsyncStream<Signal>.Continuation, step: Duration = longestTimer
     ) -> (token: UInt64, task: Task<Void, Never>) {
         let token = timers.wrappingAdd(1, ordering: .relaxed).newValue
         let clock = self.clock
         let task = Task {
-            do { try await Self.sleep(clock, duration) } catch { return }
+            do { try await Self.sleep(clock, duration, step: step) } catch { return }
             continuation.yield(.timer(token))
         }
         return (token, task)
     }
 
-    static func sleep(_ clock: some Clock<Duration>, _ duration: Duration) async throws {
+    static func sleep(_ clock: some Clock<Duration>, _ duration: Duration, step: Duration = longestTimer) async throws {
         // Most of these timers are cancelled long before they run out (a search's wait ends when the trip is assigned).
-        try await clock.sleep(for: duration, inStepsOf: longestTimer)
+        try await clock.sleep(for: duration, inStepsOf: step)
     }
 
     static func seconds(_ d: Duration) -> TimeInterval {

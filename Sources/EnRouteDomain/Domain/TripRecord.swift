@@ -185,6 +185,10 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var matchedDurationSeconds: Double?
     /// The city (partition) the trip belongs to: the one whose area holds its pickup, set at creation.
     public var city: String?
+    /// A trip booked ahead: when the provider is due at the pickup.
+    public var scheduledFor: Date?
+    /// A trip booked ahead: when its search began (the hold on the card is placed then); nil until then.
+    public var matchingStartedAt: Date?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -237,6 +241,8 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         matchedDistanceMeters = try c.decodeIfPresent(Double.self, forKey: .matchedDistanceMeters)
         matchedDurationSeconds = try c.decodeIfPresent(Double.self, forKey: .matchedDurationSeconds)
         city = try c.decodeIfPresent(String.self, forKey: .city)
+        scheduledFor = try c.decodeIfPresent(Date.self, forKey: .scheduledFor)
+        matchingStartedAt = try c.decodeIfPresent(Date.self, forKey: .matchingStartedAt)
         createdAt = try c.decode(Date.self, forKey: .createdAt)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
     }
@@ -260,4 +266,8 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
 extension TripRecord {
     /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.
     public var waitsForProvider: Bool { providerId == nil && TripStatus.waitingForProvider.contains(status) }
+
+    /// True for a trip booked ahead whose search has not begun: it holds no hold, counts in no demand and does not stop
+    /// its customer asking for a trip now.
+    public var isBookedAhead: Bool { scheduledFor != nil && matchingStartedAt == nil && status.isActive }
 }

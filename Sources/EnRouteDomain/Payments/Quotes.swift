@@ -40,6 +40,8 @@ public struct Quote: Codable, Sendable, Equatable {
     public let rules: PricingRules
     public let createdAt: Date
     public let expiresAt: Date
+    /// A trip booked ahead: the time it was priced for (the trip must be booked for the same).
+    public var scheduledFor: Date?
 
     public init(
         id: String, accountId: String, kind: TripKind, productID: String?, merchantId: String?, items: [OrderItem]?,
@@ -83,7 +85,7 @@ extension Quote {
     private enum CodingKeys: String, CodingKey {
         case id, accountId, kind, productID, merchantId, items, pickup, dropoff, distanceMeters, durationSeconds,
             pickupWaitSeconds
-        case demand, demandZone, price, rules, createdAt, expiresAt
+        case demand, demandZone, price, rules, createdAt, expiresAt, scheduledFor
     }
 
     public init(from decoder: any Decoder) throws {
@@ -113,6 +115,7 @@ extension Quote {
             createdAt: try c.decode(Date.self, forKey: .createdAt),
             expiresAt: try c.decode(Date.self, forKey: .expiresAt),
             demandZone: try c.decodeIfPresent(DemandZone.self, forKey: .demandZone))
+        scheduledFor = try c.decodeIfPresent(Date.self, forKey: .scheduledFor)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -134,6 +137,7 @@ extension Quote {
         if encoder.userInfo[Self.priceListApart] == nil { try c.encode(rules, forKey: .rules) }
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encodeIfPresent(scheduledFor, forKey: .scheduledFor)
     }
 }
 
@@ -220,13 +224,19 @@ public final class QuoteBook: Sendable {
     }
 
     /// One quote per product for a ride from `pickup` to `dropoff`, kept for `lifetime`.
-    public func rideQuotes(pickup: Coordinate, dropoff: Coordinate, for account: Account) async throws -> [Quote] {
+    ///
+    /// A ride booked ahead (`scheduledFor`) is priced for that hour: the road times of its departure, and no busy-time
+    /// multiplier, since how busy it is now says nothing about then.
+    public func rideQuotes(
+        pickup: Coordinate, dropoff: Coordinate, scheduledFor: Date? = nil, for account: Account
+    ) async throws -> [Quote] {
         try TripService.validate(pickup, "/pickup")
         try TripService.validate(dropoff, "/dropoff")
         _ = try cities.city(for: pickup, pointer: "/pickup")
         let at = now()
-        let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: at)
-        let (multiplier, zone) = await demand(at: pickup)
+        try BookingAhead.check(scheduledFor, now: at)
+        let leg = try await estimator.quoteLeg(pickup: pickup, dropoff: dropoff, departure: scheduledFor ?? at)
+        let (multiplier, zone) = scheduledFor == nil ? await demand(at: pickup) : (1, nil)
         let quotes = estimator.products.compactMap { product -> Quote? in
             guard
                 let price = Pricing.ride(
@@ -235,13 +245,15 @@ public final class QuoteBook: Sendable {
             else { return nil }
             // A bigger car is rarer: its wait is a little longer, as the straight-line estimator has always said.
             let wait = leg.pickupWaitSeconds + (product == "economy" ? 0 : 120)
-            return Quote(
+            var quote = Quote(
                 id: "q_" + ids.next(), accountId: account.id, kind: .ride, productID: product, merchantId: nil,
                 items: nil,
                 pickup: pickup, dropoff: dropoff, distanceMeters: leg.distanceMeters,
                 durationSeconds: leg.durationSeconds,
                 pickupWaitSeconds: wait, demand: multiplier, price: price, rules: rules, createdAt: at,
                 expiresAt: at.addingTimeInterval(lifetime), demandZone: zone)
+            quote.scheduledFor = scheduledFor
+            return quote
         }
         try await store.save(quotes)
         return quotes
@@ -256,7 +268,9 @@ public final class QuoteBook: Sendable {
         try await estimator.checkCovered(request.destination, pointer: "/destination")
         _ = try cities.city(for: merchant.position, pointer: "/merchantId")
         let at = now()
-        let leg = try await estimator.quoteLeg(pickup: merchant.position, dropoff: request.destination, departure: at)
+        try BookingAhead.check(request.scheduledFor, now: at)
+        let leg = try await estimator.quoteLeg(
+            pickup: merchant.position, dropoff: request.destination, departure: request.scheduledFor ?? at)
         var priced: [(sku: String, name: String, quantity: Int, unit: Money)] = []
         for (i, item) in request.items.enumerated() {
             guard let entry = merchant.item(sku: item.sku) else {
@@ -271,7 +285,7 @@ public final class QuoteBook: Sendable {
             priced.append((item.sku, entry.name, item.quantity, entry.price))
         }
         let basket = Pricing.basket(items: priced, distanceMeters: leg.distanceMeters, rules: rules)
-        let quote = Quote(
+        var quote = Quote(
             id: "q_" + ids.next(), accountId: account.id, kind: .delivery, productID: nil, merchantId: merchant.id,
             items: request.items,
             pickup: merchant.position, dropoff: request.destination, distanceMeters: leg.distanceMeters,
@@ -279,6 +293,7 @@ public final class QuoteBook: Sendable {
             pickupWaitSeconds: 0, demand: 1,
             price: PriceBreakdown(lines: basket.lines + basket.fees, currency: rules.currency),
             rules: rules, createdAt: at, expiresAt: at.addingTimeInterval(lifetime))
+        quote.scheduledFor = request.scheduledFor
         try await store.save([quote])
         return quote
     }
@@ -298,8 +313,10 @@ public final class QuoteBook: Sendable {
         guard Self.same(quote.dropoff, request.dropoff) else {
             throw TripError.invalid(pointer: "/dropoff", detail: "is not where quote \(quote.id) goes")
         }
+        try Self.checkSameTime(quote, request.scheduledFor)
         if quote.expiresAt <= now() {
-            let fresh = try await rideQuotes(pickup: request.pickup, dropoff: request.dropoff, for: account)
+            let fresh = try await rideQuotes(
+                pickup: request.pickup, dropoff: request.dropoff, scheduledFor: request.scheduledFor, for: account)
             guard let same = fresh.first(where: { $0.productID == request.productID }) else {
                 throw TripError.invalid(pointer: "/productID", detail: "is no longer offered")
             }
@@ -317,10 +334,12 @@ public final class QuoteBook: Sendable {
         guard Self.same(quote.dropoff, request.destination) else {
             throw TripError.invalid(pointer: "/destination", detail: "is not where quote \(quote.id) delivers")
         }
+        try Self.checkSameTime(quote, request.scheduledFor)
         if quote.expiresAt <= now() {
             let fresh = try await orderQuote(
                 OrderQuoteRequest(
-                    merchantId: request.merchantId, items: request.items, destination: request.destination),
+                    merchantId: request.merchantId, items: request.items, destination: request.destination,
+                    scheduledFor: request.scheduledFor),
                 for: account)
             throw TripError.quoteExpired(.order(fresh.orderQuote))
         }
@@ -341,6 +360,21 @@ public final class QuoteBook: Sendable {
             throw TripError.invalid(pointer: "/quoteId", detail: "no quote \(id) for this account")
         }
         return quote
+    }
+
+    /// A quote stays bound to the time it was priced for: asked for now, or booked ahead for that very time.
+    static func checkSameTime(_ quote: Quote, _ scheduledFor: Date?) throws(TripError) {
+        let same =
+            switch (quote.scheduledFor, scheduledFor) {
+            case (nil, nil): true
+            case (let priced?, let asked?): abs(priced.timeIntervalSince(asked)) < 0.001
+            default: false
+            }
+        guard same else {
+            let priced = quote.scheduledFor.map { "for \(ISO8601.format($0))" } ?? "for a trip now"
+            throw TripError.invalid(
+                pointer: "/scheduledFor", detail: "is not the time quote \(quote.id) was priced \(priced)")
+        }
     }
 
     /// Two coordinates the client echoed back: equal to about a centimetre.

@@ -83,6 +83,15 @@ public final class TripPayments: Sendable {
                 amount: amount))
     }
 
+    /// Refuses a trip booked ahead (402 `payment-method-required`) when the account has no saved card: its hold is
+    /// placed when its search begins, on the card that is the default then (each card was checked with the gateway when
+    /// it was saved).
+    public func requireCard(of account: Account) async throws(TripError) {
+        let card: SavedCard?
+        do { card = try await defaultCard(account.id) } catch { throw TripError.contended }
+        guard card != nil else { throw TripError.payment(Self.methodRequired) }
+    }
+
     /// The 402 for a refused card, in words a customer reads, with what to do next.
     public static func declined(_ decline: GatewayDecline) -> PaymentProblem {
         let (detail, next): (String, String)

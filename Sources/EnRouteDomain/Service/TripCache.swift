@@ -160,7 +160,11 @@ public final class TripCache: Sendable {
             forget(provider, trip.id, in: &c.activeByProvider)
         }
         c.trips[trip.id] = trip
-        if trip.status == .ride(.searching) { c.searching.insert(trip.id) } else { c.searching.remove(trip.id) }
+        if trip.status == .ride(.searching), !trip.isBookedAhead {
+            c.searching.insert(trip.id)
+        } else {
+            c.searching.remove(trip.id)
+        }
         c.stored[trip.id] = trip.status.isActive ? (trip.etaLatest, trip.updatedAt) : nil
         if trip.status.isActive {
             c.activeByCustomer[trip.customerId, default: []].insert(trip.id)

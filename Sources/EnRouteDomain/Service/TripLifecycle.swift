@@ -35,24 +35,37 @@ public final class TripLifecycle: Sendable {
                 pointer: "/productID", detail: "must be one of \(estimator.products.joined(separator: ", "))")
         }
         let at = commits.now()
+        try BookingAhead.check(request.scheduledFor, now: at)
         var trip = TripRecord(
             id: ids.next(), kind: .ride, status: .ride(.searching), customerId: account.id,
             pickup: request.pickup, dropoff: request.dropoff, createdAt: at)
         trip.productID = request.productID
         trip.city = city
+        trip.scheduledFor = request.scheduledFor
+        // One ride asked for now at a time; rides booked ahead do not count until their search begins.
+        let oneActive = request.scheduledFor == nil
         guard let holds else {
             trip.quote = try await estimator.roadEstimates(
-                pickup: request.pickup, dropoff: request.dropoff, departure: at
+                pickup: request.pickup, dropoff: request.dropoff, departure: request.scheduledFor ?? at
             )
             .first { $0.productID == request.productID }?.fare
-            return try await create(trip, oneActive: true, by: account, idempotency: idempotency)
+            return try await create(trip, oneActive: oneActive, by: account, idempotency: idempotency)
         }
         let quote = try await holds.payments.quotes.acceptRide(request, by: account)
-        if let active = commits.cache.activeTrips(customer: account.id).first(where: { $0.kind == .ride }) {
+        if oneActive,
+            let active = commits.cache.activeTrips(customer: account.id).first(where: {
+                $0.kind == .ride && !$0.isBookedAhead
+            })
+        {
             // Refused before any money is held; stored for the key as the creating transaction would.
             return try await commits.answer(.alreadyActive(active), idempotency: idempotency)
         }
         try await holds.payments.checkBalance(of: account)
+        if request.scheduledFor != nil {
+            try await holds.payments.requireCard(of: account)
+            trip.apply(quote)
+            return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
+        }
         let attempt = try await holds.hold(quote, by: account, idempotency: idempotency)
         trip.apply(quote, payment: attempt.payment)
         return try await create(trip, oneActive: true, by: account, idempotency: idempotency, attempt: attempt)
@@ -74,11 +87,13 @@ public final class TripLifecycle: Sendable {
                 pointer: "/items/\(i)/sku", detail: "merchant \(merchant.id) sells no item with sku \(item.sku)")
         }
         let at = commits.now()
+        try BookingAhead.check(request.scheduledFor, now: at)
         var trip = TripRecord(
             id: ids.next(), kind: .delivery, status: .delivery(.placed), customerId: account.id,
             pickup: merchant.position, dropoff: request.destination, createdAt: at)
         trip.merchantId = merchant.id
         trip.city = city
+        trip.scheduledFor = request.scheduledFor
         trip.items = request.items
         trip.merchantStep = .pending
         trip = estimator.refreshETA(trip, now: at)
@@ -87,6 +102,11 @@ public final class TripLifecycle: Sendable {
         }
         let quote = try await holds.payments.quotes.acceptOrder(request, by: account)
         try await holds.payments.checkBalance(of: account)
+        if request.scheduledFor != nil {
+            try await holds.payments.requireCard(of: account)
+            trip.apply(quote)
+            return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
+        }
         let attempt = try await holds.hold(quote, by: account, idempotency: idempotency)
         trip.apply(quote, payment: attempt.payment)
         return try await create(trip, oneActive: false, by: account, idempotency: idempotency, attempt: attempt)
@@ -235,11 +255,16 @@ public final class TripLifecycle: Sendable {
 extension TripRecord {
     /// The record's price and payment from the quote it was confirmed on and the hold placed for it.
     mutating func apply(_ priced: Quote, payment: TripPayment) {
+        apply(priced)
+        self.payment = payment
+    }
+
+    /// The record's price from the quote it was confirmed on (a trip booked ahead holds the money later).
+    mutating func apply(_ priced: Quote) {
         quoteId = priced.id
         quote = priced.price.total
         quotedPrice = priced.price
         demand = priced.demand
-        self.payment = payment
     }
 
     /// Takes the provider fix of `other` (the same trip as held elsewhere) when it is newer and from the same provider:

@@ -18,7 +18,8 @@ public struct WireMapping: Sendable {
         return Trip(
             id: trip.id, state: state, pickup: trip.pickup, dropoff: trip.dropoff,
             driver: trip.providerId.map { driver($0) }, etaSeconds: eta,
-            fare: trip.fare ?? trip.quote, version: trip.version)
+            fare: trip.fare ?? trip.quote, version: trip.version, scheduledFor: trip.scheduledFor,
+            matchingStartedAt: trip.matchingStartedAt)
     }
 
     /// The driver as the rider sees them, rated by the customers' average once anyone rated them.
@@ -85,6 +86,8 @@ public struct WireMapping: Sendable {
         snapshot.matchedDurationSeconds = trip.matchedDurationSeconds
         snapshot.fare = trip.fare ?? trip.quote
         snapshot.payment = trip.payment?.state
+        snapshot.scheduledFor = trip.scheduledFor
+        snapshot.matchingStartedAt = trip.matchingStartedAt
         snapshot.tip = trip.tip.flatMap { $0.state == .failed ? nil : $0.amount }
         return snapshot
     }

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import EnRouteModels
+import EnRouteDomain
+import TestSupport
+
+/// Trips booked ahead (`scheduledFor`): the window they may be booked in, the quote bound to their time, the search
+/// that begins shortly before they are due, and the money held only then.
+@Suite(.timeLimit(.minutes(1))) struct BookedAheadTests {
+    static let pickup = TestBackend.pickup
+    static let dropoff = TestBackend.dropoff
+
+    /// The estimates for a ride at `scheduledFor` (none: now), as the rider's app asks.
+    func estimates(
+        _ sut: ProviderBackend, _ customer: String, at scheduledFor: Date?
+    ) async -> (status: Int, body: [UInt8]) {
+        let when = scheduledFor.map { #","scheduledFor":"\#(ISO8601.format($0))""# } ?? ""
+        return await sut.call(
+            "POST", "/v1/estimates", as: customer, .customer,
+            json: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff)\#(when)}"#)
+    }
+
+    /// Books a ride for `customer` at `scheduledFor` on a quote asked for `quotedFor` (the same time by default).
+    func book(
+        _ sut: ProviderBackend, _ customer: String = "c1", at scheduledFor: Date?, quotedFor: Date?? = nil,
+        card: String = "pm_card_visa"
+    ) async throws -> (status: Int, body: [UInt8]) {
+        await sut.backend.addCard(customer, card)
+        let quoted = await estimates(sut, customer, at: quotedFor ?? scheduledFor)
+        guard quoted.status == 200 else { throw Failure("estimates: \(quoted.status)") }
+        let quote = try WireCoding.decoder().decode([Estimate].self, from: Data(quoted.body))[0].quoteId ?? ""
+        let when = scheduledFor.map { #","scheduledFor":"\#(ISO8601.format($0))""# } ?? ""
+        return await sut.call(
+            "POST", "/v1/trips", as: customer, .customer,
+            json: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","#
+                + #""quoteId":"\#(quote)"\#(when)}"#,
+            headers: ["Idempotency-Key": UUID().uuidString])
+    }
+
+    func booked(_ sut: ProviderBackend, _ customer: String = "c1", in seconds: TimeInterval) async throws -> Trip {
+        let r = try await book(sut, customer, at: sut.clock.date.addingTimeInterval(seconds))
+        guard r.status == 201 else { throw Failure("book: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+        return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
+    }
+
+    /// Advances the clock up to `step` at a time until `date`, each step once the search sleeps; stops early when
+    /// `trip` stops waiting for a provider.
+    func advance(
+        _ sut: ProviderBackend, to date: Date, step: TimeInterval = 60, stoppingWhenDone trip: String? = nil
+    ) async throws {
+        let waiting = { try trip.map { try sut.trip($0)?.waitsForProvider == true } ?? true }
+        while sut.clock.date < date {
+            try await eventually("the search sleeps or ends") { try !waiting() || sut.clock.sleeperCount > 0 }
+            guard try waiting() else { return }
+            await sut.clock.advance(by: .seconds(min(step, max(1, date.timeIntervalSince(sut.clock.date)))))
+        }
+    }
+
+    static let minute: TimeInterval = 60
+
+    /// Minutes ahead, and the status the estimate is answered with.
+    static let window: [(TimeInterval, Int)] = [
+        (-1, 422), (14, 422), (15, 200), (7 * 24 * 60, 200), (7 * 24 * 60 + 1, 422),
+    ]
+
+    @Test(arguments: window)
+    func aTimeOutsideFifteenMinutesToSevenDaysAheadIsRefusedNamingTheField(
+        ahead: TimeInterval, status: Int
+    )
+        async throws
+    {
+        let sut = try ProviderBackend()
+        let r = await estimates(sut, "c1", at: sut.clock.date.addingTimeInterval(ahead * Self.minute))
+        #expect(r.status == status)
+        if status == 422 { #expect(String(decoding: r.body, as: UTF8.self).contains("/scheduledFor")) }
+    }
+
+    @Test func aQuoteStaysBoundToTheTimeItWasPricedFor() async throws {
+        let sut = try ProviderBackend()
+        let later = sut.clock.date.addingTimeInterval(3600)
+        let nowQuote = try await book(sut, at: later, quotedFor: .some(nil))
+        #expect(nowQuote.status == 422)
+        #expect(String(decoding: nowQuote.body, as: UTF8.self).contains("/scheduledFor"))
+        let otherTime = try await book(sut, at: later, quotedFor: later.addingTimeInterval(600))
+        #expect(otherTime.status == 422)
+        let bookedQuoteNow = try await book(sut, at: nil, quotedFor: later)
+        #expect(bookedQuoteNow.status == 422)
+    }
+
+    @Test func aBookedRideHoldsNoMoneyAndMakesNoOfferUntilItsSearchBegins() async throws {
+        let sut = try ProviderBackend()
+        var p1 = ProviderInbox(sut.providers, "p1")
+        await sut.online("p1", at: ProviderBackend.north(250))
+        let due = sut.clock.date.addingTimeInterval(20 * Self.minute)
+        let trip = try await booked(sut, in: 20 * Self.minute)
+        #expect(trip.state == .searching)
+        #expect(trip.scheduledFor == due)
+        #expect(trip.matchingStartedAt == nil)
+        #expect(try sut.trip(trip.id)?.payment == nil)
+        // p1 is 250 m away (30 s at 30 km/h): the search begins 3 minutes and 30 s before it is due.
+        let start = due.addingTimeInterval(-(250 / StraightLineRanking.metresPerSecond) - 180)
+        try await advance(sut, to: start.addingTimeInterval(-5))
+        #expect(sut.providers.dispatcher.liveOffer(forTrip: trip.id) == nil)
+        #expect(try sut.trip(trip.id)?.matchingStartedAt == nil)
+        // Still there: a provider's position is kept only while their app keeps sending it.
+        await sut.online("p1", at: ProviderBackend.north(250))
+        try await advance(sut, to: start.addingTimeInterval(1))
+        let offer = try await p1.offer()
+        #expect(offer.tripId == trip.id)
+        let started = try #require(try sut.trip(trip.id))
+        #expect(abs((started.matchingStartedAt ?? .distantPast).timeIntervalSince(start)) < 2)
+        #expect(started.payment?.state == .held)
+    }
+
+    @Test func aBookedRideDoesNotStopItsCustomerAskingForARideNow() async throws {
+        let sut = try ProviderBackend()
+        _ = try await booked(sut, in: 2 * 3600)
+        _ = try await booked(sut, in: 3 * 3600)
+        let now = try await book(sut, at: nil)
+        #expect(now.status == 201)
+        let again = try await book(sut, at: nil)
+        #expect(again.status == 409)
+    }
+
+    @Test func aCardRefusedWhenTheSearchBeginsCancelsTheTripAndChargesNothing() async throws {
+        let sut = try ProviderBackend()
+        await sut.online("p1", at: ProviderBackend.north(250))
+        let r = try await book(
+            sut, at: sut.clock.date.addingTimeInterval(20 * Self.minute), card: "pm_card_visa_chargeDeclined")
+        #expect(r.status == 201)
+        let trip = try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
+        try await advance(sut, to: sut.clock.date.addingTimeInterval(20 * Self.minute), stoppingWhenDone: trip.id)
+        await sut.providers.dispatcher.searchEnded(trip.id)
+        let ended = try #require(try sut.trip(trip.id))
+        #expect(ended.status == .ride(.cancelled))
+        #expect(ended.cancellation?.reason == TripLifecycle.declinedReason)
+        #expect(ended.payment == nil)
+        #expect(sut.providers.dispatcher.liveOffer(forTrip: trip.id) == nil)
+        #expect(try sut.service.store.ledger(tripId: trip.id).isEmpty)
+    }
+
+    @Test func cancellingABookedRideBeforeItsSearchIsFreeAndEndsTheWait() async throws {
+        let sut = try ProviderBackend()
+        await sut.online("p1", at: ProviderBackend.north(250))
+        let trip = try await booked(sut, in: 2 * 3600)
+        let r = await sut.call(
+            "POST", "/v1/trips/\(trip.id)/cancel", as: "c1", .customer, json: #"{"reason":"plans changed"}"#)
+        #expect(r.status == 200)
+        await sut.providers.dispatcher.searchEnded(trip.id)
+        let ended = try #require(try sut.trip(trip.id))
+        #expect(ended.status == .ride(.cancelled))
+        #expect(ended.payment == nil)
+        #expect(try sut.service.store.ledger(tripId: trip.id).isEmpty)
+        #expect(sut.providers.dispatcher.activeSearches == 0)
+    }
+
+    @Test func aBookedRideNobodyTakesEndsWhenItIsDueWithNothingCharged() async throws {
+        let sut = try ProviderBackend()
+        let due = sut.clock.date.addingTimeInterval(20 * Self.minute)
+        let trip = try await booked(sut, in: 20 * Self.minute)
+        try await advance(sut, to: due.addingTimeInterval(-60))
+        #expect(try sut.trip(trip.id)?.status == .ride(.searching))
+        try await advance(sut, to: due)
+        // The last round runs out on timers of a second each.
+        try await advance(sut, to: due.addingTimeInterval(600), step: 1, stoppingWhenDone: trip.id)
+        await sut.providers.dispatcher.searchEnded(trip.id)
+        let ended = try #require(try sut.trip(trip.id))
+        #expect(ended.status == .ride(.noDriversFound))
+        try await sut.backend.settlePayments()
+        #expect(try sut.trip(trip.id)?.payment?.state == .released)
+    }
+}
