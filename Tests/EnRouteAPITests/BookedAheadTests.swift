@@ -3,44 +3,20 @@ import Testing
 import EnRouteModels
 import EnRouteDomain
 import TestSupport
+import EnRouteBackend
 
 /// Trips booked ahead (`scheduledFor`): the window they may be booked in, the quote bound to their time, the search
 /// that begins shortly before they are due, and the money held only then.
 @Suite(.timeLimit(.minutes(1))) struct BookedAheadTests {
-    static let pickup = TestBackend.pickup
-    static let dropoff = TestBackend.dropoff
-
-    /// The estimates for a ride at `scheduledFor` (none: now), as the rider's app asks.
-    func estimates(
-        _ sut: ProviderBackend, _ customer: String, at scheduledFor: Date?
-    ) async -> (status: Int, body: [UInt8]) {
-        let when = scheduledFor.map { #","scheduledFor":"\#(ISO8601.format($0))""# } ?? ""
-        return await sut.call(
-            "POST", "/v1/estimates", as: customer, .customer,
-            json: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff)\#(when)}"#)
-    }
-
-    /// Books a ride for `customer` at `scheduledFor` on a quote asked for `quotedFor` (the same time by default).
     func book(
         _ sut: ProviderBackend, _ customer: String = "c1", at scheduledFor: Date?, quotedFor: Date?? = nil,
         card: String = "pm_card_visa"
     ) async throws -> (status: Int, body: [UInt8]) {
-        await sut.backend.addCard(customer, card)
-        let quoted = await estimates(sut, customer, at: quotedFor ?? scheduledFor)
-        guard quoted.status == 200 else { throw Failure("estimates: \(quoted.status)") }
-        let quote = try WireCoding.decoder().decode([Estimate].self, from: Data(quoted.body))[0].quoteId ?? ""
-        let when = scheduledFor.map { #","scheduledFor":"\#(ISO8601.format($0))""# } ?? ""
-        return await sut.call(
-            "POST", "/v1/trips", as: customer, .customer,
-            json: #"{"pickup":\#(Self.pickup),"dropoff":\#(Self.dropoff),"productID":"economy","#
-                + #""quoteId":"\#(quote)"\#(when)}"#,
-            headers: ["Idempotency-Key": UUID().uuidString])
+        try await sut.backend.book(customer, at: scheduledFor, quotedFor: quotedFor, card: card)
     }
 
     func booked(_ sut: ProviderBackend, _ customer: String = "c1", in seconds: TimeInterval) async throws -> Trip {
-        let r = try await book(sut, customer, at: sut.clock.date.addingTimeInterval(seconds))
-        guard r.status == 201 else { throw Failure("book: \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
-        return try WireCoding.decoder().decode(Trip.self, from: Data(r.body))
+        try await sut.backend.bookRide(customer, in: seconds)
     }
 
     /// Advances the clock up to `step` at a time until `date`, each step once the search sleeps; stops early when
@@ -70,7 +46,7 @@ import TestSupport
         async throws
     {
         let sut = try ProviderBackend()
-        let r = await estimates(sut, "c1", at: sut.clock.date.addingTimeInterval(ahead * Self.minute))
+        let r = await sut.backend.estimates("c1", at: sut.clock.date.addingTimeInterval(ahead * Self.minute))
         #expect(r.status == status)
         if status == 422 { #expect(String(decoding: r.body, as: UTF8.self).contains("/scheduledFor")) }
     }
@@ -168,5 +144,31 @@ import TestSupport
         #expect(ended.status == .ride(.noDriversFound))
         try await sut.backend.settlePayments()
         #expect(try sut.trip(trip.id)?.payment?.state == .released)
+    }
+
+    @Test func aRestartDuringTheWaitLosesNoBookingAndBeginsItOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "enroute-booked-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = BackendConfiguration.Storage.sqlite(path: folder.appendingPathComponent("db.sqlite").path)
+        let clock = ManualClock()
+        let trip: Trip
+        do {
+            let first = try ProviderBackend(storage: storage, clock: clock)
+            trip = try await booked(first, in: 20 * Self.minute)
+            first.providers.dispatcher.stop()
+        }
+        let second = try ProviderBackend(storage: storage, clock: clock)
+        defer { second.providers.dispatcher.stop() }
+        #expect(second.providers.dispatcher.activeSearches == 1, "the stored booking's wait is begun again")
+        var p1 = ProviderInbox(second.providers, "p1")
+        try await advance(second, to: clock.date.addingTimeInterval(15 * Self.minute))
+        await second.online("p1", at: ProviderBackend.north(250))
+        try await advance(second, to: clock.date.addingTimeInterval(3 * Self.minute))
+        #expect(try await p1.offer().tripId == trip.id)
+        let begun = try second.service.store.changes(tripId: trip.id).filter { $0.actorId == "dispatch" }
+        #expect(begun.count == 1)
+        #expect(try second.trip(trip.id)?.payment?.state == .held)
     }
 }

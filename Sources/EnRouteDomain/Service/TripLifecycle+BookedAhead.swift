@@ -35,6 +35,9 @@ extension TripLifecycle {
             } catch TripError.payment {
                 await holds.releaseUnattached(quoteId)
                 return try await refuse(tripId)
+            } catch TripError.invalid(pointer: "/quoteId", _) {
+                // Another caller placed the hold and attached it to this trip in the change that began its search.
+                attempt = nil
             }
         }
         let at = commits.now()
