@@ -171,4 +171,41 @@ import EnRouteBackend
         #expect(begun.count == 1)
         #expect(try second.trip(trip.id)?.payment?.state == .held)
     }
+
+    @Test func opsAssigningABookedRideBeforeItsSearchHoldsTheCardFirst() async throws {
+        let sut = try ProviderBackend()
+        await sut.online("p1", at: ProviderBackend.north(250))
+        let trip = try await booked(sut, in: 2 * 3600)
+        #expect(await sut.assign(trip.id, to: "p1").status == 200)
+        let assigned = try #require(try sut.trip(trip.id))
+        #expect(assigned.status == .ride(.driverAssigned))
+        #expect(assigned.payment?.state == .held)
+        #expect(assigned.matchingStartedAt != nil)
+    }
+
+    @Test func anOrderBookedAheadIsPlacedWithoutAHoldAndShownToItsMerchantWithItsTime() async throws {
+        let sut = try ProviderBackend()
+        let due = sut.clock.date.addingTimeInterval(3600)
+        let when = ISO8601.format(due)
+        await sut.backend.addCard("c1")
+        let items = #"[{"sku":"coffee","quantity":2}]"#
+        let quoted = await sut.call(
+            "POST", "/v1/orders/quote", as: "c1", .customer,
+            json:
+                #"{"merchantId":"m1","items":\#(items),"destination":\#(TestBackend.dropoff),"scheduledFor":"\#(when)"}"#
+        )
+        #expect(quoted.status == 200)
+        let quote = try WireCoding.decoder().decode(OrderQuote.self, from: Data(quoted.body))
+        let placed = await sut.call(
+            "POST", "/v1/orders", as: "c1", .customer,
+            json: #"{"merchantId":"m1","items":\#(items),"destination":\#(TestBackend.dropoff),"#
+                + #""quoteId":"\#(quote.quoteId)","scheduledFor":"\#(when)"}"#,
+            headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(placed.status == 201)
+        let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
+        #expect(try sut.trip(order.orderId)?.payment == nil)
+        let list = await sut.call("GET", "/v1/merchant/orders", as: "m1", .merchant)
+        let snapshots = try WireCoding.decoder().decode(TripSnapshotList.self, from: Data(list.body))
+        #expect(snapshots.trips.first { $0.id == order.orderId }?.scheduledFor == due)
+    }
 }

@@ -178,6 +178,12 @@ public final class TripLifecycle: Sendable {
         _ tripId: String, _ move: TripMove, by account: Account, deviceTime: Date? = nil, changeId: String? = nil,
         proofId: String? = nil, idempotency: IdempotencyContext? = nil
     ) async throws -> TripRecord {
+        // A booked trip handed to a provider before its search began holds its card first, as the search would.
+        if case .assignProvider = move, commits.cache.inMemory(tripId)?.isBookedAhead == true,
+            case .refused(let cancelled) = try await startMatching(tripId)
+        {
+            throw TripError.refused(MoveRefusal(Self.declinedReason), cancelled)
+        }
         let at = commits.now()
         let cached = commits.cache.inMemory(tripId)
         let estimator = self.estimator
