@@ -189,17 +189,14 @@ import EnRouteBackend
         let when = ISO8601.format(due)
         await sut.backend.addCard("c1")
         let items = #"[{"sku":"coffee","quantity":2}]"#
+        let basket = #""merchantId":"m1","items":\#(items),"destination":\#(TestBackend.dropoff)"#
         let quoted = await sut.call(
-            "POST", "/v1/orders/quote", as: "c1", .customer,
-            json:
-                #"{"merchantId":"m1","items":\#(items),"destination":\#(TestBackend.dropoff),"scheduledFor":"\#(when)"}"#
-        )
+            "POST", "/v1/orders/quote", as: "c1", .customer, json: #"{\#(basket),"scheduledFor":"\#(when)"}"#)
         #expect(quoted.status == 200)
         let quote = try WireCoding.decoder().decode(OrderQuote.self, from: Data(quoted.body))
         let placed = await sut.call(
             "POST", "/v1/orders", as: "c1", .customer,
-            json: #"{"merchantId":"m1","items":\#(items),"destination":\#(TestBackend.dropoff),"#
-                + #""quoteId":"\#(quote.quoteId)","scheduledFor":"\#(when)"}"#,
+            json: #"{\#(basket),"quoteId":"\#(quote.quoteId)","scheduledFor":"\#(when)"}"#,
             headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201)
         let order = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(placed.body))
