@@ -89,6 +89,12 @@ public final class PostgresTripStore: TripStore, Sendable {
         """,
         // A topic's messages oldest first, read in that order: a backlog is not sorted on every claim.
         "CREATE INDEX outbox_oldest ON outbox(topic, created_at, id);",
+        // The one-active-ride rule holds for rides asked for now; rides booked ahead are outside it.
+        """
+        ALTER TABLE trips ADD COLUMN booked BOOLEAN NOT NULL DEFAULT false;
+        DROP INDEX trips_one_active_ride;
+        CREATE UNIQUE INDEX trips_one_active_ride ON trips(customer_id) WHERE active AND kind = 'ride' AND NOT booked;
+        """,
     ]
 
     /// Connects to `url` (in `schema` when given, created if missing) and brings the schema up to date; migrations
@@ -297,7 +303,7 @@ public final class PostgresTripStore: TripStore, Sendable {
                     SELECT record FROM trips WHERE customer_id = $1 AND kind = $2 AND active
                     ORDER BY created_at DESC, id DESC
                     """, [.text(customer), .text(kind.rawValue)]
-                ).map { try PostgresTripStore.decode($0.bytes(0)) }.first { !$0.isBookedAhead }
+                ).map { try PostgresTripStore.decode($0.bytes(0)) }.first { $0.scheduledFor == nil }
             }
         }
 
@@ -307,9 +313,9 @@ public final class PostgresTripStore: TripStore, Sendable {
                 _ = try db.run(
                     """
                     INSERT INTO trips (id, kind, status, version, customer_id, provider_id, merchant_id, active, \
-                    created_at, updated_at, record)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                    """, values)
+                    created_at, updated_at, record, booked)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                    """, values + [.bool(trip.scheduledFor != nil)])
             }
         }
 

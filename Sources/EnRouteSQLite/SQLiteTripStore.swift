@@ -269,7 +269,7 @@ public final class SQLiteTripStore: TripStore, @unchecked Sendable {
                 SELECT record FROM trips WHERE customer_id = ?1 AND kind = ?2 AND active = 1
                 ORDER BY created_at DESC, id DESC
                 """, [.text(customer), .text(kind.rawValue)]
-            ) { try SQLiteTripStore.decode($0.blob(0)) }.first { !$0.isBookedAhead }
+            ) { try SQLiteTripStore.decode($0.blob(0)) }.first { $0.scheduledFor == nil }
         }
 
         func insert(_ trip: TripRecord) throws {

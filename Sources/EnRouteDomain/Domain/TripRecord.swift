@@ -267,7 +267,6 @@ extension TripRecord {
     /// True while the trip is waiting for a provider: a searching ride, or a delivery without a courier.
     public var waitsForProvider: Bool { providerId == nil && TripStatus.waitingForProvider.contains(status) }
 
-    /// True for a trip booked ahead whose search has not begun: it holds no hold, counts in no demand and does not stop
-    /// its customer asking for a trip now.
+    /// True for a trip booked ahead whose search has not begun: it holds no hold and counts in no demand.
     public var isBookedAhead: Bool { scheduledFor != nil && matchingStartedAt == nil && status.isActive }
 }

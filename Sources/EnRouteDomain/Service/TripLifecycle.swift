@@ -42,7 +42,8 @@ public final class TripLifecycle: Sendable {
         trip.productID = request.productID
         trip.city = city
         trip.scheduledFor = request.scheduledFor
-        // One ride asked for now at a time; rides booked ahead do not count until their search begins.
+        // One ride asked for now at a time; rides booked ahead are outside that rule (they are deliberate, and may run
+        // beside a ride taken now).
         let oneActive = request.scheduledFor == nil
         guard let holds else {
             trip.quote = try await estimator.roadEstimates(
@@ -54,7 +55,7 @@ public final class TripLifecycle: Sendable {
         let quote = try await holds.payments.quotes.acceptRide(request, by: account)
         if oneActive,
             let active = commits.cache.activeTrips(customer: account.id).first(where: {
-                $0.kind == .ride && !$0.isBookedAhead
+                $0.kind == .ride && $0.scheduledFor == nil
             })
         {
             // Refused before any money is held; stored for the key as the creating transaction would.
