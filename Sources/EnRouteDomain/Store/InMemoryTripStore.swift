@@ -300,7 +300,9 @@ public final class InMemoryTripStore: TripStore {
                 let written = w.trips
                 let stored = snapshot.trips.values.map(\.value).filter { written[$0.id] == nil }
                 return (stored + Array(written.values))
-                    .filter { $0.customerId == customer && $0.kind == kind && $0.status.isActive && $0.scheduledFor == nil }
+                    .filter {
+                        $0.customerId == customer && $0.kind == kind && $0.status.isActive && $0.scheduledFor == nil
+                    }
                     .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
             }
         }

@@ -99,9 +99,8 @@ public struct TripStoreConflict: Error, Sendable, Equatable, CustomStringConvert
 /// writes. A transaction is used by one task at a time: its body awaits each call before the next.
 public protocol TripTransaction {
     func trip(_ id: String) async throws -> TripRecord?
-    /// The customer's newest unfinished trip of `kind` asked for now (trips booked ahead are outside the rule it serves),
-    /// read inside the transaction (by an index), so
-    /// that the one-active-ride rule is decided where the insert happens: the store fails the transaction
+    /// The customer's newest unfinished trip of `kind` asked for now (trips booked ahead are outside the rule it
+    /// serves), read inside the transaction (by an index), so that the one-active-ride rule is decided where the insert happens: the store fails the transaction
     /// with `TripStoreConflict` if another one changed that customer's unfinished trips of `kind` meanwhile.
     func activeTrip(customer: String, kind: TripKind) async throws -> TripRecord?
     func insert(_ trip: TripRecord) async throws
