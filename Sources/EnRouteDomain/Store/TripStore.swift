@@ -100,8 +100,9 @@ public struct TripStoreConflict: Error, Sendable, Equatable, CustomStringConvert
 public protocol TripTransaction {
     func trip(_ id: String) async throws -> TripRecord?
     /// The customer's newest unfinished trip of `kind` asked for now (trips booked ahead are outside the rule it
-    /// serves), read inside the transaction (by an index), so that the one-active-ride rule is decided where the insert happens: the store fails the transaction
-    /// with `TripStoreConflict` if another one changed that customer's unfinished trips of `kind` meanwhile.
+    /// serves), read inside the transaction (by an index), so that the one-active-ride rule is decided where the insert
+    /// happens: the store fails the transaction with `TripStoreConflict` if another one changed that customer's
+    /// unfinished trips of `kind` meanwhile.
     func activeTrip(customer: String, kind: TripKind) async throws -> TripRecord?
     func insert(_ trip: TripRecord) async throws
     /// Replaces the trip, which must still be at `expectedVersion` (the version this transaction read) and
