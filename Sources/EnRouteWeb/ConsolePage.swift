@@ -46,7 +46,8 @@ enum ConsolePage {
           document.getElementById('trips').innerHTML = \
         '<tr><th>trip</th><th>kind</th><th>state</th><th>provider</th></tr>' +
             o.trips.map(t => `<tr class="trip" \
-        data-id="${esc(t.id)}"><td>${esc(t.id)}</td><td>${t.kind}</td><td>${esc(t.status)}</td><td>\
+        data-id="${esc(t.id)}"><td>${esc(t.id)}</td><td>${t.kind}</td><td>${esc(t.status)}${t.bookedFor ? \
+        ' · booked for ' + time(t.bookedFor) : ''}</td><td>\
         ${esc(t.providerId)}</td></tr>`).join('');
           document.querySelectorAll('tr.trip').forEach(tr => tr.onclick = () => showTrip(tr.dataset.id));
           if (!layers) return;

@@ -19,6 +19,8 @@ struct OpsOverview: Codable, Sendable {
         let pickup: Coordinate
         let dropoff: Coordinate
         let position: Coordinate?
+        /// A trip booked ahead whose search has not begun: when it is due at the pickup.
+        var bookedFor: Date? = nil
     }
     let now: Date
     let counts: [String: Int]
@@ -174,7 +176,7 @@ extension WebSurfaces {
                 OpsOverview.TripDot(
                     id: $0.id, kind: $0.kind == .ride ? "ride" : "delivery", status: $0.status.name,
                     providerId: $0.providerId, pickup: $0.pickup, dropoff: $0.dropoff,
-                    position: $0.providerFix?.shown)
+                    position: $0.providerFix?.shown, bookedFor: $0.isBookedAhead ? $0.scheduledFor : nil)
             })
     }
 

@@ -205,4 +205,13 @@ import EnRouteBackend
         let snapshots = try WireCoding.decoder().decode(TripSnapshotList.self, from: Data(list.body))
         #expect(snapshots.trips.first { $0.id == order.orderId }?.scheduledFor == due)
     }
+
+    @Test func theOpsOverviewMarksABookingUntilItsSearchBegins() async throws {
+        let sut = try ProviderBackend()
+        let trip = try await booked(sut, in: 3600)
+        let overview = json(await sut.call("GET", "/v1/ops/overview", as: "ops", .ops).body)
+        let dots = try #require(overview["trips"] as? [[String: Any]])
+        let dot = try #require(dots.first { $0["id"] as? String == trip.id })
+        #expect(dot["bookedFor"] as? String == ISO8601.format(try #require(trip.scheduledFor)))
+    }
 }
