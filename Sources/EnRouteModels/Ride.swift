@@ -92,6 +92,9 @@ public struct Trip: Codable, Sendable, Identifiable, Equatable {
         self.driver = driver; self.etaSeconds = etaSeconds; self.fare = fare; self.version = version
         self.scheduledFor = scheduledFor; self.matchingStartedAt = matchingStartedAt
     }
+
+    /// A ride booked ahead whose search for a driver has not begun.
+    public var isBookedAhead: Bool { state == .searching && scheduledFor != nil && matchingStartedAt == nil }
 }
 
 /// What the rider asks for, naming the quote it accepts; the client never states an amount.

@@ -6,7 +6,9 @@ public enum RideScreen {
     public static func render(_ state: TripViewState, marker: MarkerFrame?) -> [String] {
         var lines: [String] = []
         if let trip = state.trip {
-            lines.append("Trip \(trip.id) · \(title(trip.state)) (v\(trip.version))")
+            let booked = trip.isBookedAhead ? trip.scheduledFor.map { "Booked for \(ISO8601.format($0))" } : nil
+            let title = booked ?? title(trip.state)
+            lines.append("Trip \(trip.id) · \(title) (v\(trip.version))")
             if let driver = trip.driver {
                 lines.append(
                     "Driver: \(driver.name) · \(driver.carModel) \(driver.plate) · ★ "

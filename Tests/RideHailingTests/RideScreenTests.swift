@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import EnRouteModels
 @testable import RideHailing
@@ -18,6 +19,17 @@ import EnRouteModels
                 "Fare: EUR 12.05",
                 "Car: 60.17123, 24.94000 → 92° E (moving)",
             ])
+    }
+
+    @Test func aRideBookedAheadShowsItsTimeUntilItsSearchBegins() {
+        var state = TripViewState()
+        var trip = Fixtures.trip(.searching, version: 1, eta: nil)
+        trip.scheduledFor = Date(timeIntervalSince1970: 1_792_526_400)
+        state.trip = trip
+        #expect(RideScreen.render(state, marker: nil).first == "Trip T-1 · Booked for 2026-10-20T20:00:00Z (v1)")
+        trip.matchingStartedAt = Date(timeIntervalSince1970: 1_792_525_500)
+        state.trip = trip
+        #expect(RideScreen.render(state, marker: nil).first == "Trip T-1 · Finding your driver… (v1)")
     }
 
     @Test func beforeATripShowsTheEstimates() {
