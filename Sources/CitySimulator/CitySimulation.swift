@@ -14,13 +14,18 @@ public final class CitySimulation {
         /// Simulated seconds of demand; trips still running then get `drainSeconds` more to finish.
         public var durationSeconds: Double
         public var drainSeconds: Double
+        /// Share of the rides booked ahead (0…1), each for `bookedAheadSeconds` after its request.
+        public var scheduledShare: Double
         public init(
             providers: Int, ridesPerMinute: Double, ordersPerMinute: Double, durationSeconds: Double,
-            drainSeconds: Double = 600
+            drainSeconds: Double = 600, scheduledShare: Double = 0
         ) {
             self.providers = providers; self.ridesPerMinute = ridesPerMinute; self.ordersPerMinute = ordersPerMinute
             self.durationSeconds = durationSeconds; self.drainSeconds = drainSeconds
+            self.scheduledShare = scheduledShare
         }
+        /// How far ahead a booked ride is booked: 20 to 60 minutes.
+        public static let bookedAheadSeconds: ClosedRange<Double> = 1200...3600
     }
 
     private let plan: Plan
@@ -28,6 +33,10 @@ public final class CitySimulation {
     private let inspection: (any ServerInspection)?
     private let progress: @Sendable (String) -> Void
     private var random: SeededGenerator
+    /// Which rides are booked ahead, and for when: a stream of its own, so the rest of the city draws the same.
+    private var booking: SeededGenerator
+    /// The latest time a booked ride is due, in simulated seconds since the start: the drain waits for it.
+    private var lastDue = 0.0
     private var active = 0
     /// Every ride and order under way; cancelled when the drain runs out.
     private var trips: [Task<Void, Never>] = []
@@ -43,6 +52,7 @@ public final class CitySimulation {
     ) {
         self.plan = plan; self.context = context; self.inspection = inspection; self.progress = progress
         random = SeededGenerator(seed: context.seed, stream: "city")
+        booking = SeededGenerator(seed: context.seed, stream: "booking")
     }
 
     /// Runs the city and returns the report and the raw observations behind it.
@@ -87,8 +97,8 @@ public final class CitySimulation {
             await group.waitForAll()
         }
         // Demand is over: trips under way finish (or the drain runs out), then faults stop and the devices empty their
-        // stores.
-        let deadline = context.second + plan.drainSeconds
+        // stores. A ride booked ahead is under way until it is due, and gets the drain after that.
+        let deadline = max(context.second, lastDue) + plan.drainSeconds
         while active > 0, context.second < deadline {
             guard await context.pause(5) else { break }
         }
@@ -110,19 +120,32 @@ public final class CitySimulation {
                 ? nil
                 : context.merchants[Int(random.unit() * Double(context.merchants.count)) % context.merchants.count]
             let account = kind == .ride ? "sim-rider-\(n)" : "sim-shopper-\(n)"
+            let ahead = kind == .ride ? bookedAhead() : nil
+            if let ahead { lastDue = max(lastDue, context.second + ahead) }
             active += 1
-            trips.append(Task { await self.trip(kind, account: account, from: from, to: to, merchant: merchant) })
+            trips.append(
+                Task {
+                    await self.trip(kind, account: account, from: from, to: to, merchant: merchant, bookedAhead: ahead)
+                })
         }
     }
 
+    /// Seconds ahead the next ride is booked for, nil for a ride asked for now; draws nothing when none is booked.
+    private func bookedAhead() -> Double? {
+        guard plan.scheduledShare > 0, booking.unit() < plan.scheduledShare else { return nil }
+        let range = Plan.bookedAheadSeconds
+        return range.lowerBound + (range.upperBound - range.lowerBound) * booking.unit()
+    }
+
     private func trip(
-        _ kind: Kind, account: String, from: Coordinate, to: Coordinate, merchant: SimulatedMerchant?
+        _ kind: Kind, account: String, from: Coordinate, to: Coordinate, merchant: SimulatedMerchant?,
+        bookedAhead: Double?
     ) async {
         defer { active -= 1 }
         switch kind {
         case .ride:
             guard let rider = try? SimulatedRider(account: account, context: context) else { return }
-            await rider.ride(from: from, to: to)
+            await rider.ride(from: from, to: to, bookedAhead: bookedAhead)
         case .order:
             guard let merchant, let shopper = try? SimulatedShopper(account: account, context: context) else { return }
             await shopper.order(from: merchant, to: to)

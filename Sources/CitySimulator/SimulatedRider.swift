@@ -33,8 +33,9 @@ final class SimulatedRider {
         }
     }
 
-    /// One ride from `pickup` to `dropoff`, to its end (or the run's).
-    func ride(from pickup: Coordinate, to dropoff: Coordinate) async {
+    /// One ride from `pickup` to `dropoff`, to its end (or the run's): asked for now, or booked for `bookedAhead`
+    /// seconds from the request.
+    func ride(from pickup: Coordinate, to dropoff: Coordinate, bookedAhead: TimeInterval? = nil) async {
         let log = context.log
         let card = Self.card(random.unit())
         guard await retrying({ try await self.api.addPaymentMethod(token: card, makeDefault: true) }) != nil else {
@@ -42,8 +43,14 @@ final class SimulatedRider {
             return
         }
         let keys = IDCounter(prefix: account, salt: random.next())
+        // Whole seconds: the time goes over the wire and comes back on the trip.
+        let due = bookedAhead.map {
+            Date(timeIntervalSince1970: (context.dates.now().timeIntervalSince1970 + $0).rounded())
+        }
+        let trips: any TripAPI =
+            due.map { BookedRideAPI(base: api, client: network, server: server, scheduledFor: $0) } ?? api
         let viewModel = TripViewModel(
-            api: api, channel: SSELiveTripChannel(client: network, server: server), clock: context.clock,
+            api: trips, channel: SSELiveTripChannel(client: network, server: server), clock: context.clock,
             logger: QuietRideLogger(), makeKey: { Self.uuid(keys.next()) }, payments: api, dates: context.dates)
         for _ in 0..<5 where viewModel.state.estimates.isEmpty {
             await viewModel.loadEstimates(pickup: pickup, dropoff: dropoff)
@@ -55,8 +62,9 @@ final class SimulatedRider {
         guard await answerPrompts(viewModel, product: product), let trip = viewModel.state.trip else { return }
         log.record {
             $0.ridesRequested += 1; $0.tripIDs.append(trip.id)
+            if let due { $0.bookedRides[trip.id] = .init(scheduledFor: trip.scheduledFor ?? due) }
         }
-        await watch(viewModel, requestedAt: requested)
+        await watch(viewModel, requestedAt: requested, booked: due != nil)
     }
 
     /// Answers what the app asks after a confirm until the ride exists (at most six times): a new price, a bank
@@ -93,10 +101,12 @@ final class SimulatedRider {
     }
 
     /// Watches the ride live to its end, sampling each simulated second: the wait for a driver, the promised
-    /// arrival, now and then a cancel; tips and rates a completed ride.
-    private func watch(_ viewModel: TripViewModel, requestedAt requested: Date) async {
+    /// arrival, now and then a cancel; tips and rates a completed ride. A `booked` ride waits for its search to begin
+    /// as long as it takes: its rider neither times the match nor cancels out of impatience.
+    private func watch(_ viewModel: TripViewModel, requestedAt requested: Date, booked: Bool) async {
         let log = context.log
-        let cancelAfter: Double? = random.unit() < 0.05 ? 20 + 100 * random.unit() : nil
+        let impatient: Double? = random.unit() < 0.05 ? 20 + 100 * random.unit() : nil
+        let cancelAfter = booked ? nil : impatient
         var matched = false, promised: Date?
         let watcher = Task { @MainActor in await viewModel.waitForLiveToEnd() }
         defer { watcher.cancel(); viewModel.stopLive() }
@@ -109,7 +119,14 @@ final class SimulatedRider {
             {
                 matched = true
                 let seconds = now.timeIntervalSince(requested)
-                log.record { $0.matchSeconds.append(seconds) }
+                if !booked { log.record { $0.matchSeconds.append(seconds) } }
+            }
+            if booked, !current.state.isActive || current.matchingStartedAt != nil {
+                let tripID = current.id, started = current.matchingStartedAt
+                let ended: TripState? = current.state.isActive ? nil : current.state
+                log.record {
+                    $0.bookedRides[tripID]?.matchingStartedAt = started; $0.bookedRides[tripID]?.ended = ended
+                }
             }
             if promised == nil, current.state == .onTrip, let eta = viewModel.state.etaSeconds {
                 promised = now.addingTimeInterval(TimeInterval(eta))

@@ -1,5 +1,6 @@
 import HTTPTransport
 public import Foundation
+public import EnRouteModels
 
 /// What the clients saw during a run, raw: the report's metrics are computed from these alone.
 public struct SimulationObservations: Sendable, Equatable {
@@ -44,6 +45,16 @@ public struct SimulationObservations: Sendable, Equatable {
             self.approachMetres = approachMetres
         }
     }
+    /// A ride booked ahead, as its rider saw it: when the driver was due at the pickup, when the search began (nil:
+    /// not seen begun) and the state it ended in (nil: still under way when the run ended).
+    public struct BookedRide: Sendable, Equatable {
+        public var scheduledFor: Date
+        public var matchingStartedAt: Date?
+        public var ended: TripState?
+        public init(scheduledFor: Date, matchingStartedAt: Date? = nil, ended: TripState? = nil) {
+            self.scheduledFor = scheduledFor; self.matchingStartedAt = matchingStartedAt; self.ended = ended
+        }
+    }
     /// The stages polls are counted by.
     public enum PollStage: String, Sendable, CaseIterable, Codable { case picking, onTheWay, background }
 
@@ -58,7 +69,8 @@ public struct SimulationObservations: Sendable, Equatable {
     public var ordersPlaced = 0
     public var ordersDelivered = 0
     public var ordersCancelled = 0
-    /// Seconds from each ride request to its driver.
+    /// Seconds from each ride request to its driver, for rides asked for now (a booked ride's match is late on
+    /// purpose).
     public var matchSeconds: [Double] = []
     public var orderArrivals: [OrderArrival] = []
     public var rideArrivals: [RideArrival] = []
@@ -94,6 +106,8 @@ public struct SimulationObservations: Sendable, Equatable {
     public var tripIDs: [String] = []
     /// Each trip's first provider assignment, by trip id.
     public var assignments: [String: Assignment] = [:]
+    /// The rides booked ahead, by trip id.
+    public var bookedRides: [String: BookedRide] = [:]
 
     public init() {}
 }

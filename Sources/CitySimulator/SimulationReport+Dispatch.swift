@@ -21,16 +21,19 @@ extension SimulationReport {
         public var windowSeconds: Double?
         /// From a provider's assignment to its arrival at the pickup, over the trips whose provider got there.
         public var pickupSeconds: MeanSpread
-        /// From the request's creation to its provider's assignment, over the matched requests.
+        /// From the request's creation to its provider's assignment, over the matched requests asked for now: rides
+        /// booked ahead are left out, since their search waits on purpose until shortly before they are due.
         public var matchSeconds: Spread
         /// Share of the run's requests that got a provider.
         public var matchedShare: Double?
         /// Kilometres driven from assignment to the pickup (or to where the approach ended), per matched request.
         public var emptyKmPerTrip: Double?
+        /// How the rides booked ahead were served.
+        public var scheduled: ScheduledFigures
 
         /// The keys of report.json's `dispatch`.
         public static let keys = [
-            "policy", "windowSeconds", "pickupSeconds", "matchSeconds", "matchedShare", "emptyKmPerTrip",
+            "policy", "windowSeconds", "pickupSeconds", "matchSeconds", "matchedShare", "emptyKmPerTrip", "scheduled",
         ]
 
         /// The figures of `seen`'s requests (`tripIDs`) and their assignments, under the server's `policy`.
@@ -43,16 +46,19 @@ extension SimulationReport {
             pickupSeconds = MeanSpread(
                 mean: pickups.isEmpty ? nil : pickups.reduce(0, +) / Double(pickups.count),
                 p90: SimulationReport.percentile(pickups, 90))
-            let matches = matched.map { $0.assignedAt.timeIntervalSince($0.requestedAt) }
+            let matches = requests.filter { seen.bookedRides[$0] == nil }.compactMap { seen.assignments[$0] }.map {
+                $0.assignedAt.timeIntervalSince($0.requestedAt)
+            }
             matchSeconds = Spread(
                 p50: SimulationReport.percentile(matches, 50), p99: SimulationReport.percentile(matches, 99))
             matchedShare = requests.isEmpty ? nil : Double(matched.count) / Double(requests.count)
             emptyKmPerTrip =
                 matched.isEmpty ? nil : matched.map(\.approachMetres).reduce(0, +) / Double(matched.count) / 1000
+            scheduled = ScheduledFigures(seen)
         }
 
         enum CodingKeys: String, CodingKey {
-            case policy, windowSeconds, pickupSeconds, matchSeconds, matchedShare, emptyKmPerTrip
+            case policy, windowSeconds, pickupSeconds, matchSeconds, matchedShare, emptyKmPerTrip, scheduled
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -63,6 +69,7 @@ extension SimulationReport {
             try c.encode(matchSeconds, forKey: .matchSeconds)
             try c.encode(matchedShare, forKey: .matchedShare)
             try c.encode(emptyKmPerTrip, forKey: .emptyKmPerTrip)
+            try c.encode(scheduled, forKey: .scheduled)
         }
     }
 }

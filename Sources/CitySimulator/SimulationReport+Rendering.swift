@@ -7,7 +7,7 @@ extension SimulationReport {
             value.map { String(format: "%.\(digits)f", $0) } ?? "–"
         }
         func pct(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0 * 100) } ?? "–" }
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             (
                 "trips completed",
                 "\(tripsCompleted) (rides \(seen.ridesCompleted) of \(seen.ridesRequested), orders "
@@ -65,9 +65,33 @@ extension SimulationReport {
             ),
             ("tips · ratings", "\(seen.tips) · \(seen.ratings)"),
         ]
+        // The rides booked ahead follow the dispatch rows.
+        let afterDispatch = (rows.firstIndex { $0.0.hasPrefix("requests matched") } ?? rows.count - 1) + 1
+        rows.insert(contentsOf: scheduledRows(seen), at: afterDispatch)
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(
             separator: "\n")
+    }
+
+    /// The rows of the rides booked ahead, with why they missed; none when no ride was booked.
+    func scheduledRows(_ seen: SimulationObservations) -> [(String, String)] {
+        func pct(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0 * 100) } ?? "–" }
+        let booked = dispatch.scheduled, misses = ScheduledMisses(seen)
+        guard booked.count > 0 else { return [] }
+        return [
+            (
+                "booked ahead · matched before due · at pickup ±5 min",
+                "\(booked.count) · \(pct(booked.matchedBeforeDueShare)) · \(pct(booked.onTimeShare))"
+            ),
+            (
+                "booked unmatched (cancelled · no driver · waiting)",
+                "\(misses.cancelledUnmatched) · \(misses.noProvider) · \(misses.unfinished)"
+            ),
+            (
+                "booked matched late · at pickup early · late · never",
+                "\(misses.matchedLate) · \(misses.arrivedEarly) · \(misses.arrivedLate) · \(misses.neverAtPickup)"
+            ),
+        ]
     }
 
     /// `greedy`, `batched, window 2 s`, or unknown (a server that did not say).

@@ -59,6 +59,8 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     public var outOfOrderDrops: Int
     public var liveActivityStaleRate: Double?
     public var pollsPerOrderMinute: PollRates
+    /// Seconds from a ride's request to its driver as the rider saw them, over rides asked for now (a ride booked
+    /// ahead is matched late on purpose).
     public var matchSeconds: Spread
     public var noProviderRate: Double?
     /// Steps the server acknowledged (or the device still held) that are not in the change log; nil when unknown.

@@ -21,6 +21,7 @@ enum SimulateCommand {
             [--duration D]
                                     [--seed N] [--faults SPEC] [--dispatch POLICY] [--dispatch-window S] \
             [--report DIR]
+                                    [--scheduled-share F]
 
             Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers \
             request rides and
@@ -66,9 +67,16 @@ enum SimulateCommand {
                         "dispatch-window", "S",
                         "Seconds a batched window gathers requests (default 2, 0.1 to 30); not with --server."),
                     .value(
+                        "scheduled-share", "F",
+                        """
+                        Share of rides booked ahead, 20 to 60 minutes from the request (0 to 1, default 0); the
+                        report's dispatch.scheduled tells how many were matched before due and met on time.
+                        """),
+                    .value(
                         "report", "DIR",
                         "Also write DIR/report.json, DIR/report.html, DIR/arrivals.csv (one row per "
-                            + "delivered order) and the embedded server's metrics, DIR/metrics.txt."
+                            + "delivered order), DIR/booked.csv (one row per ride booked ahead) and the embedded "
+                            + "server's metrics, DIR/metrics.txt."
                     ),
                 ]
             )
@@ -88,6 +96,8 @@ enum SimulateCommand {
         var report: String?
         /// The embedded server's dispatch policy (its matching and window from the flags).
         var dispatch = DispatchPolicy()
+        /// Share of rides booked ahead.
+        var scheduledShare = 0.0
     }
 
     static let defaultMap = ".demo/helsinki.graph"
@@ -129,6 +139,7 @@ enum SimulateCommand {
             do { s.faults = try FaultPlan.parse(text) } catch { throw CLIError(error.description) }
         }
         s.report = options.string("report")
+        s.scheduledShare = try options.double("scheduled-share", in: 0...1) ?? 0
         if s.server != nil, let flag = ["dispatch", "dispatch-window"].first(where: { options.string($0) != nil }) {
             throw CLIError(
                 "--\(flag) cannot be used with --server: a running server dispatches by its own policy (give it to "
@@ -184,13 +195,15 @@ enum SimulateCommand {
             storeDirectory: storeDirectory, log: ObservationLog())
         let plan = CitySimulation.Plan(
             providers: settings.providers, ridesPerMinute: settings.ridesPerMinute,
-            ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds)
+            ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds,
+            scheduledShare: settings.scheduledShare)
         let span = settings.durationSeconds.isFinite ? "\(Int(settings.durationSeconds / 60)) min" : "until Ctrl-C"
         log(
             "simulating \(span) at \(settings.speedup)× with \(settings.providers) providers,"
                 + " demand \(settings.ridesPerMinute),\(settings.ordersPerMinute)/min, faults \(settings.faults), seed "
                 + "\(settings.seed)"
                 + (settings.server == nil ? ", dispatch \(settings.dispatch.matching.rawValue)" : "")
+                + (settings.scheduledShare > 0 ? ", \(settings.scheduledShare * 100)% of rides booked ahead" : "")
         )
         let simulation = await CitySimulation(plan: plan, context: context, inspection: embedded, progress: { log($0) })
         // A signal ends the run early and the report still comes; more signals change nothing (a script may send its
@@ -279,6 +292,10 @@ enum SimulateCommand {
             to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))
         try Data(SimulationReport.arrivalsCSV(seen).utf8).write(
             to: URL(fileURLWithPath: directory).appendingPathComponent("arrivals.csv"))
+        if !seen.bookedRides.isEmpty {
+            try Data(SimulationReport.bookedCSV(seen).utf8).write(
+                to: URL(fileURLWithPath: directory).appendingPathComponent("booked.csv"))
+        }
     }
 
     /// The graph at `path`; the demo city's is built from data/osm first when it is the default and missing.

@@ -29,6 +29,9 @@ d = r["dispatch"]
 assert d["policy"] == "greedy" and d["windowSeconds"] is None, f"dispatch policy {d['policy']}, window {d['windowSeconds']}"
 assert 0 < d["matchedShare"] <= 1 and d["pickupSeconds"]["mean"] > 0 and d["emptyKmPerTrip"] > 0, f"dispatch {d}"
 print(f"ok: dispatch matched {d['matchedShare']:.0%}, pickup mean {d['pickupSeconds']['mean']:.0f} s")
+s = d["scheduled"]
+assert s == {"count": 0, "matchedBeforeDueShare": None, "onTimeShare": None}, f"dispatch.scheduled without bookings {s}"
+print("ok: dispatch.scheduled is empty without --scheduled-share")
 PY
 grep -q "^enroute_dispatch" "$WORK/report/metrics.txt" && echo "ok: metrics.txt holds the embedded server's metrics"
 test -s "$WORK/report/report.html" && grep -q "<svg" "$WORK/report/report.html" && echo "ok: report.html has its charts inline"
