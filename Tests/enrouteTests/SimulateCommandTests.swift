@@ -27,6 +27,7 @@ import TestSupport
         (["--dispatch", "batch"], "--dispatch must be greedy or batched, got 'batch'"),
         (["--dispatch-window", "0"], "--dispatch-window must be between 0.1 and 30.0, got 0"),
         (["--dispatch-window", "2s"], "--dispatch-window must be a number, got '2s'"),
+        (["--scheduled-share", "1.5"], "--scheduled-share must be between 0.0 and 1.0, got 1.5"),
         (
             ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--dispatch", "batched"],
             "--dispatch cannot be used with --server: a running server dispatches by its own policy (give it to "
