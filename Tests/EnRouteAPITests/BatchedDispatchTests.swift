@@ -49,8 +49,12 @@ import TestSupport
     @Test func greedyMatchingOffersEachRequestItsOwnNearest() async throws {
         let sut = try makeSUT(.greedy)
         var p1 = ProviderInbox(sut.providers, "p1"), p2 = ProviderInbox(sut.providers, "p2")
-        let (first, second) = try await twoRidersTwoProviders(sut)
+        await sut.online("p1", at: ProviderBackend.north(100))
+        await sut.online("p2", at: ProviderBackend.north(-400))
+        // One after the other, as greedy serves them: two searches begun together look in either order.
+        let first = try await requestRide(sut, "c1", north: 0)
         #expect(try await p1.offer().tripId == first.id)
+        let second = try await requestRide(sut, "c2", north: 300)
         #expect(try await p2.offer().tripId == second.id)
         #expect(sut.providers.dispatcher.looksWaiting == 0)
     }
