@@ -6,16 +6,15 @@ extension SimulationReport {
         func f(_ value: Double?, _ digits: Int = 1) -> String {
             value.map { String(format: "%.\(digits)f", $0) } ?? "–"
         }
-        func pct(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0 * 100) } ?? "–" }
         var rows: [(String, String)] = [
             (
                 "trips completed",
                 "\(tripsCompleted) (rides \(seen.ridesCompleted) of \(seen.ridesRequested), orders "
                     + "\(seen.ordersDelivered) of \(seen.ordersPlaced))"
             ),
-            ("ETA honesty (arrival inside last window)", pct(etaHonesty)),
+            ("ETA honesty (arrival inside last window)", Self.percent(etaHonesty)),
             ("ETA window median width", "\(f(etaRangeMedianMinutes)) min"),
-            ("ETA honesty (every second on the way)", pct(etaHonestyOnTheWay)),
+            ("ETA honesty (every second on the way)", Self.percent(etaHonestyOnTheWay)),
             ("ETA error MAE / p90", "\(f(etaErrorSeconds.mae, 0)) s / \(f(etaErrorSeconds.p90, 0)) s"),
             ("pins shown live with a fix > 20 s", "\(staleShownAsLive) of \(seen.livePinAges.count) live pins drawn"),
             (
@@ -23,14 +22,14 @@ extension SimulationReport {
                 "\(f(snapshotAgeShownSeconds.p50)) s / \(f(snapshotAgeShownSeconds.p99)) s"
             ),
             ("out-of-order drops", "\(outOfOrderDrops)"),
-            ("Live Activity stale rate", pct(liveActivityStaleRate)),
+            ("Live Activity stale rate", Self.percent(liveActivityStaleRate)),
             (
                 "polls / order-minute picking · on the way · background",
                 "\(f(pollsPerOrderMinute.picking, 2)) · \(f(pollsPerOrderMinute.onTheWay, 2)) · "
                     + "\(f(pollsPerOrderMinute.background, 2))"
             ),
             ("time to match p50 / p99", "\(f(matchSeconds.p50)) s / \(f(matchSeconds.p99)) s"),
-            ("no-provider rate", pct(noProviderRate)),
+            ("no-provider rate", Self.percent(noProviderRate)),
             ("dispatch policy", dispatchPolicyText),
             (
                 "pickup time mean / p90 (assignment to pickup)",
@@ -42,7 +41,8 @@ extension SimulationReport {
             ),
             (
                 "requests matched · empty km per matched trip",
-                "\(pct(dispatch.matchedShare)) of \(Set(seen.tripIDs).count) · \(f(dispatch.emptyKmPerTrip, 2)) km"
+                "\(Self.percent(dispatch.matchedShare)) of \(Set(seen.tripIDs).count) · "
+                    + "\(f(dispatch.emptyKmPerTrip, 2)) km"
             ),
             (
                 "steps lost / applied twice",
@@ -73,15 +73,17 @@ extension SimulationReport {
             separator: "\n")
     }
 
+    /// A share as a percentage with one decimal ("97.5 %"), or a dash when there is none.
+    static func percent(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0 * 100) } ?? "–" }
+
     /// The rows of the rides booked ahead, with why they missed; none when no ride was booked.
     func scheduledRows(_ seen: SimulationObservations) -> [(String, String)] {
-        func pct(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0 * 100) } ?? "–" }
         let booked = dispatch.scheduled, misses = ScheduledMisses(seen)
         guard booked.count > 0 else { return [] }
         return [
             (
                 "booked ahead · matched before due · at pickup ±5 min",
-                "\(booked.count) · \(pct(booked.matchedBeforeDueShare)) · \(pct(booked.onTimeShare))"
+                "\(booked.count) · \(Self.percent(booked.matchedBeforeDueShare)) · \(Self.percent(booked.onTimeShare))"
             ),
             (
                 "booked unmatched (cancelled · no driver · waiting)",

@@ -95,22 +95,18 @@ public final class BookingPushPlanner: TripChangeObserver {
         if new.status == .ride(.noDriversFound) { return reminder(.nobodyFound) }
         if new.status == .ride(.cancelled) || new.status == .delivery(.cancelled), old.providerId == nil,
             let cancellation = new.cancellation, cancellation.by == .backend,
-            cancellation.reason.hasPrefix(declinedReasonPrefix)
+            cancellation.reason == TripLifecycle.declinedReason
         {
             return reminder(.declined)
         }
         return nil
     }
 
-    /// How the reason of a backend cancel for a card refused when the search began starts.
-    static let declinedReasonPrefix = "The card was declined"
-
     /// `date` on the 24-hour clock of `zone` ("08:30").
     public static func clockTime(_ date: Date, in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.hour, .minute], from: date)
-        let hour = parts.hour ?? 0, minute = parts.minute ?? 0
-        return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
     }
 }

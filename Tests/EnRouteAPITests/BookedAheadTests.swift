@@ -115,6 +115,19 @@ import EnRouteBackend
         #expect(try sut.service.store.ledger(tripId: trip.id).isEmpty)
     }
 
+    @Test func aBookingWhoseQuoteIsGoneIsCancelledSayingSoAndChargesNothing() async throws {
+        let sut = try ProviderBackend()
+        let trip = try await booked(sut, in: 20 * Self.minute)
+        try await #require(sut.service.payments).quotes.store.purge(expiredBefore: .distantFuture)
+        try await advance(sut, to: sut.clock.date.addingTimeInterval(20 * Self.minute), stoppingWhenDone: trip.id)
+        await sut.providers.dispatcher.searchEnded(trip.id)
+        let ended = try #require(try sut.trip(trip.id))
+        #expect(ended.status == .ride(.cancelled))
+        #expect(ended.cancellation?.reason == TripLifecycle.quoteLostReason)
+        #expect(ended.payment == nil)
+        #expect(try sut.service.store.ledger(tripId: trip.id).isEmpty)
+    }
+
     @Test func cancellingABookedRideBeforeItsSearchIsFreeAndEndsTheWait() async throws {
         let sut = try ProviderBackend()
         await sut.online("p1", at: ProviderBackend.north(250))

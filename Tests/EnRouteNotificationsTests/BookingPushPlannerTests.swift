@@ -40,7 +40,7 @@ import TestSupport
         }
     }
 
-    static let declined = "The card was declined when the search began; nothing was charged."
+    static let declined = TripLifecycle.declinedReason
 
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String

@@ -46,6 +46,8 @@ public struct StraightLineRanking: CandidateRanking {
 /// The candidate with the least road time to the pickup first (one table query over the shortlist), ties and those
 /// no road joins to the pickup after, in straight-line order; the straight-line order whole when the table fails.
 public struct RoadRanking: CandidateRanking {
+    /// What `pickupSeconds` adds to the straight line's seconds for a candidate no road joins to the pickup.
+    public static let noRoadPenalty: Double = 86_400
     /// The road network asked.
     public let roads: any RoadRouting
     /// The order used when the roads cannot answer.
@@ -71,7 +73,7 @@ public struct RoadRanking: CandidateRanking {
     public func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double] {
         let straight = await fallback.pickupSeconds(candidates, pickup: pickup)
         guard !candidates.isEmpty, let seconds = await roadSeconds(candidates, pickup: pickup) else { return straight }
-        return candidates.indices.map { seconds[$0] ?? 86_400 + straight[$0] }
+        return candidates.indices.map { seconds[$0] ?? Self.noRoadPenalty + straight[$0] }
     }
 
     /// One table query: each candidate's road seconds to the pickup, nil where no road joins them; nil when it failed.

@@ -12,9 +12,8 @@ extension Dispatcher {
     func awaitMatchingStart(
         _ tripId: String, _ inbox: inout AsyncStream<Signal>.Iterator, _ continuation: AsyncStream<Signal>.Continuation
     ) async -> Bool {
-        guard let trip = waiting(tripId), trip.isBookedAhead, let due = trip.scheduledFor else {
-            return waiting(tripId) != nil
-        }
+        guard let trip = waiting(tripId) else { return false }
+        guard trip.isBookedAhead, let due = trip.scheduledFor else { return true }
         // Supply is measured once, a while before: its nearest idle provider's road time decides when to begin.
         let look = due.addingTimeInterval(-Self.seconds(policy.bookedLookahead))
         guard await wait(until: look, tripId, &inbox, continuation), let current = waiting(tripId) else { return false }
@@ -25,19 +24,16 @@ extension Dispatcher {
         while !Task.isCancelled {
             guard await leaseSearch(tripId) else { return false }
             do {
+                let result: String
                 switch try await service.lifecycle.startMatching(tripId) {
-                case .started:
-                    metrics.increment(
-                        "enroute_dispatch_booked_started_total", labels: ["result": "started"],
-                        help: "Searches of trips booked ahead that reached their start, by what happened then.")
-                    return true
-                case .refused:
-                    metrics.increment(
-                        "enroute_dispatch_booked_started_total", labels: ["result": "declined"],
-                        help: "Searches of trips booked ahead that reached their start, by what happened then.")
-                    return false
+                case .started: result = "started"
+                case .refused: result = "declined"
                 case .gone: return false
                 }
+                metrics.increment(
+                    "enroute_dispatch_booked_started_total", labels: ["result": result],
+                    help: "Searches of trips booked ahead that reached their start, by what happened then.")
+                return result == "started"
             } catch {
                 // The store or the gateway did not answer clearly: the hold is asked again under the same key.
                 log.warning("dispatch: could not begin the search of booked trip \(tripId), trying again: \(error)")
@@ -48,10 +44,13 @@ extension Dispatcher {
         return false
     }
 
-    /// The nearest idle providers' least road time to the trip's pickup; nil when nobody is near.
+    /// The nearest idle providers' least road time to the trip's pickup; nil when nobody is near or no road joins
+    /// them to it.
     func nearestPickupSeconds(_ trip: TripRecord) async -> Double? {
-        guard let candidates = await nearby(trip, excluding: []), !candidates.isEmpty else { return nil }
-        return await ranking.pickupSeconds(candidates, pickup: trip.pickup).min()
+        guard let candidates = await nearby(trip, excluding: []), !candidates.isEmpty,
+            let least = await ranking.pickupSeconds(candidates, pickup: trip.pickup).min()
+        else { return nil }
+        return least < RoadRanking.noRoadPenalty ? least : nil
     }
 
     /// Sleeps until `date` on the dispatcher's clock; false when the trip stopped needing a provider or the search
@@ -64,8 +63,7 @@ extension Dispatcher {
         guard seconds > 0 else { return waiting(tripId) != nil }
         // Waits of hours or days are rarely cut short: a minute's step wakes each waiting trip seldom, and a cancelled
         // step's memory is freed within the minute.
-        let timer = startTimer(
-            .milliseconds(Int64((seconds * 1000).rounded(.up))), continuation, step: Self.bookedWaitStep)
+        let timer = startTimer(Self.duration(seconds), continuation, step: Self.bookedWaitStep)
         defer { timer.task.cancel() }
         while let signal = await inbox.next() {
             switch signal {

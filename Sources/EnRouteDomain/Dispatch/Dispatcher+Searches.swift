@@ -70,7 +70,7 @@ extension Dispatcher {
             excluded = state.withLock { $0.gaveUp[tripId] ?? [] }
             var retry = policy.deliveryRetry
             if trip.kind == .ride, let due = trip.scheduledFor {
-                retry = min(retry, .milliseconds(Int64((max(0.001, due.timeIntervalSince(now())) * 1000).rounded(.up))))
+                retry = min(retry, Self.duration(max(0.001, due.timeIntervalSince(now()))))
             }
             let timer = startTimer(retry, continuation)
             defer { timer.task.cancel() }
@@ -101,7 +101,7 @@ extension Dispatcher {
                 offered += 1
                 let left = max(0, inherited.offer.expiresAt.timeIntervalSince(now()))
                 switch await outcome(
-                    of: inherited.offer, within: .milliseconds(Int64((left * 1000).rounded(.up))), inbox: &inbox,
+                    of: inherited.offer, within: Self.duration(left), inbox: &inbox,
                     continuation)
                 {
                 case .accepted: return .done
@@ -117,7 +117,7 @@ extension Dispatcher {
                 // when presence could not be read, look again by itself meanwhile.
                 let recheck = look == .unreadable || node != nil
                 let wait = recheck ? min(remaining, Self.seconds(policy.supplyRecheck)) : remaining
-                let timer = startTimer(.milliseconds(Int64((wait * 1000).rounded(.up))), continuation)
+                let timer = startTimer(Self.duration(wait), continuation)
                 defer { timer.task.cancel() }
                 while let signal = await inbox.next() {
                     switch signal {

@@ -349,6 +349,9 @@ public final class Dispatcher: Sendable {
         try await clock.sleep(for: duration, inStepsOf: step)
     }
 
+    /// `seconds` as a timer's duration, rounded up to the millisecond.
+    static func duration(_ seconds: TimeInterval) -> Duration { .milliseconds(Int64((seconds * 1000).rounded(.up))) }
+
     static func seconds(_ d: Duration) -> TimeInterval {
         let (s, atto) = d.components
         return Double(s) + Double(atto) / 1e18

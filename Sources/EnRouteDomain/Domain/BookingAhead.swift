@@ -6,7 +6,7 @@ public import Foundation
 public enum BookingAhead {
     /// The soonest a trip may be booked for: anything sooner is asked for now.
     public static let earliest: TimeInterval = 15 * 60
-    /// The latest: a card hold lasts about seven days at the bank, and the hold is placed when the search begins.
+    /// The latest: a week ahead.
     public static let latest: TimeInterval = 7 * 86_400
 
     /// Checks a requested `scheduledFor` against the window at `now`; nil (a trip asked for now) always passes.
@@ -25,7 +25,6 @@ public enum BookingAhead {
     public static func matchingStart(
         due: Date, pickupSeconds: Double?, margin: TimeInterval, fallbackPickup: TimeInterval
     ) -> Date {
-        let travel = pickupSeconds.map { min($0, 86_400) } ?? fallbackPickup
-        return due.addingTimeInterval(-(travel + margin))
+        due.addingTimeInterval(-((pickupSeconds ?? fallbackPickup) + margin))
     }
 }

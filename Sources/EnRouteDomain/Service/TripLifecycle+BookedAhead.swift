@@ -7,7 +7,8 @@ extension TripLifecycle {
     public enum MatchingStart: Sendable, Equatable {
         /// The search may run: the trip, with `matchingStartedAt` set (now or by an earlier call, on any node).
         case started(TripRecord)
-        /// The card was refused when the hold was asked for: the trip is cancelled and nothing is charged.
+        /// The hold could not be placed (the card was refused, or the quote is gone): the trip is cancelled and nothing
+        /// is charged.
         case refused(TripRecord)
         /// The trip no longer waits for a provider (cancelled, assigned by ops, gone).
         case gone
@@ -15,6 +16,9 @@ extension TripLifecycle {
 
     /// The reason a booked-ahead trip is cancelled with when the hold is refused.
     public static let declinedReason = "The card was declined when the search began; nothing was charged."
+    /// The reason a booked-ahead trip is cancelled with when the quote it was priced on is no longer stored.
+    public static let quoteLostReason =
+        "The booking's price could not be found when the search began; nothing was charged."
 
     /// Begins a booked-ahead trip's search, once: places the hold for its quote on the customer's default card and
     /// records when the search began in one change. A second caller (a restarted node, another node of the cluster)
@@ -25,16 +29,14 @@ extension TripLifecycle {
         var attempt: PaymentAttempt?
         if let holds, let quoteId = trip.quoteId, trip.payment == nil {
             let customer = Account(id: trip.customerId, role: .customer)
+            guard let quote = try await holds.payments.quotes.store.quote(id: quoteId) else {
+                return try await refuse(tripId, reason: Self.quoteLostReason)
+            }
             do {
-                guard let quote = try await holds.payments.quotes.store.quote(id: quoteId) else {
-                    throw TripError.payment(
-                        TripPayments.declined(
-                            GatewayDecline(code: "quote_missing", declineCode: nil, message: "quote \(quoteId)")))
-                }
                 attempt = try await holds.hold(quote, by: customer, idempotency: nil)
             } catch TripError.payment {
                 await holds.releaseUnattached(quoteId)
-                return try await refuse(tripId)
+                return try await refuse(tripId, reason: Self.declinedReason)
             } catch TripError.invalid(pointer: "/quoteId", _) {
                 // Another caller placed the hold and attached it to this trip in the change that began its search.
                 attempt = nil
@@ -73,11 +75,11 @@ extension TripLifecycle {
     /// Who the change log names for the backend's own steps on a booked-ahead trip.
     static let matchingActor = "dispatch"
 
-    /// Cancels a booked-ahead trip whose hold was refused.
-    private func refuse(_ tripId: String) async throws -> MatchingStart {
+    /// Cancels a booked-ahead trip whose hold could not be placed, saying why.
+    private func refuse(_ tripId: String, reason: String) async throws -> MatchingStart {
         do {
             let cancelled = try await move(
-                tripId, .cancel(reason: Self.declinedReason), by: Account(id: Self.matchingActor, role: .backend))
+                tripId, .cancel(reason: reason), by: Account(id: Self.matchingActor, role: .backend))
             return .refused(cancelled)
         } catch TripError.refused {
             return .gone

@@ -63,9 +63,7 @@ public final class TripLifecycle: Sendable {
         }
         try await holds.payments.checkBalance(of: account)
         if request.scheduledFor != nil {
-            try await holds.payments.requireCard(of: account)
-            trip.apply(quote)
-            return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
+            return try await createBooked(trip, on: quote, holds: holds, by: account, idempotency: idempotency)
         }
         let attempt = try await holds.hold(quote, by: account, idempotency: idempotency)
         trip.apply(quote, payment: attempt.payment)
@@ -104,9 +102,7 @@ public final class TripLifecycle: Sendable {
         let quote = try await holds.payments.quotes.acceptOrder(request, by: account)
         try await holds.payments.checkBalance(of: account)
         if request.scheduledFor != nil {
-            try await holds.payments.requireCard(of: account)
-            trip.apply(quote)
-            return try await create(trip, oneActive: false, by: account, idempotency: idempotency)
+            return try await createBooked(trip, on: quote, holds: holds, by: account, idempotency: idempotency)
         }
         let attempt = try await holds.hold(quote, by: account, idempotency: idempotency)
         trip.apply(quote, payment: attempt.payment)
@@ -132,6 +128,18 @@ public final class TripLifecycle: Sendable {
         }
         try validate(destination, "/destination")
         return merchant
+    }
+
+    /// Inserts a trip booked ahead priced on `quote`, with no hold: the account must have a saved card, which is held
+    /// when the trip's search begins (`startMatching`).
+    private func createBooked(
+        _ trip: TripRecord, on quote: Quote, holds: PaymentHolds, by account: Account,
+        idempotency: IdempotencyContext?
+    ) async throws -> TripRecord {
+        try await holds.payments.requireCard(of: account)
+        var priced = trip
+        priced.apply(quote)
+        return try await create(priced, oneActive: false, by: account, idempotency: idempotency)
     }
 
     /// Inserts `trip`; with `oneActive`, only when the customer has no unfinished trip of its kind,
@@ -183,7 +191,7 @@ public final class TripLifecycle: Sendable {
         if case .assignProvider = move, commits.cache.inMemory(tripId)?.isBookedAhead == true,
             case .refused(let cancelled) = try await startMatching(tripId)
         {
-            throw TripError.refused(MoveRefusal(Self.declinedReason), cancelled)
+            throw TripError.refused(MoveRefusal(cancelled.cancellation?.reason ?? Self.declinedReason), cancelled)
         }
         let at = commits.now()
         let cached = commits.cache.inMemory(tripId)
