@@ -22,6 +22,8 @@ public struct Offer: Codable, Sendable, Equatable, Identifiable {
     public let dropoff: Coordinate
     /// After this the offer is gone; an accept answers 409.
     public let expiresAt: Date
+    /// An order offered to a courier already carrying one: the route over both if accepted, in the order to drive it.
+    public var stops: [PlannedStop]? = nil
     public var id: String { offerId }
     public init(offerId: String, tripId: String, pickup: Coordinate, dropoff: Coordinate, expiresAt: Date) {
         self.offerId = offerId; self.tripId = tripId; self.pickup = pickup; self.dropoff = dropoff;

@@ -1,8 +1,24 @@
 public import Foundation
 
 /// The stop a provider's route leads to: the pickup (a ride's pickup point, a delivery's merchant), then the drop-off.
-public enum RouteStop: String, Codable, Sendable, Equatable {
+public enum RouteStop: String, Codable, Sendable, Equatable, Hashable {
     case pickup, dropoff
+}
+
+/// One stop of a courier's planned route over the orders it carries: collecting one at its merchant, or handing it
+/// over.
+public struct PlannedStop: Codable, Sendable, Equatable, Hashable {
+    /// The order the stop is for.
+    public let tripId: String
+    public let stop: RouteStop
+    /// Where the stop is: the order's pickup or drop-off.
+    public let at: Coordinate
+    /// Road seconds from the stop before it (from the courier's position, for the first), as planned.
+    public let secondsFromPrevious: Double
+
+    public init(tripId: String, stop: RouteStop, at: Coordinate, secondsFromPrevious: Double) {
+        self.tripId = tripId; self.stop = stop; self.at = at; self.secondsFromPrevious = secondsFromPrevious
+    }
 }
 
 /// `GET /v1/provider/trips/{id}/route`: the road route from the provider's position to the trip's next stop, with its

@@ -35,16 +35,22 @@ public struct TrackingDTO: Codable, Sendable, Equatable {
     public let rider: Rider?
     public let destination: Coordinate
     public let generatedAt: Date
+    /// While a courier has the order: how many stops for other orders it makes before handing this one over ("1 stop
+    /// before yours"); absent before a courier has it and after it ended.
+    public let stopsBefore: Int?
 
     public init(
         orderId: String, version: Int, status: OrderStatusWire, problem: String?, eta: ETA?, rider: Rider?,
-        destination: Coordinate, generatedAt: Date
+        destination: Coordinate, generatedAt: Date, stopsBefore: Int? = nil
     ) {
         self.orderId = orderId; self.version = version; self.status = status; self.problem = problem
         self.eta = eta; self.rider = rider; self.destination = destination; self.generatedAt = generatedAt
+        self.stopsBefore = stopsBefore
     }
 
-    enum CodingKeys: String, CodingKey { case orderId, version, status, problem, eta, rider, destination, generatedAt }
+    enum CodingKeys: String, CodingKey {
+        case orderId, version, status, problem, eta, rider, destination, generatedAt, stopsBefore
+    }
 
     // Encodes `problem`, `eta` and `rider` as explicit nulls, as the seed's JSON does.
     public func encode(to encoder: any Encoder) throws {
@@ -57,6 +63,7 @@ public struct TrackingDTO: Codable, Sendable, Equatable {
         try c.encode(rider, forKey: .rider)
         try c.encode(destination, forKey: .destination)
         try c.encode(generatedAt, forKey: .generatedAt)
+        try c.encodeIfPresent(stopsBefore, forKey: .stopsBefore)
     }
 }
 

@@ -5,10 +5,13 @@ public struct OrderActivityContentState: Codable, Hashable, Sendable {
     public var status: OrderStatusWire
     /// The latest arrival time, in Unix seconds; nil once the order ends or while no estimate exists.
     public var etaLatest: Int?
+    /// Stops the courier makes for other orders before this one ("1 stop before yours"); nil when none is planned.
+    public var stopsBefore: Int?
 
     /// A state with every field given.
-    public init(status: OrderStatusWire, etaLatest: Int?) {
+    public init(status: OrderStatusWire, etaLatest: Int?, stopsBefore: Int? = nil) {
         self.status = status
         self.etaLatest = etaLatest
+        self.stopsBefore = stopsBefore
     }
 }

@@ -38,6 +38,8 @@ public struct TripSnapshot: Codable, Sendable, Equatable {
     public var scheduledFor: Date? = nil
     /// A trip booked ahead: when its search for a provider began (absent until then).
     public var matchingStartedAt: Date? = nil
+    /// A courier carrying several orders: the stops left, in the order it drives them (the courier's view only).
+    public var stops: [PlannedStop]? = nil
 
     public init(
         id: String, kind: String, version: Int, status: String, problem: String?, pickup: Coordinate,

@@ -189,6 +189,9 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
     public var scheduledFor: Date?
     /// A trip booked ahead: when its search began (the hold on the card is placed then); nil until then.
     public var matchingStartedAt: Date?
+    /// Deliveries: while the courier carries this order with others, the stops left over all of them in the order it
+    /// drives them (the same list on each); nil for an order carried alone.
+    public var stops: [PlannedStop]?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -243,6 +246,7 @@ public struct TripRecord: Codable, Sendable, Equatable, Identifiable {
         city = try c.decodeIfPresent(String.self, forKey: .city)
         scheduledFor = try c.decodeIfPresent(Date.self, forKey: .scheduledFor)
         matchingStartedAt = try c.decodeIfPresent(Date.self, forKey: .matchingStartedAt)
+        stops = try c.decodeIfPresent([PlannedStop].self, forKey: .stops)
         createdAt = try c.decode(Date.self, forKey: .createdAt)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
     }
