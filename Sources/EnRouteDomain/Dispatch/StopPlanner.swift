@@ -90,8 +90,9 @@ public struct StopPlanner: Sendable, Equatable {
         let before = walk(base, from: courier, orders: orders, seconds: seconds).arrivals
         orders[new.tripId] = new
         var best: (plan: Plan, total: Double)?
-        for i in 0...base.count {
-            for j in (i + 1)...(base.count + 1) {
+        // Latest insertions first: on a tie the stops already planned keep their places.
+        for i in (0...base.count).reversed() {
+            for j in ((i + 1)...(base.count + 1)).reversed() {
                 var order = base
                 order.insert((new.tripId, .pickup), at: i)
                 order.insert((new.tripId, .dropoff), at: j)
