@@ -19,7 +19,7 @@ public struct OrderTrackingView: View {
         self.pinAnimation = pinAnimation
     }
 
-    /// The map, then the banner, title, ETA and steps.
+    /// The map, then the banner, title, ETA (with the stops before this order) and steps.
     public var body: some View {
         let state = viewModel.viewState
         VStack(alignment: .leading, spacing: 12) {
@@ -47,6 +47,9 @@ public struct OrderTrackingView: View {
             }
             Text(state.title).font(.title2.bold())
             Text(state.eta).font(.headline)
+            if let stops = state.stopsBefore {
+                Text(stops).font(.subheadline).foregroundStyle(.secondary)
+            }
             ForEach(state.steps, id: \.step) { row in
                 Label(
                     row.title,

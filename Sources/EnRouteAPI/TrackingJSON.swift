@@ -46,7 +46,13 @@ public enum TrackingJSON {
         number(dto.destination.lng, &out)
         raw(#"},"generatedAt":""#, &out)
         ISO8601.append(dto.generatedAt, to: &out)
-        raw(#""}"#, &out)
+        if let stops = dto.stopsBefore {
+            raw(#"","stopsBefore":"#, &out)
+            raw(String(stops), &out)
+            raw("}", &out)
+        } else {
+            raw(#""}"#, &out)
+        }
         return out
     }
 

@@ -11,3 +11,11 @@ public enum ETAWording: Equatable, Sendable {
     /// The server has no ETA yet.
     case unknown
 }
+
+extension ETAWording {
+    /// "1 stop before yours", "2 stops before yours": the stops a courier makes for other orders first; nil for none.
+    public static func stopsBefore(_ count: Int?) -> String? {
+        guard let count, count > 0 else { return nil }
+        return count == 1 ? "1 stop before yours" : "\(count) stops before yours"
+    }
+}

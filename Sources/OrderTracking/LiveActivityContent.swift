@@ -10,18 +10,21 @@ public struct LiveActivityContent: Equatable, Sendable {
     public let eta: ClosedRange<Date>?
     /// When the card greys out unless a newer update arrives (about 3 minutes ahead).
     public let staleDate: Date
+    /// Stops the courier makes for other orders first; nil while no courier carries the order.
+    public let stopsBefore: Int?
 
     /// Content with every field given.
-    public init(status: OrderStatus, eta: ClosedRange<Date>?, staleDate: Date) {
-        self.status = status; self.eta = eta; self.staleDate = staleDate
+    public init(status: OrderStatus, eta: ClosedRange<Date>?, staleDate: Date, stopsBefore: Int? = nil) {
+        self.status = status; self.eta = eta; self.staleDate = staleDate; self.stopsBefore = stopsBefore
     }
 
-    /// The content as ActivityKit stores it, the same shape the server's push carries: the wire status and the
-    /// latest arrival time in whole seconds (rounded up, as the server rounds it).
+    /// The content as ActivityKit stores it, the same shape the server's push carries: the wire status, the
+    /// latest arrival time in whole seconds (rounded up, as the server rounds it) and the stops before this order.
     public var contentState: OrderActivityContentState {
         OrderActivityContentState(
             status: status.wire,
-            etaLatest: eta.map { Int($0.upperBound.timeIntervalSince1970.rounded(.up)) })
+            etaLatest: eta.map { Int($0.upperBound.timeIntervalSince1970.rounded(.up)) },
+            stopsBefore: status.isTerminal ? nil : stopsBefore)
     }
 }
 
@@ -53,4 +56,7 @@ extension OrderActivityContentState {
         case .problem: "There's a problem with your order"
         }
     }
+
+    /// "1 stop before yours" while the courier hands over other orders first, as the tracking screen words it.
+    public var stopsLine: String? { ETAWording.stopsBefore(stopsBefore) }
 }

@@ -95,7 +95,7 @@ public final class OrderLiveActivityEngine {
     private func content(_ snapshot: OrderTracking) -> LiveActivityContent {
         LiveActivityContent(
             status: snapshot.status, eta: snapshot.eta,
-            staleDate: snapshot.generatedAt.addingTimeInterval(staleAfter))
+            staleDate: snapshot.generatedAt.addingTimeInterval(staleAfter), stopsBefore: snapshot.stopsBefore)
     }
 
     private func close(_ order: OrderID, ended isEnded: Bool) {

@@ -23,6 +23,6 @@ extension OrderTracking {
         }
         self.init(
             orderID: OrderID(dto.orderId), version: dto.version, status: status, eta: eta, rider: rider,
-            destination: dto.destination, generatedAt: dto.generatedAt)
+            destination: dto.destination, generatedAt: dto.generatedAt, stopsBefore: dto.stopsBefore)
     }
 }

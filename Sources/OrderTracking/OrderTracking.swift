@@ -14,20 +14,23 @@ public struct OrderTracking: Equatable, Sendable {
     public let destination: Coordinate
     /// when the server built this snapshot
     public let generatedAt: Date
+    /// Stops the courier makes for other orders before handing this one over; nil while no courier carries it.
+    public let stopsBefore: Int?
 
     /// A snapshot with every field given.
     public init(
         orderID: OrderID, version: Int, status: OrderStatus, eta: ClosedRange<Date>?, rider: RiderFix?,
-        destination: Coordinate, generatedAt: Date
+        destination: Coordinate, generatedAt: Date, stopsBefore: Int? = nil
     ) {
         self.orderID = orderID; self.version = version; self.status = status; self.eta = eta
         self.rider = rider; self.destination = destination; self.generatedAt = generatedAt
+        self.stopsBefore = stopsBefore
     }
 
     /// The same snapshot with another rider fix.
     public func replacingRider(_ rider: RiderFix?) -> OrderTracking {
         OrderTracking(
             orderID: orderID, version: version, status: status, eta: eta, rider: rider,
-            destination: destination, generatedAt: generatedAt)
+            destination: destination, generatedAt: generatedAt, stopsBefore: stopsBefore)
     }
 }

@@ -150,9 +150,11 @@ public final class OrderTrackingViewModel {
             return .init(step: step, progress: progress)
         }
         let pin = snapshot.status.isTerminal ? RiderPin.hidden : freshness.pin(for: snapshot.rider, now: now)
+        // Other orders' stops matter only while this one is still to come.
+        let stops = snapshot.status.isTerminal ? nil : ETAWording.stopsBefore(snapshot.stopsBefore)
         return OrderTrackingViewState(
             title: title, steps: steps, eta: eta, riderPin: pin, banner: banner,
-            destination: snapshot.destination, cameraFollows: cameraFollows)
+            destination: snapshot.destination, cameraFollows: cameraFollows, stopsBefore: stops)
     }
 }
 

@@ -18,6 +18,8 @@ public struct OrderTrackingViewState: Equatable, Sendable {
     public let steps: [StepRow]
     /// "Arriving 18:42–18:46" · "Running a little late" · "ETA updating"
     public let eta: String
+    /// "1 stop before yours" while the courier hands over other orders first; nil otherwise.
+    public let stopsBefore: String?
     /// live, stale(label: "Updated 40 s ago"), or hidden
     public let riderPin: RiderPin
     /// a cancelled or problem message, if any
@@ -30,9 +32,10 @@ public struct OrderTrackingViewState: Equatable, Sendable {
     /// A view state with every field given.
     public init(
         title: String, steps: [StepRow], eta: String, riderPin: RiderPin, banner: String?,
-        destination: Coordinate?, cameraFollows: Bool
+        destination: Coordinate?, cameraFollows: Bool, stopsBefore: String? = nil
     ) {
         self.title = title; self.steps = steps; self.eta = eta; self.riderPin = riderPin
         self.banner = banner; self.destination = destination; self.cameraFollows = cameraFollows
+        self.stopsBefore = stopsBefore
     }
 }

@@ -1,6 +1,6 @@
 /// A pure terminal rendering of the tracking view state, for `enroute track`.
 public enum TrackerScreen {
-    /// The screen as lines: title, steps, ETA, rider pin, banner, and "Offline" when the network is down.
+    /// The screen as lines: title, steps, ETA, stops before, rider pin, banner, and "Offline" when the network is down.
     public static func render(_ state: OrderTrackingViewState, offline: Bool) -> [String] {
         var lines = [state.title]
         for row in state.steps {
@@ -13,6 +13,7 @@ public enum TrackerScreen {
             lines.append("  \(mark) \(row.title)")
         }
         if !state.eta.isEmpty { lines.append(state.eta) }
+        if let stops = state.stopsBefore { lines.append(stops) }
         switch state.riderPin {
         case .live(let fix):
             lines.append("Rider: live at \(format(fix.coordinate.lat)), \(format(fix.coordinate.lng))")

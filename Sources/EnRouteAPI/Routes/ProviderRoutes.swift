@@ -25,7 +25,7 @@ extension EnRouteAPI {
                     if let held = try map({ try service.cached(id) }), held.providerId == account.id,
                         held.status.isActive
                     {
-                        return try .json(wire.snapshot(held))
+                        return try .json(wire.courierSnapshot(held))
                     }
                     // Never offered to this provider (or the offer is over): the trip is not theirs to see.
                     throw HTTPError.notFound("No offer of this trip is open for you.")
@@ -81,13 +81,13 @@ extension EnRouteAPI {
                         id, move, by: account, deviceTime: body.deviceTime, changeId: body.changeId,
                         proofId: body.proofId)
                 } refused: {
-                    wire.snapshot($0)
+                    wire.courierSnapshot($0)
                 }
-                return try .json(wire.snapshot(trip))
+                return try .json(wire.courierSnapshot(trip))
             })
         r.get(APIPath.Template.providerActiveTrips) { req in
             let account = try auth.account(for: req, roles: [.provider])
-            return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.snapshot)))
+            return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.courierSnapshot)))
         }
         r.post(
             APIPath.Template.providerLocations,
@@ -116,11 +116,11 @@ extension EnRouteAPI {
     /// caller's.
     private func acceptOffer(_ offerId: String, _ account: Account) async throws -> HTTPResponse {
         do {
-            return try .json(wire.snapshot(try await providers.dispatcher.accept(offerId: offerId, by: account.id)))
+            return try .json(wire.courierSnapshot(try await providers.dispatcher.accept(offerId: offerId, by: account.id)))
         } catch is OfferNotFound {
             throw HTTPError.notFound("No such offer.")
         } catch let error as TripError {
-            throw APIErrors.httpError(error) { wire.snapshot($0) }
+            throw APIErrors.httpError(error) { wire.courierSnapshot($0) }
         }
     }
 

@@ -7,6 +7,8 @@ public struct DispatchCandidate: Sendable, Equatable {
     public let position: Coordinate
     /// Straight-line metres to the pickup.
     public let distance: Double
+    /// A courier already carrying an order: the route over it and the order offered.
+    public var stops: [PlannedStop]? = nil
     public init(providerId: String, position: Coordinate, distance: Double) {
         self.providerId = providerId; self.position = position; self.distance = distance
     }
@@ -18,6 +20,8 @@ public protocol CandidateRanking: Sendable {
     func rank(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [DispatchCandidate]
     /// Each candidate's seconds to the pickup, in the order given: what batched matching minimises in total.
     func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double]
+    /// Seconds from each of `points` to each: what a courier's route over several stops is planned on.
+    func travelTable(_ points: [Coordinate]) async -> [[Double]]
 }
 
 extension CandidateRanking {
@@ -25,6 +29,11 @@ extension CandidateRanking {
     public func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double] {
         let order = await rank(candidates, pickup: pickup).map(\.providerId)
         return candidates.map { c in Double(order.firstIndex(of: c.providerId) ?? order.count) }
+    }
+
+    /// Straight lines at `StraightLineRanking.metresPerSecond`.
+    public func travelTable(_ points: [Coordinate]) async -> [[Double]] {
+        StraightLineRanking.table(points)
     }
 }
 
@@ -40,6 +49,11 @@ public struct StraightLineRanking: CandidateRanking {
 
     public func pickupSeconds(_ candidates: [DispatchCandidate], pickup: Coordinate) async -> [Double] {
         candidates.map { $0.distance / Self.metresPerSecond }
+    }
+
+    /// Straight-line seconds between every two of `points`.
+    static func table(_ points: [Coordinate]) -> [[Double]] {
+        points.map { a in points.map { b in StraightLineEstimator.distance(a, b) / metresPerSecond } }
     }
 }
 
@@ -74,6 +88,19 @@ public struct RoadRanking: CandidateRanking {
         let straight = await fallback.pickupSeconds(candidates, pickup: pickup)
         guard !candidates.isEmpty, let seconds = await roadSeconds(candidates, pickup: pickup) else { return straight }
         return candidates.indices.map { seconds[$0] ?? Self.noRoadPenalty + straight[$0] }
+    }
+
+    /// One table query between the points; where no road joins two, or the table failed, the straight line's seconds
+    /// after a day's penalty.
+    public func travelTable(_ points: [Coordinate]) async -> [[Double]] {
+        let straight = StraightLineRanking.table(points)
+        let table = try? await roads.table(sources: points, destinations: points, departure: now())
+        return points.indices.map { i in
+            points.indices.map { j in
+                let road = table.flatMap { i < $0.count && j < $0[i].count ? $0[i][j] : nil }
+                return road?.durationSeconds ?? (i == j ? 0 : Self.noRoadPenalty + straight[i][j])
+            }
+        }
     }
 
     /// One table query: each candidate's road seconds to the pickup, nil where no road joins them; nil when it failed.

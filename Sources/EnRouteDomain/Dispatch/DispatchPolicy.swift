@@ -45,5 +45,13 @@ public struct DispatchPolicy: Sendable, Equatable {
     /// A trip booked ahead with nobody near when supply was measured: the road time its search allows.
     public var bookedFallbackPickup: Duration = .seconds(600)
 
+    /// Orders a courier carries at once: a courier carrying fewer may be offered one more on their way.
+    public var stackCapacity: Int = 2
+    /// The most a second order may add to the first customer's arrival, and the most its own customer may wait beyond
+    /// a courier of its own.
+    public var stackLimit: Duration = .seconds(300)
+    /// An order the merchant has not yet accepted is planned as ready this long after now.
+    public var assumedPreparation: Duration = .seconds(600)
+
     public init() {}
 }

@@ -110,7 +110,7 @@ extension Dispatcher {
             }
             // Listen for supply before looking, so that a provider appearing meanwhile is not missed.
             state.withLock { $0.searches[tripId]?.waitingForSupply = true }
-            let look = await look(for: trip, excluding: excluded)
+            let look = await withStacking(await look(for: trip, excluding: excluded), for: trip, excluding: excluded)
             state.withLock { $0.searches[tripId]?.foundNobody = look == .nobody }
             guard case .found(let candidate) = look else {
                 // Nobody to ask: wait for a provider to become findable, until the deadline. On a node of several, or
@@ -139,9 +139,10 @@ extension Dispatcher {
             // customer cancelled it. Nobody is offered a trip that no longer needs them.
             guard let current = waiting(tripId) else { return .done }
             excluded.insert(candidate.providerId)
-            let offer = Offer(
+            var offer = Offer(
                 offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
                 expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
+            offer.stops = candidate.stops
             guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else {
                 if waiting(tripId) == nil { return .done }
                 continue

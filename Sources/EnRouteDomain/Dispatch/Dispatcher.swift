@@ -197,8 +197,13 @@ public final class Dispatcher: Sendable {
             throw TripError.refused(MoveRefusal(Self.explain(past.ending ?? .withdrawn)), trip)
         case .claimed(let live):
             do {
-                let trip = try await service.move(
-                    live.offer.tripId, .assignProvider(provider), by: Account(id: provider, role: .provider))
+                let trip =
+                    if let stops = live.offer.stops {
+                        try await service.assignStacked(live.offer.tripId, to: provider, stops: stops)
+                    } else {
+                        try await service.move(
+                            live.offer.tripId, .assignProvider(provider), by: Account(id: provider, role: .provider))
+                    }
                 await finish(offerId, .accepted)
                 return trip
             } catch let error as TripError {

@@ -74,7 +74,8 @@ public final class ProviderOperations: Sendable {
         service.onChange { [events, wire] old, new in
             // Each provider on the trip, before or after the change, sees it (a customer's cancel, a reassignment).
             for provider in Set([old?.providerId, new.providerId].compactMap { $0 }) {
-                events.send(LiveEventName.tripUpdated.rawValue, wire.snapshot(new), to: provider)
+                let view = provider == new.providerId ? wire.courierSnapshot(new) : wire.snapshot(new)
+                events.send(LiveEventName.tripUpdated.rawValue, view, to: provider)
             }
         }
     }
@@ -136,7 +137,7 @@ public final class ProviderOperations: Sendable {
             out.append(events.event(LiveEventName.offer.rawValue, offer))
         }
         for trip in service.activeTrips(provider: provider).reversed() {
-            out.append(events.event(LiveEventName.tripUpdated.rawValue, wire.snapshot(trip)))
+            out.append(events.event(LiveEventName.tripUpdated.rawValue, wire.courierSnapshot(trip)))
         }
         return out
     }

@@ -38,8 +38,10 @@ public struct StopPlanner: Sendable, Equatable {
     public var limit: Double
     /// Seconds spent at each stop (parking, the handover).
     public var stopSeconds: Double
+    /// The time at a stop that plans and arrival estimates count by default.
+    public static let stopSeconds: Double = 90
 
-    public init(capacity: Int = 2, limit: Double = 300, stopSeconds: Double = 90) {
+    public init(capacity: Int = 2, limit: Double = 300, stopSeconds: Double = Self.stopSeconds) {
         self.capacity = capacity; self.limit = limit; self.stopSeconds = stopSeconds
     }
 

@@ -72,13 +72,15 @@ public final class LocationIngest: Sendable {
         guard let newest = kept.last else { return result }
         metrics.increment("enroute_location_fixes_accepted_total", by: Double(kept.count), help: "Location fixes kept.")
         speeds?.observe(provider: provider, fixes: kept)
-        let onTrip = service.activeTrips(provider: provider).first
-        if let trip = onTrip {
-            let points = kept.map {
-                PathPoint(
-                    tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading,
-                    speed: $0.speed,
-                    accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: at)
+        // Each order a courier carries keeps the path: its price and any dispute rest on it.
+        let onTrips = service.activeTrips(provider: provider)
+        if !onTrips.isEmpty {
+            let points = onTrips.flatMap { trip in
+                kept.map {
+                    PathPoint(
+                        tripId: trip.id, providerId: provider, lat: $0.lat, lng: $0.lng, heading: $0.heading,
+                        speed: $0.speed, accuracy: $0.accuracy, recordedAt: $0.recordedAt, receivedAt: at)
+                }
             }
             do {
                 try await paths.append(points)
@@ -107,6 +109,9 @@ public final class LocationIngest: Sendable {
         let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
         if let moved { _ = try? await service.persistETADrift(of: moved.id) }
+        for other in onTrips.dropFirst() where other.id != moved?.id {
+            _ = try? await service.persistETADrift(of: other.id)
+        }
         return result
     }
 

@@ -145,22 +145,28 @@ public final class RoadEstimator: TripEstimator {
                 window = Self.window(start: departed, t.seconds, range(t))
             }
         case .ride(.onTrip), .delivery(.onTheWay), .delivery(.arriving):
-            let t: Travel
+            var t: Travel
+            // A courier carrying several orders drives through the others' stops first: to the first, then as planned.
+            let approach = trip.stackedApproach
             if let fix {
-                t = follow(trip.id, .toDropoff, fix, trip.dropoff, now: now)
+                t = follow(trip.id, .toDropoff, fix, approach?.first ?? trip.dropoff, now: now)
                 snapped = t.snapped
             } else {
                 t = fixed(trip.id, trip.pickup, trip.dropoff, now: now)
             }
+            if let approach { t.seconds += approach.after + Double(approach.stops) * StopPlanner.stopSeconds }
             window = Self.window(start: departed, t.seconds, range(t))
         case .delivery(.placed), .delivery(.picking):
             // The merchant's preparation is kept: the courier leaves the merchant at max(ready, courier arrival).
             let ready = max(now, trip.readyAt ?? now.addingTimeInterval(fallback.defaultPreparation))
-            let main = fixed(trip.id, trip.pickup, trip.dropoff, now: now)
+            var main = fixed(trip.id, trip.pickup, trip.dropoff, now: now)
+            if let ride = trip.stackedRide { main.seconds = ride.seconds + Double(ride.stops) * StopPlanner.stopSeconds }
             let b = range(main)
             var leaveEarliest = ready, leaveLatest = ready
             if let fix {
-                let a = follow(trip.id, .toPickup, fix, trip.pickup, now: now)
+                let approach = trip.stackedApproach
+                var a = follow(trip.id, .toPickup, fix, approach?.first ?? trip.pickup, now: now)
+                if let approach { a.seconds += approach.after + Double(approach.stops) * StopPlanner.stopSeconds }
                 let ab = range(a)
                 leaveEarliest = max(ready, departed.addingTimeInterval(ab.low * a.seconds + ab.lowExtra))
                 leaveLatest = max(ready, departed.addingTimeInterval(ab.high * a.seconds))

@@ -71,6 +71,13 @@ public struct StraightLineEstimator: TripEstimator {
 
     func travel(_ a: Coordinate, _ b: Coordinate) -> TimeInterval { Self.distance(a, b) * detour / speed }
 
+    /// Seconds from `here` to the trip's next own stop `target`, through other orders' stops first when the courier
+    /// carries several.
+    func approach(_ here: Coordinate, to target: Coordinate, of trip: TripRecord) -> TimeInterval {
+        guard let a = trip.stackedApproach else { return travel(here, target) }
+        return travel(here, a.first) + a.after + Double(a.stops) * StopPlanner.stopSeconds
+    }
+
     /// When the provider was where `fix` says: its recorded time, not when it reached the server (a batch queued in a
     /// dead zone), believed back to `fixAgeCounted` before now (a phone's clock may be off); now without a fix.
     public static func departure(from fix: ProviderFix?, now: Date) -> Date {
@@ -92,10 +99,14 @@ public struct StraightLineEstimator: TripEstimator {
             window = (here == nil ? now : departed, travel(here ?? trip.pickup, trip.dropoff))
         case .delivery(.placed), .delivery(.picking):
             let ready = max(now, trip.readyAt ?? now.addingTimeInterval(defaultPreparation))
-            let courierAtMerchant = here.map { departed.addingTimeInterval(travel($0, trip.pickup)) } ?? ready
-            window = (max(ready, courierAtMerchant), travel(trip.pickup, trip.dropoff))
+            let courierAtMerchant = here.map { departed.addingTimeInterval(approach($0, to: trip.pickup, of: trip)) }
+            let ride = trip.stackedRide.map { $0.seconds + Double($0.stops) * StopPlanner.stopSeconds }
+            window = (max(ready, courierAtMerchant ?? ready), ride ?? travel(trip.pickup, trip.dropoff))
         case .delivery(.onTheWay), .delivery(.arriving):
-            window = (here == nil ? now : departed, travel(here ?? trip.pickup, trip.dropoff))
+            window = (
+                here == nil ? now : departed,
+                here.map { approach($0, to: trip.dropoff, of: trip) } ?? travel(trip.pickup, trip.dropoff)
+            )
         default:
             window = nil
         }

@@ -31,26 +31,31 @@ public final class LiveTrips: Sendable {
     public func recordFixes(_ fixes: [LocationFix], provider: String, shared: Bool = true) -> TripRecord? {
         let at = commits.now()
         let estimator = self.estimator
-        let steps: [TripRecord] = commits.cache.withState { c in
-            guard
-                let id = c.activeByProvider[provider]?.max(by: {
-                    (c.trips[$0]?.createdAt ?? .distantPast) < (c.trips[$1]?.createdAt ?? .distantPast)
-                }),
-                var trip = c.trips[id]
-            else { return [] }
-            var steps: [TripRecord] = []
-            for fix in fixes {
-                if let last = trip.providerFix, last.recordedAt >= fix.recordedAt { continue }
-                trip.providerFix = ProviderFix(
-                    coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed, recordedAt: fix.recordedAt,
-                    seq: (trip.providerFix?.seq ?? 0) + 1)
-                trip = estimator.refreshETA(trip, now: at)
-                steps.append(trip)
+        let (steps, newest): ([TripRecord], TripRecord?) = commits.cache.withState { c in
+            // A courier carrying several orders moves each of them; the newest is the one named.
+            let ids = (c.activeByProvider[provider] ?? []).sorted {
+                (c.trips[$0]?.createdAt ?? .distantPast, $0) < (c.trips[$1]?.createdAt ?? .distantPast, $1)
             }
-            c.trips[id] = trip
-            return steps
+            var steps: [TripRecord] = []
+            var newest: TripRecord?
+            for id in ids {
+                guard var trip = c.trips[id] else { continue }
+                var moved = false
+                for fix in fixes {
+                    if let last = trip.providerFix, last.recordedAt >= fix.recordedAt { continue }
+                    trip.providerFix = ProviderFix(
+                        coordinate: fix.coordinate, heading: fix.heading, speed: fix.speed,
+                        recordedAt: fix.recordedAt, seq: (trip.providerFix?.seq ?? 0) + 1)
+                    trip = estimator.refreshETA(trip, now: at)
+                    steps.append(trip)
+                    moved = true
+                }
+                c.trips[id] = trip
+                if moved { newest = trip }
+            }
+            return (steps, newest)
         }
-        guard let last = steps.last else { return nil }
+        guard let last = newest else { return nil }
         commits.hub.publish(steps)
         if shared {
             let kept = fixes.filter { fix in steps.contains { $0.providerFix?.recordedAt == fix.recordedAt } }

@@ -183,9 +183,10 @@ public final class TripLifecycle: Sendable {
     ///
     /// A change id seen before returns the trip without applying it again. A refused move throws
     /// `TripError.refused` with the real trip. `proofId` is recorded on the trip by a `delivered` step that applies.
+    /// `plan` is the route a courier taking the trip drives over it and the orders they carry (`assignStacked`).
     public func move(
         _ tripId: String, _ move: TripMove, by account: Account, deviceTime: Date? = nil, changeId: String? = nil,
-        proofId: String? = nil, idempotency: IdempotencyContext? = nil
+        proofId: String? = nil, idempotency: IdempotencyContext? = nil, plan: [PlannedStop]? = nil
     ) async throws -> TripRecord {
         // A booked trip handed to a provider before its search began holds its card first, as the search would.
         if case .assignProvider = move, commits.cache.inMemory(tripId)?.isBookedAhead == true,
@@ -198,19 +199,25 @@ public final class TripLifecycle: Sendable {
         let estimator = self.estimator
         let observers = commits.observers
         let party = account.role
-        let outcome: (result: Result<TripRecord, TripError>, previous: TripRecord)? = try await commits.transaction {
-            tx in
+        typealias Outcome = (
+            result: Result<TripRecord, TripError>, previous: TripRecord, others: [(old: TripRecord, new: TripRecord)]
+        )
+        let outcome: Outcome? = try await commits.transaction { tx in
             guard var trip = try await tx.trip(tripId), Self.canMove(trip, move, by: account) else { return nil }
             // The latest fix lives in memory between changes; keep it on the stored record.
             trip.keepNewerFix(of: cached)
             if let changeId, try await tx.change(tripId: tripId, changeId: changeId) != nil {
-                return (.success(trip), trip)
+                return (.success(trip), trip, [])
             }
             let result: Result<TripRecord, TripError>
+            var others: [(old: TripRecord, new: TripRecord)] = []
             switch TripRules.apply(move, to: trip, by: party, actorId: account.id, at: at) {
             case .failure(let refusal):
                 result = .failure(.refused(refusal, trip))
             case .success(var next):
+                if let plan, case .assignProvider = move { next.stops = plan }
+                others = try await Self.replan(
+                    &next, previous: trip, in: tx, at: at, estimator: estimator, observers: observers)
                 next = estimator.refreshETA(next, now: at)
                 // The proof is recorded with the step that applies, never by one that is refused or replayed.
                 if let proofId, move == .delivery(.delivered) { next.proofId = proofId }
@@ -226,12 +233,13 @@ public final class TripLifecycle: Sendable {
                 result = .success(next)
             }
             try await TripCommits.finish(tx, idempotency, result, at: at)
-            return (result, trip)
+            return (result, trip, others)
         }
-        guard let (result, previous) = outcome else { throw TripError.notFound }
+        guard let (result, previous, others) = outcome else { throw TripError.notFound }
         if case .failure(.refused(_, let current)) = result { commits.cache.remember(current) }
         let trip = try result.get()
         commits.commit(trip, previous: previous, changed: trip.version != previous.version)
+        for other in others { commits.commit(other.new, previous: other.old) }
         return trip
     }
 

@@ -108,6 +108,11 @@ public final class TripService: Sendable {
             idempotency: idempotency)
     }
 
+    /// A courier takes an order on the route over it and the orders they carry (`TripLifecycle.assignStacked`).
+    public func assignStacked(_ tripId: String, to courier: String, stops: [PlannedStop]) async throws -> TripRecord {
+        try await lifecycle.assignStacked(tripId, to: courier, stops: stops)
+    }
+
     /// The merchant marks basket lines missing or replaced before the order is ready.
     public func changeBasket(
         _ orderId: String, changes: [BasketItemChange], by account: Account, idempotency: IdempotencyContext?

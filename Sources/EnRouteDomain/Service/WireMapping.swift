@@ -58,7 +58,7 @@ public struct WireMapping: Sendable {
         }
         return TrackingDTO(
             orderId: trip.id, version: trip.version, status: status, problem: message, eta: eta, rider: rider,
-            destination: trip.dropoff, generatedAt: now)
+            destination: trip.dropoff, generatedAt: now, stopsBefore: trip.stopsBefore)
     }
 
     /// The least seconds a ride's `etaSeconds` shows while the trip is on (never "0 min", never negative).
@@ -89,6 +89,13 @@ public struct WireMapping: Sendable {
         snapshot.scheduledFor = trip.scheduledFor
         snapshot.matchingStartedAt = trip.matchingStartedAt
         snapshot.tip = trip.tip.flatMap { $0.state == .failed ? nil : $0.amount }
+        return snapshot
+    }
+
+    /// The view of the trip's courier: the party-neutral one with the stops left over every order they carry with it.
+    public func courierSnapshot(_ trip: TripRecord) -> TripSnapshot {
+        var snapshot = snapshot(trip)
+        snapshot.stops = trip.stops
         return snapshot
     }
 

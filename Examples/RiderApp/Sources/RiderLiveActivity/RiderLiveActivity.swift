@@ -12,8 +12,8 @@ struct RiderWidgets: WidgetBundle {
     }
 }
 
-/// The delivery on the Lock Screen and in the Dynamic Island: the status and the latest arrival time, as the app's
-/// updates and the server's pushes set them; a tap opens the order in the app.
+/// The delivery on the Lock Screen and in the Dynamic Island: the status, the latest arrival time and the stops before
+/// it, as the app's updates and the server's pushes set them; a tap opens the order in the app.
 struct OrderLiveActivity: Widget {
     var body: some WidgetConfiguration {
         ActivityConfiguration(for: OrderTrackingActivityAttributes.self) { context in
@@ -22,6 +22,9 @@ struct OrderLiveActivity: Widget {
                 VStack(alignment: .leading) {
                     Text(context.state.title).font(.headline)
                     ArrivalText(state: context.state).font(.subheadline)
+                    if let stops = context.state.stopsLine {
+                        Text(stops).font(.caption).foregroundStyle(.secondary)
+                    }
                 }
                 Spacer()
             }
@@ -33,6 +36,9 @@ struct OrderLiveActivity: Widget {
                 DynamicIslandExpandedRegion(.leading) { Image(systemName: "bicycle") }
                 DynamicIslandExpandedRegion(.center) { Text(context.state.title) }
                 DynamicIslandExpandedRegion(.trailing) { ArrivalText(state: context.state) }
+                DynamicIslandExpandedRegion(.bottom) {
+                    if let stops = context.state.stopsLine { Text(stops).font(.caption) }
+                }
             } compactLeading: {
                 Image(systemName: "bicycle")
             } compactTrailing: {
