@@ -7,8 +7,8 @@ import Synchronization
 /// updates).
 ///
 /// Order updates: picking, on the way, arriving, delivered, a new problem. Live Activity: an update at
-/// priority 10 on every stage change, at priority 5 when the ETA drifts (rate-limited), the end on
-/// delivered or cancelled.
+/// priority 10 on every stage change and whenever the stops before the order change (the card's words change),
+/// at priority 5 when the ETA drifts (rate-limited), the end on delivered or cancelled.
 public final class OrderPushPlanner: TripChangeObserver {
     private struct DriftState { var etaLatest: Int?; var lastLowPriority: Date? }
 
@@ -42,9 +42,10 @@ public final class OrderPushPlanner: TripChangeObserver {
                     payload: try alertJob(stage, new, at).encoded(), createdAt: at))
         }
         if let job = liveActivityJob(from: old, to: new, status: status, at: at) {
-            // Drift between versions has no version of its own: its time keeps the outbox id unique.
+            // Drift between versions has no version of its own: its time keeps the outbox id unique. So does a change
+            // of the stops before the order alone, which may come without a new version of this order.
             let id =
-                job.priority == 5
+                job.priority == 5 || !Self.stageChanged(from: old, to: new)
                 ? "apns.la.\(new.id).\(new.version).\(Int(at.timeIntervalSince1970))"
                 : "apns.la.\(new.id).\(new.version)"
             try await transaction.enqueue(
@@ -53,6 +54,11 @@ public final class OrderPushPlanner: TripChangeObserver {
                     payload: try job.encoded(), createdAt: at))
         }
         if status.isTerminal { _ = drift.withLock { $0.removeValue(forKey: new.id) } }
+    }
+
+    /// Whether the card's stage changed: its status, or a problem raised or cleared.
+    static func stageChanged(from old: TripRecord?, to new: TripRecord) -> Bool {
+        old?.status != new.status || old?.problem != new.problem
     }
 
     /// The stage to announce for this change, if any. Moving back (a courier gave up) announces nothing.
@@ -101,9 +107,12 @@ public final class OrderPushPlanner: TripChangeObserver {
     ) -> PushJob? {
         guard let token = new.liveActivityToken else { return nil }
         let eta = new.etaLatest.map { Int($0.timeIntervalSince1970) }
-        let stageChanged = old?.status != new.status || old?.problem != new.problem
+        // "1 stop before yours" turning to nothing is news on the card even when the ETA holds (nil and 0 both
+        // show nothing).
+        let wordsChanged =
+            Self.stageChanged(from: old, to: new) || (old?.stopsBefore ?? 0) != (new.stopsBefore ?? 0)
         var priority = 10
-        if !stageChanged {
+        if !wordsChanged {
             // ETA drift: low priority, and rarely, to stay inside the budget.
             let allowed: Bool = drift.withLock { d in
                 let state = d[new.id] ?? DriftState()
@@ -130,6 +139,7 @@ public final class OrderPushPlanner: TripChangeObserver {
         job.staleDate = ends ? nil : Int(at.addingTimeInterval(staleAfter).timeIntervalSince1970)
         job.status = new.problem != nil && new.status.isActive ? OrderStatusWire.problem.rawValue : status.rawValue
         job.etaLatest = ends ? nil : eta
+        job.stopsBefore = ends ? nil : new.stopsBefore
         return job
     }
 }

@@ -33,6 +33,8 @@ public struct PushJob: Codable, Sendable, Equatable {
     /// The wire status shown on the card (`OrderStatusWire`'s raw value).
     public var status: String?
     public var etaLatest: Int?
+    /// Stops the courier makes for other orders before this one (`TripRecord.stopsBefore`).
+    public var stopsBefore: Int?
 
     // Offers
     /// The offer as the provider's live stream sent it.

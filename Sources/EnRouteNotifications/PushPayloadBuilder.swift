@@ -52,7 +52,7 @@ public struct PushPayloadBuilder: Sendable {
             throw BuildError.incomplete("event, timestamp and status")
         }
         // The app's widget decodes this into the same type.
-        let content = OrderActivityContentState(status: status, etaLatest: job.etaLatest)
+        let content = OrderActivityContentState(status: status, etaLatest: job.etaLatest, stopsBefore: job.stopsBefore)
         let state = try JSONSerialization.jsonObject(with: WireCoding.encoder().encode(content))
         var aps: [String: Any] = ["timestamp": timestamp, "event": event, "content-state": state]
         if let stale = job.staleDate { aps["stale-date"] = stale }
