@@ -1,10 +1,11 @@
-/// The share-tracking page: steps, ETA, the provider's first name and the pin over the road map, fed by
-/// `/share/{token}/events`. Every wording arrives from the server; the page only draws it.
+/// The share-tracking page: steps, ETA (with the stops before a delivery), the provider's first name and the pin over
+/// the road map, fed by `/share/{token}/events`. Every wording arrives from the server; the page only draws it.
 enum SharePage {
     static let style = """
         body{font-family:system-ui,sans-serif;margin:0;color:#222} header{padding:12px \
         16px;background:#0b7a75;color:#fff}
-        h1{font-size:20px;margin:0} #eta{font-size:18px;margin:4px 0 0} main{display:flex;flex-wrap:wrap}
+        h1{font-size:20px;margin:0} #eta{font-size:18px;margin:4px 0 0} #stops{margin:2px 0 0}
+        main{display:flex;flex-wrap:wrap}
         #panel{flex:1 1 260px;padding:12px 16px} #map{flex:3 1 480px;height:78vh;min-height:360px}
         ol{padding-left:20px} li.done{color:#0b7a75} li.current{font-weight:bold} li.upcoming{color:#999}
         #banner{color:#b00;font-weight:bold} #pin-label{color:#666} .missing{padding:20px;color:#b00}
@@ -17,7 +18,7 @@ enum SharePage {
         content="width=device-width,initial-scale=1">
         <title>\(WebSurfaces.escape(title)) · EnRoute</title>\(MapScript.head)<style>\(style)</style></head>
         <body data-pin="hidden" data-map="loading"><header><h1 id="title">\(WebSurfaces.escape(title))</h1><p \
-        id="eta"></p></header>
+        id="eta"></p><p id="stops"></p></header>
         <main><section id="panel"><p id="provider"></p><p id="banner"></p><ol id="steps"></ol><p id="pin-label"></p><p \
         id="conn"></p></section>
         <div id="map"></div></main>
@@ -30,6 +31,7 @@ enum SharePage {
           window.enrouteShare.state = s; window.enrouteShare.events += 1;
           document.getElementById('title').textContent = s.title;
           document.getElementById('eta').textContent = s.eta;
+          document.getElementById('stops').textContent = s.stopsBefore || '';
           document.getElementById('provider').textContent = s.provider ? (s.kind === 'ride' ? 'Your driver: ' : 'Your \
         courier: ') + s.provider : '';
           document.getElementById('banner').textContent = s.banner || '';

@@ -29,6 +29,8 @@ struct ShareView: Encodable, Sendable, Equatable {
     let steps: [Step]
     /// "Arriving 18:42–18:46" · "Running a little late" · "ETA updating" · "Arrival time to follow", or "" once ended.
     let eta: String
+    /// "1 stop before yours" while the courier hands over other orders first (deliveries); nil otherwise.
+    let stopsBefore: String?
     /// The provider's first name, once one is assigned.
     let provider: String?
     let pin: Pin
@@ -50,16 +52,18 @@ struct ShareView: Encodable, Sendable, Equatable {
     }
 
     private init(copy v: ShareView, now: Date) {
-        kind = v.kind; title = v.title; steps = v.steps; eta = v.eta; provider = v.provider; pin = v.pin
+        kind = v.kind; title = v.title; steps = v.steps; eta = v.eta; stopsBefore = v.stopsBefore
+        provider = v.provider; pin = v.pin
         pickup = v.pickup; destination = v.destination; banner = v.banner; ended = v.ended; self.now = now;
         eventID = v.eventID
     }
 
     init(
         kind: String, title: String, steps: [Step], eta: String, provider: String?, pin: Pin, pickup: Coordinate,
-        destination: Coordinate, banner: String?, ended: Bool, now: Date, eventID: String
+        destination: Coordinate, banner: String?, ended: Bool, now: Date, eventID: String, stopsBefore: String? = nil
     ) {
-        self.kind = kind; self.title = title; self.steps = steps; self.eta = eta; self.provider = provider;
+        self.kind = kind; self.title = title; self.steps = steps; self.eta = eta; self.stopsBefore = stopsBefore
+        self.provider = provider
         self.pin = pin
         self.pickup = pickup; self.destination = destination; self.banner = banner; self.ended = ended; self.now = now;
         self.eventID = eventID
@@ -136,7 +140,8 @@ struct ShareView: Encodable, Sendable, Equatable {
         return ShareView(
             kind: trip.kind == .ride ? "ride" : "delivery", title: title, steps: steps, eta: eta,
             provider: provider, pin: pin, pickup: trip.pickup, destination: trip.dropoff, banner: banner,
-            ended: !trip.status.isActive, now: now, eventID: eventID)
+            ended: !trip.status.isActive, now: now, eventID: eventID,
+            stopsBefore: trip.status.isActive ? ETAWording.stopsBefore(trip.stopsBefore) : nil)
     }
 
     /// True while a provider drives towards the next stop: the pin is shown and the ETA rests on its fixes.
