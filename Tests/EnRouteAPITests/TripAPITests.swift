@@ -250,7 +250,11 @@ import TestSupport
         let r = await backend.call("GET", "/v1/orders/\(order.orderId)/tracking", token: customer)
         #expect(r.status == 200)
         let keys = Set(json(r.body).keys)
-        #expect(keys == ["orderId", "version", "status", "problem", "eta", "rider", "destination", "generatedAt"])
+        // The seed's keys, and the stops before this order's while a courier has it (0: none).
+        #expect(
+            keys == [
+                "orderId", "version", "status", "problem", "eta", "rider", "destination", "generatedAt", "stopsBefore",
+            ])
         let dto = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(r.body))
         #expect(dto.status == .onTheWay)
         #expect(dto.version == 5)
@@ -272,7 +276,8 @@ import TestSupport
                 latest: Date(timeIntervalSince1970: 1_792_521_960.5)),
             rider: .init(
                 firstName: "Ana", lat: 52.52, lng: 13.4, recordedAt: Date(timeIntervalSince1970: 1_792_521_475)),
-            destination: .init(lat: 52.53, lng: 13.41), generatedAt: Date(timeIntervalSince1970: 1_792_521_480))
+            destination: .init(lat: 52.53, lng: 13.41), generatedAt: Date(timeIntervalSince1970: 1_792_521_480),
+            stopsBefore: 1)
         let decoded = try WireCoding.decoder().decode(TrackingDTO.self, from: Data(TrackingJSON.encode(dto)))
         #expect(decoded == dto)
     }
