@@ -3,7 +3,8 @@ public import SwiftUI
 import EnRouteModels
 public import ProviderKit
 
-/// The offer card: pickup and drop-off, the countdown, accept and decline. All logic is in `OfferViewModel`.
+/// The offer card: pickup and drop-off (and the route over both orders when stacked), the countdown, accept and
+/// decline. All logic is in `OfferViewModel`.
 public struct ProviderOfferCard: View {
     private let model: OfferViewModel
 
@@ -23,6 +24,12 @@ public struct ProviderOfferCard: View {
             }
             Label(Self.text(state.offer.pickup), systemImage: "mappin.circle")
             Label(Self.text(state.offer.dropoff), systemImage: "flag.checkered")
+            if let route = state.routeText {
+                Text(route).font(.callout.bold())
+                ForEach(Array(state.routeLines.enumerated()), id: \.offset) { index, line in
+                    Text("\(index + 1). \(line)").font(.callout)
+                }
+            }
             if let message = state.message {
                 Text(message).font(.callout).foregroundStyle(.red)
             }

@@ -30,6 +30,16 @@ public struct OfferViewState: Sendable, Equatable {
     /// True while accepting still makes sense.
     public var canAnswer: Bool { phase == .open && secondsLeft > 0 }
 
+    /// "Add to your route: 3 stops" for an offer made while carrying another order (the route over both if
+    /// accepted); nil for an offer carried alone.
+    public var routeText: String? {
+        guard let stops = offer.stops, !stops.isEmpty else { return nil }
+        return "Add to your route: \(stops.count) \(stops.count == 1 ? "stop" : "stops")"
+    }
+
+    /// The planned stops, in order, as "Hand over order 8F3K" lines; empty for an offer carried alone.
+    public var routeLines: [String] { (offer.stops ?? []).map(ProviderTripViewState.text) }
+
     /// The state of a fresh card.
     public init(offer: Offer, secondsLeft: Int) { self.offer = offer; self.secondsLeft = secondsLeft }
 }

@@ -31,7 +31,7 @@ public final class ProviderTripViewModel {
     @ObservationIgnored private var guide: Guidance?
     @ObservationIgnored private var fetching = false
     @ObservationIgnored private var lastFetch: Date?
-    @ObservationIgnored private var lastFetchStop: RouteStop?
+    @ObservationIgnored private var lastFetchTarget: Target?
     @ObservationIgnored private var fetchFailures = 0
 
     static let storeFailedMessage = "The step couldn't be saved on this phone. Try again."
@@ -42,35 +42,64 @@ public final class ProviderTripViewModel {
         self.guidanceSource = guidance
     }
 
+    /// The stop guidance leads to: a trip (the one on screen, or another order the courier carries) and which of
+    /// its stops.
+    struct Target: Equatable {
+        let tripId: String
+        let stop: RouteStop
+    }
+
     /// Guides the trip on screen from the phone's new position: the first position (and the first after the next
     /// stop changes) fetches the route to that stop; later ones move along it, and leaving it fetches a new one
-    /// (`Guidance`'s rule and throttle). A failed fetch waits `rules.rerouteInterval`, doubled per failure.
+    /// (`Guidance`'s rule and throttle). A failed fetch waits `rules.rerouteInterval`, doubled per failure. A courier
+    /// carrying several orders is guided to the first planned stop, whichever order it is for.
     public func locationChanged(_ fix: LocationFix) async {
         guard let source = guidanceSource else { return }
-        guard let trip = state.trip, let stop = Self.nextStop(trip) else { clearGuidance(); return }
+        guard let target = Self.target(state) else { clearGuidance(); return }
         let now = source.dates.now()
         let heading = fix.speed >= 1 ? fix.heading : nil
-        if var current = guide, current.route.tripId == trip.id, current.route.stop == stop {
+        if var current = guide, Self.target(of: current.route) == target {
             let action = current.update(position: fix.coordinate, heading: heading, accuracy: fix.accuracy, at: now)
             guide = current
             state.guidance = current.progress
             if case .reroute(let from, let heading) = action {
-                await fetchRoute(trip.id, from: from, heading: heading, source: source)
+                await fetchRoute(target.tripId, from: from, heading: heading, source: source)
             }
             return
         }
         guard !fetching, fix.accuracy <= source.rules.worstAccuracy else { return }
         // A new stop is asked for at once; the same stop again (after a failure, or when the server answered for
         // another stop because a step is still on its way) only after the pause.
-        if let last = lastFetch, lastFetchStop == stop || fetchFailures > 0 {
+        if let last = lastFetch, lastFetchTarget == target || fetchFailures > 0 {
             let pause = min(
                 source.rules.maximumRerouteInterval,
                 source.rules.rerouteInterval * pow(2, Double(max(0, fetchFailures - 1))))
             guard now.timeIntervalSince(last) >= pause else { return }
         }
         lastFetch = now
-        lastFetchStop = stop
-        await fetchRoute(trip.id, from: fix.coordinate, heading: heading, source: source)
+        lastFetchTarget = target
+        await fetchRoute(target.tripId, from: fix.coordinate, heading: heading, source: source)
+    }
+
+    /// The stop to guide to: the planned stop shown first, else the trip's own next stop; nil once the trip is over.
+    static func target(_ state: ProviderTripViewState) -> Target? {
+        if let stop = state.nextStop { return Target(tripId: stop.tripId, stop: stop.stop) }
+        guard let trip = state.trip, let stop = nextStop(trip) else { return nil }
+        return Target(tripId: trip.id, stop: stop)
+    }
+
+    static func target(of route: ProviderRoute) -> Target { Target(tripId: route.tripId, stop: route.stop) }
+
+    /// The courier's planned `stops` still to make, going by the local trips (a step reported on the phone makes a
+    /// stop before the server replans); a trip the phone does not hold keeps the server's word. Nil when fewer than
+    /// two orders are left on it: an order carried alone is guided by its own status.
+    static func stopsLeft(_ stops: [PlannedStop], trips: [String: LocalTrip]) -> [PlannedStop]? {
+        let left = stops.filter { stop in
+            guard let trip = trips[stop.tripId] else { return true }
+            guard let next = nextStop(trip) else { return false }
+            return stop.stop == .dropoff || next == .pickup
+        }
+        return Set(left.map(\.tripId)).count >= 2 ? left : nil
     }
 
     /// The stop the provider drives to next, from the status on screen; nil once the trip is over.
@@ -87,9 +116,9 @@ public final class ProviderTripViewModel {
         defer { fetching = false }
         do {
             let route = try await source.routes.route(trip: tripID, from: from, heading: heading)
-            guard state.trip?.id == tripID else { return }
+            guard Self.target(state)?.tripId == tripID else { return }
             fetchFailures = 0
-            if var current = guide, current.route.tripId == tripID, current.route.stop == route.stop {
+            if var current = guide, Self.target(of: current.route) == Self.target(of: route) {
                 current.rerouted(route)
                 guide = current
             } else {
@@ -133,6 +162,9 @@ public final class ProviderTripViewModel {
         if state.trip == nil || state.trip?.id == trip.id || ProviderStep.isFinished(state.trip?.displayedStatus ?? "")
         {
             show(local, notice: state.trip?.id == trip.id ? state.notice : nil)
+        } else if state.trip?.server.stops != nil {
+            // Another order on the courier's route moved on: the next planned stop may have changed.
+            show(state.trip, notice: state.notice)
         }
     }
 
@@ -171,8 +203,19 @@ public final class ProviderTripViewModel {
     }
 
     private func show(_ trip: LocalTrip?, notice: String?) {
+        state.nextStop = trip.flatMap { trip in
+            trip.server.stops.flatMap { stops in
+                // Every order the phone holds, with the trip on screen as it is now.
+                var trips = Dictionary(
+                    ((try? engine.outbox.trips()) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                trips[trip.id] = trip
+                return Self.stopsLeft(stops, trips: trips)?.first
+            }
+        }
         // Guidance is for one trip's one stop: a step that changes the stop drops it until the next position.
-        if let guide, trip?.id != guide.route.tripId || trip.flatMap(Self.nextStop) != guide.route.stop {
+        var next = state
+        next.trip = trip
+        if let guide, Self.target(next) != Self.target(of: guide.route) {
             clearGuidance()
         }
         state.trip = trip

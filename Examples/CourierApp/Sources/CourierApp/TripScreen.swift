@@ -2,8 +2,9 @@ import AppleAdapters
 import ProviderKit
 import SwiftUI
 
-/// The trip on screen: its status, the guidance to the next stop, the next step's button (the delivery's through a
-/// photo), and the explanation after a refused step. Everything shown is the model's state.
+/// The trip on screen: its status, the next planned stop when carrying several orders, the guidance to it, the next
+/// step's button (the delivery's through a photo), and the explanation after a refused step. Everything shown is the
+/// model's state.
 struct TripScreen: View {
     let model: ProviderTripViewModel
     let proofs: ProofCaptureQueue
@@ -14,6 +15,7 @@ struct TripScreen: View {
             List {
                 Section("Trip \(trip.id)") {
                     LabeledContent("Status", value: trip.displayedStatus)
+                    if let next = state.nextStopText { Label(next, systemImage: "mappin.and.ellipse") }
                     if state.isSyncing { Label("Sending…", systemImage: "arrow.up.circle") }
                     if let notice = state.notice { Text(notice).foregroundStyle(.orange) }
                 }
