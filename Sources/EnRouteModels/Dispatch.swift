@@ -24,6 +24,8 @@ public struct Offer: Codable, Sendable, Equatable, Identifiable {
     public let expiresAt: Date
     /// An order offered to a courier already carrying one: the route over both if accepted, in the order to drive it.
     public var stops: [PlannedStop]? = nil
+    /// With `stops`: the most seconds the route adds to the hand-over of an order the courier carries, as planned.
+    public var addedSeconds: Int? = nil
     public var id: String { offerId }
     public init(offerId: String, tripId: String, pickup: Coordinate, dropoff: Coordinate, expiresAt: Date) {
         self.offerId = offerId; self.tripId = tripId; self.pickup = pickup; self.dropoff = dropoff;

@@ -60,6 +60,8 @@ import TestSupport
         // Collect both, hand a over first (its customer was promised first), then b.
         let route = try #require(offer.stops).map { "\($0.tripId == a ? "a" : "b")-\($0.stop.rawValue)" }
         #expect(route == ["a-pickup", "b-pickup", "a-dropoff", "b-dropoff"])
+        // The one extra stop at the merchant: its time is what the first customer waits longer.
+        #expect(offer.addedSeconds == Int(StopPlanner.stopSeconds))
         let taken = try await accept(sut, offer, by: "r1")
         #expect(taken.providerId == "r1" && taken.stops == offer.stops)
         // The first order carries the same plan, and a version for it: its customer hears of the extra stop.

@@ -9,6 +9,8 @@ public struct DispatchCandidate: Sendable, Equatable {
     public let distance: Double
     /// A courier already carrying an order: the route over it and the order offered.
     public var stops: [PlannedStop]? = nil
+    /// With `stops`: the most seconds they add to an order the courier carries, as planned.
+    public var addedSeconds: Double? = nil
     public init(providerId: String, position: Coordinate, distance: Double) {
         self.providerId = providerId; self.position = position; self.distance = distance
     }

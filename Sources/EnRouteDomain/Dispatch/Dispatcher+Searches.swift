@@ -143,6 +143,7 @@ extension Dispatcher {
                 offerId: ids.next(), tripId: tripId, pickup: current.pickup, dropoff: current.dropoff,
                 expiresAt: now().addingTimeInterval(Self.seconds(policy.offerTimeout)))
             offer.stops = candidate.stops
+            offer.addedSeconds = candidate.addedSeconds.map { Int($0.rounded()) }
             guard (try? await book.open(offer, to: candidate.providerId, now: now())) == true else {
                 if waiting(tripId) == nil { return .done }
                 continue

@@ -53,6 +53,7 @@ extension Dispatcher {
             else { continue }
             var candidate = DispatchCandidate(providerId: hit.id, position: hit.coordinate, distance: hit.distance)
             candidate.stops = plan.stops
+            candidate.addedSeconds = plan.addedSeconds
             best = (candidate, arrival)
         }
         if best != nil {
