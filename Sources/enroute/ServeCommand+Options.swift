@@ -70,6 +70,14 @@ extension ServeCommand {
         if let n = try options.int("dispatch-candidates", in: 1...Int.max) { policy.maxCandidates = n }
         if let s = try options.int("dispatch-limit", in: 1...Int.max) { policy.searchLimit = .seconds(s) }
         if let s = try options.int("delivery-retry", in: 1...Int.max) { policy.deliveryRetry = .seconds(s) }
+        if let (name, source) = options.sourced("delivery-assignment") {
+            guard let when = DeliveryAssignment(rawValue: name) else {
+                throw CLIError("\(source) must be now or late, got '\(name)'")
+            }
+            policy.deliveryAssignment = when
+        }
+        if let n = try options.int("stack-capacity", in: 1...8) { policy.stackCapacity = n }
+        if let s = try options.int("stack-limit", in: 0...3_600) { policy.stackLimit = .seconds(s) }
         try readMatching(options, into: &policy)
         return policy
     }

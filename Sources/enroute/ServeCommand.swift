@@ -174,6 +174,21 @@ enum ServeCommand {
                         "delivery-retry", "S", env: "ENROUTE_DELIVERY_RETRY",
                         "Seconds before a delivery's search starts over (ENROUTE_DELIVERY_RETRY, default 60)."),
                     .value(
+                        "delivery-assignment", "WHEN", env: "ENROUTE_DELIVERY_ASSIGNMENT",
+                        """
+                        now (a courier looked for as soon as an order is placed; the default) or late (so that
+                        the courier reaches the merchant as the order is ready) (ENROUTE_DELIVERY_ASSIGNMENT).
+                        """),
+                    .value(
+                        "stack-capacity", "N", env: "ENROUTE_STACK_CAPACITY",
+                        "Orders a courier carries at once (ENROUTE_STACK_CAPACITY, default 2; 1: never stacked)."),
+                    .value(
+                        "stack-limit", "S", env: "ENROUTE_STACK_LIMIT",
+                        """
+                        Seconds a stacked order may add to the order carried, or cost its own customer against
+                        a courier of its own (ENROUTE_STACK_LIMIT, default 300).
+                        """),
+                    .value(
                         "fix-lifetime", "S", env: "ENROUTE_FIX_LIFETIME",
                         "Seconds a provider's latest position counts (ENROUTE_FIX_LIFETIME, default 120)."),
                 ]

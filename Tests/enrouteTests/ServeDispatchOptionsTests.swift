@@ -35,4 +35,20 @@ import Testing
             _ = try policy(["--dispatch-window", "two"])
         }
     }
+
+    @Test func deliveryAssignmentAndStackingComeFromFlagsOrEnvironment() throws {
+        let defaults = try policy([])
+        #expect(defaults.deliveryAssignment == .now && defaults.stackCapacity == 2)
+        #expect(defaults.stackLimit == .seconds(300))
+        let flags = try policy(["--delivery-assignment", "late", "--stack-capacity", "1", "--stack-limit", "120"])
+        #expect(flags.deliveryAssignment == .late && flags.stackCapacity == 1 && flags.stackLimit == .seconds(120))
+        let environment = try policy([], environment: ["ENROUTE_DELIVERY_ASSIGNMENT": "late"])
+        #expect(environment.deliveryAssignment == .late)
+        #expect(throws: CLIError("--delivery-assignment must be now or late, got 'later'")) {
+            _ = try policy(["--delivery-assignment", "later"])
+        }
+        #expect(throws: CLIError("--stack-capacity must be 1...8, got 0")) {
+            _ = try policy(["--stack-capacity", "0"])
+        }
+    }
 }

@@ -7,6 +7,14 @@ public enum DispatchMatching: String, Sendable, Equatable, CaseIterable {
     case batched
 }
 
+/// When a delivery's courier is looked for.
+public enum DeliveryAssignment: String, Sendable, Equatable, CaseIterable {
+    /// As soon as the order is placed.
+    case now
+    /// So that the nearest courier reaches the merchant when the order is ready, not long before.
+    case late
+}
+
 /// The dispatcher's limits.
 public struct DispatchPolicy: Sendable, Equatable {
     /// Greedy (each request at once) or batched (gathered over `batchWindow`, matched together).
@@ -50,7 +58,11 @@ public struct DispatchPolicy: Sendable, Equatable {
     /// The most a second order may add to the first customer's arrival, and the most its own customer may wait beyond
     /// a courier of its own.
     public var stackLimit: Duration = .seconds(300)
-    /// An order the merchant has not yet accepted is planned as ready this long after now.
+    /// When a delivery's courier is looked for: at once, or late enough to reach the merchant as the order is ready.
+    public var deliveryAssignment: DeliveryAssignment = .now
+    /// Late assignment: how long before the order is ready the courier is planned to reach the merchant.
+    public var readyMargin: Duration = .seconds(120)
+    /// An order the merchant has not yet accepted is planned as ready this long after it was placed.
     public var assumedPreparation: Duration = .seconds(600)
 
     public init() {}

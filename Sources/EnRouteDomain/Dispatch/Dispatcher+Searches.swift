@@ -52,7 +52,9 @@ extension Dispatcher {
     ) async {
         var inbox = signals.makeAsyncIterator()
         var excluded = excluding
-        guard await awaitMatchingStart(tripId, &inbox, continuation) else { return }
+        guard await awaitMatchingStart(tripId, &inbox, continuation),
+            await awaitCourierStart(tripId, &inbox, continuation)
+        else { return }
         while !Task.isCancelled {
             guard case .exhausted = await round(tripId, &inbox, continuation, excluded: &excluded),
                 !Task.isCancelled, let trip = waiting(tripId)

@@ -68,11 +68,16 @@ extension Dispatcher {
         !trips.isEmpty && trips.count < capacity && trips.allSatisfy { $0.kind == .delivery && $0.status.isActive }
     }
 
+    /// When an order will be ready: the merchant's word, else `assumedPreparation` after it was placed.
+    func readyTime(of trip: TripRecord) -> Date {
+        trip.readyAt ?? trip.createdAt.addingTimeInterval(Self.seconds(policy.assumedPreparation))
+    }
+
     /// An order as the planner sees it at `now`.
     func order(_ trip: TripRecord, at now: Date) -> StopPlanner.Order {
-        let ready = trip.readyAt.map { $0.timeIntervalSince(now) } ?? Self.seconds(policy.assumedPreparation)
         return StopPlanner.Order(
-            tripId: trip.id, pickup: trip.pickup, dropoff: trip.dropoff, readyIn: max(0, ready),
+            tripId: trip.id, pickup: trip.pickup, dropoff: trip.dropoff,
+            readyIn: max(0, readyTime(of: trip).timeIntervalSince(now)),
             pickedUp: trip.nextOwnStop == .dropoff)
     }
 }

@@ -160,7 +160,9 @@ public final class RoadEstimator: TripEstimator {
             // The merchant's preparation is kept: the courier leaves the merchant at max(ready, courier arrival).
             let ready = max(now, trip.readyAt ?? now.addingTimeInterval(fallback.defaultPreparation))
             var main = fixed(trip.id, trip.pickup, trip.dropoff, now: now)
-            if let ride = trip.stackedRide { main.seconds = ride.seconds + Double(ride.stops) * StopPlanner.stopSeconds }
+            if let ride = trip.stackedRide {
+                main.seconds = ride.seconds + Double(ride.stops) * StopPlanner.stopSeconds
+            }
             let b = range(main)
             var leaveEarliest = ready, leaveLatest = ready
             if let fix {
