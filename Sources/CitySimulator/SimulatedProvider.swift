@@ -5,7 +5,8 @@ import ProviderKit
 
 /// One driver or courier on ProviderKit, as `enroute drive` is: online through the session, offers answered after a
 /// human reaction time, the router's guidance driven at the speed model's real speeds with GPS noise on each fix,
-/// positions through the point buffer and steps through the outbox, over a network with the run's faults.
+/// positions through the point buffer and steps through the outbox, over a network with the run's faults. A courier
+/// carrying an order takes a stacked offer (one with `stops`) like any other and drives the plan over both orders.
 @MainActor
 final class SimulatedProvider {
     let id: String
@@ -22,11 +23,18 @@ final class SimulatedProvider {
     private var noise: GPSNoise
     private var position: Coordinate
     private var heading: Double?
+    /// The drive over the trips carried; nil while idle.
     private var driving: Task<Void, Never>?
-    private var drivingTripID: String?
-    /// Trips this provider was assigned, and the one it is driving to the pickup of, with the metres driven so far.
+    /// The trips carried (one ride, or one or more orders), in the order taken.
+    private var carried: [String] = []
+    /// The latest planned route over the orders carried: a stacked offer's, then the trimmed one of a later snapshot.
+    private var plan: [PlannedStop]?
+    /// An order joined or the plan changed: the leg under way checks whether its stop is still the next one.
+    private var planChanged = false
+    /// Trips this provider was assigned, and those whose pickup it has not reached yet, with the metres driven on legs
+    /// to that pickup so far.
     private var assigned: Set<String> = []
-    private var approach: (trip: String, metres: Double)?
+    private var approaches: [String: Double] = [:]
     private var background: [Task<Void, Never>] = []
 
     /// Fix cadence while driving, in simulated seconds.
@@ -134,15 +142,16 @@ final class SimulatedProvider {
         }
     }
 
-    /// A person reads the offer (2–14 s, now and then longer than the offer lasts) and takes it, unless busy or
-    /// (one time in ten) not minded to.
+    /// A person reads the offer (2–14 s, now and then longer than the offer lasts) and takes it, unless busy with a
+    /// trip and the offer is not stacked on it, or (one time in ten) not minded to.
     private func answer(_ card: OfferViewModel) async {
         context.log.record { $0.offersReceived += 1 }
         let countdown = Task { await card.runCountdown() }
         defer { countdown.cancel() }
         let draw = random.unit()
         let reaction = draw < 0.04 ? 16 + 10 * random.unit() : 2 + 12 * random.unit()
-        let declines = drivingTripID != nil || random.unit() < 0.1
+        let offer = card.state.offer
+        let declines = (driving != nil && offer.stops == nil) || random.unit() < 0.1
         guard await context.pause(reaction) else { return }
         guard card.state.canAnswer else {
             if card.state.phase == .expired || card.state.secondsLeft <= 0 {
@@ -158,99 +167,150 @@ final class SimulatedProvider {
         await card.accept()
         if case .accepted(let trip) = card.state.phase {
             context.log.record { $0.offersAccepted += 1 }
+            if let stops = offer.stops {
+                let stacked = SimulationObservations.StackedOffer(addedSeconds: offer.addedSeconds)
+                context.log.record { $0.stackedOffers[trip.id] = stacked }
+                takePlan(stops)
+            }
             receive(trip)
         }
     }
 
+    /// Takes a trip the server sent: an unfinished one of this provider's joins those carried (a stacked order
+    /// beside the one under way), and a drive starts when none is under way.
     private func receive(_ trip: TripSnapshot) {
         _ = try? engine.outbox.receive(trip)
         guard trip.providerId == nil || trip.providerId == id else { return }
-        guard drivingTripID == nil, !ProviderStep.isFinished(trip.status) else { return }
-        drivingTripID = trip.id
+        if let stops = trip.stops { takePlan(stops) }
+        guard !ProviderStep.isFinished(trip.status) else { return }
         if trip.providerId == id, assigned.insert(trip.id).inserted {
             let assignment = SimulationObservations.Assignment(
                 requestedAt: trip.createdAt, assignedAt: context.dates.now())
             context.log.record { $0.assignments[trip.id] = $0.assignments[trip.id] ?? assignment }
-            approach = (trip.id, 0)
+            approaches[trip.id] = 0
         }
-        driving = Task { await self.drive(trip.id) }
+        if !carried.contains(trip.id) {
+            carried.append(trip.id)
+            planChanged = true
+        }
+        if driving == nil { driving = Task { await self.drivePlan() } }
+    }
+
+    private func takePlan(_ stops: [PlannedStop]) {
+        guard stops != plan else { return }
+        plan = stops
+        planChanged = true
     }
 
     /// The approach to `tripID`'s pickup ends: reached (`at` the moment) or abandoned (nil); the metres are noted.
     private func endApproach(_ tripID: String, at arrival: Date?) {
-        guard let current = approach, current.trip == tripID else { return }
-        approach = nil
+        guard let metres = approaches.removeValue(forKey: tripID) else { return }
         context.log.record {
-            $0.assignments[tripID]?.approachMetres = current.metres
+            $0.assignments[tripID]?.approachMetres = metres
             $0.assignments[tripID]?.atPickup = arrival
         }
     }
 
     private func currentTrip(_ id: String) -> LocalTrip? { (try? engine.outbox.trip(id)) ?? nil }
 
-    /// The trip step by step from what the screen shows (DriveCommand's loop).
-    private func drive(_ tripID: String) async {
+    /// The stop to drive to next over the trips carried.
+    private func nextTarget() -> CourierRoute.Target? {
+        CourierRoute.next(plan: plan, trips: carried.compactMap(currentTrip))
+    }
+
+    /// True when a changed plan or a new order moved the next stop away from `target` (checked once per change).
+    private func replanned(from target: CourierRoute.Target) -> Bool {
+        guard planChanged else { return false }
+        planChanged = false
+        return nextTarget() != target
+    }
+
+    /// What became of one step towards a target.
+    private enum Advance { case moved, replanned, gaveUp }
+
+    /// Every trip carried, stop by stop from what the screen shows (DriveCommand's loop over the planned route): the
+    /// trip of the next stop moves on one step; an order that ends, or that this provider gives up, drops out.
+    private func drivePlan() async {
         await uploader.setOnTrip(true)
         defer {
-            endApproach(tripID, at: nil)
-            drivingTripID = nil
+            for tripID in carried { endApproach(tripID, at: nil) }
+            carried = []
+            driving = nil
             Task { await self.uploader.setOnTrip(false) }
         }
         while !Task.isCancelled {
-            guard let trip = currentTrip(tripID) else { return }
-            if ProviderStep.isFinished(trip.displayedStatus) || ProviderStep.isFinished(trip.server.status) { return }
-            guard
-                let step = ProviderStep.next(
-                    afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep)
-            else {
-                // A delivery not yet ready: drive to the merchant and wait there.
-                guard await driveLeg(to: .pickup, of: trip) else { return }
-                endApproach(tripID, at: context.dates.now())
-                await waitForChange(tripID, from: trip.server.version)
-                continue
-            }
-            let arrived: Bool
-            switch step {
-            case .driverArrived, .onTheWay:
-                arrived = await driveLeg(to: .pickup, of: trip)
-                if arrived { endApproach(tripID, at: context.dates.now()) }
-            case .onTrip:
-                arrived = await context.pause(20 + 40 * random.unit())  // the passenger gets in
-            case .completed, .delivered:
-                arrived = await driveLeg(to: .dropoff, of: trip)
-                if arrived {
-                    let now = context.dates.now()
-                    context.log.record { $0.doorArrivals[tripID] = now }
-                }
-            case .arriving:
-                let leg = await planner.leg(
-                    trip: trip.id, from: position, heading: heading, to: .dropoff, at: trip.server.dropoff)
-                arrived = await driveLeg(leg, until: max(0, leg.path.length - 150), trip: tripID)
-            case .cancelled:
-                arrived = false
-            }
-            guard arrived, !Task.isCancelled else { return }
-            guard (try? engine.reportStep(step, on: trip.server)) != nil else { return }
+            planChanged = false
+            for tripID in carried where currentTrip(tripID).flatMap(CourierRoute.stop(of:)) == nil { drop(tripID) }
+            guard let target = nextTarget(), let trip = currentTrip(target.tripId) else { return }
+            if await advance(trip, toward: target) == .gaveUp { drop(trip.id) }
         }
     }
 
-    private func waitForChange(_ tripID: String, from version: Int) async {
+    /// `tripID` leaves the trips carried (over, or given up); an approach under way to its pickup is abandoned.
+    private func drop(_ tripID: String) {
+        endApproach(tripID, at: nil)
+        carried.removeAll { $0 == tripID }
+    }
+
+    /// One step of `trip`, driven to `target` (its own next stop) first when the step needs it.
+    private func advance(_ trip: LocalTrip, toward target: CourierRoute.Target) async -> Advance {
+        let tripID = trip.id
+        guard
+            let step = ProviderStep.next(
+                afterStatus: trip.displayedStatus, kind: trip.server.kind, merchantStep: trip.server.merchantStep)
+        else {
+            // A delivery not yet ready: drive to the merchant and wait there.
+            let leg = await driveLeg(to: .pickup, of: trip, target: target)
+            guard leg == .moved else { return leg }
+            endApproach(tripID, at: context.dates.now())
+            await waitForChange(tripID, from: trip.server.version, target: target)
+            return .moved
+        }
+        let leg: Advance
+        switch step {
+        case .driverArrived, .onTheWay:
+            leg = await driveLeg(to: .pickup, of: trip, target: target)
+            if leg == .moved { endApproach(tripID, at: context.dates.now()) }
+        case .onTrip:
+            leg = await context.pause(20 + 40 * random.unit()) ? .moved : .gaveUp  // the passenger gets in
+        case .completed, .delivered:
+            leg = await driveLeg(to: .dropoff, of: trip, target: target)
+            if leg == .moved {
+                let now = context.dates.now()
+                context.log.record { $0.doorArrivals[tripID] = now }
+            }
+        case .arriving:
+            let route = await planner.leg(
+                trip: trip.id, from: position, heading: heading, to: .dropoff, at: trip.server.dropoff)
+            leg = await driveLeg(route, until: max(0, route.path.length - 150), target: target)
+        case .cancelled:
+            leg = .gaveUp
+        }
+        guard leg == .moved, !Task.isCancelled else { return leg }
+        return (try? engine.reportStep(step, on: trip.server)) != nil ? .moved : .gaveUp
+    }
+
+    /// Waits at the pickup until the trip changes, or a new plan sends the provider elsewhere.
+    private func waitForChange(_ tripID: String, from version: Int, target: CourierRoute.Target) async {
         var waited = 0
-        while !Task.isCancelled, (currentTrip(tripID)?.server.version ?? version) == version {
+        while !Task.isCancelled, (currentTrip(tripID)?.server.version ?? version) == version, !replanned(from: target) {
             guard await context.pause(2) else { return }
             waited += 2
             if waited % 20 == 0, let trips = try? await api.activeTrips() { trips.forEach(receive) }
         }
     }
 
-    private func driveLeg(to stop: RouteStop, of trip: LocalTrip) async -> Bool {
+    private func driveLeg(to stop: RouteStop, of trip: LocalTrip, target: CourierRoute.Target) async -> Advance {
         let destination = stop == .pickup ? trip.server.pickup : trip.server.dropoff
         let leg = await planner.leg(trip: trip.id, from: position, heading: heading, to: stop, at: destination)
-        return await driveLeg(leg, until: leg.path.length, trip: trip.id)
+        return await driveLeg(leg, until: leg.path.length, target: target)
     }
 
-    /// Drives the leg at the real speed (the router's average × the road's factor × the hour's), one fix per tick.
-    private func driveLeg(_ leg: LegPlanner.Leg, until distance: Double, trip: String) async -> Bool {
+    /// Drives the leg at the real speed (the router's average × the road's factor × the hour's), one fix per tick;
+    /// `.replanned` when the plan sends the provider to another stop first, `.gaveUp` when the trip ended meanwhile
+    /// (or the run did).
+    private func driveLeg(_ leg: LegPlanner.Leg, until distance: Double, target: CourierRoute.Target) async -> Advance {
+        let trip = target.tripId
         var routerSpeed = 9.0
         var guidance: Guidance?
         if case .road(let route) = leg.source {
@@ -264,15 +324,16 @@ final class SimulatedProvider {
         for i in 1..<max(points.count, 1) { cumulative.append(cumulative[i - 1] + points[i - 1].metres(to: points[i])) }
         var travelled = 0.0, segment = 0
         while travelled < distance {
-            guard await context.pause(Self.tick) else { return false }
-            if let current = currentTrip(trip), ProviderStep.isFinished(current.server.status) { return false }
+            guard await context.pause(Self.tick) else { return .gaveUp }
+            if let current = currentTrip(trip), ProviderStep.isFinished(current.server.status) { return .gaveUp }
+            if replanned(from: target) { return .replanned }
             while segment + 1 < cumulative.count - 1, cumulative[segment + 1] <= travelled { segment += 1 }
             let a = points[min(segment, points.count - 1)], b = points[min(segment + 1, points.count - 1)]
             let speed = context.speeds.speed(
                 router: routerSpeed, from: a, to: b, hour: context.hour(context.dates.now()))
             let before = travelled
             travelled = min(distance, travelled + speed * Self.tick)
-            if approach?.trip == trip { approach?.metres += travelled - before }
+            if let metres = approaches[trip] { approaches[trip] = metres + travelled - before }
             let (point, direction) = leg.path.position(atDistance: travelled)
             record(point, heading: direction, speed: speed)
             if var g = guidance {
@@ -280,14 +341,14 @@ final class SimulatedProvider {
                 guidance = g
             }
         }
-        return true
+        return .moved
     }
 
     /// While idle, where the provider waits, every 20 s, so dispatch knows.
     private func reportWhileIdle() async {
         while !Task.isCancelled {
             guard await context.pause(20) else { return }
-            if drivingTripID == nil { record(position, heading: 0, speed: 0) }
+            if driving == nil { record(position, heading: 0, speed: 0) }
         }
     }
 

@@ -37,7 +37,7 @@ final class SimulatedShopper {
         let log = context.log
         guard let orderID = await place(merchant, destination) else { return }
         log.record {
-            $0.ordersPlaced += 1; $0.tripIDs.append(orderID)
+            $0.ordersPlaced += 1; $0.tripIDs.append(orderID); $0.orderIDs.append(orderID)
         }
         let order = OrderID(orderID)
         let repository = RemoteOrderTrackingRepository(http: network, server: server, clock: context.clock)
@@ -79,6 +79,8 @@ final class SimulatedShopper {
         var last: ClosedRange<Date>?
         var firstOnTheWay: ClosedRange<Date>?
         var onTheWay: [ClosedRange<Date>: Int] = [:]
+        /// The `stopsBefore` values the tracking showed, a repeat kept once.
+        var stopsBefore: [Int] = []
     }
 
     /// Out-of-order answers: snapshots that arrive with a lower version than one already seen.
@@ -130,6 +132,7 @@ final class SimulatedShopper {
                 recordEnd(of: orderID, snapshot, shown: shown)
                 return
             }
+            noteStopsBefore(snapshot.stopsBefore, of: orderID, shown: &shown)
             let staleActivity = now > snapshot.generatedAt.addingTimeInterval(Self.liveActivityStaleAfter)
             log.record { seen in
                 seen.liveActivityRenders += 1
@@ -157,6 +160,14 @@ final class SimulatedShopper {
             arrival.arrivedAt = seen.doorArrivals[orderID]
             seen.ordersDelivered += 1; seen.orderArrivals.append(arrival); seen.paidTripIDs.append(orderID)
         }
+    }
+
+    /// Notes the stops for other orders the tracking shows before this one's hand-over, when it changes.
+    private func noteStopsBefore(_ count: Int?, of orderID: String, shown: inout ShownWindows) {
+        guard let count, shown.stopsBefore.last != count else { return }
+        shown.stopsBefore.append(count)
+        let seen = shown.stopsBefore
+        context.log.record { $0.stopsBeforeSeen[orderID] = seen }
     }
 
     /// What the screen draws now: the snapshot's age, the rider pin's, and the arrival window.

@@ -55,6 +55,12 @@ public struct SimulationObservations: Sendable, Equatable {
             self.scheduledFor = scheduledFor; self.matchingStartedAt = matchingStartedAt; self.ended = ended
         }
     }
+    /// An order a courier took through a stacked offer (one made while it carried another order, with `stops`).
+    public struct StackedOffer: Sendable, Equatable {
+        /// The offer's `addedSeconds`: the most it adds to a carried order's hand-over, as dispatch planned it.
+        public var addedSeconds: Int?
+        public init(addedSeconds: Int?) { self.addedSeconds = addedSeconds }
+    }
     /// The stages polls are counted by.
     public enum PollStage: String, Sendable, CaseIterable, Codable { case picking, onTheWay, background }
 
@@ -108,6 +114,13 @@ public struct SimulationObservations: Sendable, Equatable {
     public var assignments: [String: Assignment] = [:]
     /// The rides booked ahead, by trip id.
     public var bookedRides: [String: BookedRide] = [:]
+    /// The delivery orders among `tripIDs`.
+    public var orderIDs: [String] = []
+    /// Orders accepted through a stacked offer, by trip id.
+    public var stackedOffers: [String: StackedOffer] = [:]
+    /// The `stopsBefore` values each order's tracking showed before it ended, in order, a repeat kept once (nil not
+    /// listed), by trip id.
+    public var stopsBeforeSeen: [String: [Int]] = [:]
 
     public init() {}
 }
