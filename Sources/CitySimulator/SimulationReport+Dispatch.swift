@@ -30,10 +30,13 @@ extension SimulationReport {
         public var emptyKmPerTrip: Double?
         /// How the rides booked ahead were served.
         public var scheduled: ScheduledFigures
+        /// How many orders were stacked on a courier already carrying one.
+        public var stacked: StackedFigures
 
         /// The keys of report.json's `dispatch`.
         public static let keys = [
             "policy", "windowSeconds", "pickupSeconds", "matchSeconds", "matchedShare", "emptyKmPerTrip", "scheduled",
+            "stacked",
         ]
 
         /// The figures of `seen`'s requests (`tripIDs`) and their assignments, under the server's `policy`.
@@ -55,10 +58,11 @@ extension SimulationReport {
             emptyKmPerTrip =
                 matched.isEmpty ? nil : matched.map(\.approachMetres).reduce(0, +) / Double(matched.count) / 1000
             scheduled = ScheduledFigures(seen)
+            stacked = StackedFigures(seen)
         }
 
         enum CodingKeys: String, CodingKey {
-            case policy, windowSeconds, pickupSeconds, matchSeconds, matchedShare, emptyKmPerTrip, scheduled
+            case policy, windowSeconds, pickupSeconds, matchSeconds, matchedShare, emptyKmPerTrip, scheduled, stacked
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -70,6 +74,7 @@ extension SimulationReport {
             try c.encode(matchedShare, forKey: .matchedShare)
             try c.encode(emptyKmPerTrip, forKey: .emptyKmPerTrip)
             try c.encode(scheduled, forKey: .scheduled)
+            try c.encode(stacked, forKey: .stacked)
         }
     }
 }

@@ -65,9 +65,9 @@ extension SimulationReport {
             ),
             ("tips · ratings", "\(seen.tips) · \(seen.ratings)"),
         ]
-        // The rides booked ahead follow the dispatch rows.
+        // The rides booked ahead and the stacked orders follow the dispatch rows.
         let afterDispatch = (rows.firstIndex { $0.0.hasPrefix("requests matched") } ?? rows.count - 1) + 1
-        rows.insert(contentsOf: scheduledRows(seen), at: afterDispatch)
+        rows.insert(contentsOf: scheduledRows(seen) + stackedRows(), at: afterDispatch)
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(
             separator: "\n")
