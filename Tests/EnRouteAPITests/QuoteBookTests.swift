@@ -136,7 +136,18 @@ import HTTPEngine
             return DemandZone(zone: "60/1/2", open: 13, idle: 5)
         }
         #expect(await book.demandMultiplier(at: Self.pickup) == 1.8)
+        let calmWaits = try await book.rideQuotes(
+            pickup: Self.pickup, dropoff: Self.dropoff, scheduledFor: now.value.addingTimeInterval(3_600),
+            for: Self.rider
+        ).map(\.pickupWaitSeconds)
         let quotes = try await book.rideQuotes(pickup: Self.pickup, dropoff: Self.dropoff, for: Self.rider)
+        // The pickup estimate grows with the multiplier: the nearest idle provider is likely taken first.
+        #expect(
+            quotes.map(\.pickupWaitSeconds)
+                == zip(calmWaits, quotes).map { calm, q in
+                    let extra = q.productID == "economy" ? 0 : 120
+                    return Int((Double(calm - extra) * 1.8).rounded()) + extra
+                })
         #expect(asked.points.withLock { $0.last } == Self.pickup)
         for quote in quotes {
             #expect(quote.demand == 1.8)

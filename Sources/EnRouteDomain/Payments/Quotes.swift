@@ -243,8 +243,9 @@ public final class QuoteBook: Sendable {
                     product: product, distanceMeters: leg.distanceMeters, durationSeconds: leg.durationSeconds,
                     demand: multiplier, rules: rules)
             else { return nil }
-            // A bigger car is rarer: its wait is a little longer, as the straight-line estimator has always said.
-            let wait = leg.pickupWaitSeconds + (product == "economy" ? 0 : 120)
+            // A bigger car is rarer: its wait is a little longer, as the straight-line estimator has always said. When
+            // the zone is busy the nearest idle provider is likely taken first: the wait grows with the multiplier.
+            let wait = Int((Double(leg.pickupWaitSeconds) * multiplier).rounded()) + (product == "economy" ? 0 : 120)
             var quote = Quote(
                 id: "q_" + ids.next(), accountId: account.id, kind: .ride, productID: product, merchantId: nil,
                 items: nil,
