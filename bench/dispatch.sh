@@ -14,8 +14,12 @@
 # SCHEDULED_DEMAND, sped up to SCHEDULED_SPEEDUP× since its drain waits for the last booked ride, and its
 # `dispatch.scheduled` as a `RESULT dispatch scheduled ...` line: booked rides matched by their time (goal ≥ 95 %) and
 # met at the pickup within 5 minutes of it (goal ≥ 90 %). SCHEDULED=0 skips it.
+# Then one greedy run of orders only with fewer couriers (STACKED_PROVIDERS at STACKED_DEMAND: orders outnumber idle
+# couriers, so dispatch stacks) and its `dispatch.stacked` as a `RESULT dispatch stacked ...` line: the share of the
+# orders assigned that came by a stacked offer (goal ≥ 15 %) and the p90 of the minutes those offers planned to add to
+# the carried order (goal ≤ 5, as dispatch's road table planned it, not measured). STACKED_DEMAND=0 skips it.
 # Knobs: LEVELS, PROVIDERS (60), DURATION (20m), SPEEDUP (10), SEED (7), WINDOW (2), SCRATCH (.build), SCHEDULED (0.5),
-# SCHEDULED_DEMAND (1.5,0.5), SCHEDULED_SPEEDUP (30).
+# SCHEDULED_DEMAND (1.5,0.5), SCHEDULED_SPEEDUP (30), STACKED_DEMAND (0,3), STACKED_PROVIDERS (30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LEVELS="${LEVELS:-light=0.5,0.5 busy=1.5,1.5 peak=6,6}"
@@ -23,6 +27,7 @@ PROVIDERS="${PROVIDERS:-60}"; DURATION="${DURATION:-20m}"; SPEEDUP="${SPEEDUP:-1
 WINDOW="${WINDOW:-2}"; SCRATCH="${SCRATCH:-.build}"; GRAPH=.demo/baltimore.graph
 SCHEDULED="${SCHEDULED:-0.5}"; SCHEDULED_DEMAND="${SCHEDULED_DEMAND:-1.5,0.5}"
 SCHEDULED_SPEEDUP="${SCHEDULED_SPEEDUP:-30}"
+STACKED_DEMAND="${STACKED_DEMAND:-0,3}"; STACKED_PROVIDERS="${STACKED_PROVIDERS:-30}"
 scripts/install-deps.sh build
 # swift build prints its errors on standard output: show them when it fails. A source edited while it builds (a tree
 # shared with other work) is built again, up to three times.
@@ -123,5 +128,26 @@ def goal(v, at_least):
     return f"{'–' if v is None else f'{v:.3f}'} (goal ≥ {at_least:g} {met})"
 print(f"RESULT dispatch scheduled share={sys.argv[2]} count={s['count']} "
       f"matched_before_due={goal(s['matchedBeforeDueShare'], 0.95)} on_time={goal(s['onTimeShare'], 0.90)}")
+EOF
+fi
+
+if [ "$STACKED_DEMAND" != 0 ]; then
+  dir="$OUT/stacked"; rm -rf "$dir"
+  "$BIN" simulate --map "$GRAPH" --providers "$STACKED_PROVIDERS" --demand "$STACKED_DEMAND" --duration "$DURATION" \
+    --speedup "$SPEEDUP" --seed "$SEED" --report "$dir" > "$WORK/table.txt" 2> "$WORK/progress.txt" || {
+    echo "bench/dispatch.sh: stacked run failed" >&2; tail -20 "$WORK/progress.txt" >&2; exit 1; }
+  cp "$WORK/table.txt" "$dir/table.txt"
+  grep -E "^(orders stacked|stacked:)" "$dir/table.txt" || true
+  python3 - "$dir/report.json" "$STACKED_PROVIDERS" "$STACKED_DEMAND" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))["dispatch"]["stacked"]
+def f(v, digits=3):
+    return "–" if v is None else f"{v:.{digits}f}"
+share, extra = s["share"], s["extraMinutesP90"]
+met = "unknown" if share is None else "met" if share >= 0.15 and (extra or 0) <= 5 else "NOT met"
+print(f"RESULT dispatch stacked providers={sys.argv[2]} demand={sys.argv[3]} count={s['count']} "
+      f"of={s['ordersAssigned']} share={f(share)} extra_min_p90={f(extra, 1)} (planned; goal share ≥ 0.15 and "
+      f"p90 ≤ 5 {met}) fell_to_zero={f(s['stopsBeforeFellToZeroShare'])} "
+      f"never_showed_a_stop_before={s['neverShowedStopsBefore']}")
 EOF
 fi
