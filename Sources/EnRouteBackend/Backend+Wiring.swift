@@ -103,6 +103,8 @@ extension Backend {
             guard let (zone, figures) = zones?.figures(at: point) else { return nil }
             return DemandZone(zone: zone.description, open: figures.open, idle: figures.idle)
         }
+        let rule = payments.quotes.rules.demand
+        web.showZones { [weak zones] in zones?.levels(rule: rule) ?? [] }
         service.onCommit { [weak paymentWorker] old, new in
             if PaymentWorker.hasWork(from: old, to: new) { paymentWorker?.wake() }
         }

@@ -22,6 +22,7 @@ enum ConsolePage {
         <form id="login-form"><input id="token" size="60"> <button>Open console</button></form></div>
         <main id="console"><div id="map"></div><aside>
         <h2>Counts</h2><table id="counts"></table>
+        <h2>Busy zones</h2><table id="zones"></table>
         <h2 id="detail-title">Detail</h2><div id="detail"><p>Search a trip id, or click a trip or a provider.</p></div>
         <h2>Active trips</h2><table id="trips"></table></aside></main>
         <script>
@@ -50,6 +51,11 @@ enum ConsolePage {
         ' · booked for ' + time(t.bookedFor) : ''}</td><td>\
         ${esc(t.providerId)}</td></tr>`).join('');
           document.querySelectorAll('tr.trip').forEach(tr => tr.onclick = () => showTrip(tr.dataset.id));
+          const busy = (o.zones || []).filter(z => z.multiplier > 1);
+          document.getElementById('zones').innerHTML = busy.length ? \
+        '<tr><th>zone</th><th>×</th><th>waiting</th><th>idle</th></tr>' + busy.slice(0, 20).map(z => \
+        `<tr class="zone"><td>${esc(z.zone)}</td><td>${z.multiplier.toFixed(1)}</td><td>${z.open.toFixed(1)}</td>\
+        <td>${z.idle.toFixed(1)}</td></tr>`).join('') : '<tr><td>none: every zone is calm</td></tr>';
           if (!layers) return;
           layers.clearLayers();
           for (const p of o.providers) if (p.lat != null) L.circleMarker([p.lat, p.lng], {radius: 4, color: p.busy ? \
@@ -58,7 +64,14 @@ enum ConsolePage {
           for (const t of o.trips) L.circleMarker([t.pickup.lat, t.pickup.lng], {radius: 3, color: '#8e44ad', \
         fillOpacity: 0.6}).addTo(layers)
             .bindTooltip(t.id + ' ' + t.status).on('click', () => showTrip(t.id));
+          // Zones by busy-time multiplier: calm ones are not drawn; ×1.1 pale orange to ×2 deep red.
+          for (const z of o.zones || []) if (z.multiplier > 1) L.circle([z.centre.lat, z.centre.lng], {radius: 500, \
+        stroke: false, fillColor: zoneColour(z.multiplier), fillOpacity: 0.35}).addTo(layers)
+            .bindTooltip(`zone ${z.zone} ×${z.multiplier.toFixed(1)}: ${z.open.toFixed(1)} waiting, \
+        ${z.idle.toFixed(1)} idle`);
         }
+        function zoneColour(m) { const k = Math.min(1, m - 1); \
+        return `rgb(${230 - 50 * k},${150 - 150 * k},${60 - 60 * k})`; }
         function showTrip(id) {
           api('/v1/ops/trips/' + encodeURIComponent(id)).then(d => {
             document.getElementById('detail-title').textContent = 'Trip ' + d.trip.id;

@@ -26,6 +26,8 @@ struct OpsOverview: Codable, Sendable {
     let counts: [String: Int]
     let providers: [ProviderDot]
     let trips: [TripDot]
+    /// Zones counted, busiest first, with the multiplier a quote there gets now.
+    var zones: [ZoneLevel] = []
 }
 
 /// One trip as the console shows it.
@@ -177,7 +179,8 @@ extension WebSurfaces {
                     id: $0.id, kind: $0.kind == .ride ? "ride" : "delivery", status: $0.status.name,
                     providerId: $0.providerId, pickup: $0.pickup, dropoff: $0.dropoff,
                     position: $0.providerFix?.shown, bookedFor: $0.isBookedAhead ? $0.scheduledFor : nil)
-            })
+            },
+            zones: Array(zoneLevels.get()().prefix(500)))
     }
 
     func detail(_ trip: TripRecord) async throws -> OpsTripDetail {

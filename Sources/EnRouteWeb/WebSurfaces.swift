@@ -25,6 +25,8 @@ public final class WebSurfaces: Sendable {
     let consoleSignals = Broadcast()
     /// `configuration.publicBaseURL` without a trailing `/`, or the address `serve(at:)` learned.
     private let linkBase: MutexBox<String?>
+    /// The zones' levels of demand the console colours (`showZones`); none until told.
+    let zoneLevels = MutexBox<@Sendable () -> [ZoneLevel]>({ [] })
 
     /// The surfaces over `service` and `providers`; links and cookies are signed with keys derived from `secret`,
     /// revocations kept in `links`, pages re-worded on `clock`.
@@ -44,6 +46,9 @@ public final class WebSurfaces: Sendable {
         let signals = consoleSignals
         service.onChange { _, _ in signals.signal() }
     }
+
+    /// The console colours the zones `levels` gives, by busy-time multiplier.
+    public func showZones(_ levels: @escaping @Sendable () -> [ZoneLevel]) { zoneLevels.update { $0 = levels } }
 
     /// Links point at `url` from now on, when no public URL was configured (a server started on port 0 knows where it
     /// listens only once it does).

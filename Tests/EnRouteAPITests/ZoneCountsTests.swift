@@ -41,6 +41,21 @@ import TestSupport
         // Another zone, 3 km away, is calm.
         #expect(await sut.backend.backend.payments.quotes.demandMultiplier(at: ProviderBackend.north(3_000)) == 1)
     }
+
+    @Test func theConsoleShowsEachZoneWithTheMultiplierAQuoteThereGets() async throws {
+        let sut = try ProviderBackend(startDispatch: false)
+        await sut.online("idle", at: ProviderBackend.north(3_000))
+        _ = try await sut.requestRide("c1")
+        _ = try await sut.requestRide("c2")
+        await sut.backend.backend.zones.sample()
+        let overview = json(await sut.call("GET", "/v1/ops/overview", as: "ops", .ops).body)
+        let zones = try #require(overview["zones"] as? [[String: Any]])
+        // Busiest first: the pickup's zone at ×1.5 with two waiting; the idle provider's zone calm.
+        #expect(zones.count == 2)
+        #expect(zones.first?["zone"] as? String == HexGrid().cell(of: ProviderBackend.pickup).description)
+        #expect(zones.first?["multiplier"] as? Double == 1.5 && zones.first?["open"] as? Double == 2)
+        #expect(zones.last?["multiplier"] as? Double == 1 && zones.last?["idle"] as? Double == 1)
+    }
 }
 
 @Suite struct ZoneSamplerTests {

@@ -44,4 +44,26 @@ public final class ZoneSampler: Sendable {
 
     /// Every zone counted, with its figures.
     public var snapshot: ZoneDemand { zones.withLock { $0 } }
+
+    /// Every zone counted, with its centre and the multiplier `rule` gives its figures, busiest first.
+    public func levels(rule: DemandRule) -> [ZoneLevel] {
+        let demand = snapshot
+        return demand.zones.map { cell, f in
+            ZoneLevel(
+                zone: cell.description, centre: demand.grid.centre(of: cell), open: f.open, idle: f.idle,
+                multiplier: rule.multiplier(open: f.open, online: f.idle))
+        }.sorted { ($0.multiplier, $0.open, $0.zone) > ($1.multiplier, $1.open, $1.zone) }
+    }
+}
+
+/// One zone's level of demand as the ops console shows it.
+public struct ZoneLevel: Codable, Sendable, Equatable {
+    /// The zone's cell (`band/q/r`).
+    public let zone: String
+    public let centre: Coordinate
+    /// Smoothed requests waiting for a provider, and idle providers.
+    public let open: Double
+    public let idle: Double
+    /// The busy-time multiplier a quote in the zone gets now.
+    public let multiplier: Double
 }
