@@ -7,9 +7,9 @@ import EnRouteModels
 private func at(_ x: Double) -> Coordinate { Coordinate(lat: 39.29, lng: -76.6 + x / 100_000) }
 private func seconds(_ a: Coordinate, _ b: Coordinate) -> Double { (abs(a.lng - b.lng) * 100_000).rounded() }
 
-private func order(_ id: String, _ pickup: Double, _ dropoff: Double, readyIn: Double = 0, picked: Bool = false)
-    -> StopPlanner.Order
-{
+private func order(
+    _ id: String, _ pickup: Double, _ dropoff: Double, readyIn: Double = 0, picked: Bool = false
+) -> StopPlanner.Order {
     StopPlanner.Order(tripId: id, pickup: at(pickup), dropoff: at(dropoff), readyIn: readyIn, pickedUp: picked)
 }
 
@@ -137,8 +137,9 @@ private func order(_ id: String, _ pickup: Double, _ dropoff: Double, readyIn: D
     @Test func anOrderTakenFromTheCourierLeavesTheirPlan() {
         var a = trip("a", .picking, stops: plan)
         a.providerId = nil
-        #expect(StopPlan.remaining(plan, trips: ["a": a, "b": trip("b", .picking, stops: plan)], courier: "courier")
-            == nil)
+        #expect(
+            StopPlan.remaining(plan, trips: ["a": a, "b": trip("b", .picking, stops: plan)], courier: "courier")
+                == nil)
     }
 
     @Test func theApproachDrivesThroughTheOtherOrdersStopsFirst() throws {

@@ -87,7 +87,8 @@ extension EnRouteAPI {
             })
         r.get(APIPath.Template.providerActiveTrips) { req in
             let account = try auth.account(for: req, roles: [.provider])
-            return try .json(TripSnapshotList(trips: service.activeTrips(provider: account.id).map(wire.courierSnapshot)))
+            let trips = service.activeTrips(provider: account.id).map(wire.courierSnapshot)
+            return try .json(TripSnapshotList(trips: trips))
         }
         r.post(
             APIPath.Template.providerLocations,
@@ -116,7 +117,8 @@ extension EnRouteAPI {
     /// caller's.
     private func acceptOffer(_ offerId: String, _ account: Account) async throws -> HTTPResponse {
         do {
-            return try .json(wire.courierSnapshot(try await providers.dispatcher.accept(offerId: offerId, by: account.id)))
+            let trip = try await providers.dispatcher.accept(offerId: offerId, by: account.id)
+            return try .json(wire.courierSnapshot(trip))
         } catch is OfferNotFound {
             throw HTTPError.notFound("No such offer.")
         } catch let error as TripError {

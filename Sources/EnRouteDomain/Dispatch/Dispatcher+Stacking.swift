@@ -14,8 +14,9 @@ extension Dispatcher {
     }
 
     /// The courier carrying orders whose route takes `trip` with its customer served soonest; nil when none fits.
-    func stackedCandidate(for trip: TripRecord, excluding excluded: Set<String>, fresh: Look) async -> DispatchCandidate?
-    {
+    func stackedCandidate(
+        for trip: TripRecord, excluding excluded: Set<String>, fresh: Look
+    ) async -> DispatchCandidate? {
         let holding = book.holders()
         let service = self.service
         let capacity = policy.stackCapacity
