@@ -42,10 +42,10 @@ public final class OrderPushPlanner: TripChangeObserver {
                     payload: try alertJob(stage, new, at).encoded(), createdAt: at))
         }
         if let job = liveActivityJob(from: old, to: new, status: status, at: at) {
-            // Drift between versions has no version of its own: its time keeps the outbox id unique. So does a change
-            // of the stops before the order alone, which may come without a new version of this order.
+            // Drift between versions has no version of its own: its time keeps the outbox id unique. (A change of the
+            // stops before the order comes with a version: the route is rewritten on each order it names.)
             let id =
-                job.priority == 5 || !Self.stageChanged(from: old, to: new)
+                job.priority == 5
                 ? "apns.la.\(new.id).\(new.version).\(Int(at.timeIntervalSince1970))"
                 : "apns.la.\(new.id).\(new.version)"
             try await transaction.enqueue(

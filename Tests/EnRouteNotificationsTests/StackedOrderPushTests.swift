@@ -59,22 +59,6 @@ import EnRouteNotifications
         #expect(try await planned(planner, from: before, to: after).isEmpty)
     }
 
-    /// The server may replan the courier's route without a new version of this order: the push still gets an id
-    /// of its own instead of one the outbox already holds (and would drop).
-    @Test func aStopsChangeWithoutANewVersionHasAnOutboxIdOfItsOwn() async throws {
-        let planner = OrderPushPlanner(directory: StaticDirectory())
-        let store = InMemoryTripStore()
-        let first = Self.order(version: 5, otherFirst: false)
-        let second = Self.order(version: 5, otherFirst: true, at: Self.at.addingTimeInterval(20))
-        try await store.transaction { tx in
-            try await planner.tripChanged(from: nil, to: first, in: tx)
-            try await planner.tripChanged(from: first, to: second, in: tx)
-        }
-        let jobs = try await store.dueOutbox(topic: PushJob.topic, now: .distantFuture, limit: 100)
-            .map { try PushJob.decode($0.payload) }.filter { $0.kind == .liveActivity }
-        #expect(jobs.map(\.stopsBefore) == [0, 1])
-    }
-
     @Test func theLiveActivityPayloadsContentStateCarriesTheStopsBefore() throws {
         var job = PushJob(kind: .liveActivity, orderId: "O1", accountId: "c1", orderVersion: 6, expiresAt: Self.at)
         job.event = "update"; job.timestamp = 1_792_521_480; job.status = "onTheWay"; job.etaLatest = 1_792_521_960
