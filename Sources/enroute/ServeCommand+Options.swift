@@ -70,19 +70,15 @@ extension ServeCommand {
         if let n = try options.int("dispatch-candidates", in: 1...Int.max) { policy.maxCandidates = n }
         if let s = try options.int("dispatch-limit", in: 1...Int.max) { policy.searchLimit = .seconds(s) }
         if let s = try options.int("delivery-retry", in: 1...Int.max) { policy.deliveryRetry = .seconds(s) }
-        if let (name, source) = options.sourced("delivery-assignment") {
-            guard let when = DeliveryAssignment(rawValue: name) else {
-                throw CLIError("\(source) must be now or late, got '\(name)'")
-            }
-            policy.deliveryAssignment = when
-        }
-        if let n = try options.int("stack-capacity", in: 1...8) { policy.stackCapacity = n }
-        if let s = try options.int("stack-limit", in: 0...3_600) { policy.stackLimit = .seconds(s) }
         try readMatching(options, into: &policy)
         return policy
     }
 
-    /// `--dispatch greedy|batched` and `--dispatch-window S` into `policy` (serve's and simulate's flags alike).
+    /// The flags `enroute serve` and `enroute simulate` share: `--dispatch greedy|batched`, `--dispatch-window S`,
+    /// `--delivery-assignment now|late`, `--stack-capacity N` and `--stack-limit S`.
+    static let matchingFlags = ["dispatch", "dispatch-window", "delivery-assignment", "stack-capacity", "stack-limit"]
+
+    /// The `matchingFlags` into `policy`.
     static func readMatching(_ options: Options, into policy: inout DispatchPolicy) throws {
         if let (name, source) = options.sourced("dispatch") {
             guard let matching = DispatchMatching(rawValue: name) else {
@@ -93,6 +89,14 @@ extension ServeCommand {
         if let s = try options.double("dispatch-window", in: 0.1...30) {
             policy.batchWindow = .milliseconds(Int64((s * 1000).rounded()))
         }
+        if let (name, source) = options.sourced("delivery-assignment") {
+            guard let when = DeliveryAssignment(rawValue: name) else {
+                throw CLIError("\(source) must be now or late, got '\(name)'")
+            }
+            policy.deliveryAssignment = when
+        }
+        if let n = try options.int("stack-capacity", in: 1...8) { policy.stackCapacity = n }
+        if let s = try options.int("stack-limit", in: 0...3_600) { policy.stackLimit = .seconds(s) }
     }
 
     /// `--public-url`: an http(s) base URL with a host; by default where the server listens.

@@ -21,7 +21,8 @@ enum SimulateCommand {
             [--duration D]
                                     [--seed N] [--faults SPEC] [--dispatch POLICY] [--dispatch-window S] \
             [--report DIR]
-                                    [--scheduled-share F]
+                                    [--scheduled-share F] [--delivery-assignment WHEN] [--stack-capacity N] \
+            [--stack-limit S]
 
             Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers \
             request rides and
@@ -66,6 +67,20 @@ enum SimulateCommand {
                     .value(
                         "dispatch-window", "S",
                         "Seconds a batched window gathers requests (default 2, 0.1 to 30); not with --server."),
+                    .value(
+                        "delivery-assignment", "WHEN",
+                        """
+                        now (a courier looked for as soon as an order is placed, the default) or late (to reach
+                        the merchant as the order is ready); not with --server.
+                        """),
+                    .value(
+                        "stack-capacity", "N",
+                        "Orders a courier carries at once (default 2, 1 to 8; 1: never stacked); not with --server."),
+                    .value(
+                        "stack-limit", "S",
+                        """
+                        Seconds a stacked order may add to the order carried (default 300); not with --server.
+                        """),
                     .value(
                         "scheduled-share", "F",
                         """
@@ -140,7 +155,7 @@ enum SimulateCommand {
         }
         s.report = options.string("report")
         s.scheduledShare = try options.double("scheduled-share", in: 0...1) ?? 0
-        if s.server != nil, let flag = ["dispatch", "dispatch-window"].first(where: { options.string($0) != nil }) {
+        if s.server != nil, let flag = ServeCommand.matchingFlags.first(where: { options.string($0) != nil }) {
             throw CLIError(
                 "--\(flag) cannot be used with --server: a running server dispatches by its own policy (give it to "
                     + "enroute serve)")

@@ -28,6 +28,12 @@ import TestSupport
         (["--dispatch-window", "0"], "--dispatch-window must be between 0.1 and 30.0, got 0"),
         (["--dispatch-window", "2s"], "--dispatch-window must be a number, got '2s'"),
         (["--scheduled-share", "1.5"], "--scheduled-share must be between 0.0 and 1.0, got 1.5"),
+        (["--delivery-assignment", "soon"], "--delivery-assignment must be now or late, got 'soon'"),
+        (
+            ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--stack-capacity", "1"],
+            "--stack-capacity cannot be used with --server: a running server dispatches by its own policy (give it "
+                + "to enroute serve)"
+        ),
         (
             ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--dispatch", "batched"],
             "--dispatch cannot be used with --server: a running server dispatches by its own policy (give it to "
@@ -62,6 +68,11 @@ import TestSupport
         let given = try SimulateCommand.settings(
             SimulateCommand.spec.parse(["--dispatch", "batched", "--dispatch-window", "0.5"], environment: [:]))
         #expect(given.dispatch.matching == .batched && given.dispatch.batchWindow == .milliseconds(500))
+        let stacking = try SimulateCommand.settings(
+            SimulateCommand.spec.parse(
+                ["--delivery-assignment", "late", "--stack-capacity", "1", "--stack-limit", "60"], environment: [:]))
+        #expect(stacking.dispatch.deliveryAssignment == .late && stacking.dispatch.stackCapacity == 1)
+        #expect(stacking.dispatch.stackLimit == .seconds(60))
         let plain = try SimulateCommand.settings(SimulateCommand.spec.parse([], environment: [:]))
         #expect(plain.dispatch == DispatchPolicy())
     }
