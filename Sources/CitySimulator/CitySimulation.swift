@@ -2,8 +2,8 @@ public import Foundation
 public import EnRouteModels
 
 /// The whole city for one run: providers online from the start, rides and orders arriving as Poisson processes at
-/// the demand's rates, merchants at their counters; a progress line; at the end a drain (none after `stop()`), faults
-/// off, the server's findings and the report.
+/// the demand's rates (stepped by its profile), merchants at their counters; a progress line; at the end a drain
+/// (none after `stop()`), faults off, the server's findings and the report.
 @MainActor
 public final class CitySimulation {
     /// What to simulate.
@@ -16,13 +16,19 @@ public final class CitySimulation {
         public var drainSeconds: Double
         /// Share of the rides booked ahead (0…1), each for `bookedAheadSeconds` after its request.
         public var scheduledShare: Double
+        /// How both rates vary over the run (steady, or a rush hour).
+        public var profile: DemandProfile
         public init(
             providers: Int, ridesPerMinute: Double, ordersPerMinute: Double, durationSeconds: Double,
-            drainSeconds: Double = 600, scheduledShare: Double = 0
+            drainSeconds: Double = 600, scheduledShare: Double = 0, profile: DemandProfile = .steady
         ) {
             self.providers = providers; self.ridesPerMinute = ridesPerMinute; self.ordersPerMinute = ordersPerMinute
             self.durationSeconds = durationSeconds; self.drainSeconds = drainSeconds
-            self.scheduledShare = scheduledShare
+            self.scheduledShare = scheduledShare; self.profile = profile
+        }
+        /// The demand the run was asked for, as the report states it.
+        public var demand: SimulationReport.DemandFigures {
+            .init(ridesPerMinute: ridesPerMinute, ordersPerMinute: ordersPerMinute, profile: profile)
         }
         /// How far ahead a booked ride is booked: 20 to 60 minutes.
         public static let bookedAheadSeconds: ClosedRange<Double> = 1200...3600
@@ -77,8 +83,9 @@ public final class CitySimulation {
         for task in counters { task.cancel() }
         reporter.cancel()
         let seen = context.log.snapshot
-        let findings = try await inspection?.findings(trips: seen.tripIDs) ?? .unknown
-        return (SimulationReport(seen, server: findings), seen)
+        let quotes = seen.estimatesShown.compactMap(\.quoteId)
+        let findings = try await inspection?.findings(trips: seen.tripIDs, quotes: quotes) ?? .unknown
+        return (SimulationReport(seen, server: findings, demand: plan.demand), seen)
     }
 
     /// Ends the run now (Ctrl-C): no more demand and no drain; trips under way are abandoned, then the providers go
@@ -111,7 +118,11 @@ public final class CitySimulation {
         guard perMinute > 0 else { return }
         var n = 0
         while context.second < plan.durationSeconds {
-            guard await context.pause(random.exponential(mean: 60 / perMinute)) else { break }
+            // One unit exponential per arrival, as a steady run always drew: the profile spends it at its rates.
+            let now = context.second
+            let work = random.exponential(mean: 1)
+            let next = plan.profile.nextArrival(after: now, work: work, perSecond: perMinute / 60)
+            guard await context.pause(next - now) else { break }
             guard context.second < plan.durationSeconds else { break }
             n += 1
             let from = place(), to = place()

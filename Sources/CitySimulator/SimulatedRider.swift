@@ -56,7 +56,11 @@ final class SimulatedRider {
             await viewModel.loadEstimates(pickup: pickup, dropoff: dropoff)
             if viewModel.state.estimates.isEmpty, await !context.pause(5) { return }
         }
-        guard let product = viewModel.state.estimates.first?.productID else { return }
+        guard let shown = viewModel.state.estimates.first else { return }
+        let product = shown.productID
+        let seen = SimulationObservations.EstimateShown(
+            second: context.second, quoteId: shown.quoteId, fare: shown.fare, booked: due != nil)
+        log.record { $0.estimatesShown.append(seen) }
         let requested = context.dates.now()
         await viewModel.confirm(productID: product)
         guard await answerPrompts(viewModel, product: product), let trip = viewModel.state.trip else { return }

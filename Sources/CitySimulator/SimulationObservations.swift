@@ -61,6 +61,19 @@ public struct SimulationObservations: Sendable, Equatable {
         public var addedSeconds: Int?
         public init(addedSeconds: Int?) { self.addedSeconds = addedSeconds }
     }
+    /// The estimate a rider was shown, when it asked, for the product it went on to confirm.
+    public struct EstimateShown: Sendable, Equatable {
+        /// Simulated seconds since the run's start.
+        public var second: Double
+        /// The quote behind it (nil from a server without quotes).
+        public var quoteId: String?
+        public var fare: Money
+        /// Priced for a ride booked ahead, which the busy-time multiplier never applies to.
+        public var booked: Bool
+        public init(second: Double, quoteId: String?, fare: Money, booked: Bool = false) {
+            self.second = second; self.quoteId = quoteId; self.fare = fare; self.booked = booked
+        }
+    }
     /// The stages polls are counted by.
     public enum PollStage: String, Sendable, CaseIterable, Codable { case picking, onTheWay, background }
 
@@ -121,6 +134,8 @@ public struct SimulationObservations: Sendable, Equatable {
     /// The `stopsBefore` values each order's tracking showed before it ended, in order, a repeat kept once (nil not
     /// listed), by trip id.
     public var stopsBeforeSeen: [String: [Int]] = [:]
+    /// Each rider's estimate, in the order shown.
+    public var estimatesShown: [EstimateShown] = []
 
     public init() {}
 }

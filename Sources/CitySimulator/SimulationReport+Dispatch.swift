@@ -32,15 +32,21 @@ extension SimulationReport {
         public var scheduled: ScheduledFigures
         /// How many orders were stacked on a courier already carrying one.
         public var stacked: StackedFigures
+        /// How often the riders were shown a busy-time price.
+        public var surge: SurgeFigures
 
         /// The keys of report.json's `dispatch`.
         public static let keys = [
             "policy", "windowSeconds", "pickupSeconds", "matchSeconds", "matchedShare", "emptyKmPerTrip", "scheduled",
-            "stacked",
+            "stacked", "surge",
         ]
 
-        /// The figures of `seen`'s requests (`tripIDs`) and their assignments, under the server's `policy`.
-        public init(_ seen: SimulationObservations, policy: String?, windowSeconds: Double?) {
+        /// The figures of `seen`'s requests (`tripIDs`) and their assignments, under the server's `policy`; the
+        /// riders' estimates under `quoteDemand`, the server's multiplier by quote id.
+        public init(
+            _ seen: SimulationObservations, policy: String?, windowSeconds: Double?,
+            quoteDemand: [String: Double]? = nil
+        ) {
             self.policy = policy
             self.windowSeconds = policy == "greedy" ? nil : windowSeconds
             let requests = Set(seen.tripIDs)
@@ -59,10 +65,12 @@ extension SimulationReport {
                 matched.isEmpty ? nil : matched.map(\.approachMetres).reduce(0, +) / Double(matched.count) / 1000
             scheduled = ScheduledFigures(seen)
             stacked = StackedFigures(seen)
+            surge = SurgeFigures(seen, quoteDemand: quoteDemand)
         }
 
         enum CodingKeys: String, CodingKey {
-            case policy, windowSeconds, pickupSeconds, matchSeconds, matchedShare, emptyKmPerTrip, scheduled, stacked
+            case policy, windowSeconds, pickupSeconds, matchSeconds, matchedShare, emptyKmPerTrip, scheduled, stacked,
+                surge
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -75,6 +83,7 @@ extension SimulationReport {
             try c.encode(emptyKmPerTrip, forKey: .emptyKmPerTrip)
             try c.encode(scheduled, forKey: .scheduled)
             try c.encode(stacked, forKey: .stacked)
+            try c.encode(surge, forKey: .surge)
         }
     }
 }

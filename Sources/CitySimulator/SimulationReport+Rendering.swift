@@ -7,6 +7,7 @@ extension SimulationReport {
             value.map { String(format: "%.\(digits)f", $0) } ?? "–"
         }
         var rows: [(String, String)] = [
+            ("demand", demand?.text ?? "unknown"),
             (
                 "trips completed",
                 "\(tripsCompleted) (rides \(seen.ridesCompleted) of \(seen.ridesRequested), orders "
@@ -65,9 +66,9 @@ extension SimulationReport {
             ),
             ("tips · ratings", "\(seen.tips) · \(seen.ratings)"),
         ]
-        // The rides booked ahead and the stacked orders follow the dispatch rows.
+        // The rides booked ahead, the stacked orders and the busy-time prices follow the dispatch rows.
         let afterDispatch = (rows.firstIndex { $0.0.hasPrefix("requests matched") } ?? rows.count - 1) + 1
-        rows.insert(contentsOf: scheduledRows(seen) + stackedRows(), at: afterDispatch)
+        rows.insert(contentsOf: scheduledRows(seen) + stackedRows() + surgeRows(), at: afterDispatch)
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(
             separator: "\n")

@@ -2,7 +2,7 @@ public import Foundation
 
 /// The run's figures (report.json): computed from the clients' observations and the server's findings only. Its JSON
 /// has exactly the top-level keys plus `offersExpired`, `paymentsCaptured`, `paymentsExpected`,
-/// `etaHonestyOnTheWay` and `dispatch`; a figure without data is null.
+/// `etaHonestyOnTheWay`, `dispatch` and `demand`; a figure without data is null.
 public struct SimulationReport: Sendable, Equatable, Encodable {
     /// A median and a tail.
     public struct Spread: Sendable, Equatable, Encodable {
@@ -42,7 +42,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         "tripsCompleted", "etaHonesty", "etaRangeMedianMinutes", "etaErrorSeconds", "staleShownAsLive",
         "snapshotAgeShownSeconds", "outOfOrderDrops", "liveActivityStaleRate", "pollsPerOrderMinute",
         "matchSeconds", "noProviderRate", "stepsLost", "stepsDuplicated", "ledgerBalanced",
-        "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay", "dispatch",
+        "offersExpired", "paymentsCaptured", "paymentsExpected", "etaHonestyOnTheWay", "dispatch", "demand",
     ]
 
     public var tripsCompleted: Int
@@ -73,9 +73,15 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
     public var paymentsExpected: Int
     /// Pickup and match times, matched share and empty kilometres under the server's dispatch policy.
     public var dispatch: DispatchFigures
+    /// The demand the run was asked for; nil when not said.
+    public var demand: DemandFigures?
 
-    /// The figures of `seen` and `server`; a pin counts as stale when its fix is older than `liveFor` seconds.
-    public init(_ seen: SimulationObservations, server: ServerFindings, liveFor: Double = 20) {
+    /// The figures of `seen` and `server` for a run of `demand`; a pin counts as stale when its fix is older than
+    /// `liveFor` seconds.
+    public init(
+        _ seen: SimulationObservations, server: ServerFindings, demand: DemandFigures? = nil, liveFor: Double = 20
+    ) {
+        self.demand = demand
         tripsCompleted = seen.ridesCompleted + seen.ordersDelivered
         let windowed = seen.orderArrivals.compactMap { arrival in arrival.lastWindow.map { ($0, arrival.arrival) } }
         etaHonesty =
@@ -132,7 +138,8 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         paymentsExpected = Set(seen.paidTripIDs).count
         paymentsCaptured = server.captured.map { Set(seen.paidTripIDs).intersection($0).count }
         dispatch = DispatchFigures(
-            seen, policy: server.dispatchPolicy, windowSeconds: server.dispatchWindowSeconds)
+            seen, policy: server.dispatchPolicy, windowSeconds: server.dispatchWindowSeconds,
+            quoteDemand: server.quoteDemand)
     }
 
     /// The nearest-rank `p`th percentile, nil for no values.
@@ -152,7 +159,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
             snapshotAgeShownSeconds,
             outOfOrderDrops, liveActivityStaleRate, pollsPerOrderMinute, matchSeconds, noProviderRate, stepsLost,
             stepsDuplicated, ledgerBalanced, offersExpired, paymentsCaptured, paymentsExpected, etaHonestyOnTheWay,
-            dispatch
+            dispatch, demand
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -176,6 +183,7 @@ public struct SimulationReport: Sendable, Equatable, Encodable {
         try c.encode(paymentsExpected, forKey: .paymentsExpected)
         try c.encode(etaHonestyOnTheWay, forKey: .etaHonestyOnTheWay)
         try c.encode(dispatch, forKey: .dispatch)
+        try c.encode(demand, forKey: .demand)
     }
 
     /// The report as pretty, key-sorted JSON.

@@ -115,7 +115,7 @@ final class EmbeddedServer: ServerInspection, Sendable {
         await backend.stop()
     }
 
-    func findings(trips: [String]) async throws -> ServerFindings {
+    func findings(trips: [String], quotes: [String]) async throws -> ServerFindings {
         var steps: [String: [ServerFindings.Step]] = [:]
         var entries: [LedgerEntry] = []
         var captured: Set<String> = []
@@ -125,10 +125,15 @@ final class EmbeddedServer: ServerInspection, Sendable {
             entries += try backend.store.ledger(tripId: id)
             if let payment = try backend.store.trip(id: id)?.payment, payment.capturedMinor > 0 { captured.insert(id) }
         }
+        // Quotes outlive their expiry by a month in the store: every one shown during the run is still there.
+        var demand: [String: Double] = [:]
+        for id in Set(quotes) {
+            if let quote = try await backend.payments.quotes.store.quote(id: id) { demand[id] = quote.demand }
+        }
         let window = dispatch.batchWindow.components
         return ServerFindings(
             providerSteps: steps, ledgerBalanced: Ledger.isBalanced(entries), captured: captured,
             dispatchPolicy: dispatch.matching.rawValue,
-            dispatchWindowSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18)
+            dispatchWindowSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18, quoteDemand: demand)
     }
 }

@@ -23,6 +23,7 @@ enum SimulateCommand {
             [--report DIR]
                                     [--scheduled-share F] [--delivery-assignment WHEN] [--stack-capacity N] \
             [--stack-limit S]
+                                    [--rush-hour FROM-TO:FACTOR]
 
             Providers drive the map's roads along the router's guidance (ProviderKit), riders and shoppers \
             request rides and
@@ -47,6 +48,12 @@ enum SimulateCommand {
                         "The road graph (`enroute graph build`; default .demo/helsinki.graph, built if missing)."),
                     .value("providers", "N", "Providers online (default 200)."),
                     .value("demand", "R,O", "Rides and orders requested per simulated minute (default 6,6)."),
+                    .value(
+                        "rush-hour", "FROM-TO:FACTOR",
+                        """
+                        Both demand rates times FACTOR (above 0) from FROM to TO after the start, times as --duration
+                        takes them (10m-20m:3; FROM may be 0); the report's demand says the profile run.
+                        """),
                     .value("speedup", "X", "Simulated seconds per wall second (default 10)."),
                     .value(
                         "duration", "D",
@@ -90,8 +97,9 @@ enum SimulateCommand {
                     .value(
                         "report", "DIR",
                         "Also write DIR/report.json, DIR/report.html, DIR/arrivals.csv (one row per "
-                            + "delivered order), DIR/booked.csv (one row per ride booked ahead) and the embedded "
-                            + "server's metrics, DIR/metrics.txt."
+                            + "delivered order), DIR/booked.csv (one row per ride booked ahead), DIR/quotes.csv (each "
+                            + "ride estimate's second and busy-time multiplier) and the embedded server's metrics, "
+                            + "DIR/metrics.txt."
                     ),
                 ]
             )
@@ -113,6 +121,8 @@ enum SimulateCommand {
         var dispatch = DispatchPolicy()
         /// Share of rides booked ahead.
         var scheduledShare = 0.0
+        /// How demand varies over the run.
+        var profile = DemandProfile.steady
     }
 
     static let defaultMap = ".demo/helsinki.graph"
@@ -153,6 +163,9 @@ enum SimulateCommand {
         if let text = options.string("faults") {
             do { s.faults = try FaultPlan.parse(text) } catch { throw CLIError(error.description) }
         }
+        if let text = options.string("rush-hour") {
+            s.profile = DemandProfile(rushHour: try parseRushHour(text, duration: s.durationSeconds))
+        }
         s.report = options.string("report")
         s.scheduledShare = try options.double("scheduled-share", in: 0...1) ?? 0
         if s.server != nil, let flag = ServeCommand.matchingFlags.first(where: { options.string($0) != nil }) {
@@ -168,6 +181,27 @@ enum SimulateCommand {
             )
         }
         return s
+    }
+
+    /// `FROM-TO:FACTOR` (`10m-20m:3`): times as `--duration` takes them (FROM may also be 0), FROM before TO and
+    /// before the end of `duration`, FACTOR above 0.
+    static func parseRushHour(_ text: String, duration: Double) throws -> DemandProfile.RushHour {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let times = parts.first?.split(separator: "-", omittingEmptySubsequences: false) ?? []
+        func time(_ part: Substring) -> Double? { part == "0" ? 0 : parseDuration(String(part)) }
+        guard parts.count == 2, times.count == 2, let from = time(times[0]), let to = time(times[1]), from < to,
+            let factor = Double(parts[1]), factor.isFinite, factor > 0
+        else {
+            throw CLIError(
+                "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor above "
+                    + "0 (e.g. 10m-20m:3), got '\(text)'")
+        }
+        guard from < duration else {
+            throw CLIError(
+                "--rush-hour starts at \(Int(from)) s, not before the end of --duration (\(Int(duration)) s), got "
+                    + "'\(text)'")
+        }
+        return .init(fromSecond: from, toSecond: to, factor: factor)
     }
 
     /// `90s`, `30m`, `1h`, or plain seconds; positive, at most a day.
@@ -211,7 +245,7 @@ enum SimulateCommand {
         let plan = CitySimulation.Plan(
             providers: settings.providers, ridesPerMinute: settings.ridesPerMinute,
             ordersPerMinute: settings.ordersPerMinute, durationSeconds: settings.durationSeconds,
-            scheduledShare: settings.scheduledShare)
+            scheduledShare: settings.scheduledShare, profile: settings.profile)
         let span = settings.durationSeconds.isFinite ? "\(Int(settings.durationSeconds / 60)) min" : "until Ctrl-C"
         log(
             "simulating \(span) at \(settings.speedup)× with \(settings.providers) providers,"
@@ -220,6 +254,7 @@ enum SimulateCommand {
                 + (settings.server == nil ? ", dispatch \(settings.dispatch.matching.rawValue)" : "")
                 + (settings.scheduledShare > 0 ? ", \(settings.scheduledShare * 100)% of rides booked ahead" : "")
         )
+        if settings.profile.rushHour != nil { log("demand: \(plan.demand.text)") }
         let simulation = await CitySimulation(plan: plan, context: context, inspection: embedded, progress: { log($0) })
         // A signal ends the run early and the report still comes; more signals change nothing (a script may send its
         // own after the terminal's Ctrl-C reached the whole process group).
@@ -307,6 +342,8 @@ enum SimulateCommand {
             to: URL(fileURLWithPath: directory).appendingPathComponent("report.html"))
         try Data(SimulationReport.arrivalsCSV(seen).utf8).write(
             to: URL(fileURLWithPath: directory).appendingPathComponent("arrivals.csv"))
+        try Data(report.quotesCSV().utf8).write(
+            to: URL(fileURLWithPath: directory).appendingPathComponent("quotes.csv"))
         if !seen.bookedRides.isEmpty {
             try Data(SimulationReport.bookedCSV(seen).utf8).write(
                 to: URL(fileURLWithPath: directory).appendingPathComponent("booked.csv"))

@@ -28,6 +28,55 @@ import TestSupport
         (["--dispatch-window", "0"], "--dispatch-window must be between 0.1 and 30.0, got 0"),
         (["--dispatch-window", "2s"], "--dispatch-window must be a number, got '2s'"),
         (["--scheduled-share", "1.5"], "--scheduled-share must be between 0.0 and 1.0, got 1.5"),
+        (
+            ["--rush-hour", "10m-20m"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10m-20m'"
+        ),
+        (
+            ["--rush-hour", "10m:3"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10m:3'"
+        ),
+        (
+            ["--rush-hour", "20m-10m:3"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '20m-10m:3'"
+        ),
+        (
+            ["--rush-hour", "10m-10m:3"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10m-10m:3'"
+        ),
+        (
+            ["--rush-hour", "10m-20m:0"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10m-20m:0'"
+        ),
+        (
+            ["--rush-hour", "10m-20m:-1"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10m-20m:-1'"
+        ),
+        (
+            ["--rush-hour", "10x-20m:3"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10x-20m:3'"
+        ),
+        (
+            ["--rush-hour", "10m-20m:nan"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '10m-20m:nan'"
+        ),
+        (
+            ["--rush-hour", "-20m:3"],
+            "--rush-hour must be FROM-TO:FACTOR, two times such as 10m or 90s (FROM before TO) and a factor "
+                + "above 0 (e.g. 10m-20m:3), got '-20m:3'"
+        ),
+        (
+            ["--duration", "30m", "--rush-hour", "30m-40m:2"],
+            "--rush-hour starts at 1800 s, not before the end of --duration (1800 s), got '30m-40m:2'"
+        ),
         (["--delivery-assignment", "soon"], "--delivery-assignment must be now or late, got 'soon'"),
         (
             ["--server", "http://127.0.0.1:8080", "--speedup", "1", "--stack-capacity", "1"],
@@ -75,6 +124,18 @@ import TestSupport
         #expect(stacking.dispatch.stackLimit == .seconds(60))
         let plain = try SimulateCommand.settings(SimulateCommand.spec.parse([], environment: [:]))
         #expect(plain.dispatch == DispatchPolicy())
+    }
+
+    /// A rush hour steps both rates between its times; without one demand is steady.
+    @Test func theRushHourIsReadIntoTheDemandProfile() throws {
+        let rush = try SimulateCommand.settings(
+            SimulateCommand.spec.parse(["--duration", "35m", "--rush-hour", "10m-25m:4"], environment: [:]))
+        #expect(rush.profile == DemandProfile(rushHour: .init(fromSecond: 600, toSecond: 1500, factor: 4)))
+        let fromStart = try SimulateCommand.settings(
+            SimulateCommand.spec.parse(["--rush-hour", "0-90s:0.5"], environment: [:]))
+        #expect(fromStart.profile.rushHour == .init(fromSecond: 0, toSecond: 90, factor: 0.5))
+        let plain = try SimulateCommand.settings(SimulateCommand.spec.parse([], environment: [:]))
+        #expect(plain.profile == .steady)
     }
 
     /// `make demo` runs the city against its server until Ctrl-C.
