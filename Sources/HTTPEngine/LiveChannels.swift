@@ -175,19 +175,21 @@ final class LiveChannel<State: Sendable>: Sendable {
 
     /// Applies `update`, turns away the members the new state no longer admits (when it `revalidates`) and delivers
     /// its events to the rest; true when the group is left empty or ended.
+    ///
+    /// The members turned away or ended are dropped under the lock and told after it: a stream whose leave notice was
+    /// set while it was being turned away calls back into `remove`, which must find the lock free.
     func publish(_ update: (inout State) -> LiveUpdate, revocation: (State) -> LiveUpdate) -> Bool {
-        inner.withLock { s in
+        var revoked: (streams: [any LiveMember], frames: LiveFrames)?
+        var ending: [any LiveMember] = []
+        let emptied = inner.withLock { s -> Bool in
             guard !s.ended else { return false }
             let result = update(&s.state)
             if result.revalidates {
                 let state = s.state
                 let turnedAway = s.members.filter { !$0.value.isAdmitted(by: state) }
                 if !turnedAway.isEmpty {
-                    let frames = LiveFrames(revocation(state).events)
-                    for (id, member) in turnedAway {
-                        s.members[id] = nil
-                        member.stream.revoke(frames)
-                    }
+                    for id in turnedAway.keys { s.members[id] = nil }
+                    revoked = (turnedAway.values.map(\.stream), LiveFrames(revocation(state).events))
                 }
             }
             if !result.events.isEmpty, !s.members.isEmpty {
@@ -196,12 +198,15 @@ final class LiveChannel<State: Sendable>: Sendable {
             }
             if result.ends {
                 s.ended = true
-                for member in s.members.values { member.stream.end() }
+                ending = s.members.values.map(\.stream)
                 s.members.removeAll()
                 return true
             }
             return s.members.isEmpty
         }
+        if let revoked { for stream in revoked.streams { stream.revoke(revoked.frames) } }
+        for stream in ending { stream.end() }
+        return emptied
     }
 
     /// Writes `frames` to every member, on as many threads as there are cores when the group is large;
@@ -230,11 +235,12 @@ protocol LiveMember: AnyObject, Sendable {
     /// Ends the stream after what was delivered.
     func end()
     /// Ends the stream because its watcher may no longer follow it: an SSE stream gets `frames` first, a WebSocket
-    /// closes with 1008. Called under the channel's lock, like `end`.
+    /// closes with 1008. Called once the channel has dropped it, like `end`.
     func revoke(_ frames: LiveFrames)
     /// `handler` runs once when the stream goes away by itself (the client left), at once if it already
-    /// has; never from inside `deliver` or `end`, which run under the channel's lock (the channel drops
-    /// such a member itself).
+    /// has; never from inside `deliver`, which runs under the channel's lock (the channel drops such a member
+    /// itself). A handler set while the channel turns the member away may run from `revoke` or `end`: the channel
+    /// calls those outside its lock.
     func onLeave(_ handler: @escaping @Sendable () -> Void)
 }
 

@@ -206,6 +206,49 @@ import TestSupport
     }
 }
 
+/// A member whose leave notice fires as it is turned away or ended: what a stream does when its notice was set while
+/// another thread was turning it away.
+final class LeavingMember: LiveMember, @unchecked Sendable {
+    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    let told = Mutex<[String]>([])
+    func deliver(_ frames: LiveFrames) -> Bool {
+        told.withLock { $0.append("deliver") }
+        return true
+    }
+    func end() { leave("end") }
+    func revoke(_ frames: LiveFrames) { leave("revoke") }
+    func onLeave(_ handler: @escaping @Sendable () -> Void) { self.handler.withLock { $0 = handler } }
+    private func leave(_ what: String) {
+        told.withLock { $0.append(what) }
+        handler.withLock { $0 }?()
+    }
+}
+
+@Suite struct LiveChannelsLeavingTests {
+    @Test func aMemberLeavingAsItIsTurnedAwayFindsTheChannelUnlocked() {
+        let channels = LiveChannelsTests.revocable(initial: 1)
+        let member = LeavingMember()
+        channels.join("k", member, admits: { $0 < 2 })
+        #expect(channels.memberCount("k") == 1)
+        channels.publish("k") { n in
+            n += 1; return LiveUpdate(events: [LiveCounters.event("count", n)], revalidates: true)
+        }
+        #expect(member.told.withLock { $0 } == ["deliver", "revoke"])
+        #expect(channels.memberCount("k") == 0 && channels.channelCount == 0)
+    }
+
+    @Test func aMemberLeavingAsTheGroupEndsFindsTheChannelUnlocked() {
+        let channels = LiveChannelsTests.revocable(initial: 1)
+        let member = LeavingMember()
+        channels.join("k", member)
+        channels.publish("k") { n in
+            n += 1; return LiveUpdate(events: [LiveCounters.event("count", n)], ends: true)
+        }
+        #expect(member.told.withLock { $0 } == ["deliver", "deliver", "end"])
+        #expect(channels.channelCount == 0)
+    }
+}
+
 /// A thread-safe counter for closures the channel calls.
 final class Counter: Sendable {
     private let count = Mutex(0)
