@@ -168,7 +168,11 @@ final class SimulatedProvider {
         if case .accepted(let trip) = card.state.phase {
             context.log.record { $0.offersAccepted += 1 }
             if let stops = offer.stops {
-                let stacked = SimulationObservations.StackedOffer(addedSeconds: offer.addedSeconds)
+                var carried: [String] = []
+                for stop in stops where stop.tripId != trip.id && !carried.contains(stop.tripId) {
+                    carried.append(stop.tripId)
+                }
+                let stacked = SimulationObservations.StackedOffer(addedSeconds: offer.addedSeconds, carried: carried)
                 context.log.record { $0.stackedOffers[trip.id] = stacked }
                 takePlan(stops)
             }

@@ -59,7 +59,11 @@ public struct SimulationObservations: Sendable, Equatable {
     public struct StackedOffer: Sendable, Equatable {
         /// The offer's `addedSeconds`: the most it adds to a carried order's hand-over, as dispatch planned it.
         public var addedSeconds: Int?
-        public init(addedSeconds: Int?) { self.addedSeconds = addedSeconds }
+        /// The orders the courier carried when it took this one (the offer's other stops).
+        public var carried: [String]
+        public init(addedSeconds: Int?, carried: [String] = []) {
+            self.addedSeconds = addedSeconds; self.carried = carried
+        }
     }
     /// The estimate a rider was shown, when it asked, for the product it went on to confirm.
     public struct EstimateShown: Sendable, Equatable {

@@ -15,16 +15,18 @@ extension SimulationReport {
         /// hand-over of the order already carried (`addedSeconds` / 60): planned by dispatch's road table, not
         /// measured on the road.
         public var extraMinutesP90: Double?
-        /// Share of the stacked orders whose customer's tracking showed one or more stops before theirs and later
-        /// none, before it ended.
+        /// Orders delivered in the run that rode on a stack: taken through a stacked offer, or carried when one was.
+        public var deliveredOnStacks: Int
+        /// Of those whose customer's tracking showed one or more stops before theirs, the share whose tracking later
+        /// showed none before the hand-over.
         public var stopsBeforeFellToZeroShare: Double?
-        /// Stacked orders whose customer's tracking never showed a stop before theirs (the plan handed them over
-        /// first, or the tracking never saw the courier with both).
+        /// Of `deliveredOnStacks`, the orders whose customer's tracking never showed a stop before theirs (the route
+        /// handed them over first, or the tracking's polls never caught one).
         public var neverShowedStopsBefore: Int
 
         /// The keys of report.json's `dispatch.stacked`.
         public static let keys = [
-            "ordersAssigned", "count", "share", "extraMinutesP90", "stopsBeforeFellToZeroShare",
+            "ordersAssigned", "count", "share", "extraMinutesP90", "deliveredOnStacks", "stopsBeforeFellToZeroShare",
             "neverShowedStopsBefore",
         ]
 
@@ -37,10 +39,14 @@ extension SimulationReport {
             share = assigned.isEmpty ? nil : Double(stacked.count) / Double(assigned.count)
             let minutes = stacked.compactMap { seen.stackedOffers[$0]?.addedSeconds }.map { Double($0) / 60 }
             extraMinutesP90 = SimulationReport.percentile(minutes, 90)
-            let shown = stacked.map { seen.stopsBeforeSeen[$0] ?? [] }
-            let fell = shown.filter(Self.fellToZero).count
-            stopsBeforeFellToZeroShare = stacked.isEmpty ? nil : Double(fell) / Double(stacked.count)
-            neverShowedStopsBefore = shown.filter { !$0.contains { $0 >= 1 } }.count
+            let carried = stacked.flatMap { seen.stackedOffers[$0]?.carried ?? [] }
+            let delivered = Set(seen.paidTripIDs).intersection(stacked.union(carried)).intersection(assigned)
+            deliveredOnStacks = delivered.count
+            let shown = delivered.map { seen.stopsBeforeSeen[$0] ?? [] }
+            let withAStop = shown.filter { $0.contains { $0 >= 1 } }
+            let fell = withAStop.filter(Self.fellToZero).count
+            stopsBeforeFellToZeroShare = withAStop.isEmpty ? nil : Double(fell) / Double(withAStop.count)
+            neverShowedStopsBefore = shown.count - withAStop.count
         }
 
         /// True when `values` hold one or more stops before, and a later 0.
@@ -55,11 +61,13 @@ extension SimulationReport {
             try c.encode(count, forKey: .count)
             try c.encode(share, forKey: .share)
             try c.encode(extraMinutesP90, forKey: .extraMinutesP90)
+            try c.encode(deliveredOnStacks, forKey: .deliveredOnStacks)
             try c.encode(stopsBeforeFellToZeroShare, forKey: .stopsBeforeFellToZeroShare)
             try c.encode(neverShowedStopsBefore, forKey: .neverShowedStopsBefore)
         }
         enum CodingKeys: String, CodingKey {
-            case ordersAssigned, count, share, extraMinutesP90, stopsBeforeFellToZeroShare, neverShowedStopsBefore
+            case ordersAssigned, count, share, extraMinutesP90, deliveredOnStacks, stopsBeforeFellToZeroShare
+            case neverShowedStopsBefore
         }
     }
 
@@ -74,8 +82,9 @@ extension SimulationReport {
                 "\(stacked.count) of \(stacked.ordersAssigned) assigned (\(Self.percent(stacked.share))) · \(minutes)"
             ),
             (
-                "stacked: stops before fell to 0 · never showed one",
-                "\(Self.percent(stacked.stopsBeforeFellToZeroShare)) · \(stacked.neverShowedStopsBefore)"
+                "stacked, delivered: stops before fell to 0 · never showed one",
+                "\(Self.percent(stacked.stopsBeforeFellToZeroShare)) · \(stacked.neverShowedStopsBefore) of "
+                    + "\(stacked.deliveredOnStacks)"
             ),
         ]
     }

@@ -7,15 +7,19 @@ import CitySimulator
 @Suite struct StackedFiguresTests {
     static let t0 = Date(timeIntervalSince1970: 1_780_000_000)
     static let assigned = SimulationObservations.Assignment(requestedAt: t0, assignedAt: t0.addingTimeInterval(20))
-    static func stacked(_ seconds: Int?) -> SimulationObservations.StackedOffer { .init(addedSeconds: seconds) }
+    static func stacked(_ seconds: Int?, carried: [String] = []) -> SimulationObservations.StackedOffer {
+        .init(addedSeconds: seconds, carried: carried)
+    }
     typealias Figures = SimulationReport.StackedFigures
 
     /// Observations of `orders` (each assigned unless listed in `unassigned`) with `rides` among the requests.
     static func seen(
         orders: [String], unassigned: Set<String> = [], rides: [String] = [],
-        stacked: [String: SimulationObservations.StackedOffer] = [:], stopsBefore: [String: [Int]] = [:]
+        stacked: [String: SimulationObservations.StackedOffer] = [:], stopsBefore: [String: [Int]] = [:],
+        delivered: [String]? = nil
     ) -> SimulationObservations {
         var seen = SimulationObservations()
+        seen.paidTripIDs = delivered ?? orders
         seen.tripIDs = rides + orders
         seen.orderIDs = orders
         for id in rides + orders where !unassigned.contains(id) { seen.assignments[id] = assigned }
@@ -51,28 +55,34 @@ import CitySimulator
         #expect(figures.count == 11 && figures.extraMinutesP90 == 9)
     }
 
-    /// Each tracking sequence a stacked order's customer may see, and whether it counts as fallen to zero.
+    /// Each tracking sequence a stacked order's customer may see, and whether it counts as fallen to zero (nil: it
+    /// never showed a stop before, and is counted apart).
     @Test(arguments: [
-        ([1, 0], true), ([0, 1, 0], true), ([2, 1, 0], true), ([1, 2, 0], true), ([1], false), ([0], false),
-        ([], false), ([0, 1], false),
+        ([1, 0], true), ([0, 1, 0], true), ([2, 1, 0], true), ([1, 2, 0], true), ([1], false), ([0], nil),
+        ([], nil), ([0, 1], false),
     ])
-    func aSequenceFallsToZeroWhenAStopBeforeIsFollowedByZero(sequence: [Int], fell: Bool) {
+    func aSequenceFallsToZeroWhenAStopBeforeIsFollowedByZero(sequence: [Int], fell: Bool?) {
         let figures = Figures(
             Self.seen(orders: ["S"], stacked: ["S": Self.stacked(60)], stopsBefore: ["S": sequence]))
-        #expect(figures.stopsBeforeFellToZeroShare == (fell ? 1 : 0))
-        #expect(figures.neverShowedStopsBefore == (sequence.contains { $0 >= 1 } ? 0 : 1))
+        #expect(figures.stopsBeforeFellToZeroShare == fell.map { $0 ? 1 : 0 })
+        #expect(figures.neverShowedStopsBefore == (fell == nil ? 1 : 0))
     }
 
-    @Test func theTrackingFiguresAreOverTheStackedOrdersOnly() {
+    @Test func theTrackingFiguresAreOverTheDeliveredOrdersOfAStack() {
         let figures = Figures(
             Self.seen(
-                orders: ["A", "S1", "S2", "S3", "S4"],
+                orders: ["A", "B", "S1", "S2", "S3", "S4", "S5"],
                 stacked: [
-                    "S1": Self.stacked(60), "S2": Self.stacked(60), "S3": Self.stacked(60), "S4": Self.stacked(0),
+                    "S1": Self.stacked(60, carried: ["A"]), "S2": Self.stacked(60), "S3": Self.stacked(60),
+                    "S4": Self.stacked(0), "S5": Self.stacked(60),
                 ],
-                // A carried alone saw its stop fall; S1 fell; S2 never saw one; S3 still had one; S4 saw nothing.
-                stopsBefore: ["A": [1, 0], "S1": [1, 0], "S2": [0], "S3": [0, 1]]))
-        #expect(figures.stopsBeforeFellToZeroShare == 0.25)
+                // A, carried when S1 came, saw its stop fall; B rode alone; S1 fell; S2 never saw one; S3 still had
+                // one when handed over; S4 saw nothing; S5 was still on the road at the end.
+                stopsBefore: ["A": [1, 0], "B": [1, 0], "S1": [2, 1, 0], "S2": [0], "S3": [0, 1], "S5": [1]],
+                delivered: ["A", "B", "S1", "S2", "S3", "S4"]))
+        #expect(figures.deliveredOnStacks == 5)
+        // Of A, S1 and S3, which showed a stop before theirs: A and S1 fell to 0.
+        #expect(figures.stopsBeforeFellToZeroShare == 2.0 / 3.0)
         #expect(figures.neverShowedStopsBefore == 2)
     }
 
@@ -97,7 +107,7 @@ import CitySimulator
         let table = report.table(seen)
         #expect(table.contains("1 of 2 assigned (50.0 %) · 2.5 min"))
         #expect(table.contains("(planned)"))
-        #expect(table.contains("100.0 % · 0"))
+        #expect(table.contains("100.0 % · 0 of 1"))
     }
 
     static func stackedJSON(_ report: SimulationReport) throws -> [String: Any] {

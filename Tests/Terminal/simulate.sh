@@ -33,8 +33,8 @@ print(f"ok: dispatch matched {d['matchedShare']:.0%}, pickup mean {d['pickupSeco
 s = d["scheduled"]
 assert s == {"count": 0, "matchedBeforeDueShare": None, "onTimeShare": None}, f"dispatch.scheduled without bookings {s}"
 print("ok: dispatch.scheduled is empty without --scheduled-share")
-for section, keys in (("stacked", {"ordersAssigned", "count", "share", "extraMinutesP90", "stopsBeforeFellToZeroShare",
-                                   "neverShowedStopsBefore"}),
+for section, keys in (("stacked", {"ordersAssigned", "count", "share", "extraMinutesP90", "deliveredOnStacks",
+                                   "stopsBeforeFellToZeroShare", "neverShowedStopsBefore"}),
                       ("surge", {"quotes", "quotedShare", "max"})):
     assert set(d[section].keys()) == keys, f"dispatch.{section} has {sorted(d[section].keys())}"
 u = d["surge"]
