@@ -128,12 +128,16 @@ import TestSupport
         let seedKeys: Set<String> = [
             "orderId", "version", "status", "problem", "eta", "rider", "destination", "generatedAt",
         ]
-        for event in events {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == seedKeys)
-        }
         let snapshots = try events.map { try WireCoding.decoder().decode(TrackingDTO.self, from: Data($0.data.utf8)) }
         #expect(snapshots.map(\.status) == [.placed, .picking, .picking, .picking, .onTheWay, .arriving, .delivered])
+        // The seed's keys, and the stops before this order's while the courier has it (from the assignment, the
+        // third event, until it is delivered): none, since it is carried alone.
+        for (i, event) in events.enumerated() {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])
+            let courierHasIt = (2...5).contains(i)
+            #expect(Set(object.keys) == seedKeys.union(courierHasIt ? ["stopsBefore"] : []))
+            #expect(snapshots[i].stopsBefore == (courierHasIt ? 0 : nil))
+        }
         #expect(zip(snapshots, snapshots.dropFirst()).allSatisfy { $0.version < $1.version }, "versions only rise")
         let tracking = try await live.send("c1", .customer, "GET", "/v1/orders/\(order.orderId)/tracking")
         #expect(try tracking.decode(TrackingDTO.self).status == .delivered)
