@@ -15,6 +15,45 @@ final class WebDriver: @unchecked Sendable {
     private let http = CurlHTTPClient(defaultTimeout: .seconds(60))
     private(set) var session = ""
 
+    /// Starts chromedriver on a free port below the ephemeral range (the tests' own client sockets take ports from
+    /// 32768 up, so a port there may be taken by the time chromedriver binds it); a start that ends before it says it
+    /// listens is tried again on another port, twice.
+    private static func launch() async throws -> (Process, URL) {
+        var seen = ""
+        for _ in 0..<3 {
+            let port = Int.random(in: 20_000..<32_768)
+            let process = Process()
+            // The test process blocks most signals (SIGCHLD among them) and a spawned child inherits that mask, which
+            // keeps chromedriver from ever launching Chromium: unblock them first. Line-buffered (stdbuf), so its
+            // "started successfully" line reaches the pipe when it is written.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                "-c",
+                "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv('/usr/bin/stdbuf', "
+                    + "sys.argv[1:])",
+                "stdbuf", "-oL", chromedriver, "--port=\(port)",
+            ]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // chromedriver says on stdout when it listens: read up to that line instead of guessing a delay.
+            let reader = out.fileHandleForReading
+            seen = await Task.detached {
+                var text = ""
+                while !text.contains("started successfully") {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                return text
+            }.value
+            if seen.contains("started successfully") { return (process, URL(string: "http://127.0.0.1:\(port)")!) }
+            process.terminate()
+        }
+        throw Failure("chromedriver did not start: \(seen)")
+    }
+
     /// Starts chromedriver and opens a headless session; throws with the install hint when either is missing.
     init() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.chromium),
@@ -22,35 +61,7 @@ final class WebDriver: @unchecked Sendable {
         else {
             throw Failure(Self.missing)
         }
-        let port = Int.random(in: 20_000...40_000)
-        process = Process()
-        // The test process blocks most signals (SIGCHLD among them) and a spawned child inherits that mask, which
-        // keeps chromedriver from ever launching Chromium: unblock them first. Line-buffered (stdbuf), so its
-        // "started successfully" line reaches the pipe when it is written.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv('/usr/bin/stdbuf', "
-                + "sys.argv[1:])",
-            "stdbuf", "-oL", Self.chromedriver, "--port=\(port)",
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        base = URL(string: "http://127.0.0.1:\(port)")!
-        // chromedriver says on stdout when it listens: read up to that line instead of guessing a delay.
-        let reader = out.fileHandleForReading
-        let seen = await Task.detached {
-            var text = ""
-            while !text.contains("started successfully") {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }.value
-        guard seen.contains("started successfully") else { throw Failure("chromedriver did not start: \(seen)") }
+        (process, base) = try await Self.launch()
         let caps =
             #"{"capabilities":{"alwaysMatch":{"browserName":"chrome","#
             + #""goog:chromeOptions":{"binary":"\#(Self.chromium)","args":["--headless=new","--no-sandbox","#
