@@ -104,6 +104,17 @@ import TestSupport
         #expect(try await tracking(sut, a, "c1").stopsBefore == 0)
     }
 
+    @Test func rewritingTheOtherOrdersRouteKeepsTheCouriersLatestPosition() async throws {
+        let (sut, a, b, offer) = try await stacked()
+        _ = try await accept(sut, offer, by: "r1")
+        // A fix lives in memory between changes; the rewrite of a's route when b is given back must not lose it.
+        let fix = sut.fix(Self.atMerchant, north: 30, after: 1)
+        #expect(try await sut.upload("r1", batch: "b1", [fix]).status == 200)
+        #expect(await sut.backend.step(b, "cancelled", provider: "r1").status == 200)
+        let rewritten = try #require(try sut.trip(a))
+        #expect(rewritten.stops == nil && rewritten.providerFix?.recordedAt == fix.recordedAt)
+    }
+
     @Test func anOrderTheOtherWayGoesToACourierOfItsOwn() async throws {
         let sut = try ProviderBackend()
         await sut.online("r1", at: Self.atMerchant)

@@ -76,7 +76,7 @@ extension Dispatcher {
 
     /// An order as the planner sees it at `now`.
     func order(_ trip: TripRecord, at now: Date) -> StopPlanner.Order {
-        return StopPlanner.Order(
+        StopPlanner.Order(
             tripId: trip.id, pickup: trip.pickup, dropoff: trip.dropoff,
             readyIn: max(0, readyTime(of: trip).timeIntervalSince(now)),
             pickedUp: trip.nextOwnStop == .dropoff)

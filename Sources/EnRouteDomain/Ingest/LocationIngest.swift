@@ -108,10 +108,7 @@ public final class LocationIngest: Sendable {
         }
         let moved = service.recordFixes(kept, provider: provider)
         // An ETA the fixes moved far enough is stored, so drift reaches the Live Activity by push.
-        if let moved { _ = try? await service.persistETADrift(of: moved.id) }
-        for other in onTrips.dropFirst() where other.id != moved?.id {
-            _ = try? await service.persistETADrift(of: other.id)
-        }
+        if moved != nil { for trip in onTrips { _ = try? await service.persistETADrift(of: trip.id) } }
         return result
     }
 

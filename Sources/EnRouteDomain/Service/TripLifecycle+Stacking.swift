@@ -10,10 +10,11 @@ extension TripLifecycle {
 
     /// In the transaction of a change to an order on a plan: the stops it made or took away leave the plan, on it and
     /// on every other order the courier carries with it (each such order gets a version, so its customer and the
-    /// courier hear of it). Returns the other orders written, before and after.
+    /// courier hear of it). Returns the other orders written, before and after. `cached` gives each order as held in
+    /// memory, whose latest fix (newer than the stored one between changes) the rewrite keeps.
     static func replan(
         _ next: inout TripRecord, previous: TripRecord, in tx: any TripTransaction, at: Date,
-        estimator: any TripEstimator, observers: [any TripChangeObserver]
+        estimator: any TripEstimator, observers: [any TripChangeObserver], cached: (String) -> TripRecord?
     ) async throws -> [(old: TripRecord, new: TripRecord)] {
         guard let stops = next.stops ?? previous.stops, let courier = previous.providerId ?? next.providerId else {
             return []
@@ -31,6 +32,7 @@ extension TripLifecycle {
             new.stops = left
             new.version = old.version + 1
             new.updatedAt = at
+            new.keepNewerFix(of: cached(id))
             new = estimator.refreshETA(new, now: at)
             try await tx.update(new, expectedVersion: old.version)
             try await tx.append(

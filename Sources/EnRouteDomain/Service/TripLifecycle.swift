@@ -196,6 +196,7 @@ public final class TripLifecycle: Sendable {
         }
         let at = commits.now()
         let cached = commits.cache.inMemory(tripId)
+        let memory = commits.cache
         let estimator = self.estimator
         let observers = commits.observers
         let party = account.role
@@ -217,7 +218,8 @@ public final class TripLifecycle: Sendable {
             case .success(var next):
                 if let plan, case .assignProvider = move { next.stops = plan }
                 others = try await Self.replan(
-                    &next, previous: trip, in: tx, at: at, estimator: estimator, observers: observers)
+                    &next, previous: trip, in: tx, at: at, estimator: estimator, observers: observers,
+                    cached: memory.inMemory)
                 next = estimator.refreshETA(next, now: at)
                 // The proof is recorded with the step that applies, never by one that is refused or replayed.
                 if let proofId, move == .delivery(.delivered) { next.proofId = proofId }
